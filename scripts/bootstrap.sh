@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Creates or refreshes .venv from uv.lock. Idempotent: a stamp holding the lock's sha256 makes a
+# second run a no-op. Finds Python 3.13 the way DEVELOPERS.md describes (pyenv or Debian 13).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VENV=.venv
+STAMP=$VENV/.arkevo-lock-sha256
+
+is_py313() { "$1" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 13) else 1)' >/dev/null 2>&1; }
+
+find_python() {
+    local candidates=()
+    [ -n "${ARKEVO_PYTHON:-}" ] && candidates+=("$ARKEVO_PYTHON")
+    if command -v pyenv >/dev/null 2>&1; then
+        candidates+=($(ls -d "$(pyenv root)"/versions/3.13.*/bin/python3.13 2>/dev/null | sort -V -r))
+    fi
+    candidates+=($(ls -d "$HOME"/.pyenv/versions/3.13.*/bin/python3.13 2>/dev/null | sort -V -r))
+    candidates+=(/usr/bin/python3.13 /usr/local/bin/python3.13)
+    command -v python3.13 >/dev/null 2>&1 && candidates+=("$(command -v python3.13)")
+    for c in "${candidates[@]}"; do
+        if [ -x "$c" ] && is_py313 "$c"; then echo "$c"; return 0; fi
+    done
+    return 1
+}
+
+lock_sha=$(sha256sum uv.lock | cut -d' ' -f1)
+if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$lock_sha" ]; then
+    exit 0
+fi
+
+if [ ! -x "$VENV/bin/python" ] || ! is_py313 "$VENV/bin/python"; then
+    if ! PY=$(find_python); then
+        echo "bootstrap: Python 3.13 not found (bpy 5.2 needs exactly 3.13)." >&2
+        echo "  Looked in \$ARKEVO_PYTHON, \$(pyenv root)/versions/3.13.*/bin/python3.13," >&2
+        echo "  /usr/bin/python3.13 and python3.13 on PATH." >&2
+        echo "  Install it (Debian 13: apt-get install python3.13 python3.13-venv;" >&2
+        echo "  pyenv: pyenv install 3.13) or set ARKEVO_PYTHON=/path/to/python3.13." >&2
+        exit 1
+    fi
+    echo "bootstrap: creating $VENV with $PY"
+    rm -rf "$VENV"
+    "$PY" -m venv "$VENV"
+fi
+
+echo "bootstrap: installing locked dependencies (first run takes a few minutes)"
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
+# --inexact keeps uv itself, which the lock does not list.
+UV_PROJECT_ENVIRONMENT="$VENV" UV_PYTHON_DOWNLOADS=never \
+    "$VENV/bin/uv" sync --frozen --inexact --python "$VENV/bin/python"
+"$VENV/bin/python" -c 'import bpy, temporalio, harbor' \
+    || { echo "bootstrap: installed packages do not import" >&2; exit 1; }
+echo "$lock_sha" > "$STAMP"
+echo "bootstrap: ready ($("$VENV/bin/python" --version), $("$VENV/bin/temporal" --version | head -1))"
