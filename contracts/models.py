@@ -1,0 +1,445 @@
+"""Pydantic models that mirror the JSON Schemas in `contracts/schemas/`.
+
+The schemas are the source of truth; these models exist so that code gets typed, immutable
+documents instead of dicts. They must accept and reject exactly what the schemas do, which
+`tests/unit/test_contract_agreement.py` checks on shared samples. That is why every model is
+strict (JSON has no "0.5" for 0.5 and no `true` for 1), forbids unknown keys, matches strings
+with Python's `re` like jsonschema does, and re-states the schemas' `if`/`then` rules as
+validators.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
+
+# Patterns, character for character as in the schemas' `$defs` (a unit test compares them).
+SLUG = r"^[a-z0-9][a-z0-9-]{1,62}$"
+NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
+VERSION = r"^[A-Za-z0-9][A-Za-z0-9.+-]{0,63}$"
+SEMVER = r"^[0-9]+\.[0-9]+\.[0-9]+$"
+SOFTWARE_VERSION = r"^[0-9]+\.[0-9]+(?:\.[0-9]+)?$"
+TEXT = r"^\s*\S"
+RELPATH = r"^(?!\.{1,2}(?:/|$))(?!.*/\.{1,2}(?:/|$))[^/\\\u0000]+(?:/[^/\\\u0000]+)*$"
+SHA256 = r"^[0-9a-f]{64}$"
+TIMESTAMP = (
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
+    r"(?:Z|[+-][0-9]{2}:[0-9]{2})$"
+)
+WORKFLOW_ID = r"^(?:MOD|ANI|TEX|MAT|SCN|PIP)-[0-9]{2}$"
+PROFESSION_ID = r"^PRF-[A-Z0-9]+$"
+CRITERION_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+REQUIREMENT_ID = r"^[A-Za-z][A-Za-z0-9_.-]{1,63}$"
+METHOD = r"^[a-z][a-z0-9_]{0,63}$"
+
+PATTERNS = frozenset(
+    {
+        SLUG, NAME, VERSION, SEMVER, SOFTWARE_VERSION, TEXT, RELPATH, SHA256, TIMESTAMP,
+        WORKFLOW_ID, PROFESSION_ID, CRITERION_ID, REQUIREMENT_ID, METHOD,
+    }
+)
+
+
+def _integral(value: Any) -> Any:
+    """JSON Schema counts 1.0 as an integer, so the models accept it too (as 1)."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
+
+
+def _unique(items: list[Any]) -> list[Any]:
+    """Mirror `uniqueItems: true` for lists of strings."""
+    if len(set(items)) != len(items):
+        raise ValueError("has non-unique elements")
+    return items
+
+
+Slug = Annotated[str, StringConstraints(pattern=SLUG)]
+Name = Annotated[str, StringConstraints(pattern=NAME)]
+Version = Annotated[str, StringConstraints(pattern=VERSION)]
+Text = Annotated[str, StringConstraints(pattern=TEXT)]
+RelPath = Annotated[str, StringConstraints(pattern=RELPATH)]
+Sha256 = Annotated[str, StringConstraints(pattern=SHA256)]
+Timestamp = Annotated[str, StringConstraints(pattern=TIMESTAMP)]
+WorkflowId = Annotated[str, StringConstraints(pattern=WORKFLOW_ID)]
+ProfessionId = Annotated[str, StringConstraints(pattern=PROFESSION_ID)]
+CriterionId = Annotated[str, StringConstraints(pattern=CRITERION_ID)]
+Method = Annotated[str, StringConstraints(pattern=METHOD)]
+
+# A JSON number keeps its Python type (1 stays 1, 0.5 stays 0.5) so that a model dumps back to
+# the document it was read from: documents are hashed, and 1 and 1.0 hash differently.
+UnitInterval = Annotated[int, Field(ge=0, le=1)] | Annotated[float, Field(ge=0, le=1)]
+Zero = Annotated[int, Field(ge=0, le=0)] | Annotated[float, Field(ge=0, le=0)]
+Count = Annotated[int, BeforeValidator(_integral), Field(ge=0)]
+Positive = Annotated[int, BeforeValidator(_integral), Field(ge=1)]
+
+StartMode = Literal["from_scratch", "continue", "refine", "repair"]
+GroupId = Literal["MOD", "ANI", "TEX", "MAT", "SCN", "PIP"]
+ConfigKind = Literal["scripted", "model"]
+
+
+class Contract(BaseModel):
+    """Base of every document model: strict, closed and immutable, like the documents."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        regex_engine="python-re",
+        allow_inf_nan=False,
+    )
+
+
+# --- shared parts -----------------------------------------------------------------------------
+
+
+class Software(Contract):
+    name: Literal["blender"]
+    version: Annotated[str, StringConstraints(pattern=SOFTWARE_VERSION)]
+
+
+class SanitizationPolicy(Contract):
+    policy_id: Name
+    policy_version: Version
+
+
+class ScoringProfileRef(Contract):
+    """Scores are only comparable under the same profile id and version."""
+
+    profile_id: Name
+    profile_version: Version
+
+
+class PipelineRef(Contract):
+    """The pipeline that froze a task: its id, version and `pipeline_digest` over the contracts
+    and verifiers, so a frozen task can be traced to exactly the code that checked it."""
+
+    pipeline_id: Name
+    pipeline_version: Version
+    pipeline_digest: Sha256
+
+
+class StoreRef(Contract):
+    """A blob in the content-addressed store: `key` locates it, `sha256` proves its content."""
+
+    key: Text
+    sha256: Sha256
+    size: Count
+
+
+# --- seed manifest ----------------------------------------------------------------------------
+
+
+class Provenance(Contract):
+    source: Text
+    license: Text
+    collected_by: Text
+
+
+class Material(Contract):
+    path: RelPath
+    role: Literal["reference_project", "requirement_doc", "reference_image", "other"]
+    public: bool
+
+
+class SeedManifest(Contract):
+    """`<seed>/seed.json`."""
+
+    seed_id: Slug
+    title: Text
+    software: Software
+    start_mode: StartMode
+    workflow_primary: WorkflowId
+    profession_primary: ProfessionId
+    provenance: Provenance
+    materials: Annotated[list[Material], Field(min_length=1)]
+    sanitization_policy: SanitizationPolicy
+
+    @model_validator(mode="after")
+    def _one_reference_project(self) -> SeedManifest:
+        count = sum(m.role == "reference_project" for m in self.materials)
+        if count != 1:
+            raise ValueError(f"materials must hold exactly one reference_project, not {count}")
+        return self
+
+    @property
+    def reference_project(self) -> Material:
+        return next(m for m in self.materials if m.role == "reference_project")
+
+
+# --- task -------------------------------------------------------------------------------------
+
+
+class Criterion(Contract):
+    id: CriterionId
+    requirement_id: Annotated[str, StringConstraints(pattern=REQUIREMENT_ID)]
+    channel: Literal["rule", "vl"]
+    method: Method
+    weight: UnitInterval
+    core: bool
+    description: Text
+
+
+class VerificationWeights(Contract):
+    """Channel weights of the reward; `agent` is always 0: no autonomous agent grades."""
+
+    rule: UnitInterval
+    vl: UnitInterval
+    agent: Zero
+
+
+class Verification(Contract):
+    weights: VerificationWeights
+    pass_threshold: UnitInterval
+    core_failure_cap: UnitInterval
+
+
+class Task(Contract):
+    """`<seed>/draft/task.json`, and the frozen copy in the store."""
+
+    task_id: Slug
+    title: Text
+    status: Literal["draft", "frozen"]
+    start_mode: StartMode
+    software: Software
+    workflow_primary: WorkflowId
+    profession_primary: ProfessionId
+    instruction: RelPath
+    public_attachments: Annotated[list[RelPath], AfterValidator(_unique)]
+    criteria: Annotated[list[Criterion], Field(min_length=1)]
+    verification: Verification
+    scoring_profile: ScoringProfileRef
+    pipeline_ref: PipelineRef | None
+    sanitization_policy: SanitizationPolicy
+
+    @model_validator(mode="after")
+    def _frozen_has_pipeline(self) -> Task:
+        if self.status == "frozen" and self.pipeline_ref is None:
+            raise ValueError("a frozen task names the pipeline that froze it (pipeline_ref)")
+        return self
+
+
+# --- taxonomy ---------------------------------------------------------------------------------
+
+
+class Profession(Contract):
+    id: ProfessionId
+    name: Text
+    description: Text
+
+
+class Group(Contract):
+    id: GroupId
+    name: Text
+    description: Text
+
+
+class Workflow(Contract):
+    id: WorkflowId
+    group: GroupId
+    name: Text
+    description: Text
+    professions: Annotated[list[ProfessionId], Field(min_length=1), AfterValidator(_unique)]
+
+
+class Taxonomy(Contract):
+    """`contracts/taxonomy.json`. Referential integrity (ids unique, groups and professions
+    known) is beyond the schema and checked by `contracts.seed_check.check_taxonomy`."""
+
+    taxonomy_version: Annotated[str, StringConstraints(pattern=SEMVER)]
+    software: Literal["blender"]
+    professions: Annotated[list[Profession], Field(min_length=1)]
+    groups: Annotated[list[Group], Field(min_length=1)]
+    workflows: Annotated[list[Workflow], Field(min_length=1)]
+
+    def workflow_ids(self) -> frozenset[str]:
+        return frozenset(w.id for w in self.workflows)
+
+    def profession_ids(self) -> frozenset[str]:
+        return frozenset(p.id for p in self.professions)
+
+    def workflow(self, workflow_id: str) -> Workflow:
+        """The workflow with this id; KeyError when the taxonomy has none."""
+        for workflow in self.workflows:
+            if workflow.id == workflow_id:
+                return workflow
+        raise KeyError(workflow_id)
+
+
+# --- rubric -----------------------------------------------------------------------------------
+
+
+class RubricCriterion(Contract):
+    id: CriterionId
+    method: Method
+    params: dict[str, Any]  # method-specific; the method validates its own parameters
+
+
+class Rubric(Contract):
+    """`<seed>/draft/rubric.json`: private parameters of the rule criteria."""
+
+    rubric_version: Version
+    criteria: list[RubricCriterion]  # empty for a task graded by the vl channel only
+
+
+# --- trial record -----------------------------------------------------------------------------
+
+
+class TrialException(Contract):
+    """An infrastructure failure that survived retries: reported, never scored."""
+
+    type: Text
+    message: str
+
+
+class TrialRecord(Contract):
+    """One line of `trials.jsonl`."""
+
+    trial_id: Text
+    task_id: Slug
+    task_version: Text
+    config: Text
+    config_kind: ConfigKind
+    label: Text
+    stage: Literal["pilot", "evaluation"]
+    attempt: Positive
+    verifier_version: Text
+    scoring_profile: ScoringProfileRef
+    reward: UnitInterval | None
+    success: bool | None
+    exception: TrialException | None
+    delivery: StoreRef | None
+    report: StoreRef | None
+    started_at: Timestamp
+    finished_at: Timestamp
+
+    @model_validator(mode="after")
+    def _exception_is_not_a_score(self) -> TrialRecord:
+        if self.exception is not None and (self.reward is not None or self.success is not None):
+            raise ValueError("a trial that ended in an exception has null reward and success")
+        return self
+
+
+# --- evaluation plan --------------------------------------------------------------------------
+
+
+class EvaluationConfig(Contract):
+    config_id: Text
+    kind: ConfigKind
+    label: Text
+
+
+class EvaluationPlan(Contract):
+    """`evaluation-plan.json`, registered before the first evaluation trial."""
+
+    plan_id: Text
+    task_id: Slug
+    task_version: Text
+    verifier_version: Text
+    scoring_profile: ScoringProfileRef
+    pipeline_ref: PipelineRef
+    configs: Annotated[list[EvaluationConfig], Field(min_length=1)]
+    k: Positive
+    metrics: Annotated[
+        list[Literal["avg@k", "pass@k", "reward_delta"]],
+        Field(min_length=1),
+        AfterValidator(_unique),
+    ]
+    pass_threshold: UnitInterval
+    input_reward: UnitInterval | None
+    created_at: Timestamp
+
+
+# --- publication ------------------------------------------------------------------------------
+
+
+class PreviousPublication(Contract):
+    publication_id: Name
+    sha256: Sha256
+
+
+class PublishedFile(Contract):
+    path: RelPath
+    sha256: Sha256
+    size: Count
+
+
+class Publication(Contract):
+    """`publication.json`: an immutable release, chained to the revision it supersedes."""
+
+    publication_id: Name
+    task_id: Slug
+    task_version: Text
+    revision: Positive
+    previous: PreviousPublication | None
+    pipeline_ref: PipelineRef
+    created_at: Timestamp
+    # Optional in the schema: absent is fine, null is not (defaults are not validated, so an
+    # explicit null still reaches the validator below). Left out of dumps when absent.
+    content_sha256: Sha256 | None = Field(default=None, exclude_if=lambda value: value is None)
+    files: Annotated[list[PublishedFile], Field(min_length=1)]
+
+    @field_validator("content_sha256")
+    @classmethod
+    def _absent_not_null(cls, value: str | None) -> str | None:
+        if value is None:
+            raise ValueError("may be left out, but not null")
+        return value
+
+    @model_validator(mode="after")
+    def _chained(self) -> Publication:
+        if (self.revision == 1) != (self.previous is None):
+            raise ValueError("revision 1 has no previous publication; every later one has one")
+        return self
+
+
+# --- handoff event ----------------------------------------------------------------------------
+
+
+class HandoffSubject(Contract):
+    task_id: Slug
+    task_version: Text
+
+
+class HandoffPublication(Contract):
+    publication_id: Name
+    path: Text
+    sha256: Sha256
+
+
+class HandoffEvent(Contract):
+    """`var/handoff/<kind>/<event_id>.json`."""
+
+    event_id: Name
+    kind: Literal["publication"]
+    created_at: Timestamp
+    subject: HandoffSubject
+    publication: HandoffPublication
+
+
+# --- pipeline configuration -------------------------------------------------------------------
+
+
+class PipelineConfig(Contract):
+    """`contracts/pipeline.json`. Not a published document, so it has no schema; unknown keys
+    are kept (the configuration grows), the known ones are typed. Every key is covered by
+    `pipeline_digest`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    pipeline_id: Name
+    pipeline_version: Version
+    k: Positive
+    pilot_policies: Annotated[list[Text], Field(min_length=1)]
+    evaluation_policies: Annotated[list[Text], Field(min_length=1)]
+    calibration_reference_min: UnitInterval

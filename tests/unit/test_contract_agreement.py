@@ -1,0 +1,554 @@
+"""The JSON Schemas and the pydantic models accept and reject the same documents.
+
+Each document kind has valid samples and invalid samples that each break one rule; every
+sample goes through jsonschema and through the model, and both must give the expected verdict.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from pydantic import ValidationError
+
+from contracts import models
+from contracts.digests import canonical_json_bytes
+from contracts.validation import (
+    DOCUMENTS,
+    SCHEMA_DIR,
+    ContractError,
+    load_schema,
+    read_json,
+    read_jsonl,
+    validate_document,
+)
+
+SHA = "0123456789abcdef" * 4
+PIPELINE_REF = {
+    "pipeline_id": "arkevo-blender",
+    "pipeline_version": "0.1.0",
+    "pipeline_digest": SHA,
+}
+SCRIPTED = "scripted policy — not a model result"
+PROFILE = {"profile_id": "rule-only", "profile_version": "1"}
+POLICY = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.0"}
+
+
+def _set(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    """A copy of `doc` with the dotted `path` (list indexes as numbers) set to `value`."""
+    doc = copy.deepcopy(doc)
+    *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+    target = doc
+    for part in parents:
+        target = target[part]
+    target[last] = value
+    return doc
+
+
+def _drop(doc: dict[str, Any], path: str) -> dict[str, Any]:
+    doc = copy.deepcopy(doc)
+    *parents, last = [int(p) if p.isdigit() else p for p in path.split(".")]
+    target = doc
+    for part in parents:
+        target = target[part]
+    del target[last]
+    return doc
+
+
+SEED = {
+    "seed_id": "robot-carry",
+    "title": "Robot arm carries a box between tables",
+    "software": {"name": "blender", "version": "5.2"},
+    "start_mode": "continue",
+    "workflow_primary": "ANI-07",
+    "profession_primary": "PRF-ANIM",
+    "provenance": {"source": "hand-built", "license": "CC0-1.0", "collected_by": "arkevo"},
+    "materials": [
+        {"path": "materials/build_reference.py", "role": "reference_project", "public": False},
+        {"path": "materials/brief.md", "role": "requirement_doc", "public": True},
+    ],
+    "sanitization_policy": POLICY,
+}
+
+TASK = {
+    "task_id": "robot-carry",
+    "title": "Carry the box to table B",
+    "status": "draft",
+    "start_mode": "continue",
+    "software": {"name": "blender", "version": "5.2"},
+    "workflow_primary": "ANI-07",
+    "profession_primary": "PRF-ANIM",
+    "instruction": "instruction.md",
+    "public_attachments": ["public/spec.md"],
+    "criteria": [
+        {"id": "C01", "requirement_id": "REQ-END-ON-B", "channel": "rule",
+         "method": "location_at_frame", "weight": 0.75, "core": True,
+         "description": "the box rests on table B at the last frame"},
+        {"id": "C02", "requirement_id": "REQ-LIFT", "channel": "rule",
+         "method": "max_height", "weight": 0.25, "core": False,
+         "description": "the box is lifted clear of table A"},
+        {"id": "C03", "requirement_id": "REQ-LOOK", "channel": "vl",
+         "method": "vl_judge", "weight": 1, "core": False,
+         "description": "the motion reads as a careful carry"},
+    ],
+    "verification": {
+        "weights": {"rule": 0.8, "vl": 0.2, "agent": 0},
+        "pass_threshold": 0.7,
+        "core_failure_cap": 0.4,
+    },
+    "scoring_profile": PROFILE,
+    "pipeline_ref": None,
+    "sanitization_policy": POLICY,
+}
+
+TAXONOMY = {
+    "taxonomy_version": "1.0.0",
+    "software": "blender",
+    "professions": [{"id": "PRF-ANIM", "name": "Animator", "description": "Animates."}],
+    "groups": [{"id": "ANI", "name": "Animation", "description": "Motion."}],
+    "workflows": [
+        {"id": "ANI-07", "group": "ANI", "name": "Pick and place",
+         "description": "Carry an object.", "professions": ["PRF-ANIM"]},
+    ],
+}
+
+RUBRIC = {
+    "rubric_version": "1",
+    "criteria": [
+        {"id": "C01", "method": "location_at_frame",
+         "params": {"object": "Box", "frame": 120, "expected": [0.0, 2.0, 0.9], "tolerance": 0.05}},
+    ],
+}
+
+TRIAL = {
+    "trial_id": "robot-carry/evaluation/oracle/1",
+    "task_id": "robot-carry",
+    "task_version": "1",
+    "config": "oracle",
+    "config_kind": "scripted",
+    "label": SCRIPTED,
+    "stage": "evaluation",
+    "attempt": 1,
+    "verifier_version": "rule-probe-1",
+    "scoring_profile": PROFILE,
+    "reward": 0.95,
+    "success": True,
+    "exception": None,
+    "delivery": {"key": "blobs/ab/cd", "sha256": SHA, "size": 1024},
+    "report": {"key": "blobs/ef/01", "sha256": SHA, "size": 0},
+    "started_at": "2026-01-31T12:00:00Z",
+    "finished_at": "2026-01-31T12:01:30.250+01:00",
+}
+
+PLAN = {
+    "plan_id": "robot-carry-1-eval",
+    "task_id": "robot-carry",
+    "task_version": "1",
+    "verifier_version": "rule-probe-1",
+    "scoring_profile": PROFILE,
+    "pipeline_ref": PIPELINE_REF,
+    "configs": [
+        {"config_id": "oracle", "kind": "scripted", "label": SCRIPTED},
+        {"config_id": "nop", "kind": "scripted", "label": SCRIPTED},
+    ],
+    "k": 3,
+    "metrics": ["avg@k", "pass@k", "reward_delta"],
+    "pass_threshold": 0.7,
+    "input_reward": 0.1,
+    "created_at": "2026-01-31T12:00:00Z",
+}
+
+PUBLICATION = {
+    "publication_id": "robot-carry-1-r2",
+    "task_id": "robot-carry",
+    "task_version": "1",
+    "revision": 2,
+    "previous": {"publication_id": "robot-carry-1-r1", "sha256": SHA},
+    "pipeline_ref": PIPELINE_REF,
+    "created_at": "2026-01-31T12:00:00Z",
+    "files": [
+        {"path": "task/instruction.md", "sha256": SHA, "size": 120},
+        {"path": "task/task.toml", "sha256": SHA, "size": 0},
+    ],
+}
+
+HANDOFF = {
+    "event_id": "robot-carry-1-r2",
+    "kind": "publication",
+    "created_at": "2026-01-31T12:00:00Z",
+    "subject": {"task_id": "robot-carry", "task_version": "1"},
+    "publication": {"publication_id": "robot-carry-1-r2",
+                    "path": "var/publications/robot-carry-1-r2", "sha256": SHA},
+}
+
+BASE = {
+    "seed": SEED,
+    "task": TASK,
+    "taxonomy": TAXONOMY,
+    "rubric": RUBRIC,
+    "trial-record": TRIAL,
+    "evaluation-plan": PLAN,
+    "publication": PUBLICATION,
+    "handoff-event": HANDOFF,
+}
+
+VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "seed": [
+        ("example", SEED),
+        ("from-scratch-blend", _set(_set(SEED, "start_mode", "from_scratch"),
+                                    "materials.0.path", "materials/scene.blend")),
+        ("only-reference", _set(SEED, "materials", [SEED["materials"][0]])),
+    ],
+    "task": [
+        ("draft", TASK),
+        ("frozen", _set(_set(TASK, "status", "frozen"), "pipeline_ref", PIPELINE_REF)),
+        ("no-attachments", _set(TASK, "public_attachments", [])),
+        ("agent-zero-float", _set(TASK, "verification.weights.agent", 0.0)),
+    ],
+    "taxonomy": [
+        ("tiny", TAXONOMY),
+        ("project", json.loads((SCHEMA_DIR.parent / "taxonomy.json").read_text("utf-8"))),
+    ],
+    "rubric": [
+        ("example", RUBRIC),
+        ("empty-params", _set(RUBRIC, "criteria.0.params", {})),
+        ("no-rule-criteria", _set(RUBRIC, "criteria", [])),
+    ],
+    "trial-record": [
+        ("scored", TRIAL),
+        ("unscored-vl-missing", _set(_set(TRIAL, "reward", None), "success", None)),
+        ("exception", _set(_set(_set(_set(TRIAL, "reward", None), "success", None), "exception",
+                                {"type": "SandboxTimeout", "message": "no heartbeat"}),
+                           "delivery", None)),
+        ("integral-float-attempt", _set(TRIAL, "attempt", 2.0)),
+    ],
+    "evaluation-plan": [
+        ("example", PLAN),
+        ("no-baseline", _set(PLAN, "input_reward", None)),
+    ],
+    "publication": [
+        ("revision-2", PUBLICATION),
+        ("revision-1", _set(_set(PUBLICATION, "revision", 1), "previous", None)),
+        ("content-digest", _set(PUBLICATION, "content_sha256", SHA)),
+    ],
+    "handoff-event": [("example", HANDOFF)],
+}
+
+INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
+    "seed": [
+        ("missing-provenance", _drop(SEED, "provenance")),
+        ("unknown-key", _set(SEED, "notes", "x")),
+        ("uppercase-seed-id", _set(SEED, "seed_id", "Robot-Carry")),
+        ("two-reference-projects", _set(SEED, "materials.1.role", "reference_project")),
+        ("no-reference-project", _set(SEED, "materials.0.role", "other")),
+        ("escaping-path", _set(SEED, "materials.1.path", "../secret.md")),
+        ("absolute-path", _set(SEED, "materials.1.path", "/etc/passwd")),
+        ("bad-start-mode", _set(SEED, "start_mode", "extend")),
+        ("other-software", _set(SEED, "software.name", "maya")),
+        ("short-workflow-id", _set(SEED, "workflow_primary", "ANI-7")),
+        ("string-public", _set(SEED, "materials.0.public", "no")),
+        ("blank-title", _set(SEED, "title", "   ")),
+        ("no-materials", _set(SEED, "materials", [])),
+    ],
+    "task": [
+        ("negative-weight", _set(TASK, "criteria.1.weight", -1)),
+        ("weight-above-one", _set(TASK, "criteria.1.weight", 1.5)),
+        ("string-weight", _set(TASK, "criteria.1.weight", "0.5")),
+        ("bool-weight", _set(TASK, "criteria.1.weight", True)),
+        ("agent-weight", _set(TASK, "verification.weights.agent", 0.1)),
+        ("agent-false", _set(TASK, "verification.weights.agent", False)),
+        ("frozen-without-pipeline", _set(TASK, "status", "frozen")),
+        ("uppercase-digest", _set(_set(TASK, "pipeline_ref", PIPELINE_REF),
+                                  "pipeline_ref.pipeline_digest", SHA.upper())),
+        ("short-digest", _set(_set(TASK, "pipeline_ref", PIPELINE_REF),
+                              "pipeline_ref.pipeline_digest", SHA[:-1])),
+        ("agent-channel", _set(TASK, "criteria.0.channel", "agent")),
+        ("no-criteria", _set(TASK, "criteria", [])),
+        ("duplicate-attachment", _set(TASK, "public_attachments", ["a.md", "a.md"])),
+        ("int-core", _set(TASK, "criteria.0.core", 1)),
+        ("criterion-extra-key", _set(TASK, "criteria.0.params", {})),
+        ("missing-pipeline-ref", _drop(TASK, "pipeline_ref")),
+        ("bad-status", _set(TASK, "status", "final")),
+        ("absolute-instruction", _set(TASK, "instruction", "/instruction.md")),
+        ("threshold-above-one", _set(TASK, "verification.pass_threshold", 1.01)),
+        ("bad-profile", _set(TASK, "scoring_profile", {"profile_id": "rule-only"})),
+    ],
+    "taxonomy": [
+        ("other-software", _set(TAXONOMY, "software", "maya")),
+        ("bad-workflow-id", _set(TAXONOMY, "workflows.0.id", "ANI-7")),
+        ("unknown-group", _set(TAXONOMY, "workflows.0.group", "FX")),
+        ("no-professions", _set(TAXONOMY, "workflows.0.professions", [])),
+        ("duplicate-profession", _set(TAXONOMY, "workflows.0.professions", ["PRF-ANIM"] * 2)),
+        ("missing-version", _drop(TAXONOMY, "taxonomy_version")),
+        ("short-version", _set(TAXONOMY, "taxonomy_version", "1.0")),
+        ("bad-profession-id", _set(TAXONOMY, "professions.0.id", "ANIM")),
+    ],
+    "rubric": [
+        ("list-params", _set(RUBRIC, "criteria.0.params", [1, 2])),
+        ("missing-params", _drop(RUBRIC, "criteria.0.params")),
+        ("camel-method", _set(RUBRIC, "criteria.0.method", "LocationAtFrame")),
+        ("missing-criteria", _drop(RUBRIC, "criteria")),
+        ("extra-key", _set(RUBRIC, "criteria.0.weight", 1)),
+        ("int-version", _set(RUBRIC, "rubric_version", 1)),
+    ],
+    "trial-record": [
+        ("attempt-zero", _set(TRIAL, "attempt", 0)),
+        ("bool-attempt", _set(TRIAL, "attempt", True)),
+        ("fractional-attempt", _set(TRIAL, "attempt", 1.5)),
+        ("reward-above-one", _set(TRIAL, "reward", 1.2)),
+        ("exception-scored-zero", _set(_set(TRIAL, "reward", 0), "exception",
+                                       {"type": "SandboxTimeout", "message": "x"})),
+        ("unknown-config-kind", _set(TRIAL, "config_kind", "human")),
+        ("not-a-timestamp", _set(TRIAL, "started_at", "yesterday")),
+        ("timestamp-without-zone", _set(TRIAL, "started_at", "2026-01-31T12:00:00")),
+        ("bad-delivery-sha", _set(TRIAL, "delivery.sha256", "xyz")),
+        ("negative-size", _set(TRIAL, "report.size", -1)),
+        ("calibration-stage", _set(TRIAL, "stage", "calibration")),
+        ("string-success", _set(TRIAL, "success", "true")),
+        ("missing-finished-at", _drop(TRIAL, "finished_at")),
+        ("exception-without-message", _set(_set(_set(TRIAL, "reward", None), "success", None),
+                                           "exception", {"type": "Boom"})),
+    ],
+    "evaluation-plan": [
+        ("k-zero", _set(PLAN, "k", 0)),
+        ("unknown-metric", _set(PLAN, "metrics", ["avg@3"])),
+        ("duplicate-metric", _set(PLAN, "metrics", ["avg@k", "avg@k"])),
+        ("no-configs", _set(PLAN, "configs", [])),
+        ("null-pipeline-ref", _set(PLAN, "pipeline_ref", None)),
+        ("negative-baseline", _set(PLAN, "input_reward", -0.1)),
+        ("missing-threshold", _drop(PLAN, "pass_threshold")),
+        ("config-extra-key", _set(PLAN, "configs.0.model", "gpt")),
+    ],
+    "publication": [
+        ("revision-zero", _set(_set(PUBLICATION, "revision", 0), "previous", None)),
+        ("first-with-previous", _set(PUBLICATION, "revision", 1)),
+        ("later-without-previous", _set(PUBLICATION, "previous", None)),
+        ("no-files", _set(PUBLICATION, "files", [])),
+        ("absolute-file", _set(PUBLICATION, "files.0.path", "/etc/passwd")),
+        ("fractional-size", _set(PUBLICATION, "files.0.size", 1.5)),
+        ("previous-bad-sha", _set(PUBLICATION, "previous.sha256", SHA[:10])),
+        ("null-content-digest", _set(PUBLICATION, "content_sha256", None)),
+    ],
+    "handoff-event": [
+        ("other-kind", _set(HANDOFF, "kind", "task")),
+        ("path-like-event-id", _set(HANDOFF, "event_id", "../x")),
+        ("missing-task-version", _drop(HANDOFF, "subject.task_version")),
+        ("short-sha", _set(HANDOFF, "publication.sha256", SHA[:63])),
+        ("extra-key", _set(HANDOFF, "payload", {})),
+    ],
+}
+
+CASES = [
+    pytest.param(kind, doc, True, id=f"{kind}-valid-{name}")
+    for kind, samples in VALID.items()
+    for name, doc in samples
+] + [
+    pytest.param(kind, doc, False, id=f"{kind}-invalid-{name}")
+    for kind, samples in INVALID.items()
+    for name, doc in samples
+]
+
+
+def _schema_accepts(kind: str, doc: Any) -> bool:
+    return not list(Draft202012Validator(load_schema(kind)).iter_errors(doc))
+
+
+def _model_accepts(kind: str, doc: Any) -> bool:
+    try:
+        DOCUMENTS[kind].model_validate(doc)
+    except ValidationError:
+        return False
+    return True
+
+
+def test_every_kind_has_samples() -> None:
+    assert set(VALID) == set(INVALID) == set(DOCUMENTS)
+    for kind in DOCUMENTS:
+        assert VALID[kind] and len(INVALID[kind]) >= 3, kind
+
+
+@pytest.mark.parametrize(("kind", "doc", "valid"), CASES)
+def test_schema_and_model_agree(kind: str, doc: dict[str, Any], valid: bool) -> None:
+    assert _schema_accepts(kind, doc) is valid
+    assert _model_accepts(kind, doc) is valid
+
+
+@pytest.mark.parametrize("kind", list(BASE))
+def test_model_dumps_back_to_the_document(kind: str) -> None:
+    """Documents are hashed, so a model must not change a number's type or drop a null."""
+    model = DOCUMENTS[kind].model_validate(BASE[kind])
+    assert canonical_json_bytes(model.model_dump(mode="json")) == canonical_json_bytes(BASE[kind])
+
+
+def test_model_patterns_are_the_schema_patterns() -> None:
+    def patterns(node: Any) -> set[str]:
+        if isinstance(node, dict):
+            found = {node["pattern"]} if isinstance(node.get("pattern"), str) else set()
+            return found.union(*(patterns(value) for value in node.values()))
+        if isinstance(node, list):
+            return set().union(*(patterns(value) for value in node))
+        return set()
+
+    in_schemas = set().union(*(patterns(load_schema(kind)) for kind in DOCUMENTS))
+    assert in_schemas == models.PATTERNS
+
+
+def test_schemas_have_ids_and_closed_objects() -> None:
+    for kind in DOCUMENTS:
+        schema = load_schema(f"{kind}.schema.json")
+        assert schema["$id"] == f"https://arkevo.dev/schemas/{kind}.schema.json"
+        assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+        Draft202012Validator.check_schema(schema)
+
+        def objects(node: Any):
+            """Object schemas, leaving out `contains`/`if` predicates: they test a part of a
+            document and are open on purpose."""
+            if isinstance(node, dict):
+                if node.get("type") == "object" and "properties" in node:
+                    yield node
+                for key, value in node.items():
+                    if key not in ("contains", "if"):
+                        yield from objects(value)
+            elif isinstance(node, list):
+                for value in node:
+                    yield from objects(value)
+
+        for node in objects(schema):
+            assert node.get("additionalProperties") is False, (kind, sorted(node["properties"]))
+    assert sorted(p.name for p in SCHEMA_DIR.glob("*.schema.json")) == sorted(
+        f"{kind}.schema.json" for kind in DOCUMENTS
+    )
+
+
+def test_unknown_kind_is_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="unknown document kind"):
+        validate_document("recipe", {}, "x.json")
+
+
+# --- error messages ---------------------------------------------------------------------------
+
+
+def _error(kind: str, doc: Any, source: str = "seeds/x/draft/task.json") -> ContractError:
+    with pytest.raises(ContractError) as info:
+        validate_document(kind, doc, source)
+    return info.value
+
+
+def test_error_names_file_and_field_path() -> None:
+    doc = _set(TASK, "criteria", [*TASK["criteria"], {**TASK["criteria"][0], "weight": -1}])
+    error = _error("task", doc)
+    assert str(error) == (
+        "seeds/x/draft/task.json: criteria[3].weight: -1 is less than the minimum of 0"
+    )
+    assert (error.file, error.field) == ("seeds/x/draft/task.json", "criteria[3].weight")
+    assert error.reason == "-1 is less than the minimum of 0"
+
+
+def test_missing_and_unexpected_properties_name_the_property() -> None:
+    error = _error("task", _drop(TASK, "criteria.1.core"))
+    assert (error.field, error.reason) == ("criteria[1].core", "is a required property")
+    error = _error("task", _set(TASK, "verification.weights.human", 0))
+    assert error.field == "verification.weights.human"
+    assert "not an allowed property" in error.reason
+
+
+def test_all_errors_are_listed_sorted_by_field() -> None:
+    doc = _set(_set(TASK, "title", ""), "criteria.0.weight", 2)
+    error = _error("task", doc)
+    assert [d.split(":")[0] for d in error.details] == ["criteria[0].weight", "title"]
+
+
+def test_pattern_errors_explain_the_pattern() -> None:
+    error = _error("seed", _set(SEED, "materials.1.path", "../up.md"), "seeds/x/seed.json")
+    assert error.field == "materials[1].path"
+    assert error.reason.startswith("'../up.md' is not a relative POSIX path")
+
+
+def test_conditional_rules_explain_themselves() -> None:
+    error = _error("task", _set(TASK, "status", "frozen"))
+    assert error.field == "pipeline_ref"
+    assert "frozen task" in error.reason
+    error = _error("task", _set(TASK, "verification.weights.agent", 0.5))
+    assert error.field == "verification.weights.agent"
+    assert "agent weight is always 0" in error.reason
+    crashed = _set(_set(TRIAL, "success", None), "exception", {"type": "Boom", "message": ""})
+    error = _error("trial-record", crashed)
+    assert error.field == "reward"
+    assert "never a model's 0" in error.reason
+
+
+def test_valid_document_becomes_its_model() -> None:
+    task = validate_document("task", TASK, "task.json")
+    assert isinstance(task, models.Task)
+    assert task.criteria[0].id == "C01"
+    assert task.verification.weights.agent == 0
+    seed = validate_document("seed", SEED, "seed.json")
+    assert isinstance(seed, models.SeedManifest)
+    assert seed.reference_project.path == "materials/build_reference.py"
+
+
+def test_models_are_immutable() -> None:
+    task = validate_document("task", TASK, "task.json")
+    with pytest.raises(ValidationError):
+        task.status = "frozen"  # type: ignore[misc]
+
+
+# --- reading files ----------------------------------------------------------------------------
+
+
+def test_read_json_reports_malformed_json_with_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "task.json"
+    path.write_text('{\n  "task_id": "x",\n  "title": oops\n}\n', encoding="utf-8")
+    with pytest.raises(ContractError) as info:
+        read_json(path, "task")
+    assert info.value.file == str(path)
+    assert info.value.field == "<root>"
+    assert "line 3, column 12" in info.value.reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"a": 1, "a": 2}', "duplicate key 'a'"),
+        ('{"a": NaN}', "NaN is not a JSON number"),
+        (b"\xff\xfe{}", "not UTF-8"),
+    ],
+)
+def test_read_json_refuses_what_json_would_let_through(
+    tmp_path: Path, text: str | bytes, reason: str
+) -> None:
+    path = tmp_path / "doc.json"
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    with pytest.raises(ContractError, match=reason):
+        read_json(path, "rubric")
+
+
+def test_read_json_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(ContractError, match="file not found"):
+        read_json(tmp_path / "nope.json", "seed", source="seeds/nope/seed.json")
+
+
+def test_read_json_validates(tmp_path: Path) -> None:
+    path = tmp_path / "rubric.json"
+    path.write_text(json.dumps(RUBRIC, indent=2), encoding="utf-8")
+    assert read_json(path, "rubric") == models.Rubric.model_validate(RUBRIC)
+    path.write_text(json.dumps(_set(RUBRIC, "criteria.0.method", "Bad")), encoding="utf-8")
+    with pytest.raises(ContractError) as info:
+        read_json(path, "rubric", source="draft/rubric.json")
+    assert str(info.value).startswith("draft/rubric.json: criteria[0].method: 'Bad' is not ")
+
+
+def test_read_jsonl_names_the_line(tmp_path: Path) -> None:
+    path = tmp_path / "trials.jsonl"
+    lines = [json.dumps(TRIAL), "", json.dumps(_set(TRIAL, "attempt", 0))]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(ContractError) as info:
+        read_jsonl(path, "trial-record")
+    assert info.value.file == f"{path}:3"
+    assert info.value.field == "attempt"
+    path.write_text("\n".join(lines[:2]) + "\n", encoding="utf-8")
+    assert [t.trial_id for t in read_jsonl(path, "trial-record")] == [TRIAL["trial_id"]]
