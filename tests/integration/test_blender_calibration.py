@@ -1,0 +1,170 @@
+"""Calibration of the bundled seeds, measured in real Blender (bpy subprocesses).
+
+For each seed: build the workspace, apply the reference solution, every defect and every
+variant to inputs/start.blend, probe each delivery plus the untouched start.blend, and check
+that the verifier separates them: reference high, untouched input and defects low (at least
+0.2 below the pass threshold), variants passing.  Also: probing is deterministic, and an
+empty or unreadable delivery scores 0 without crashing while a broken rubric crashes.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.blender
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "activities" / "blender" / "build_workspace.py"
+APPLY = ROOT / "activities" / "blender" / "apply_script.py"
+PROBE = ROOT / "verifiers" / "rule_probe.py"
+SEEDS = ("robot-carry", "table-model")
+MARGIN = 0.2  # defects and the untouched input must score this far below the pass threshold
+PARALLEL = 2  # concurrent bpy processes
+
+
+@dataclass(frozen=True)
+class Sample:
+    seed: str
+    name: str  # reference | input | defect:<stem> | variant:<stem>
+    script: Path | None  # None: the untouched start.blend is the delivery
+
+    @property
+    def kind(self) -> str:
+        return self.name.split(":")[0]
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace(":", "-")
+
+
+def seed_dir(seed: str) -> Path:
+    return ROOT / "seeds" / seed
+
+
+def seed_samples(seed: str) -> list[Sample]:
+    draft = seed_dir(seed) / "draft"
+    samples = [Sample(seed, "reference", draft / "solution" / "solve.py"), Sample(seed, "input", None)]
+    for kind in ("defect", "variant"):
+        for script in sorted((draft / "calibration" / f"{kind}s").glob("*.py")):
+            samples.append(Sample(seed, f"{kind}:{script.stem}", script))
+    return samples
+
+
+ALL_SAMPLES = [s for seed in SEEDS for s in seed_samples(seed)]
+
+
+def run_bpy(script: Path, *args: str | Path) -> subprocess.CompletedProcess:
+    argv = [sys.executable, str(script), *map(str, args)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=600)
+
+
+def check(proc: subprocess.CompletedProcess) -> None:
+    assert proc.returncode == 0, f"{proc.args}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
+
+
+def probe(seed: str, blend: Path, out: Path) -> dict:
+    draft = seed_dir(seed) / "draft"
+    task, rubric = draft / "task.json", draft / "rubric.json"
+    check(run_bpy(PROBE, "--blend", blend, "--task", task, "--rubric", rubric, "--out", out))
+    return json.loads(out.read_text())
+
+
+def seed_start_mode(seed: str) -> str:
+    return json.loads((seed_dir(seed) / "seed.json").read_text())["start_mode"]
+
+
+def build(seed: str, work: Path) -> Path:
+    start = work / seed / "inputs" / "start.blend"
+    reference = work / seed / "private" / "reference.blend"
+    check(run_bpy(BUILD, "--reference", seed_dir(seed) / "materials" / "build_reference.py",
+                  "--start-mode", seed_start_mode(seed), "--out-start", start, "--out-reference", reference))
+    return start
+
+
+def delivery_path(work: Path, sample: Sample) -> Path:
+    return work / sample.seed / "deliveries" / f"{sample.slug}.blend"
+
+
+def deliver_and_probe(sample: Sample, start: Path, work: Path) -> dict:
+    delivery = start
+    if sample.script is not None:
+        delivery = delivery_path(work, sample)
+        check(run_bpy(APPLY, "--in", start, "--script", sample.script, "--out", delivery))
+    return probe(sample.seed, delivery, work / sample.seed / "reports" / f"{sample.slug}.json")
+
+
+@dataclass
+class Calibration:
+    work: Path
+    reports: dict[tuple[str, str], dict]  # (seed, sample name) -> probe report
+
+
+@pytest.fixture(scope="module")
+def calibration(tmp_path_factory) -> Calibration:
+    work = tmp_path_factory.mktemp("calibration")
+    with ThreadPoolExecutor(PARALLEL) as pool:
+        starts = dict(zip(SEEDS, pool.map(lambda seed: build(seed, work), SEEDS)))
+        reports = pool.map(lambda s: deliver_and_probe(s, starts[s.seed], work), ALL_SAMPLES)
+        return Calibration(work, {(s.seed, s.name): r for s, r in zip(ALL_SAMPLES, reports)})
+
+
+def summary(report: dict) -> str:
+    failed = [f"{c['id']}={c['score']} ({c['detail']})" for c in report["criteria"] if not c["passed"]]
+    return f"reward={report['reward']} core_failed={report['core_failed']} failed: {failed}"
+
+
+def test_each_seed_has_defects_and_variants():
+    for seed in SEEDS:
+        kinds = [s.kind for s in seed_samples(seed)]
+        assert kinds.count("defect") >= 2 and kinds.count("variant") >= 1, seed
+
+
+@pytest.mark.parametrize("sample", ALL_SAMPLES, ids=lambda s: f"{s.seed}:{s.name}")
+def test_calibration(calibration, sample):
+    report = calibration.reports[(sample.seed, sample.name)]
+    threshold = report["pass_threshold"]
+    assert report["reward_null_reason"] is None
+    if sample.kind == "reference":
+        assert report["reward"] >= 0.9 and report["success"], summary(report)
+    elif sample.kind == "variant":
+        assert report["reward"] >= threshold and report["success"], summary(report)
+    else:  # input, defect
+        assert report["reward"] <= threshold - MARGIN and not report["success"], summary(report)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_probing_twice_gives_identical_results(calibration, seed, tmp_path):
+    reference = next(s for s in ALL_SAMPLES if s.seed == seed and s.kind == "reference")
+    again = probe(seed, delivery_path(calibration.work, reference), tmp_path / "again.json")
+    assert again == calibration.reports[(seed, "reference")]
+
+
+def test_missing_and_unreadable_deliveries_score_zero(tmp_path):
+    garbage = tmp_path / "garbage.blend"
+    garbage.write_bytes(b"not a blend file")
+    for blend, why in ((tmp_path / "absent.blend", "not found"), (garbage, "cannot be opened")):
+        report = probe("table-model", blend, tmp_path / f"{blend.stem}.json")
+        assert report["reward"] == 0.0 and not report["success"]
+        assert all(c["score"] == 0.0 and why in c["detail"] for c in report["criteria"])
+    assert report["blend_sha256"] is not None
+
+
+def test_broken_rubric_crashes_instead_of_scoring_zero(tmp_path):
+    draft = seed_dir("table-model") / "draft"
+    rubric = json.loads((draft / "rubric.json").read_text())
+    rubric["criteria"][0]["params"] = {}  # objects_exist without its objects
+    bad = tmp_path / "rubric.json"
+    bad.write_text(json.dumps(rubric))
+    # even with nothing delivered: the rubric is checked before the delivery is looked at
+    proc = run_bpy(PROBE, "--blend", tmp_path / "absent.blend", "--task", draft / "task.json",
+                   "--rubric", bad, "--out", tmp_path / "r.json")
+    assert proc.returncode != 0
+    assert "missing param(s) objects" in proc.stderr
+    assert not (tmp_path / "r.json").exists()

@@ -1,0 +1,130 @@
+"""Measure a delivered .blend against a task's rule criteria and write the probe report.
+
+    python rule_probe.py --blend result.blend --task task.json --rubric rubric.json --out report.json
+
+Runs in a plain Python with ``bpy`` (Blender as a module).  Standalone on purpose: this folder
+is copied into packaged Harbor tasks' ``tests/``, so it imports only its sibling modules.
+The probe measures the scene itself and never reads numbers reported by the solver.
+
+A missing or unreadable .blend is a delivery that scores 0 (every criterion 0, detail says
+why).  Anything else that goes wrong -- a rubric that does not match the task, an unknown
+method, a bug in a primitive -- raises and exits non-zero, so it is never mistaken for a 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bpy  # noqa: E402
+import scoring  # noqa: E402  (siblings: need the sys.path entry above)
+from probe_primitives import Outcome, Probe, measure, validate  # noqa: E402
+
+PROBE_VERSION = "1"
+
+
+def sha256_file(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def open_blend(path: Path) -> str | None:
+    """Open the delivery; return None on success or the reason it cannot be scored."""
+    if not path.is_file():
+        return f"delivered .blend not found: {path}"
+    try:
+        # use_scripts=False: a delivery must not run its own Python inside the verifier.
+        bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
+    except RuntimeError as exc:
+        return f"delivered .blend cannot be opened: {str(exc).strip()}"
+    return None
+
+
+def rule_plan(task: dict, rubric: dict) -> list[tuple[dict, dict]]:
+    """Pair each rule criterion of the task with its rubric params; any mismatch is an error,
+    checked before the delivery is opened so a broken rubric never passes as a 0."""
+    rule = [c for c in task["criteria"] if c["channel"] == "rule"]
+    params = {c["id"]: c for c in rubric["criteria"]}
+    if sorted(params) != sorted(c["id"] for c in rule):
+        raise ValueError(f"rubric ids {sorted(params)} differ from the task's rule criteria ids")
+    for c in rule:
+        if params[c["id"]]["method"] != c["method"]:
+            raise ValueError(f"{c['id']}: rubric method {params[c['id']]['method']!r} != task {c['method']!r}")
+        validate(c["method"], params[c["id"]].get("params", {}))
+    return [(c, params[c["id"]].get("params", {})) for c in rule]
+
+
+def criterion_entry(criterion: dict, outcome: Outcome) -> dict:
+    return {
+        "id": criterion["id"],
+        "requirement_id": criterion["requirement_id"],
+        "method": criterion["method"],
+        "weight": criterion["weight"],
+        "core": bool(criterion.get("core", False)),
+        "score": round(float(outcome.score), scoring.DIGITS),
+        "passed": bool(outcome.passed),
+        "measured": outcome.measured,
+        "expected": outcome.expected,
+        "detail": outcome.detail,
+    }
+
+
+def measure_all(blend: Path, plan: list[tuple[dict, dict]]) -> list[dict]:
+    reason = open_blend(blend)
+    if reason is not None:
+        return [criterion_entry(c, Outcome(0.0, False, None, None, reason)) for c, _ in plan]
+    probe = Probe(bpy.context.scene)
+    return [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan]
+
+
+def build_report(blend: Path, task: dict, rubric: dict) -> dict:
+    plan = rule_plan(task, rubric)
+    digest = sha256_file(blend)  # hash what is about to be measured
+    criteria = measure_all(blend, plan)
+    return {
+        "probe_version": PROBE_VERSION,
+        "blend_sha256": digest,
+        "criteria": criteria,
+        **scoring.summarize(criteria, task["verification"]),
+    }
+
+
+def write_json_atomic(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--blend", required=True, type=Path, help="delivered .blend (may be missing)")
+    ap.add_argument("--task", required=True, type=Path, help="task.json")
+    ap.add_argument("--rubric", required=True, type=Path, help="rubric.json (private)")
+    ap.add_argument("--out", required=True, type=Path, help="report.json to write")
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    task = json.loads(args.task.read_text(encoding="utf-8"))
+    rubric = json.loads(args.rubric.read_text(encoding="utf-8"))
+    report = build_report(args.blend, task, rubric)
+    write_json_atomic(args.out, report)
+    print(f"rule_probe: reward={report['reward']} success={report['success']} -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
