@@ -1,0 +1,209 @@
+"""Stage 07: an immutable publication — a Harbor task directory plus the evidence that made it.
+
+The publication is assembled in a temp directory beside its destination and renamed into
+place, so readers see all of it or nothing. `publication.json` lists every file with its sha256
+and chains to the previous revision of the same task; a handoff event announces it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporalio import activity
+
+from activities.store import ContentStore
+from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
+from contracts.payloads import BlobRef, EvaluationResult, FrozenTask, PublicationResult
+from contracts.validation import validate_document
+
+TEST_SH = """#!/bin/bash
+# Grades /workspace/outputs/result.blend by measuring it in Blender (bpy); writes Harbor's reward.
+set -euo pipefail
+mkdir -p /logs/verifier
+python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend \\
+    --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json
+python3 - <<'PY'
+import json
+report = json.load(open("/logs/verifier/report.json"))
+json.dump({"reward": report["reward"] or 0.0}, open("/logs/verifier/reward.json", "w"))
+PY
+"""
+
+SOLVE_SH = """#!/bin/bash
+# Reference solution: applies solve.py to the starting scene and saves the delivery.
+set -euo pipefail
+mkdir -p /workspace/outputs
+cd /workspace
+python3 /solution/apply_script.py --in inputs/start.blend --script /solution/solve.py \\
+    --out outputs/result.blend
+"""
+
+DOCKERFILE = """FROM python:3.13-slim
+RUN pip install --no-cache-dir bpy=={bpy_version}
+COPY workspace /workspace
+WORKDIR /workspace
+"""
+
+TASK_TOML = """schema_version = "1.4"
+
+[metadata]
+task_id = "{task_id}"
+task_version = "{task_version}"
+verifier_version = "{verifier_version}"
+pipeline_digest = "{pipeline_digest}"
+workflow_primary = "{workflow}"
+profession_primary = "{profession}"
+
+[verifier]
+timeout_sec = 600.0
+
+[agent]
+timeout_sec = 3600.0
+
+[environment]
+build_timeout_sec = 900.0
+workdir = "/workspace"
+network_mode = "no-network"
+"""
+
+
+@dataclass
+class PublishInput:
+    seed_id: str
+    frozen: FrozenTask
+    evaluation: EvaluationResult
+    admission_record: BlobRef
+    created_at: str
+
+
+class PackagingActivities:
+    def __init__(self, store: ContentStore, publications_root: Path, handoff_root: Path,
+                 bpy_version: str, apply_script: Path):
+        self.store = store
+        self.publications_root = publications_root
+        self.handoff_root = handoff_root
+        self.bpy_version = bpy_version
+        self.apply_script = apply_script
+
+    @activity.defn(name="publish_task")
+    def publish_task(self, req: PublishInput) -> PublicationResult:
+        task_root = self.publications_root / req.frozen.task_id
+        task_root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix=".staging-", dir=task_root) as tmp:
+            staging = Path(tmp) / "publication"
+            self._write_contents(req, staging)
+            files = _file_list(staging)
+            content_digest = sha256_hex(canonical_json_bytes(files))
+            previous = _latest(task_root)
+            if previous and previous[1].get("content_sha256") == content_digest:
+                return self._result(previous[0], previous[1], reused=True)
+
+            revision = (previous[1]["revision"] + 1) if previous else 1
+            pub_id = f"{req.frozen.task_id}-r{revision}"
+            prev_ref = None
+            if previous:
+                prev_ref = {"publication_id": previous[1]["publication_id"],
+                            "sha256": sha256_file(previous[0] / "publication.json")}
+            publication = {
+                "publication_id": pub_id,
+                "task_id": req.frozen.task_id,
+                "task_version": req.frozen.task_version,
+                "revision": revision,
+                "previous": prev_ref,
+                "pipeline_ref": self.store.get_json(req.frozen.frozen_record)["pipeline_ref"],
+                "created_at": req.created_at,
+                "content_sha256": content_digest,
+                "files": files,
+            }
+            validate_document("publication", publication, f"{pub_id}/publication.json")
+            (staging / "publication.json").write_bytes(
+                json.dumps(publication, indent=2, ensure_ascii=False).encode() + b"\n")
+            final = task_root / pub_id
+            os.rename(staging, final)  # fails if that revision exists: never overwritten
+        self._handoff(publication, final, req)
+        return self._result(final, publication, reused=False)
+
+    def _write_contents(self, req: PublishInput, out: Path) -> None:
+        pkg = req.frozen.task_package
+        task = self.store.get_json(self.store.tree_file(pkg, "tests/task.json"))
+        harbor = out / "task"
+        self.store.materialize_tree(pkg, harbor / "environment" / "workspace", prefix="workspace/")
+        self.store.materialize_tree(pkg, harbor / "tests", prefix="tests/")
+        self.store.materialize_tree(pkg, harbor / "solution", prefix="solution/")
+        self.store.materialize_tree(pkg, out / "private", prefix="private/")
+        self.store.fetch_to(self.store.tree_file(pkg, "instruction.md"), harbor / "instruction.md")
+        shutil.copyfile(self.apply_script, harbor / "solution" / "apply_script.py")
+        _write_exec(harbor / "tests" / "test.sh", TEST_SH)
+        _write_exec(harbor / "solution" / "solve.sh", SOLVE_SH)
+        (harbor / "environment" / "Dockerfile").write_text(
+            DOCKERFILE.format(bpy_version=self.bpy_version))
+        (harbor / "task.toml").write_text(TASK_TOML.format(
+            task_id=req.frozen.task_id, task_version=req.frozen.task_version,
+            verifier_version=req.frozen.verifier_version,
+            pipeline_digest=req.frozen.pipeline_digest,
+            workflow=task["workflow_primary"], profession=task["profession_primary"]))
+        for name, ref in (("evaluation/evaluation-plan.json", req.evaluation.plan),
+                          ("evaluation/trials.jsonl", req.evaluation.trials_jsonl),
+                          ("evaluation/report.json", req.evaluation.report),
+                          ("review/calibration-report.json", req.frozen.calibration_report),
+                          ("review/frozen-task.json", req.frozen.frozen_record),
+                          ("admission/admission-record.json", req.admission_record)):
+            self.store.fetch_to(ref, out / name)
+
+    def _handoff(self, publication: dict, final: Path, req: PublishInput) -> None:
+        pub_sha = sha256_file(final / "publication.json")
+        event = {
+            "event_id": f"{publication['publication_id']}-{pub_sha[:12]}",
+            "kind": "publication",
+            "created_at": req.created_at,
+            "subject": {"task_id": req.frozen.task_id, "task_version": req.frozen.task_version},
+            "publication": {"publication_id": publication["publication_id"],
+                            "path": str(final), "sha256": pub_sha},
+        }
+        validate_document("handoff-event", event, "handoff event")
+        folder = self.handoff_root / "publication"
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".{event['event_id']}.tmp"
+        tmp.write_bytes(json.dumps(event, indent=2).encode() + b"\n")
+        os.replace(tmp, folder / f"{event['event_id']}.json")
+
+    def _result(self, path: Path, publication: dict, reused: bool) -> PublicationResult:
+        pub_json = path / "publication.json"
+        ref = self.store.put_file(pub_json)
+        events = sorted((self.handoff_root / "publication").glob(f"{publication['publication_id']}-*.json"))
+        return PublicationResult(
+            publication_id=publication["publication_id"],
+            path=str(path),
+            publication_json=ref,
+            file_count=len(publication["files"]),
+            handoff_event=str(events[-1]) if events else "",
+        )
+
+
+def _write_exec(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def _file_list(root: Path) -> list[dict]:
+    return [
+        {"path": p.relative_to(root).as_posix(), "sha256": sha256_file(p), "size": p.stat().st_size}
+        for p in sorted(root.rglob("*")) if p.is_file()
+    ]
+
+
+def _latest(task_root: Path) -> tuple[Path, dict] | None:
+    pubs = []
+    for pj in task_root.glob("*/publication.json"):
+        doc = json.loads(pj.read_text())
+        pubs.append((doc["revision"], pj.parent, doc))
+    if not pubs:
+        return None
+    _, path, doc = max(pubs, key=lambda t: t[0])
+    return path, doc

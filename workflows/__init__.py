@@ -1,0 +1,1 @@
+"""Temporal workflow definitions only: deterministic orchestration, no I/O."""

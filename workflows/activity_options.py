@@ -1,0 +1,32 @@
+"""Timeouts and retry policies per kind of activity, in one place."""
+
+from datetime import timedelta
+
+from temporalio.common import RetryPolicy
+
+from activities.errors import NON_RETRYABLE
+from workers import queues
+
+_INFRA_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=2),
+    backoff_coefficient=2.0,
+    maximum_interval=timedelta(seconds=60),
+    maximum_attempts=4,
+    non_retryable_error_types=NON_RETRYABLE,
+)
+
+# Light file work on the cpu pool.
+CPU = dict(
+    task_queue=queues.CPU,
+    start_to_close_timeout=timedelta(minutes=5),
+    retry_policy=_INFRA_RETRY,
+)
+
+# Blender processes on the gpu pool; heartbeats let a dead worker's trial move elsewhere fast.
+GPU = dict(
+    task_queue=queues.GPU,
+    start_to_close_timeout=timedelta(minutes=45),
+    schedule_to_start_timeout=timedelta(hours=6),
+    heartbeat_timeout=timedelta(seconds=60),
+    retry_policy=_INFRA_RETRY,
+)
