@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import tempfile
 from dataclasses import dataclass
+from importlib.metadata import version
 from pathlib import Path
 
 from temporalio import activity
@@ -21,6 +22,7 @@ from temporalio import activity
 from activities.blender.runner import BLENDER_SCRIPTS, run_bpy
 from activities.errors import invalid_draft
 from activities.store import ContentStore
+from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import BlobRef, CalibrationSample
 from contracts.seed_check import check_seed_dir
 from contracts.validation import ContractError
@@ -90,8 +92,31 @@ class AuthoringActivities:
             return DraftSummary(task.task_id, task.verification.pass_threshold,
                                 task.scoring_profile.model_dump(), samples)
 
+    def _build_cache_name(self, req: BuildWorkspaceInput) -> str:
+        """Everything a build depends on: the seed's materials, the mode, builder and Blender."""
+        materials = {p: e["sha256"] for p, e in self.store.tree_entries(req.seed_tree).items()
+                     if not p.startswith("draft/")}
+        basis = {"materials": materials, "reference_project": req.reference_project,
+                 "start_mode": req.start_mode, "bpy": version("bpy"),
+                 "builder": sha256_file(BLENDER_SCRIPTS / "build_workspace.py")}
+        return "workspace-build/" + sha256_hex(canonical_json_bytes(basis))
+
     @activity.defn(name="build_workspace")
     async def build_workspace(self, req: BuildWorkspaceInput) -> WorkspaceBuild:
+        # Saved .blend bytes differ between identical builds; reusing a build whose inputs
+        # match by hash keeps reruns on the same task version.
+        cache_name = self._build_cache_name(req)
+        if cached := self.store.get_name(cache_name):
+            refs = self.store.get_json(cached)
+            activity.logger.info("workspace build reused (%s)", cache_name)
+            return WorkspaceBuild(BlobRef(**refs["start_blend"]), BlobRef(**refs["reference_blend"]))
+        build = await self._build(req)
+        self.store.set_name(cache_name, self.store.put_json(
+            {"start_blend": build.start_blend.__dict__,
+             "reference_blend": build.reference_blend.__dict__}))
+        return build
+
+    async def _build(self, req: BuildWorkspaceInput) -> WorkspaceBuild:
         with tempfile.TemporaryDirectory(prefix="arkevo-build-") as tmp:
             work = Path(tmp)
             seed_dir = self.store.materialize_tree(req.seed_tree, work / "seed")

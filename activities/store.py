@@ -87,6 +87,15 @@ class ContentStore(ABC):
     @abstractmethod
     def ref_for(self, sha256: str, size: int) -> BlobRef: ...
 
+    # Named pointers: the only mutable part of the store, used as caches keyed by content
+    # digests (e.g. a workspace build keyed by its inputs), so a rerun reuses what matches.
+
+    @abstractmethod
+    def set_name(self, name: str, ref: BlobRef) -> None: ...
+
+    @abstractmethod
+    def get_name(self, name: str) -> BlobRef | None: ...
+
 
 class FilesystemStore(ContentStore):
     """`<root>/objects/<2 hex>/<62 hex>`; identical content is stored once."""
@@ -163,6 +172,25 @@ class FilesystemStore(ContentStore):
 
     def exists(self, ref: BlobRef) -> bool:
         return self._path(ref).exists()
+
+    def _name_path(self, name: str) -> Path:
+        if not all(part and part not in (".", "..") for part in name.split("/")):
+            raise ValueError(f"invalid store name {name!r}")
+        return self.root / "names" / f"{name}.json"
+
+    def set_name(self, name: str, ref: BlobRef) -> None:
+        path = self._name_path(name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(canonical_json_bytes(ref.__dict__))
+        os.replace(tmp, path)
+
+    def get_name(self, name: str) -> BlobRef | None:
+        path = self._name_path(name)
+        if not path.exists():
+            return None
+        ref = BlobRef(**json.loads(path.read_text()))
+        return ref if self.exists(ref) else None
 
     def count(self) -> int:
         if not self.objects.exists():

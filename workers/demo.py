@@ -20,14 +20,14 @@ from workers.stack import stack_from_env
 from workflows.task_production import STAGES
 
 DEMO_SEEDS = ["seeds/robot-carry", "seeds/table-model"]
-console = Console()
+console = Console(width=max(Console().width, 140))
 
 
 def _progress_table(progress: dict[str, dict]) -> Table:
     table = Table(title="TaskProduction runs")
-    table.add_column("workflow id")
+    table.add_column("workflow id", no_wrap=True)
     for stage in STAGES:
-        table.add_column(stage)
+        table.add_column(stage.replace("-", " ", 1), no_wrap=True)
     marks = {"pending": "·", "running": "[yellow]running[/]", "completed": "[green]done[/]",
              "failed": "[red]FAILED[/]"}
     for wid, p in progress.items():
@@ -69,6 +69,7 @@ async def main() -> int:
                     except WorkflowFailureError as e:
                         results[wid] = e
             live.update(_progress_table(progress))
+    console.print()
 
     failed = {w: r for w, r in results.items() if isinstance(r, BaseException)}
     for wid, err in failed.items():
@@ -77,23 +78,24 @@ async def main() -> int:
     table = Table(title="Evaluation (scripted policies — not model results)")
     for col in ("task", "version", "policy", "k", "avg@k", "pass@k", "reward Δ vs input"):
         table.add_column(col)
-    for r in results.values():
-        if isinstance(r, BaseException):
-            continue
+    done = [results[w] for w in handles if not isinstance(results[w], BaseException)]
+    for r in done:
         for m in r.metrics:
             table.add_row(r.task_id, r.task_version, m.config, str(m.k), _fmt(m.avg_at_k),
-                          _fmt(m.pass_at_k), _fmt(m.reward_delta))
+                          _fmt(m.pass_at_k), _fmt(m.reward_delta, signed=True))
     console.print(table)
-    for r in results.values():
-        if not isinstance(r, BaseException):
-            console.print(f"publication [bold]{r.publication.publication_id}[/]: "
-                          f"{r.publication.path} ({r.publication.file_count} files)")
+    for r in done:
+        console.print(f"publication [bold]{r.publication.publication_id}[/]: "
+                      f"{r.publication.path} ({r.publication.file_count} files)")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
     return 1 if failed else 0
 
 
-def _fmt(x: float | None) -> str:
-    return "—" if x is None else f"{x:.3f}"
+def _fmt(x: float | None, signed: bool = False) -> str:
+    if x is None:
+        return "—"
+    x = round(x, 3) + 0.0  # no "-0.000"
+    return f"{x:+.3f}" if signed else f"{x:.3f}"
 
 
 if __name__ == "__main__":
