@@ -9,67 +9,17 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
 
+from activities.harbor_task import HarborTaskMeta, write_harbor_task
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import BlobRef, EvaluationResult, FrozenTask, PublicationResult
 from contracts.validation import validate_document
-
-TEST_SH = """#!/bin/bash
-# Grades /workspace/outputs/result.blend by measuring it in Blender (bpy); writes Harbor's reward.
-set -euo pipefail
-mkdir -p /logs/verifier
-python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend \\
-    --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json
-python3 - <<'PY'
-import json
-report = json.load(open("/logs/verifier/report.json"))
-json.dump({"reward": report["reward"] or 0.0}, open("/logs/verifier/reward.json", "w"))
-PY
-"""
-
-SOLVE_SH = """#!/bin/bash
-# Reference solution: applies solve.py to the starting scene and saves the delivery.
-set -euo pipefail
-mkdir -p /workspace/outputs
-cd /workspace
-python3 /solution/apply_script.py --in inputs/start.blend --script /solution/solve.py \\
-    --out outputs/result.blend
-"""
-
-DOCKERFILE = """FROM python:3.13-slim
-RUN pip install --no-cache-dir bpy=={bpy_version}
-COPY workspace /workspace
-WORKDIR /workspace
-"""
-
-TASK_TOML = """schema_version = "1.4"
-
-[metadata]
-task_id = "{task_id}"
-task_version = "{task_version}"
-verifier_version = "{verifier_version}"
-pipeline_digest = "{pipeline_digest}"
-workflow_primary = "{workflow}"
-profession_primary = "{profession}"
-
-[verifier]
-timeout_sec = 600.0
-
-[agent]
-timeout_sec = 3600.0
-
-[environment]
-build_timeout_sec = 900.0
-workdir = "/workspace"
-network_mode = "no-network"
-"""
 
 
 @dataclass
@@ -82,13 +32,10 @@ class PublishInput:
 
 
 class PackagingActivities:
-    def __init__(self, store: ContentStore, publications_root: Path, handoff_root: Path,
-                 bpy_version: str, apply_script: Path):
+    def __init__(self, store: ContentStore, publications_root: Path, handoff_root: Path):
         self.store = store
         self.publications_root = publications_root
         self.handoff_root = handoff_root
-        self.bpy_version = bpy_version
-        self.apply_script = apply_script
 
     @activity.defn(name="publish_task")
     def publish_task(self, req: PublishInput) -> PublicationResult:
@@ -131,22 +78,13 @@ class PackagingActivities:
     def _write_contents(self, req: PublishInput, out: Path) -> None:
         pkg = req.frozen.task_package
         task = self.store.get_json(self.store.tree_file(pkg, "tests/task.json"))
-        harbor = out / "task"
-        self.store.materialize_tree(pkg, harbor / "environment" / "workspace", prefix="workspace/")
-        self.store.materialize_tree(pkg, harbor / "tests", prefix="tests/")
-        self.store.materialize_tree(pkg, harbor / "solution", prefix="solution/")
-        self.store.materialize_tree(pkg, out / "private", prefix="private/")
-        self.store.fetch_to(self.store.tree_file(pkg, "instruction.md"), harbor / "instruction.md")
-        shutil.copyfile(self.apply_script, harbor / "solution" / "apply_script.py")
-        _write_exec(harbor / "tests" / "test.sh", TEST_SH)
-        _write_exec(harbor / "solution" / "solve.sh", SOLVE_SH)
-        (harbor / "environment" / "Dockerfile").write_text(
-            DOCKERFILE.format(bpy_version=self.bpy_version))
-        (harbor / "task.toml").write_text(TASK_TOML.format(
+        write_harbor_task(self.store, pkg, out / "task", HarborTaskMeta(
             task_id=req.frozen.task_id, task_version=req.frozen.task_version,
             verifier_version=req.frozen.verifier_version,
             pipeline_digest=req.frozen.pipeline_digest,
-            workflow=task["workflow_primary"], profession=task["profession_primary"]))
+            workflow_primary=task["workflow_primary"],
+            profession_primary=task["profession_primary"]))
+        self.store.materialize_tree(pkg, out / "private", prefix="private/")
         for name, ref in (("evaluation/evaluation-plan.json", req.evaluation.plan),
                           ("evaluation/trials.jsonl", req.evaluation.trials_jsonl),
                           ("evaluation/report.json", req.evaluation.report),
@@ -183,12 +121,6 @@ class PackagingActivities:
             file_count=len(publication["files"]),
             handoff_event=str(events[-1]) if events else "",
         )
-
-
-def _write_exec(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    path.chmod(0o755)
 
 
 def _file_list(root: Path) -> list[dict]:

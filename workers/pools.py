@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from importlib.metadata import version
 
 from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.admission import AdmissionActivities
 from activities.authoring import AuthoringActivities
-from activities.blender.runner import BLENDER_SCRIPTS
 from activities.evaluation import EvaluationActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
@@ -37,8 +35,7 @@ def cpu_activities(settings: Settings) -> list:
     authoring = AuthoringActivities(store)
     review = ReviewActivities(store, PROJECT_ROOT, settings.tasks)
     evaluation = EvaluationActivities(store)
-    packaging = PackagingActivities(store, settings.publications, settings.handoff,
-                                    version("bpy"), BLENDER_SCRIPTS / "apply_script.py")
+    packaging = PackagingActivities(store, settings.publications, settings.handoff)
     return [admission.admit_seed, authoring.validate_draft, authoring.assemble_task_package,
             review.judge_calibration, review.freeze_task, evaluation.write_pilot_record,
             evaluation.write_evaluation_plan, evaluation.write_evaluation_report,

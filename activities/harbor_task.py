@@ -1,0 +1,101 @@
+"""A task package (store tree) written out as a Harbor task directory.
+
+    task.toml  instruction.md  environment/{Dockerfile, workspace/}  tests/  solution/
+
+Used for publications and for running trials through Harbor's own trial API, so the package a
+trial grades and the package that is published are written by the same code.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+
+from activities.blender.runner import BLENDER_SCRIPTS
+from activities.store import ContentStore
+from contracts.payloads import BlobRef
+
+TEST_SH = """#!/bin/bash
+# Grades /workspace/outputs/result.blend by measuring it in Blender (bpy); writes Harbor's reward.
+set -euo pipefail
+mkdir -p /logs/verifier
+python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend \\
+    --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json
+python3 - <<'PY'
+import json
+report = json.load(open("/logs/verifier/report.json"))
+json.dump({"reward": report["reward"] or 0.0}, open("/logs/verifier/reward.json", "w"))
+PY
+"""
+
+SOLVE_SH = """#!/bin/bash
+# Reference solution: applies solve.py to the starting scene and saves the delivery.
+set -euo pipefail
+mkdir -p /workspace/outputs
+cd /workspace
+python3 /solution/apply_script.py --in inputs/start.blend --script /solution/solve.py \\
+    --out outputs/result.blend
+"""
+
+DOCKERFILE = """FROM python:3.13-slim
+RUN pip install --no-cache-dir bpy=={bpy_version}
+COPY workspace /workspace
+WORKDIR /workspace
+"""
+
+TASK_TOML = """schema_version = "1.4"
+
+[metadata]
+task_id = "{task_id}"
+task_version = "{task_version}"
+verifier_version = "{verifier_version}"
+pipeline_digest = "{pipeline_digest}"
+workflow_primary = "{workflow}"
+profession_primary = "{profession}"
+
+[verifier]
+timeout_sec = 600.0
+
+[agent]
+timeout_sec = 3600.0
+
+[environment]
+build_timeout_sec = 900.0
+workdir = "/workspace"
+network_mode = "no-network"
+"""
+
+
+@dataclass
+class HarborTaskMeta:
+    task_id: str
+    task_version: str
+    verifier_version: str
+    pipeline_digest: str
+    workflow_primary: str
+    profession_primary: str
+
+
+def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: HarborTaskMeta) -> Path:
+    """Write the Harbor view of `package` to `dest` (private/ stays out of it)."""
+    store.materialize_tree(package, dest / "environment" / "workspace", prefix="workspace/")
+    store.materialize_tree(package, dest / "tests", prefix="tests/")
+    store.materialize_tree(package, dest / "solution", prefix="solution/")
+    store.fetch_to(store.tree_file(package, "instruction.md"), dest / "instruction.md")
+    shutil.copyfile(BLENDER_SCRIPTS / "apply_script.py", dest / "solution" / "apply_script.py")
+    _write_exec(dest / "tests" / "test.sh", TEST_SH)
+    _write_exec(dest / "solution" / "solve.sh", SOLVE_SH)
+    (dest / "environment" / "Dockerfile").write_text(DOCKERFILE.format(bpy_version=version("bpy")))
+    (dest / "task.toml").write_text(TASK_TOML.format(
+        task_id=meta.task_id, task_version=meta.task_version,
+        verifier_version=meta.verifier_version, pipeline_digest=meta.pipeline_digest,
+        workflow=meta.workflow_primary, profession=meta.profession_primary))
+    return dest
+
+
+def _write_exec(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
