@@ -1,9 +1,11 @@
-# Every target bootstraps .venv (idempotent; see scripts/bootstrap.sh).
+# Every target bootstraps the system packages the sandbox needs and .venv (both idempotent;
+# see scripts/system-deps.sh and scripts/bootstrap.sh).
 PY := .venv/bin/python
 
 .PHONY: venv demo test up down status clean
 
 venv:
+	@bash scripts/system-deps.sh >/dev/null
 	@bash scripts/bootstrap.sh
 
 demo: venv

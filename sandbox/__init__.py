@@ -1,0 +1,7 @@
+"""The isolated trial runtime: a Harbor environment (sandbox.environment) over per-slot users,
+bubblewrap namespaces, Landlock, rlimits, cgroups and a loopback-only network namespace per
+trial (sandbox.isolation), plus the Blender MCP host that runs inside it (sandbox/runtime/).
+
+Import the environment by path, `sandbox.environment:ArkevoSandboxEnvironment`; nothing is
+imported here so that the runtime/ scripts stay usable without Harbor.
+"""

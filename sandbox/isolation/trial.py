@@ -1,0 +1,289 @@
+"""One trial's sandbox: a slot, a cgroup, its namespaces, and a way to launch processes in it.
+
+Harbor-agnostic (the Harbor adapter is sandbox/environment.py). Every process goes
+
+    worker (root) -> bwrap (new mount/ipc/uts namespaces with the view; the trial's pid
+    namespace) -> launcher (its cgroup, the trial's netns, rlimits, no_new_privs, uid drop, own
+    user namespace, Landlock) -> the command
+
+and is started with an empty environment plus an explicit allow-list, never the worker's. The
+bwrap options (environment values included) travel through a memfd (`--args`), so they show
+neither in the host's process list nor in the sandbox's /proc; only the command does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import re
+import shutil
+import threading
+from pathlib import Path, PurePosixPath
+
+from sandbox.isolation import host
+from sandbox.isolation.bwrap import LAUNCHER_DIR, RUNTIME_DIR, Bind, SandboxView
+from sandbox.isolation.cgroups import Cgroup, TrialCgroup, remove_stale_groups
+from sandbox.isolation.layout import Layout, Root
+from sandbox.isolation.trialns import TrialNamespaces
+from sandbox.isolation.settings import SandboxSettings
+from sandbox.isolation.slots import Slot, SlotPool
+
+_HERE = Path(__file__).resolve().parent
+_LAUNCHER_FILES = ("launcher.py", "landlock.py")
+_BWRAP_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
+LAUNCH_STATUS_TIMEOUT_SEC = 60.0
+
+
+class SandboxUnavailable(RuntimeError):
+    """The host cannot run the sandbox (missing Landlock, bwrap, cgroups, root...)."""
+
+
+class LaunchFailed(RuntimeError):
+    """The sandbox could not be set up around a command: an infrastructure fault."""
+
+
+class TrialSandbox:
+    def __init__(self, settings: SandboxSettings, *, name: str, workdir: PurePosixPath,
+                 memory_bytes: int, cpus: float | None = None, verifier: bool = False):
+        self.settings = settings
+        self.name = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:80] or "trial"
+        self.workdir = workdir
+        self.memory_bytes = memory_bytes
+        self.cpus = cpus
+        self.verifier = verifier
+        self.pool = SlotPool(settings.base_dir, settings.slots, settings.user_prefix)
+        self.slot: Slot | None = None
+        self.layout: Layout | None = None
+        self.cgroup: TrialCgroup | None = None
+        self.namespaces: TrialNamespaces | None = None
+        self._processes: list[asyncio.subprocess.Process] = []
+        self._launches = 0
+        self.hits: dict[str, int] = {}
+
+    # -- lifecycle -----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        found = host.problems(self.settings.python_prefix, self.settings.python_base_prefix)
+        if found:
+            raise SandboxUnavailable("arkevo sandbox cannot run here: " + "; ".join(found))
+        self.slot = await asyncio.to_thread(self.pool.acquire, self.settings.slot_wait_sec)
+        try:
+            self.namespaces = TrialNamespaces()
+            await self.namespaces.create()
+            await asyncio.to_thread(self._open_resources)
+        except BaseException:
+            await self.close()
+            raise
+
+    def _open_resources(self) -> None:
+        slot = self.slot
+        # Named after the slot user, whose lock we hold: whatever group of that user is still
+        # there was left by a worker that died, and can go.
+        remove_stale_groups(f"{slot.user}--")
+        self.cgroup = TrialCgroup(f"{slot.user}--{self.name}", memory_bytes=self.memory_bytes,
+                                  pids_max=self.settings.pids_max, cpus=self.cpus)
+        self.cgroup.create()
+        self._install_launcher()
+        roots = [
+            Root(self.workdir, slot.dir("workspace"), True),
+            Root(PurePosixPath("/tmp"), slot.dir("tmp"), True),
+            Root(PurePosixPath(slot.container_home), slot.dir("home"), True),
+            Root(PurePosixPath("/logs"), slot.dir("logs"), True),
+            Root(PurePosixPath("/tests"), slot.dir("tests"), False),
+            Root(PurePosixPath("/solution"), slot.dir("solution"), False),
+        ]
+        if self.verifier:
+            roots.append(Root(PurePosixPath("/private"), slot.dir("private"), False))
+        self.layout = Layout(roots)
+
+    async def close(self) -> dict:
+        """Kill every process of the trial, drop its cgroup and netns, wipe and free the slot."""
+        stats: dict = {}
+        errors: list[BaseException] = []
+        if self.namespaces is not None:
+            # The trial's init dies and the kernel kills its whole pid namespace; each bwrap
+            # then reaps its own child and exits.
+            await self.namespaces.close()
+            self.namespaces = None
+        for process in self._processes:
+            await self._reap(process)
+        self._processes.clear()
+        if self.cgroup is not None:
+            try:
+                stats = {**self.cgroup.stats(), **self.hits}
+                await asyncio.to_thread(self.cgroup.remove)
+            except Exception as exc:  # noqa: BLE001 - keep releasing the rest
+                errors.append(exc)
+            self.cgroup = None
+        if self.slot is not None:
+            try:
+                await asyncio.to_thread(self.pool.release, self.slot)
+            except Exception as exc:  # noqa: BLE001
+                errors.append(exc)
+            self.slot = None
+        if errors:
+            raise errors[0]
+        return stats
+
+    @property
+    def is_open(self) -> bool:
+        return self.slot is not None
+
+    # -- what a process sees -------------------------------------------------------------
+
+    @property
+    def python(self) -> str:
+        """The venv's interpreter (with bpy), at the same absolute path inside the sandbox."""
+        return str(self.settings.python_prefix / "bin" / "python3")
+
+    def base_env(self) -> dict[str, str]:
+        slot = self.slot
+        env = {
+            "PATH": f"{self.settings.python_prefix}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
+            "HOME": slot.container_home,
+            "USER": slot.user,
+            "LOGNAME": slot.user,
+            "TMPDIR": "/tmp",
+            "LANG": "C.UTF-8",
+            "VIRTUAL_ENV": str(self.settings.python_prefix),
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        if self._runtime_dir() is not None:
+            env["PYTHONPATH"] = RUNTIME_DIR
+        return env
+
+    def _runtime_dir(self) -> Path | None:
+        runtime = self.settings.runtime_dir
+        return runtime if runtime is not None and runtime.is_dir() else None
+
+    def view(self, env: dict[str, str]) -> SandboxView:
+        settings = self.settings
+        binds = [Bind(settings.python_prefix, str(settings.python_prefix), "ro")]
+        if not settings.python_prefix.is_relative_to(settings.python_base_prefix):
+            binds.append(Bind(settings.python_base_prefix, str(settings.python_base_prefix), "ro"))
+        if (runtime := self._runtime_dir()) is not None:
+            binds.append(Bind(runtime, RUNTIME_DIR, "ro"))
+        binds.append(Bind(settings.base_dir / "launcher", LAUNCHER_DIR, "ro"))
+        binds += self.layout.binds()
+        binds += [Bind(Path(device), device, "dev") for device in settings.devices]
+        return SandboxView(binds=binds, pidns_fd=self.namespaces.pid_fd,
+                           hostname=f"sandbox-{self.slot.index}", env=env)
+
+    def _install_launcher(self) -> None:
+        """Copy the launcher where the sandbox can see it (never the project tree itself)."""
+        folder = self.settings.base_dir / "launcher"
+        folder.mkdir(mode=0o755, exist_ok=True)
+        folder.chmod(0o755)
+        for name in _LAUNCHER_FILES:
+            source, target = _HERE / name, folder / name
+            data = source.read_bytes()
+            if target.exists() and target.read_bytes() == data:
+                continue
+            tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+            tmp.write_bytes(data)
+            tmp.chmod(0o644)
+            os.replace(tmp, target)
+
+    # -- launching -------------------------------------------------------------------------
+
+    async def launch(self, argv: list[str], *, env: dict[str, str], cwd: str,
+                     stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                     stderr=asyncio.subprocess.PIPE, track: bool = False, kind: str = "x"
+                     ) -> tuple[asyncio.subprocess.Process, Cgroup]:
+        """Start argv in the sandbox; returns once the launcher confirmed every layer holds.
+
+        Returns the bwrap process (its stdio are the command's) and the launch's own child
+        cgroup, which holds the command and everything it forks. Raises LaunchFailed when a
+        layer could not be set up (the command never ran).
+        """
+        if not self.is_open:
+            raise LaunchFailed("the sandbox is not started")
+        self._launches += 1
+        group = await asyncio.to_thread(self.cgroup.child, f"{kind}{self._launches}")
+        inner_env = {**self.base_env(), **env}
+        status_r, status_w = os.pipe()
+        cgroup_fds = group.procs_fds()
+        view = self.view(inner_env)
+        config = {
+            "uid": self.slot.uid, "gid": self.slot.gid, "cwd": cwd,
+            "rlimits": self.settings.rlimits(),
+            "landlock": view.landlock_rules(), "landlock_required": self.settings.require_landlock,
+            "cgroup_fds": cgroup_fds, "netns_fd": self.namespaces.net_fd, "status_fd": status_w,
+        }
+        launcher_python = os.path.realpath(self.python)  # base interpreter; -S: no site, no bpy
+        # Options (environment values included) go through the memfd; bwrap takes the
+        # command itself only from its real argv.
+        command = [launcher_python, "-I", "-S", f"{LAUNCHER_DIR}/launcher.py",
+                   json.dumps(config), "--", *argv]
+        args_fd = os.memfd_create("arkevo-bwrap-args", 0)
+        try:
+            os.write(args_fd, b"".join(a.encode() + b"\0" for a in view.bwrap_args()))
+            os.lseek(args_fd, 0, os.SEEK_SET)
+            process = await asyncio.create_subprocess_exec(
+                shutil.which("bwrap") or "bwrap", "--args", str(args_fd), "--", *command,
+                stdin=stdin, stdout=stdout, stderr=stderr, env=_BWRAP_ENV,
+                pass_fds=(args_fd, status_w, self.namespaces.net_fd, self.namespaces.pid_fd,
+                          *cgroup_fds),
+                start_new_session=True, limit=1024 * 1024)
+        finally:
+            for fd in (args_fd, status_w, *cgroup_fds):
+                os.close(fd)
+        if track:
+            self._processes.append(process)
+        # The launcher writes "ok" or its error; EOF (b"") means bwrap died before it ran.
+        reader = asyncio.ensure_future(asyncio.to_thread(os.read, status_r, 4096))
+        try:
+            done, _ = await asyncio.wait({reader}, timeout=LAUNCH_STATUS_TIMEOUT_SEC)
+            if done:
+                status = reader.result()
+            else:
+                await self.end(process, group, kill=True)  # closes the write ends: read returns
+                await reader
+                status = b"launcher did not report within %ds" % LAUNCH_STATUS_TIMEOUT_SEC
+        finally:
+            if reader.done():
+                os.close(status_r)
+        if status != b"ok":
+            await self.end(process, group, kill=True)
+            detail = status.decode(errors="replace")
+            if not detail and process.stderr is not None:
+                detail = (await process.stderr.read()).decode(errors="replace").strip()
+            raise LaunchFailed(f"sandbox launch failed: {detail or 'bwrap exited early'}")
+        return process, group
+
+    async def end(self, process: asyncio.subprocess.Process, group: Cgroup, *,
+                  kill: bool) -> dict[str, int]:
+        """Close one launch. kill=True: the command and everything it forked go (its cgroup
+        first, so bwrap, still alive, reaps its child itself — killing bwrap first would leave
+        that child a zombie of the host's init). kill=False: the command has exited; what it
+        left running in the background lives on until close(), like in a container.
+
+        Returns the limits the launch hit (oom_kills, pids_limit_hits) and, when not killed,
+        how many processes it left running (left_running)."""
+        def settle() -> dict[str, int]:
+            events = {k: v for k, v in group.events().items() if v}
+            if kill:
+                group.remove()
+            elif not group.remove_if_empty():
+                events["left_running"] = len(group.pids())
+            return events
+
+        try:
+            outcome = await asyncio.to_thread(settle)
+        except Exception as exc:  # noqa: BLE001 - still reap bwrap below
+            outcome = {"cleanup_error": str(exc)}
+        for key in ("oom_kills", "pids_limit_hits"):
+            self.hits[key] = self.hits.get(key, 0) + outcome.get(key, 0)
+        await self._reap(process)
+        return outcome
+
+    async def _reap(self, process: asyncio.subprocess.Process) -> None:
+        try:
+            await asyncio.wait_for(process.wait(), 2)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(process.wait(), 10)
