@@ -1,0 +1,410 @@
+"""A model that operates Blender through MCP tools: a Chat Completions tool-calling loop.
+
+    agent: {"import_path": "sandbox.agents.llm:LlmAgent", "kwargs": {"max_steps": 30}}
+
+The endpoint is any OpenAI-compatible ``/chat/completions``, configured from the worker's
+environment: ``ARKEVO_LLM_BASE_URL`` (e.g. ``https://host/v1``), ``ARKEVO_LLM_MODEL`` (or Harbor's
+``model_name``) and ``ARKEVO_LLM_API_KEY``.  The loop runs in the worker; the sandbox sees only
+MCP tool calls, so keys never enter it.
+
+One step = one model call.  The MCP tools (``list_tools``) are offered as function tools; every
+tool call is executed through the MCP session and its result fed back, until the model answers
+without tool calls (``final_answer``) or ``max_steps`` calls were made
+(``step_budget_exhausted``).  Either way the open scene is then saved as the delivery.
+A malformed tool call (arguments that are not a JSON object, an unknown tool) is answered to the
+model as an error tool result.  HTTP 429, 5xx and transport errors are retried with exponential
+backoff and jitter, honouring Retry-After, up to ``max_attempts``; then
+``ModelEndpointUnavailable`` is raised -- an infrastructure failure, never the model's 0.
+
+The trajectory is written as ATIF (``trajectory.json`` in the agent logs dir) with every secret
+value of the worker's environment redacted (``sandbox.agents.redaction``); tool arguments are
+redacted before they are sent into the sandbox, tool outputs before the model sees them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import random
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, cast
+
+import httpx
+from harbor.agents.base import BaseAgent
+from harbor.agents.capabilities import AgentCapabilities
+from harbor.environments.base import BaseEnvironment
+from harbor.models.agent.context import AgentContext
+from harbor.models.trajectories import (
+    Agent as AtifAgent,
+    FinalMetrics,
+    Metrics,
+    Observation,
+    ObservationResult,
+    Step,
+    ToolCall,
+    Trajectory,
+)
+from harbor.utils.trajectory_utils import format_trajectory_json
+from mcp import types
+from mcp.shared.exceptions import McpError
+from pydantic import Field
+
+from sandbox.agents.redaction import Redactor
+from sandbox.agents.scripted import McpAgentOptions
+from sandbox.mcp_session import BlenderMcpSession, require_spawning, save_code, tool_result_text
+
+BASE_URL_ENV, MODEL_ENV, API_KEY_ENV = "ARKEVO_LLM_BASE_URL", "ARKEVO_LLM_MODEL", "ARKEVO_LLM_API_KEY"
+
+# Stock blender_mcp tools that cannot work in the sandbox (network, telemetry, a GUI viewport).
+UNUSABLE_TOOLS = ["disable_telemetry", "record_trajectory_feedback", "generate_3d", "search_assets",
+                  "import_asset", "look"]
+
+SYSTEM_PROMPT = """You operate Blender through tools. The task's starting scene ({blend}) \
+is already open. The task's public files are in the working directory ({workdir}).
+Use execute_blender_code to inspect and change the scene with bpy; print what you need to know.
+When the task is done, answer with a short summary and no tool call. The open scene is then \
+saved as your delivery ({delivery}); do not save over the starting scene."""
+
+
+class ModelEndpointError(RuntimeError):
+    """The model endpoint failed in a way retrying will not fix (bad request, auth, bad reply).
+    Infrastructure or configuration: never scored as the model's 0."""
+
+
+class ModelEndpointUnavailable(ModelEndpointError):
+    """The endpoint kept answering 429/5xx or failing at transport level after every retry."""
+
+
+class LlmAgentOptions(McpAgentOptions):
+    max_steps: int = Field(30, ge=1, description="model calls before the run ends")
+    request_timeout_sec: float = Field(300.0, gt=0, description="read/write timeout of one model call")
+    connect_timeout_sec: float = Field(10.0, gt=0)
+    max_attempts: int = Field(6, ge=1, description="tries per model call (429, 5xx, transport errors)")
+    backoff_initial_sec: float = Field(1.0, ge=0)
+    backoff_max_sec: float = Field(60.0, ge=0)
+    retry_after_max_sec: float = Field(300.0, ge=0, description="cap on a server's Retry-After")
+    temperature: float | None = None
+    max_tokens: int | None = Field(None, ge=1)
+    max_tool_output_chars: int = Field(20_000, ge=200, description="tool output fed back, truncated")
+    exclude_tools: list[str] = Field(default_factory=lambda: list(UNUSABLE_TOOLS))
+
+
+class ChatCompletionsClient:
+    """POST /chat/completions with bounded retries; records each retry for the trajectory."""
+
+    def __init__(self, base_url: str, model: str, api_key: str | None, opts: LlmAgentOptions,
+                 redactor: Redactor) -> None:
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.model = model
+        self.opts = opts
+        self.redactor = redactor
+        self.retries: list[dict[str, Any]] = []
+        self.calls = 0
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(
+            opts.request_timeout_sec, connect=opts.connect_timeout_sec))
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        backoff = min(self.opts.backoff_max_sec, self.opts.backoff_initial_sec * 2 ** (attempt - 1))
+        delay = backoff / 2 + random.uniform(0, backoff / 2)  # jitter: retries of many trials spread out
+        if retry_after is not None:
+            delay = max(delay, min(retry_after, self.opts.retry_after_max_sec))
+        return delay
+
+    async def complete(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            body |= {"tools": tools, "tool_choice": "auto"}
+        if self.opts.temperature is not None:
+            body["temperature"] = self.opts.temperature
+        if self.opts.max_tokens is not None:
+            body["max_tokens"] = self.opts.max_tokens
+        self.calls += 1
+        reason = ""
+        for attempt in range(1, self.opts.max_attempts + 1):
+            retry_after = None
+            try:
+                response = await self._http.post(self.url, json=body)
+            except httpx.HTTPError as exc:  # timeouts and connection failures
+                reason = f"{type(exc).__name__}: {exc}"
+            else:
+                if response.status_code == 429 or response.status_code >= 500:
+                    reason = f"HTTP {response.status_code}"
+                    retry_after = parse_retry_after(response.headers.get("retry-after"))
+                elif response.status_code >= 400:
+                    raise ModelEndpointError(self.redactor.text(
+                        f"model endpoint answered HTTP {response.status_code}: {response.text[:500]}"))
+                else:
+                    try:
+                        return response.json()
+                    except ValueError:
+                        raise ModelEndpointError(self.redactor.text(
+                            f"model endpoint sent a non-JSON reply: {response.text[:200]!r}")) from None
+            if attempt == self.opts.max_attempts:
+                break
+            delay = self._delay(attempt, retry_after)
+            self.retries.append({"call": self.calls, "attempt": attempt, "reason": self.redactor.text(reason),
+                                 "retry_after": retry_after, "delay_sec": round(delay, 3)})
+            await asyncio.sleep(delay)
+        raise ModelEndpointUnavailable(self.redactor.text(
+            f"model endpoint {self.url} still failing after {self.opts.max_attempts} attempts; "
+            f"last: {reason}"))
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Retry-After as seconds (delta-seconds or an HTTP date); None if absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
+
+
+def openai_tools(tools: list[types.Tool]) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {
+        "name": t.name, "description": t.description or "", "parameters": t.inputSchema}}
+        for t in tools]
+
+
+def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
+    """(arguments, None) or (None, error message for the model)."""
+    if isinstance(raw, dict):
+        return raw, None
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        return {}, None
+    try:
+        parsed = json.loads(raw)
+    except (TypeError, ValueError) as exc:
+        return None, f"the arguments are not valid JSON ({exc}); send a JSON object"
+    if not isinstance(parsed, dict):
+        return None, f"the arguments must be a JSON object, got {type(parsed).__name__}"
+    return parsed, None
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+class LlmAgent(BaseAgent):
+    capabilities = AgentCapabilities(atif=True)
+    options_model = LlmAgentOptions
+    TRAJECTORY_FILE = "trajectory.json"
+
+    @staticmethod
+    def name() -> str:
+        return "arkevo-llm-mcp"
+
+    def version(self) -> str:
+        return "1.0.0"
+
+    @property
+    def opts(self) -> LlmAgentOptions:
+        return cast(LlmAgentOptions, self.options)  # parsed by BaseAgent from kwargs
+
+    @classmethod
+    def preflight(cls, kwargs=None, env=None) -> None:
+        super().preflight(kwargs, env)
+        source = {**os.environ, **(env or {})}
+        if not source.get(BASE_URL_ENV):
+            raise ValueError(f"{cls.name()}: {BASE_URL_ENV} is not set")
+
+    def _endpoint(self) -> tuple[str, str, str | None]:
+        base_url = self._get_env(BASE_URL_ENV)
+        model = self._get_env(MODEL_ENV) or self.model_name
+        if not base_url or not model:
+            raise ModelEndpointError(f"set {BASE_URL_ENV} and {MODEL_ENV} (or model_name) on the worker")
+        return base_url, model, self._get_env(API_KEY_ENV)
+
+    async def setup(self, environment: BaseEnvironment) -> None:
+        require_spawning(environment)
+        self._endpoint()
+
+    async def run(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
+        base_url, model, api_key = self._endpoint()
+        redactor = Redactor.from_environ(os.environ, self._extra_env)
+        client = ChatCompletionsClient(base_url, model, api_key, self.opts, redactor)
+        run = _Run(self, instruction, model, client, redactor, context)
+        try:
+            async with BlenderMcpSession(environment, self.opts.mcp, log_dir=self.logs_dir) as session:
+                await run.loop(session)
+                await run.deliver(session)
+        except BaseException as exc:  # cancellation (agent timeout) included: recorded, re-raised
+            run.failed(exc)
+            raise
+        finally:
+            await client.aclose()
+            run.finish()
+
+
+class _Run:
+    """State of one LlmAgent run: the chat history, the ATIF steps, the context it fills."""
+
+    def __init__(self, agent: LlmAgent, instruction: str, model: str, client: ChatCompletionsClient,
+                 redactor: Redactor, context: AgentContext) -> None:
+        self.agent, self.opts, self.model = agent, agent.opts, model
+        self.instruction, self.client, self.redactor, self.context = instruction, client, redactor, context
+        self.messages: list[dict[str, Any]] = []
+        self.steps: list[Step] = []
+        self.tool_defs: list[dict[str, Any]] = []
+        self.stop_reason: str | None = None
+        self.error: str | None = None
+        self.delivery: str | None = None
+        self.model_calls = self.tool_calls = self.bad_tool_calls = 0
+        self.prompt_tokens = self.completion_tokens = 0
+        self.started = time.monotonic()
+
+    def _step(self, **fields: Any) -> Step:
+        step = Step(step_id=len(self.steps) + 1, timestamp=_now(), **fields)
+        self.steps.append(step)
+        return step
+
+    async def loop(self, session: BlenderMcpSession) -> None:
+        tools = [t for t in await session.list_tools() if t.name not in self.opts.exclude_tools]
+        self.tool_defs = openai_tools(tools)
+        names = {t.name for t in tools}
+        system = SYSTEM_PROMPT.format(blend=self.opts.mcp.blend, workdir=self.opts.mcp.workdir,
+                                      delivery=self.opts.delivery_path)
+        self.messages = [{"role": "system", "content": system},
+                         {"role": "user", "content": self.instruction}]
+        self._step(source="system", message=system)
+        self._step(source="user", message=self.instruction)
+
+        for _ in range(self.opts.max_steps):
+            reply = await self.client.complete(self.messages, self.tool_defs)
+            self.model_calls += 1
+            message, usage = self._read_reply(reply)
+            calls = self._normalise_calls(message.get("tool_calls") or [])
+            # Redacted too: the history is sent back to the endpoint on every call.
+            self.messages.append(self.redactor.value({"role": "assistant", "content": message.get("content"),
+                                                      **({"tool_calls": calls} if calls else {})}))
+            atif_calls, results = [], []
+            for call in calls:
+                arguments, output, extra = await self._execute(session, call, names)
+                atif_calls.append(ToolCall(tool_call_id=call["id"], function_name=call["function"]["name"],
+                                           arguments=arguments, extra=extra))
+                results.append(ObservationResult(source_call_id=call["id"], content=output))
+                self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+            self._step(source="agent", model_name=self.model, message=message.get("content") or "",
+                       reasoning_content=message.get("reasoning_content") or None,
+                       tool_calls=atif_calls or None,
+                       observation=Observation(results=results) if results else None,
+                       metrics=Metrics(prompt_tokens=usage.get("prompt_tokens"),
+                                       completion_tokens=usage.get("completion_tokens")),
+                       llm_call_count=1)
+            self._update_context()
+            if not calls:
+                self.stop_reason = "final_answer"
+                return
+        self.stop_reason = "step_budget_exhausted"
+
+    def _read_reply(self, reply: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        try:
+            message = reply["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError):
+            raise ModelEndpointError(self.redactor.text(
+                f"model reply has no choices[0].message: {json.dumps(reply)[:300]}")) from None
+        usage = reply.get("usage") or {}
+        self.prompt_tokens += usage.get("prompt_tokens") or 0
+        self.completion_tokens += usage.get("completion_tokens") or 0
+        return message, usage
+
+    def _normalise_calls(self, raw_calls: list[Any]) -> list[dict[str, Any]]:
+        """Tool calls as they go back into the history: every call has an id and a function name,
+        so each gets exactly one answering tool message, even a malformed one."""
+        calls = []
+        for i, raw in enumerate(raw_calls):
+            raw = raw if isinstance(raw, dict) else {}
+            function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+            arguments = function.get("arguments")
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments or {})
+            calls.append({
+                "id": str(raw.get("id") or f"call_{self.model_calls}_{i}"), "type": "function",
+                "function": {"name": str(function.get("name") or ""), "arguments": arguments},
+            })
+        return calls
+
+    async def _execute(self, session: BlenderMcpSession, call: dict[str, Any],
+                       names: set[str]) -> tuple[dict[str, Any], str, dict[str, Any] | None]:
+        """Run one tool call; returns (arguments for the record, output for the model, extra)."""
+        name, raw = call["function"]["name"], call["function"]["arguments"]
+        arguments, error = parse_arguments(raw)
+        if error is None and name not in names:
+            error = f"unknown tool {name!r}; the tools are: {', '.join(sorted(names))}"
+        if error is not None:
+            self.bad_tool_calls += 1
+            record = arguments if arguments is not None else {"raw_arguments": raw}
+            return self.redactor.value(record), f"Error: {error}", {"error": "malformed_tool_call"}
+        # Redacted before it enters the sandbox: a secret never crosses, even if a model emits one.
+        arguments = self.redactor.value(arguments)
+        self.tool_calls += 1
+        try:
+            result = await session.call_tool(name, arguments)
+            output = tool_result_text(result)
+            if result.isError:
+                output = f"Error: {output}"
+        except McpError as exc:
+            output = f"Error: tool call failed: {exc}"
+        output = self.redactor.text(output)
+        limit = self.opts.max_tool_output_chars
+        if len(output) > limit:
+            output = output[:limit] + f"\n[... {len(output) - limit} more characters truncated]"
+        return arguments, output, None
+
+    async def deliver(self, session: BlenderMcpSession) -> None:
+        call_id = "deliver"
+        self.delivery = await session.save(self.opts.delivery_path)
+        self._step(source="agent", message="save the open scene as the delivery", llm_call_count=0,
+                   tool_calls=[ToolCall(tool_call_id=call_id, function_name="execute_blender_code",
+                                        arguments={"code": save_code(self.opts.delivery_path)})],
+                   observation=Observation(results=[ObservationResult(
+                       source_call_id=call_id, content=f"saved {self.delivery}")]))
+
+    def _update_context(self) -> None:
+        ctx = self.context
+        ctx.n_input_tokens, ctx.n_output_tokens = self.prompt_tokens, self.completion_tokens
+        ctx.metadata = self.redactor.value({
+            "model": self.model, "endpoint": self.client.url, "stop_reason": self.stop_reason,
+            "steps": self.model_calls, "max_steps": self.opts.max_steps, "tool_calls": self.tool_calls,
+            "malformed_tool_calls": self.bad_tool_calls, "endpoint_retries": len(self.client.retries),
+            "delivery": self.delivery, "error": self.error,
+            "seconds": round(time.monotonic() - self.started, 1),
+        })
+
+    def failed(self, exc: BaseException) -> None:
+        self.stop_reason = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
+        self.error = self.redactor.text(f"{type(exc).__name__}: {exc}")
+
+    def finish(self) -> None:
+        """Fill the context and write the redacted trajectory; runs on failure too."""
+        self._update_context()
+        if not self.steps:
+            return
+        trajectory = Trajectory(
+            session_id=self.agent.session_id, agent=AtifAgent(
+                name=self.agent.name(), version=self.agent.version(), model_name=self.model,
+                tool_definitions=self.tool_defs or None),
+            steps=self.steps,
+            final_metrics=FinalMetrics(total_prompt_tokens=self.prompt_tokens,
+                                       total_completion_tokens=self.completion_tokens,
+                                       total_steps=len(self.steps)),
+            extra={"stop_reason": self.stop_reason, "error": self.error,
+                   "endpoint_retries": self.client.retries, "delivery": self.delivery},
+        )
+        data = self.redactor.value(trajectory.to_json_dict())
+        path = Path(self.agent.logs_dir) / LlmAgent.TRAJECTORY_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(format_trajectory_json(data), encoding="utf-8")

@@ -1,0 +1,124 @@
+"""Scripted solver policies that act on Blender only through MCP tool calls.
+
+    agent: {"import_path": "sandbox.agents.scripted:ScriptedMcpAgent",
+            "kwargs": {"policy": "oracle", "script_path": "<host path>/solution/solve.py"}}
+
+* ``nop``: saves the untouched scene as the delivery;
+* ``oracle``: the task's reference solution, ``script``: any other bpy script (a calibration
+  defect or variant).  The script is read here, on the worker -- the solver sandbox never sees
+  ``solution/`` or calibration files -- and sent through the ``execute_blender_code`` tool, run
+  with the globals ``activities/blender/apply_script.py`` gives it (``bpy``, ``__name__ ==
+  "__main__"``, ``__file__``), then the scene is saved as the delivery.
+
+Every record labels the run a scripted policy: these are not model results.  A script that
+raises inside Blender fails the run (``ScriptFailed``) and no delivery is written, as with
+apply_script.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Literal, cast
+
+from harbor.agents.base import BaseAgent
+from harbor.agents.options import AgentOptions
+from harbor.environments.base import BaseEnvironment
+from harbor.models.agent.context import AgentContext
+from pydantic import Field, model_validator
+
+from sandbox.agents.redaction import Redactor
+from sandbox.mcp_session import BlenderMcpSession, McpSessionConfig, require_spawning, tool_result_text
+
+SCRIPT_OK_MARKER = "ARKEVO_SCRIPT_OK"
+POLICY_LABEL = "scripted policy (not a model result)"
+
+
+class McpAgentOptions(AgentOptions):
+    """Options shared by the MCP agents: where the session runs and where the delivery goes."""
+
+    mcp: McpSessionConfig = Field(default_factory=McpSessionConfig)
+    delivery_path: str = Field("outputs/result.blend",
+                               description="delivery .blend inside the sandbox, relative to mcp.workdir")
+
+
+class ScriptedMcpAgentOptions(McpAgentOptions):
+    policy: Literal["nop", "oracle", "script"] = "nop"
+    script_path: str | None = Field(None, description="bpy script on the worker (oracle/script)")
+
+    @model_validator(mode="after")
+    def _script_matches_policy(self) -> ScriptedMcpAgentOptions:
+        if self.policy == "nop":
+            if self.script_path is not None:
+                raise ValueError("policy 'nop' takes no script_path")
+        elif self.script_path is None:
+            raise ValueError(f"policy {self.policy!r} needs script_path")
+        elif not Path(self.script_path).is_file():
+            raise ValueError(f"script_path not found: {self.script_path}")
+        return self
+
+
+class ScriptFailed(RuntimeError):
+    """The scripted policy's bpy script raised inside Blender."""
+
+
+def script_call_code(source: str, filename: str) -> str:
+    """Code for execute_blender_code that runs ``source`` as apply_script would: own globals,
+    ``__name__ == "__main__"``, tracebacks naming ``filename`` and its real line numbers."""
+    return (
+        "import bpy\n"
+        f"exec(compile({source!r}, {filename!r}, 'exec'),"
+        f" {{'bpy': bpy, '__name__': '__main__', '__file__': {filename!r}}})\n"
+        f"print({SCRIPT_OK_MARKER!r})\n"
+    )
+
+
+class ScriptedMcpAgent(BaseAgent):
+    options_model = ScriptedMcpAgentOptions
+    LOG_FILE = "scripted-mcp.txt"
+
+    @staticmethod
+    def name() -> str:
+        return "arkevo-scripted-mcp"
+
+    def version(self) -> str:
+        return "1.0.0"
+
+    @property
+    def opts(self) -> ScriptedMcpAgentOptions:
+        return cast(ScriptedMcpAgentOptions, self.options)  # parsed by BaseAgent from kwargs
+
+    async def setup(self, environment: BaseEnvironment) -> None:
+        require_spawning(environment)
+
+    async def run(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
+        opts = self.opts
+        script = Path(opts.script_path) if opts.script_path else None
+        source = script.read_text(encoding="utf-8") if script else None
+        metadata = {
+            "policy": opts.policy, "label": POLICY_LABEL, "scripted": True,
+            "script": script.name if script else None,
+            "script_sha256": hashlib.sha256(source.encode()).hexdigest() if source else None,
+            "tool_calls": [], "delivery": None,
+        }
+        context.metadata = metadata
+        log: list[str] = []
+        redactor = Redactor.from_environ()
+        self.logs_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            async with BlenderMcpSession(environment, opts.mcp, log_dir=self.logs_dir) as session:
+                if source is not None:
+                    metadata["tool_calls"].append("execute_blender_code")
+                    result = await session.call_tool(
+                        "execute_blender_code", {"code": script_call_code(source, script.name)})
+                    text = tool_result_text(result)
+                    log += [f"$ execute_blender_code <{script.name}>", text]
+                    if result.isError or SCRIPT_OK_MARKER not in text:
+                        raise ScriptFailed(f"{opts.policy} script {script.name} failed in Blender:\n"
+                                           f"{redactor.text(text)}")
+                metadata["tool_calls"].append("execute_blender_code")
+                metadata["delivery"] = await session.save(opts.delivery_path)
+                log.append(f"$ save -> {metadata['delivery']}")
+        finally:
+            (self.logs_dir / self.LOG_FILE).write_text(redactor.text("\n".join(log) + "\n"),
+                                                       encoding="utf-8")

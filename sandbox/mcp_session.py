@@ -1,0 +1,378 @@
+"""Worker-side MCP session with a Blender that runs inside a trial's sandbox.
+
+    async with BlenderMcpSession(environment, McpSessionConfig()) as session:
+        tools = await session.list_tools()
+        result = await session.call_tool("execute_blender_code", {"code": "..."})
+        await session.save("outputs/result.blend")
+
+Two long-lived processes are spawned inside the sandbox through ``environment.spawn``: the
+headless Blender host (``sandbox/runtime/blender_mcp_host.py``, importable as
+``blender_mcp_host`` because the runtime folder is on the sandbox's PYTHONPATH), which opens the
+start .blend and serves the add-on protocol on loopback, and the stock MCP server
+(``python -m blender_mcp.server``), which talks to it over the sandbox's own loopback.  The worker
+speaks MCP with the server over the spawned process's stdin/stdout, so only MCP tool calls cross
+the sandbox boundary; no worker environment variable is passed in (keys stay on the worker).
+
+The environment needs only ``spawn(argv, *, env=None, cwd=None)`` returning an
+``asyncio.subprocess.Process`` with stdin/stdout/stderr pipes, and a ``python`` property.
+A host or server that dies, never gets ready, or a save that fails raises ``McpSessionError``:
+an infrastructure failure, not the solver's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import json
+import logging
+import time
+from contextlib import AsyncExitStack, asynccontextmanager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Protocol
+
+import anyio
+from mcp import ClientSession, types
+from mcp.shared.exceptions import McpError
+from mcp.shared.message import SessionMessage
+from pydantic import BaseModel, ConfigDict, Field
+
+logger = logging.getLogger(__name__)
+
+READY_MARKER = "ARKEVO_MCP_HOST_READY"  # printed by blender_mcp_host once it listens
+SAVE_MARKER = "ARKEVO_SAVED"
+_CHUNK = 1 << 16
+
+
+class McpSessionError(RuntimeError):
+    """The MCP plumbing in the sandbox failed (infrastructure): retry the trial, never score it."""
+
+
+class SpawningEnvironment(Protocol):
+    """What this module needs from a Harbor environment (ArkevoSandboxEnvironment offers it)."""
+
+    @property
+    def python(self) -> str: ...
+
+    async def spawn(self, argv: list[str], *, env: dict[str, str] | None = None,
+                    cwd: str | None = None) -> asyncio.subprocess.Process: ...
+
+
+def require_spawning(environment: object) -> None:
+    """Fail early, with a clear message, on an environment that cannot host an MCP session."""
+    missing = [attr for attr in ("spawn", "python") if not hasattr(environment, attr)]
+    if missing:
+        raise McpSessionError(
+            f"{type(environment).__name__} has no {' or '.join(missing)}: MCP agents need an "
+            "environment that can spawn long-lived processes (ArkevoSandboxEnvironment)"
+        )
+
+
+class McpSessionConfig(BaseModel):
+    """Where things are inside the sandbox and how long to wait for them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workdir: str = Field("/workspace", description="working directory of both processes")
+    blend: str = Field("inputs/start.blend", description=".blend the host opens (relative to workdir)")
+    port: int = Field(0, ge=0, le=65535,
+                      description="host port on the sandbox loopback; 0 lets the host pick one")
+    state_dir: str = Field("/tmp/blender-mcp",
+                           description="XDG data/config home for blender_mcp's own state files, "
+                                       "kept out of the workspace")
+    startup_timeout_sec: float = Field(180.0, gt=0, description="host ready + MCP initialize")
+    tool_timeout_sec: float = Field(600.0, gt=0, description="one tool call")
+    shutdown_timeout_sec: float = Field(15.0, gt=0, description="per process, before it is killed")
+
+
+# blender_mcp's telemetry switches (see blender_mcp/telemetry.py); the sandbox has no network
+# either, this keeps it from trying.
+TELEMETRY_OFF = {"DISABLE_TELEMETRY": "1", "BLENDER_MCP_DISABLE_TELEMETRY": "1",
+                 "MCP_DISABLE_TELEMETRY": "1"}
+
+
+class _ProcessLog:
+    """Drains a spawned process's pipes so it never blocks on a full pipe; keeps the tail."""
+
+    def __init__(self, name: str, path: Path | None, keep: int = 200) -> None:
+        self.name = name
+        self.tail: collections.deque[str] = collections.deque(maxlen=keep)
+        self._file = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = path.open("a", encoding="utf-8", errors="replace")
+        self._tasks: list[asyncio.Task] = []
+
+    def add(self, line: str) -> None:
+        self.tail.append(line)
+        if self._file:
+            self._file.write(line + "\n")
+            self._file.flush()
+
+    def drain(self, stream: asyncio.StreamReader | None, pending: bytes = b"") -> None:
+        if stream is not None:
+            self._tasks.append(asyncio.create_task(self._pump(stream, pending)))
+
+    async def _pump(self, stream: asyncio.StreamReader, buffer: bytes) -> None:
+        # read() in chunks, not readline(): a long line would overrun StreamReader's limit.
+        while chunk := await stream.read(_CHUNK):
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            for line in lines:
+                self.add(line.decode("utf-8", "replace"))
+        for line in buffer.split(b"\n") if buffer else ():
+            self.add(line.decode("utf-8", "replace"))
+
+    def text(self) -> str:
+        return "\n".join(self.tail)
+
+    async def flush(self, timeout: float = 2.0) -> None:
+        """Wait (bounded) until the pipes of an exited process are read to the end."""
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=timeout)
+
+    async def close(self) -> None:
+        await self.flush()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self._file:
+            self._file.close()
+
+
+@asynccontextmanager
+async def process_transport(process: asyncio.subprocess.Process):
+    """MCP read/write streams over a spawned process's stdout/stdin.
+
+    The same framing as ``mcp.client.stdio.stdio_client`` (one JSON-RPC message per line), for
+    a process someone else started: here, inside the sandbox.
+    """
+    if process.stdin is None or process.stdout is None:
+        raise McpSessionError("spawned MCP server has no stdin/stdout pipes")
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+
+    async def read_stdout() -> None:
+        buffer = b""
+        async with read_writer:
+            while chunk := await process.stdout.read(_CHUNK):
+                *lines, buffer = (buffer + chunk).split(b"\n")
+                for line in lines:
+                    if not line.strip():
+                        continue
+                    try:
+                        message = types.JSONRPCMessage.model_validate_json(line)
+                    except Exception as exc:  # the session reports it; the stream goes on
+                        await read_writer.send(exc)
+                        continue
+                    await read_writer.send(SessionMessage(message))
+
+    async def write_stdin() -> None:
+        async with write_reader:
+            async for session_message in write_reader:
+                data = session_message.message.model_dump_json(by_alias=True, exclude_none=True)
+                process.stdin.write(data.encode("utf-8") + b"\n")
+                await process.stdin.drain()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(read_stdout)
+        tg.start_soon(write_stdin)
+        try:
+            yield read_stream, write_stream
+        finally:
+            tg.cancel_scope.cancel()
+            for stream in (read_stream, write_stream):
+                await stream.aclose()
+
+
+async def _stop_process(process: asyncio.subprocess.Process, timeout: float) -> None:
+    """Close stdin (the polite signal both processes obey), then terminate, then kill."""
+    if process.returncode is not None:
+        return
+    if process.stdin is not None and not process.stdin.is_closing():
+        process.stdin.close()
+    for escalate in (None, process.terminate, process.kill):
+        if escalate is not None:
+            with contextlib.suppress(ProcessLookupError):
+                escalate()
+        try:
+            await asyncio.wait_for(process.wait(), timeout)
+            return
+        except asyncio.TimeoutError:
+            continue
+
+
+def tool_result_text(result: types.CallToolResult) -> str:
+    """The text of a tool result; images and other non-text parts are named, not inlined."""
+    parts = []
+    for item in result.content:
+        if isinstance(item, types.TextContent):
+            parts.append(item.text)
+        else:
+            parts.append(f"[{item.type} content omitted]")
+    return "\n".join(parts)
+
+
+def save_code(path: str) -> str:
+    """bpy code that saves the open scene as an uncompressed copy (the delivery format)."""
+    return (
+        "import os, bpy\n"
+        f"_path = os.path.abspath({path!r})\n"
+        "os.makedirs(os.path.dirname(_path), exist_ok=True)\n"
+        "bpy.ops.wm.save_as_mainfile(filepath=_path, compress=False, copy=True)\n"
+        f"print({SAVE_MARKER!r}, _path, os.path.getsize(_path))\n"
+    )
+
+
+class BlenderMcpSession:
+    """An MCP client session with Blender inside the sandbox; use as an async context manager.
+
+    ``start``/``close`` (or ``async with``) must run in the same task: the MCP session keeps a
+    task group open in between.
+    """
+
+    def __init__(self, environment: SpawningEnvironment, config: McpSessionConfig | None = None,
+                 *, log_dir: Path | None = None) -> None:
+        self.environment = environment
+        self.config = config or McpSessionConfig()
+        self.log_dir = log_dir
+        self.host_log = _ProcessLog("blender host", log_dir / "mcp-host.log" if log_dir else None)
+        self.server_log = _ProcessLog("mcp server", log_dir / "mcp-server.log" if log_dir else None)
+        self.port: int | None = None
+        self.server_info: types.Implementation | None = None
+        self._host: asyncio.subprocess.Process | None = None
+        self._server: asyncio.subprocess.Process | None = None
+        self._session: ClientSession | None = None
+        self._stack: AsyncExitStack | None = None
+
+    async def __aenter__(self) -> BlenderMcpSession:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info) -> None:
+        await self.close()
+
+    def _sandbox_env(self) -> dict[str, str]:
+        state = self.config.state_dir.rstrip("/")
+        return {**TELEMETRY_OFF, "PYTHONUNBUFFERED": "1",
+                "XDG_DATA_HOME": f"{state}/data", "XDG_CONFIG_HOME": f"{state}/config"}
+
+    async def start(self) -> None:
+        stack = AsyncExitStack()
+        stack.push_async_callback(self._stop_processes)  # also on a failed or cancelled start
+        try:
+            await self._start_host()
+            self._server = await self.environment.spawn(
+                [self.environment.python, "-m", "blender_mcp.server"],
+                env={**self._sandbox_env(), "BLENDER_HOST": "127.0.0.1", "BLENDER_PORT": str(self.port)},
+                cwd=self.config.workdir,
+            )
+            self.server_log.drain(self._server.stderr)
+            read, write = await stack.enter_async_context(process_transport(self._server))
+            self._session = await stack.enter_async_context(ClientSession(
+                read, write, read_timeout_seconds=timedelta(seconds=self.config.tool_timeout_sec),
+            ))
+            try:
+                with anyio.fail_after(self.config.startup_timeout_sec):
+                    init = await self._session.initialize()
+            except (TimeoutError, McpError) as exc:
+                raise self._failure(f"MCP initialize failed: {exc}") from exc
+            self.server_info = init.serverInfo
+        except BaseException:
+            await stack.aclose()
+            raise
+        self._stack = stack
+
+    async def _start_host(self) -> None:
+        cfg = self.config
+        argv = [self.environment.python, "-m", "blender_mcp_host", "--blend", cfg.blend,
+                "--host", "127.0.0.1", "--port", str(cfg.port), "--exit-on-stdin-eof"]
+        self._host = await self.environment.spawn(argv, env=self._sandbox_env(), cwd=cfg.workdir)
+        self.host_log.drain(self._host.stderr)
+        try:
+            self.port, pending = await asyncio.wait_for(self._await_ready(), cfg.startup_timeout_sec)
+        except asyncio.TimeoutError:
+            raise self._failure(f"Blender host not ready after {cfg.startup_timeout_sec:.0f}s") from None
+        self.host_log.drain(self._host.stdout, pending)
+
+    async def _await_ready(self) -> tuple[int, bytes]:
+        """Read host stdout up to the readiness line; returns its port and any bytes after it."""
+        buffer = b""
+        while chunk := await self._host.stdout.read(_CHUNK):
+            *lines, buffer = (buffer + chunk).split(b"\n")
+            for i, raw in enumerate(lines):
+                line = raw.decode("utf-8", "replace")
+                self.host_log.add(line)
+                if READY_MARKER in line:
+                    port = json.loads(line.split(READY_MARKER, 1)[1])["port"]
+                    rest = b"\n".join(lines[i + 1:] + [buffer])
+                    return int(port), rest
+        await self._host.wait()
+        await self.host_log.flush()  # its stderr says why
+        raise self._failure(f"Blender host exited with code {self._host.returncode} before it was ready")
+
+    def _failure(self, what: str) -> McpSessionError:
+        return McpSessionError(
+            f"{what}\n--- blender host (tail) ---\n{self.host_log.text()}"
+            f"\n--- mcp server (tail) ---\n{self.server_log.text()}"
+        )
+
+    def _check_alive(self) -> None:
+        for name, proc in (("Blender host", self._host), ("MCP server", self._server)):
+            if proc is not None and proc.returncode is not None:
+                raise self._failure(f"{name} exited with code {proc.returncode}")
+
+    @property
+    def session(self) -> ClientSession:
+        if self._session is None:
+            raise McpSessionError("MCP session is not started")
+        return self._session
+
+    async def list_tools(self) -> list[types.Tool]:
+        tools: list[types.Tool] = []
+        cursor = None
+        while True:
+            params = types.PaginatedRequestParams(cursor=cursor) if cursor else None
+            page = await self.session.list_tools(params=params)
+            tools.extend(page.tools)
+            cursor = page.nextCursor
+            if not cursor:
+                return tools
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
+        """Call one MCP tool.  Tool-level failures come back as results (``isError`` or an error
+        text); a dead host/server raises McpSessionError, other protocol errors raise McpError."""
+        self._check_alive()
+        try:
+            return await self.session.call_tool(name, arguments or {})
+        except McpError:
+            await asyncio.sleep(0.2)  # let a dying process's exit be observed before deciding
+            if any(p is not None and p.returncode is not None for p in (self._host, self._server)):
+                await asyncio.gather(self.host_log.flush(), self.server_log.flush())
+                self._check_alive()
+            raise
+
+    async def save(self, path: str) -> str:
+        """Save the open scene to ``path`` (inside the sandbox; relative to the workdir) through
+        the ``execute_blender_code`` tool; returns the absolute path written."""
+        result = await self.call_tool("execute_blender_code", {"code": save_code(path)})
+        text = tool_result_text(result)
+        for line in text.splitlines():
+            if SAVE_MARKER in line:
+                return line.split(SAVE_MARKER, 1)[1].split()[0]
+        raise self._failure(f"saving the scene to {path} failed: {text}")
+
+    async def _stop_processes(self) -> None:
+        # The server first: it disconnects from the host as it shuts down.
+        for proc in (self._server, self._host):
+            if proc is not None:
+                await _stop_process(proc, self.config.shutdown_timeout_sec)
+        await self.server_log.close()
+        await self.host_log.close()
+
+    async def close(self) -> None:
+        stack, self._stack, self._session = self._stack, None, None
+        if stack is not None:
+            started = time.monotonic()
+            await stack.aclose()
+            logger.debug("MCP session closed in %.1fs", time.monotonic() - started)
