@@ -1,6 +1,7 @@
 """Measure a delivered .blend against a task's rule criteria and write the probe report.
 
-    python rule_probe.py --blend result.blend --task task.json --rubric rubric.json --out report.json
+    python rule_probe.py --blend result.blend --task task.json --rubric rubric.json --out report.json \
+        [--probes task_probes.py]
 
 Runs in a plain Python with ``bpy`` (Blender as a module).  Standalone on purpose: this folder
 is copied into packaged Harbor tasks' ``tests/``, so it imports only its sibling modules.
@@ -9,6 +10,10 @@ The probe measures the scene itself and never reads numbers reported by the solv
 A missing or unreadable .blend is a delivery that scores 0 (every criterion 0, detail says
 why).  Anything else that goes wrong -- a rubric that does not match the task, an unknown
 method, a bug in a primitive -- raises and exits non-zero, so it is never mistaken for a 0.
+
+A task may ship its own primitives in ``task_probes.py`` next to its rubric (or name the file
+with ``--probes``); they register like the built-ins (``probe_core.primitive``).  Every
+criterion entry carries ``evidence``: structured support for its verdict.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
 import scoring  # noqa: E402  (siblings: need the sys.path entry above)
-from probe_primitives import Outcome, Probe, measure, validate  # noqa: E402
+from probe_primitives import Outcome, Probe, load_task_probes, measure, validate  # noqa: E402
 
-PROBE_VERSION = "1"
+# 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
+PROBE_VERSION = "2"
+TASK_PROBES = "task_probes.py"
 
 
 def sha256_file(path: Path) -> str | None:
@@ -77,6 +84,7 @@ def criterion_entry(criterion: dict, outcome: Outcome) -> dict:
         "measured": outcome.measured,
         "expected": outcome.expected,
         "detail": outcome.detail,
+        "evidence": outcome.evidence,
     }
 
 
@@ -100,6 +108,33 @@ def build_report(blend: Path, task: dict, rubric: dict) -> dict:
     }
 
 
+_LOADED_PROBES: set[str] = set()
+
+
+def use_task_probes(rubric_path: Path, probes: Path | None = None) -> None:
+    """Load the task's own primitives (explicit ``--probes`` or ``task_probes.py`` beside the
+    rubric) once per process."""
+    path = probes or rubric_path.with_name(TASK_PROBES)
+    key = str(path.resolve())
+    if key in _LOADED_PROBES:
+        return
+    if probes is not None and not path.is_file():
+        raise FileNotFoundError(f"task probes not found: {path}")
+    if path.is_file():
+        load_task_probes(path)
+        _LOADED_PROBES.add(key)
+
+
+def probe_files(task_path: Path, rubric_path: Path, blend: Path, out: Path, probes: Path | None = None) -> dict:
+    """Measure one delivery and write its report; the unit of work of a warm probe process."""
+    task = json.loads(task_path.read_text(encoding="utf-8"))
+    rubric = json.loads(rubric_path.read_text(encoding="utf-8"))
+    use_task_probes(rubric_path, probes)
+    report = build_report(blend, task, rubric)
+    write_json_atomic(out, report)
+    return report
+
+
 def write_json_atomic(path: Path, data: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
@@ -113,15 +148,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--task", required=True, type=Path, help="task.json")
     ap.add_argument("--rubric", required=True, type=Path, help="rubric.json (private)")
     ap.add_argument("--out", required=True, type=Path, help="report.json to write")
+    ap.add_argument("--probes", type=Path, default=None,
+                    help=f"the task's own primitives (default: {TASK_PROBES} beside the rubric, if any)")
     return ap.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    task = json.loads(args.task.read_text(encoding="utf-8"))
-    rubric = json.loads(args.rubric.read_text(encoding="utf-8"))
-    report = build_report(args.blend, task, rubric)
-    write_json_atomic(args.out, report)
+    report = probe_files(args.task, args.rubric, args.blend, args.out, args.probes)
     print(f"rule_probe: reward={report['reward']} success={report['success']} -> {args.out}")
     return 0
 

@@ -1,0 +1,124 @@
+"""VL judge activities, meant for the rate-limited ``arkevo-llm`` queue.
+
+API keys live only on the llm workers: the judge client is built here from injected settings,
+never inside a sandbox or a Blender process.  Every model request takes a slot from the
+worker's token bucket (``verifiers.rate_limit``, default 4 requests / minute, shared by all
+activities of the worker process).
+
+Evidence travels by reference: the request names a store tree of the delivery's renders (and
+of the reference deliverable's renders for the offline ``image-metric`` judge); the VL result
+goes back to the store and the outcome carries its reference plus the few fields a workflow
+branches on.
+
+Failure semantics: an unparsable model answer is a *missing* answer (the result says why; the
+total becomes null) -- not an error.  An endpoint still failing after the client's retries
+(429 / 5xx / transport) raises a retryable ``JudgeUnavailable`` application error: Temporal
+retries the activity, and it is never recorded as a score.  A refused request (other 4xx)
+raises a non-retryable ``JudgeRequestError``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.store import ContentStore
+from contracts.payloads import BlobRef
+from verifiers.evidence import Evidence
+from verifiers.rate_limit import TokenBucket, shared_limiter
+from verifiers.vl import VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
+from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge
+
+LLM_QUEUE = "arkevo-llm"
+HEARTBEAT_SECONDS = 10.0
+
+
+@dataclass
+class VLJudgeRequest:
+    task_id: str
+    judge_config: BlobRef  # the task's judge.json
+    evidence: BlobRef  # store tree of the delivery's evidence files
+    judge: str = "model"  # model | image-metric
+    reference_evidence: BlobRef | None = None  # store tree; needed by image-metric
+    evidence_error: str | None = None  # the delivery could not be rendered (missing / unreadable)
+
+
+@dataclass
+class VLJudgeOutcome:
+    result: BlobRef  # VLResult as JSON in the store
+    judge_id: str
+    vl_score: float | None
+    missing_reason: str | None
+    gated: bool
+
+
+def evidence_tree(store: ContentStore, evidence: Evidence) -> BlobRef:
+    """Put a rendered evidence folder (files + manifest.json) into the store as a tree."""
+    names = sorted(evidence.files) + ["manifest.json"]
+    return store.put_tree(evidence.folder, names)
+
+
+class JudgeActivities:
+    """Dependencies are injected: the store, the worker's rate limiter, and how to build a model
+    client (``client_factory(limiter)``; default: ``OpenAIVisionJudge`` from ``settings`` or the
+    environment)."""
+
+    def __init__(self, store: ContentStore, limiter: TokenBucket | None = None, *,
+                 settings: ClientSettings | None = None,
+                 client_factory: Callable[[TokenBucket], OpenAIVisionJudge] | None = None):
+        self.store = store
+        self.limiter = limiter or shared_limiter()
+        self._settings = settings
+        self._factory = client_factory
+
+    def _client(self) -> OpenAIVisionJudge:
+        if self._factory is not None:
+            return self._factory(self.limiter)
+        return OpenAIVisionJudge(self._settings or ClientSettings.from_env(), self.limiter)
+
+    @activity.defn(name="judge_vl")
+    async def judge_vl(self, req: VLJudgeRequest) -> VLJudgeOutcome:
+        config = load_judge_config(self.store.get_json(req.judge_config))
+        with tempfile.TemporaryDirectory(prefix="arkevo-vl-") as tmp:
+            folder = self.store.materialize_tree(req.evidence, Path(tmp) / "delivery")
+            if req.judge == "image-metric":
+                result = await asyncio.to_thread(self._image_metric, config, req, folder, Path(tmp))
+            elif req.judge == "model":
+                result = await self._model(config, req, folder)
+            else:
+                raise ApplicationError(f"unknown judge {req.judge!r}", type="InvalidJudge", non_retryable=True)
+        ref = self.store.put_json({"task_id": req.task_id, **result.to_dict()})
+        return VLJudgeOutcome(ref, result.judge["id"], result.vl_score, result.missing_reason, result.gated)
+
+    def _image_metric(self, config, req: VLJudgeRequest, folder: Path, tmp: Path) -> VLResult:
+        if req.evidence_error:
+            return no_evidence_result(config, image_metric_judge_id(), req.evidence_error)
+        if req.reference_evidence is None:
+            raise ApplicationError("image-metric needs reference_evidence", type="InvalidJudge", non_retryable=True)
+        reference = self.store.materialize_tree(req.reference_evidence, tmp / "reference")
+        frames = sorted(p.name for p in folder.glob("frame_*.png")) or sorted(p.name for p in reference.glob("frame_*.png"))
+        return image_metric_judge(config, folder, reference, frames)
+
+    async def _model(self, config, req: VLJudgeRequest, folder: Path) -> VLResult:
+        client = self._client()
+        beat = asyncio.create_task(self._heartbeat()) if activity.in_activity() else None
+        try:
+            return await client.judge(config, folder, req.evidence_error)
+        except JudgeRequestError as exc:
+            raise ApplicationError(str(exc), type="JudgeRequestError", non_retryable=True) from exc
+        except JudgeUnavailable as exc:
+            raise ApplicationError(str(exc), type="JudgeUnavailable") from exc
+        finally:
+            if beat is not None:
+                beat.cancel()
+
+    async def _heartbeat(self) -> None:
+        while True:  # waits on the rate limiter can be long; keep the activity alive
+            activity.heartbeat("judging")
+            await asyncio.sleep(HEARTBEAT_SECONDS)

@@ -1,0 +1,123 @@
+"""Rule-probe throughput: a warm bpy probe process against a fresh Blender process per probe,
+side by side in one run, on the bundled deliverables (both seeds' calibration deliveries:
+reference, untouched input, every defect and variant).
+
+    .venv/bin/python bench/probe_throughput.py [--rounds 3] [--work var/bench/deliverables] [--json out.json]
+
+Each round probes every deliverable once per mode, sequentially (one core's worth of work):
+``fresh`` = ``python rule_probe.py ...`` per probe (what a packaged task's test.sh does);
+``warm`` = one ``probe_server.py`` process kept across all rounds (its start-up is reported
+apart, and included in the warm total).  Reports are compared: both modes must agree exactly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from verifiers import bpy_procs  # noqa: E402
+from verifiers.calibration import samples_of  # noqa: E402
+from verifiers.scorer import TaskBundle  # noqa: E402
+
+SEEDS = ("robot-carry", "table-model")
+
+
+def bundled_deliverables(work: Path) -> list[tuple[str, TaskBundle, Path]]:
+    """(label, task bundle, delivery) for every calibration sample of both seeds; built once
+    into ``work`` (apply_script on a freshly built start.blend) and reused afterwards."""
+    out = []
+    for seed in SEEDS:
+        bundle = TaskBundle.load(ROOT / "seeds" / seed / "draft")
+        folder = work / seed
+        start = folder / "inputs" / "start.blend"
+        if not start.is_file():
+            bundle.build_start(folder)
+        for s in samples_of(bundle):
+            delivery = start if s.script is None else folder / "deliveries" / f"{s.slug}.blend"
+            if not delivery.is_file():
+                bpy_procs.apply_script(start, s.script, delivery)
+            out.append((f"{seed}/{s.name}", bundle, delivery))
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables")
+    ap.add_argument("--json", type=Path, default=None)
+    args = ap.parse_args(argv)
+
+    t0 = time.monotonic()
+    items = bundled_deliverables(args.work)
+    build_s = time.monotonic() - t0
+    reports = args.work / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+
+    fresh: dict[str, list[float]] = {label: [] for label, _, _ in items}
+    warm: dict[str, list[float]] = {label: [] for label, _, _ in items}
+    mismatches = []
+    started = time.monotonic()
+    probe = bpy_procs.WarmProbe()
+    probe._start()  # measure start-up apart from the per-probe cost
+    warm_startup = time.monotonic() - started
+    try:
+        for _ in range(args.rounds):
+            for label, bundle, blend in items:
+                slug = label.replace("/", "_").replace(":", "-")
+                t = time.monotonic()
+                a = bpy_procs.probe_fresh(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.fresh.json")
+                fresh[label].append(time.monotonic() - t)
+                t = time.monotonic()
+                b = probe.probe(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.warm.json")
+                warm[label].append(time.monotonic() - t)
+                if a != b:
+                    mismatches.append(label)
+    finally:
+        probe.close()
+
+    n = len(items) * args.rounds
+    fresh_total = sum(map(sum, fresh.values()))
+    warm_total = sum(map(sum, warm.values())) + warm_startup
+    rows = [{"deliverable": label,
+             "fresh_ms": round(1000 * statistics.median(fresh[label]), 1),
+             "warm_ms": round(1000 * statistics.median(warm[label]), 1)} for label, _, _ in items]
+    result = {
+        "bench": "probe_throughput",
+        "machine": {"cpus": __import__("os").cpu_count(), "platform": platform.platform(),
+                    "python": platform.python_version(), "bpy": version("bpy")},
+        "rounds": args.rounds, "deliverables": len(items), "probes_per_mode": n,
+        "deliverable_build_s": round(build_s, 2),
+        "fresh": {"total_s": round(fresh_total, 2), "probes_per_s": round(n / fresh_total, 2),
+                  "median_ms": round(1000 * statistics.median(sum(fresh.values(), [])), 1)},
+        "warm": {"total_s_incl_startup": round(warm_total, 2), "startup_s": round(warm_startup, 2),
+                 "probes_per_s": round(n / warm_total, 2),
+                 "probes_per_s_steady": round(n / (warm_total - warm_startup), 2),
+                 "median_ms": round(1000 * statistics.median(sum(warm.values(), [])), 1)},
+        "speedup": round(fresh_total / warm_total, 1),
+        "reports_identical": not mismatches,
+        "per_deliverable": rows,
+    }
+    print(f"{'deliverable':44} {'fresh ms':>9} {'warm ms':>8}")
+    for r in rows:
+        print(f"{r['deliverable']:44} {r['fresh_ms']:9.1f} {r['warm_ms']:8.1f}")
+    print(f"fresh: {n} probes in {fresh_total:.1f}s = {result['fresh']['probes_per_s']} probes/s")
+    print(f"warm:  {n} probes in {warm_total:.1f}s incl. {warm_startup:.1f}s start-up = "
+          f"{result['warm']['probes_per_s']} probes/s ({result['warm']['probes_per_s_steady']} steady)")
+    print(f"speedup {result['speedup']}x; reports identical in both modes: {not mismatches}")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=2) + "\n")
+    return 0 if not mismatches else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

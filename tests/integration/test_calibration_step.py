@@ -1,0 +1,229 @@
+"""The calibration step in real Blender for both bundled seeds, under blender-70-30 with the
+image-metric judge, rule-only and kuka-80-20; plus the probe library's newer primitives, a
+task's own probe, and the packaged verifier running under RewardKit."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verifiers import bpy_procs
+from verifiers.calibration import CalibrationFailed, calibrate, judge_profile
+from verifiers.evidence import EvidenceCache, sha256_file
+from verifiers.profiles import get_profile
+from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
+from verifiers.version import REWARDKIT_FILES
+
+pytestmark = pytest.mark.blender
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = ("robot-carry", "table-model")
+PROFILES = ("blender-70-30", "rule-only", "kuka-80-20")
+MARGIN = 0.2
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory) -> dict:
+    cache = EvidenceCache(tmp_path_factory.mktemp("cal-cache"))
+    out = {}
+    for seed in SEEDS:  # one seed at a time: at most 2 bpy processes
+        out[seed] = calibrate(ROOT / "seeds" / seed / "draft", tmp_path_factory.mktemp(seed),
+                              profiles=[get_profile(p) for p in PROFILES], judge="image-metric", cache=cache,
+                              margin=MARGIN, parallel=2)
+    return out
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("profile", PROFILES)
+def test_calibration_separates_good_from_bad_by_the_margin(calibrated, seed, profile):
+    result = calibrated[seed]
+    section = result.report["profiles"][f"{profile}@1"]
+    print(f"\n{seed} {profile}: margin {section['margin']} (min good {section['min_good']}, "
+          f"max bad {section['max_bad']})")
+    assert section["passed"], section["misses"]
+    assert section["margin"] >= MARGIN
+    kinds = {s["kind"] for s in section["samples"]}
+    assert kinds == {"reference", "input", "defect", "variant"}
+    for s in section["samples"]:
+        assert s["met"] and s["total"] is not None
+        assert s["success"] is (s["kind"] in ("reference", "variant"))
+    if profile != "rule-only":
+        assert section["judge"]["id"].startswith("image-metric@")
+        assert all(s["vl"]["judge"]["kind"] == "offline-metric" for s in section["samples"])
+
+
+def test_report_has_per_sample_per_criterion_results_and_evidence(calibrated):
+    result = calibrated["robot-carry"]
+    assert result.passed and result.freeze_allowed and result.report["freeze"] is True
+    result.require_passed()
+    report = json.loads(result.report_path.read_text())
+    assert result.report_path.parts[-3:] == ("private", "validation", "report.json")
+    section = report["profiles"]["blender-70-30@1"]
+    drop = next(s for s in section["samples"] if s["sample"] == "defect:drop_from_height")
+    c06 = next(c for c in drop["criteria"] if c["id"] == "C06")
+    assert c06["passed"] is False and c06["evidence"]["frames_unsupported"]  # which frames failed
+    assert drop["cap_applied"] == 0.4 and drop["core_failed"] == ["C06"]
+    for s in section["samples"]:
+        assert {c["id"] for c in s["criteria"]} == {f"C0{i}" for i in range(1, 8)}
+        files = s["evidence"]["files"]
+        assert len([n for n in files if n.startswith("frame_")]) == 16 and "animation.mp4" in files
+        for entry in files.values():  # copied next to the report, hashes as recorded
+            assert sha256_file(result.report_path.parent / entry["path"]) == entry["sha256"]
+    kuka = report["profiles"]["kuka-80-20@1"]
+    assert kuka["params"]["core_caps"]  # chosen by calibration
+    versions = {s["verifier_version"] for s in report["profiles"].values()}
+    assert len(versions) == 3  # one verifier version per profile
+
+
+def test_a_missed_expectation_blocks_freezing(calibrated):
+    result = calibrated["table-model"]
+    bundle = TaskBundle.load(ROOT / "seeds" / "table-model" / "draft")
+    scorer = Scorer(bundle, get_profile("rule-only"), options=ScoreOptions(judge=None, render=False))
+    strict = judge_profile(get_profile("rule-only"), scorer, result.measured, margin=0.7, reference_min=0.9)
+    assert not strict.passed and any("margin 0.6" in m for m in strict.misses)
+    failed = type(result)(result.task_id, result.report_path, result.report, {"rule-only@1": strict})
+    assert not failed.freeze_allowed
+    with pytest.raises(CalibrationFailed, match="margin"):
+        failed.require_passed()
+
+
+# --- the probe library ----------------------------------------------------------------------------
+
+SCENE = '''
+import bmesh, bpy
+scene = bpy.context.scene
+rig = bpy.data.objects.new("Rig", None)
+scene.collection.objects.link(rig)
+bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, 0.5))
+block = bpy.context.active_object
+block.name = "Block"
+block.parent = rig
+mat = bpy.data.materials.new("Paint")
+mat.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.8, 0.1, 0.1, 1.0)
+mat.node_tree.nodes.new("ShaderNodeTexImage")
+block.data.materials.append(mat)
+bpy.ops.mesh.primitive_plane_add(size=1.0, location=(3, 0, 0))
+bpy.context.active_object.name = "Sheet"
+bpy.ops.mesh.primitive_cube_add(size=1.0, location=(-3, 0, 0.5))
+inside = bpy.context.active_object
+inside.name = "Inside"
+bm = bmesh.new(); bm.from_mesh(inside.data); bmesh.ops.reverse_faces(bm, faces=bm.faces[:])
+bm.to_mesh(inside.data); bm.free()
+scene.frame_start, scene.frame_end = 1, 24
+scene.render.fps = 30
+block.keyframe_insert("location", frame=1)
+block.location.x = 2.0
+block.keyframe_insert("location", frame=24)
+scene.render.engine = "CYCLES"
+scene.render.resolution_x, scene.render.resolution_y, scene.render.resolution_percentage = 640, 480, 100
+'''
+
+TASK_PROBE = '''
+from probe_core import binary_outcome, primitive
+
+@primitive(required=("object", "min_volume"))
+def block_volume(probe, p):
+    """A task's own probe: the object's AABB volume."""
+    (x0, y0, z0), (x1, y1, z1) = probe.aabb(probe.obj(p["object"]), 1)
+    v = (x1 - x0) * (y1 - y0) * (z1 - z0)
+    return binary_outcome(v >= p["min_volume"], round(v, 6), p["min_volume"], f"volume {v:.3f}")
+'''
+
+# (method, params, expected score)
+CASES = [
+    ("parent_is", {"object": "Block", "parent": "Rig"}, 1.0),
+    ("parent_is", {"object": "Rig", "parent": None}, 1.0),
+    ("object_type", {"object": "Rig", "type": "EMPTY"}, 1.0),
+    ("object_count", {"type": "MESH", "min": 3, "max": 3}, 1.0),
+    ("object_count", {"name_prefix": "Block", "max": 0}, 0.0),
+    ("mesh_counts", {"object": "Block", "vertices": 8, "faces": 6, "triangles": {"max": 12}}, 1.0),
+    ("mesh_counts", {"object": "Block", "faces": {"min": 100}}, 0.0),
+    ("manifold", {"objects": ["Block", "Sheet"]}, 0.5),
+    ("normals_outward", {"objects": ["Block", "Inside"]}, 0.5),
+    ("value_at_frame", {"object": "Block", "data_path": "location", "frame": 24, "expected": [2, 0, 0.5],
+                        "tolerance": 1e-4}, 1.0),
+    ("value_at_frame", {"object": "Block", "data_path": "location", "index": 0, "frame": 1, "expected": 2.0,
+                        "tolerance": 1e-4}, 0.0),
+    ("path_through", {"object": "Block", "waypoints": [[1, 0, 0.5], [2, 0, 0.5]], "tolerance": 0.1,
+                      "frame_start": 1, "frame_end": 24}, 1.0),
+    ("path_through", {"object": "Block", "waypoints": [[2, 0, 0.5], [0, 0, 0.5]], "tolerance": 0.1,
+                      "frame_start": 1, "frame_end": 24}, 0.5),
+    ("fps", {"expected": 30}, 1.0),
+    ("base_color", {"material": "Paint", "expected": [0.8, 0.1, 0.1], "max_delta_e": 1.0}, 1.0),
+    ("base_color", {"object": "Block", "expected": "#00ff00", "max_delta_e": 5.0}, 0.0),
+    ("material_node_types", {"material": "Paint", "node_types": ["BSDF_PRINCIPLED", "ShaderNodeTexImage"]}, 1.0),
+    ("render_engine", {"expected": "CYCLES"}, 1.0),
+    ("render_resolution", {"expected": [640, 480]}, 1.0),
+    ("file_version", {"min_version": "5.0"}, 1.0),
+    ("file_version", {"expected": "4.2"}, 0.0),
+    ("block_volume", {"object": "Block", "min_volume": 0.9}, 1.0),
+]
+
+
+def test_probe_library_groups_and_a_task_probe(tmp_path):
+    scene_script = tmp_path / "scene.py"
+    scene_script.write_text(SCENE)
+    empty = tmp_path / "empty.blend"
+    # an empty start: build_workspace's from_scratch mode with a trivial reference script
+    ref = tmp_path / "ref.py"
+    ref.write_text("import bpy\n")
+    bpy_procs.build_workspace(ref, "from_scratch", empty, tmp_path / "unused.blend")
+    delivery = bpy_procs.apply_script(empty, scene_script, tmp_path / "delivery.blend")
+    criteria = [{"id": f"K{i:02d}", "requirement_id": "REQ-X", "channel": "rule", "method": m,
+                 "weight": 1 / len(CASES), "core": False, "description": m} for i, (m, _, _) in enumerate(CASES)]
+    task = {"task_id": "probe-lib", "criteria": criteria,
+            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
+                             "core_failure_cap": 0.4}}
+    rubric = {"rubric_version": "1", "criteria": [{"id": c["id"], "method": m, "params": p}
+                                                   for c, (m, p, _) in zip(criteria, CASES)]}
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "task.json").write_text(json.dumps(task))
+    (tests / "rubric.json").write_text(json.dumps(rubric))
+    (tests / "task_probes.py").write_text(TASK_PROBE)  # found next to the rubric
+    report = bpy_procs.probe_fresh(delivery, tests / "task.json", tests / "rubric.json", tmp_path / "r.json")
+    got = {c["id"]: c for c in report["criteria"]}
+    for c, (method, _, want) in zip(criteria, CASES):
+        entry = got[c["id"]]
+        assert entry["score"] == pytest.approx(want), f"{method}: {entry}"
+        assert entry["passed"] is (want == 1.0)
+    normals = got["K08"]
+    assert normals["measured"]["Inside"]["signed_volume"] < 0 < normals["measured"]["Block"]["signed_volume"]
+    assert got["K14"]["evidence"]["delta_e2000"] < 1.0 and got["K14"]["evidence"]["source"] == "principled"
+    assert report["probe_version"] == "2"
+
+
+# --- Harbor + RewardKit ---------------------------------------------------------------------------
+
+
+def test_packaged_tests_run_under_rewardkit(calibrated, tmp_path):
+    """tests/ = the standalone probe files + rewardkit_rules.py + task/rubric: `python -m rewardkit`
+    writes reward.json equal to the probe's reward, with per-criterion details."""
+    tests, ws, logs = tmp_path / "tests", tmp_path / "ws", tmp_path / "logs"
+    tests.mkdir()
+    for name in REWARDKIT_FILES:
+        shutil.copyfile(ROOT / "verifiers" / name, tests / name)
+    draft = ROOT / "seeds" / "robot-carry" / "draft"
+    shutil.copyfile(draft / "task.json", tests / "task.json")
+    shutil.copyfile(draft / "rubric.json", tests / "rubric.json")
+    sample = next(m for m in calibrated["robot-carry"].measured if m.sample.name == "defect:late_finish")
+    (ws / "outputs").mkdir(parents=True)
+    shutil.copyfile(sample.delivery, ws / "outputs" / "result.blend")
+    env = {**os.environ, "ARKEVO_PROBE_REPORT": str(logs / "report.json"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    logs.mkdir()
+    proc = subprocess.run([sys.executable, "-m", "rewardkit", str(tests), "--workspace", str(ws),
+                           "--output", str(logs / "reward.json")], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    reward = json.loads((logs / "reward.json").read_text())
+    assert reward == {"reward": sample.rule_report["reward"]} == {"reward": 0.4}
+    details = json.loads((logs / "reward-details.json").read_text())["reward"]
+    by_name = {c["name"]: c for c in details["criteria"]}
+    assert by_name["C01"]["value"] == 0.0 and "1..180" in by_name["C01"]["reasoning"]
+    assert by_name["total"]["weight"] == 1.0 and by_name["C03"]["weight"] == 0.0

@@ -1,0 +1,243 @@
+"""The VL channel against the FAKE OpenAI-compatible server (tests/fakes/openai_server.py, routed
+per question by tests/fakes/vision_judge_script.py): image inputs,
+A/B/C in parallel, the A-gate, 429 / 5xx retries honouring Retry-After, unparsable answers
+(-> VL missing -> total null with the reason), the rate limiter, and the Temporal activity.
+No Blender: the evidence images are small PNGs written with numpy."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import ActivityEnvironment
+
+from activities.store import FilesystemStore
+from activities.vl_judge import JudgeActivities, VLJudgeRequest
+from tests.fakes.openai_server import error, final, slow
+from tests.fakes.vision_judge_script import RoutedVisionServer, answer, header, image_urls, question_marker
+from verifiers import png
+from verifiers.profiles import get_profile, score_record, task_with_profile
+from verifiers.rate_limit import TokenBucket
+from verifiers.vl import image_metric_judge, load_judge_config
+from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge, parse_answer
+
+ROOT = Path(__file__).resolve().parents[2]
+TASK = json.loads((ROOT / "seeds" / "table-model" / "draft" / "task.json").read_text())
+RULE_REPORT = {"blend_sha256": "0" * 64, "criteria": [
+    {"id": c["id"], "method": c["method"], "weight": c["weight"], "core": c["core"], "score": 1.0, "passed": True,
+     "measured": None, "expected": None, "detail": "", "evidence": None} for c in TASK["criteria"]]}
+
+JUDGE_RAW = {
+    "judge_version": "1",
+    "questions": [
+        {"id": "A", "gate": True, "weight": 0.2, "scale": "binary", "images": ["front.png", "top.png"],
+         "prompt": "QUESTION-A is it a table at all?", "metric": {"kind": "silhouette_iou", "pass_at": 0.5,
+                                                                  "views": ["front", "top"]}},
+        {"id": "B", "weight": 0.4, "scale": "0-10", "images": ["front.png"],
+         "prompt": "QUESTION-B rate the form", "metric": {"kind": "view_similarity", "views": ["front", "top"]}},
+        {"id": "C", "weight": 0.4, "scale": "0-10", "images": ["top.png"],
+         "prompt": "QUESTION-C rate the material", "metric": {"kind": "colour_similarity", "views": ["front", "top"]}},
+    ],
+}
+CONFIG = load_judge_config(JUDGE_RAW)
+
+
+@pytest.fixture
+def evidence(tmp_path) -> Path:
+    folder = tmp_path / "evidence"
+    folder.mkdir()
+    img = np.zeros((12, 16, 4), dtype=np.uint8)
+    img[3:9, 4:12] = (150, 100, 60, 255)
+    png.write_png(folder / "front.png", img)
+    img2 = img.copy()
+    img2[3:9, 4:12, :3] = (90, 90, 90)
+    png.write_png(folder / "top.png", img2)
+    return folder
+
+
+class Sleeps:
+    def __init__(self):
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds):
+        self.waits.append(seconds)
+
+
+def client(server, *, limiter=None, sleep=None, **settings) -> OpenAIVisionJudge:
+    s = ClientSettings(server.base_url, "fake-vision", api_key="test-key", backoff_base=0.5, **settings)
+    return OpenAIVisionJudge(s, limiter or TokenBucket(60000, 100), sleep=sleep or Sleeps())
+
+
+def test_abc_are_asked_in_parallel_with_their_images(evidence):
+    scripts = {q: [slow(answer(score), 0.3)] for q, score in (("A", 1), ("B", 8), ("C", 6))}
+    with RoutedVisionServer(scripts) as server:
+        started = time.monotonic()
+        result = asyncio.run(client(server).judge(CONFIG, evidence))
+        elapsed = time.monotonic() - started
+    assert elapsed < 0.8, f"three 0.3 s answers took {elapsed:.2f}s: not in parallel"
+    assert result.vl_score == pytest.approx(0.2 * 1 + 0.4 * 0.8 + 0.4 * 0.6)
+    assert result.judge["id"] == "model:fake-vision" and result.judge["kind"] == "model"
+    assert sorted(question_marker(r) for r in server.requests) == ["A", "B", "C"]
+    for q, names in (("A", ["front.png", "top.png"]), ("B", ["front.png"]), ("C", ["top.png"])):
+        (req,) = server.asked(q)
+        assert req.path == "/v1/chat/completions" and header(req, "authorization") == "Bearer test-key"
+        assert req.json["model"] == "fake-vision" and req.json["temperature"] == 0
+        urls = image_urls(req)
+        assert all(u.startswith("data:image/png;base64,") for u in urls)
+        assert [base64.b64decode(u.split(",", 1)[1]) for u in urls] == [(evidence / n).read_bytes() for n in names]
+
+
+def test_a_zero_gates_the_vl_score_to_zero(evidence):
+    scripts = {"A": [answer(0, "not a table")], "B": [answer(10)], "C": [final("no idea")]}
+    with RoutedVisionServer(scripts) as server:
+        result = asyncio.run(client(server).judge(CONFIG, evidence))
+    assert result.gated and result.vl_score == 0.0 and result.missing_reason is None
+    assert result.answers["B"].score == 1.0 and result.answers["C"].score is None  # C unparsable: gate decides
+    rec = get_profile("blender-70-30").score(RULE_REPORT, result, task_with_profile(TASK, get_profile("blender-70-30")))
+    assert rec["vl_points"] == 0.0 and rec["total"] == 0.7 and rec["vl_gated"]
+
+
+def test_a_429_is_retried_after_the_retry_after_delay(evidence):
+    scripts = {"A": [answer(1)], "B": [error(429, retry_after="7", message="slow down"), answer(9)],
+               "C": [answer(5)]}
+    sleeps = Sleeps()
+    with RoutedVisionServer(scripts) as server:
+        judge = client(server, sleep=sleeps)
+        result = asyncio.run(judge.judge(CONFIG, evidence))
+    assert len(server.asked("B")) == 2 and len(server.requests) == 4
+    assert sleeps.waits == [7.0]  # Retry-After honoured, not the backoff
+    assert judge.retries == 1 and result.answers["B"].attempts == 2 and result.answers["B"].score == 0.9
+    assert result.vl_score == pytest.approx(0.2 + 0.36 + 0.2)
+
+
+def test_5xx_backs_off_exponentially_then_gives_up_as_infrastructure(evidence):
+    scripts = {"A": [answer(1)], "B": [error(503, message="down")] * 4, "C": [answer(5)]}
+    sleeps = Sleeps()
+    with RoutedVisionServer(scripts) as server:
+        with pytest.raises(JudgeUnavailable, match="question B: gave up after 4 attempt"):
+            asyncio.run(client(server, sleep=sleeps, max_attempts=4).judge(CONFIG, evidence))
+    assert sleeps.waits == [0.5, 1.0, 2.0] and len(server.asked("B")) == 4
+
+
+def test_a_refused_request_is_not_retried(evidence):
+    scripts = {q: [error(401, message="bad key")] for q in "ABC"}
+    with RoutedVisionServer(scripts) as server:
+        with pytest.raises(JudgeRequestError, match="HTTP 401"):
+            asyncio.run(client(server).judge(CONFIG, evidence))
+    assert all(len(server.asked(q)) <= 1 for q in "ABC")  # none retried
+
+
+def test_an_unparsable_answer_makes_vl_missing_and_the_total_null(evidence):
+    scripts = {"A": [answer(1)], "B": [final("It looks quite nice, I'd say 8 out of 10.")], "C": [answer(7)]}
+    with RoutedVisionServer(scripts) as server:
+        result = asyncio.run(client(server).judge(CONFIG, evidence))
+    assert result.vl_score is None and not result.gated
+    assert "question B: unparsable answer (no JSON object)" in result.missing_reason
+    for pid in ("blender-70-30", "kuka-80-20"):
+        p = get_profile(pid)
+        rec = score_record(p, RULE_REPORT, result, task_with_profile(TASK, p), verifier_version="vv2-test")
+        assert rec["total"] is None and "question B: unparsable" in rec["total_null_reason"]
+        assert rec["vl"]["answers"]["B"]["raw"].startswith("It looks quite nice")
+
+
+@pytest.mark.parametrize("content, score, error", [
+    ('{"score": 7, "reason": "ok"}', 0.7, None),
+    ('```json\n{"score": 10}\n```', 1.0, None),
+    ('{"score": 11}', None, "outside 0..10"),
+    ('{"score": "high"}', None, "no numeric score"),
+    ('{"score": true}', None, "no numeric score"),
+    ("{not json}", None, "invalid JSON"),
+    (None, None, "no JSON object"),
+])
+def test_parse_answer(content, score, error):
+    got, _, err = parse_answer(CONFIG.questions[1], content)
+    assert got == score and (err is None if error is None else error in err)
+
+
+def test_binary_gate_accepts_only_zero_or_one():
+    assert parse_answer(CONFIG.questions[0], '{"score": 1}')[0] == 1.0
+    assert "binary" in parse_answer(CONFIG.questions[0], '{"score": 0.5}')[2]
+
+
+def test_each_attempt_takes_a_rate_limiter_slot(evidence):
+    clock = [0.0]
+    waited: list[float] = []
+
+    async def limiter_sleep(seconds):
+        waited.append(seconds)
+
+    limiter = TokenBucket(4, 1, clock=lambda: clock[0], sleep=limiter_sleep)  # the default: 4 rpm
+    scripts = {"A": [answer(1)], "B": [error(429, retry_after="0"), answer(5)], "C": [answer(5)]}
+    with RoutedVisionServer(scripts) as server:
+        asyncio.run(client(server, limiter=limiter).judge(CONFIG, evidence))
+    assert limiter.granted == 4  # A, B, B again, C
+    assert sorted(waited) == [15.0, 30.0, 45.0]  # 4 rpm, one at a time
+
+
+def test_missing_evidence_is_a_gate_zero_without_calling_the_model(evidence):
+    with RoutedVisionServer({}) as server:
+        result = asyncio.run(client(server).judge(CONFIG, evidence, evidence_error="delivered .blend not found"))
+    assert server.requests == [] and result.vl_score == 0.0 and result.gated
+
+
+def test_image_metric_is_a_different_judge(evidence, tmp_path):
+    same = image_metric_judge(CONFIG, evidence, evidence, [])
+    assert same.vl_score == 1.0 and same.judge["id"].startswith("image-metric@") and same.judge["kind"] == "offline-metric"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    png.write_png(empty / "front.png", np.zeros((12, 16, 4), dtype=np.uint8))
+    png.write_png(empty / "top.png", np.zeros((12, 16, 4), dtype=np.uint8))
+    gated = image_metric_judge(CONFIG, empty, evidence, [])
+    assert gated.gated and gated.vl_score == 0.0 and gated.answers["A"].score == 0.0
+
+
+# --- the Temporal activity ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def store(tmp_path) -> FilesystemStore:
+    return FilesystemStore(tmp_path / "store")
+
+
+def request(store, evidence, **kw) -> VLJudgeRequest:
+    return VLJudgeRequest(task_id="table-model", judge_config=store.put_json(JUDGE_RAW),
+                          evidence=store.put_tree(evidence), **kw)
+
+
+async def test_activity_judges_from_store_refs_and_stores_the_result(store, evidence):
+    with RoutedVisionServer({"A": [answer(1)], "B": [answer(6)], "C": [answer(4)]}) as server:
+        settings = ClientSettings(server.base_url, "fake-vision")
+        acts = JudgeActivities(store, TokenBucket(60000, 10), settings=settings)
+        outcome = await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
+    assert outcome.judge_id == "model:fake-vision" and outcome.vl_score == pytest.approx(0.2 + 0.24 + 0.16)
+    stored = store.get_json(outcome.result)
+    assert stored["task_id"] == "table-model" and stored["answers"]["B"]["score"] == 0.6
+
+
+async def test_activity_unparsable_answer_is_a_result_not_an_error(store, evidence):
+    with RoutedVisionServer({"A": [answer(1)], "B": [final("eight")], "C": [answer(4)]}) as server:
+        acts = JudgeActivities(store, TokenBucket(60000, 10), settings=ClientSettings(server.base_url, "m"))
+        outcome = await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
+    assert outcome.vl_score is None and "question B" in outcome.missing_reason
+
+
+async def test_activity_endpoint_down_is_a_retryable_infrastructure_error(store, evidence):
+    with RoutedVisionServer({q: [error(500, message="boom")] * 2 for q in "ABC"}) as server:
+        settings = ClientSettings(server.base_url, "m", max_attempts=2, backoff_base=0.01)
+        acts = JudgeActivities(store, TokenBucket(60000, 10), settings=settings)
+        with pytest.raises(ApplicationError) as info:
+            await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
+    assert info.value.type == "JudgeUnavailable" and not info.value.non_retryable
+
+
+async def test_activity_image_metric_needs_no_model(store, evidence):
+    acts = JudgeActivities(store, TokenBucket(60000, 10), client_factory=lambda lim: pytest.fail("no model call"))
+    req = request(store, evidence, judge="image-metric", reference_evidence=store.put_tree(evidence))
+    outcome = await ActivityEnvironment().run(acts.judge_vl, req)
+    assert outcome.judge_id.startswith("image-metric@") and outcome.vl_score == 1.0

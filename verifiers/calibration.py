@@ -1,0 +1,340 @@
+"""Calibration as a reusable step: does the verifier separate good deliveries from bad ones?
+
+    result = calibrate(Path("seeds/table-model/draft"), out_dir, profiles=[get_profile("blender-70-30")])
+    result.require_passed()          # raises CalibrationFailed: freeze only when this holds
+
+Samples: ``reference`` (the reference solution applied to the starting workspace), ``input``
+(the untouched ``start.blend``), every ``defect:<name>`` and ``variant:<name>`` script under
+``calibration/``.  Each becomes a delivery via ``activities/blender/apply_script.py``, is
+probed (warm bpy probe processes, at most ``parallel`` at a time), rendered (evidence cache)
+and judged (the VL judge compares against the reference sample's renders), then scored under
+every requested profile.  Deliveries are made and probed once; each profile only re-scores.
+
+Expectations per profile, all of which must hold:
+
+* reference: total >= ``reference_min`` (0.9) and success;
+* variant: total >= the task's pass threshold and success;
+* input and defects: not success, and total <= (lowest good total) - ``margin`` (0.2);
+* no total may be null (a null total cannot show separation).
+
+``margin`` of a profile = lowest total among reference + variants - highest total among input
++ defects; each sample's own margin is its distance to the other side.  Profiles with
+calibrated params (``kuka-80-20``'s core-failure caps) get them chosen here and recorded.
+Everything lands in ``<out>/private/validation/report.json`` (per sample and criterion:
+score, measured, expected, detail, evidence; the VL answers; the evidence files, copied to
+``private/validation/evidence/<sample>/`` with their sha256).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from verifiers import bpy_procs
+from verifiers.evidence import Evidence, EvidenceCache, sha256_file
+from verifiers.profiles import ScoringProfile, profile_of_task, score_record
+from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
+from verifiers.vl import VLResult
+
+REPORT_VERSION = "1"
+KINDS = ("reference", "input", "defect", "variant")
+GOOD = ("reference", "variant")
+
+
+class CalibrationFailed(Exception):
+    """An expectation did not hold: the task version must not be frozen."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    name: str  # reference | input | defect:<stem> | variant:<stem>
+    kind: str
+    script: Path | None  # None: the untouched start.blend
+
+    @property
+    def slug(self) -> str:
+        return self.name.replace(":", "-")
+
+
+def samples_of(bundle: TaskBundle) -> list[Sample]:
+    out = [Sample("reference", "reference", bundle.solution), Sample("input", "input", None)]
+    for kind in ("defect", "variant"):
+        for script in sorted((bundle.draft / "calibration" / f"{kind}s").glob("*.py")):
+            out.append(Sample(f"{kind}:{script.stem}", kind, script))
+    return out
+
+
+@dataclass
+class Measured:
+    """A sample's delivery, probed, rendered and judged -- profile-independent."""
+
+    sample: Sample
+    delivery: Path
+    delivery_sha256: str | None
+    rule_report: dict
+    evidence: Evidence | None = None
+    vl: VLResult | None = None
+
+
+@dataclass
+class ProfileVerdict:
+    profile: str
+    verifier_version: str
+    params: dict
+    passed: bool
+    margin: float | None
+    min_good: float | None
+    max_bad: float | None
+    misses: list[str]
+    sample_margins: dict[str, float | None]
+    records: dict[str, dict] = field(repr=False)
+
+
+@dataclass
+class CalibrationResult:
+    task_id: str
+    report_path: Path
+    report: dict
+    verdicts: dict[str, ProfileVerdict]
+    measured: list[Measured] = field(default_factory=list, repr=False)
+
+    @property
+    def passed(self) -> bool:
+        return all(v.passed for v in self.verdicts.values())
+
+    @property
+    def freeze_allowed(self) -> bool:
+        return self.passed
+
+    def require_passed(self) -> None:
+        if not self.passed:
+            misses = [f"{k}: {m}" for k, v in self.verdicts.items() for m in v.misses]
+            raise CalibrationFailed(f"calibration of {self.task_id} failed: " + "; ".join(misses))
+
+
+def _expected(kind: str, threshold: float, reference_min: float, bound: float | None) -> str:
+    if kind == "reference":
+        return f"total >= {reference_min} and success"
+    if kind == "variant":
+        return f"total >= {threshold} and success"
+    return "not success" + (f" and total <= {bound:.4f}" if bound is not None else "")
+
+
+def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measured], *, margin: float,
+                  reference_min: float, params: dict | None = None) -> ProfileVerdict:
+    task = scorer.task
+    threshold = float(task["verification"]["pass_threshold"])
+    if params is None:
+        params = profile.calibrate_params([(m.sample.kind, m.rule_report, m.vl) for m in measured], task, margin)
+    scorer.options.profile_params = params
+    vv = scorer.verifier_version()
+    records = {m.sample.name: score_record(profile, m.rule_report, m.vl, task, verifier_version=vv, params=params,
+                                           evidence=m.evidence.summary() if m.evidence else None)
+               for m in measured}
+    good = [r["total"] for m in measured if m.sample.kind in GOOD and (r := records[m.sample.name])["total"] is not None]
+    bad = [r["total"] for m in measured if m.sample.kind not in GOOD and (r := records[m.sample.name])["total"] is not None]
+    min_good, max_bad = (min(good) if good else None), (max(bad) if bad else None)
+    bound = None if min_good is None else min_good - margin
+    misses, sample_margins = [], {}
+    for m in measured:
+        r, kind, name = records[m.sample.name], m.sample.kind, m.sample.name
+        total = r["total"]
+        if total is None:
+            misses.append(f"sample {name!r}: total is null ({r['total_null_reason']})")
+            sample_margins[name] = None
+            r["expected"], r["met"] = _expected(kind, threshold, reference_min, bound), False
+            continue
+        if kind in GOOD:
+            floor = reference_min if kind == "reference" else threshold
+            met = total >= floor and bool(r["success"])
+            sample_margins[name] = None if max_bad is None else round(total - max_bad, 6)
+        else:
+            met = not r["success"] and (bound is None or total <= bound + 1e-9)
+            sample_margins[name] = None if min_good is None else round(min_good - total, 6)
+        r["expected"], r["met"] = _expected(kind, threshold, reference_min, bound), met
+        if not met:
+            failed = [c["id"] for c in r["criteria"] if not c["passed"]]
+            caught = [c["id"] for c in r["criteria"] if c["passed"]] if kind not in GOOD else failed
+            what = "failed criteria" if kind in GOOD else "criteria that did not catch it"
+            misses.append(f"sample {name!r} scored {total:.3f} (success {r['success']}), expected "
+                          f"{r['expected']} ({what}: {', '.join(caught) or '-'})")
+    overall = None if min_good is None or max_bad is None else round(min_good - max_bad, 6)
+    if overall is not None and overall < margin - 1e-9:
+        misses.append(f"margin {overall:.3f} < {margin}")
+    return ProfileVerdict(profile.key, vv, params, not misses, overall, min_good, max_bad, misses,
+                          sample_margins, records)
+
+
+def _row(m: Measured, record: dict, margin: float | None, evidence_rel: dict[str, dict]) -> dict:
+    return {
+        "sample": m.sample.name, "kind": m.sample.kind,
+        "script": m.sample.script.name if m.sample.script else None,
+        "delivery_sha256": m.delivery_sha256,
+        "rule_score": record["rule_score"], "vl_score": record.get("vl_score"),
+        "total": record["total"], "total_null_reason": record.get("total_null_reason"),
+        "success": record["success"], "core_failed": record["core_failed"], "cap_applied": record.get("cap_applied"),
+        "expected": record["expected"], "met": record["met"], "margin": margin,
+        "criteria": [{k: c.get(k) for k in ("id", "score", "passed", "measured", "expected", "detail", "evidence")}
+                     for c in record["criteria"]],
+        "vl": record.get("vl"),
+        "evidence": {"key": m.evidence.key, "files": evidence_rel} if m.evidence else None,
+    }
+
+
+def _write_json_atomic(path: Path, data: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_blend: Path | None,
+                    parallel: int, render: bool) -> list[Measured]:
+    """Deliveries (apply_script), rule reports (warm probes), evidence and VL answers."""
+    start = Path(start_blend) if start_blend else bundle.build_start(work / "workspace")
+    samples = samples_of(bundle)
+    deliveries = work / "deliveries"
+    deliveries.mkdir(parents=True, exist_ok=True)
+
+    def deliver(s: Sample) -> Path:
+        if s.script is None:
+            return start
+        return bpy_procs.apply_script(start, s.script, deliveries / f"{s.slug}.blend")
+
+    with ThreadPoolExecutor(parallel) as pool:
+        blends = list(pool.map(deliver, samples))
+    reports = work / "reports"
+    reports.mkdir(parents=True, exist_ok=True)
+    probes = [bpy_procs.WarmProbe() for _ in range(min(parallel, len(samples)))]
+    try:
+        def probe_share(i: int) -> list[tuple[int, dict]]:
+            return [(j, probes[i].probe(blends[j], bundle.task_path, bundle.rubric_path,
+                                        reports / f"{samples[j].slug}.json", bundle.task_probes))
+                    for j in range(i, len(samples), len(probes))]
+
+        with ThreadPoolExecutor(len(probes)) as pool:
+            by_index = dict(pair for share in pool.map(probe_share, range(len(probes))) for pair in share)
+    finally:
+        for p in probes:
+            p.close()
+    measured = [Measured(s, b, sha256_file(b) if b.is_file() else None, by_index[i])
+                for i, (s, b) in enumerate(zip(samples, blends))]
+    if render and scorer.renderer is not None:
+        evidences = scorer.renderer.render_many([(m.delivery, scorer.spec) for m in measured])
+        for m, ev in zip(measured, evidences):
+            m.evidence = ev
+        reference = next(m for m in measured if m.sample.kind == "reference")
+        scorer.remember_reference(reference.evidence)
+        if scorer.needs_vl:
+            for m in measured:
+                m.vl = scorer.judge_vl(m.evidence, reference.evidence)
+    return measured
+
+
+def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | None = None,
+              judge: str | None = "image-metric", cache: EvidenceCache | None = None,
+              start_blend: Path | None = None, margin: float = 0.2, reference_min: float = 0.9,
+              parallel: int = 2, profile_params: dict[str, dict] | None = None,
+              vl_client=None) -> CalibrationResult:
+    """Run the calibration samples of the task draft in ``draft`` and judge them under each
+    profile (default: the task's own).  ``profile_params`` ({profile key: params}) fixes
+    params instead of calibrating them."""
+    bundle = TaskBundle.load(draft)
+    profiles = profiles or [profile_of_task(bundle.task)]
+    out_dir = Path(out_dir)
+    work = out_dir / "work"
+    validation = out_dir / "private" / "validation"
+    scorers = {p.key: Scorer(bundle, p, cache=cache, options=ScoreOptions(judge=judge, render=cache is not None),
+                             vl_client=vl_client) for p in profiles}
+    # the VL answers do not depend on the profile: judge once with a VL-weighting scorer if any
+    lead = next((s for s in scorers.values() if s.needs_vl), next(iter(scorers.values())))
+    measured = measure_samples(bundle, lead, work, start_blend=start_blend, parallel=parallel,
+                               render=cache is not None)
+
+    evidence_files: dict[str, dict[str, dict]] = {}
+    for m in measured:
+        if m.evidence is None:
+            continue
+        dest = validation / "evidence" / m.sample.slug
+        if dest.exists():
+            shutil.rmtree(dest)
+        m.evidence.copy_to(dest)
+        evidence_files[m.sample.name] = {name: {"path": f"evidence/{m.sample.slug}/{name}", "sha256": sha}
+                                         for name, sha in m.evidence.hashes().items()}
+
+    verdicts, sections = {}, {}
+    for p in profiles:
+        scorer = scorers[p.key]
+        fixed = (profile_params or {}).get(p.key)
+        v = judge_profile(p, scorer, measured, margin=margin, reference_min=reference_min, params=fixed)
+        verdicts[p.key] = v
+        sections[p.key] = {
+            "profile": p.ref(), "params": v.params, "verifier_version": v.verifier_version,
+            "judge": next((r["judge"] for r in v.records.values() if r.get("judge")), None),
+            "passed": v.passed, "margin": v.margin, "min_good": v.min_good, "max_bad": v.max_bad,
+            "required_margin": margin, "misses": v.misses,
+            "samples": [_row(m, v.records[m.sample.name], v.sample_margins[m.sample.name],
+                             evidence_files.get(m.sample.name, {})) for m in measured],
+        }
+    report = {
+        "report_version": REPORT_VERSION,
+        "task_id": bundle.task["task_id"],
+        "reference_min": reference_min,
+        "pass_threshold": bundle.task["verification"]["pass_threshold"],
+        "passed": all(v.passed for v in verdicts.values()),
+        "freeze": all(v.passed for v in verdicts.values()),
+        "cache": cache.counters.as_dict() if cache is not None else None,
+        "profiles": sections,
+    }
+    report_path = validation / "report.json"
+    _write_json_atomic(report_path, report)
+    return CalibrationResult(bundle.task["task_id"], report_path, report, verdicts, measured)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python -m verifiers.calibration --task-dir seeds/<seed>/draft --out DIR [--profile ...]"""
+    import argparse
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from verifiers.evidence import default_cache_root
+    from verifiers.profiles import get_profile
+
+    ap = argparse.ArgumentParser(prog="python -m verifiers.calibration")
+    ap.add_argument("--task-dir", required=True, type=Path)
+    ap.add_argument("--out", required=True, type=Path)
+    ap.add_argument("--profile", action="append", default=None, help="id[@version]; repeatable")
+    ap.add_argument("--judge", default="image-metric", choices=("image-metric", "none"))
+    ap.add_argument("--cache", type=Path, default=None)
+    ap.add_argument("--margin", type=float, default=0.2)
+    args = ap.parse_args(argv)
+    profiles = [get_profile(p) for p in args.profile] if args.profile else None
+    result = calibrate(args.task_dir, args.out, profiles=profiles,
+                       judge=None if args.judge == "none" else args.judge,
+                       cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin)
+    console = Console(width=160)
+    for key, section in result.report["profiles"].items():
+        t = Table(title=f"{result.task_id} under {key}: margin {section['margin']} "
+                        f"({'passed' if section['passed'] else 'FAILED'})")
+        for col in ("sample", "rule", "VL", "total", "success", "margin", "met"):
+            t.add_column(col)
+        for r in section["samples"]:
+            t.add_row(r["sample"], f"{r['rule_score']:.3f}", "-" if r["vl_score"] is None else f"{r['vl_score']:.3f}",
+                      "null" if r["total"] is None else f"{r['total']:.3f}", str(r["success"]),
+                      "-" if r["margin"] is None else f"{r['margin']:.3f}", "yes" if r["met"] else "NO")
+        console.print(t)
+        for miss in section["misses"]:
+            console.print(f"[red]miss[/] {miss}")
+    console.print(f"report: {result.report_path}")
+    return 0 if result.passed else 1
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main())

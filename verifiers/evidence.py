@@ -1,0 +1,344 @@
+"""Evidence renders with a worker-side content-hash cache.
+
+A delivery's evidence is a fixed set of renders made by ``render_evidence.py`` from a *view
+spec*: static ``front`` / ``side`` / ``top`` (orthographic) and ``close`` (perspective) views
+of the deliverable and, for animation tasks, ``count`` (16) evenly spaced frames from a fixed
+camera, an MP4 of them and a 4x4 contact sheet (``frames_sheet.png``).
+
+Cache key = sha256 of canonical JSON ``{delivery sha256, resolved view spec, renderer
+version}``.  "Identical deliverable" means *identical bytes*: a saved .blend differs byte-wise
+between two builds of the same scene (Blender writes pointers and a thumbnail), so
+re-applying the same script gives a new key and a fresh render.  That is the conservative
+choice -- a scene-level digest would reuse more, but a digest that misses one setting would
+hand one delivery another's evidence.  Scoring the *same file* twice renders nothing.
+
+Entries live under ``<root>/objects/<key[:2]>/<key>/`` with ``manifest.json`` (per-file
+sha256); they are written into a temp folder and renamed into place, and every hit
+re-verifies the file hashes (a damaged entry is replaced, counted in ``corrupt``).
+The renderer version is ``RENDERER_ID`` + digests of the render script and this module's
+post-processing + the ``bpy`` package version, so a renderer change never reuses old renders.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+from verifiers import png
+from verifiers.bpy_procs import RENDER_EVIDENCE, render_jobs
+
+POSTPROCESS_VERSION = "1"  # contact sheet layout
+SHEET = "frames_sheet.png"
+STATIC_VIEWS = ("front", "side", "top", "close")
+DEFAULT_RESOLUTION = (160, 120)
+DEFAULT_ENGINE = "BLENDER_WORKBENCH"
+ENGINES = ("BLENDER_WORKBENCH", "CYCLES", "BLENDER_EEVEE")
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with Path(path).open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def canonical(obj) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+
+
+@functools.lru_cache(maxsize=1)
+def _render_script_text() -> str:
+    return RENDER_EVIDENCE.read_text(encoding="utf-8").replace("\r\n", "\n")
+
+
+def _renderer_id() -> str:
+    m = re.search(r'^RENDERER_ID = "([^"]+)"', _render_script_text(), re.M)
+    return m.group(1) if m else "arkevo-evidence/?"
+
+
+def renderer_version() -> str:
+    """Changes whenever the same spec could render differently: render script, post-processing,
+    Blender build."""
+    try:
+        bpy_version = version("bpy")
+    except PackageNotFoundError:
+        bpy_version = "unknown"
+    code = hashlib.sha256(_render_script_text().encode() + b"\0post" + POSTPROCESS_VERSION.encode()).hexdigest()
+    return f"{_renderer_id()}+{code[:12]}+bpy-{bpy_version}"
+
+
+# --- view specs -------------------------------------------------------------------------------
+
+
+def resolve_spec(cfg: dict | None, *, engine: str | None = None, resolution: tuple[int, int] | None = None,
+                 device: str | None = None) -> dict:
+    """The full view spec from a task's ``judge.json`` ``evidence`` section.
+
+    ``cfg``: ``target`` {center, radius} framed by front/side/top; optional ``close``
+    {center, radius, direction}; ``static_frame``; ``hide`` (names of stage objects left out
+    of every render, e.g. a floor); optional ``animation`` {frame_start,
+    frame_end, count (16), direction, fps, mp4}; ``engine``, ``resolution``, ``samples``,
+    ``seed``.  Keyword overrides (CLI / worker settings) win; ``ARKEVO_EVIDENCE_ENGINE`` and
+    ``ARKEVO_EVIDENCE_DEVICE`` configure GPU workers (e.g. CYCLES + OPTIX)."""
+    cfg = dict(cfg or {})
+    target = cfg.get("target", {"center": [0.0, 0.0, 0.5], "radius": 1.5})
+    center, radius = [float(v) for v in target["center"]], float(target["radius"])
+    engine = engine or os.environ.get("ARKEVO_EVIDENCE_ENGINE") or cfg.get("engine", DEFAULT_ENGINE)
+    if engine not in ENGINES:
+        raise ValueError(f"unknown evidence engine {engine!r}; use one of {', '.join(ENGINES)}")
+    res = list(resolution or cfg.get("resolution", DEFAULT_RESOLUTION))
+    close = cfg.get("close", {})
+    spec = {
+        "engine": engine,
+        "resolution": [int(res[0]), int(res[1])],
+        "static_frame": int(cfg.get("static_frame", 1)),
+        "views": [
+            {"name": "front", "direction": [0.0, -1.0, 0.0], "ortho": True, "center": center, "radius": radius},
+            {"name": "side", "direction": [1.0, 0.0, 0.0], "ortho": True, "center": center, "radius": radius},
+            {"name": "top", "direction": [0.0, 0.0, 1.0], "ortho": True, "center": center, "radius": radius},
+            {"name": "close", "direction": [float(v) for v in close.get("direction", [1.0, -1.0, 0.8])],
+             "ortho": False, "center": [float(v) for v in close.get("center", center)],
+             "radius": float(close.get("radius", radius * 0.5)), "fov_deg": 40.0},
+        ],
+        "animation": None,
+        "hide": sorted(str(n) for n in cfg.get("hide", [])),
+    }
+    if engine == "CYCLES":
+        spec["samples"] = int(cfg.get("samples", 8))
+        spec["seed"] = int(cfg.get("seed", 0))
+        spec["device"] = device or os.environ.get("ARKEVO_EVIDENCE_DEVICE") or cfg.get("device", "CPU")
+    if cfg.get("animation"):
+        a = cfg["animation"]
+        spec["animation"] = {
+            "frame_start": int(a["frame_start"]), "frame_end": int(a["frame_end"]),
+            "count": int(a.get("count", 16)), "fps": int(a.get("fps", 8)), "mp4": bool(a.get("mp4", True)),
+            "direction": [float(v) for v in a.get("direction", [-1.0, -1.0, 0.8])],
+            "center": [float(v) for v in a.get("center", center)],
+            "radius": float(a.get("radius", radius)), "fov_deg": 40.0,
+        }
+    return spec
+
+
+# --- cache ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Evidence:
+    """One delivery's renders: ``files`` {name: {sha256, kind, view, frame...}}."""
+
+    key: str
+    folder: Path
+    manifest: dict
+    cache_hit: bool
+
+    @property
+    def files(self) -> dict[str, dict]:
+        return self.manifest.get("files", {})
+
+    @property
+    def error(self) -> str | None:
+        return self.manifest.get("error")
+
+    def path(self, name: str) -> Path:
+        return self.folder / name
+
+    def hashes(self) -> dict[str, str]:
+        return {n: e["sha256"] for n, e in sorted(self.files.items())}
+
+    def names(self, kind: str) -> list[str]:
+        entries = [(e.get("index", 0), n) for n, e in self.files.items() if e.get("kind") == kind]
+        return [n for _, n in sorted(entries)]
+
+    def summary(self) -> dict:
+        return {"key": self.key, "cache": "hit" if self.cache_hit else "miss", "error": self.error,
+                "files": self.hashes(), "mp4": self.manifest.get("mp4")}
+
+    def copy_to(self, dest: Path) -> list[Path]:
+        dest.mkdir(parents=True, exist_ok=True)
+        out = []
+        for name in self.files:
+            shutil.copyfile(self.path(name), dest / name)
+            out.append(dest / name)
+        return out
+
+
+@dataclass
+class CacheCounters:
+    hits: int = 0
+    misses: int = 0
+    renders: int = 0  # deliveries actually rendered
+    render_processes: int = 0  # bpy processes started for rendering
+    corrupt: int = 0
+    absent: int = 0  # requests for a delivery file that does not exist (no render)
+    render_seconds: float = 0.0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+class EvidenceCache:
+    """Worker-side evidence cache (a local folder; one per worker host)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+        (self.root / "objects").mkdir(parents=True, exist_ok=True)
+        (self.root / "tmp").mkdir(parents=True, exist_ok=True)
+        self.counters = CacheCounters()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(blend_sha256: str | None, spec: dict, renderer: str | None = None) -> str:
+        basis = {"blend_sha256": blend_sha256, "spec": spec, "renderer": renderer or renderer_version()}
+        return hashlib.sha256(canonical(basis)).hexdigest()
+
+    def folder(self, key: str) -> Path:
+        return self.root / "objects" / key[:2] / key
+
+    def lookup(self, key: str) -> Evidence | None:
+        folder = self.folder(key)
+        manifest_path = folder / "manifest.json"
+        if not manifest_path.is_file():
+            return None
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        for name, entry in manifest.get("files", {}).items():
+            p = folder / name
+            if not p.is_file() or sha256_file(p) != entry["sha256"]:
+                with self._lock:
+                    self.counters.corrupt += 1
+                shutil.rmtree(folder, ignore_errors=True)
+                return None
+        return Evidence(key, folder, manifest, cache_hit=True)
+
+    def scratch(self) -> Path:
+        return Path(tempfile.mkdtemp(prefix="render-", dir=self.root / "tmp"))
+
+    def commit(self, key: str, rendered: Path) -> Evidence:
+        """Move a rendered folder into place (first writer wins; ours is dropped on a race)."""
+        final = self.folder(key)
+        final.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.rename(rendered, final)
+        except OSError:
+            shutil.rmtree(rendered, ignore_errors=True)
+        manifest = json.loads((final / "manifest.json").read_text(encoding="utf-8"))
+        return Evidence(key, final, manifest, cache_hit=False)
+
+
+def _postprocess(folder: Path) -> None:
+    """Add the 4x4 contact sheet of the animation frames to a fresh render's manifest."""
+    manifest_path = folder / "manifest.json"
+    manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    frames = sorted((e["index"], n) for n, e in manifest.get("files", {}).items() if e.get("kind") == "frame")
+    if frames:
+        sheet = png.contact_sheet([png.read_png(folder / n) for _, n in frames], columns=4)
+        png.write_png(folder / SHEET, sheet)
+        manifest["files"][SHEET] = {"kind": "sheet", "view": "animation", "frames": len(frames),
+                                    "sha256": sha256_file(folder / SHEET), "size": (folder / SHEET).stat().st_size}
+    manifest["renderer_version"] = renderer_version()
+    tmp = manifest_path.with_name("manifest.json.tmp")
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, manifest_path)
+
+
+@dataclass
+class RenderRequest:
+    blend: Path
+    spec: dict
+    blend_sha256: str | None = None
+    key: str = field(default="", init=False)
+
+
+class EvidenceRenderer:
+    """Renders evidence through the cache: hits cost a hash check, misses are batched into at
+    most ``processes`` bpy processes (2 on a 2-core worker)."""
+
+    def __init__(self, cache: EvidenceCache, processes: int = 2, timeout: float = 900):
+        self.cache = cache
+        self.processes = max(1, processes)
+        self.timeout = timeout
+
+    def render(self, blend: Path, spec: dict) -> Evidence:
+        return self.render_many([(blend, spec)])[0]
+
+    def render_many(self, items: list[tuple[Path, dict]]) -> list[Evidence]:
+        requests = []
+        for blend, spec in items:
+            req = RenderRequest(Path(blend), spec, sha256_file(blend) if Path(blend).is_file() else None)
+            req.key = self.cache.key(req.blend_sha256, spec)
+            requests.append(req)
+        results: dict[str, Evidence] = {}
+        todo: dict[str, RenderRequest] = {}
+        for req in requests:
+            if req.blend_sha256 is None:  # nothing delivered: nothing to render, nothing to cache
+                with self.cache._lock:
+                    self.cache.counters.absent += 1
+                manifest = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
+                            "error": f"delivered .blend not found: {req.blend}"}
+                results[req.key] = Evidence(req.key, self.cache.root / "tmp", manifest, cache_hit=False)
+                continue
+            if req.key in results or req.key in todo:
+                continue
+            hit = self.cache.lookup(req.key)
+            with self.cache._lock:
+                if hit is not None:
+                    self.cache.counters.hits += 1
+                    results[req.key] = hit
+                else:
+                    self.cache.counters.misses += 1
+                    todo[req.key] = req
+        if todo:
+            results.update(self._render(list(todo.values())))
+        # duplicates within one call count as hits of the first render
+        seen: set[str] = set()
+        out = []
+        for req in requests:
+            ev = results[req.key]
+            if req.key in seen:
+                ev = Evidence(ev.key, ev.folder, ev.manifest, cache_hit=True)
+            seen.add(req.key)
+            out.append(ev)
+        return out
+
+    def _render(self, reqs: list[RenderRequest]) -> dict[str, Evidence]:
+        from concurrent.futures import ThreadPoolExecutor
+
+        scratch = {r.key: self.cache.scratch() for r in reqs}
+        batches = [reqs[i::self.processes] for i in range(min(self.processes, len(reqs)))]
+        started = time.monotonic()
+        try:
+            with ThreadPoolExecutor(len(batches)) as pool:
+                list(pool.map(lambda batch: render_jobs(
+                    [{"blend": str(r.blend), "spec": r.spec, "out": str(scratch[r.key])} for r in batch],
+                    timeout=self.timeout), batches))
+        except BaseException:
+            for folder in scratch.values():
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
+        with self.cache._lock:
+            self.cache.counters.renders += len(reqs)
+            self.cache.counters.render_processes += len(batches)
+            self.cache.counters.render_seconds += time.monotonic() - started
+        out = {}
+        for r in reqs:
+            _postprocess(scratch[r.key])
+            out[r.key] = self.cache.commit(r.key, scratch[r.key])
+        return out
+
+
+def default_cache_root() -> Path:
+    """``ARKEVO_EVIDENCE_CACHE`` or ``var/cache/evidence`` under the project (``ARKEVO_VAR``)."""
+    if os.environ.get("ARKEVO_EVIDENCE_CACHE"):
+        return Path(os.environ["ARKEVO_EVIDENCE_CACHE"])
+    var = Path(os.environ.get("ARKEVO_VAR", Path(__file__).resolve().parent.parent / "var"))
+    return var / "cache" / "evidence"

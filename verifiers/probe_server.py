@@ -1,0 +1,62 @@
+"""A warm rule-probe process: measures many deliveries in one bpy process (runs in bpy).
+
+    python probe_server.py --reply-fd N     # jobs as JSON lines on stdin, replies on fd N
+
+Each job ``{"blend", "task", "rubric", "out", "probes"?}`` is measured exactly as
+``rule_probe.py`` would (same code: ``rule_probe.probe_files``) and its report written to
+``out``; the reply is one JSON line ``{"ok": true, "out", "seconds", "reward"}`` or
+``{"ok": false, "error": <traceback>}`` -- a failing job never takes the process down.
+Replies go to their own file descriptor because Blender writes its log to stdout.
+Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
+whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import rule_probe  # noqa: E402  (imports bpy and the probe library once, then stays warm)
+
+
+def serve(stdin, reply) -> None:
+    for line in stdin:
+        if not line.strip():
+            continue
+        job = json.loads(line)
+        if job.get("cmd") == "quit":
+            break
+        started = time.monotonic()
+        try:
+            report = rule_probe.probe_files(
+                Path(job["task"]), Path(job["rubric"]), Path(job["blend"]), Path(job["out"]),
+                Path(job["probes"]) if job.get("probes") else None,
+            )
+            answer = {"ok": True, "out": job["out"], "reward": report["reward"],
+                      "seconds": round(time.monotonic() - started, 4)}
+        except Exception:
+            answer = {"ok": False, "error": traceback.format_exc()}
+        reply.write(json.dumps(answer) + "\n")
+        reply.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--reply-fd", type=int, required=True)
+    args = ap.parse_args(argv)
+    with os.fdopen(args.reply_fd, "w", encoding="utf-8") as reply:
+        reply.write(json.dumps({"ok": True, "ready": True}) + "\n")
+        reply.flush()
+        serve(sys.stdin, reply)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

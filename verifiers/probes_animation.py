@@ -1,0 +1,256 @@
+"""Probe group: transforms and animation (keyframes on a channel, value or location at a frame,
+a path through sampled frames, resting / support / interpenetration over sampled frames, frame
+range, fps).  Runs in bpy."""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bpy  # noqa: E402
+from bpy_extras import anim_utils  # noqa: E402
+
+from probe_core import (  # noqa: E402
+    POINTS, Outcome, Probe, aabb_point, binary_outcome, first_frames, fraction_outcome,
+    object_point, penetration_depth, primitive, rests_on, rnd, sampled_frames,
+)
+
+FRAMES = ("frame_start", "frame_end")
+
+
+def _fcurves(obj: bpy.types.Object, data_path: str, index: int | None) -> list:
+    """Matching F-curves of the active action and of every NLA strip's action."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for t in ad.nla_tracks for s in t.strips]
+    curves = []
+    for action, slot in pairs:
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
+        for fc in bag.fcurves if bag else []:
+            if fc.data_path == data_path and (index is None or fc.array_index == index):
+                curves.append(fc)
+    return curves
+
+
+@primitive(group="animation", required=("object", "data_path", *FRAMES))
+def keyframes_on_channel(probe: Probe, p: dict):
+    """The channel's F-curves hold >= ``min_keyframes`` keys with >= ``min_distinct_values``
+    distinct values within the frame range."""
+    obj = probe.obj(p["object"])
+    start, end = float(p["frame_start"]), float(p["frame_end"])
+    keys = [
+        tuple(k.co)
+        for fc in _fcurves(obj, p["data_path"], p.get("index"))
+        for k in fc.keyframe_points
+        if start <= k.co[0] <= end
+    ]
+    # Per-curve values would be fairer for vectors, but one channel index is the common case.
+    distinct = len({round(k[1], 4) for k in keys})
+    need_keys, need_distinct = int(p.get("min_keyframes", 2)), int(p.get("min_distinct_values", 2))
+    ok = len(keys) >= need_keys and distinct >= need_distinct
+    channel = p["data_path"] + (f"[{p['index']}]" if p.get("index") is not None else "")
+    detail = f"{len(keys)} keyframes, {distinct} distinct values on {p['object']}.{channel} in {start:g}..{end:g}"
+    expected = {"min_keyframes": need_keys, "min_distinct_values": need_distinct}
+    frames = sorted({round(k[0], 3) for k in keys})
+    return binary_outcome(ok, {"keyframes": len(keys), "distinct_values": distinct}, expected, detail,
+                          {"key_frames": first_frames(frames, 20)})
+
+
+@primitive(group="animation", required=("object", "frame", "expected", "tolerance"))
+def location_at_frame(probe: Probe, p: dict):
+    """The object's world point (``point``: origin, aabb_center, aabb_bottom_center,
+    top_center) is within ``tolerance`` (Euclidean) of ``expected`` at ``frame``."""
+    obj, frame, which = probe.obj(p["object"]), int(p["frame"]), p.get("point", "origin")
+    expected, tol = [float(v) for v in p["expected"]], float(p["tolerance"])
+    point = object_point(probe, obj, frame, which)
+    err = math.dist(point, expected)
+    detail = f"{which} of {obj.name} at frame {frame} is {err:.4f} from expected (tolerance {tol})"
+    return binary_outcome(err <= tol, rnd(point), expected, detail, {"frame": frame, "error": rnd(err)})
+
+
+def _value(obj, data_path: str, index: int | None):
+    try:
+        value = obj.path_resolve(data_path)
+    except ValueError as exc:
+        raise _Unresolvable(f"{obj.name} has no property {data_path!r}") from exc
+    if index is not None:
+        value = value[int(index)]
+    if hasattr(value, "__len__") and not isinstance(value, str):
+        return [float(v) for v in value]
+    return float(value) if isinstance(value, (int, float, bool)) else value
+
+
+class _Unresolvable(Exception):
+    pass
+
+
+@primitive(group="animation", required=("object", "data_path", "frame", "expected", "tolerance"))
+def value_at_frame(probe: Probe, p: dict):
+    """The animated property ``data_path`` (e.g. ``rotation_euler``, ``constraints["Carry"].influence``;
+    ``index`` picks one component) equals ``expected`` within ``tolerance`` at ``frame`` (largest
+    component error for vectors)."""
+    obj, frame, tol = probe.obj(p["object"]), int(p["frame"]), float(p["tolerance"])
+    probe.at(frame)
+    try:
+        value = _value(obj, p["data_path"], p.get("index"))
+    except _Unresolvable as exc:
+        return Outcome(0.0, False, None, p["expected"], str(exc), {"frame": frame})
+    expected = p["expected"]
+    if isinstance(expected, list):
+        if not isinstance(value, list) or len(value) != len(expected):
+            return Outcome(0.0, False, value, expected, f"{p['data_path']} is not a {len(expected)}-vector",
+                           {"frame": frame})
+        err = max(abs(v - float(e)) for v, e in zip(value, expected))
+    else:
+        err = abs(float(value) - float(expected))
+    detail = f"{obj.name}.{p['data_path']} at frame {frame}: error {err:.4f} (tolerance {tol})"
+    return binary_outcome(err <= tol, rnd(value), expected, detail, {"frame": frame, "error": rnd(err)})
+
+
+@primitive(group="animation", required=("object", "waypoints", "tolerance", *FRAMES))
+def path_through(probe: Probe, p: dict):
+    """Over the sampled frames the object's ``point`` passes within ``tolerance`` of every
+    waypoint [x, y, z], in the listed order unless ``ordered: false``.  Scores the share of
+    waypoints reached."""
+    obj, frames, tol = probe.obj(p["object"]), sampled_frames(p), float(p["tolerance"])
+    which = p.get("point", "origin")
+    if which not in POINTS:
+        raise ValueError(f"unknown point {which!r}")
+    track = [(f, object_point(probe, obj, f, which)) for f in frames]
+    ordered = bool(p.get("ordered", True))
+    reached, after = {}, frames[0] - 1
+    closest = {}
+    for i, wp in enumerate(p["waypoints"]):
+        wp = [float(v) for v in wp]
+        best = min(track, key=lambda t: math.dist(t[1], wp))
+        closest[i] = {"frame": best[0], "distance": rnd(math.dist(best[1], wp))}
+        hits = [f for f, pt in track if math.dist(pt, wp) <= tol and (not ordered or f > after)]
+        if hits:
+            reached[i] = hits[0]
+            if ordered:
+                after = hits[0]
+    missed = [i for i in range(len(p["waypoints"])) if i not in reached]
+    detail = f"reached {len(reached)}/{len(p['waypoints'])} waypoints within {tol}"
+    if missed:
+        detail += f"; first missed #{missed[0]} (closest {closest[missed[0]]['distance']} at frame {closest[missed[0]]['frame']})"
+    measured = {"reached_at": {str(i): f for i, f in reached.items()}}
+    return fraction_outcome(len(reached), len(p["waypoints"]), measured, p["waypoints"], detail,
+                            {"closest": {str(i): c for i, c in closest.items()}})
+
+
+@primitive(group="animation", required=("object", "support", "frame", "tolerance"))
+def rests_on_at_frame(probe: Probe, p: dict):
+    """The object's AABB bottom is within ``tolerance`` of the support's AABB top and its
+    centre lies over the support's footprint at ``frame``."""
+    obj, support = probe.objects([p["object"], p["support"]])
+    frame, tol = int(p["frame"]), float(p["tolerance"])
+    ok, gap, over = rests_on(probe.aabb(obj, frame), probe.aabb(support, frame), tol)
+    detail = (
+        f"at frame {frame} {obj.name}'s bottom is {rnd(gap):+.4f} m from {support.name}'s top "
+        f"(negative: below it); centre over it: {over}"
+    )
+    measured = {"gap": rnd(gap), "centre_over_support": over}
+    return binary_outcome(ok, measured, {"support": support.name, "gap": 0.0, "tolerance": tol}, detail,
+                          {"frame": frame})
+
+
+@primitive(group="animation", required=("object", "others", "tolerance", *FRAMES))
+def no_interpenetration(probe: Probe, p: dict):
+    """At no sampled frame does the object's AABB overlap another's by more than ``tolerance``."""
+    obj, others = probe.obj(p["object"]), probe.objects(list(p["others"]))
+    frames, tol = sampled_frames(p), float(p["tolerance"])
+    worst, worst_at, bad = 0.0, None, []
+    for f in frames:
+        depths = [(penetration_depth(probe.aabb(obj, f), probe.aabb(o, f)), o.name) for o in others]
+        depth, other = max(depths)
+        if depth > tol:
+            bad.append(f)
+        if depth > worst:
+            worst, worst_at = depth, (f, other)
+    detail = f"{len(bad)}/{len(frames)} sampled frames penetrate deeper than {tol}"
+    if bad:
+        detail += f"; deepest {worst:.4f} into {worst_at[1]} at frame {worst_at[0]}"
+    measured = {"max_depth": rnd(worst), "frames_penetrating": len(bad), "frames_sampled": len(frames)}
+    return fraction_outcome(len(frames) - len(bad), len(frames), measured, {"max_depth": tol}, detail,
+                            {"frames_penetrating": first_frames(bad)})
+
+
+def _support_state(probe: Probe, p: dict, obj, supports, carrier, frame: int) -> str | None:
+    """'rest' or 'carried' when supported at this frame, else None."""
+    box = probe.aabb(obj, frame)
+    if any(rests_on(box, probe.aabb(s, frame), float(p["rest_tolerance"]))[0] for s in supports):
+        return "rest"
+    anchor = aabb_point(box, p.get("anchor", "top_center"))
+    if math.dist(anchor, probe.origin(carrier, frame)) <= float(p["carrier_tolerance"]):
+        return "carried"
+    return None
+
+
+@primitive(group="animation",
+           required=("object", "supports", "carrier", "rest_tolerance", "carrier_tolerance", *FRAMES))
+def supported_throughout(probe: Probe, p: dict):
+    """At every sampled frame the object rests on a support or hangs at the carrier; no jump
+    larger than ``max_step``; carried for at least ``min_carried_frames`` frames."""
+    obj, carrier = probe.obj(p["object"]), probe.obj(p["carrier"])
+    supports, frames = probe.objects(list(p["supports"])), sampled_frames(p)
+    max_step, min_carried = p.get("max_step"), int(p.get("min_carried_frames", 0))
+    unsupported, carried, prev = [], 0, None
+    for f in frames:
+        state = _support_state(probe, p, obj, supports, carrier, f)
+        here = aabb_point(probe.aabb(obj, f), "aabb_center")
+        # A jump between samples means the object travelled unsupported (teleport).
+        if max_step is not None and prev is not None and math.dist(here, prev) > float(max_step):
+            state = None
+        prev = here
+        carried += state == "carried"
+        if state is None:
+            unsupported.append(f)
+    ok_frames = len(frames) - len(unsupported)
+    carry_factor = min(1.0, carried / min_carried) if min_carried else 1.0
+    score = ok_frames / len(frames) * carry_factor
+    measured = {"frames_sampled": len(frames), "frames_unsupported": len(unsupported), "frames_carried": carried}
+    detail = f"{len(unsupported)} unsupported frame(s)"
+    if unsupported:
+        detail += f" (first {unsupported[0]})"
+    detail += f"; carried at {carried} frame(s), need {min_carried}"
+    expected = {"frames_unsupported": 0, "min_carried_frames": min_carried}
+    return Outcome(score, score == 1.0, measured, expected, detail,
+                   {"frames_unsupported": first_frames(unsupported)})
+
+
+@primitive(group="animation", required=FRAMES)
+def frame_range(probe: Probe, p: dict):
+    """The scene's frame range equals ``frame_start``..``frame_end``."""
+    measured = [probe.scene.frame_start, probe.scene.frame_end]
+    expected = [int(p["frame_start"]), int(p["frame_end"])]
+    return binary_outcome(measured == expected, measured, expected, f"scene frames {measured[0]}..{measured[1]}")
+
+
+@primitive(group="animation", required=("expected",))
+def fps(probe: Probe, p: dict):
+    """The scene's frame rate (fps / fps_base) is within ``tolerance`` (default 0.01) of ``expected``."""
+    r = probe.scene.render
+    rate = r.fps / r.fps_base
+    tol = float(p.get("tolerance", 0.01))
+    ok = abs(rate - float(p["expected"])) <= tol
+    return binary_outcome(ok, rnd(rate), p["expected"], f"scene runs at {rate:.3f} fps",
+                          {"fps": r.fps, "fps_base": rnd(r.fps_base)})
+
+
+@primitive(group="animation", required=("objects", "tolerance", *FRAMES))
+def stays_in_place(probe: Probe, p: dict):
+    """Each object's world origin stays within ``tolerance`` of its given location at every
+    sampled frame."""
+    places, frames, tol = p["objects"], sampled_frames(p), float(p["tolerance"])
+    drift = {}
+    for o in probe.objects(list(places)):
+        drift[o.name] = max(math.dist(probe.origin(o, f), places[o.name]) for f in frames)
+    bad = [n for n, d in drift.items() if d > tol]
+    detail = "all stayed in place" if not bad else "moved: " + ", ".join(bad)
+    return fraction_outcome(len(drift) - len(bad), len(drift), {"max_drift": rnd(drift)}, places, detail,
+                            {"moved": bad})

@@ -1,0 +1,79 @@
+"""RewardKit criteria for a packaged task, so its ``tests/`` runs under Harbor + RewardKit:
+
+    python -m rewardkit /tests --workspace /workspace --output /logs/verifier/reward.json
+
+Copied into ``tests/`` next to the standalone probe files (``verifiers.version.REWARDKIT_FILES``),
+``task.json`` and ``rubric.json``.  RewardKit imports every ``.py`` in ``tests/``; this one
+registers one criterion per rule criterion of the task (weight 0: reported per criterion in
+``reward-details.json`` with the probe's detail as reasoning) and ``total`` (weight 1), the
+task's reward with its core cap -- so ``reward.json``'s ``reward`` equals the probe report's.
+The probe runs once, in a subprocess (``rule_probe.py`` under this Python, which must have
+``bpy``), on ``<workspace>/outputs/result.blend`` (``ARKEVO_DELIVERY`` overrides the relative
+path); the report goes to ``/logs/verifier/report.json`` when that folder exists
+(``ARKEVO_PROBE_REPORT`` overrides).  A null reward (a weighted VL channel the sandbox cannot
+judge) or a probe crash raises: RewardKit fails loudly rather than writing a 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+import rewardkit as rk
+from rewardkit import criterion
+
+HERE = Path(__file__).resolve().parent
+_LOCK = threading.Lock()
+_REPORTS: dict[str, dict] = {}
+
+
+def _report_path() -> Path:
+    if os.environ.get("ARKEVO_PROBE_REPORT"):
+        return Path(os.environ["ARKEVO_PROBE_REPORT"])
+    logs = Path("/logs/verifier")
+    folder = logs if logs.is_dir() else Path(tempfile.mkdtemp(prefix="arkevo-rk-"))
+    return folder / "report.json"
+
+
+def probe_report(workspace: Path) -> dict:
+    """The rule probe's report for this workspace's delivery (measured once per process)."""
+    with _LOCK:
+        key = str(workspace)
+        if key not in _REPORTS:
+            blend = Path(workspace) / os.environ.get("ARKEVO_DELIVERY", "outputs/result.blend")
+            out = _report_path()
+            proc = subprocess.run(
+                [sys.executable, str(HERE / "rule_probe.py"), "--blend", str(blend),
+                 "--task", str(HERE / "task.json"), "--rubric", str(HERE / "rubric.json"), "--out", str(out)],
+                capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise RuntimeError(f"rule probe failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+            _REPORTS[key] = json.loads(out.read_text(encoding="utf-8"))
+        return _REPORTS[key]
+
+
+@criterion(description="arkevo rule criterion {criterion_id}", shared=True)
+def arkevo_rule(workspace: Path, criterion_id: str) -> dict:
+    entry = next(c for c in probe_report(workspace)["criteria"] if c["id"] == criterion_id)
+    return {"score": float(entry["score"]), "reasoning": f"passed={entry['passed']}: {entry['detail']}"}
+
+
+@criterion(description="arkevo total: the task's reward (weights, core cap)", shared=True)
+def arkevo_total(workspace: Path) -> dict:
+    report = probe_report(workspace)
+    if report["reward"] is None:
+        raise RuntimeError(f"reward is null: {report['reward_null_reason']}")
+    why = f"rule_score={report['rule_score']} core_failed={report['core_failed']} success={report['success']}"
+    return {"score": float(report["reward"]), "reasoning": why}
+
+
+if (HERE / "task.json").is_file():  # only inside a task's tests/ folder
+    for _c in json.loads((HERE / "task.json").read_text(encoding="utf-8"))["criteria"]:
+        if _c["channel"] == "rule":
+            rk.arkevo_rule(_c["id"], weight=0.0, name=_c["id"])
+    rk.arkevo_total(weight=1.0, name="total")

@@ -1,0 +1,135 @@
+"""Score one delivery against a task's rubric -- for people writing tasks.
+
+    python -m verifiers.score_delivery --blend result.blend --task-dir seeds/table-model/draft \\
+        [--profile blender-70-30] [--judge image-metric|model|none] [--out DIR] \\
+        [--engine BLENDER_WORKBENCH|CYCLES] [--cache DIR] [--no-evidence]
+
+Prints a per-criterion table (and the VL answers and the total), and writes into ``--out``
+(default: ``<blend stem>.arkevo/`` next to the .blend): ``score.json`` (the score record),
+``report.json`` (the rule probe report) and ``evidence/`` (the evidence renders).  The
+profile defaults to the task's own; ``--profile`` grades it under another in memory (the
+task files are not changed).  ``--judge model`` calls the OpenAI-compatible endpoint named by
+``ARKEVO_VL_BASE_URL`` / ``ARKEVO_VL_MODEL`` / ``ARKEVO_VL_API_KEY`` at ``ARKEVO_LLM_RPM``.
+Renders are cached (``--cache``, default ``ARKEVO_EVIDENCE_CACHE`` or var/cache/evidence):
+scoring the same file again renders nothing.
+Exit code: 0 when scored (whatever the score), 2 on a usage error, 1 on a verifier failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from verifiers.evidence import EvidenceCache, default_cache_root
+from verifiers.profiles import get_profile, profile_of_task
+from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
+
+
+def _short(value, limit: int = 48) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def criteria_table(record: dict) -> Table:
+    t = Table(title=f"rule criteria — {record['task_id']} ({record['profile']['profile_id']}@"
+                    f"{record['profile']['profile_version']})", show_lines=False)
+    for col in ("id", "method", "w", "core", "score", "pass", "measured", "expected", "detail"):
+        t.add_column(col, overflow="fold")
+    for c in record["criteria"]:
+        ok = "[green]yes[/]" if c["passed"] else "[red]no[/]"
+        t.add_row(c["id"], c["method"], f"{c['weight']:.2f}", "*" if c["core"] else "", f"{c['score']:.3f}", ok,
+                  _short(c["measured"]), _short(c["expected"]), _short(c["detail"], 70))
+    return t
+
+
+def vl_table(record: dict) -> Table | None:
+    vl = record.get("vl")
+    if not vl:
+        return None
+    judge = vl["judge"] or {}
+    t = Table(title=f"VL — judge {judge.get('id')} ({judge.get('label', '')})")
+    for col in ("question", "score", "reason / error"):
+        t.add_column(col, overflow="fold")
+    for qid, a in sorted(vl["answers"].items()):
+        score = "-" if a["score"] is None else f"{a['score']:.3f}"
+        t.add_row(qid, score, a.get("error") or a.get("reason") or "")
+    return t
+
+
+def totals_line(record: dict) -> str:
+    parts = [f"rule {record['rule_score']:.3f}"]
+    if record.get("vl_score") is not None:
+        parts.append(f"VL {record['vl_score']:.3f}" + (" (A-gate: 0)" if record.get("vl_gated") else ""))
+    if record.get("rule_points") is not None:
+        parts.append(f"points {record['rule_points']:.1f} + {record.get('vl_points') or 0:.1f}")
+    total = "null (" + str(record["total_null_reason"]) + ")" if record["total"] is None else f"{record['total']:.3f}"
+    parts.append(f"total [bold]{total}[/]")
+    if record.get("cap_applied") is not None:
+        parts.append(f"capped at {record['cap_applied']} (core failed: {', '.join(record['core_failed'])})")
+    parts.append("success [green]yes[/]" if record["success"] else "success [red]no[/]")
+    return " · ".join(parts)
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(prog="python -m verifiers.score_delivery", description=__doc__.splitlines()[0])
+    ap.add_argument("--blend", required=True, type=Path)
+    ap.add_argument("--task-dir", required=True, type=Path, help="the task draft folder: seeds/<seed>/draft")
+    ap.add_argument("--profile", default=None, help="scoring profile id[@version] (default: the task's)")
+    ap.add_argument("--judge", default="image-metric", choices=("image-metric", "model", "none"))
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--engine", default=None, help="evidence engine (BLENDER_WORKBENCH, CYCLES, ...)")
+    ap.add_argument("--cache", type=Path, default=None, help="evidence cache folder")
+    ap.add_argument("--no-evidence", action="store_true", help="skip evidence renders (rule-only profiles)")
+    return ap.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    if not (args.task_dir / "task.json").is_file():
+        console.print(f"[red]no task.json in {args.task_dir}[/]")
+        return 2
+    bundle = TaskBundle.load(args.task_dir)
+    profile = get_profile(args.profile) if args.profile else profile_of_task(bundle.task)
+    judge = None if args.judge == "none" else args.judge
+    vl_client = None
+    if judge == "model" and profile.uses_vl:
+        from verifiers.vl_client import ClientSettings, OpenAIVisionJudge
+        vl_client = OpenAIVisionJudge(ClientSettings.from_env())
+    out = args.out or args.blend.with_name(args.blend.stem + ".arkevo")
+    out.mkdir(parents=True, exist_ok=True)
+    cache = EvidenceCache(args.cache or default_cache_root())
+    options = ScoreOptions(judge=judge, engine=args.engine, render=not args.no_evidence)
+    scorer = Scorer(bundle, profile, cache=cache, options=options, vl_client=vl_client)
+    started = time.monotonic()
+    record = scorer.score(args.blend, workdir=out)
+    seconds = time.monotonic() - started
+    evidence_dir = out / "evidence"
+    if record.get("evidence") and not record["evidence"].get("error"):
+        from verifiers.evidence import Evidence
+        ev = cache.lookup(record["evidence"]["key"])
+        if isinstance(ev, Evidence):
+            ev.copy_to(evidence_dir)
+    (out / "score.json").write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+    console.print(criteria_table(record))
+    if (t := vl_table(record)) is not None:
+        console.print(t)
+    console.print(totals_line(record))
+    ev = record.get("evidence")
+    if ev:
+        c = cache.counters
+        console.print(f"evidence: {len(ev['files'])} file(s), cache {ev['cache']} (key {ev['key'][:12]}…), "
+                      f"renders this run {c.renders}, cache hits {c.hits} -> {evidence_dir}")
+    console.print(f"verifier {record['verifier_version']} · {seconds:.1f}s · {out / 'score.json'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""VL channel: a task's judge questions A / B / C, answers, the A-gate, and the offline
+``image-metric`` judge.
+
+A task's ``draft/judge.json`` holds the questions and the evidence (reference-render)
+settings::
+
+    {"judge_version": "1",
+     "questions": [{"id": "A", "gate": true, "weight": 0.2, "scale": "binary",
+                    "images": ["front.png", ...], "prompt": "...",
+                    "metric": {"kind": "silhouette_iou", "views": [...], "pass_at": 0.5}}, ...],
+     "evidence": {... see verifiers.evidence.resolve_spec ...},
+     "reference": {"solution": "solution/solve.py"}}
+
+Question A asks whether the deliverable is the requested thing at all; B and C rate quality
+aspects.  ``vl_score``: if the gate question's answer is 0 the score is 0 whatever the others
+say (the A-gate); otherwise any unanswered question makes the VL score *missing* (None, with
+the reason) and otherwise it is the weight-normalised sum of the answers (each 0..1).
+
+Two kinds of judge fill the answers: a vision model over an OpenAI-compatible API
+(``verifiers.vl_client``) and ``image-metric``, which compares the delivery's evidence renders
+with the reference deliverable's renders using the question's ``metric``.  They carry
+different judge ids, and ``verifiers.profiles.aggregate`` refuses to mix them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from verifiers import colour, png
+
+IMAGE_METRIC_ID = "image-metric"
+IMAGE_METRIC_VERSION = "1"
+SCALES = {"binary": 1.0, "0-10": 10.0, "0-1": 1.0}
+METRICS = ("silhouette_iou", "view_similarity", "frame_similarity", "colour_similarity")
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    prompt: str
+    weight: float
+    scale: str = "0-10"
+    gate: bool = False
+    images: tuple[str, ...] = ()
+    metric: dict = field(default_factory=dict)
+
+
+@dataclass
+class JudgeConfig:
+    version: str
+    questions: list[Question]
+    evidence: dict
+    reference: dict
+    raw: dict
+
+    @property
+    def gate(self) -> Question | None:
+        return next((q for q in self.questions if q.gate), None)
+
+
+def load_judge_config(path: Path | dict) -> JudgeConfig:
+    raw = json.loads(Path(path).read_text(encoding="utf-8")) if not isinstance(path, dict) else path
+    questions = []
+    for q in raw["questions"]:
+        if q.get("scale", "0-10") not in SCALES:
+            raise ValueError(f"judge question {q['id']}: unknown scale {q.get('scale')!r}")
+        metric = q.get("metric", {})
+        if metric and metric.get("kind") not in METRICS:
+            raise ValueError(f"judge question {q['id']}: unknown metric {metric.get('kind')!r}")
+        questions.append(Question(q["id"], q["prompt"], float(q["weight"]), q.get("scale", "0-10"),
+                                  bool(q.get("gate", False)), tuple(q.get("images", ())), metric))
+    ids = [q.id for q in questions]
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"judge questions ids repeat: {ids}")
+    if sum(q.gate for q in questions) > 1:
+        raise ValueError("at most one gate question")
+    if abs(sum(q.weight for q in questions) - 1.0) > 1e-6:
+        raise ValueError("judge question weights must sum to 1")
+    return JudgeConfig(str(raw.get("judge_version", "1")), questions, raw.get("evidence", {}),
+                       raw.get("reference", {}), raw)
+
+
+@dataclass
+class Answer:
+    """One question's answer: ``score`` 0..1, or None with ``error`` (missing)."""
+
+    id: str
+    score: float | None
+    reason: str = ""
+    raw: str | None = None
+    error: str | None = None
+    attempts: int = 0
+
+
+@dataclass
+class VLResult:
+    judge: dict  # {"id", "kind", "label", ...}
+    answers: dict[str, Answer]
+    vl_score: float | None
+    missing_reason: str | None
+    gated: bool
+
+    def to_dict(self) -> dict:
+        return {"judge": self.judge, "vl_score": self.vl_score, "missing_reason": self.missing_reason,
+                "gated": self.gated, "answers": {k: asdict(a) for k, a in self.answers.items()}}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "VLResult":
+        return cls(d["judge"], {k: Answer(**a) for k, a in d["answers"].items()}, d["vl_score"],
+                   d["missing_reason"], d["gated"])
+
+
+def combine(config: JudgeConfig, answers: dict[str, Answer], judge: dict) -> VLResult:
+    """Apply the A-gate and the question weights."""
+    gate = config.gate
+    if gate is not None and answers.get(gate.id) is not None and answers[gate.id].score == 0:
+        return VLResult(judge, answers, 0.0, None, True)
+    missing = [a for q in config.questions if (a := answers.get(q.id)) is None or a.score is None]
+    if missing:
+        why = "; ".join(f"question {a.id}: {a.error or 'no answer'}" for a in missing)
+        return VLResult(judge, answers, None, f"VL missing: {why}", False)
+    total = sum(q.weight * answers[q.id].score for q in config.questions)
+    return VLResult(judge, answers, round(total, 6), None, False)
+
+
+def no_evidence_result(config: JudgeConfig, judge: dict, reason: str) -> VLResult:
+    """A delivery with nothing to render (missing / unreadable): the gate answers 0."""
+    gate = config.gate or config.questions[0]
+    answers = {gate.id: Answer(gate.id, 0.0, f"no evidence: {reason}")}
+    return VLResult(judge, answers, 0.0, None, True)
+
+
+# --- image-metric: the offline judge ----------------------------------------------------------
+
+
+def image_metric_judge_id() -> dict:
+    return {"id": f"{IMAGE_METRIC_ID}@{IMAGE_METRIC_VERSION}", "kind": "offline-metric",
+            "label": "offline image-metric judge (similarity to the reference renders) - not a model result"}
+
+
+def _load(folder: Path, name: str) -> np.ndarray | None:
+    p = Path(folder) / name
+    return png.rgba(png.read_png(p)) if p.is_file() else None
+
+
+def _mask(img: np.ndarray) -> np.ndarray:
+    return img[..., 3] > 127
+
+
+def silhouette_iou(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    if a is None or b is None:
+        return 0.0
+    ma, mb = _mask(a), _mask(b)
+    union = np.logical_or(ma, mb).sum()
+    return 1.0 if union == 0 else float(np.logical_and(ma, mb).sum() / union)
+
+
+def _composite(img: np.ndarray) -> np.ndarray:
+    px = img.astype(np.float64)
+    return px[..., :3] * (px[..., 3:4] / 255.0)
+
+
+def view_similarity(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    """0.5 * silhouette IoU + 0.5 * (1 - mean absolute colour difference over the union of
+    both silhouettes, alpha-composited on black)."""
+    if a is None or b is None:
+        return 0.0
+    union = np.logical_or(_mask(a), _mask(b))
+    if not union.any():
+        return 1.0
+    diff = np.abs(_composite(a) - _composite(b))[union].mean() / 255.0
+    return 0.5 * silhouette_iou(a, b) + 0.5 * (1.0 - float(diff))
+
+
+def mean_colour_linear(img: np.ndarray | None) -> tuple[float, float, float] | None:
+    if img is None:
+        return None
+    m = _mask(img)
+    if not m.any():
+        return None
+    srgb = img[..., :3][m].astype(np.float64).mean(axis=0) / 255.0
+    return tuple(colour.srgb_to_linear(float(c)) for c in srgb)
+
+
+def colour_similarity(a: np.ndarray | None, b: np.ndarray | None, scale: float = 30.0) -> float:
+    """1 - CIEDE2000(mean foreground colours) / scale, clipped to 0..1."""
+    ca, cb = mean_colour_linear(a), mean_colour_linear(b)
+    if ca is None or cb is None:
+        return 0.0
+    return max(0.0, 1.0 - colour.delta_e_linear(ca, cb) / float(scale))
+
+
+def _views(metric: dict) -> list[str]:
+    return list(metric.get("views", ["front", "side", "top", "close"]))
+
+
+def metric_value(metric: dict, delivery: Path, reference: Path, frames: list[str]) -> tuple[float, dict]:
+    """(value 0..1, per-image values) of one question's metric."""
+    kind = metric["kind"]
+    per: dict[str, float] = {}
+    if kind == "frame_similarity":
+        for name in frames:
+            per[name] = view_similarity(_load(delivery, name), _load(reference, name))
+    else:
+        fn = {"silhouette_iou": silhouette_iou, "view_similarity": view_similarity,
+              "colour_similarity": lambda x, y: colour_similarity(x, y, metric.get("delta_e_scale", 30.0))}[kind]
+        for view in _views(metric):
+            per[f"{view}.png"] = fn(_load(delivery, f"{view}.png"), _load(reference, f"{view}.png"))
+    value = float(np.mean(list(per.values()))) if per else 0.0
+    return value, {k: round(v, 4) for k, v in per.items()}
+
+
+def image_metric_judge(config: JudgeConfig, delivery_dir: Path, reference_dir: Path,
+                       frames: list[str]) -> VLResult:
+    """Answer every question with its metric against the reference renders.  A gate question
+    answers 1 when its metric reaches ``pass_at`` (default 0.5), else 0."""
+    answers = {}
+    for q in config.questions:
+        if not q.metric:
+            answers[q.id] = Answer(q.id, None, error="question has no image metric")
+            continue
+        value, per = metric_value(q.metric, delivery_dir, reference_dir, frames)
+        if q.gate or q.scale == "binary":
+            bound = float(q.metric.get("pass_at", 0.5))
+            score = 1.0 if value >= bound else 0.0
+            reason = f"{q.metric['kind']} {value:.3f} {'>=' if score else '<'} {bound}"
+        else:
+            score = round(value, 6)
+            reason = f"{q.metric['kind']} {value:.3f}"
+        answers[q.id] = Answer(q.id, score, reason, raw=json.dumps(per, sort_keys=True))
+    return combine(config, answers, image_metric_judge_id())
