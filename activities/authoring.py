@@ -26,10 +26,9 @@ from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import BlobRef, CalibrationSample
 from contracts.seed_check import check_seed_dir
 from contracts.validation import ContractError
+from verifiers.version import PROBE_FILES
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
-# The standalone files a packaged verifier needs; they run under bpy inside tests/.
-VERIFIER_FILES = ("rule_probe.py", "probe_primitives.py", "scoring.py")
 
 
 @dataclass
@@ -150,7 +149,7 @@ class AuthoringActivities:
         for rel in seed:
             if rel.startswith("draft/calibration/"):
                 take(rel, "private/" + rel[len("draft/"):])
-        for name in VERIFIER_FILES:
+        for name in PROBE_FILES:  # standalone files the probe runs with under bpy in tests/
             ref = self.store.put_file(VERIFIER_DIR / name)
             entries[f"tests/{name}"] = {"sha256": ref.sha256, "size": ref.size}
         for dest, ref in (("workspace/inputs/start.blend", req.workspace.start_blend),

@@ -11,7 +11,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.store import ContentStore
-from activities.trial_runner import policy_from_name
+from activities.policies import policy_from_name
 from contracts.digests import canonical_json_bytes
 from contracts.payloads import BlobRef, ConfigMetrics, EvaluationResult, FrozenTask, TrialOutcome
 from contracts.validation import validate_document
@@ -121,6 +121,7 @@ class EvaluationActivities:
                 "reward": o.reward,
                 "success": o.success,
                 "exception": o.exception,
+                "timed_out": o.timed_out,
                 "delivery": _ref(o.delivery),
                 "report": _ref(o.report),
                 "started_at": o.started_at,

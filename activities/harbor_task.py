@@ -46,6 +46,8 @@ WORKDIR /workspace
 """
 
 TASK_TOML = """schema_version = "1.4"
+# The delivery travels to a separate verifier sandbox; nothing else of the solver's does.
+artifacts = ["/workspace/outputs"]
 
 [metadata]
 task_id = "{task_id}"
@@ -57,6 +59,7 @@ profession_primary = "{profession}"
 
 [verifier]
 timeout_sec = 600.0
+environment_mode = "separate"
 
 [agent]
 timeout_sec = 3600.0

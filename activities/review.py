@@ -15,7 +15,7 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.store import ContentStore
-from contracts.digests import canonical_json_bytes, pipeline_ref
+from contracts.digests import canonical_json_bytes, pipeline_ref, task_version_of
 from contracts.payloads import BlobRef, CalibrationSample, FrozenTask, TrialOutcome
 from contracts.validation import validate_document
 
@@ -110,7 +110,7 @@ class ReviewActivities:
         task_blob = self.store.put_json(task)
         entries["tests/task.json"] = {"sha256": task_blob.sha256, "size": task_blob.size}
         frozen_tree = self.store.put_tree_manifest(entries)
-        version = "v1-" + frozen_tree.sha256[:12]
+        version = task_version_of(frozen_tree.sha256)
 
         record = {
             "task_id": req.task_id,

@@ -1,21 +1,27 @@
-"""One trial: materialise the task package, let a policy solve, verify the delivery in a separate
-folder, and store delivery + report. Used by the input baseline, calibration, pilot and
-evaluation alike, so every grade in the pipeline comes from the same path."""
+"""One trial: write the task package as a Harbor task directory, let a policy solve it and the
+verifier grade it (in the sandbox via Harbor by default), and store delivery + report. Used by
+the input baseline, calibration, pilot and evaluation alike, so every grade in the pipeline
+comes from the same path."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import tempfile
 from datetime import UTC, datetime
 from pathlib import Path
 
 from temporalio import activity
 
+from activities.harbor_task import HarborTaskMeta, write_harbor_task
+from activities.policies import policy_from_name
 from activities.store import ContentStore
-from activities.trial_runner import TrialLayout, TrialRunner, policy_from_name
-from contracts.payloads import TrialOutcome, TrialRequest
+from activities.trial_backends import TrialBackend
+from contracts.digests import task_version_of
+from contracts.payloads import BlobRef, TrialOutcome, TrialRequest
 from verifiers.version import verifier_version
+
+# What scripted policies may read on the worker side; never uploaded to the solver sandbox.
+PRIVILEGED = ("solution/", "private/calibration/")
 
 
 def _now() -> str:
@@ -23,29 +29,26 @@ def _now() -> str:
 
 
 class TrialActivities:
-    def __init__(self, store: ContentStore, runner: TrialRunner):
+    def __init__(self, store: ContentStore, backend: TrialBackend):
         self.store = store
-        self.runner = runner
+        self.backend = backend
 
     @activity.defn(name="run_trial")
     async def run_trial(self, req: TrialRequest) -> TrialOutcome:
         started = _now()
         policy = policy_from_name(req.policy)
+        version = verifier_version(self.store, req.task_package)
         with tempfile.TemporaryDirectory(prefix=f"arkevo-trial-{req.stage}-") as tmp:
-            layout = TrialLayout(Path(tmp))
-            self._lay_out(req, layout)
-            await policy.solve(layout, self.runner)
-
-            # The verifier gets its own copy: it never reads the solver's workspace.
-            delivered = layout.verifier / "delivery" / "result.blend"
-            delivered.parent.mkdir(parents=True, exist_ok=True)
-            delivery_ref = None
-            if layout.delivery.is_file():
-                shutil.copyfile(layout.delivery, delivered)
-                delivery_ref = self.store.put_file(delivered)
-            report_path = await self.runner.run_verifier(layout)
-            report = json.loads(report_path.read_text())
-            report_ref = self.store.put_file(report_path)
+            work = Path(tmp)
+            task_dir = write_harbor_task(self.store, req.task_package, work / "task",
+                                         self._meta(req.task_package, version))
+            scripts = work / "privileged"
+            for prefix in PRIVILEGED:
+                self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
+            run = await self.backend.run(task_dir, policy, scripts, work)
+            report = json.loads(run.report.read_text())
+            delivery = self.store.put_file(run.delivery) if run.delivery else None
+            report_ref = self.store.put_file(run.report)
 
         return TrialOutcome(
             trial_id=req.trial_id,
@@ -54,20 +57,23 @@ class TrialActivities:
             attempt=req.attempt,
             reward=report["reward"],
             success=report["success"],
-            verifier_version=verifier_version(self.store, req.task_package),
-            delivery=delivery_ref,
+            verifier_version=version,
+            delivery=delivery,
             report=report_ref,
             started_at=started,
             finished_at=_now(),
             failed_criteria=[c["id"] for c in report["criteria"] if not c["passed"]],
+            timed_out=run.timed_out,
         )
 
-    def _lay_out(self, req: TrialRequest, layout: TrialLayout) -> None:
-        pkg = req.task_package
-        self.store.materialize_tree(pkg, layout.workspace, prefix="workspace/")
-        (layout.workspace / "outputs").mkdir(parents=True, exist_ok=True)
-        self.store.fetch_to(self.store.tree_file(pkg, "instruction.md"), layout.root / "instruction.md")
-        self.store.materialize_tree(pkg, layout.verifier / "tests", prefix="tests/")
-        for prefix in ("solution/", "private/calibration/"):
-            self.store.materialize_tree(pkg, layout.privileged / prefix, prefix=prefix)
-        layout.logs.mkdir(parents=True, exist_ok=True)
+    def _meta(self, package: BlobRef, version: str) -> HarborTaskMeta:
+        task = self.store.get_json(self.store.tree_file(package, "tests/task.json"))
+        ref = task.get("pipeline_ref") or {}
+        return HarborTaskMeta(
+            task_id=task["task_id"],
+            task_version=task_version_of(package.sha256) if task["status"] == "frozen" else "draft",
+            verifier_version=version,
+            pipeline_digest=ref.get("pipeline_digest", ""),
+            workflow_primary=task["workflow_primary"],
+            profession_primary=task["profession_primary"],
+        )

@@ -122,3 +122,8 @@ def pipeline_ref(root: Path) -> PipelineRef:
         pipeline_version=config.pipeline_version,
         pipeline_digest=pipeline_digest(root),
     )
+
+
+def task_version_of(frozen_package_sha256: str) -> str:
+    """A frozen task version names its package tree's content."""
+    return "v1-" + frozen_package_sha256[:12]

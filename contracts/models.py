@@ -318,6 +318,7 @@ class TrialRecord(Contract):
     reward: UnitInterval | None
     success: bool | None
     exception: TrialException | None
+    timed_out: bool
     delivery: StoreRef | None
     report: StoreRef | None
     started_at: Timestamp

@@ -115,6 +115,7 @@ class TrialOutcome:
     finished_at: str = ""
     failed_criteria: list[str] = field(default_factory=list)
     exception: dict[str, str] | None = None  # infra failure after retries: never a score
+    timed_out: bool = False  # the agent ran out of time: still a graded attempt
 
 
 @dataclass

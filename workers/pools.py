@@ -13,7 +13,7 @@ from activities.evaluation import EvaluationActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.store import FilesystemStore
-from activities.trial_runner import LocalTrialRunner, TrialRunner
+from activities.trial_backends import TrialBackend, backend_from_env
 from activities.trials import TrialActivities
 from workers import queues
 from workers.settings import PROJECT_ROOT, Settings
@@ -42,10 +42,10 @@ def cpu_activities(settings: Settings) -> list:
             packaging.publish_task]
 
 
-def gpu_activities(settings: Settings, runner: TrialRunner | None = None) -> list:
+def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
     store = FilesystemStore(settings.store_root)
     authoring = AuthoringActivities(store)
-    trials = TrialActivities(store, runner or LocalTrialRunner())
+    trials = TrialActivities(store, backend or backend_from_env())
     return [authoring.build_workspace, trials.run_trial]
 
 

@@ -138,6 +138,7 @@ TRIAL = {
     "reward": 0.95,
     "success": True,
     "exception": None,
+    "timed_out": False,
     "delivery": {"key": "blobs/ab/cd", "sha256": SHA, "size": 1024},
     "report": {"key": "blobs/ef/01", "sha256": SHA, "size": 0},
     "started_at": "2026-01-31T12:00:00Z",
@@ -225,6 +226,7 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
                                 {"type": "SandboxTimeout", "message": "no heartbeat"}),
                            "delivery", None)),
         ("integral-float-attempt", _set(TRIAL, "attempt", 2.0)),
+        ("agent-timeout-still-graded", _set(_set(TRIAL, "timed_out", True), "reward", 0.3)),
     ],
     "evaluation-plan": [
         ("example", PLAN),
@@ -297,6 +299,7 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     ],
     "trial-record": [
         ("attempt-zero", _set(TRIAL, "attempt", 0)),
+        ("timed-out-not-bool", _set(TRIAL, "timed_out", "yes")),
         ("bool-attempt", _set(TRIAL, "attempt", True)),
         ("fractional-attempt", _set(TRIAL, "attempt", 1.5)),
         ("reward-above-one", _set(TRIAL, "reward", 1.2)),
