@@ -84,6 +84,7 @@ class HarborTaskMeta:
 def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: HarborTaskMeta) -> Path:
     """Write the Harbor view of `package` to `dest` (private/ stays out of it)."""
     store.materialize_tree(package, dest / "environment" / "workspace", prefix="workspace/")
+    (dest / "environment" / "workspace" / "outputs").mkdir(exist_ok=True)  # where deliveries go
     store.materialize_tree(package, dest / "tests", prefix="tests/")
     store.materialize_tree(package, dest / "solution", prefix="solution/")
     store.fetch_to(store.tree_file(package, "instruction.md"), dest / "instruction.md")

@@ -46,8 +46,10 @@ class TrialBackend(ABC):
 
 
 class HarborSandboxBackend(TrialBackend):
-    def __init__(self, environment_kwargs: dict | None = None):
+    def __init__(self, environment_kwargs: dict | None = None,
+                 agent_timeout_sec: float | None = None):
         self.environment_kwargs = environment_kwargs or {}
+        self.agent_timeout_sec = agent_timeout_sec  # None: the task's [agent].timeout_sec
 
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path) -> TrialRun:
         from harbor.models.trial.config import (AgentConfig, EnvironmentConfig, TaskConfig,
@@ -59,7 +61,8 @@ class HarborSandboxBackend(TrialBackend):
         config = TrialConfig(
             task=TaskConfig(path=task_dir),
             trials_dir=work / "trials",
-            agent=AgentConfig(import_path=import_path, kwargs=kwargs),
+            agent=AgentConfig(import_path=import_path, kwargs=kwargs,
+                              override_timeout_sec=self.agent_timeout_sec),
             environment=EnvironmentConfig(import_path=SANDBOX_ENVIRONMENT,
                                           kwargs=self.environment_kwargs),
         )

@@ -3,9 +3,11 @@ through 02–07; one is submitted with the `temporal workflow start` CLI."""
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from harbor.models.task.task import Task as HarborTask
@@ -13,6 +15,7 @@ from harbor.models.task.task import Task as HarborTask
 from contracts.digests import sha256_file
 from contracts.payloads import ProductionResult, TaskProductionInput
 from contracts.validation import validate_document
+from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
 from tests.conftest import TEMPORAL_BIN
 from workers import queues
 from workflows.task_production import STAGES
@@ -100,3 +103,21 @@ async def test_table_model_submitted_with_temporal_cli(temporal_env, workers, se
                           "--output", "json")
     ids = {w["execution"]["workflowId"] for w in json.loads(listed)}
     assert {wid} | {f"{wid}.{s}" for s in STAGES[1:]} <= ids
+
+
+def test_published_task_runs_under_harbors_own_cli(tmp_path, settings, project_root):
+    """`harbor run` on a publication, with the sandbox environment: what docs/sandbox.md says."""
+    published = sorted(settings.publications.glob("*/*/task"))
+    assert published, "the end-to-end tests above publish tasks first"
+    jobs = tmp_path / "jobs"
+    command = [str(Path(sys.prefix) / "bin" / "harbor"), "run", "-p", str(published[0]),
+               "-a", "oracle", "-e", "sandbox.environment:ArkevoSandboxEnvironment",
+               "-o", str(jobs), "-y", "-q",
+               "--ek", f"base_dir={tmp_path / 'slots'}", "--ek", f"user_prefix={TEST_USER_PREFIX}"]
+    env = {**os.environ, "PYTHONPATH": str(project_root), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    [result] = list(jobs.glob("*/*/result.json"))
+    assert json.loads(result.read_text())["exception_info"] is None
+    report = json.loads((result.parent / "verifier" / "report.json").read_text())
+    assert report["reward"] == 1.0 and report["success"]
