@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any, cast
 
 import httpx
-from harbor.agents.base import BaseAgent
 from harbor.agents.capabilities import AgentCapabilities
 from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext
@@ -49,12 +48,13 @@ from harbor.models.trajectories import (
     Trajectory,
 )
 from harbor.utils.trajectory_utils import format_trajectory_json
+
 from mcp import types
 from mcp.shared.exceptions import McpError
 from pydantic import Field
 
+from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
-from sandbox.agents.scripted import McpAgentOptions
 from sandbox.mcp_session import BlenderMcpSession, require_spawning, save_code, tool_result_text
 
 BASE_URL_ENV, MODEL_ENV, API_KEY_ENV = "ARKEVO_LLM_BASE_URL", "ARKEVO_LLM_MODEL", "ARKEVO_LLM_API_KEY"
@@ -198,7 +198,7 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-class LlmAgent(BaseAgent):
+class LlmAgent(SandboxedMcpAgent):
     capabilities = AgentCapabilities(atif=True)
     options_model = LlmAgentOptions
     TRAJECTORY_FILE = "trajectory.json"

@@ -21,25 +21,17 @@ import hashlib
 from pathlib import Path
 from typing import Literal, cast
 
-from harbor.agents.base import BaseAgent
-from harbor.agents.options import AgentOptions
 from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext
+
 from pydantic import Field, model_validator
 
+from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
 from sandbox.mcp_session import BlenderMcpSession, McpSessionConfig, require_spawning, tool_result_text
 
 SCRIPT_OK_MARKER = "ARKEVO_SCRIPT_OK"
 POLICY_LABEL = "scripted policy (not a model result)"
-
-
-class McpAgentOptions(AgentOptions):
-    """Options shared by the MCP agents: where the session runs and where the delivery goes."""
-
-    mcp: McpSessionConfig = Field(default_factory=McpSessionConfig)
-    delivery_path: str = Field("outputs/result.blend",
-                               description="delivery .blend inside the sandbox, relative to mcp.workdir")
 
 
 class ScriptedMcpAgentOptions(McpAgentOptions):
@@ -73,7 +65,7 @@ def script_call_code(source: str, filename: str) -> str:
     )
 
 
-class ScriptedMcpAgent(BaseAgent):
+class ScriptedMcpAgent(SandboxedMcpAgent):
     options_model = ScriptedMcpAgentOptions
     LOG_FILE = "scripted-mcp.txt"
 
