@@ -35,7 +35,6 @@ from verifiers.rate_limit import TokenBucket, shared_limiter
 from verifiers.vl import VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
 from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge
 
-LLM_QUEUE = "arkevo-llm"
 HEARTBEAT_SECONDS = 10.0
 
 
@@ -43,7 +42,7 @@ HEARTBEAT_SECONDS = 10.0
 class VLJudgeRequest:
     task_id: str
     judge_config: BlobRef  # the task's judge.json
-    evidence: BlobRef  # store tree of the delivery's evidence files
+    evidence: BlobRef | None  # store tree of the delivery's evidence files; None if not rendered
     judge: str = "model"  # model | image-metric
     reference_evidence: BlobRef | None = None  # store tree; needed by image-metric
     evidence_error: str | None = None  # the delivery could not be rendered (missing / unreadable)
@@ -86,7 +85,10 @@ class JudgeActivities:
     async def judge_vl(self, req: VLJudgeRequest) -> VLJudgeOutcome:
         config = load_judge_config(self.store.get_json(req.judge_config))
         with tempfile.TemporaryDirectory(prefix="arkevo-vl-") as tmp:
-            folder = self.store.materialize_tree(req.evidence, Path(tmp) / "delivery")
+            folder = Path(tmp) / "delivery"
+            folder.mkdir()
+            if req.evidence is not None:
+                self.store.materialize_tree(req.evidence, folder)
             if req.judge == "image-metric":
                 result = await asyncio.to_thread(self._image_metric, config, req, folder, Path(tmp))
             elif req.judge == "model":

@@ -66,10 +66,10 @@ def store(settings) -> FilesystemStore:
 
 @pytest_asyncio.fixture(scope="session")
 async def workers(temporal_env, settings):
-    """control, cpu and gpu pools, as `make up` runs them but in this process."""
+    """control, cpu, gpu and llm pools, as `make up` runs them but in this process."""
     executor = ThreadPoolExecutor(max_workers=4)
     pools = [build_worker(pool, temporal_env.client, settings, concurrency=c, executor=executor)
-             for pool, c in (("control", 50), ("cpu", 4), ("gpu", 2))]
+             for pool, c in (("control", 50), ("cpu", 4), ("gpu", 2), ("llm", 2))]
     tasks = [asyncio.create_task(w.run()) for w in pools]
     yield pools
     await asyncio.gather(*(w.shutdown() for w in pools))

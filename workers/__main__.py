@@ -3,6 +3,7 @@
     python -m workers control            # workflows
     python -m workers cpu --concurrency 8
     python -m workers gpu --concurrency 2  # one process per GPU; slots = concurrent sandboxes
+    python -m workers llm                  # VL judge calls, rate-limited (ARKEVO_LLM_RPM)
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from workers import queues
 from workers.pools import build_worker
 from workers.settings import settings_from_env
 
-DEFAULT_CONCURRENCY = {"control": 50, "cpu": 4, "gpu": 2}
+DEFAULT_CONCURRENCY = {"control": 50, "cpu": 4, "gpu": 2, "llm": 4}
 
 
 def parse_args(argv=None) -> argparse.Namespace:

@@ -10,11 +10,13 @@ from temporalio.worker import Worker
 from activities.admission import AdmissionActivities
 from activities.authoring import AuthoringActivities
 from activities.evaluation import EvaluationActivities
+from activities.evidence import EvidenceActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.store import FilesystemStore
 from activities.trial_backends import TrialBackend, backend_from_env
 from activities.trials import TrialActivities
+from activities.vl_judge import JudgeActivities
 from workers import queues
 from workers.settings import PROJECT_ROOT, Settings
 from workflows.admission import AdmissionWorkflow
@@ -24,9 +26,10 @@ from workflows.packaging import PackagingWorkflow
 from workflows.review import ReviewWorkflow
 from workflows.task_production import TaskProduction
 from workflows.trial_solves import TrialSolvesWorkflow
+from workflows.vl_grading import VLGradingWorkflow
 
 WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
-             ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow]
+             ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow]
 
 
 def cpu_activities(settings: Settings) -> list:
@@ -46,7 +49,13 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     store = FilesystemStore(settings.store_root)
     authoring = AuthoringActivities(store)
     trials = TrialActivities(store, backend or backend_from_env())
-    return [authoring.build_workspace, trials.run_trial]
+    evidence = EvidenceActivities(store, settings.var / "cache" / "evidence")
+    return [authoring.build_workspace, trials.run_trial, evidence.render_evidence]
+
+
+def llm_activities(settings: Settings) -> list:
+    """Model calls; the token bucket (ARKEVO_LLM_RPM, default 4/min) is this process's."""
+    return [JudgeActivities(FilesystemStore(settings.store_root)).judge_vl]
 
 
 def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: int,
@@ -60,5 +69,8 @@ def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: 
                       activity_executor=executor, max_concurrent_activities=concurrency)
     if pool == "gpu":
         return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
+                      max_concurrent_activities=concurrency)
+    if pool == "llm":
+        return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings),
                       max_concurrent_activities=concurrency)
     raise ValueError(f"unknown pool {pool!r}; expected one of {', '.join(queues.POOLS)}")

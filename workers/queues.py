@@ -3,5 +3,6 @@
 CONTROL = "arkevo-control"  # workflows and light activities
 CPU = "arkevo-cpu"  # admission, validation, review, bookkeeping, packaging
 GPU = "arkevo-gpu"  # Blender: workspace builds, trials (one worker per GPU)
+LLM = "arkevo-llm"  # model calls (VL judge), rate-limited; API keys live only on these workers
 
-POOLS = {"control": CONTROL, "cpu": CPU, "gpu": GPU}
+POOLS = {"control": CONTROL, "cpu": CPU, "gpu": GPU, "llm": LLM}

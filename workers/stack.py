@@ -20,7 +20,7 @@ from pathlib import Path
 from workers.settings import PROJECT_ROOT, settings_from_env
 
 SEARCH_ATTRIBUTES = {"ArkevoStage": "Keyword", "ArkevoSeedId": "Keyword"}
-POOLS = ("control", "cpu", "gpu")
+POOLS = ("control", "cpu", "gpu", "llm")
 
 
 def temporal_bin() -> str:

@@ -30,3 +30,17 @@ GPU = dict(
     heartbeat_timeout=timedelta(seconds=60),
     retry_policy=_INFRA_RETRY,
 )
+
+# Model calls on the llm pool: waits on the rate limiter can be long, hence heartbeats.
+LLM = dict(
+    task_queue=queues.LLM,
+    start_to_close_timeout=timedelta(minutes=30),
+    heartbeat_timeout=timedelta(seconds=60),
+    retry_policy=RetryPolicy(
+        initial_interval=timedelta(seconds=5),
+        backoff_coefficient=2.0,
+        maximum_interval=timedelta(minutes=2),
+        maximum_attempts=5,
+        non_retryable_error_types=["JudgeRequestError", "InvalidJudge"],
+    ),
+)

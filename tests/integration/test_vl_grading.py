@@ -1,0 +1,58 @@
+"""The VL channel through Temporal: evidence renders on the gpu pool, the judge on the
+rate-limited arkevo-llm pool. Offline image-metric judge here (the model judge's HTTP paths are
+tested against the fake endpoint in test_vl_judge.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from activities.vl_judge import VLJudgeOutcome
+from workers import queues
+from workflows.vl_grading import VLGradingInput
+
+pytestmark = [pytest.mark.blender, pytest.mark.temporal]
+
+
+def bpy_script(project_root, script: str, *args: str) -> None:
+    done = subprocess.run([sys.executable, str(project_root / "activities" / "blender" / script), *args],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+
+
+@pytest.fixture(scope="module")
+def table_deliveries(tmp_path_factory, project_root):
+    """The untouched (empty) start scene and the reference solution of table-model."""
+    work = tmp_path_factory.mktemp("table")
+    seed = project_root / "seeds" / "table-model"
+    bpy_script(project_root, "build_workspace.py", "--reference", str(seed / "materials" / "build_reference.py"),
+               "--start-mode", "from_scratch", "--out-start", str(work / "start.blend"),
+               "--out-reference", str(work / "reference-project.blend"))
+    bpy_script(project_root, "apply_script.py", "--in", str(work / "start.blend"),
+               "--script", str(seed / "draft" / "solution" / "solve.py"), "--out", str(work / "solved.blend"))
+    return work
+
+
+async def grade(temporal_env, wid: str, req: VLGradingInput) -> VLJudgeOutcome:
+    return await temporal_env.client.execute_workflow(
+        "VLGrading", req, id=wid, task_queue=queues.CONTROL, result_type=VLJudgeOutcome)
+
+
+async def test_image_metric_judge_through_the_llm_queue(temporal_env, workers, store, project_root,
+                                                         table_deliveries):
+    judge = store.put_file(project_root / "seeds" / "table-model" / "draft" / "judge.json")
+    solved = store.put_file(table_deliveries / "solved.blend")
+    empty = store.put_file(table_deliveries / "start.blend")
+
+    same = await grade(temporal_env, "vl-solved", VLGradingInput("table-model", judge, solved, "image-metric", solved))
+    assert same.judge_id.startswith("image-metric") and same.vl_score == pytest.approx(1.0, abs=0.01)
+    assert not same.gated and same.missing_reason is None
+
+    blank = await grade(temporal_env, "vl-empty", VLGradingInput("table-model", judge, empty, "image-metric", solved))
+    assert blank.gated and blank.vl_score == 0.0  # A-gate: not a table at all
+
+    nothing = await grade(temporal_env, "vl-none", VLGradingInput("table-model", judge, None, "image-metric", solved))
+    assert nothing.gated and nothing.vl_score == 0.0  # no delivery: the A-gate answers 0
+    assert "nothing was delivered" in str(store.get_json(nothing.result))
