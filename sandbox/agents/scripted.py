@@ -28,7 +28,7 @@ from pydantic import Field, model_validator
 
 from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
-from sandbox.mcp_session import BlenderMcpSession, McpSessionConfig, require_spawning, tool_result_text
+from sandbox.mcp_session import BlenderMcpSession, require_spawning, tool_result_text
 
 SCRIPT_OK_MARKER = "ARKEVO_SCRIPT_OK"
 POLICY_LABEL = "scripted policy (not a model result)"
