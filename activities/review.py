@@ -1,8 +1,12 @@
 """Stage 05: judge calibration against its expectations, then freeze the task version.
 
-Expectations: the reference scores at least `reference_min`; the untouched input and every
-defect stay below the pass threshold; every reasonable variant reaches it. A frozen version is
-content-addressed and written once; a rerun with identical content finds and reuses it.
+The judgement is `verifiers.calibration.judge_samples`, the same one the calibration step
+applies: the reference reaches `reference_min` and succeeds; every reasonable variant reaches
+the pass threshold and succeeds; the untouched input and every defect do not succeed and stay
+at least the margin (`calibration_margin` in `contracts/pipeline.json`) below the lowest good
+reward; no reward is null; and lowest good - highest bad >= the margin. Pilot findings are
+misses too. A frozen version is content-addressed and written once; a rerun with identical
+content finds and reuses it.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.store import ContentStore
-from contracts.digests import canonical_json_bytes, pipeline_ref, task_version_of
+from contracts.digests import canonical_json_bytes, load_pipeline_config, pipeline_ref, task_version_of
 from contracts.payloads import BlobRef, CalibrationSample, FrozenTask, TrialOutcome
 from contracts.validation import validate_document
+from verifiers.calibration import judge_samples
 
 
 @dataclass
@@ -47,22 +52,6 @@ class FreezeInput:
     frozen_at: str
 
 
-def expectation(kind: str, threshold: float, reference_min: float) -> tuple[str, float]:
-    """(comparison, bound) a sample of this kind must meet."""
-    return {
-        "reference": (">=", reference_min),
-        "variant": (">=", threshold),
-        "input": ("<", threshold),
-        "defect": ("<", threshold),
-    }[kind]
-
-
-def _meets(reward: float | None, op: str, bound: float) -> bool:
-    if reward is None:
-        return False
-    return reward >= bound if op == ">=" else reward < bound
-
-
 class ReviewActivities:
     def __init__(self, store: ContentStore, project_root: Path, tasks_root: Path):
         self.store = store
@@ -71,14 +60,20 @@ class ReviewActivities:
 
     @activity.defn(name="judge_calibration")
     def judge_calibration(self, req: CalibrationInput) -> CalibrationVerdict:
-        rows, misses = [], []
-        for sample, outcome in zip(req.samples, req.outcomes, strict=True):
-            op, bound = expectation(sample.kind, req.pass_threshold, req.reference_min)
-            report = self.store.get_json(outcome.report) if outcome.report else {"criteria": []}
-            met = _meets(outcome.reward, op, bound)
+        margin = float(load_pipeline_config(self.project_root).calibration_margin)
+        pairs = list(zip(req.samples, req.outcomes, strict=True))
+        reports = [self.store.get_json(o.report) if o.report else {"criteria": []} for _, o in pairs]
+        judgement = judge_samples(
+            [{"name": s.name, "kind": s.kind, "total": o.reward, "success": o.success,
+              "criteria": r["criteria"], "null_reason": _null_reason(o, r)}
+             for (s, o), r in zip(pairs, reports)],
+            pass_threshold=req.pass_threshold, reference_min=req.reference_min, margin=margin)
+        rows = []
+        for (sample, outcome), report, j in zip(pairs, reports, judgement.samples):
             rows.append({
                 "sample": sample.name, "kind": sample.kind, "policy": sample.policy,
-                "reward": outcome.reward, "expected": f"{op} {bound}", "met": met,
+                "reward": outcome.reward, "success": outcome.success,
+                "expected": j.expected, "met": j.met, "margin": j.margin,
                 "verifier_version": outcome.verifier_version,
                 "delivery": _ref(outcome.delivery), "report": _ref(outcome.report),
                 "criteria": [
@@ -86,13 +81,15 @@ class ReviewActivities:
                     for c in report["criteria"]
                 ],
             })
-            if not met:
-                misses.append(_describe_miss(sample, outcome, op, bound, report))
-        misses += [f"pilot finding: {f}" for f in req.pilot_findings]
+        misses = judgement.misses + [f"pilot finding: {f}" for f in req.pilot_findings]
         doc = {
             "task_id": req.task_id,
             "pass_threshold": req.pass_threshold,
             "reference_min": req.reference_min,
+            "required_margin": margin,
+            "margin": judgement.margin,
+            "min_good": judgement.min_good,
+            "max_bad": judgement.max_bad,
             "passed": not misses,
             "misses": misses,
             "samples": rows,
@@ -153,13 +150,7 @@ def _ref(ref: BlobRef | None) -> dict | None:
     return None if ref is None else {"key": ref.key, "sha256": ref.sha256, "size": ref.size}
 
 
-def _describe_miss(sample, outcome, op, bound, report) -> str:
-    if outcome.reward is None:
-        return f"sample {sample.name!r}: no reward ({report.get('reward_null_reason')}), expected {op} {bound}"
-    if op == ">=":
-        failed = [c["id"] for c in report["criteria"] if not c["passed"]]
-        why = f"failed criteria: {', '.join(failed)}" if failed else "no criterion failed"
-    else:
-        passed = [c["id"] for c in report["criteria"] if c["passed"]]
-        why = f"criteria that did not catch it: {', '.join(passed)}"
-    return f"sample {sample.name!r} scored {outcome.reward:.3f}, expected {op} {bound} ({why})"
+def _null_reason(outcome: TrialOutcome, report: dict) -> str | None:
+    if outcome.exception:
+        return f"{outcome.exception.get('type')}: {outcome.exception.get('message')}"
+    return report.get("reward_null_reason")

@@ -444,3 +444,4 @@ class PipelineConfig(Contract):
     pilot_policies: Annotated[list[Text], Field(min_length=1)]
     evaluation_policies: Annotated[list[Text], Field(min_length=1)]
     calibration_reference_min: UnitInterval
+    calibration_margin: UnitInterval  # stage 05 requires lowest good - highest bad reward >= this

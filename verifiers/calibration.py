@@ -15,7 +15,11 @@ Expectations per profile, all of which must hold:
 * reference: total >= ``reference_min`` (0.9) and success;
 * variant: total >= the task's pass threshold and success;
 * input and defects: not success, and total <= (lowest good total) - ``margin`` (0.2);
-* no total may be null (a null total cannot show separation).
+* no total may be null (a null total cannot show separation);
+* the overall margin (defined below) is at least ``margin``.
+
+``judge_samples`` is that judgement as a pure function of the graded samples (stdlib only);
+``judge_profile`` and the Temporal pipeline's stage 05 (``activities/review.py``) both use it.
 
 ``margin`` of a profile = lowest total among reference + variants - highest total among input
 + defects; each sample's own margin is its distance to the other side.  Profiles with
@@ -30,6 +34,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,12 +121,93 @@ class CalibrationResult:
             raise CalibrationFailed(f"calibration of {self.task_id} failed: " + "; ".join(misses))
 
 
+EPS = 1e-9  # float slack on the bound and margin comparisons
+
+
+@dataclass(frozen=True)
+class SampleJudgement:
+    """One sample's expectation, whether it held, and its distance to the other side."""
+
+    name: str
+    kind: str
+    expected: str
+    met: bool
+    margin: float | None  # good: total - max_bad; bad: min_good - total; None when unknown
+
+
+@dataclass(frozen=True)
+class Judgement:
+    passed: bool
+    misses: list[str]
+    margin: float | None  # min_good - max_bad
+    min_good: float | None
+    max_bad: float | None
+    required_margin: float
+    samples: list[SampleJudgement]  # in the order of the rows
+
+    @property
+    def sample_margins(self) -> dict[str, float | None]:
+        return {s.name: s.margin for s in self.samples}
+
+    def sample(self, name: str) -> SampleJudgement:
+        return next(s for s in self.samples if s.name == name)
+
+
 def _expected(kind: str, threshold: float, reference_min: float, bound: float | None) -> str:
     if kind == "reference":
         return f"total >= {reference_min} and success"
     if kind == "variant":
         return f"total >= {threshold} and success"
     return "not success" + (f" and total <= {bound:.4f}" if bound is not None else "")
+
+
+def judge_samples(rows: list[Mapping], *, pass_threshold: float, reference_min: float,
+                  margin: float) -> Judgement:
+    """Judge graded calibration samples against their expectations (pure, stdlib only).
+
+    Each row: ``name``, ``kind`` (reference | input | defect | variant), ``total`` (float or
+    None), ``success`` (bool or None), ``criteria`` ([{id, passed}, ...]) and ``null_reason``
+    (why ``total`` is None).  The calibration step and the pipeline's stage 05 both judge
+    with this; see the module docstring for the expectations."""
+    names = [r["name"] for r in rows]
+    if len(set(names)) != len(names):
+        raise ValueError(f"sample names are not unique: {names}")
+    for r in rows:
+        if r["kind"] not in KINDS:
+            raise ValueError(f"sample {r['name']!r}: unknown kind {r['kind']!r} (expected one of {KINDS})")
+    good = [r["total"] for r in rows if r["kind"] in GOOD and r["total"] is not None]
+    bad = [r["total"] for r in rows if r["kind"] not in GOOD and r["total"] is not None]
+    min_good, max_bad = (min(good) if good else None), (max(bad) if bad else None)
+    bound = None if min_good is None else min_good - margin
+    misses: list[str] = []
+    samples: list[SampleJudgement] = []
+    for r in rows:
+        name, kind, total = r["name"], r["kind"], r["total"]
+        expected = _expected(kind, pass_threshold, reference_min, bound)
+        if total is None:
+            misses.append(f"sample {name!r}: total is null ({r.get('null_reason')})")
+            samples.append(SampleJudgement(name, kind, expected, False, None))
+            continue
+        criteria = r.get("criteria") or []
+        if kind in GOOD:
+            floor = reference_min if kind == "reference" else pass_threshold
+            met = total >= floor and bool(r["success"])
+            own = None if max_bad is None else round(total - max_bad, 6)
+        else:
+            met = not r["success"] and (bound is None or total <= bound + EPS)
+            own = None if min_good is None else round(min_good - total, 6)
+        samples.append(SampleJudgement(name, kind, expected, met, own))
+        if not met:
+            if kind in GOOD:
+                what, ids = "failed criteria", [c["id"] for c in criteria if not c["passed"]]
+            else:
+                what, ids = "criteria that did not catch it", [c["id"] for c in criteria if c["passed"]]
+            misses.append(f"sample {name!r} scored {total:.3f} (success {r['success']}), expected "
+                          f"{expected} ({what}: {', '.join(ids) or '-'})")
+    overall = None if min_good is None or max_bad is None else round(min_good - max_bad, 6)
+    if overall is not None and overall < margin - EPS:
+        misses.append(f"margin {overall:.3f} < {margin}")
+    return Judgement(not misses, misses, overall, min_good, max_bad, margin, samples)
 
 
 def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measured], *, margin: float,
@@ -135,38 +221,15 @@ def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measur
     records = {m.sample.name: score_record(profile, m.rule_report, m.vl, task, verifier_version=vv, params=params,
                                            evidence=m.evidence.summary() if m.evidence else None)
                for m in measured}
-    good = [r["total"] for m in measured if m.sample.kind in GOOD and (r := records[m.sample.name])["total"] is not None]
-    bad = [r["total"] for m in measured if m.sample.kind not in GOOD and (r := records[m.sample.name])["total"] is not None]
-    min_good, max_bad = (min(good) if good else None), (max(bad) if bad else None)
-    bound = None if min_good is None else min_good - margin
-    misses, sample_margins = [], {}
-    for m in measured:
-        r, kind, name = records[m.sample.name], m.sample.kind, m.sample.name
-        total = r["total"]
-        if total is None:
-            misses.append(f"sample {name!r}: total is null ({r['total_null_reason']})")
-            sample_margins[name] = None
-            r["expected"], r["met"] = _expected(kind, threshold, reference_min, bound), False
-            continue
-        if kind in GOOD:
-            floor = reference_min if kind == "reference" else threshold
-            met = total >= floor and bool(r["success"])
-            sample_margins[name] = None if max_bad is None else round(total - max_bad, 6)
-        else:
-            met = not r["success"] and (bound is None or total <= bound + 1e-9)
-            sample_margins[name] = None if min_good is None else round(min_good - total, 6)
-        r["expected"], r["met"] = _expected(kind, threshold, reference_min, bound), met
-        if not met:
-            failed = [c["id"] for c in r["criteria"] if not c["passed"]]
-            caught = [c["id"] for c in r["criteria"] if c["passed"]] if kind not in GOOD else failed
-            what = "failed criteria" if kind in GOOD else "criteria that did not catch it"
-            misses.append(f"sample {name!r} scored {total:.3f} (success {r['success']}), expected "
-                          f"{r['expected']} ({what}: {', '.join(caught) or '-'})")
-    overall = None if min_good is None or max_bad is None else round(min_good - max_bad, 6)
-    if overall is not None and overall < margin - 1e-9:
-        misses.append(f"margin {overall:.3f} < {margin}")
-    return ProfileVerdict(profile.key, vv, params, not misses, overall, min_good, max_bad, misses,
-                          sample_margins, records)
+    judgement = judge_samples(
+        [{"name": m.sample.name, "kind": m.sample.kind, "total": r["total"], "success": r["success"],
+          "criteria": r["criteria"], "null_reason": r.get("total_null_reason")}
+         for m in measured for r in (records[m.sample.name],)],
+        pass_threshold=threshold, reference_min=reference_min, margin=margin)
+    for s in judgement.samples:
+        records[s.name]["expected"], records[s.name]["met"] = s.expected, s.met
+    return ProfileVerdict(profile.key, vv, params, judgement.passed, judgement.margin, judgement.min_good,
+                          judgement.max_bad, judgement.misses, judgement.sample_margins, records)
 
 
 def _row(m: Measured, record: dict, margin: float | None, evidence_rel: dict[str, dict]) -> dict:

@@ -26,16 +26,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import email.utils
 import json
 import os
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
+from verifiers.http_retry import parse_retry_after
 from verifiers.rate_limit import TokenBucket, shared_limiter
 from verifiers.vl import SCALES, Answer, JudgeConfig, Question, VLResult, combine, no_evidence_result
 
@@ -83,21 +82,6 @@ def parse_answer(q: Question, content: str | None) -> tuple[float | None, str, s
     return float(score) / top, str(obj.get("reason", ""))[:500], None
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-        return max(0.0, when.timestamp() - time.time())
-    except (TypeError, ValueError):
-        return None
-
-
 @dataclass
 class ClientSettings:
     base_url: str
@@ -106,6 +90,7 @@ class ClientSettings:
     max_attempts: int = 5
     backoff_base: float = 2.0
     backoff_max: float = 60.0
+    retry_after_max: float = 300.0  # a server's Retry-After is honoured up to this many seconds
     timeout: float = 120.0
     max_tokens: int = 300
     image_detail: str = "low"
@@ -167,7 +152,8 @@ class OpenAIVisionJudge:
                         last = f"HTTP 200 with a non-JSON body: {response.text[:120]!r}"
                 elif response.status_code in RETRYABLE:
                     last = f"HTTP {response.status_code}: {response.text[:200]}"
-                    wait = _retry_after(response)
+                    wait = parse_retry_after(response.headers.get("retry-after"))
+                    wait = None if wait is None else min(wait, s.retry_after_max)
                 else:
                     raise JudgeRequestError(f"question {qid}: HTTP {response.status_code}: {response.text[:300]}")
             if attempt == s.max_attempts:

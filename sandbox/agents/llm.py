@@ -24,7 +24,6 @@ redacted before they are sent into the sandbox, tool outputs before the model se
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import os
 import random
@@ -56,6 +55,7 @@ from pydantic import Field
 from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
 from sandbox.mcp_session import BlenderMcpSession, require_spawning, save_code, tool_result_text
+from verifiers.http_retry import parse_retry_after  # re-exported: tests import it from here
 
 BASE_URL_ENV, MODEL_ENV, API_KEY_ENV = "ARKEVO_LLM_BASE_URL", "ARKEVO_LLM_MODEL", "ARKEVO_LLM_API_KEY"
 
@@ -156,21 +156,6 @@ class ChatCompletionsClient:
         raise ModelEndpointUnavailable(self.redactor.text(
             f"model endpoint {self.url} still failing after {self.opts.max_attempts} attempts; "
             f"last: {reason}"))
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Retry-After as seconds (delta-seconds or an HTTP date); None if absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - datetime.now(timezone.utc)).total_seconds())
 
 
 def openai_tools(tools: list[types.Tool]) -> list[dict[str, Any]]:
