@@ -1,6 +1,7 @@
-"""How trials fail: Blender dying under the solver is an infrastructure exception (retried by
-Temporal, then reported with reward null — never a 0); an agent that runs out of time is still
-a graded attempt, flagged `timed_out`."""
+"""The trial path beyond the scripted happy case: Blender dying under the solver is an
+infrastructure exception (retried by Temporal, then reported with reward null — never a 0); an
+agent that runs out of time is still a graded attempt, flagged `timed_out`; a model policy goes
+through the same path."""
 
 from __future__ import annotations
 
@@ -78,3 +79,20 @@ async def test_workflow_retries_then_reports_the_infra_failure(temporal_env, wor
 def _placeholder(req: TrialRequest):
     from contracts.payloads import TrialOutcome
     return TrialOutcome(req.trial_id, req.policy, req.stage, 1, 0.0, False, "vv1-x")
+
+
+async def test_model_policy_runs_through_the_same_trial_path(store, package, tmp_path, monkeypatch,
+                                                            project_root):
+    """`llm`: the LLM agent's loop runs in the worker against the (FAKE) endpoint; only its tool
+    calls reach Blender in the sandbox; the delivery is graded like any other."""
+    from tests.fakes.openai_server import FakeOpenAIServer, final, tool_call
+
+    solve = (project_root / "seeds" / "table-model" / "draft" / "solution" / "solve.py").read_text()
+    with FakeOpenAIServer([tool_call("execute_blender_code", {"code": solve}), final("Table modelled.")]) as fake:
+        monkeypatch.setenv("ARKEVO_LLM_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ARKEVO_LLM_MODEL", "fake-model")
+        monkeypatch.setenv("ARKEVO_LLM_API_KEY", "sk-fake-do-not-record")
+        trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
+        outcome = await trials.run_trial(TrialRequest(package, "llm", "llm-1", "evaluation"))
+    assert outcome.reward == 1.0 and outcome.success and not outcome.timed_out
+    assert len(fake.requests) == 2  # one tool call, one final answer
