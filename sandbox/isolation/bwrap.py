@@ -64,7 +64,9 @@ class SandboxView:
         args += ["--proc", "/proc", "--dev", "/dev",
                  "--size", str(SHM_BYTES), "--perms", "1777", "--tmpfs", "/dev/shm"]
         made.update({"/proc", "/dev"})
-        for bind in self.binds:
+        # Shallow targets first: a later mount never hides an earlier one, e.g. a venv that
+        # lives under /tmp (a checkout in /tmp) stays visible over the slot's /tmp.
+        for bind in sorted(self.binds, key=lambda b: len(PurePosixPath(b.target).parts)):
             args += _parents(bind.target, made)
             flag = {"ro": "--ro-bind", "rw": "--bind", "dev": "--dev-bind"}[bind.mode]
             args += [flag, str(bind.source), bind.target]
