@@ -12,8 +12,9 @@ import os
 import shlex
 import socket
 import subprocess
+import sys
 import threading
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -284,7 +285,10 @@ async def test_no_process_survives_the_trial_and_the_slot_starts_clean(tmp_path,
         assert second._sandbox.slot.index == slot
         user = second._sandbox.slot.user
         listing = await second.exec("ls -A /workspace /tmp ~")
-        assert sorted(listing.stdout.split()) == sorted(["/workspace:", "/tmp:", f"/home/{user}:"])
+        # Only mount points of the read-only runtime may appear (a checkout under /tmp).
+        runtime = {PurePosixPath(p).relative_to("/tmp").parts[0] for p in (sys.prefix, sys.base_prefix)
+                   if PurePosixPath(p).is_relative_to("/tmp")}
+        assert sorted(listing.stdout.split()) == sorted(["/workspace:", "/tmp:", f"/home/{user}:", *runtime])
         assert "sleep" not in (await second.exec("ps -eo comm=")).stdout
 
 
