@@ -26,7 +26,7 @@ from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import BlobRef, CalibrationSample
 from contracts.seed_check import check_seed_dir
 from contracts.validation import ContractError
-from verifiers.version import PROBE_FILES
+from verifiers.version import REWARDKIT_FILES
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
 
@@ -149,7 +149,7 @@ class AuthoringActivities:
         for rel in seed:
             if rel.startswith("draft/calibration/"):
                 take(rel, "private/" + rel[len("draft/"):])
-        for name in PROBE_FILES:  # standalone files the probe runs with under bpy in tests/
+        for name in REWARDKIT_FILES:  # standalone probe files + RewardKit's entry point, for tests/
             ref = self.store.put_file(VERIFIER_DIR / name)
             entries[f"tests/{name}"] = {"sha256": ref.sha256, "size": ref.size}
         for dest, ref in (("workspace/inputs/start.blend", req.workspace.start_blend),

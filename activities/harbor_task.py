@@ -19,14 +19,18 @@ from contracts.payloads import BlobRef
 
 TEST_SH = """#!/bin/bash
 # Grades /workspace/outputs/result.blend by measuring it in Blender (bpy); writes Harbor's reward.
+# The same tests/ also run under RewardKit:
+#   python -m rewardkit /tests --workspace /workspace --output /logs/verifier/reward.json
 set -euo pipefail
 mkdir -p /logs/verifier
 python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend \\
     --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json
 python3 - <<'PY'
-import json
+import json, sys
 report = json.load(open("/logs/verifier/report.json"))
-json.dump({"reward": report["reward"] or 0.0}, open("/logs/verifier/reward.json", "w"))
+if report["reward"] is None:  # a weighted channel has no score: no reward, never a silent 0
+    sys.exit(f"no reward: {report['reward_null_reason']}")
+json.dump({"reward": report["reward"]}, open("/logs/verifier/reward.json", "w"))
 PY
 """
 

@@ -11,6 +11,7 @@ return the delivered .blend and the verifier's report; neither reads solver-repo
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 from abc import ABC, abstractmethod
@@ -69,13 +70,11 @@ class HarborSandboxBackend(TrialBackend):
         trial = await Trial.create(config)
         result = await _heartbeating(trial.run(), f"harbor trial {policy.name}")
 
-        timed_out = False
-        if result.exception_info is not None:
-            if result.exception_info.exception_type != AGENT_TIMEOUT:
-                info = result.exception_info
-                raise TrialInfraError(f"{info.exception_type}: {info.exception_message}")
-            timed_out = True
         report = trial.paths.verifier_dir / "report.json"
+        info = result.exception_info
+        timed_out = info is not None and info.exception_type == AGENT_TIMEOUT
+        if info is not None and not timed_out and not _null_reward(report):
+            raise TrialInfraError(f"{info.exception_type}: {info.exception_message}")
         if not report.is_file():
             raise TrialInfraError(f"verifier wrote no report ({trial.paths.verifier_dir})")
         delivered = list(trial.paths.artifacts_dir.rglob("result.blend"))
@@ -114,6 +113,12 @@ class LocalBackend(TrialBackend):
                        "--rubric", str(tests / "rubric.json"), "--out", str(report)],
                       cwd=verifier, timeout=600, log=work / "logs" / "verifier.log")
         return TrialRun(delivered if delivered.is_file() else None, report)
+
+
+def _null_reward(report: Path) -> bool:
+    """The verifier graded but a weighted channel had no score: Harbor sees no reward file,
+    yet this is a recorded null (with its reason), not an infrastructure failure."""
+    return report.is_file() and json.loads(report.read_text())["reward"] is None
 
 
 async def _heartbeating(coro, what: str):

@@ -96,3 +96,22 @@ async def test_model_policy_runs_through_the_same_trial_path(store, package, tmp
         outcome = await trials.run_trial(TrialRequest(package, "llm", "llm-1", "evaluation"))
     assert outcome.reward == 1.0 and outcome.success and not outcome.timed_out
     assert len(fake.requests) == 2  # one tool call, one final answer
+
+
+async def test_missing_vl_score_is_a_recorded_null_not_a_zero_or_a_retry(store, package, tmp_path):
+    """A task weighting the VL channel, graded by the rule probe alone: total null, with reason."""
+    entries = store.tree_entries(package)
+    task = store.get_json(store.tree_file(package, "tests/task.json"))
+    task["verification"]["weights"] = {"rule": 0.7, "vl": 0.3, "agent": 0.0}
+    task["criteria"].append({"id": "V01", "requirement_id": task["criteria"][0]["requirement_id"],
+                             "channel": "vl", "method": "vl_judge", "weight": 1.0, "core": False,
+                             "description": "looks like a table"})
+    ref = store.put_json(task)
+    entries["tests/task.json"] = {"sha256": ref.sha256, "size": ref.size}
+    weighted = store.put_tree_manifest(entries)
+
+    trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
+    outcome = await trials.run_trial(TrialRequest(weighted, "oracle", "vl-missing-1", "evaluation"))
+    assert outcome.reward is None and outcome.exception is None and not outcome.timed_out
+    report = store.get_json(outcome.report)
+    assert report["rule_score"] == 1.0 and report["reward_null_reason"]
