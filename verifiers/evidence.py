@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from contracts.digests import canonical_json_bytes, sha256_file  # noqa: F401 (sha256_file re-exported)
 from verifiers import png
 from verifiers.bpy_procs import RENDER_EVIDENCE, render_jobs
 
@@ -43,18 +44,6 @@ STATIC_VIEWS = ("front", "side", "top", "close")
 DEFAULT_RESOLUTION = (160, 120)
 DEFAULT_ENGINE = "BLENDER_WORKBENCH"
 ENGINES = ("BLENDER_WORKBENCH", "CYCLES", "BLENDER_EEVEE")
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with Path(path).open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
-def canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
 @functools.lru_cache(maxsize=1)
@@ -200,7 +189,7 @@ class EvidenceCache:
     @staticmethod
     def key(blend_sha256: str | None, spec: dict, renderer: str | None = None) -> str:
         basis = {"blend_sha256": blend_sha256, "spec": spec, "renderer": renderer or renderer_version()}
-        return hashlib.sha256(canonical(basis)).hexdigest()
+        return hashlib.sha256(canonical_json_bytes(basis)).hexdigest()
 
     def folder(self, key: str) -> Path:
         return self.root / "objects" / key[:2] / key

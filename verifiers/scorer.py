@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 from importlib.metadata import version as pkg_version
 from pathlib import Path
 
+from contracts.digests import canonical_json_bytes, sha256_file
 from verifiers import bpy_procs
 from verifiers.evidence import (
-    Evidence, EvidenceCache, EvidenceRenderer, canonical, renderer_version, resolve_spec, sha256_file,
+    Evidence, EvidenceCache, EvidenceRenderer, renderer_version, resolve_spec,
 )
 from verifiers.profiles import ScoringProfile, score_record, task_with_profile
 from verifiers.version import probe_code_digests, scoring_verifier_version
@@ -154,7 +155,7 @@ class Scorer:
         basis = {"materials": materials, "seed": b.seed, "solution": sha256_file(b.solution),
                  "apply": sha256_file(bpy_procs.APPLY_SCRIPT), "build": sha256_file(bpy_procs.BUILD_WORKSPACE),
                  "bpy": pkg_version("bpy"), "spec": self.spec, "renderer": renderer_version()}
-        return hashlib.sha256(canonical(basis)).hexdigest()
+        return hashlib.sha256(canonical_json_bytes(basis)).hexdigest()
 
     def _ref_pointer(self) -> Path:
         return self.cache.root / "refs" / f"{self.reference_key()}.json"

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from temporalio import activity
 
+from sandbox.agents.redaction import is_secret_name
+
 BLENDER_SCRIPTS = Path(__file__).resolve().parent
 HEARTBEAT_SECONDS = 5.0
 
@@ -40,7 +42,7 @@ async def run_bpy(script: Path, args: list[str], *, cwd: Path, timeout: float, l
     """Run `script` with `args`; stdout+stderr go to `log`. Raises BlenderProcessError."""
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARKEVO_SECRET", "OPENAI_"))}
+    env = {k: v for k, v in os.environ.items() if not is_secret_name(k)}  # no keys into Blender
     with open(log, "wb") as out:
         proc = await asyncio.create_subprocess_exec(
             bpy_python(), str(script), *args, cwd=str(cwd), stdout=out, stderr=out, env=env,
