@@ -101,6 +101,26 @@ class TrialRequest:
 
 
 @dataclass
+class TrialFailure:
+    """Why a trial did not end cleanly, and who caused it (docs/failures.md):
+
+    * ``infra``: the sandbox or worker failed before the agent's first action, the worker was
+      lost, the store was unreachable, the verifier could not start -- retried, reported apart,
+      never in a mean, never a 0;
+    * ``solver``: anything after the agent's first action that the solver's own actions cause
+      (Blender host died or hung, delivery missing / not a .blend / truncated / crashes or hangs
+      the probe) -- a graded attempt, counted in avg@k and pass@k;
+    * ``author``: a draft's own script fails deterministically (solution, defect, variant, build
+      script) -- a non-retryable error naming the file and the exception.
+    """
+
+    kind: str  # infra | solver | author
+    type: str  # short machine name, e.g. BlenderHostDied, DeliveryMissing, ScriptFailed
+    message: str
+    evidence: dict = field(default_factory=dict)  # e.g. {"file": ..., "exit_code": ..., "log_tail": ...}
+
+
+@dataclass
 class TrialOutcome:
     trial_id: str
     policy: str
@@ -116,6 +136,7 @@ class TrialOutcome:
     failed_criteria: list[str] = field(default_factory=list)
     exception: dict[str, str] | None = None  # infra failure after retries: never a score
     timed_out: bool = False  # the agent ran out of time: still a graded attempt
+    failure: TrialFailure | None = None  # set whenever the trial did not end cleanly
 
 
 @dataclass
