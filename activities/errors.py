@@ -28,4 +28,5 @@ def invalid_draft(message: str) -> ApplicationError:
 def author_script_failed(message: str, **details) -> ApplicationError:
     """`message` names the draft file and the exception; `details` (file, exception, log tail)
     travel with the error for the Web UI and the failure record."""
-    return ApplicationError(message, details or None, type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
+    extra = [details] if details else []
+    return ApplicationError(message, *extra, type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
