@@ -5,11 +5,14 @@ is a `ContractError` naming the file and the field to fix. The check stops at th
 problem: a broken seed is handed back to its author, not repaired. It covers what one document
 cannot check on its own: references to the taxonomy, agreement between seed.json and
 draft/task.json, files that exist and stay inside the seed, criterion weights, the rubric
-matching the rule criteria, and every graded requirement being discoverable by the solver.
+matching the rule criteria, its params fitting the probe library (the built-ins and the seed's
+own `draft/task_probes.py`, read statically: the seed's code never runs here), and every graded
+requirement being discoverable by the solver.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections.abc import Iterable
@@ -18,8 +21,12 @@ from functools import cache
 from pathlib import Path, PurePosixPath
 from typing import cast
 
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+
 from contracts.models import Rubric, SeedManifest, Task, Taxonomy
 from contracts.validation import ROOT, ContractError, format_path, read_json
+from verifiers.probe_catalogue import TASK_PROBES, Method, rule_methods
 
 TAXONOMY_PATH = Path(__file__).resolve().parent / "taxonomy.json"
 WEIGHT_TOLERANCE = 1e-6
@@ -171,6 +178,70 @@ def _check_rubric(task: Task, rubric: Rubric, source: str, task_source: str) -> 
         raise ContractError(source, "criteria", f"no entry for rule criteria {missing}")
 
 
+def _probe_methods(draft: Path) -> dict[str, Method]:
+    """The methods a rubric may name: built-ins, plus the seed's `draft/task_probes.py` (parsed,
+    never run), which must stay inside draft/ like every other draft file."""
+    path = draft / TASK_PROBES
+    if not (path.exists() or path.is_symlink()):
+        return rule_methods()
+    _inside(draft, TASK_PROBES, str(path), ROOT, "draft/")
+    return rule_methods(path, str(path))
+
+
+def _json_text(value: object, limit: int = 80) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _param_problem(method: Method, params: dict[str, object]) -> tuple[list[str | int], str] | None:
+    """(path under params, reason) of the first problem: a missing required param, then an
+    unknown one, then a wrong type or shape in the rubric's order of params."""
+    errors = list(Draft202012Validator(method.schema()).iter_errors(params))
+    if not errors:
+        return None
+    order = list(params)
+
+    def rank(error: ValidationError) -> tuple[int, int]:
+        if error.absolute_path:
+            return 3, order.index(error.absolute_path[0])
+        return {"required": 0, "anyOf": 1, "additionalProperties": 2}.get(str(error.validator), 3), 0
+
+    error = min(errors, key=rank)
+    path = list(error.absolute_path)
+    if not path and error.validator == "required":
+        name = next(n for n in error.validator_value if error.message == f"{n!r} is a required property")
+        return [name], "missing required param"
+    if not path and error.validator == "anyOf":
+        names = [n for alt in error.validator_value for n in alt["required"]]
+        return [], f"missing required param: one of {', '.join(map(repr, names))}"
+    if not path and error.validator == "additionalProperties":
+        extra = next(k for k in params if k not in method.params)
+        return [extra], f"unknown param; {method.name} takes {', '.join(sorted(method.params))}"
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    wanted = schema.get("description")
+    if wanted is None and error.validator == "type":
+        wanted = " or ".join([error.validator_value] if isinstance(error.validator_value, str)
+                             else error.validator_value)
+    if wanted is None:
+        return path, error.message
+    return path, f"expected {wanted}, got {_json_text(error.instance)}"
+
+
+def _check_params(rubric: Rubric, methods: dict[str, Method], source: str) -> None:
+    """Each rubric entry names a known method and gives it params of the declared types, so a
+    broken rubric is refused here rather than failing inside a trial."""
+    for index, entry in enumerate(rubric.criteria):
+        method = methods.get(entry.method)
+        if method is None:
+            reason = f"{entry.id}: unknown probe method {entry.method!r}: neither a built-in nor in draft/{TASK_PROBES}"
+            raise ContractError(source, format_path(["criteria", index, "method"]), reason)
+        problem = _param_problem(method, entry.params)
+        if problem is not None:
+            path, reason = problem
+            field = format_path(["criteria", index, "params", *path])
+            raise ContractError(source, field, f"{entry.id} ({entry.method}): {reason}")
+
+
 def _check_requirements(task: Task, texts: Iterable[str], source: str) -> None:
     """Every graded requirement must be discoverable by the solver: its id appears as a whole
     token in the instruction or a public attachment."""
@@ -233,6 +304,7 @@ def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None) -> CheckedS
     ]
     _check_criteria(task, task_source)
     _check_rubric(task, rubric, rubric_source, task_source)
+    _check_params(rubric, _probe_methods(draft), rubric_source)
     texts = [path.read_bytes().decode("utf-8", "replace") for path in [instruction, *attachments]]
     _check_requirements(task, texts, task_source)
     return CheckedSeed(seed_dir, seed, task, rubric, materials, _draft_files(seed_dir, draft))

@@ -3,8 +3,17 @@
 Runs in bpy (stdlib + bpy + numpy only).  A *primitive* is ``fn(probe, params) -> Outcome``
 registered under its rubric ``method`` name with the parameters it requires::
 
-    @primitive(group="geometry", required=("object|objects", "expected", "tolerance"))
+    @primitive(group="geometry", required=("object|objects", "expected", "tolerance"),
+               params={"object": "name", "objects": "names", "expected": "vec3",
+                       "tolerance": "tolerance", "frame": "integer"})
     def dimensions(probe, p): ...
+
+``params`` declares every parameter the primitive reads, by a type name of ``PARAM_TYPES`` or a
+JSON-Schema fragment (a dict); a required name left out of it may be of any type, and a param
+that is neither declared nor required is refused.  Admission checks rubrics against these
+declarations with jsonschema before anything runs (``verifiers/probe_catalogue.py``, which reads
+this source with ``ast``: decorator arguments and the types below stay literals); ``validate``
+checks the same here, with the small subset of JSON Schema the types use.
 
 The built-in primitives live in the sibling modules ``probes_objects``, ``probes_geometry``,
 ``probes_animation``, ``probes_materials`` and ``probes_render_spec``; ``probe_primitives``
@@ -20,7 +29,9 @@ Blender shows them.  An object named in the rubric but absent from the scene is 
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -175,7 +186,8 @@ def aabb_size(box: AABB) -> Vec:
     return tuple(box[1][i] - box[0][i] for i in range(3))
 
 
-POINTS = ("origin", "aabb_center", "aabb_bottom_center", "top_center")
+AABB_POINTS = ("aabb_center", "aabb_bottom_center", "top_center")
+POINTS = ("origin", *AABB_POINTS)
 
 
 def aabb_point(box: AABB, which: str) -> Vec:
@@ -233,6 +245,107 @@ def first_frames(frames: list[int], limit: int = 10) -> list[int]:
     return list(frames[:limit])
 
 
+# --- param types --------------------------------------------------------------------------------
+# Literals only (the static catalogue evaluates this source, names of earlier constants allowed);
+# each `description` is what an admission error says was expected.
+
+NUMBER = {"type": "number", "description": "number"}
+INTEGER = {"type": "integer", "description": "integer"}
+COUNT = {"type": "integer", "minimum": 0, "description": "integer >= 0"}
+NAME = {"type": "string", "minLength": 1, "description": "non-empty string"}
+NAMES = {"type": "array", "items": NAME, "minItems": 1, "description": "non-empty list of names"}
+VEC3 = {"type": "array", "items": NUMBER, "minItems": 3, "maxItems": 3, "description": "vec3 [x, y, z]"}
+PARAM_TYPES = {
+    "number": NUMBER,
+    "tolerance": {"type": "number", "minimum": 0, "description": "number >= 0"},
+    "integer": INTEGER,
+    "count": COUNT,
+    "step": {"type": "integer", "minimum": 1, "description": "integer >= 1"},
+    "bool": {"type": "boolean", "description": "true or false"},
+    "name": NAME,
+    "names": NAMES,
+    "vec3": VEC3,
+    "vector": {"anyOf": [NUMBER, {"type": "array", "items": NUMBER, "minItems": 1}],
+               "description": "number or list of numbers"},
+    "waypoints": {"type": "array", "items": VEC3, "minItems": 1, "description": "non-empty list of [x, y, z]"},
+    "places": {"type": "object", "additionalProperties": VEC3, "minProperties": 1,
+               "description": "{object name: [x, y, z]}"},
+    "regions": {"type": "object", "minProperties": 1, "description": "{object name: {min, max}}",
+                "additionalProperties": {"type": "object", "required": ["min", "max"],
+                                         "properties": {"min": VEC3, "max": VEC3}, "additionalProperties": False,
+                                         "description": "{min: [x, y, z], max: [x, y, z]}"}},
+    "count_bound": {"anyOf": [COUNT, {"type": "object", "properties": {"min": COUNT, "max": COUNT},
+                                      "additionalProperties": False}],
+                    "description": "integer >= 0 or {min, max}"},
+    "point": {"enum": POINTS, "description": "origin, aabb_center, aabb_bottom_center or top_center"},
+    "anchor": {"enum": AABB_POINTS, "description": "aabb_center, aabb_bottom_center or top_center"},
+    "parent": {"type": ["string", "null"], "minLength": 1, "description": "object name or null"},
+    "object_type": {"enum": ("MESH", "CURVE", "SURFACE", "META", "FONT", "CURVES", "POINTCLOUD", "VOLUME",
+                             "GREASEPENCIL", "ARMATURE", "LATTICE", "EMPTY", "LIGHT", "LIGHT_PROBE", "CAMERA",
+                             "SPEAKER"),
+                    "description": "a Blender object type (MESH, EMPTY, ...)"},
+    "colour": {"anyOf": [{"type": "array", "items": NUMBER, "minItems": 3, "maxItems": 4},
+                         {"type": "string", "pattern": "^#?[0-9A-Fa-f]{6}$"}],
+               "description": "linear [r, g, b] or sRGB '#rrggbb'"},
+    "colour_source": {"enum": ("auto", "principled", "viewport"), "description": "auto, principled or viewport"},
+    "engines": {"anyOf": [NAME, NAMES], "description": "engine name or list of names"},
+    "resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2, "maxItems": 2,
+                   "description": "[x, y] integers >= 1"},
+    "version": {"anyOf": [{"type": "string", "pattern": "^[0-9]+(\\.[0-9]+)*$"},
+                          {"type": "array", "items": COUNT, "minItems": 1}],
+                "description": "version such as \"5.2\" or [5, 2]"},
+}
+# JSON types as Python sees them (bool is not a number in JSON; 2.0 is an integer).
+_JSON_TYPES = {
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "integer": lambda v: not isinstance(v, bool) and (isinstance(v, int) or isinstance(v, float) and v.is_integer()),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "null": lambda v: v is None,
+    "array": lambda v: isinstance(v, (list, tuple)),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a == b and isinstance(a, bool) == isinstance(b, bool)  # JSON: true is not 1
+
+
+def conforms(value: Any, schema: dict) -> bool:
+    """`value` matches `schema`, for the JSON-Schema keywords type, enum, const, anyOf,
+    (exclusive) minimum / maximum, min / maxLength, pattern, items, min / maxItems, properties,
+    required, additionalProperties and minProperties.  Others pass here; admission checks every
+    keyword with jsonschema, so a task probe's own fragment may use more."""
+    kinds = schema.get("type")
+    if kinds is not None and not any(_JSON_TYPES[k](value) for k in ([kinds] if isinstance(kinds, str) else kinds)):
+        return False
+    if "enum" in schema and not any(_same(value, e) for e in schema["enum"]):
+        return False
+    if "anyOf" in schema and not any(conforms(value, s) for s in schema["anyOf"]):
+        return False
+    if "const" in schema and not _same(value, schema["const"]):
+        return False
+    if _JSON_TYPES["number"](value):
+        low, high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+        return (schema.get("minimum", value) <= value <= schema.get("maximum", value)
+                and (low is None or value > low) and (high is None or value < high))
+    if isinstance(value, str):
+        return (schema.get("minLength", 0) <= len(value) <= schema.get("maxLength", len(value))
+                and re.search(schema.get("pattern", ""), value) is not None)
+    if isinstance(value, (list, tuple)):
+        items = schema.get("items", {})
+        return (schema.get("minItems", 0) <= len(value) <= schema.get("maxItems", len(value))
+                and all(conforms(v, items) for v in value))
+    if isinstance(value, dict):
+        if len(value) < schema.get("minProperties", 0) or any(k not in value for k in schema.get("required", ())):
+            return False
+        for key, item in value.items():
+            sub = schema.get("properties", {}).get(key, schema.get("additionalProperties", True))
+            if sub is False or isinstance(sub, dict) and not conforms(item, sub):
+                return False
+    return True
+
+
 # --- registry ---------------------------------------------------------------------------------
 
 
@@ -243,6 +356,8 @@ class Primitive:
     required: tuple[str, ...]
     group: str = "task"
     doc: str = field(default="", compare=False)
+    # {param: JSON-Schema fragment} of every param it accepts ({} = any value)
+    params: dict = field(default_factory=dict, compare=False)
 
 
 PRIMITIVES: dict[str, Primitive] = {}
@@ -255,11 +370,29 @@ def _origin(fn) -> tuple[str, str]:
 GROUPS = ("objects", "geometry", "animation", "materials", "render_spec", "task")
 
 
-def primitive(name: str | None = None, *, required: tuple[str, ...] = (), group: str = "task"):
-    """Register ``fn`` as the rubric method ``name`` (default: the function's name).  A name
-    belongs to one definition: a task probe cannot silently replace a built-in.  (The same
-    source file imported twice -- RewardKit imports every .py in tests/ under its own module
-    name -- re-registers its own definitions, which is harmless.)"""
+def declared_params(method: str, required: tuple[str, ...], params: dict) -> dict[str, dict]:
+    """{param: JSON-Schema fragment}: ``params`` with type names resolved, plus any required
+    name it leaves out, of any type ({})."""
+    out = {}
+    for key, kind in params.items():
+        if isinstance(kind, str) and kind not in PARAM_TYPES:
+            raise ValueError(f"{method}: param {key!r} has unknown type {kind!r}; use one of {', '.join(PARAM_TYPES)}")
+        if not isinstance(kind, (str, dict)):
+            raise ValueError(f"{method}: param {key!r} must be declared by a type name or a JSON-Schema dict")
+        out[key] = PARAM_TYPES[kind] if isinstance(kind, str) else kind
+    for names in required:
+        for key in names.split("|"):
+            out.setdefault(key, {})
+    return out
+
+
+def primitive(name: str | None = None, *, required: tuple[str, ...] = (), params: dict | None = None,
+              group: str = "task"):
+    """Register ``fn`` as the rubric method ``name`` (default: the function's name), taking the
+    ``params`` it declares (see the module docstring).  A name belongs to one definition: a task
+    probe cannot silently replace a built-in.  (The same source file imported twice -- RewardKit
+    imports every .py in tests/ under its own module name -- re-registers its own definitions,
+    which is harmless.)"""
 
     def deco(fn: Callable[[Probe, dict], Outcome]) -> Callable[[Probe, dict], Outcome]:
         method = name or fn.__name__
@@ -268,7 +401,8 @@ def primitive(name: str | None = None, *, required: tuple[str, ...] = (), group:
         prev = PRIMITIVES.get(method)
         if prev is not None and _origin(prev.fn) != _origin(fn):
             raise ValueError(f"rule method {method!r} is already registered (by {_origin(prev.fn)[0]})")
-        PRIMITIVES[method] = Primitive(fn, tuple(required), group, (fn.__doc__ or "").strip())
+        PRIMITIVES[method] = Primitive(fn, tuple(required), group, (fn.__doc__ or "").strip(),
+                                       declared_params(method, tuple(required), params or {}))
         return fn
 
     return deco
@@ -287,12 +421,27 @@ def load_task_probes(path: Path) -> list[str]:
 
 
 def validate(method: str, params: dict) -> None:
-    """Reject an unknown method or missing params before any delivery is opened."""
+    """Reject an unknown method, missing, undeclared or mistyped params before any delivery is
+    opened (admission refuses the same rubrics earlier)."""
     if method not in PRIMITIVES:
         raise KeyError(f"unknown rule method {method!r}")
+    declared = PRIMITIVES[method].params
     missing = [r for r in PRIMITIVES[method].required if not any(k in params for k in r.split("|"))]
     if missing:
         raise ValueError(f"{method}: missing param(s) {', '.join(missing)}")
+    unknown = sorted(set(params) - set(declared))
+    if unknown:
+        raise ValueError(f"{method}: unknown param(s) {', '.join(unknown)}; known: {', '.join(sorted(declared))}")
+    for key, value in params.items():
+        if not conforms(value, declared[key]):
+            want = declared[key].get("description", json_text(declared[key]))
+            raise ValueError(f"{method}: param {key!r}: expected {want}, got {json_text(value)}")
+
+
+def json_text(value: Any, limit: int = 80) -> str:
+    """Short JSON text of a value, for error messages."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 def measure(probe: Probe, method: str, params: dict) -> Outcome:

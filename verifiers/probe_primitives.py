@@ -42,5 +42,8 @@ from probe_core import (  # noqa: E402,F401
 
 
 def catalogue() -> dict[str, dict]:
-    """{method: {group, required, doc}} of every registered primitive."""
-    return {m: {"group": p.group, "required": list(p.required), "doc": p.doc} for m, p in sorted(PRIMITIVES.items())}
+    """{method: {group, required, doc, params}} of every registered primitive (``params``: the
+    JSON-Schema fragment of each accepted param; verifiers/probe_catalogue.py reads the same
+    without bpy)."""
+    return {m: {"group": p.group, "required": list(p.required), "doc": p.doc, "params": p.params}
+            for m, p in sorted(PRIMITIVES.items())}

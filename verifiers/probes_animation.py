@@ -20,6 +20,8 @@ from probe_core import (  # noqa: E402
 )
 
 FRAMES = ("frame_start", "frame_end")
+# frame sampling params (probe_core.sampled_frames)
+SAMPLING = {"frame_start": "integer", "frame_end": "integer", "frame_step": "step"}
 
 
 def _fcurves(obj: bpy.types.Object, data_path: str, index: int | None) -> list:
@@ -37,7 +39,9 @@ def _fcurves(obj: bpy.types.Object, data_path: str, index: int | None) -> list:
     return curves
 
 
-@primitive(group="animation", required=("object", "data_path", *FRAMES))
+@primitive(group="animation", required=("object", "data_path", *FRAMES),
+           params={"object": "name", "data_path": "name", "index": "count", "frame_start": "number",
+                   "frame_end": "number", "min_keyframes": "count", "min_distinct_values": "count"})
 def keyframes_on_channel(probe: Probe, p: dict):
     """The channel's F-curves hold >= ``min_keyframes`` keys with >= ``min_distinct_values``
     distinct values within the frame range."""
@@ -61,7 +65,9 @@ def keyframes_on_channel(probe: Probe, p: dict):
                           {"key_frames": first_frames(frames, 20)})
 
 
-@primitive(group="animation", required=("object", "frame", "expected", "tolerance"))
+@primitive(group="animation", required=("object", "frame", "expected", "tolerance"),
+           params={"object": "name", "frame": "integer", "expected": "vec3", "tolerance": "tolerance",
+                   "point": "point"})
 def location_at_frame(probe: Probe, p: dict):
     """The object's world point (``point``: origin, aabb_center, aabb_bottom_center,
     top_center) is within ``tolerance`` (Euclidean) of ``expected`` at ``frame``."""
@@ -89,7 +95,9 @@ class _Unresolvable(Exception):
     pass
 
 
-@primitive(group="animation", required=("object", "data_path", "frame", "expected", "tolerance"))
+@primitive(group="animation", required=("object", "data_path", "frame", "expected", "tolerance"),
+           params={"object": "name", "data_path": "name", "index": "count", "frame": "integer",
+                   "expected": "vector", "tolerance": "tolerance"})
 def value_at_frame(probe: Probe, p: dict):
     """The animated property ``data_path`` (e.g. ``rotation_euler``, ``constraints["Carry"].influence``;
     ``index`` picks one component) equals ``expected`` within ``tolerance`` at ``frame`` (largest
@@ -112,7 +120,9 @@ def value_at_frame(probe: Probe, p: dict):
     return binary_outcome(err <= tol, rnd(value), expected, detail, {"frame": frame, "error": rnd(err)})
 
 
-@primitive(group="animation", required=("object", "waypoints", "tolerance", *FRAMES))
+@primitive(group="animation", required=("object", "waypoints", "tolerance", *FRAMES),
+           params={"object": "name", "waypoints": "waypoints", "tolerance": "tolerance", "point": "point",
+                   "ordered": "bool", **SAMPLING})
 def path_through(probe: Probe, p: dict):
     """Over the sampled frames the object's ``point`` passes within ``tolerance`` of every
     waypoint [x, y, z], in the listed order unless ``ordered: false``.  Scores the share of
@@ -143,7 +153,8 @@ def path_through(probe: Probe, p: dict):
                             {"closest": {str(i): c for i, c in closest.items()}})
 
 
-@primitive(group="animation", required=("object", "support", "frame", "tolerance"))
+@primitive(group="animation", required=("object", "support", "frame", "tolerance"),
+           params={"object": "name", "support": "name", "frame": "integer", "tolerance": "tolerance"})
 def rests_on_at_frame(probe: Probe, p: dict):
     """The object's AABB bottom is within ``tolerance`` of the support's AABB top and its
     centre lies over the support's footprint at ``frame``."""
@@ -159,7 +170,8 @@ def rests_on_at_frame(probe: Probe, p: dict):
                           {"frame": frame})
 
 
-@primitive(group="animation", required=("object", "others", "tolerance", *FRAMES))
+@primitive(group="animation", required=("object", "others", "tolerance", *FRAMES),
+           params={"object": "name", "others": "names", "tolerance": "tolerance", **SAMPLING})
 def no_interpenetration(probe: Probe, p: dict):
     """At no sampled frame does the object's AABB overlap another's by more than ``tolerance``."""
     obj, others = probe.obj(p["object"]), probe.objects(list(p["others"]))
@@ -192,7 +204,10 @@ def _support_state(probe: Probe, p: dict, obj, supports, carrier, frame: int) ->
 
 
 @primitive(group="animation",
-           required=("object", "supports", "carrier", "rest_tolerance", "carrier_tolerance", *FRAMES))
+           required=("object", "supports", "carrier", "rest_tolerance", "carrier_tolerance", *FRAMES),
+           params={"object": "name", "supports": "names", "carrier": "name", "rest_tolerance": "tolerance",
+                   "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
+                   "min_carried_frames": "count", **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
     larger than ``max_step``; carried for at least ``min_carried_frames`` frames."""
@@ -223,7 +238,7 @@ def supported_throughout(probe: Probe, p: dict):
                    {"frames_unsupported": first_frames(unsupported)})
 
 
-@primitive(group="animation", required=FRAMES)
+@primitive(group="animation", required=FRAMES, params={"frame_start": "integer", "frame_end": "integer"})
 def frame_range(probe: Probe, p: dict):
     """The scene's frame range equals ``frame_start``..``frame_end``."""
     measured = [probe.scene.frame_start, probe.scene.frame_end]
@@ -231,7 +246,7 @@ def frame_range(probe: Probe, p: dict):
     return binary_outcome(measured == expected, measured, expected, f"scene frames {measured[0]}..{measured[1]}")
 
 
-@primitive(group="animation", required=("expected",))
+@primitive(group="animation", required=("expected",), params={"expected": "number", "tolerance": "tolerance"})
 def fps(probe: Probe, p: dict):
     """The scene's frame rate (fps / fps_base) is within ``tolerance`` (default 0.01) of ``expected``."""
     r = probe.scene.render
@@ -242,7 +257,8 @@ def fps(probe: Probe, p: dict):
                           {"fps": r.fps, "fps_base": rnd(r.fps_base)})
 
 
-@primitive(group="animation", required=("objects", "tolerance", *FRAMES))
+@primitive(group="animation", required=("objects", "tolerance", *FRAMES),
+           params={"objects": "places", "tolerance": "tolerance", **SAMPLING})
 def stays_in_place(probe: Probe, p: dict):
     """Each object's world origin stays within ``tolerance`` of its given location at every
     sampled frame."""

@@ -16,7 +16,9 @@ from probe_core import (  # noqa: E402
 )
 
 
-@primitive(group="geometry", required=("object|objects", "expected", "tolerance"))
+@primitive(group="geometry", required=("object|objects", "expected", "tolerance"),
+           params={"object": "name", "objects": "names", "expected": "vec3", "tolerance": "tolerance",
+                   "frame": "integer"})
 def dimensions(probe: Probe, p: dict):
     """The (union) world AABB size is within ``tolerance`` of ``expected`` on every axis."""
     names, expected, tol = names_param(p), [float(v) for v in p["expected"]], float(p["tolerance"])
@@ -27,7 +29,9 @@ def dimensions(probe: Probe, p: dict):
     return binary_outcome(ok, rnd(size), expected, detail, {"axis_errors": rnd(errors)})
 
 
-@primitive(group="geometry", required=("object|objects", "tolerance"))
+@primitive(group="geometry", required=("object|objects", "tolerance"),
+           params={"object": "name", "objects": "names", "expected": "number", "tolerance": "tolerance",
+                   "frame": "integer"})
 def object_min_z(probe: Probe, p: dict):
     """Each object's lowest world z is within ``tolerance`` of ``expected`` (ground contact)."""
     names, expected, tol = names_param(p), float(p.get("expected", 0.0)), float(p["tolerance"])
@@ -38,7 +42,7 @@ def object_min_z(probe: Probe, p: dict):
     return fraction_outcome(len(names) - len(bad), len(names), rnd(lows), expected, detail, {"off": bad})
 
 
-@primitive(group="geometry", required=("regions",))
+@primitive(group="geometry", required=("regions",), params={"regions": "regions", "frame": "integer"})
 def aabb_within(probe: Probe, p: dict):
     """Each object's world AABB lies inside its region {name: {min, max}}."""
     regions, frame = p["regions"], int(p.get("frame", 1))
@@ -54,7 +58,8 @@ def aabb_within(probe: Probe, p: dict):
     return fraction_outcome(len(objs) - len(bad), len(objs), measured, regions, detail, {"outside": bad})
 
 
-@primitive(group="geometry", required=("object", "others", "tolerance"))
+@primitive(group="geometry", required=("object", "others", "tolerance"),
+           params={"object": "name", "others": "names", "tolerance": "tolerance", "frame": "integer"})
 def aabb_contact(probe: Probe, p: dict):
     """Each other object's AABB is within ``tolerance`` of the object's (overlap touches)."""
     obj, others = probe.obj(p["object"]), probe.objects(list(p["others"]))
@@ -85,7 +90,9 @@ def _counts(mesh: dict | None) -> dict[str, int]:
             "faces": len(mesh["poly_start"]), "triangles": mesh["triangles"]}
 
 
-@primitive(group="geometry", required=("object|objects",))
+@primitive(group="geometry", required=("object|objects", "vertices|edges|faces|triangles"),
+           params={"object": "name", "objects": "names", "vertices": "count_bound", "edges": "count_bound",
+                   "faces": "count_bound", "triangles": "count_bound", "total": "bool", "frame": "integer"})
 def mesh_counts(probe: Probe, p: dict):
     """Evaluated element counts (``vertices``, ``edges``, ``faces``, ``triangles``), each an
     exact number or {min, max}; per object, or summed over the objects with ``total: true``."""
@@ -126,7 +133,8 @@ def edge_topology(mesh: dict) -> dict[str, int | float]:
             "inconsistent_edges": int(np.sum(dcounts > 1)), "signed_volume": round(volume, 6)}
 
 
-@primitive(group="geometry", required=("object|objects",))
+@primitive(group="geometry", required=("object|objects",),
+           params={"object": "name", "objects": "names", "max_bad_edges": "count", "frame": "integer"})
 def manifold(probe: Probe, p: dict):
     """Each mesh is closed and manifold: every edge has exactly two faces (no boundary,
     non-manifold or loose edges beyond ``max_bad_edges``, default 0)."""
@@ -147,7 +155,8 @@ def manifold(probe: Probe, p: dict):
                             {"not_manifold": bad})
 
 
-@primitive(group="geometry", required=("object|objects",))
+@primitive(group="geometry", required=("object|objects",),
+           params={"object": "name", "objects": "names", "frame": "integer"})
 def normals_outward(probe: Probe, p: dict):
     """Each mesh's face winding is consistent (no edge walked twice in the same direction)
     and its normals point outward (positive signed volume)."""

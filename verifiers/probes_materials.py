@@ -17,7 +17,8 @@ from probe_core import (  # noqa: E402
 )
 
 
-@primitive(group="materials", required=("object|objects", "material"))
+@primitive(group="materials", required=("object|objects", "material"),
+           params={"object": "name", "objects": "names", "material": "name"})
 def material_assigned(probe: Probe, p: dict):
     """Each object has a material of exactly that name in any slot."""
     names, wanted = names_param(p), p["material"]
@@ -63,7 +64,9 @@ def _material(probe: Probe, p: dict) -> bpy.types.Material | None:
     return slot.material if slot else None
 
 
-@primitive(group="materials", required=("material|object", "expected", "max_delta_e"))
+@primitive(group="materials", required=("material|object", "expected", "max_delta_e"),
+           params={"material": "name", "object": "name", "expected": "colour", "max_delta_e": "tolerance",
+                   "source": "colour_source"})
 def base_color(probe: Probe, p: dict):
     """The material's base colour (``material``, or the first material of ``object``) is within
     ``max_delta_e`` (CIEDE2000) of ``expected``: linear [r, g, b] or sRGB '#rrggbb'.
@@ -82,7 +85,8 @@ def base_color(probe: Probe, p: dict):
                           {"delta_e2000": rnd(de), "source": source, "lab": rnd(list(colour.linear_to_lab(rgb)))})
 
 
-@primitive(group="materials", required=("material|object", "node_types"))
+@primitive(group="materials", required=("material|object", "node_types"),
+           params={"material": "name", "object": "name", "node_types": "names"})
 def material_node_types(probe: Probe, p: dict):
     """The material's node tree contains every listed node type (``type`` such as
     ``TEX_IMAGE`` or ``bl_idname`` such as ``ShaderNodeTexImage``); scores the share found."""

@@ -11,14 +11,14 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 from probe_core import Probe, binary_outcome, fraction_outcome, primitive  # noqa: E402
 
 
-@primitive(group="objects", required=("object",))
+@primitive(group="objects", required=("object",), params={"object": "name"})
 def object_exists(probe: Probe, p: dict):
     """The object is in the scene."""
     found = probe.scene.objects.get(p["object"]) is not None
     return binary_outcome(found, found, True, f"{p['object']} {'found' if found else 'not found'} in scene")
 
 
-@primitive(group="objects", required=("objects",))
+@primitive(group="objects", required=("objects",), params={"objects": "names"})
 def objects_exist(probe: Probe, p: dict):
     """Fraction of the listed names present in the scene."""
     names = list(p["objects"])
@@ -29,7 +29,8 @@ def objects_exist(probe: Probe, p: dict):
                             {"missing": missing})
 
 
-@primitive(group="objects", required=("object|objects", "type"))
+@primitive(group="objects", required=("object|objects", "type"),
+           params={"object": "name", "objects": "names", "type": "object_type"})
 def object_type(probe: Probe, p: dict):
     """Each object is of Blender type ``type`` (MESH, EMPTY, CAMERA, ...)."""
     objs = probe.objects(list(p.get("objects", [p.get("object")])))
@@ -39,7 +40,8 @@ def object_type(probe: Probe, p: dict):
     return fraction_outcome(len(objs) - len(bad), len(objs), types, p["type"], detail)
 
 
-@primitive(group="objects", required=("object", "parent"))
+@primitive(group="objects", required=("object", "parent"),
+           params={"object": "name", "parent": "parent", "ancestor": "bool"})
 def parent_is(probe: Probe, p: dict):
     """The object's direct parent is ``parent`` (a name, or null for a root object).  With
     ``ancestor: true`` any ancestor counts."""
@@ -60,7 +62,8 @@ def parent_is(probe: Probe, p: dict):
                           {"ancestors": chain})
 
 
-@primitive(group="objects", required=())
+@primitive(group="objects", required=(),
+           params={"type": "object_type", "name_prefix": "name", "min": "count", "max": "count"})
 def object_count(probe: Probe, p: dict):
     """The number of scene objects matching ``type`` and ``name_prefix`` (both optional) lies
     in ``min``..``max`` (each optional)."""

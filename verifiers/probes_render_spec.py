@@ -13,7 +13,7 @@ import bpy  # noqa: E402
 from probe_core import Probe, binary_outcome, primitive  # noqa: E402
 
 
-@primitive(group="render_spec", required=("expected",))
+@primitive(group="render_spec", required=("expected",), params={"expected": "engines"})
 def render_engine(probe: Probe, p: dict):
     """The scene's render engine is ``expected`` (a name such as CYCLES, or a list of names)."""
     allowed = p["expected"] if isinstance(p["expected"], list) else [p["expected"]]
@@ -21,7 +21,7 @@ def render_engine(probe: Probe, p: dict):
     return binary_outcome(engine in allowed, engine, allowed, f"render engine {engine}")
 
 
-@primitive(group="render_spec", required=("expected",))
+@primitive(group="render_spec", required=("expected",), params={"expected": "resolution", "effective": "bool"})
 def render_resolution(probe: Probe, p: dict):
     """The output resolution [x, y] equals ``expected``; with ``effective: true`` (default)
     the resolution percentage is applied first."""
@@ -40,7 +40,8 @@ def _version(v) -> list[int]:
     return [int(x) for x in v]
 
 
-@primitive(group="render_spec", required=("min_version|expected",))
+@primitive(group="render_spec", required=("min_version|expected",),
+           params={"expected": "version", "min_version": "version"})
 def file_version(probe: Probe, p: dict):
     """The .blend was saved by Blender ``expected`` (major.minor, e.g. "5.2") or at least
     ``min_version``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
 from contracts.payloads import ProductionResult, TaskProductionInput
-from workers import queues
+from contracts import queues
 
 pytestmark = [pytest.mark.temporal]
 
@@ -56,6 +57,26 @@ def requirement_nowhere_public(seed: Path) -> None:
               lambda d: d["criteria"][0].update(requirement_id="REQ-NOWHERE-PUBLIC"))
 
 
+def rubric_unknown_method(seed: Path) -> None:
+    for name in ("task.json", "rubric.json"):  # the same method in both: only the library lacks it
+        edit_json(seed / "draft" / name, lambda d: d["criteria"][0].update(method="objects_present"))
+
+
+def rubric_param_wrong_type(seed: Path) -> None:
+    edit_json(seed / "draft" / "rubric.json",
+              lambda d: d["criteria"][2]["params"].update(tolerance="5mm"))
+
+
+def rubric_param_missing(seed: Path) -> None:
+    edit_json(seed / "draft" / "rubric.json", lambda d: d["criteria"][5]["params"].pop("others"))
+
+
+def task_probe_shadows_builtin(seed: Path) -> None:
+    (seed / "draft" / "task_probes.py").write_text(
+        "from probe_core import primitive\n\n\n@primitive(required=('object',), params={'object': 'name'})\n"
+        "def object_exists(probe, p):\n    return None\n")
+
+
 CASES = [
     (malformed_seed_json, "seed.json", "<root>"),
     (unknown_workflow_id, "seed.json", "workflow_primary"),
@@ -64,6 +85,11 @@ CASES = [
     (missing_material, "seed.json", "materials[0].path"),
     (escaping_material, "seed.json", "materials[0].path"),
     (requirement_nowhere_public, "task.json", "criteria[0].requirement_id"),
+    # the rubric against the probe library (field, then the criterion id and method)
+    (rubric_unknown_method, "rubric.json", "criteria[0].method: C01: unknown probe method"),
+    (rubric_param_wrong_type, "rubric.json", 'criteria[2].params.tolerance: C03 (dimensions): expected number'),
+    (rubric_param_missing, "rubric.json", "criteria[5].params.others: C06 (aabb_contact): missing"),
+    (task_probe_shadows_builtin, "task_probes.py", "line 4: rule method 'object_exists' is a built-in"),
 ]
 
 
@@ -77,8 +103,10 @@ async def test_bad_seed_fails_fast_and_touches_nothing(
     handle = await temporal_env.client.start_workflow(
         "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
         task_queue=queues.CONTROL, result_type=ProductionResult)
+    started = time.monotonic()
     with pytest.raises(WorkflowFailureError) as failure:
         await handle.result()
+    assert time.monotonic() - started < 30  # fails fast: no retries of a bad seed
 
     err = failure.value.cause
     assert isinstance(err, ApplicationError) and err.non_retryable

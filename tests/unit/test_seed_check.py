@@ -67,6 +67,19 @@ RUBRIC = {
     ],
 }
 
+# max_height is the seed's own probe (not a built-in): admission reads its declaration.
+TASK_PROBES = """from probe_core import binary_outcome, primitive
+
+FRAMES = ("frame_start", "frame_end")
+SAMPLING = {"frame_start": "integer", "frame_end": "integer"}
+
+
+@primitive(required=("object", "min"), params={"object": "name", "min": "number", **SAMPLING})
+def max_height(probe, p):
+    top = max(probe.aabb(probe.obj(p["object"]), f)[1][2] for f in range(1, 121))
+    return binary_outcome(top >= p["min"], top, p["min"], f"highest point {top:.3f}")
+"""
+
 INSTRUCTION = """# Carry the box
 
 Animate the arm so that it lifts the box clear of table A (REQ-LIFT) and leaves it resting
@@ -96,6 +109,7 @@ def seed(tmp_path: Path) -> Path:
     (root / "materials" / "brief.md").write_text("Carry the box.\n")
     _write_json(root / "draft" / "task.json", TASK)
     _write_json(root / "draft" / "rubric.json", RUBRIC)
+    (root / "draft" / "task_probes.py").write_text(TASK_PROBES)
     (root / "draft" / "instruction.md").write_text(INSTRUCTION)
     (root / "draft" / "public").mkdir()
     (root / "draft" / "public" / "spec.md").write_text(SPEC)
@@ -134,6 +148,7 @@ def test_valid_seed_passes(seed: Path) -> None:
         "draft/rubric.json",
         "draft/solution/solve.py",
         "draft/task.json",
+        "draft/task_probes.py",
     )
 
 
@@ -432,3 +447,179 @@ def test_requirement_in_a_private_file_does_not_count(seed: Path) -> None:
     (seed / "draft" / "public" / "spec.md").write_text("Nothing here.\n")
     (seed / "draft" / "solution" / "notes.md").write_text(SPEC)
     _fails(seed, "draft/task.json", "criteria[2].requirement_id", "'REQ-LOOK'")
+
+
+# --- rubric params against the probe library --------------------------------------------------
+
+
+def _set_params(index: int, params: dict[str, Any], method: str | None = None) -> Callable[[dict], None]:
+    def change(doc: dict[str, Any]) -> None:
+        doc["criteria"][index]["params"] = params
+        if method is not None:
+            doc["criteria"][index]["method"] = method
+
+    return change
+
+
+def _use_method(seed: Path, index: int, method: str, params: dict[str, Any]) -> None:
+    """Give rule criterion `index` another method, in the task and in the rubric alike."""
+    _edit(seed / "draft" / "task.json", lambda t: t["criteria"][index].update(method=method))
+    _edit(seed / "draft" / "rubric.json", _set_params(index, params, method))
+
+
+def _names(error: ContractError, *parts: str) -> None:
+    """The one-line message names the file, the criterion id and the param."""
+    for part in parts:
+        assert part in str(error), str(error)
+
+
+def test_unknown_probe_method(seed: Path) -> None:
+    _use_method(seed, 0, "box_location", {"object": "Box"})
+    error = _fails(seed, "draft/rubric.json", "criteria[0].method", "unknown probe method 'box_location'")
+    _names(error, "draft/rubric.json", "C01", "box_location")
+
+
+def test_missing_required_param(seed: Path) -> None:
+    params = {"object": "Box", "frame": 120, "expected": [0, 2, 0.9]}
+    _edit(seed / "draft" / "rubric.json", _set_params(0, params))
+    error = _fails(seed, "draft/rubric.json", "criteria[0].params.tolerance", "missing required param")
+    _names(error, "draft/rubric.json", "C01 (location_at_frame)", "params.tolerance")
+
+
+def test_either_one_param_missing(seed: Path) -> None:
+    _use_method(seed, 0, "dimensions", {"expected": [1, 1, 1], "tolerance": 0.01})
+    error = _fails(seed, "draft/rubric.json", "criteria[0].params", "one of 'object', 'objects'")
+    _names(error, "draft/rubric.json", "C01 (dimensions)")
+
+
+def test_either_one_param_given_either_way(seed: Path) -> None:
+    _use_method(seed, 0, "base_color", {"object": "Box", "expected": "#ff0000", "max_delta_e": 2})
+    check_seed_dir(seed)
+    _edit(seed / "draft" / "rubric.json",
+          _set_params(0, {"material": "Wood", "expected": [0.8, 0.1, 0.1], "max_delta_e": 2}))
+    check_seed_dir(seed)
+
+
+def test_param_of_the_wrong_type(seed: Path) -> None:
+    params = {"object": "Box", "frame": 120, "expected": [0, 2, 0.9], "tolerance": "5mm"}
+    _edit(seed / "draft" / "rubric.json", _set_params(0, params))
+    error = _fails(seed, "draft/rubric.json", "criteria[0].params.tolerance", 'expected number >= 0, got "5mm"')
+    _names(error, "draft/rubric.json", "C01", "tolerance")
+
+
+def test_param_of_the_wrong_shape(seed: Path) -> None:
+    params = {"object": "Box", "frame": 120, "expected": [0, 2], "tolerance": 0.05}
+    _edit(seed / "draft" / "rubric.json", _set_params(0, params))
+    error = _fails(seed, "draft/rubric.json", "criteria[0].params.expected", "expected vec3 [x, y, z], got [0, 2]")
+    _names(error, "draft/rubric.json", "C01", "expected")
+
+
+def test_same_param_name_typed_per_method(seed: Path) -> None:
+    """`expected` is a vec3 for dimensions but a number for object_min_z."""
+    _use_method(seed, 0, "object_min_z", {"object": "Box", "expected": [0, 0, 0], "tolerance": 0.01})
+    _fails(seed, "draft/rubric.json", "criteria[0].params.expected", "expected number, got [0, 0, 0]")
+    _edit(seed / "draft" / "rubric.json", _set_params(0, {"object": "Box", "expected": 0.9, "tolerance": 0.01}))
+    check_seed_dir(seed)
+
+
+def test_nested_param_shape(seed: Path) -> None:
+    regions = {"Box": {"min": [0, 0, 0], "max": [1, 1]}}
+    _use_method(seed, 0, "aabb_within", {"regions": regions})
+    error = _fails(seed, "draft/rubric.json", "criteria[0].params.regions.Box.max", "expected vec3")
+    _names(error, "C01 (aabb_within)")
+
+
+def test_unknown_param_is_refused(seed: Path) -> None:
+    """A misspelt optional param would silently take its default (max_stpe: no teleport check)."""
+    params = {"object": "Box", "frame": 120, "expected": [0, 2, 0.9], "tolerance": 0.05, "pointt": "origin"}
+    _edit(seed / "draft" / "rubric.json", _set_params(0, params))
+    error = _fails(seed, "draft/rubric.json", "criteria[0].params.pointt", "unknown param")
+    _names(error, "C01 (location_at_frame)")
+
+
+def test_enum_param(seed: Path) -> None:
+    params = {"object": "Box", "frame": 120, "expected": [0, 2, 0.9], "tolerance": 0.05, "point": "bottom"}
+    _edit(seed / "draft" / "rubric.json", _set_params(0, params))
+    _fails(seed, "draft/rubric.json", "criteria[0].params.point", 'got "bottom"')
+
+
+def test_first_problem_is_reported(seed: Path) -> None:
+    """Missing before unknown before mistyped; mistyped ones in the rubric's order."""
+    params = {"frame": "1", "object": 3, "expected": [0, 2, 0.9], "tolerance": 0.05}
+    _edit(seed / "draft" / "rubric.json", _set_params(0, params))
+    _fails(seed, "draft/rubric.json", "criteria[0].params.frame", 'expected integer, got "1"')
+    _edit(seed / "draft" / "rubric.json", _set_params(0, {**params, "extra": 1}))
+    _fails(seed, "draft/rubric.json", "criteria[0].params.extra", "unknown param")
+    _edit(seed / "draft" / "rubric.json", _set_params(0, {"frame": "1", "extra": 1}))
+    _fails(seed, "draft/rubric.json", "criteria[0].params.object", "missing required param")
+
+
+def test_task_probe_params_are_checked(seed: Path) -> None:
+    """max_height comes from draft/task_probes.py: its declared types hold like a built-in's."""
+    _edit(seed / "draft" / "rubric.json", _set_params(1, {"object": "Box", "min": "high"}))
+    error = _fails(seed, "draft/rubric.json", "criteria[1].params.min", 'expected number, got "high"')
+    _names(error, "draft/rubric.json", "C02 (max_height)", "min")
+    _edit(seed / "draft" / "rubric.json", _set_params(1, {"object": "Box", "min": 1.2, "frame_start": 1.5}))
+    _fails(seed, "draft/rubric.json", "criteria[1].params.frame_start", "expected integer")
+
+
+def test_valid_task_probe_is_accepted(seed: Path) -> None:
+    params = {"object": "Box", "min": 1.2, "frame_start": 1, "frame_end": 120}
+    _edit(seed / "draft" / "rubric.json", _set_params(1, params))
+    assert "draft/task_probes.py" in check_seed_dir(seed).draft_files
+
+
+def test_method_of_a_missing_task_probe(seed: Path) -> None:
+    (seed / "draft" / "task_probes.py").unlink()
+    error = _fails(seed, "draft/rubric.json", "criteria[1].method", "unknown probe method 'max_height'")
+    _names(error, "C02")
+
+
+@pytest.mark.parametrize(("source", "line", "reason"), [
+    ("LIMIT = float('1.2')\n@primitive(required=('object',), params={'object': 'name', 'min': LIMIT})\n",
+     "line 4", "argument 'params' is not a literal or a module-level literal constant (LIMIT)"),
+    ("@primitive(required=REQUIRED)\n", "line 3", "(REQUIRED)"),
+    ("@primitive(required=('object',), params={'object': 'vec9'})\n", "line 3", "unknown type 'vec9'"),
+    ("@primitive(required=('object',), group='physics')\n", "line 3", "unknown probe group 'physics'"),
+    ("@primitive(**OPTIONS)\n", "line 3", "**kwargs cannot be read"),
+])
+def test_task_probe_decorator_must_be_literal(seed: Path, source: str, line: str, reason: str) -> None:
+    body = "def max_height(probe, p):\n    return None\n"
+    head = "from probe_core import primitive\n\n"
+    (seed / "draft" / "task_probes.py").write_text(head + source + body)
+    error = _fails(seed, "draft/task_probes.py", line, reason)
+    _names(error, "draft/task_probes.py", "max_height")
+
+
+def test_task_probe_registered_other_than_by_decorator(seed: Path) -> None:
+    source = ("from probe_core import primitive\n\n"
+              "def max_height(probe, p):\n    return None\n\n"
+              "primitive(required=('object',))(max_height)\n")
+    (seed / "draft" / "task_probes.py").write_text(source)
+    _fails(seed, "draft/task_probes.py", "line 6", "other than as the decorator")
+
+
+def test_task_probe_shadowing_a_built_in(seed: Path) -> None:
+    source = TASK_PROBES + ('\n\n@primitive("dimensions", required=("object",), params={"object": "name"})\n'
+                            "def my_dimensions(probe, p):\n    return None\n")
+    (seed / "draft" / "task_probes.py").write_text(source)
+    error = _fails(seed, "draft/task_probes.py", "line 13", "'dimensions' is a built-in primitive")
+    _names(error, "draft/task_probes.py", "probes_geometry.py")
+
+
+def test_task_probe_that_is_not_python(seed: Path) -> None:
+    (seed / "draft" / "task_probes.py").write_text("def max_height(:\n")
+    _fails(seed, "draft/task_probes.py", "line 1", "not valid Python")
+
+
+def test_task_probe_symlinked_out_of_the_draft(seed: Path, tmp_path: Path) -> None:
+    (tmp_path / "probes.py").write_text(TASK_PROBES)
+    (seed / "draft" / "task_probes.py").unlink()
+    (seed / "draft" / "task_probes.py").symlink_to(tmp_path / "probes.py")
+    _fails(seed, "draft/task_probes.py", "<root>", "resolves outside draft/")
+
+
+@pytest.mark.parametrize("name", ["robot-carry", "table-model"])
+def test_bundled_seeds_fit_the_probe_library(name: str) -> None:
+    checked = check_seed_dir(Path(__file__).resolve().parents[2] / "seeds" / name)
+    assert checked.rubric is not None and checked.rubric.criteria
