@@ -17,10 +17,15 @@ sha256); they are written into a temp folder and renamed into place, and every h
 re-verifies the file hashes (a damaged entry is replaced, counted in ``corrupt``).
 The renderer version is ``RENDERER_ID`` + digests of the render script and this module's
 post-processing + the ``bpy`` package version, so a renderer change never reuses old renders.
+
+``render_many`` renders misses in local bpy subprocesses (scorer, CLI, unisolated workers);
+``render_elsewhere`` lets the worker render a miss in its sandbox and admits the result only
+after ``check_rendered`` (a delivery is solver output; what Blender wrote from it is untrusted).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import hashlib
 import json
@@ -30,6 +35,7 @@ import shutil
 import tempfile
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -260,32 +266,38 @@ class EvidenceRenderer:
     def render(self, blend: Path, spec: dict) -> Evidence:
         return self.render_many([(blend, spec)])[0]
 
+    def _request(self, blend: Path, spec: dict) -> RenderRequest:
+        req = RenderRequest(Path(blend), spec, sha256_file(blend) if Path(blend).is_file() else None)
+        req.key = self.cache.key(req.blend_sha256, spec)
+        return req
+
+    def _known(self, req: RenderRequest) -> Evidence | None:
+        """Evidence that needs no render (nothing delivered, or a cache hit); None: render it."""
+        if req.blend_sha256 is None:  # nothing delivered: nothing to render, nothing to cache
+            with self.cache._lock:
+                self.cache.counters.absent += 1
+            manifest = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
+                        "error": f"delivered .blend not found: {req.blend}"}
+            return Evidence(req.key, self.cache.root / "tmp", manifest, cache_hit=False)
+        hit = self.cache.lookup(req.key)
+        with self.cache._lock:
+            if hit is not None:
+                self.cache.counters.hits += 1
+            else:
+                self.cache.counters.misses += 1
+        return hit
+
     def render_many(self, items: list[tuple[Path, dict]]) -> list[Evidence]:
-        requests = []
-        for blend, spec in items:
-            req = RenderRequest(Path(blend), spec, sha256_file(blend) if Path(blend).is_file() else None)
-            req.key = self.cache.key(req.blend_sha256, spec)
-            requests.append(req)
+        requests = [self._request(blend, spec) for blend, spec in items]
         results: dict[str, Evidence] = {}
         todo: dict[str, RenderRequest] = {}
         for req in requests:
-            if req.blend_sha256 is None:  # nothing delivered: nothing to render, nothing to cache
-                with self.cache._lock:
-                    self.cache.counters.absent += 1
-                manifest = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
-                            "error": f"delivered .blend not found: {req.blend}"}
-                results[req.key] = Evidence(req.key, self.cache.root / "tmp", manifest, cache_hit=False)
+            if req.blend_sha256 is not None and (req.key in results or req.key in todo):
                 continue
-            if req.key in results or req.key in todo:
-                continue
-            hit = self.cache.lookup(req.key)
-            with self.cache._lock:
-                if hit is not None:
-                    self.cache.counters.hits += 1
-                    results[req.key] = hit
-                else:
-                    self.cache.counters.misses += 1
-                    todo[req.key] = req
+            if (known := self._known(req)) is not None:
+                results[req.key] = known
+            else:
+                todo[req.key] = req
         if todo:
             results.update(self._render(list(todo.values())))
         # duplicates within one call count as hits of the first render
@@ -323,6 +335,57 @@ class EvidenceRenderer:
             _postprocess(scratch[r.key])
             out[r.key] = self.cache.commit(r.key, scratch[r.key])
         return out
+
+    async def render_elsewhere(self, blend: Path, spec: dict,
+                               render_job: Callable[[dict], Awaitable[None]]) -> Evidence:
+        """One delivery through the cache, rendered by `await render_job({blend, spec, out})`
+        (e.g. in the worker's sandbox); a hit starts nothing. What comes back from there is
+        untrusted: it enters the cache only if `check_rendered` accepts it, else RenderFailed."""
+        req = await asyncio.to_thread(self._request, blend, spec)  # hashing stays off the loop
+        if (known := await asyncio.to_thread(self._known, req)) is not None:
+            return known
+        folder = self.cache.scratch()
+        started = time.monotonic()
+        try:
+            await render_job({"blend": str(req.blend), "spec": spec, "out": str(folder)})
+            if (problem := check_rendered(folder, spec)) is not None:
+                raise RenderFailed(f"the renderer's output is malformed: {problem}")
+            try:
+                _postprocess(folder)
+            except (ValueError, KeyError, TypeError) as exc:  # frames the worker cannot read
+                raise RenderFailed(f"the renderer's output is malformed: {exc}") from exc
+        except BaseException:
+            shutil.rmtree(folder, ignore_errors=True)
+            raise
+        with self.cache._lock:
+            self.cache.counters.renders += 1
+            self.cache.counters.render_processes += 1
+            self.cache.counters.render_seconds += time.monotonic() - started
+        return self.cache.commit(req.key, folder)
+
+
+class RenderFailed(Exception):
+    """The renderer crashed, hung or wrote nonsense on this delivery: nothing to judge."""
+
+
+def check_rendered(folder: Path, spec: dict) -> str | None:
+    """Why a render folder from an untrusted process cannot be used, or None. Every listed
+    file must be a plain name in the folder with its recorded sha256 (names later become
+    paths on the worker), and every PNG must have the spec's size (the worker decodes them)."""
+    try:
+        manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        files = manifest["files"]
+        for name, entry in files.items():
+            path = folder / name
+            if "/" in name or name in ("", ".", "..", "manifest.json") or not path.is_file():
+                return f"{name!r} is not a rendered file"
+            if path.is_symlink() or sha256_file(path) != entry["sha256"]:
+                return f"{name!r} does not match its sha256"
+            if name.endswith(".png") and png.size(path) != tuple(spec["resolution"]):
+                return f"{name!r} is not {spec['resolution'][0]}x{spec['resolution'][1]}"
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 def default_cache_root() -> Path:

@@ -41,6 +41,15 @@ def _average_row(filt: bytes, prev: bytes, bpp: int) -> bytearray:
     return out
 
 
+def size(path: Path | str) -> tuple[int, int]:
+    """(width, height) from the IHDR chunk, which a valid PNG has first."""
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if not head.startswith(SIGNATURE) or head[12:16] != b"IHDR":
+        raise PNGError(f"{path}: not a PNG")
+    return struct.unpack(">II", head[16:24])
+
+
 def read_png(path: Path | str) -> np.ndarray:
     """(height, width, channels) uint8."""
     data = Path(path).read_bytes()
@@ -65,7 +74,8 @@ def read_png(path: Path | str) -> np.ndarray:
         raise PNGError(f"{path}: unsupported PNG (depth {depth}, colour type {ctype}, interlace {interlace})")
     ch = _CHANNELS[ctype]
     stride = width * ch
-    raw = zlib.decompress(b"".join(idat))
+    # Never inflate past what the header promises: a crafted file cannot blow up memory.
+    raw = zlib.decompressobj().decompress(b"".join(idat), max(1, height * (stride + 1)))
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(height, stride + 1)
     out = np.zeros((height, stride), dtype=np.uint8)
     prev = np.zeros(stride, dtype=np.uint8)

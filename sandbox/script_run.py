@@ -1,0 +1,219 @@
+"""Run one bpy script in the isolation of a trial: for outside code the worker runs outside
+any trial (a seed's build script, a reference .blend, a delivery opened for evidence renders).
+
+    run = await run_sandboxed_script(
+        BUILD_WORKSPACE, ["--reference", "/workspace/seed/materials/build_reference.py", ...],
+        inputs={"/workspace/seed": host_seed_dir}, outputs={"/workspace/out/start.blend": dest},
+        timeout=600, log=work / "build.log")
+
+Built on `TrialSandbox` (not Harbor): its own slot user, Landlock, the loopback-only network
+and pid namespaces, rlimits and a cgroup. Nothing of the host goes in but the listed `inputs`
+(copied into the slot: into /workspace for the slot user, into /tests read-only) and the script
+itself (root's, read-only, in /tests); the venv is bound read-only as for trials, the MCP
+runtime is left out. When the script has ended, everything it started is killed, then the
+worker copies back only the named `outputs`, refusing links and anything not a plain file or
+folder.
+
+Errors: `SandboxUnavailable`, `LaunchFailed` or `SlotUnavailable` mean the sandbox could not
+be set up (infrastructure, retry). A script that ran and failed (non-zero exit, killed at the
+timeout) is a returned `ScriptRun` for the caller to name.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import stat
+import time
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Literal
+
+from temporalio import activity
+
+from sandbox.isolation.layout import Layout, SandboxPathError
+from sandbox.isolation.settings import SandboxSettings
+from sandbox.isolation.slots import SlotUnavailable
+from sandbox.isolation.trial import LaunchFailed, SandboxUnavailable, TrialSandbox
+
+WORKDIR = PurePosixPath("/workspace")
+SCRIPTS = PurePosixPath("/tests")  # root-owned and read-only inside: the script cannot change itself
+HEARTBEAT_SECONDS = 5.0
+LOG_TAIL_BYTES = 4000
+
+# How the worker runs Blender on outside code, as its activity classes take it: None = this
+# sandbox with default settings, SandboxSettings = this sandbox with those, LOCAL = the old
+# unisolated subprocess, for hosts that cannot run the sandbox (ARKEVO_TRIAL_BACKEND=local).
+LOCAL = "local"
+ScriptIsolation = SandboxSettings | Literal["local"] | None
+
+__all__ = ["LOCAL", "LaunchFailed", "SandboxUnavailable", "ScriptIsolation", "ScriptRun",
+           "SlotUnavailable", "run_sandboxed_script"]
+
+
+@dataclass
+class ScriptRun:
+    returncode: int | None  # None: killed at the timeout
+    seconds: float
+    log_tail: str
+    copied: dict[str, Path] = field(default_factory=dict)  # sandbox path -> host copy
+    refused: list[str] = field(default_factory=list)  # outputs (or parts) not copied, and why
+    limits_hit: dict[str, int] = field(default_factory=dict)  # oom_kills, pids_limit_hits
+
+    @property
+    def timed_out(self) -> bool:
+        return self.returncode is None
+
+    @property
+    def ok(self) -> bool:
+        return self.returncode == 0
+
+
+async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[str, Path],
+                               outputs: dict[str, Path], timeout: float, log: Path,
+                               settings: SandboxSettings | None = None, cwd: str = str(WORKDIR),
+                               memory_mb: int | None = None) -> ScriptRun:
+    """Run `python3 /tests/<script.name> *args` in a fresh sandbox; stdout+stderr go to `log`.
+
+    `inputs`/`outputs` map sandbox paths (under /workspace or /tests; outputs under a
+    writable root) to host paths. Raises only when the sandbox cannot be set up."""
+    settings = (settings or SandboxSettings()).model_copy(update={"runtime_dir": None})
+    sandbox = TrialSandbox(settings, name=f"script-{script.stem}", workdir=WORKDIR,
+                           memory_bytes=settings.memory_bytes(memory_mb))
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    await sandbox.open()
+    try:
+        layout = sandbox.layout
+        for path in outputs:
+            if not layout.locate(path)[0].writable:
+                raise SandboxPathError(f"{path}: outputs must lie in a writable sandbox folder")
+        owner = (sandbox.slot.uid, sandbox.slot.gid)
+        await asyncio.to_thread(_copy_in, layout, owner,
+                                {**inputs, str(SCRIPTS / script.name): script})
+        with open(log, "wb") as out:
+            process, group = await sandbox.launch(
+                [sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
+                stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script")
+        try:
+            finished = await _wait_heartbeating(process, timeout, script.name)
+        finally:
+            # Whatever the script left running dies before the worker reads its outputs.
+            limits_hit = await sandbox.end(process, group, kill=True)
+        run = ScriptRun(process.returncode if finished else None, time.monotonic() - started,
+                        _tail(log), limits_hit={k: v for k, v in limits_hit.items()
+                                                if k in ("oom_kills", "pids_limit_hits")})
+        await asyncio.to_thread(_copy_out, layout, outputs, run)
+        return run
+    finally:
+        await sandbox.close()
+
+
+async def _wait_heartbeating(process: asyncio.subprocess.Process, timeout: float,
+                             name: str) -> bool:
+    """True once the process exited, False at the timeout; heartbeats inside an activity."""
+    deadline = time.monotonic() + timeout
+    waiter = asyncio.ensure_future(process.wait())
+    try:
+        while (left := deadline - time.monotonic()) > 0:
+            done, _ = await asyncio.wait({waiter}, timeout=min(HEARTBEAT_SECONDS, left))
+            if done:
+                return True
+            if activity.in_activity():
+                activity.heartbeat(f"{name} running (sandboxed)")
+        return False
+    finally:
+        waiter.cancel()
+
+
+def _copy_in(layout: Layout, owner: tuple[int, int], files: dict[str, Path]) -> None:
+    """Worker-side copies into the fresh slot, before any sandboxed process exists: the slot
+    user owns what lands in a writable folder; the read-only folders stay root's."""
+    for target, source in files.items():
+        root, rel = layout.locate(target)
+        who = owner if root.writable else None
+        dest = root.host
+        for part in rel.parts[:-1]:  # parents the slot user may write into
+            dest = dest / part
+            if not dest.exists():
+                dest.mkdir()
+                _own(dest, who, 0o755)
+        dest = root.host / rel
+        if source.is_symlink() or not (source.is_file() or source.is_dir()):
+            raise ValueError(f"sandbox input {source} is not a plain file or folder")
+        if source.is_file():
+            shutil.copyfile(source, dest)
+            _own(dest, who, 0o644)
+            continue
+        for folder, dirs, names in os.walk(source):
+            here = dest / Path(folder).relative_to(source)
+            here.mkdir(exist_ok=True)
+            _own(here, who, 0o755)
+            for name in names + [d for d in dirs if (Path(folder) / d).is_symlink()]:
+                item = Path(folder) / name
+                if item.is_symlink() or not item.is_file():
+                    raise ValueError(f"sandbox input {item} is not a plain file")
+                shutil.copyfile(item, here / name)
+                _own(here / name, who, 0o644)
+
+
+def _own(path: Path, owner: tuple[int, int] | None, mode: int) -> None:
+    if owner is not None:
+        os.chown(path, *owner)
+    path.chmod(mode)
+
+
+def _copy_out(layout: Layout, outputs: dict[str, Path], run: ScriptRun) -> None:
+    """Copy the named outputs back. Every sandboxed process is dead by now, so nothing can
+    swap a file for a link between the checks and the copy; a link anywhere on the way, or
+    anything not a plain file or folder, is refused, never followed."""
+    for path, dest in outputs.items():
+        root, rel = layout.locate(path)
+        source = root.host
+        for part in rel.parts:
+            source = source / part
+            if source.is_symlink():
+                run.refused.append(f"{path}: {source.relative_to(root.host)} is a link")
+                break
+            if not source.exists():
+                break
+        else:
+            mode = source.lstat().st_mode
+            if stat.S_ISREG(mode):
+                _copy_file(source, dest)
+            elif stat.S_ISDIR(mode):
+                _copy_tree(source, dest, path, run)
+            else:
+                run.refused.append(f"{path}: not a plain file or folder")
+                continue
+            run.copied[path] = dest
+
+
+def _copy_file(source: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(source, os.O_RDONLY | os.O_NOFOLLOW)
+    with open(fd, "rb") as src, open(dest, "wb") as out:
+        shutil.copyfileobj(src, out)
+
+
+def _copy_tree(source: Path, dest: Path, label: str, run: ScriptRun) -> None:
+    dest.mkdir(parents=True, exist_ok=True)
+    for folder, dirs, names in os.walk(source):  # never descends into linked folders
+        here = dest / Path(folder).relative_to(source)
+        here.mkdir(exist_ok=True)
+        for name in names + dirs:
+            item = Path(folder) / name
+            mode = item.lstat().st_mode
+            if stat.S_ISDIR(mode):
+                continue
+            if stat.S_ISREG(mode):
+                _copy_file(item, here / name)
+            else:
+                run.refused.append(f"{label}/{item.relative_to(source)}: not a plain file")
+
+
+def _tail(log: Path) -> str:
+    with open(log, "rb") as f:
+        f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_TAIL_BYTES))
+        return f.read().decode("utf-8", "replace")

@@ -1,0 +1,126 @@
+"""A delivery is solver output: the worker's evidence renders open it in the trial sandbox.
+
+Through the real activity method (`EvidenceActivities.render_evidence`, no Temporal server):
+the sandboxed renders equal the unisolated ones, a cache hit starts no Blender at all, a
+delivery that crashes or hangs the renderer is "nothing to judge" (not an infrastructure
+retry) with every process it started killed, and a renderer that writes links or bogus
+manifests gets nothing into the cache or the store.
+"""
+
+from __future__ import annotations
+
+import pwd
+from pathlib import Path
+
+import pytest
+
+import activities.evidence as evidence_module
+from activities.evidence import EvidenceActivities
+from activities.store import FilesystemStore
+from contracts.payloads import RenderEvidenceInput
+from sandbox.isolation.settings import SandboxSettings
+from sandbox.isolation.slots import user_pids
+from sandbox.script_run import LOCAL
+from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX, requires_landlock, sandbox_kwargs
+from verifiers import bpy_procs
+
+pytestmark = [requires_landlock, pytest.mark.blender, pytest.mark.timeout(180)]
+
+SEED = Path(__file__).resolve().parents[2] / "seeds" / "table-model"
+
+
+@pytest.fixture(scope="module")
+def settings(tmp_path_factory) -> SandboxSettings:
+    return SandboxSettings(**sandbox_kwargs(tmp_path_factory.mktemp("evidence-sandbox")))
+
+
+@pytest.fixture(scope="module")
+def table_blend(tmp_path_factory) -> Path:
+    work = tmp_path_factory.mktemp("table")
+    start, reference = work / "start.blend", work / "reference.blend"
+    bpy_procs.build_workspace(SEED / "materials" / "build_reference.py", "continue", start, reference)
+    return reference
+
+
+def request(store: FilesystemStore, blend: Path) -> RenderEvidenceInput:
+    return RenderEvidenceInput(store.put_file(blend), store.put_file(SEED / "draft" / "judge.json"))
+
+
+def cached_renders(cache_root: Path) -> list[Path]:
+    return list((cache_root / "objects").glob("*/*"))
+
+
+def slot_processes() -> list[int]:
+    pids = []
+    for index in range(4):
+        try:
+            pids += user_pids(pwd.getpwnam(f"{TEST_USER_PREFIX}{index}").pw_uid)
+        except KeyError:
+            pass
+    return pids
+
+
+async def test_sandboxed_renders_match_unisolated_ones_and_a_hit_starts_nothing(
+        tmp_path, settings, table_blend, monkeypatch):
+    store = FilesystemStore(tmp_path / "store")
+    req = request(store, table_blend)
+    sandboxed = EvidenceActivities(store, tmp_path / "cache", settings)
+    first = await sandboxed.render_evidence(req)
+    assert first.error is None and not first.cache_hit
+    files = store.tree_entries(first.evidence)
+    assert {"front.png", "side.png", "top.png", "close.png", "manifest.json"} == set(files)
+
+    local = await EvidenceActivities(store, tmp_path / "cache-local", LOCAL).render_evidence(req)
+    local_files = store.tree_entries(local.evidence)
+    for name in ("front.png", "side.png", "top.png", "close.png"):  # the same pixels, byte for byte
+        assert files[name] == local_files[name], name
+
+    async def no_blender(*args, **kwargs):
+        raise AssertionError("a cache hit started a sandbox")
+
+    monkeypatch.setattr(evidence_module, "run_sandboxed_script", no_blender)
+    again = await EvidenceActivities(store, tmp_path / "cache", settings).render_evidence(req)
+    assert again.cache_hit and again.evidence == first.evidence and again.error is None
+
+
+@pytest.mark.parametrize("script, expected", [
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "exited with"),
+    ("import subprocess, time\nsubprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+     "time.sleep(600)\n", "was killed after"),
+], ids=["crash", "hang"])
+async def test_a_delivery_that_crashes_or_hangs_the_renderer_is_nothing_to_judge(
+        tmp_path, settings, table_blend, monkeypatch, script, expected):
+    renderer = tmp_path / "render_evidence.py"
+    renderer.write_text(script)
+    monkeypatch.setattr(evidence_module, "RENDER_EVIDENCE", renderer)
+    store = FilesystemStore(tmp_path / "store")
+    activities = EvidenceActivities(store, tmp_path / "cache", settings)
+    activities.renderer.timeout = 3
+    result = await activities.render_evidence(request(store, table_blend))
+    assert result.evidence is None and not result.cache_hit
+    assert result.error.startswith(f"the evidence renderer {expected}"), result.error
+    assert cached_renders(tmp_path / "cache") == []  # a failure is not cached
+    assert slot_processes() == []  # the background sleep died with the sandbox
+
+
+@pytest.mark.parametrize("planted", [
+    # a manifest naming a host file: the worker would read it into the store
+    "manifest = {'files': {'../../../../etc/passwd': {'sha256': 'x'}}}",
+    # a rendered view that is a link to a host secret
+    "os.symlink('/etc/shadow', out + '/front.png')\n"
+    "manifest = {'files': {'front.png': {'sha256': 'x'}}}",
+], ids=["path-escape", "symlink"])
+async def test_bogus_renderer_output_enters_neither_cache_nor_store(
+        tmp_path, settings, table_blend, monkeypatch, planted):
+    renderer = tmp_path / "render_evidence.py"
+    renderer.write_text("import json, os\nout = '/workspace/evidence'\nos.makedirs(out)\n"
+                        f"{planted}\n"
+                        "json.dump(manifest, open(out + '/manifest.json', 'w'))\n")
+    monkeypatch.setattr(evidence_module, "RENDER_EVIDENCE", renderer)
+    store = FilesystemStore(tmp_path / "store")
+    req = request(store, table_blend)
+    objects = store.count()
+    result = await EvidenceActivities(store, tmp_path / "cache", settings).render_evidence(req)
+    assert result.evidence is None and "malformed" in result.error, result.error
+    assert cached_renders(tmp_path / "cache") == [] and store.count() == objects
+    assert list((tmp_path / "cache" / "tmp").iterdir()) == []  # the scratch folder is gone
