@@ -6,6 +6,10 @@ return the delivered .blend and the verifier's report; neither reads solver-repo
   scripted MCP agent or the LLM agent.
 * `LocalBackend`: plain Blender subprocesses, unisolated — for machines where the sandbox
   cannot run (no root, no Landlock). Selected with ARKEVO_TRIAL_BACKEND=local.
+
+Who a failure belongs to is decided here (docs/failures.md): a solver failure comes back on the
+run (`TrialRun.failure`, graded), an author's broken script raises the non-retryable
+`author_script_failed`, anything else raises `TrialInfraError` (retried).
 """
 
 from __future__ import annotations
@@ -19,14 +23,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
-from activities.blender.runner import BLENDER_SCRIPTS, HEARTBEAT_SECONDS, run_bpy
+from activities.blender.runner import BLENDER_SCRIPTS, HEARTBEAT_SECONDS, BlenderProcessError, run_bpy
+from activities.errors import author_script_failed
 from activities.policies import Policy
+from contracts.payloads import TrialFailure
 
 DELIVERY = "outputs/result.blend"
 SANDBOX_ENVIRONMENT = "sandbox.environment:ArkevoSandboxEnvironment"
 # Harbor records an agent that ran out of time as this exception; the attempt is still graded.
 AGENT_TIMEOUT = "AgentTimeoutError"
+# What the scripted agent raises when the draft's own script failed (sandbox/agents/scripted.py).
+SCRIPT_FAILED = "ScriptFailed"
 
 
 class TrialInfraError(Exception):
@@ -38,6 +47,7 @@ class TrialRun:
     delivery: Path | None
     report: Path
     timed_out: bool = False
+    failure: TrialFailure | None = None  # a solver failure; infra and author failures raise
 
 
 class TrialBackend(ABC):
@@ -48,9 +58,10 @@ class TrialBackend(ABC):
 
 class HarborSandboxBackend(TrialBackend):
     def __init__(self, environment_kwargs: dict | None = None,
-                 agent_timeout_sec: float | None = None):
+                 agent_timeout_sec: float | None = None, agent_kwargs: dict | None = None):
         self.environment_kwargs = environment_kwargs or {}
         self.agent_timeout_sec = agent_timeout_sec  # None: the task's [agent].timeout_sec
+        self.agent_kwargs = agent_kwargs or {}  # added to every agent's options, e.g. {"mcp": {...}}
 
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path) -> TrialRun:
         from harbor.models.trial.config import (AgentConfig, EnvironmentConfig, TaskConfig,
@@ -62,23 +73,34 @@ class HarborSandboxBackend(TrialBackend):
         config = TrialConfig(
             task=TaskConfig(path=task_dir),
             trials_dir=work / "trials",
-            agent=AgentConfig(import_path=import_path, kwargs=kwargs,
+            agent=AgentConfig(import_path=import_path, kwargs={**kwargs, **self.agent_kwargs},
                               override_timeout_sec=self.agent_timeout_sec),
             environment=EnvironmentConfig(import_path=SANDBOX_ENVIRONMENT,
                                           kwargs=self.environment_kwargs),
         )
-        trial = await Trial.create(config)
+        try:
+            trial = await Trial.create(config)
+        except Exception as exc:  # the environment or the agent could not even be set up
+            raise TrialInfraError(f"{type(exc).__name__}: {exc}") from exc
         result = await _heartbeating(trial.run(), f"harbor trial {policy.name}")
 
         report = trial.paths.verifier_dir / "report.json"
         info = result.exception_info
+        agent_failure = ((result.agent_result and result.agent_result.metadata) or {}).get("failure")
+        if info is not None and info.exception_type == SCRIPT_FAILED:
+            raise _author_error(policy, agent_failure, info.exception_message)
         timed_out = info is not None and info.exception_type == AGENT_TIMEOUT
+        # Any other exception (sandbox, host start, model endpoint, verifier) is infra, as is a
+        # verifier that wrote no report: the probe never started (tests/test.sh).
         if info is not None and not timed_out and not _null_reward(report):
             raise TrialInfraError(f"{info.exception_type}: {info.exception_message}")
         if not report.is_file():
             raise TrialInfraError(f"verifier wrote no report ({trial.paths.verifier_dir})")
         delivered = list(trial.paths.artifacts_dir.rglob("result.blend"))
-        return TrialRun(delivered[0] if delivered else None, report, timed_out)
+        if timed_out:
+            agent_failure = {"type": "AgentTimeout", "message": info.exception_message}
+        return TrialRun(delivered[0] if delivered else None, report, timed_out,
+                        _solver_failure(agent_failure, report))
 
 
 class LocalBackend(TrialBackend):
@@ -94,10 +116,20 @@ class LocalBackend(TrialBackend):
         if policy.script is None:
             shutil.copyfile(workspace / "inputs" / "start.blend", delivery)
         else:
-            await run_bpy(BLENDER_SCRIPTS / "apply_script.py",
-                          ["--in", "inputs/start.blend", "--out", DELIVERY,
-                           "--script", str(scripts / policy.script)],
-                          cwd=workspace, timeout=1800, log=work / "logs" / "solver.log")
+            script = (scripts / policy.script).resolve()
+            solver_log = work / "logs" / "solver.log"
+            try:
+                await run_bpy(BLENDER_SCRIPTS / "apply_script.py",
+                              ["--in", "inputs/start.blend", "--out", DELIVERY, "--script", str(script)],
+                              cwd=workspace, timeout=1800, log=solver_log)
+            except BlenderProcessError as exc:
+                output = solver_log.read_text(errors="replace")
+                if f'File "{script}"' not in output:
+                    raise  # no traceback through the script: Blender itself failed (infra)
+                from sandbox.agents.scripted import script_exception
+                exception, line = script_exception(output, str(script))
+                raise _author_error(policy, {"type": "ScriptRaised", "message": exception, "evidence": {
+                    "line": line, "output": output[-2000:]}}, str(exc)) from None
         # The verifier gets its own copy: it never reads the solver's workspace.
         verifier = work / "verifier"
         shutil.copytree(task_dir / "tests", verifier / "tests")
@@ -108,11 +140,47 @@ class LocalBackend(TrialBackend):
         report = verifier / "logs" / "report.json"
         report.parent.mkdir(parents=True)
         tests = verifier / "tests"
-        await run_bpy(tests / "rule_probe.py",
-                      ["--blend", str(delivered), "--task", str(tests / "task.json"),
-                       "--rubric", str(tests / "rubric.json"), "--out", str(report)],
-                      cwd=verifier, timeout=600, log=work / "logs" / "verifier.log")
-        return TrialRun(delivered if delivered.is_file() else None, report)
+        probe = ["--blend", str(delivered), "--task", str(tests / "task.json"),
+                 "--rubric", str(tests / "rubric.json"), "--out", str(report)]
+        started = verifier / "logs" / "probe-started.json"
+        try:
+            await run_bpy(tests / "rule_probe.py", [*probe, "--started", str(started)],
+                          cwd=verifier, timeout=600, log=work / "logs" / "verifier.log")
+        except BlenderProcessError as exc:
+            # As tests/test.sh: killed or timed out after it opened the delivery, the delivery
+            # broke it (a 0); before that, or a Python error, the verifier failed (infra).
+            if not started.is_file() or (exc.returncode is not None and exc.returncode >= 0):
+                raise
+            problem = "DeliveryHungProbe" if exc.returncode is None else "DeliveryCrashedProbe"
+            await run_bpy(tests / "rule_probe.py",
+                          [*probe, "--delivery-problem", problem, "--detail", str(exc).splitlines()[0]],
+                          cwd=verifier, timeout=600, log=work / "logs" / "verifier-rerun.log")
+        return TrialRun(delivered if delivered.is_file() else None, report,
+                        failure=_solver_failure(None, report))
+
+
+def _author_error(policy: Policy, failure: dict | None, fallback: str) -> ApplicationError:
+    """The draft's own script failed: named by its path in the package, with the exception."""
+    failure = failure or {"type": "ScriptRaised", "message": fallback.strip().splitlines()[-1]}
+    evidence = failure.get("evidence") or {}
+    line = evidence.get("line")
+    where = f"{policy.script}, line {line}" if line else policy.script
+    return author_script_failed(
+        f"{where}: {failure['message']}", file=policy.script, type=failure["type"],
+        exception=failure["message"], line=line,
+        log_tail=(evidence.get("output") or evidence.get("log_tail") or "")[-2000:])
+
+
+def _solver_failure(agent_failure: dict | None, report: Path) -> TrialFailure | None:
+    """What the solver broke: the agent's record (host died or hung, out of time) first, else
+    the verifier's delivery problem (missing, not a .blend, truncated, broke the probe)."""
+    problem = json.loads(report.read_text()).get("delivery_problem")
+    if agent_failure:
+        evidence = {**(agent_failure.get("evidence") or {}), "delivery_problem": problem}
+        return TrialFailure("solver", agent_failure["type"], agent_failure["message"], evidence)
+    if problem:
+        return TrialFailure("solver", problem["type"], problem["detail"], {})
+    return None
 
 
 def _null_reward(report: Path) -> bool:

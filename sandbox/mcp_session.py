@@ -15,8 +15,12 @@ the sandbox boundary; no worker environment variable is passed in (keys stay on 
 
 The environment needs only ``spawn(argv, *, env=None, cwd=None)`` returning an
 ``asyncio.subprocess.Process`` with stdin/stdout/stderr pipes, and a ``python`` property.
-A host or server that dies, never gets ready, or a save that fails raises ``McpSessionError``:
-an infrastructure failure, not the solver's.
+Before the first tool call, a host or server that dies or never gets ready raises
+``McpSessionError``: an infrastructure failure.  From the first tool call on, the host is in the
+caller's hands: a host that dies raises ``BlenderHostDied``, one that does not answer a call
+within ``tool_timeout_sec`` (or the stock server's own 180 s) raises ``BlenderHostHung``, and a
+save that fails with the host alive raises ``DeliverySaveFailed``; the agent decides whose call
+that was (docs/failures.md).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import collections
 import contextlib
 import json
 import logging
+import re
 import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -33,6 +38,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import anyio
+import httpx
 from mcp import ClientSession, types
 from mcp.shared.exceptions import McpError
 from mcp.shared.message import SessionMessage
@@ -43,10 +49,43 @@ logger = logging.getLogger(__name__)
 READY_MARKER = "ARKEVO_MCP_HOST_READY"  # printed by blender_mcp_host once it listens
 SAVE_MARKER = "ARKEVO_SAVED"
 _CHUNK = 1 << 16
+# What the stock server answers when its socket to the host breaks or times out (blender_mcp
+# server.py): the host has died, or its main thread is stuck.
+HOST_LOST = re.compile(r"Connection closed before receiving any data|Connection to Blender lost"
+                       r"|Could not connect to Blender|Not connected to Blender|No data received")
+HOST_TIMEOUT = "Timeout waiting for Blender response"
+HOST_EXIT_GRACE_SEC = 5.0  # a lost connection: how long to wait for the host's exit to be seen
 
 
 class McpSessionError(RuntimeError):
     """The MCP plumbing in the sandbox failed (infrastructure): retry the trial, never score it."""
+
+
+class BlenderHostFailure(McpSessionError):
+    """After a tool call was made, the host died, stopped answering, or could not save;
+    `evidence` holds the call index, exit code or timeout, and the host's log tail.  Whose fault
+    it is depends on who made the calls: the agent decides."""
+
+    def __init__(self, message: str, evidence: dict[str, Any]) -> None:
+        super().__init__(message)
+        self.evidence = evidence
+
+
+class BlenderHostDied(BlenderHostFailure):
+    pass
+
+
+class BlenderHostHung(BlenderHostFailure):
+    pass
+
+
+class DeliverySaveFailed(BlenderHostFailure):
+    """The host is alive but saving the open scene failed (e.g. a solver's handler broke it)."""
+
+
+def failure_record(kind: str, exc: BlenderHostFailure) -> dict[str, Any]:
+    """The ``TrialFailure`` shape (contracts/payloads.py) agents put in ``context.metadata``."""
+    return {"kind": kind, "type": type(exc).__name__, "message": str(exc), "evidence": exc.evidence}
 
 
 class SpawningEnvironment(Protocol):
@@ -82,7 +121,8 @@ class McpSessionConfig(BaseModel):
                            description="XDG data/config home for blender_mcp's own state files, "
                                        "kept out of the workspace")
     startup_timeout_sec: float = Field(180.0, gt=0, description="host ready + MCP initialize")
-    tool_timeout_sec: float = Field(600.0, gt=0, description="one tool call")
+    tool_timeout_sec: float = Field(300.0, gt=0,
+                                    description="one tool call; a host that takes longer is hung")
     shutdown_timeout_sec: float = Field(15.0, gt=0, description="per process, before it is killed")
 
 
@@ -185,13 +225,14 @@ async def process_transport(process: asyncio.subprocess.Process):
                 await stream.aclose()
 
 
-async def _stop_process(process: asyncio.subprocess.Process, timeout: float) -> None:
-    """Close stdin (the polite signal both processes obey), then terminate, then kill."""
+async def _stop_process(process: asyncio.subprocess.Process, timeout: float, kill: bool = False) -> None:
+    """Close stdin (the polite signal both processes obey), then terminate, then kill; with
+    `kill`, straight to kill (a process stuck in a call obeys neither)."""
     if process.returncode is not None:
         return
     if process.stdin is not None and not process.stdin.is_closing():
         process.stdin.close()
-    for escalate in (None, process.terminate, process.kill):
+    for escalate in (process.kill,) if kill else (None, process.terminate, process.kill):
         if escalate is not None:
             with contextlib.suppress(ProcessLookupError):
                 escalate()
@@ -244,6 +285,8 @@ class BlenderMcpSession:
         self._server: asyncio.subprocess.Process | None = None
         self._session: ClientSession | None = None
         self._stack: AsyncExitStack | None = None
+        self.calls = 0  # tool calls started: from the first one on, host failures are typed
+        self._in_call = False  # a call hung, was cancelled or is running: the host may be stuck
 
     async def __aenter__(self) -> BlenderMcpSession:
         await self.start()
@@ -318,9 +361,27 @@ class BlenderMcpSession:
         )
 
     def _check_alive(self) -> None:
+        host = self._host
+        if self.calls and host is not None and host.returncode is not None:
+            raise BlenderHostDied(f"Blender host exited with code {host.returncode} during or "
+                                  f"after tool call {self.calls}",
+                                  self._evidence(exit_code=host.returncode))
         for name, proc in (("Blender host", self._host), ("MCP server", self._server)):
             if proc is not None and proc.returncode is not None:
                 raise self._failure(f"{name} exited with code {proc.returncode}")
+
+    def _evidence(self, **extra: Any) -> dict[str, Any]:
+        return {"tool_call": self.calls, **extra, "log_tail": "\n".join(list(self.host_log.tail)[-20:])}
+
+    def _hung(self, why: str) -> BlenderHostHung:
+        self._in_call = True  # still stuck in it, whoever gave up waiting
+        return BlenderHostHung(f"Blender host did not answer tool call {self.calls}: {why}",
+                               self._evidence(timeout_sec=self.config.tool_timeout_sec))
+
+    async def _await_host_exit(self) -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._host.wait()), HOST_EXIT_GRACE_SEC)
+        await self.host_log.flush()
 
     @property
     def session(self) -> ClientSession:
@@ -341,16 +402,31 @@ class BlenderMcpSession:
 
     async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> types.CallToolResult:
         """Call one MCP tool.  Tool-level failures come back as results (``isError`` or an error
-        text); a dead host/server raises McpSessionError, other protocol errors raise McpError."""
+        text); a host that dies raises BlenderHostDied, one that does not answer BlenderHostHung,
+        a dead server McpSessionError; other protocol errors raise McpError."""
         self._check_alive()
+        self.calls += 1
+        self._in_call = True  # left set if the call hangs or is cancelled (agent timeout)
         try:
-            return await self.session.call_tool(name, arguments or {})
-        except McpError:
+            result = await self.session.call_tool(
+                name, arguments or {},
+                read_timeout_seconds=timedelta(seconds=self.config.tool_timeout_sec))
+            self._in_call = False
+        except McpError as exc:
+            if exc.error.code == httpx.codes.REQUEST_TIMEOUT:
+                raise self._hung(f"no answer within {self.config.tool_timeout_sec:g}s") from None
             await asyncio.sleep(0.2)  # let a dying process's exit be observed before deciding
             if any(p is not None and p.returncode is not None for p in (self._host, self._server)):
                 await asyncio.gather(self.host_log.flush(), self.server_log.flush())
                 self._check_alive()
             raise
+        text = tool_result_text(result)
+        if text.startswith("Error") and HOST_LOST.search(text):
+            await self._await_host_exit()
+        elif text.startswith("Error") and HOST_TIMEOUT in text:
+            raise self._hung("the MCP server gave up waiting for it")
+        self._check_alive()
+        return result
 
     async def save(self, path: str) -> str:
         """Save the open scene to ``path`` (inside the sandbox; relative to the workdir) through
@@ -360,13 +436,19 @@ class BlenderMcpSession:
         for line in text.splitlines():
             if SAVE_MARKER in line:
                 return line.split(SAVE_MARKER, 1)[1].split()[0]
-        raise self._failure(f"saving the scene to {path} failed: {text}")
+        raise DeliverySaveFailed(f"saving the scene to {path} failed: {text[-500:]}",
+                                 self._evidence(output=text[-2000:]))
 
     async def _stop_processes(self) -> None:
-        # The server first: it disconnects from the host as it shuts down.
-        for proc in (self._server, self._host):
+        # The server first: it disconnects from the host as it shuts down.  A host stuck in a
+        # call first, killed at once: the stock server blocks on it and would not see its
+        # stdin close.  (In the sandbox the kill reaches only bwrap; the host exits on its own
+        # STOP_GRACE_SEC after its stdin closed.)
+        stuck = self._in_call
+        for proc in (self._host, self._server) if stuck else (self._server, self._host):
             if proc is not None:
-                await _stop_process(proc, self.config.shutdown_timeout_sec)
+                await _stop_process(proc, self.config.shutdown_timeout_sec,
+                                    kill=stuck and proc is self._host)
         await self.server_log.close()
         await self.host_log.close()
 

@@ -8,8 +8,15 @@ is copied into packaged Harbor tasks' ``tests/``, so it imports only its sibling
 The probe measures the scene itself and never reads numbers reported by the solver.
 
 A missing or unreadable .blend is a delivery that scores 0 (every criterion 0, detail says
-why).  Anything else that goes wrong -- a rubric that does not match the task, an unknown
+why) and the report's ``delivery_problem`` names which: ``DeliveryMissing``,
+``DeliveryNotBlend`` (no .blend header) or ``DeliveryTruncated`` (a .blend header, but it does
+not load).  Anything else that goes wrong -- a rubric that does not match the task, an unknown
 method, a bug in a primitive -- raises and exits non-zero, so it is never mistaken for a 0.
+
+``--started FILE`` writes a marker (the delivery's sha256) once task and rubric are loaded,
+before the delivery is opened: if the probe then crashes or hangs, the delivery did it, and
+``tests/test.sh`` reruns the probe with ``--delivery-problem DeliveryCrashedProbe`` (or
+``DeliveryHungProbe``) ``--detail ...``, which scores every criterion 0 without opening it.
 
 A task may ship its own primitives in ``task_probes.py`` next to its rubric (or name the file
 with ``--probes``); they register like the built-ins (``probe_core.primitive``).  Every
@@ -34,6 +41,8 @@ from probe_primitives import Outcome, Probe, load_task_probes, measure, validate
 # 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
 PROBE_VERSION = "2"
 TASK_PROBES = "task_probes.py"
+# How a .blend starts: plain, zstd-compressed (Blender >= 3.0), gzip-compressed (older).
+BLEND_MAGIC = (b"BLENDER", b"\x28\xb5\x2f\xfd", b"\x1f\x8b")
 
 
 def sha256_file(path: Path) -> str | None:
@@ -56,6 +65,16 @@ def open_blend(path: Path) -> str | None:
     except RuntimeError as exc:
         return f"delivered .blend cannot be opened: {str(exc).strip()}"
     return None
+
+
+def delivery_problem(path: Path) -> str:
+    """Why a delivery that did not open cannot be scored: missing, not a .blend at all, or a
+    .blend cut short (or empty)."""
+    if not path.is_file():
+        return "DeliveryMissing"
+    with path.open("rb") as fh:
+        head = fh.read(len(BLEND_MAGIC[0]))
+    return "DeliveryTruncated" if not head or head.startswith(BLEND_MAGIC) else "DeliveryNotBlend"
 
 
 def rule_plan(task: dict, rubric: dict) -> list[tuple[dict, dict]]:
@@ -88,22 +107,36 @@ def criterion_entry(criterion: dict, outcome: Outcome) -> dict:
     }
 
 
-def measure_all(blend: Path, plan: list[tuple[dict, dict]]) -> list[dict]:
+def zero_criteria(plan: list[tuple[dict, dict]], reason: str) -> list[dict]:
+    return [criterion_entry(c, Outcome(0.0, False, None, None, reason)) for c, _ in plan]
+
+
+def measure_all(blend: Path, plan: list[tuple[dict, dict]]) -> tuple[list[dict], dict | None]:
+    """The criteria entries, and the delivery problem when it could not be opened."""
     reason = open_blend(blend)
     if reason is not None:
-        return [criterion_entry(c, Outcome(0.0, False, None, None, reason)) for c, _ in plan]
+        return zero_criteria(plan, reason), {"type": delivery_problem(blend), "detail": reason}
     probe = Probe(bpy.context.scene)
-    return [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan]
+    return [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan], None
 
 
-def build_report(blend: Path, task: dict, rubric: dict) -> dict:
+def build_report(blend: Path, task: dict, rubric: dict, *, started: Path | None = None,
+                 problem: dict | None = None) -> dict:
+    """Measure `blend`; with `problem` ({type, detail}: it crashed or hung an earlier probe)
+    score it 0 without opening it."""
     plan = rule_plan(task, rubric)
     digest = sha256_file(blend)  # hash what is about to be measured
-    criteria = measure_all(blend, plan)
+    if problem is not None:
+        criteria = zero_criteria(plan, f"{problem['type']}: {problem['detail']}")
+    else:
+        if started is not None:
+            write_json_atomic(started, {"blend": str(blend), "blend_sha256": digest})
+        criteria, problem = measure_all(blend, plan)
     return {
         "probe_version": PROBE_VERSION,
         "blend_sha256": digest,
         "criteria": criteria,
+        "delivery_problem": problem,
         **scoring.summarize(criteria, task["verification"]),
     }
 
@@ -125,12 +158,13 @@ def use_task_probes(rubric_path: Path, probes: Path | None = None) -> None:
         _LOADED_PROBES.add(key)
 
 
-def probe_files(task_path: Path, rubric_path: Path, blend: Path, out: Path, probes: Path | None = None) -> dict:
+def probe_files(task_path: Path, rubric_path: Path, blend: Path, out: Path, probes: Path | None = None,
+                *, started: Path | None = None, problem: dict | None = None) -> dict:
     """Measure one delivery and write its report; the unit of work of a warm probe process."""
     task = json.loads(task_path.read_text(encoding="utf-8"))
     rubric = json.loads(rubric_path.read_text(encoding="utf-8"))
     use_task_probes(rubric_path, probes)
-    report = build_report(blend, task, rubric)
+    report = build_report(blend, task, rubric, started=started, problem=problem)
     write_json_atomic(out, report)
     return report
 
@@ -150,12 +184,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--out", required=True, type=Path, help="report.json to write")
     ap.add_argument("--probes", type=Path, default=None,
                     help=f"the task's own primitives (default: {TASK_PROBES} beside the rubric, if any)")
+    ap.add_argument("--started", type=Path, default=None,
+                    help="marker written before the delivery is opened (the delivery's sha256)")
+    ap.add_argument("--delivery-problem", choices=["DeliveryCrashedProbe", "DeliveryHungProbe"],
+                    help="an earlier probe died on this delivery: score it 0 without opening it")
+    ap.add_argument("--detail", default="", help="what happened, with --delivery-problem")
     return ap.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    report = probe_files(args.task, args.rubric, args.blend, args.out, args.probes)
+    problem = {"type": args.delivery_problem, "detail": args.detail} if args.delivery_problem else None
+    report = probe_files(args.task, args.rubric, args.blend, args.out, args.probes,
+                         started=args.started, problem=problem)
     print(f"rule_probe: reward={report['reward']} success={report['success']} -> {args.out}")
     return 0
 

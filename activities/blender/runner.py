@@ -23,7 +23,12 @@ HEARTBEAT_SECONDS = 5.0
 
 
 class BlenderProcessError(Exception):
-    """Blender exited non-zero or timed out: infrastructure, retried by Temporal."""
+    """Blender exited non-zero or timed out: infrastructure, retried by Temporal, unless the
+    caller knows better (`returncode`: the exit status, negative for a signal; None: timed out)."""
+
+    def __init__(self, message: str, returncode: int | None = None) -> None:
+        super().__init__(message)
+        self.returncode = returncode
 
 
 @dataclass
@@ -58,7 +63,8 @@ async def run_bpy(script: Path, args: list[str], *, cwd: Path, timeout: float, l
     run = BpyRun(proc.returncode or 0, time.monotonic() - started, tail)
     if proc.returncode != 0:
         raise BlenderProcessError(
-            f"{script.name} exited with {proc.returncode} after {run.seconds:.1f}s; log tail:\n{tail}"
+            f"{script.name} exited with {proc.returncode} after {run.seconds:.1f}s; log tail:\n{tail}",
+            proc.returncode,
         )
     return run
 

@@ -16,6 +16,12 @@ model as an error tool result.  HTTP 429, 5xx and transport errors are retried w
 backoff and jitter, honouring Retry-After, up to ``max_attempts``; then
 ``ModelEndpointUnavailable`` is raised -- an infrastructure failure, never the model's 0.
 
+After the model's first tool call, Blender is the model's to break: a host that dies, hangs
+(no answer within ``mcp.tool_timeout_sec``) or cannot save ends the run normally with
+``stop_reason`` ``blender_host_failed`` and the failure (kind ``solver``) in
+``context.metadata["failure"]``; nothing more is saved, so the verifier grades the delivery as
+it stands.  Before it (host start, MCP handshake), session failures are raised: infrastructure.
+
 The trajectory is written as ATIF (``trajectory.json`` in the agent logs dir) with every secret
 value of the worker's environment redacted (``sandbox.agents.redaction``); tool arguments are
 redacted before they are sent into the sandbox, tool outputs before the model sees them.
@@ -54,7 +60,8 @@ from pydantic import Field
 
 from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
-from sandbox.mcp_session import BlenderMcpSession, require_spawning, save_code, tool_result_text
+from sandbox.mcp_session import (BlenderHostFailure, BlenderMcpSession, failure_record,
+                                 require_spawning, save_code, tool_result_text)
 from verifiers.http_retry import parse_retry_after  # re-exported: tests import it from here
 
 BASE_URL_ENV, MODEL_ENV, API_KEY_ENV = "ARKEVO_LLM_BASE_URL", "ARKEVO_LLM_MODEL", "ARKEVO_LLM_API_KEY"
@@ -225,7 +232,13 @@ class LlmAgent(SandboxedMcpAgent):
         try:
             async with BlenderMcpSession(environment, self.opts.mcp, log_dir=self.logs_dir) as session:
                 await run.loop(session)
-                await run.deliver(session)
+                if run.failure is None:
+                    try:
+                        await run.deliver(session)
+                    except BlenderHostFailure as exc:
+                        if not run.tool_calls:  # the model never acted: not its doing
+                            raise
+                        run.host_failed(exc)
         except BaseException as exc:  # cancellation (agent timeout) included: recorded, re-raised
             run.failed(exc)
             raise
@@ -247,6 +260,7 @@ class _Run:
         self.stop_reason: str | None = None
         self.error: str | None = None
         self.delivery: str | None = None
+        self.failure: dict[str, Any] | None = None  # a solver failure (docs/failures.md)
         self.model_calls = self.tool_calls = self.bad_tool_calls = 0
         self.prompt_tokens = self.completion_tokens = 0
         self.started = time.monotonic()
@@ -282,6 +296,8 @@ class _Run:
                                            arguments=arguments, extra=extra))
                 results.append(ObservationResult(source_call_id=call["id"], content=output))
                 self.messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
+                if self.failure:
+                    break  # Blender is gone: the turn's remaining calls cannot run
             self._step(source="agent", model_name=self.model, message=message.get("content") or "",
                        reasoning_content=message.get("reasoning_content") or None,
                        tool_calls=atif_calls or None,
@@ -290,6 +306,8 @@ class _Run:
                                        completion_tokens=usage.get("completion_tokens")),
                        llm_call_count=1)
             self._update_context()
+            if self.failure:
+                return
             if not calls:
                 self.stop_reason = "final_answer"
                 return
@@ -343,6 +361,9 @@ class _Run:
                 output = f"Error: {output}"
         except McpError as exc:
             output = f"Error: tool call failed: {exc}"
+        except BlenderHostFailure as exc:  # after the model's own call: the model's doing
+            self.host_failed(exc)
+            output = f"Error: {exc}"
         output = self.redactor.text(output)
         limit = self.opts.max_tool_output_chars
         if len(output) > limit:
@@ -365,9 +386,13 @@ class _Run:
             "model": self.model, "endpoint": self.client.url, "stop_reason": self.stop_reason,
             "steps": self.model_calls, "max_steps": self.opts.max_steps, "tool_calls": self.tool_calls,
             "malformed_tool_calls": self.bad_tool_calls, "endpoint_retries": len(self.client.retries),
-            "delivery": self.delivery, "error": self.error,
+            "delivery": self.delivery, "error": self.error, "failure": self.failure,
             "seconds": round(time.monotonic() - self.started, 1),
         })
+
+    def host_failed(self, exc: BlenderHostFailure) -> None:
+        self.stop_reason = "blender_host_failed"
+        self.failure = self.redactor.value(failure_record("solver", exc))
 
     def failed(self, exc: BaseException) -> None:
         self.stop_reason = "cancelled" if isinstance(exc, asyncio.CancelledError) else "error"
@@ -386,7 +411,7 @@ class _Run:
             final_metrics=FinalMetrics(total_prompt_tokens=self.prompt_tokens,
                                        total_completion_tokens=self.completion_tokens,
                                        total_steps=len(self.steps)),
-            extra={"stop_reason": self.stop_reason, "error": self.error,
+            extra={"stop_reason": self.stop_reason, "error": self.error, "failure": self.failure,
                    "endpoint_retries": self.client.retries, "delivery": self.delivery},
         )
         data = self.redactor.value(trajectory.to_json_dict())

@@ -11,13 +11,18 @@
   "__main__"``, ``__file__``), then the scene is saved as the delivery.
 
 Every record labels the run a scripted policy: these are not model results.  A script that
-raises inside Blender fails the run (``ScriptFailed``) and no delivery is written, as with
-apply_script.
+raises inside Blender, kills it or hangs it fails the run (``ScriptFailed``) and no delivery is
+written, as with apply_script: the draft author's failure (kind ``author`` in
+``context.metadata["failure"]``, with the exception line and the script's line number), never
+retried.  A host that fails before the script ran (start, handshake, nop's save) is raised as
+it is: infrastructure (docs/failures.md).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from pathlib import Path
 from typing import Literal, cast
 
@@ -28,7 +33,8 @@ from pydantic import Field, model_validator
 
 from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
-from sandbox.mcp_session import BlenderMcpSession, require_spawning, tool_result_text
+from sandbox.mcp_session import (BlenderHostFailure, BlenderMcpSession, failure_record,
+                                 require_spawning, tool_result_text)
 
 SCRIPT_OK_MARKER = "ARKEVO_SCRIPT_OK"
 POLICY_LABEL = "scripted policy (not a model result)"
@@ -51,7 +57,23 @@ class ScriptedMcpAgentOptions(McpAgentOptions):
 
 
 class ScriptFailed(RuntimeError):
-    """The scripted policy's bpy script raised inside Blender."""
+    """The scripted policy's bpy script raised inside Blender, or killed or hung it."""
+
+
+def script_exception(output: str, filename: str) -> tuple[str, int | None]:
+    """The exception line (``KeyError: ...``) and the script's deepest line number, from an
+    execute_blender_code error (the add-on sends a JSON payload with the traceback)."""
+    exception, trace = "", output
+    start = output.find("{")
+    try:
+        detail = json.loads(output[start:]) if start >= 0 else {}
+        exception = f"{detail['exception_type']}: {detail['message']}"
+        trace = detail.get("traceback", "")
+    except (ValueError, KeyError, TypeError):
+        lines = [line.strip() for line in output.splitlines() if line.strip()]
+        exception = lines[-1] if lines else "no output"
+    lines = re.findall(rf'File "{re.escape(filename)}", line (\d+)', trace)
+    return exception, int(lines[-1]) if lines else None
 
 
 def script_call_code(source: str, filename: str) -> str:
@@ -101,11 +123,22 @@ class ScriptedMcpAgent(SandboxedMcpAgent):
             async with BlenderMcpSession(environment, opts.mcp, log_dir=self.logs_dir) as session:
                 if source is not None:
                     metadata["tool_calls"].append("execute_blender_code")
-                    result = await session.call_tool(
-                        "execute_blender_code", {"code": script_call_code(source, script.name)})
+                    log.append(f"$ execute_blender_code <{script.name}>")
+                    try:
+                        result = await session.call_tool(
+                            "execute_blender_code", {"code": script_call_code(source, script.name)})
+                    except BlenderHostFailure as exc:  # the script killed or hung Blender
+                        log.append(str(exc))
+                        metadata["failure"] = redactor.value(failure_record("author", exc))
+                        metadata["failure"]["evidence"]["script"] = script.name
+                        raise ScriptFailed(f"{opts.policy} script {script.name}: {exc}") from None
                     text = tool_result_text(result)
-                    log += [f"$ execute_blender_code <{script.name}>", text]
+                    log.append(text)
                     if result.isError or SCRIPT_OK_MARKER not in text:
+                        exception, line = script_exception(text, script.name)
+                        metadata["failure"] = redactor.value({
+                            "kind": "author", "type": "ScriptRaised", "message": exception,
+                            "evidence": {"script": script.name, "line": line, "output": text[-2000:]}})
                         raise ScriptFailed(f"{opts.policy} script {script.name} failed in Blender:\n"
                                            f"{redactor.text(text)}")
                 metadata["tool_calls"].append("execute_blender_code")

@@ -25,7 +25,9 @@ Runs inside the solver sandbox (stdlib + bpy + blender_mcp only).  Differences f
   ``shutdown``.  The worker saves through the stock ``execute_blender_code`` tool instead, so
   only MCP tool calls cross the sandbox boundary.
 * stops cleanly on SIGTERM/SIGINT, on ``shutdown``, and with ``--exit-on-stdin-eof`` when its
-  stdin closes (how the worker ends it without signalling into the sandbox).
+  stdin closes (how the worker ends it without signalling into the sandbox).  A main thread
+  stuck in agent code (``while True: pass``) never gets back to the loop: ``STOP_GRACE_SEC``
+  after stdin closed, the process exits anyway (signals to the sandbox's bwrap do not reach it).
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ import bpy  # noqa: E402
 from blender_mcp.bundled import addon  # noqa: E402
 
 READY_MARKER = "ARKEVO_MCP_HOST_READY"
+STOP_GRACE_SEC = 2.0
 
 # Scene flags the add-on's dispatcher reads to enable network integrations.  Registered as
 # getter-only properties: always False, cannot be switched on by a command or by a stored value
@@ -86,6 +89,7 @@ class HeadlessMCPServer(addon.BlenderMCPServer):
         super().__init__(host=host, port=port)
         self.command_queue = _WakingQueue()
         self.stop_requested = threading.Event()
+        self.stopped = threading.Event()  # serve_forever returned
 
     def listen(self) -> None:
         # The add-on's start() refuses background mode and registers a bpy timer; the socket
@@ -109,6 +113,7 @@ class HeadlessMCPServer(addon.BlenderMCPServer):
             wake.wait(0.5)
             wake.clear()  # cleared before draining, so a command queued meanwhile re-sets it
             self._drain_command_queue()
+        self.stopped.set()
 
     def request_stop(self) -> None:
         self.stop_requested.set()
@@ -151,6 +156,12 @@ def _watch_stdin(server: HeadlessMCPServer) -> None:
     except (OSError, ValueError):
         pass
     server.request_stop()
+    # Pure-Python agent code still lets this thread run; a hang holding the GIL in C does not,
+    # and then only the sandbox's teardown ends the process.
+    if not server.stopped.wait(STOP_GRACE_SEC):
+        print(f"blender_mcp_host: main thread still busy {STOP_GRACE_SEC:g}s after stdin closed; "
+              "exiting", file=sys.stderr, flush=True)
+        os._exit(1)
 
 
 def _check_loopback(host: str) -> str:

@@ -35,7 +35,7 @@ from sandbox.agents.llm import (
 )
 from sandbox.agents.redaction import Redactor, is_secret_name
 from sandbox.agents.scripted import ScriptedMcpAgent, ScriptFailed
-from sandbox.mcp_session import BlenderMcpSession, McpSessionConfig, McpSessionError
+from sandbox.mcp_session import BlenderHostDied, BlenderMcpSession, McpSessionConfig, McpSessionError
 from tests.adversarial.sandbox_helpers import (
     IMPORT_PATH as SANDBOX_IMPORT_PATH, make_env, read_reward, requires_landlock, sandbox_kwargs, started,
     write_harbor_task,
@@ -160,7 +160,7 @@ async def test_nop_delivers_the_untouched_scene(standin, tmp_path):
     assert context.metadata["delivery"] == str(delivery)
     assert context.metadata["label"].startswith("scripted policy")
     report = probe(delivery, tmp_path / "report.json")
-    assert report["reward"] < 0.7 and not report["success"]
+    assert report["rule_score"] < 0.7 and not report["success"]
     # the agent spawned the host and the stock server, through the environment only
     assert [argv[1:3] for argv, _, _ in standin.spawned] == [["-m", "blender_mcp_host"],
                                                              ["-m", "blender_mcp.server"]]
@@ -175,7 +175,7 @@ async def test_oracle_solves_the_task_through_mcp(standin, tmp_path):
     # the sandbox got the solution only as tool-call text, never as a file
     assert not list(standin.workspace.rglob("solve.py"))
     report = probe(standin.workspace / "outputs" / "result.blend", tmp_path / "report.json")
-    assert report["reward"] == 1.0 and report["success"], report
+    assert report["rule_score"] == 1.0, report  # the total waits for the VL judgement
 
 
 async def test_failing_script_fails_the_run_and_delivers_nothing(standin, tmp_path):
@@ -193,12 +193,11 @@ async def test_session_failures_are_infrastructure_errors(standin, tmp_path):
             pass
     assert len(standin.spawned) == 1 and standin._procs[0].returncode == 2
 
+    # From the first tool call on, a dead host is typed: the agent decides whose call it was.
     async with BlenderMcpSession(standin) as session:
-        await session.call_tool("execute_blender_code", {"code": "import os\nos._exit(3)"})
-        with pytest.raises(McpSessionError, match="Blender host exited with code 3"):
-            for _ in range(20):  # the exit is noticed within a call or two
-                await session.call_tool("get_scene_info", {})
-                await asyncio.sleep(0.1)
+        with pytest.raises(BlenderHostDied, match="Blender host exited with code 3") as died:
+            await session.call_tool("execute_blender_code", {"code": "import os\nos._exit(3)"})
+    assert died.value.evidence["tool_call"] == 1 and died.value.evidence["exit_code"] == 3
 
 
 def test_scripted_options_are_validated(tmp_path):
@@ -418,7 +417,7 @@ async def test_oracle_through_the_real_sandbox(real_sandbox, tmp_path):
     assert context.metadata["delivery"] == "/workspace/outputs/result.blend"
     await real_sandbox.download_file("/workspace/outputs/result.blend", tmp_path / "result.blend")
     report = probe(tmp_path / "result.blend", tmp_path / "report.json")
-    assert report["reward"] == 1.0 and report["success"], report
+    assert report["rule_score"] == 1.0, report  # the total waits for the VL judgement
 
 
 @requires_landlock

@@ -1,0 +1,267 @@
+"""Who a failed trial belongs to (docs/failures.md), through the real trial path: Harbor's Trial
+in the sandbox, real Blender, the separate verifier sandbox running tests/test.sh, and the model
+played by the FAKE OpenAI-compatible endpoint (tests/fakes/openai_server.py; it is NOT a model).
+
+* solver: a model that kills or hangs Blender, or whose delivery is not a .blend or is cut short,
+  gets a graded attempt (the delivery as it stands; nothing -> 0) with `failure` kind solver;
+  a delivery that crashes or hangs the rule probe is scored 0 by the verifier itself;
+* author: a reference solution that raises is AuthorScriptFailed, non-retryable, in seconds;
+* infra: a sandbox or Blender host that fails before the first action is TrialInfraError.
+
+Trials go through `HarborSandboxBackend.run` on a Harbor task written here from the robot-carry
+draft, its rule criteria only (so the rule report carries the reward).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from activities.errors import AUTHOR_SCRIPT_FAILED
+from activities.harbor_task import DOCKERFILE, TASK_TOML, TEST_SH
+from activities.policies import policy_from_name
+from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialInfraError, TrialRun
+from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
+from tests.fakes.openai_server import FakeOpenAIServer, final, tool_call
+from tests.integration.test_agents import DRAFT, FAST, start_blend  # noqa: F401 (session fixture)
+from verifiers.version import PROBE_FILES, VERIFIERS
+
+pytestmark = [pytest.mark.blender, requires_landlock, pytest.mark.timeout(180)]
+
+TOOL_TIMEOUT_SEC = 5
+# The model's options for these trials: a short tool-call timeout, so a hang is seen quickly.
+MODEL_OPTIONS = {"mcp": {"tool_timeout_sec": TOOL_TIMEOUT_SEC, "shutdown_timeout_sec": 3},
+                 "max_steps": 5, **FAST}
+LOOK = "import bpy\nprint(sorted(o.name for o in bpy.data.objects))\n"
+SAVE = "import bpy\nbpy.ops.wm.save_as_mainfile(filepath='outputs/result.blend', copy=True)\n"
+# bpy code that spoils the delivery right after the agent saves it (a save_post handler).
+SPOIL = ("import bpy, os\n"
+         "def spoil(path, *_):\n"
+         "    {how}\n"
+         "bpy.app.handlers.save_post.append(spoil)\n")
+NOT_A_BLEND = SPOIL.format(how="open(path, 'wb').write(b'not a blend at all\\n' * 50)")
+TRUNCATED = SPOIL.format(how="os.truncate(path, os.path.getsize(path) // 2)")
+
+
+def write_task(root: Path, start: Path) -> Path:
+    """A Harbor task dir shaped like `activities.harbor_task.write_harbor_task` writes it."""
+    task = json.loads((DRAFT / "task.json").read_text())
+    task["criteria"] = [c for c in task["criteria"] if c["channel"] == "rule"]
+    task["verification"]["weights"] = {"rule": 1.0, "vl": 0.0, "agent": 0.0}
+    tests = root / "tests"
+    tests.mkdir(parents=True)
+    for name in PROBE_FILES:
+        shutil.copy(VERIFIERS / name, tests / name)
+    (tests / "task.json").write_text(json.dumps(task))
+    shutil.copy(DRAFT / "rubric.json", tests / "rubric.json")
+    (tests / "test.sh").write_text(TEST_SH)
+    (tests / "test.sh").chmod(0o755)
+    workspace = root / "environment" / "workspace"
+    (workspace / "inputs").mkdir(parents=True)
+    (workspace / "outputs").mkdir()
+    shutil.copy(start, workspace / "inputs" / "start.blend")
+    shutil.copy(DRAFT / "public" / "spec.md", workspace / "inputs" / "spec.md")
+    (root / "environment" / "Dockerfile").write_text(DOCKERFILE.format(bpy_version=version("bpy")))
+    shutil.copy(DRAFT / "instruction.md", root / "instruction.md")
+    (root / "task.toml").write_text(TASK_TOML.format(
+        task_id="robot-carry", task_version="draft", verifier_version="vv-test", pipeline_digest="",
+        workflow=task["workflow_primary"], profession=task["profession_primary"]))
+    return root
+
+
+@pytest.fixture(scope="module")
+def task_dir(tmp_path_factory, start_blend) -> Path:  # noqa: F811
+    return write_task(tmp_path_factory.mktemp("failures") / "task", start_blend)
+
+
+@pytest.fixture
+def llm_env(monkeypatch):
+    def configure(base_url: str) -> None:
+        monkeypatch.setenv("ARKEVO_LLM_BASE_URL", base_url)
+        monkeypatch.setenv("ARKEVO_LLM_MODEL", "fake-model")
+        monkeypatch.setenv("ARKEVO_LLM_API_KEY", "sk-fake-do-not-record")
+    return configure
+
+
+async def run(task_dir: Path, tmp_path: Path, policy: str, **backend) -> TrialRun:
+    kwargs = sandbox_kwargs(tmp_path / "slots", **backend.pop("environment", {}))
+    trial = HarborSandboxBackend(kwargs, **backend)
+    return await trial.run(task_dir, policy_from_name(policy), tmp_path / "scripts", tmp_path / "work")
+
+
+async def run_model(task_dir: Path, tmp_path: Path, llm_env, replies) -> tuple[TrialRun, dict, int]:
+    """One trial of the fake model; returns the run, its rule report and the model calls made."""
+    with FakeOpenAIServer(replies) as fake:
+        llm_env(fake.base_url)
+        trial = await run(task_dir, tmp_path, "llm", agent_kwargs=MODEL_OPTIONS)
+    return trial, json.loads(trial.report.read_text()), len(fake.requests)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+# --- solver ---------------------------------------------------------------------------------
+
+
+async def test_model_that_kills_blender_gets_a_graded_zero(task_dir, tmp_path, llm_env):
+    kill = "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    trial, report, calls = await run_model(task_dir, tmp_path, llm_env, [
+        tool_call("execute_blender_code", {"code": LOOK}),
+        tool_call("execute_blender_code", {"code": kill})])
+    # Returned, not raised: a graded attempt, never retried. No model call after Blender died.
+    assert calls == 2
+    assert report["reward"] == 0.0 and report["success"] is False
+    assert trial.delivery is None and report["delivery_problem"]["type"] == "DeliveryMissing"
+    failure = trial.failure
+    assert (failure.kind, failure.type) == ("solver", "BlenderHostDied"), failure
+    assert failure.evidence["tool_call"] == 2
+    assert failure.evidence["exit_code"] in (-signal.SIGKILL, 128 + signal.SIGKILL)
+    assert failure.evidence["delivery_problem"]["type"] == "DeliveryMissing"
+
+
+async def test_model_that_hangs_blender_is_graded_on_what_it_saved(task_dir, tmp_path, llm_env):
+    started = time.monotonic()
+    trial, report, calls = await run_model(task_dir, tmp_path, llm_env, [
+        tool_call("execute_blender_code", {"code": SAVE}),
+        tool_call("execute_blender_code", {"code": "while True:\n    pass\n"})])
+    assert time.monotonic() - started < 90  # the tool timeout, not the 180 s of the MCP server
+    assert calls == 2
+    failure = trial.failure
+    assert (failure.kind, failure.type) == ("solver", "BlenderHostHung"), failure
+    assert failure.evidence["tool_call"] == 2 and failure.evidence["timeout_sec"] == TOOL_TIMEOUT_SEC
+    # the delivery it saved before hanging is what was graded
+    assert trial.delivery is not None and report["blend_sha256"] == sha256(trial.delivery)
+    assert report["delivery_problem"] is None and report["reward"] is not None
+
+
+@pytest.mark.parametrize(("spoil", "problem"), [(NOT_A_BLEND, "DeliveryNotBlend"),
+                                                (TRUNCATED, "DeliveryTruncated")])
+async def test_delivery_that_is_not_a_whole_blend_scores_zero(task_dir, tmp_path, llm_env, spoil, problem):
+    trial, report, _ = await run_model(task_dir, tmp_path, llm_env, [
+        tool_call("execute_blender_code", {"code": spoil}), final("Done.")])
+    assert report["reward"] == 0.0 and report["success"] is False
+    assert report["delivery_problem"]["type"] == problem
+    assert (trial.failure.kind, trial.failure.type) == ("solver", problem)
+    assert trial.delivery is not None and report["blend_sha256"] == sha256(trial.delivery)
+
+
+BREAKING_PROBES = '''\
+import os, signal
+from probe_core import Outcome, primitive
+
+if os.environ.get("BREAK") == "import":  # before the probe starts on the delivery
+    raise RuntimeError("task probes broken")
+
+
+@primitive(group="task")
+def breaks_the_probe(probe, params):
+    if os.environ.get("BREAK") == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    while os.environ.get("BREAK") == "hang":
+        pass
+    return Outcome(1.0, True, None, None, "fine")
+'''
+
+
+def test_delivery_that_breaks_the_probe_scores_zero_in_the_verifier(tmp_path, start_blend):  # noqa: F811
+    """tests/test.sh as the verifier sandbox runs it (its container paths mapped to a folder): a
+    probe that dies after its start marker scores the delivery 0 with the reason; one that fails
+    before the marker writes no report (the verifier failed: infra)."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    for name in PROBE_FILES:
+        shutil.copy(VERIFIERS / name, tests / name)
+    (tests / "task_probes.py").write_text(BREAKING_PROBES)
+    criterion = {"id": "C01", "requirement_id": "REQ-X", "channel": "rule", "method": "breaks_the_probe",
+                 "weight": 1.0, "core": False, "description": "x"}
+    (tests / "task.json").write_text(json.dumps({"criteria": [criterion], "verification": {
+        "weights": {"rule": 1.0, "vl": 0.0, "agent": 0.0}, "pass_threshold": 0.7, "core_failure_cap": 0.4}}))
+    (tests / "rubric.json").write_text(json.dumps({"criteria": [{"id": "C01", "method": "breaks_the_probe",
+                                                                 "params": {}}]}))
+    logs = tmp_path / "logs"
+    script = (TEST_SH.replace("/tests/", f"{tests}/").replace("/logs/verifier", str(logs))
+              .replace("/workspace/outputs/result.blend", str(start_blend)))
+    python_dir = str(Path(sys.executable).parent)  # the venv python, with bpy
+
+    def grade(how: str) -> tuple[int, dict | None]:
+        shutil.rmtree(logs, ignore_errors=True)
+        env = {"PATH": f"{python_dir}:/usr/bin:/bin", "BREAK": how, "ARKEVO_PROBE_TIMEOUT_SEC": "5",
+               "HOME": str(tmp_path)}
+        done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=90)
+        report = logs / "report.json"
+        return done.returncode, json.loads(report.read_text()) if report.is_file() else None
+
+    status, report = grade("crash")
+    assert status == 0 and report["reward"] == 0.0 and report["success"] is False
+    assert report["delivery_problem"]["type"] == "DeliveryCrashedProbe"
+    assert f"status {128 + signal.SIGSEGV}" in report["delivery_problem"]["detail"]
+    assert report["blend_sha256"] == sha256(start_blend)
+    assert json.loads((logs / "probe-started.json").read_text())["blend_sha256"] == sha256(start_blend)
+    assert json.loads((logs / "reward.json").read_text()) == {"reward": 0.0}
+
+    status, report = grade("hang")
+    assert status == 0 and report["reward"] == 0.0
+    assert report["delivery_problem"]["type"] == "DeliveryHungProbe"
+
+    status, report = grade("import")
+    assert status != 0 and report is None and not (logs / "probe-started.json").exists()
+
+
+# --- author ---------------------------------------------------------------------------------
+
+
+def raising_solution(tmp_path: Path) -> None:
+    solve = tmp_path / "scripts" / "solution" / "solve.py"
+    solve.parent.mkdir(parents=True)
+    solve.write_text("import bpy\n\nbpy.data.objects['NoSuchObject'].location.x = 1\n")
+
+
+def assert_names_the_script(error: ApplicationError) -> None:
+    assert error.type == AUTHOR_SCRIPT_FAILED and error.non_retryable
+    assert error.message.startswith("solution/solve.py, line 3: KeyError: ")
+    assert "NoSuchObject" in error.message
+    details = error.details[0]
+    assert details["file"] == "solution/solve.py" and details["line"] == 3
+    assert details["type"] == "ScriptRaised"
+
+
+async def test_reference_solution_that_raises_is_the_authors_failure(task_dir, tmp_path):
+    raising_solution(tmp_path)
+    started = time.monotonic()
+    with pytest.raises(ApplicationError) as raised:
+        await run(task_dir, tmp_path, "oracle")
+    assert time.monotonic() - started < 60  # one attempt, no verifier, no retries
+    assert_names_the_script(raised.value)
+
+
+async def test_local_backend_reports_the_authors_failure_the_same_way(task_dir, tmp_path):
+    raising_solution(tmp_path)
+    with pytest.raises(ApplicationError) as raised:
+        await LocalBackend().run(task_dir, policy_from_name("oracle"), tmp_path / "scripts", tmp_path / "work")
+    assert_names_the_script(raised.value)
+
+
+# --- infra ----------------------------------------------------------------------------------
+
+
+async def test_failures_before_the_first_action_are_infra(task_dir, tmp_path):
+    # The sandbox cannot be set up: the task's Dockerfile copies a file that does not exist.
+    broken = tmp_path / "broken-task"
+    shutil.copytree(task_dir, broken)
+    (broken / "environment" / "Dockerfile").write_text("FROM python:3.13-slim\nCOPY missing /workspace\n")
+    with pytest.raises(TrialInfraError, match="missing"):
+        await run(broken, tmp_path / "a", "nop")
+    # The Blender host cannot start (no memory for it) before the agent's first action.
+    with pytest.raises(TrialInfraError, match="before it was ready"):
+        await run(task_dir, tmp_path / "b", "nop", environment={"memory_mb": 64})
