@@ -1,20 +1,28 @@
 """Stage 02: admit a seed folder — validate it whole, then hash every file into the store.
 
-Validation happens before the first write, so a bad seed leaves the store untouched.
+The one place a seed is validated: the checked draft and the run's settings travel on in the
+result (`DraftPlan`, `RunPlan`), so no later stage parses the draft again. Validation happens
+before the first write, so a bad seed leaves the store untouched.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from temporalio import activity
 
 from activities.errors import invalid_seed
+from activities.policies import policy_from_name
 from activities.store import ContentStore
-from contracts.payloads import AdmissionInput, AdmissionResult, PipelineDefaults
-from contracts.seed_check import check_seed_dir
+from contracts.digests import load_pipeline_config, pipeline_ref
+from contracts.payloads import (AdmissionInput, AdmissionResult, CalibrationSample, DraftPlan,
+                                ProductionOptions, RunPlan)
+from contracts.seed_check import CheckedSeed, check_seed_dir
 from contracts.validation import ContractError
+from verifiers.profiles import ScoringProfileMismatch, check_task_profile
+from verifiers.vl import load_judge_config
+
+VL_JUDGES = ("image-metric", "model")
 
 
 class AdmissionActivities:
@@ -32,12 +40,13 @@ class AdmissionActivities:
 
     @activity.defn(name="admit_seed")
     def admit_seed(self, req: AdmissionInput) -> AdmissionResult:
-        seed, admitted_at = req.seed, req.admitted_at
-        seed_dir = self.resolve_seed(seed)
+        seed_dir = self.resolve_seed(req.seed)
         try:
             checked = check_seed_dir(seed_dir)
         except ContractError as e:
             raise invalid_seed(str(e)) from e
+        run = self.run_plan(req.options or ProductionOptions())
+        draft = draft_plan(checked, req.seed)
         manifest = checked.manifest
 
         files = sorted(set(checked.material_paths) | set(checked.draft_files) | {"seed.json"})
@@ -45,8 +54,8 @@ class AdmissionActivities:
         entries = self.store.tree_entries(tree)
         record = {
             "seed_id": manifest.seed_id,
-            "seed_path": seed,
-            "admitted_at": admitted_at,
+            "seed_path": req.seed,
+            "admitted_at": req.admitted_at,
             "seed_tree": {"key": tree.key, "sha256": tree.sha256},
             "provenance": manifest.provenance.model_dump(),
             "sanitization_policy": manifest.sanitization_policy.model_dump(),
@@ -56,24 +65,106 @@ class AdmissionActivities:
             "draft_files": {rel: entries[rel] for rel in checked.draft_files},
         }
         record_ref = self.store.put_json(record)
-        reference = next(m.path for m in manifest.materials if m.role == "reference_project")
         activity.logger.info("admitted seed %s: %d files", manifest.seed_id, len(files))
         return AdmissionResult(
             seed_id=manifest.seed_id,
-            task_id=checked.task.task_id if checked.task else manifest.seed_id,
+            task_id=draft.task_id,
             seed_tree=tree,
             admission_record=record_ref,
             material_count=len(manifest.materials),
-            reference_project=reference,
+            reference_project=checked.reference_project,
             start_mode=manifest.start_mode,
-            pipeline=self.pipeline_defaults(),
+            run=run,
+            draft=draft,
         )
 
-    def pipeline_defaults(self) -> PipelineDefaults:
-        config = json.loads((self.project_root / "contracts" / "pipeline.json").read_text())
-        return PipelineDefaults(
-            pilot_policies=config["pilot_policies"],
-            evaluation_policies=config["evaluation_policies"],
-            k=config["k"],
-            calibration_reference_min=config["calibration_reference_min"],
+    def run_plan(self, opts: ProductionOptions) -> RunPlan:
+        """Defaults from contracts/pipeline.json, overridden by the run's options; a bad option
+        is bad input, named like a seed field."""
+        config = load_pipeline_config(self.project_root)
+        plan = RunPlan(
+            pilot_policies=opts.pilot_policies or list(config.pilot_policies),
+            evaluation_policies=opts.evaluation_policies or list(config.evaluation_policies),
+            k=config.k if opts.k is None else opts.k,
+            reference_min=float(config.calibration_reference_min),
+            margin=float(config.calibration_margin),
+            vl_judge=opts.vl_judge or config.vl_judge,
+            pipeline_ref=pipeline_ref(self.project_root).model_dump(),
         )
+        if plan.k < 1:
+            raise invalid_seed(f"options.k: must be at least 1, got {plan.k}")
+        if plan.vl_judge not in VL_JUDGES:
+            raise invalid_seed(f"options.vl_judge: {plan.vl_judge!r} is not one of {', '.join(VL_JUDGES)}")
+        for field in ("pilot_policies", "evaluation_policies"):
+            for index, name in enumerate(getattr(plan, field)):
+                try:
+                    policy_from_name(name)
+                except ValueError as e:
+                    raise invalid_seed(f"options.{field}[{index}]: {e}") from e
+        return plan
+
+
+def draft_plan(checked: CheckedSeed, seed: str) -> DraftPlan:
+    """The checked draft, plus the checks that need the verifier's registry: the weights agree
+    with the named scoring profile, and a VL-weighted task has a readable judge.json."""
+    task = checked.task
+    if task is None:
+        raise invalid_seed(f"{seed}/draft/task.json: <file>: seed has no draft and no author "
+                           "model is configured")
+    task_doc = task.model_dump(mode="json")
+    try:
+        profile = check_task_profile(task_doc)
+    except (ScoringProfileMismatch, KeyError) as e:
+        raise invalid_seed(f"{seed}/draft/task.json: scoring_profile: {e}") from e
+    if profile.uses_vl:
+        judge = checked.seed_dir / "draft" / "judge.json"
+        if not judge.is_file():
+            raise invalid_seed(f"{seed}/draft/judge.json: <file>: profile {profile.key} weights "
+                               "the VL channel, so the draft needs judge questions")
+        try:
+            questions = {q.id: q for q in load_judge_config(judge).questions}
+        except (ValueError, KeyError, TypeError) as e:
+            raise invalid_seed(f"{seed}/draft/judge.json: {e}") from e
+        _check_vl_criteria(task_doc["criteria"], questions, f"{seed}/draft/task.json")
+    draft_files = set(checked.draft_files)
+    samples = [CalibrationSample("reference", "reference", "oracle"),
+               CalibrationSample("input", "input", "nop")]
+    for kind in ("defect", "variant"):
+        prefix = f"draft/calibration/{kind}s/"
+        for rel in sorted(f for f in draft_files if f.startswith(prefix) and f.endswith(".py")
+                          and "/" not in f[len(prefix):]):
+            name = Path(rel).stem
+            samples.append(CalibrationSample(f"{kind}:{name}", kind,
+                                             f"script:private/{rel.removeprefix('draft/')}"))
+    return DraftPlan(
+        task_id=task.task_id,
+        instruction=task.instruction,
+        public_attachments=list(task.public_attachments),
+        workflow_primary=task.workflow_primary,
+        profession_primary=task.profession_primary,
+        scoring_profile=profile.ref(),
+        verification=task_doc["verification"],
+        has_task_probes="draft/task_probes.py" in draft_files,
+        calibration_samples=samples,
+    )
+
+
+def _check_vl_criteria(criteria: list[dict], questions: dict, source: str) -> None:
+    """Each VL criterion names one judge question (method `judge_<id>`, e.g. judge_a for
+    question A) with its weight, and every question has its criterion: the task says what the
+    judge grades."""
+    by_method = {f"judge_{qid.lower()}": qid for qid in questions}
+    named = set()
+    for index, c in enumerate(criteria):
+        if c["channel"] != "vl":
+            continue
+        qid = by_method.get(c["method"])
+        if qid is None:
+            raise invalid_seed(f"{source}: criteria[{index}].method ({c['id']}): {c['method']!r} "
+                               f"names no judge question; expected one of {sorted(by_method)}")
+        if abs(float(c["weight"]) - questions[qid].weight) > 1e-9:
+            raise invalid_seed(f"{source}: criteria[{index}].weight ({c['id']}): {c['weight']} but "
+                               f"judge.json question {qid} weighs {questions[qid].weight}")
+        named.add(qid)
+    if missing := sorted(set(questions) - named):
+        raise invalid_seed(f"{source}: criteria: no vl criterion for judge question(s) {missing}")

@@ -13,83 +13,48 @@ Package layout, shared by trials, review and packaging:
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 from temporalio import activity
 
-from activities.blender.runner import BLENDER_SCRIPTS, run_bpy
-from activities.errors import invalid_draft
+from activities.blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
+from activities.errors import author_script_failed
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
-from contracts.payloads import BlobRef, CalibrationSample
-from contracts.seed_check import check_seed_dir
-from contracts.validation import ContractError
-from verifiers.version import REWARDKIT_FILES
+from contracts.payloads import (AssembledPackage, AssembleInput, BlobRef, BuildWorkspaceInput,
+                                GradingSpec, TaskIdentity, WorkspaceBuild)
+from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
+from verifiers.evidence import renderer_version
+from verifiers.profiles import get_profile
+from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
+                               verifier_version_from)
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
+BUILD_TIMEOUT_SEC = 600
+BUILD_ERROR = "build_workspace: error:"  # what build_workspace.py prints before exiting 2
 
 
-@dataclass
-class DraftSummary:
-    task_id: str
-    pass_threshold: float
-    scoring_profile: dict
-    calibration_samples: list[CalibrationSample]
+def _build_error_report(log: Path) -> str | None:
+    """What build_workspace.py reported after BUILD_ERROR (the exception and its traceback),
+    or None when the builder did not report one (a crash, a kill)."""
+    with open(log, "rb") as f:
+        f.seek(max(0, f.seek(0, 2) - 65536))
+        text = f.read().decode("utf-8", "replace")
+    _, found, report = text.rpartition(BUILD_ERROR)
+    return report.strip() if found else None
 
 
-@dataclass
-class BuildWorkspaceInput:
-    seed_tree: BlobRef
-    reference_project: str
-    start_mode: str
-
-
-@dataclass
-class WorkspaceBuild:
-    start_blend: BlobRef
-    reference_blend: BlobRef
-
-
-@dataclass
-class AssembleInput:
-    seed_tree: BlobRef
-    workspace: WorkspaceBuild
+def _author_build_failure(req: BuildWorkspaceInput, report: str):
+    exception = report.strip().splitlines()[-1] if report.strip() else "failed"
+    return author_script_failed(f"{req.reference_project}: {exception}", file=req.reference_project,
+                                exception=exception, log_tail=report[-4000:])
 
 
 class AuthoringActivities:
-    def __init__(self, store: ContentStore):
+    def __init__(self, store: ContentStore, sandbox: ScriptIsolation = None):
         self.store = store
-
-    def _checked_draft(self, seed_tree: BlobRef, workdir: Path):
-        seed_dir = self.store.materialize_tree(seed_tree, workdir / "seed")
-        try:
-            checked = check_seed_dir(seed_dir)
-        except ContractError as e:
-            raise invalid_draft(str(e)) from e
-        if checked.task is None:
-            raise invalid_draft(
-                "draft/task.json: <file>: seed has no draft and no author model is configured"
-            )
-        return seed_dir, checked
-
-    @activity.defn(name="validate_draft")
-    def validate_draft(self, seed_tree: BlobRef) -> DraftSummary:
-        with tempfile.TemporaryDirectory(prefix="arkevo-draft-") as tmp:
-            seed_dir, checked = self._checked_draft(seed_tree, Path(tmp))
-            samples = [
-                CalibrationSample("reference", "reference", "oracle"),
-                CalibrationSample("input", "input", "nop"),
-            ]
-            for kind in ("defect", "variant"):
-                folder = seed_dir / "draft" / "calibration" / f"{kind}s"
-                for script in sorted(folder.glob("*.py")):
-                    policy = f"script:private/calibration/{kind}s/{script.name}"
-                    samples.append(CalibrationSample(f"{kind}:{script.stem}", kind, policy))
-            task = checked.task
-            return DraftSummary(task.task_id, task.verification.pass_threshold,
-                                task.scoring_profile.model_dump(), samples)
+        self.sandbox = sandbox  # a seed's build script is outside code: it runs sandboxed
 
     def _build_cache_name(self, req: BuildWorkspaceInput) -> str:
         """Everything a build depends on: the seed's materials, the mode, builder and Blender."""
@@ -116,35 +81,81 @@ class AuthoringActivities:
         return build
 
     async def _build(self, req: BuildWorkspaceInput) -> WorkspaceBuild:
+        """Build in Blender from the seed's materials only: draft/ (the private rubric,
+        solution and calibration) never reaches the build script. A script that raises, or a
+        reference .blend that cannot be opened, is the author's (AuthorScriptFailed, not
+        retried); a crash, a timeout or a sandbox that cannot start is infrastructure."""
         with tempfile.TemporaryDirectory(prefix="arkevo-build-") as tmp:
             work = Path(tmp)
-            seed_dir = self.store.materialize_tree(req.seed_tree, work / "seed")
-            start, reference = work / "start.blend", work / "reference.blend"
+            seed_dir = work / "seed"
+            for rel, entry in self.store.tree_entries(req.seed_tree).items():
+                if not rel.startswith("draft/"):
+                    self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]),
+                                        seed_dir / rel)
+            start, reference, log = work / "start.blend", work / "reference.blend", work / "build.log"
+            if self.sandbox == LOCAL:
+                await self._build_unisolated(req, seed_dir, start, reference, log)
+            else:
+                await self._build_sandboxed(req, seed_dir, start, reference, log)
+            if not (start.is_file() and reference.is_file()):  # only the script can stop it early
+                raise author_script_failed(
+                    f"{req.reference_project}: the build ended without saving start.blend and "
+                    f"reference.blend (does the script exit?)", file=req.reference_project)
+            return WorkspaceBuild(self.store.put_file(start), self.store.put_file(reference))
+
+    async def _build_unisolated(self, req: BuildWorkspaceInput, seed_dir: Path, start: Path,
+                                reference: Path, log: Path) -> None:
+        try:
             await run_bpy(
                 BLENDER_SCRIPTS / "build_workspace.py",
                 ["--reference", str(seed_dir / req.reference_project),
                  "--start-mode", req.start_mode,
                  "--out-start", str(start), "--out-reference", str(reference)],
-                cwd=seed_dir, timeout=600, log=work / "build.log",
+                cwd=seed_dir, timeout=BUILD_TIMEOUT_SEC, log=log,
             )
-            return WorkspaceBuild(self.store.put_file(start), self.store.put_file(reference))
+        except BlenderProcessError:
+            if (report := _build_error_report(log)) is not None:
+                raise _author_build_failure(req, report) from None
+            raise
+
+    async def _build_sandboxed(self, req: BuildWorkspaceInput, seed_dir: Path, start: Path,
+                               reference: Path, log: Path) -> None:
+        run = await run_sandboxed_script(
+            BLENDER_SCRIPTS / "build_workspace.py",
+            ["--reference", f"/workspace/seed/{req.reference_project}",
+             "--start-mode", req.start_mode, "--out-start", "/workspace/out/start.blend",
+             "--out-reference", "/workspace/out/reference.blend"],
+            inputs={"/workspace/seed": seed_dir}, cwd="/workspace/seed",
+            outputs={"/workspace/out/start.blend": start, "/workspace/out/reference.blend": reference},
+            timeout=BUILD_TIMEOUT_SEC, log=log, settings=self.sandbox)
+        if run.ok:
+            if run.refused:  # links or devices where its outputs belong: only the script plants those
+                raise author_script_failed(
+                    f"{req.reference_project}: the build left no plain files as its outputs "
+                    f"({'; '.join(run.refused)})", file=req.reference_project)
+            return
+        if run.returncode == 2 and (report := _build_error_report(log)) is not None:
+            raise _author_build_failure(req, report)
+        what = f"killed after {run.seconds:.0f}s" if run.timed_out else f"exited with {run.returncode}"
+        raise BlenderProcessError(f"build_workspace.py {what} (sandboxed); log tail:\n{run.log_tail}")
 
     @activity.defn(name="assemble_task_package")
-    def assemble_task_package(self, req: AssembleInput) -> BlobRef:
-        with tempfile.TemporaryDirectory(prefix="arkevo-assemble-") as tmp:
-            _, checked = self._checked_draft(req.seed_tree, Path(tmp))
+    def assemble_task_package(self, req: AssembleInput) -> AssembledPackage:
+        """Compose the package from admitted blobs (no data copied) and fix how it is graded."""
         seed = self.store.tree_entries(req.seed_tree)
-        task = checked.task
+        draft = req.draft
         entries: dict[str, dict] = {}
 
         def take(src: str, dest: str) -> None:
             entries[dest] = seed[src]
 
-        take(f"draft/{task.instruction}", "instruction.md")
-        for rel in task.public_attachments:
+        take(f"draft/{draft.instruction}", "instruction.md")
+        for rel in draft.public_attachments:
             take(f"draft/{rel}", f"workspace/inputs/{Path(rel).name}")
         take("draft/task.json", "tests/task.json")
         take("draft/rubric.json", "tests/rubric.json")
+        if draft.has_task_probes:  # the seed's own primitives travel with its verifier
+            take("draft/task_probes.py", "tests/task_probes.py")
         take("draft/solution/solve.py", "solution/solve.py")
         for rel in seed:
             if rel.startswith("draft/calibration/"):
@@ -155,4 +166,41 @@ class AuthoringActivities:
         for dest, ref in (("workspace/inputs/start.blend", req.workspace.start_blend),
                           ("private/reference.blend", req.workspace.reference_blend)):
             entries[dest] = {"sha256": ref.sha256, "size": ref.size}
-        return self.store.put_tree_manifest(entries)
+        profile = get_profile(draft.scoring_profile["profile_id"],
+                              draft.scoring_profile["profile_version"])
+        judge_config = None
+        if profile.uses_vl:
+            take("draft/judge.json", "tests/judge.json")
+            judge_config = self._ref(seed["draft/judge.json"])
+        package = self.store.put_tree_manifest(entries)
+        basis = self._verifier_basis(entries, draft, profile, judge_config)
+        params = profile.params()
+        grading = GradingSpec(
+            task_id=draft.task_id, profile=profile.ref(), params=params,
+            verification=draft.verification, uses_vl=profile.uses_vl,
+            judge=req.vl_judge if profile.uses_vl else None, judge_config=judge_config,
+            verifier_basis=basis, verifier_version=verifier_version_from(basis, params))
+        identity = TaskIdentity(
+            task_id=draft.task_id, task_version="draft", verifier_version=grading.verifier_version,
+            pipeline_digest="", workflow_primary=draft.workflow_primary,
+            profession_primary=draft.profession_primary)
+        return AssembledPackage(package, identity, grading)
+
+    def _ref(self, entry: dict) -> BlobRef:
+        return self.store.ref_for(entry["sha256"], entry["size"])
+
+    def _verifier_basis(self, entries: dict, draft, profile, judge_config: BlobRef | None) -> str:
+        """Everything that decides a grade except the profile's params (calibration may still
+        choose those): the package's tests/ code and rubric, the grading fields, the renderer
+        and the judge questions when VL is weighted."""
+        task = self.store.get_json(self._ref(entries["tests/task.json"]))
+        rubric = self.store.get_json(self._ref(entries["tests/rubric.json"]))
+        probe_files = probe_code_digests()
+        if draft.has_task_probes:  # same digest as probe_code_digests gives a file: LF text
+            raw = self.store.get_bytes(self._ref(entries["tests/task_probes.py"]))
+            probe_files["task_probes.py"] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+        return scoring_verifier_basis(
+            task=task, rubric=rubric, profile_ref=profile.ref(),
+            renderer=renderer_version() if profile.uses_vl else None,
+            judge_config=self.store.get_json(judge_config) if judge_config else None,
+            probe_files=probe_files)

@@ -5,57 +5,42 @@ Infra exceptions are recorded with `reward: null` and counted apart; they never 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import dataclasses
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.store import ContentStore
 from activities.policies import policy_from_name
+from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes
-from contracts.payloads import BlobRef, ConfigMetrics, EvaluationResult, FrozenTask, TrialOutcome
+from contracts.payloads import (BlobRef, ConfigMetrics, EvaluationResult, PilotRecordInput,
+                                PlanInput, ReportInput, TrialOutcome, ref_dict)
+from contracts.models import TrialRecord
 from contracts.validation import validate_document
 
-
-@dataclass
-class PlanInput:
-    frozen: FrozenTask
-    configs: list[str]
-    k: int
-    pass_threshold: float
-    scoring_profile: dict
-    created_at: str
-
-
-@dataclass
-class PilotRecordInput:
-    task_id: str
-    outcomes: list[TrialOutcome]
-    findings: list[str]
-
-
-@dataclass
-class ReportInput:
-    frozen: FrozenTask
-    plan: BlobRef
-    k: int
-    scoring_profile: dict
-    outcomes: list[TrialOutcome]
+FAILURE_KINDS = ("infra", "solver", "author")
 
 
 def config_metrics(config: str, k: int, outcomes: list[TrialOutcome],
                    input_reward: float | None) -> ConfigMetrics:
-    """avg@k: mean reward of the scored attempts; pass@k: 1 if any attempt succeeded."""
+    """avg@k: mean reward of the scored attempts; pass@k: 1 if any attempt succeeded. A solver
+    failure is a scored attempt (its delivery as it stands); an infra exception is not."""
     mine = [o for o in outcomes if o.policy == config]
     scored = [o for o in mine if o.exception is None and o.reward is not None]
     avg = sum(o.reward for o in scored) / len(scored) if scored else None
     passed = float(any(o.success for o in scored)) if scored else None
     delta = avg - input_reward if avg is not None and input_reward is not None else None
-    return ConfigMetrics(config, k, len(scored), len(mine) - len(scored), avg, passed, delta)
+    failures = dict.fromkeys(FAILURE_KINDS, 0)
+    for o in mine:
+        if o.failure is not None:
+            failures[o.failure.kind] += 1
+    return ConfigMetrics(config, k, len(scored), len(mine) - len(scored), avg, passed, delta,
+                         failures)
 
 
-def _ref(ref: BlobRef | None) -> dict | None:
-    return None if ref is None else {"key": ref.key, "sha256": ref.sha256, "size": ref.size}
+def trial_dict(o: TrialOutcome) -> dict:
+    return {**dataclasses.asdict(o), "delivery": ref_dict(o.delivery), "report": ref_dict(o.report),
+            "vl": ref_dict(o.vl), "score": ref_dict(o.score)}
 
 
 class EvaluationActivities:
@@ -68,28 +53,27 @@ class EvaluationActivities:
             "task_id": req.task_id,
             "stage": "pilot",
             "findings": req.findings,
-            "trials": [{**o.__dict__, "delivery": _ref(o.delivery), "report": _ref(o.report)}
-                       for o in req.outcomes],
+            "trials": [trial_dict(o) for o in req.outcomes],
         })
 
     @activity.defn(name="write_evaluation_plan")
     def write_evaluation_plan(self, req: PlanInput) -> BlobRef:
-        frozen = self.store.get_json(req.frozen.frozen_record)
+        frozen = req.frozen
         plan = {
-            "plan_id": f"{req.frozen.task_id}@{req.frozen.task_version}/eval",
-            "task_id": req.frozen.task_id,
-            "task_version": req.frozen.task_version,
-            "verifier_version": req.frozen.verifier_version,
-            "scoring_profile": req.scoring_profile,
-            "pipeline_ref": frozen["pipeline_ref"],
+            "plan_id": f"{frozen.task_id}@{frozen.task_version}/eval",
+            "task_id": frozen.task_id,
+            "task_version": frozen.task_version,
+            "verifier_version": frozen.verifier_version,
+            "scoring_profile": frozen.grading.profile,
+            "pipeline_ref": frozen.pipeline_ref,
             "configs": [
                 {"config_id": c, "kind": (p := policy_from_name(c)).kind, "label": p.label}
                 for c in req.configs
             ],
             "k": req.k,
             "metrics": ["avg@k", "pass@k", "reward_delta"],
-            "pass_threshold": req.pass_threshold,
-            "input_reward": req.frozen.input_reward,
+            "pass_threshold": frozen.grading.pass_threshold,
+            "input_reward": frozen.input_reward,
             "created_at": req.created_at,
         }
         validate_document("evaluation-plan", plan, "evaluation-plan.json")
@@ -97,49 +81,58 @@ class EvaluationActivities:
 
     @activity.defn(name="write_evaluation_report")
     def write_evaluation_report(self, req: ReportInput) -> EvaluationResult:
+        frozen = req.frozen
         lines = []
         for o in req.outcomes:
-            if o.verifier_version not in (None, req.frozen.verifier_version):
+            if o.verifier_version not in (None, frozen.verifier_version):
                 # Grades from another verifier are not comparable; mixing them is an error.
                 raise ApplicationError(
                     f"trial {o.trial_id} was graded by verifier {o.verifier_version}, "
-                    f"the frozen task by {req.frozen.verifier_version}",
+                    f"the frozen task by {frozen.verifier_version}",
                     type="VerifierVersionMismatch", non_retryable=True,
                 )
             policy = policy_from_name(o.policy)
             record = {
                 "trial_id": o.trial_id,
-                "task_id": req.frozen.task_id,
-                "task_version": req.frozen.task_version,
+                "task_id": frozen.task_id,
+                "task_version": frozen.task_version,
                 "config": o.policy,
                 "config_kind": policy.kind,
                 "label": policy.label,
                 "stage": "evaluation",
                 "attempt": o.attempt,
-                "verifier_version": o.verifier_version or req.frozen.verifier_version,
-                "scoring_profile": req.scoring_profile,
+                "verifier_version": o.verifier_version or frozen.verifier_version,
+                "scoring_profile": frozen.grading.profile,
                 "reward": o.reward,
                 "success": o.success,
                 "exception": o.exception,
+                "failure": dataclasses.asdict(o.failure) if o.failure else None,
                 "timed_out": o.timed_out,
-                "delivery": _ref(o.delivery),
-                "report": _ref(o.report),
+                "judge": o.judge,
+                "delivery": ref_dict(o.delivery),
+                "report": ref_dict(o.report),
+                "score": ref_dict(o.score),
                 "started_at": o.started_at,
                 "finished_at": o.finished_at,
             }
+            # Built through the model (the line's typed form), then checked against the schema.
+            record = TrialRecord.model_validate(record).model_dump(mode="json")
             validate_document("trial-record", record, f"trials.jsonl:{o.trial_id}")
             lines.append(canonical_json_bytes(record))
         trials = self.store.put_bytes(b"\n".join(lines) + b"\n")
         configs = list(dict.fromkeys(o.policy for o in req.outcomes))
-        metrics = [config_metrics(c, req.k, req.outcomes, req.frozen.input_reward) for c in configs]
+        metrics = [config_metrics(c, req.k, req.outcomes, frozen.input_reward) for c in configs]
         report = {
-            "task_id": req.frozen.task_id,
-            "task_version": req.frozen.task_version,
-            "verifier_version": req.frozen.verifier_version,
-            "scoring_profile": req.scoring_profile,
-            "plan": _ref(req.plan),
-            "trials": _ref(trials),
-            "input_reward": req.frozen.input_reward,
+            "task_id": frozen.task_id,
+            "task_version": frozen.task_version,
+            "verifier_version": frozen.verifier_version,
+            "scoring_profile": frozen.grading.profile,
+            "profile_params": frozen.grading.params,
+            "judge": frozen.grading.judge,
+            "plan": ref_dict(req.plan),
+            "trials": ref_dict(trials),
+            "input_reward": frozen.input_reward,
             "metrics": [m.__dict__ for m in metrics],
+            "failures": {kind: sum(m.failures.get(kind, 0) for m in metrics) for kind in FAILURE_KINDS},
         }
         return EvaluationResult(req.plan, trials, self.store.put_json(report), metrics)

@@ -4,8 +4,8 @@ the worker's content-hash cache, put into the store as a tree for the VL judge."
 from __future__ import annotations
 
 import asyncio
+import json
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
@@ -13,27 +13,17 @@ from temporalio import activity
 from activities.blender.runner import HEARTBEAT_SECONDS
 from activities.store import ContentStore
 from activities.vl_judge import evidence_tree
-from contracts.payloads import BlobRef
-from verifiers.evidence import EvidenceCache, EvidenceRenderer, resolve_spec
-
-
-@dataclass
-class RenderEvidenceInput:
-    delivery: BlobRef | None  # None: nothing was delivered
-    judge_config: BlobRef  # the task's judge.json (its "evidence" section is the view spec)
-
-
-@dataclass
-class RenderedEvidence:
-    evidence: BlobRef | None
-    error: str | None  # why there is nothing to judge (no delivery, unreadable .blend)
-    cache_hit: bool
+from contracts.payloads import RenderedEvidence, RenderEvidenceInput
+from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
+from verifiers.bpy_procs import RENDER_EVIDENCE
+from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec
 
 
 class EvidenceActivities:
-    def __init__(self, store: ContentStore, cache_root: Path):
+    def __init__(self, store: ContentStore, cache_root: Path, sandbox: ScriptIsolation = None):
         self.store = store
         self.renderer = EvidenceRenderer(EvidenceCache(cache_root), processes=1)
+        self.sandbox = sandbox  # a delivery is solver output: Blender opens it sandboxed
 
     @activity.defn(name="render_evidence")
     async def render_evidence(self, req: RenderEvidenceInput) -> RenderedEvidence:
@@ -42,12 +32,40 @@ class EvidenceActivities:
         spec = resolve_spec(self.store.get_json(req.judge_config).get("evidence"))
         with tempfile.TemporaryDirectory(prefix="arkevo-evidence-") as tmp:
             blend = self.store.fetch_to(req.delivery, Path(tmp) / "delivery.blend")
-            render = asyncio.create_task(asyncio.to_thread(self.renderer.render, blend, spec))
-            while not render.done():  # Blender renders off the event loop; keep heartbeating
-                await asyncio.wait({render}, timeout=HEARTBEAT_SECONDS)
-                if activity.in_activity():
-                    activity.heartbeat("rendering evidence")
-            evidence = render.result()
+            if self.sandbox == LOCAL:
+                evidence = await self._render_unisolated(blend, spec)
+            else:
+                try:
+                    evidence = await self.renderer.render_elsewhere(
+                        blend, spec, lambda job: self._render_in_sandbox(job, Path(tmp)))
+                except RenderFailed as exc:  # the delivery broke the renderer: nothing to judge
+                    return RenderedEvidence(None, str(exc), False)
         if evidence.error:
             return RenderedEvidence(None, evidence.error, evidence.cache_hit)
         return RenderedEvidence(evidence_tree(self.store, evidence), None, evidence.cache_hit)
+
+    async def _render_unisolated(self, blend: Path, spec: dict):
+        render = asyncio.create_task(asyncio.to_thread(self.renderer.render, blend, spec))
+        while not render.done():  # Blender renders off the event loop; keep heartbeating
+            await asyncio.wait({render}, timeout=HEARTBEAT_SECONDS)
+            if activity.in_activity():
+                activity.heartbeat("rendering evidence")
+        return render.result()
+
+    async def _render_in_sandbox(self, job: dict, work: Path) -> None:
+        """Render one job in a fresh sandbox: the delivery and the job go in; the render folder
+        comes out into the cache's scratch folder `job["out"]`. A crash or hang is the
+        delivery's (RenderFailed); a sandbox that cannot start raises (infrastructure)."""
+        jobs = work / "jobs.json"
+        jobs.write_text(json.dumps([{"blend": "/workspace/delivery.blend", "spec": job["spec"],
+                                     "out": "/workspace/evidence"}]), encoding="utf-8")
+        run = await run_sandboxed_script(
+            RENDER_EVIDENCE, ["--jobs", "/tests/jobs.json"],
+            inputs={"/workspace/delivery.blend": Path(job["blend"]), "/tests/jobs.json": jobs},
+            outputs={"/workspace/evidence": Path(job["out"])},
+            timeout=self.renderer.timeout, log=work / "render.log", settings=self.sandbox)
+        if not run.ok:
+            what = (f"was killed after {run.seconds:.0f}s" if run.timed_out
+                    else f"exited with {run.returncode}")
+            raise RenderFailed(f"the evidence renderer {what} on this delivery; "
+                               f"log tail:\n{run.log_tail[-1000:]}")

@@ -8,14 +8,17 @@ trial grades and the package that is published are written by the same code.
 
 from __future__ import annotations
 
+import json
 import shutil
-from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 
 from activities.blender.runner import BLENDER_SCRIPTS
 from activities.store import ContentStore
-from contracts.payloads import BlobRef
+from contracts.payloads import BlobRef, GradingSpec, TaskIdentity
+from verifiers.evidence import resolve_spec
+
+VERIFIERS = Path(__file__).resolve().parent.parent / "verifiers"
 
 TEST_SH = """#!/bin/bash
 # Grades /workspace/outputs/result.blend by measuring it in Blender (bpy); writes Harbor's reward.
@@ -23,8 +26,28 @@ TEST_SH = """#!/bin/bash
 #   python -m rewardkit /tests --workspace /workspace --output /logs/verifier/reward.json
 set -euo pipefail
 mkdir -p /logs/verifier
-python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend \\
-    --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json
+probe=(python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend
+       --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json)
+status=0
+timeout -k 10 "${ARKEVO_PROBE_TIMEOUT_SEC:-300}" "${probe[@]}" \\
+    --started /logs/verifier/probe-started.json || status=$?
+# The probe marks when it starts on the delivery. Killed by a signal (>128) or the timeout
+# (124) after that mark, the delivery broke it: scored 0 with the reason (docs/failures.md).
+# Without the mark, or a Python error (1), the verifier failed: no report, retried.
+if [ "$status" -ne 0 ]; then
+    if [ ! -f /logs/verifier/probe-started.json ] || { [ "$status" -ne 124 ] && [ "$status" -le 128 ]; }; then
+        exit "$status"
+    fi
+    problem=DeliveryCrashedProbe
+    if [ "$status" -eq 124 ]; then problem=DeliveryHungProbe; fi
+    "${probe[@]}" --delivery-problem "$problem" --detail "the rule probe exited with status $status"
+fi
+if [ -f /tests/grading.json ]; then
+    # A published task whose profile weights VL: grade as the pipeline did, offline
+    # (evidence renders + the image-metric judge + the scoring profile).
+    exec python3 /tests/packaged_grade.py --tests /tests --blend /workspace/outputs/result.blend \
+        --report /logs/verifier/report.json --out /logs/verifier
+fi
 python3 - <<'PY'
 import json, sys
 report = json.load(open("/logs/verifier/report.json"))
@@ -75,17 +98,7 @@ network_mode = "no-network"
 """
 
 
-@dataclass
-class HarborTaskMeta:
-    task_id: str
-    task_version: str
-    verifier_version: str
-    pipeline_digest: str
-    workflow_primary: str
-    profession_primary: str
-
-
-def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: HarborTaskMeta) -> Path:
+def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: TaskIdentity) -> Path:
     """Write the Harbor view of `package` to `dest` (private/ stays out of it)."""
     store.materialize_tree(package, dest / "environment" / "workspace", prefix="workspace/")
     (dest / "environment" / "workspace" / "outputs").mkdir(exist_ok=True)  # where deliveries go
@@ -101,6 +114,34 @@ def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: H
         verifier_version=meta.verifier_version, pipeline_digest=meta.pipeline_digest,
         workflow=meta.workflow_primary, profession=meta.profession_primary))
     return dest
+
+
+# What a published VL-weighted task's verifier needs to grade under its profile offline
+# (verifiers/packaged_grade.py): the renderer and the scoring code, as the package `verifiers/`.
+PACKAGED_GRADING_SCRIPTS = ("render_evidence.py", "packaged_grade.py")
+PACKAGED_GRADING_MODULES = ("vl.py", "png.py", "colour.py", "profiles.py", "scoring.py")
+
+
+def write_packaged_grading(store: ContentStore, grading: GradingSpec, tests: Path) -> None:
+    """Add to a publication's tests/ what `harbor run` needs to grade it as the pipeline did:
+    grading.json, the reference deliverable's renders and the offline image-metric judge."""
+    if not grading.uses_vl:
+        return  # rule-only: test.sh's rule reward is the whole grade
+    if grading.reference_evidence is None:
+        raise ValueError(f"{grading.task_id}: VL is weighted but the grading has no reference renders")
+    doc = {
+        "task_id": grading.task_id, "profile": grading.profile, "params": grading.params,
+        "verification": grading.verification, "verifier_version": grading.verifier_version,
+        "judge": "image-metric",
+        "evidence_spec": resolve_spec(store.get_json(grading.judge_config).get("evidence")),
+    }
+    (tests / "grading.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
+    store.materialize_tree(grading.reference_evidence, tests / "reference_evidence")
+    for name in PACKAGED_GRADING_SCRIPTS:
+        shutil.copyfile(VERIFIERS / name, tests / name)
+    (tests / "verifiers").mkdir(exist_ok=True)
+    for name in PACKAGED_GRADING_MODULES:
+        shutil.copyfile(VERIFIERS / name, tests / "verifiers" / name)
 
 
 def _write_exec(path: Path, text: str) -> None:

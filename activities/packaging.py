@@ -10,25 +10,15 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
 
-from activities.harbor_task import HarborTaskMeta, write_harbor_task
+from activities.harbor_task import write_harbor_task, write_packaged_grading
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
-from contracts.payloads import BlobRef, EvaluationResult, FrozenTask, PublicationResult
+from contracts.payloads import PublicationResult, PublishInput
 from contracts.validation import validate_document
-
-
-@dataclass
-class PublishInput:
-    seed_id: str
-    frozen: FrozenTask
-    evaluation: EvaluationResult
-    admission_record: BlobRef
-    created_at: str
 
 
 class PackagingActivities:
@@ -48,7 +38,10 @@ class PackagingActivities:
             content_digest = sha256_hex(canonical_json_bytes(files))
             previous = _latest(task_root)
             if previous and previous[1].get("content_sha256") == content_digest:
-                return self._result(previous[0], previous[1], reused=True)
+                # Same content already published: make sure its handoff event exists too (an
+                # earlier attempt may have died between the rename and the event).
+                self._handoff(previous[1], previous[0], req)
+                return self._result(previous[0], previous[1])
 
             revision = (previous[1]["revision"] + 1) if previous else 1
             pub_id = f"{req.frozen.task_id}-r{revision}"
@@ -62,7 +55,7 @@ class PackagingActivities:
                 "task_version": req.frozen.task_version,
                 "revision": revision,
                 "previous": prev_ref,
-                "pipeline_ref": self.store.get_json(req.frozen.frozen_record)["pipeline_ref"],
+                "pipeline_ref": req.frozen.pipeline_ref,
                 "created_at": req.created_at,
                 "content_sha256": content_digest,
                 "files": files,
@@ -73,17 +66,12 @@ class PackagingActivities:
             final = task_root / pub_id
             os.rename(staging, final)  # fails if that revision exists: never overwritten
         self._handoff(publication, final, req)
-        return self._result(final, publication, reused=False)
+        return self._result(final, publication)
 
     def _write_contents(self, req: PublishInput, out: Path) -> None:
         pkg = req.frozen.task_package
-        task = self.store.get_json(self.store.tree_file(pkg, "tests/task.json"))
-        write_harbor_task(self.store, pkg, out / "task", HarborTaskMeta(
-            task_id=req.frozen.task_id, task_version=req.frozen.task_version,
-            verifier_version=req.frozen.verifier_version,
-            pipeline_digest=req.frozen.pipeline_digest,
-            workflow_primary=task["workflow_primary"],
-            profession_primary=task["profession_primary"]))
+        write_harbor_task(self.store, pkg, out / "task", req.frozen.identity)
+        write_packaged_grading(self.store, req.frozen.grading, out / "task" / "tests")
         self.store.materialize_tree(pkg, out / "private", prefix="private/")
         for name, ref in (("evaluation/evaluation-plan.json", req.evaluation.plan),
                           ("evaluation/trials.jsonl", req.evaluation.trials_jsonl),
@@ -106,11 +94,13 @@ class PackagingActivities:
         validate_document("handoff-event", event, "handoff event")
         folder = self.handoff_root / "publication"
         folder.mkdir(parents=True, exist_ok=True)
+        if (folder / f"{event['event_id']}.json").exists():
+            return  # at least once, and the first one written stands
         tmp = folder / f".{event['event_id']}.tmp"
         tmp.write_bytes(json.dumps(event, indent=2).encode() + b"\n")
         os.replace(tmp, folder / f"{event['event_id']}.json")
 
-    def _result(self, path: Path, publication: dict, reused: bool) -> PublicationResult:
+    def _result(self, path: Path, publication: dict) -> PublicationResult:
         pub_json = path / "publication.json"
         ref = self.store.put_file(pub_json)
         events = sorted((self.handoff_root / "publication").glob(f"{publication['publication_id']}-*.json"))

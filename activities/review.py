@@ -11,82 +11,73 @@ content finds and reuses it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
 
+from activities.scoring import grade_record
 from activities.store import ContentStore
-from contracts.digests import canonical_json_bytes, load_pipeline_config, pipeline_ref, task_version_of
-from contracts.payloads import BlobRef, CalibrationSample, FrozenTask, TrialOutcome
+from contracts.digests import canonical_json_bytes, task_version_of
+from contracts.payloads import (BlobRef, CalibrationInput, CalibrationVerdict, FreezeInput,
+                                FrozenTask, GradingSpec, TrialOutcome, ref_dict)
 from contracts.validation import validate_document
 from verifiers.calibration import judge_samples
-
-
-@dataclass
-class CalibrationInput:
-    task_id: str
-    pass_threshold: float
-    reference_min: float
-    samples: list[CalibrationSample]
-    outcomes: list[TrialOutcome]
-    pilot_findings: list[str]
-
-
-@dataclass
-class CalibrationVerdict:
-    report: BlobRef
-    passed: bool
-    misses: list[str]
-
-
-@dataclass
-class FreezeInput:
-    task_id: str
-    task_package: BlobRef
-    calibration_report: BlobRef
-    verifier_version: str
-    input_reward: float | None
-    frozen_at: str
+from verifiers.profiles import get_profile
+from verifiers.version import verifier_version_from
 
 
 class ReviewActivities:
-    def __init__(self, store: ContentStore, project_root: Path, tasks_root: Path):
+    def __init__(self, store: ContentStore, tasks_root: Path):
         self.store = store
-        self.project_root = project_root
         self.tasks_root = tasks_root
 
     @activity.defn(name="judge_calibration")
     def judge_calibration(self, req: CalibrationInput) -> CalibrationVerdict:
-        margin = float(load_pipeline_config(self.project_root).calibration_margin)
         pairs = list(zip(req.samples, req.outcomes, strict=True))
-        reports = [self.store.get_json(o.report) if o.report else {"criteria": []} for _, o in pairs]
+        reports = [self.store.get_json(o.report) if o.report else None for _, o in pairs]
+        vls = [self.store.get_json(o.vl) if o.vl else None for _, o in pairs]
+        grading = self._calibrated(req.grading, pairs, reports, vls, req.margin)
+        # Every sample is re-scored under the params in force (kuka-80-20's caps change totals).
+        records = [grade_record(grading, r, v) if r is not None else None
+                   for r, v in zip(reports, vls)]
         judgement = judge_samples(
-            [{"name": s.name, "kind": s.kind, "total": o.reward, "success": o.success,
-              "criteria": r["criteria"], "null_reason": _null_reason(o, r)}
-             for (s, o), r in zip(pairs, reports)],
-            pass_threshold=req.pass_threshold, reference_min=req.reference_min, margin=margin)
+            [{"name": s.name, "kind": s.kind,
+              "total": rec["total"] if rec else None, "success": rec["success"] if rec else None,
+              "criteria": rec["criteria"] if rec else [],
+              "null_reason": rec.get("total_null_reason") if rec else _null_reason(o)}
+             for (s, o), rec in zip(pairs, records)],
+            pass_threshold=grading.pass_threshold, reference_min=req.reference_min,
+            margin=req.margin)
         rows = []
-        for (sample, outcome), report, j in zip(pairs, reports, judgement.samples):
+        for (sample, outcome), rec, j in zip(pairs, records, judgement.samples):
             rows.append({
                 "sample": sample.name, "kind": sample.kind, "policy": sample.policy,
-                "reward": outcome.reward, "success": outcome.success,
+                "rule_score": rec["rule_score"] if rec else None,
+                "vl_score": rec.get("vl_score") if rec else None,
+                "reward": rec["total"] if rec else None, "success": rec["success"] if rec else None,
+                "cap_applied": rec.get("cap_applied") if rec else None,
                 "expected": j.expected, "met": j.met, "margin": j.margin,
-                "verifier_version": outcome.verifier_version,
-                "delivery": _ref(outcome.delivery), "report": _ref(outcome.report),
+                "failure": dataclasses.asdict(outcome.failure) if outcome.failure else None,
+                "delivery": ref_dict(outcome.delivery), "report": ref_dict(outcome.report),
+                "vl": ref_dict(outcome.vl),
                 "criteria": [
                     {k: c.get(k) for k in ("id", "passed", "score", "measured", "expected", "detail")}
-                    for c in report["criteria"]
+                    for c in (rec["criteria"] if rec else [])
                 ],
             })
         misses = judgement.misses + [f"pilot finding: {f}" for f in req.pilot_findings]
         doc = {
             "task_id": req.task_id,
-            "pass_threshold": req.pass_threshold,
+            "scoring_profile": grading.profile,
+            "profile_params": grading.params,
+            "judge": grading.judge,
+            "verifier_version": grading.verifier_version,
+            "pass_threshold": grading.pass_threshold,
             "reference_min": req.reference_min,
-            "required_margin": margin,
+            "required_margin": req.margin,
             "margin": judgement.margin,
             "min_good": judgement.min_good,
             "max_bad": judgement.max_bad,
@@ -94,15 +85,26 @@ class ReviewActivities:
             "misses": misses,
             "samples": rows,
         }
-        return CalibrationVerdict(self.store.put_json(doc), not misses, misses)
+        input_row = next((r for r in rows if r["kind"] == "input"), None)
+        return CalibrationVerdict(self.store.put_json(doc), not misses, misses, grading,
+                                  input_row["reward"] if input_row else None)
+
+    def _calibrated(self, grading: GradingSpec, pairs, reports, vls, margin: float) -> GradingSpec:
+        """The profile's params chosen from the samples (kuka-80-20: core caps); most profiles
+        have none to choose, and keep their defaults."""
+        profile = get_profile(grading.profile["profile_id"], grading.profile["profile_version"])
+        task = {"task_id": grading.task_id, "verification": grading.verification}
+        samples = [(s.kind, r, v) for (s, _), r, v in zip(pairs, reports, vls) if r is not None]
+        params = profile.calibrate_params(samples, task, margin)
+        return dataclasses.replace(grading, params=params,
+                                   verifier_version=verifier_version_from(grading.verifier_basis, params))
 
     @activity.defn(name="freeze_task")
     def freeze_task(self, req: FreezeInput) -> FrozenTask:
         entries = self.store.tree_entries(req.task_package)
         task = json.loads(self.store.get_bytes(self.store.tree_file(req.task_package, "tests/task.json")))
-        ref = pipeline_ref(self.project_root)
         task["status"] = "frozen"
-        task["pipeline_ref"] = ref.model_dump()
+        task["pipeline_ref"] = req.pipeline_ref
         validate_document("task", task, "frozen tests/task.json")
         task_blob = self.store.put_json(task)
         entries["tests/task.json"] = {"sha256": task_blob.sha256, "size": task_blob.size}
@@ -110,25 +112,35 @@ class ReviewActivities:
         version = task_version_of(frozen_tree.sha256)
 
         record = {
-            "task_id": req.task_id,
+            "task_id": req.identity.task_id,
             "task_version": version,
-            "task_package": _ref(frozen_tree),
-            "pipeline_ref": task["pipeline_ref"],
-            "verifier_version": req.verifier_version,
-            "calibration_report": _ref(req.calibration_report),
+            "task_package": ref_dict(frozen_tree),
+            "pipeline_ref": req.pipeline_ref,
+            "verifier_version": req.grading.verifier_version,
+            "grading": dataclasses.asdict(req.grading),
+            "calibration_report": ref_dict(req.calibration_report),
             "input_reward": req.input_reward,
             "frozen_at": req.frozen_at,
         }
-        record = self._write_once(req.task_id, version, record)
+        # A rerun that reaches the same version finds the record the first run wrote: that one
+        # stands, with its calibration report and grading, so nothing pairs a frozen task with
+        # another run's calibration.
+        record = self._write_once(req.identity.task_id, version, record)
+        grading = _grading_of(record["grading"])
+        identity = dataclasses.replace(
+            req.identity, task_version=version, verifier_version=grading.verifier_version,
+            pipeline_digest=record["pipeline_ref"]["pipeline_digest"])
         return FrozenTask(
-            task_id=req.task_id,
+            task_id=req.identity.task_id,
             task_version=version,
             task_package=frozen_tree,
             frozen_record=self.store.put_json(record),
-            calibration_report=req.calibration_report,
-            verifier_version=req.verifier_version,
-            input_reward=req.input_reward,
-            pipeline_digest=ref.pipeline_digest,
+            calibration_report=self.store.ref_for(record["calibration_report"]["sha256"],
+                                                  record["calibration_report"]["size"]),
+            identity=identity,
+            grading=grading,
+            input_reward=record["input_reward"],
+            pipeline_ref=record["pipeline_ref"],
         )
 
     def _write_once(self, task_id: str, version: str, record: dict) -> dict:
@@ -146,11 +158,13 @@ class ReviewActivities:
         return record
 
 
-def _ref(ref: BlobRef | None) -> dict | None:
-    return None if ref is None else {"key": ref.key, "sha256": ref.sha256, "size": ref.size}
+def _grading_of(doc: dict) -> GradingSpec:
+    refs = {k: BlobRef(**doc[k]) if doc.get(k) else None
+            for k in ("judge_config", "reference_evidence")}
+    return GradingSpec(**{**doc, **refs})
 
 
-def _null_reason(outcome: TrialOutcome, report: dict) -> str | None:
+def _null_reason(outcome: TrialOutcome) -> str | None:
     if outcome.exception:
         return f"{outcome.exception.get('type')}: {outcome.exception.get('message')}"
-    return report.get("reward_null_reason")
+    return outcome.null_reason

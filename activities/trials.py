@@ -1,7 +1,8 @@
 """One trial: write the task package as a Harbor task directory, let a policy solve it and the
 verifier grade it (in the sandbox via Harbor by default), and store delivery + report. Used by
 the input baseline, calibration, pilot and evaluation alike, so every grade in the pipeline
-comes from the same path."""
+comes from the same path. The reward is not decided here: `score_trial` applies the task's
+scoring profile to the rule report (and the VL judgement, when weighted)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,11 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.harbor_task import HarborTaskMeta, write_harbor_task
+from activities.harbor_task import write_harbor_task
 from activities.policies import policy_from_name
 from activities.store import ContentStore
 from activities.trial_backends import TrialBackend
-from contracts.digests import task_version_of
-from contracts.payloads import BlobRef, TrialOutcome, TrialRequest
-from verifiers.version import verifier_version
+from contracts.payloads import TrialOutcome, TrialRequest
 
 # What scripted policies may read on the worker side; never uploaded to the solver sandbox.
 PRIVILEGED = ("solution/", "private/calibration/")
@@ -37,11 +36,9 @@ class TrialActivities:
     async def run_trial(self, req: TrialRequest) -> TrialOutcome:
         started = _now()
         policy = policy_from_name(req.policy)
-        version = verifier_version(self.store, req.task_package)
         with tempfile.TemporaryDirectory(prefix=f"arkevo-trial-{req.stage}-") as tmp:
             work = Path(tmp)
-            task_dir = write_harbor_task(self.store, req.task_package, work / "task",
-                                         self._meta(req.task_package, version))
+            task_dir = write_harbor_task(self.store, req.task_package, work / "task", req.identity)
             scripts = work / "privileged"
             for prefix in PRIVILEGED:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
@@ -55,25 +52,14 @@ class TrialActivities:
             policy=req.policy,
             stage=req.stage,
             attempt=req.attempt,
-            reward=report["reward"],
-            success=report["success"],
-            verifier_version=version,
+            reward=None,  # the task's scoring profile decides (score_trial)
+            success=None,
+            verifier_version=req.identity.verifier_version,
             delivery=delivery,
             report=report_ref,
             started_at=started,
             finished_at=_now(),
             failed_criteria=[c["id"] for c in report["criteria"] if not c["passed"]],
             timed_out=run.timed_out,
-        )
-
-    def _meta(self, package: BlobRef, version: str) -> HarborTaskMeta:
-        task = self.store.get_json(self.store.tree_file(package, "tests/task.json"))
-        ref = task.get("pipeline_ref") or {}
-        return HarborTaskMeta(
-            task_id=task["task_id"],
-            task_version=task_version_of(package.sha256) if task["status"] == "frozen" else "draft",
-            verifier_version=version,
-            pipeline_digest=ref.get("pipeline_digest", ""),
-            workflow_primary=task["workflow_primary"],
-            profession_primary=task["profession_primary"],
+            failure=run.failure,  # a solver failure: the attempt is still graded
         )

@@ -22,39 +22,19 @@ from __future__ import annotations
 import asyncio
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.store import ContentStore
-from contracts.payloads import BlobRef
+from contracts.payloads import BlobRef, VLJudgeOutcome, VLJudgeRequest
 from verifiers.evidence import Evidence
 from verifiers.rate_limit import TokenBucket, shared_limiter
 from verifiers.vl import VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
 from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge
 
 HEARTBEAT_SECONDS = 10.0
-
-
-@dataclass
-class VLJudgeRequest:
-    task_id: str
-    judge_config: BlobRef  # the task's judge.json
-    evidence: BlobRef | None  # store tree of the delivery's evidence files; None if not rendered
-    judge: str = "model"  # model | image-metric
-    reference_evidence: BlobRef | None = None  # store tree; needed by image-metric
-    evidence_error: str | None = None  # the delivery could not be rendered (missing / unreadable)
-
-
-@dataclass
-class VLJudgeOutcome:
-    result: BlobRef  # VLResult as JSON in the store
-    judge_id: str
-    vl_score: float | None
-    missing_reason: str | None
-    gated: bool
 
 
 def evidence_tree(store: ContentStore, evidence: Evidence) -> BlobRef:

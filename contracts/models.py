@@ -302,6 +302,23 @@ class TrialException(Contract):
     message: str
 
 
+class TrialFailureRecord(Contract):
+    """Why a trial did not end cleanly and who caused it (docs/failures.md)."""
+
+    kind: Literal["infra", "solver", "author"]
+    type: Text
+    message: str
+    evidence: dict[str, Any]  # e.g. tool call, exit code, log tail
+
+
+class TrialJudge(Contract):
+    """Who answered the VL questions of a trial."""
+
+    id: Text
+    kind: Literal["offline-metric", "model"]
+    label: Text
+
+
 class TrialRecord(Contract):
     """One line of `trials.jsonl`."""
 
@@ -318,9 +335,12 @@ class TrialRecord(Contract):
     reward: UnitInterval | None
     success: bool | None
     exception: TrialException | None
+    failure: TrialFailureRecord | None
     timed_out: bool
+    judge: TrialJudge | None
     delivery: StoreRef | None
     report: StoreRef | None
+    score: StoreRef | None
     started_at: Timestamp
     finished_at: Timestamp
 
@@ -328,6 +348,9 @@ class TrialRecord(Contract):
     def _exception_is_not_a_score(self) -> TrialRecord:
         if self.exception is not None and (self.reward is not None or self.success is not None):
             raise ValueError("a trial that ended in an exception has null reward and success")
+        infra = self.failure is not None and self.failure.kind == "infra"
+        if infra and (self.reward is not None or self.success is not None):
+            raise ValueError("a trial with an infra failure has null reward and success")
         return self
 
 
@@ -445,3 +468,4 @@ class PipelineConfig(Contract):
     evaluation_policies: Annotated[list[Text], Field(min_length=1)]
     calibration_reference_min: UnitInterval
     calibration_margin: UnitInterval  # stage 05 requires lowest good - highest bad reward >= this
+    vl_judge: Literal["image-metric", "model"] = "image-metric"  # who judges the VL channel

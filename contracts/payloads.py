@@ -1,5 +1,7 @@
-"""Typed payloads that cross Temporal boundaries (workflow and activity inputs/outputs).
+"""Typed payloads that cross Temporal boundaries: every workflow and activity input and output.
 
+One home for all of them, so a stage's result is the next stage's input without re-deriving
+anything: what a later stage needs travels here, validated once at the edge (admission).
 Payloads carry store references (key + sha256), never file contents: large data lives in the
 content-addressed store.
 """
@@ -17,6 +19,13 @@ class BlobRef:
     sha256: str
     size: int
 
+    def as_dict(self) -> dict:
+        return {"key": self.key, "sha256": self.sha256, "size": self.size}
+
+
+def ref_dict(ref: BlobRef | None) -> dict | None:
+    return None if ref is None else ref.as_dict()
+
 
 @dataclass
 class ProductionOptions:
@@ -25,6 +34,7 @@ class ProductionOptions:
     pilot_policies: list[str] | None = None
     evaluation_policies: list[str] | None = None
     k: int | None = None
+    vl_judge: str | None = None  # image-metric (offline) | model (needs llm workers' endpoint)
 
 
 @dataclass
@@ -46,27 +56,15 @@ class PipelineDefaults:
     evaluation_policies: list[str]
     k: int
     calibration_reference_min: float
+    calibration_margin: float
+    vl_judge: str
 
 
 @dataclass
 class AdmissionInput:
     seed: str
     admitted_at: str
-
-
-@dataclass
-class AdmissionResult:
-    seed_id: str
-    task_id: str
-    seed_tree: BlobRef  # manifest of every admitted seed file (materials + draft)
-    admission_record: BlobRef
-    material_count: int
-    reference_project: str  # path of the reference project inside the seed tree
-    start_mode: str
-    pipeline: PipelineDefaults
-
-
-# --- 03 authoring -----------------------------------------------------------------------------
+    options: ProductionOptions | None = None  # checked at admission, with the seed
 
 
 @dataclass
@@ -79,22 +77,124 @@ class CalibrationSample:
 
 
 @dataclass
-class AuthoringResult:
+class DraftPlan:
+    """What admission learned from the checked draft: everything stage 03 needs to assemble the
+    package, so the draft is never parsed again."""
+
     task_id: str
-    task_package: BlobRef  # tree: instruction, public, workspace, tests, solution, private
-    pass_threshold: float
-    scoring_profile: dict
-    input_trial: TrialOutcome
+    instruction: str  # path inside draft/
+    public_attachments: list[str]  # paths inside draft/
+    workflow_primary: str
+    profession_primary: str
+    scoring_profile: dict  # {"profile_id", "profile_version"}
+    verification: dict  # weights, pass_threshold, core_failure_cap
+    has_task_probes: bool
     calibration_samples: list[CalibrationSample]
 
 
-# --- trials (04, 05 calibration, 06) ----------------------------------------------------------
+@dataclass
+class RunPlan:
+    """The run's settings after defaults and options were merged and checked."""
+
+    pilot_policies: list[str]
+    evaluation_policies: list[str]
+    k: int
+    reference_min: float
+    margin: float
+    vl_judge: str
+    pipeline_ref: dict  # {pipeline_id, pipeline_version, pipeline_digest} of the workers' code
+
+
+@dataclass
+class AdmissionResult:
+    seed_id: str
+    task_id: str
+    seed_tree: BlobRef  # manifest of every admitted seed file (materials + draft)
+    admission_record: BlobRef
+    material_count: int
+    reference_project: str  # path of the reference project inside the seed tree
+    start_mode: str
+    run: RunPlan
+    draft: DraftPlan
+
+
+# --- 03 authoring -----------------------------------------------------------------------------
+
+
+@dataclass
+class TaskIdentity:
+    """Who a task package is: written into task.toml's metadata and every record."""
+
+    task_id: str
+    task_version: str  # "draft" until frozen
+    verifier_version: str
+    pipeline_digest: str
+    workflow_primary: str
+    profession_primary: str
+
+
+@dataclass
+class GradingSpec:
+    """How a delivery of this task is graded: the scoring profile with its params, the VL judge
+    and the reference evidence it compares against. Carried to every trial."""
+
+    task_id: str
+    profile: dict  # {"profile_id", "profile_version"}
+    params: dict  # profile params (kuka-80-20: core caps chosen by calibration)
+    verification: dict  # weights, pass_threshold, core_failure_cap
+    uses_vl: bool
+    judge: str | None  # image-metric | model; None when the profile does not weight VL
+    judge_config: BlobRef | None  # the task's judge.json
+    verifier_basis: str  # digest of probe code, rubric, grading fields, renderer, judge
+    verifier_version: str  # vv2-…: verifier_basis + params
+    reference_evidence: BlobRef | None = None  # renders of the reference deliverable
+
+    @property
+    def pass_threshold(self) -> float:
+        return float(self.verification["pass_threshold"])
+
+
+@dataclass
+class BuildWorkspaceInput:
+    seed_tree: BlobRef
+    reference_project: str
+    start_mode: str
+
+
+@dataclass
+class WorkspaceBuild:
+    start_blend: BlobRef
+    reference_blend: BlobRef
+
+
+@dataclass
+class AssembleInput:
+    seed_tree: BlobRef
+    workspace: WorkspaceBuild
+    draft: DraftPlan
+    vl_judge: str
+
+
+@dataclass
+class AssembledPackage:
+    task_package: BlobRef  # tree: instruction, workspace, tests, solution, private
+    identity: TaskIdentity
+    grading: GradingSpec
+
+
+@dataclass
+class AuthoringInput:
+    admission: AdmissionResult
+
+
+# --- trials (03 baseline + reference, 04, 05 calibration, 06) ---------------------------------
 
 
 @dataclass
 class TrialRequest:
     task_package: BlobRef
-    policy: str  # oracle | nop | script:<path inside private/>
+    identity: TaskIdentity
+    policy: str  # oracle | nop | llm | script:<path inside the package>
     trial_id: str
     stage: str  # authoring | calibration | pilot | evaluation
     attempt: int = 1
@@ -126,17 +226,52 @@ class TrialOutcome:
     policy: str
     stage: str
     attempt: int
-    reward: float | None
+    reward: float | None  # the scoring profile's total; None until scored, or when null
     success: bool | None
     verifier_version: str | None
     delivery: BlobRef | None = None
-    report: BlobRef | None = None
+    report: BlobRef | None = None  # the rule probe's report (from the verifier sandbox)
     started_at: str = ""
     finished_at: str = ""
     failed_criteria: list[str] = field(default_factory=list)
     exception: dict[str, str] | None = None  # infra failure after retries: never a score
     timed_out: bool = False  # the agent ran out of time: still a graded attempt
     failure: TrialFailure | None = None  # set whenever the trial did not end cleanly
+    vl: BlobRef | None = None  # the VL judgement (when the profile weights VL)
+    judge: dict | None = None  # {id, kind, label} of who answered the VL questions
+    score: BlobRef | None = None  # the score record under the task's profile
+    null_reason: str | None = None  # why reward is None although the trial ran
+
+
+@dataclass
+class ScoreTrialInput:
+    grading: GradingSpec
+    outcome: TrialOutcome
+    vl: VLJudgeOutcome | None = None
+
+
+@dataclass
+class AuthoringResult:
+    task_id: str
+    task_package: BlobRef
+    identity: TaskIdentity
+    grading: GradingSpec  # reference_evidence set when the profile weights VL
+    input_trial: TrialOutcome
+    reference_trial: TrialOutcome
+    calibration_samples: list[CalibrationSample]
+
+
+@dataclass
+class TrialSolvesInput:
+    authoring: AuthoringResult
+    policies: list[str]
+
+
+@dataclass
+class PilotRecordInput:
+    task_id: str
+    outcomes: list[TrialOutcome]
+    findings: list[str]
 
 
 @dataclass
@@ -146,22 +281,138 @@ class TrialSolvesResult:
     record: BlobRef
 
 
+# --- VL grading -------------------------------------------------------------------------------
+
+
+@dataclass
+class RenderEvidenceInput:
+    delivery: BlobRef | None  # None: nothing was delivered
+    judge_config: BlobRef  # the task's judge.json (its "evidence" section is the view spec)
+
+
+@dataclass
+class RenderedEvidence:
+    evidence: BlobRef | None
+    error: str | None  # why there is nothing to judge: no delivery, an unreadable .blend, or one
+    # that crashed or hung the renderer (the solver's doing, never retried)
+    cache_hit: bool
+
+
+@dataclass
+class VLJudgeRequest:
+    task_id: str
+    judge_config: BlobRef  # the task's judge.json
+    evidence: BlobRef | None  # store tree of the delivery's evidence files; None if not rendered
+    judge: str = "model"  # model | image-metric
+    reference_evidence: BlobRef | None = None  # store tree; needed by image-metric
+    evidence_error: str | None = None  # the delivery could not be rendered (missing / unreadable)
+
+
+@dataclass
+class VLJudgeOutcome:
+    result: BlobRef  # VLResult as JSON in the store
+    judge_id: str
+    vl_score: float | None
+    missing_reason: str | None
+    gated: bool
+    evidence: BlobRef | None = None  # the renders it judged
+
+
+@dataclass
+class VLGradingInput:
+    task_id: str
+    judge_config: BlobRef
+    delivery: BlobRef | None
+    judge: str = "model"  # model | image-metric
+    reference_evidence: BlobRef | None = None  # image-metric compares against these renders
+
+
 # --- 05 review --------------------------------------------------------------------------------
 
 
 @dataclass
+class ReviewInput:
+    authoring: AuthoringResult
+    pilot: TrialSolvesResult
+    reference_min: float
+    margin: float
+    pipeline_ref: dict
+
+
+@dataclass
+class CalibrationInput:
+    task_id: str
+    grading: GradingSpec
+    reference_min: float
+    margin: float
+    samples: list[CalibrationSample]
+    outcomes: list[TrialOutcome]
+    pilot_findings: list[str]
+
+
+@dataclass
+class CalibrationVerdict:
+    report: BlobRef
+    passed: bool
+    misses: list[str]
+    grading: GradingSpec  # with the params calibration chose (and their verifier version)
+    input_reward: float | None  # the untouched input, scored under those params
+
+
+@dataclass
+class FreezeInput:
+    identity: TaskIdentity
+    task_package: BlobRef
+    calibration_report: BlobRef
+    grading: GradingSpec
+    input_reward: float | None
+    pipeline_ref: dict
+    frozen_at: str
+
+
+@dataclass
 class FrozenTask:
+    """A frozen task version and everything evaluation and packaging need from it."""
+
     task_id: str
     task_version: str
     task_package: BlobRef  # frozen tree (task.json status "frozen", pipeline_ref set)
     frozen_record: BlobRef
-    calibration_report: BlobRef
-    verifier_version: str
+    calibration_report: BlobRef  # the one the frozen record names, whichever run wrote it
+    identity: TaskIdentity
+    grading: GradingSpec
     input_reward: float | None
-    pipeline_digest: str
+    pipeline_ref: dict
+
+    @property
+    def verifier_version(self) -> str:
+        return self.grading.verifier_version
 
 
 # --- 06 evaluation ----------------------------------------------------------------------------
+
+
+@dataclass
+class EvaluationInput:
+    frozen: FrozenTask
+    configs: list[str]
+    k: int
+
+
+@dataclass
+class PlanInput:
+    frozen: FrozenTask
+    configs: list[str]
+    k: int
+    created_at: str
+
+
+@dataclass
+class ReportInput:
+    frozen: FrozenTask
+    plan: BlobRef
+    k: int
+    outcomes: list[TrialOutcome]
 
 
 @dataclass
@@ -173,6 +424,7 @@ class ConfigMetrics:
     avg_at_k: float | None
     pass_at_k: float | None
     reward_delta: float | None
+    failures: dict[str, int] = field(default_factory=dict)  # {infra, solver, author}: counts
 
 
 @dataclass
@@ -184,6 +436,15 @@ class EvaluationResult:
 
 
 # --- 07 packaging -----------------------------------------------------------------------------
+
+
+@dataclass
+class PublishInput:
+    seed_id: str
+    frozen: FrozenTask
+    evaluation: EvaluationResult
+    admission_record: BlobRef
+    created_at: str
 
 
 @dataclass
@@ -203,3 +464,4 @@ class ProductionResult:
     publication: PublicationResult
     metrics: list[ConfigMetrics]
     input_reward: float | None
+    failures: dict[str, int] = field(default_factory=dict)  # every trial of the run, by kind

@@ -1,4 +1,6 @@
-"""Task queue names: one per worker pool. The pool is a deployment tag, not a code path."""
+"""Task queue names: one per worker pool. The pool is a deployment tag, not a code path.
+
+In contracts/ because workflows, workers and clients all name them: nothing here imports back up."""
 
 CONTROL = "arkevo-control"  # workflows and light activities
 CPU = "arkevo-cpu"  # admission, validation, review, bookkeeping, packaging

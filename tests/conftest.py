@@ -85,3 +85,20 @@ def seed_copy(tmp_path, project_root):
         shutil.copytree(project_root / "seeds" / name, dest, symlinks=True)
         return dest
     return make
+
+
+async def assemble_seed(store, seed_dir: Path, vl_judge: str = "image-metric"):
+    """A bundled seed admitted, built and assembled the way stage 03 does it, without Temporal:
+    returns the `AssembledPackage` (package tree, identity, grading)."""
+    from activities.admission import draft_plan
+    from activities.authoring import AuthoringActivities
+    from contracts.payloads import AssembleInput, BuildWorkspaceInput
+    from contracts.seed_check import check_seed_dir
+
+    checked = check_seed_dir(seed_dir)
+    draft = draft_plan(checked, str(seed_dir))
+    tree = store.put_tree(seed_dir, sorted({*checked.material_paths, *checked.draft_files, "seed.json"}))
+    authoring = AuthoringActivities(store)
+    build = await authoring.build_workspace(
+        BuildWorkspaceInput(tree, checked.reference_project, checked.manifest.start_mode))
+    return authoring.assemble_task_package(AssembleInput(tree, build, draft, vl_judge))

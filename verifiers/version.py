@@ -2,20 +2,15 @@
 task's criteria, verification weights and scoring profile. Status and pipeline_ref are left out,
 so freezing a task does not change its verifier version.
 
-Two forms:
-
-* ``vv1-…`` (``verifier_version_of`` / ``verifier_version(store, task_package)``): the packaged
-  ``tests/`` folder + the task's grading fields -- what the pipeline records for rule trials;
-  unchanged so frozen task versions stay stable.
-* ``vv2-…`` (``scoring_verifier_version``): the full scoring identity -- probe code (every file
-  the standalone probe needs, plus a task's own ``task_probes.py``), rubric, the task's grading
-  fields, the scoring profile with its params, the evidence renderer version and the judge
-  questions (when the profile weights VL).  Every score record carries it.
+One form, ``vv2-…`` (``scoring_verifier_version``), used by the pipeline and the CLIs alike: the
+full scoring identity -- probe code (every file the standalone probe needs, plus a task's own
+``task_probes.py``), rubric, the task's grading fields, the scoring profile with its params, the
+evidence renderer version and the judge questions (when the profile weights VL).  Every trial
+record and score record carries it.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -33,24 +28,6 @@ PROBE_FILES = (
 REWARDKIT_FILES = PROBE_FILES + ("rewardkit_rules.py",)
 
 
-def verifier_version_of(test_files: dict[str, str], task: dict) -> str:
-    """`test_files`: {path under tests/: sha256} of everything except task.json."""
-    basis = {
-        "tests": dict(sorted(test_files.items())),
-        "task": {k: task[k] for k in GRADING_TASK_FIELDS},
-    }
-    return "vv1-" + sha256_hex(canonical_json_bytes(basis))[:16]
-
-
-def verifier_version(store, task_package) -> str:
-    """Verifier version of a task package in the store."""
-    entries = store.tree_entries(task_package)
-    tests = {p: e["sha256"] for p, e in entries.items()
-             if p.startswith("tests/") and p != "tests/task.json"}
-    task = json.loads(store.get_bytes(store.tree_file(task_package, "tests/task.json")))
-    return verifier_version_of(tests, task)
-
-
 def probe_code_digests(extra: Path | None = None) -> dict[str, str]:
     """{file: sha256 of its canonical bytes} of the probe code (+ a task's own probes)."""
     out = {name: sha256_hex(canonical_file_bytes(VERIFIERS / name)) for name in PROBE_FILES}
@@ -59,18 +36,34 @@ def probe_code_digests(extra: Path | None = None) -> dict[str, str]:
     return out
 
 
-def scoring_verifier_version(*, task: Mapping, rubric: Mapping, profile_ref: Mapping,
-                             profile_params: Mapping | None = None, renderer: str | None = None,
-                             judge_config: Mapping | None = None,
-                             probe_files: Mapping[str, str] | None = None) -> str:
-    """``vv2-`` + 16 hex of the digest of probe code + rubric + profile + renderer version
-    (+ judge questions).  ``task`` is the task as graded (after any profile override)."""
+def scoring_verifier_basis(*, task: Mapping, rubric: Mapping, profile_ref: Mapping,
+                           renderer: str | None = None, judge_config: Mapping | None = None,
+                           probe_files: Mapping[str, str] | None = None) -> str:
+    """Digest of everything that decides a grade except the profile's params: probe code,
+    rubric, the task's grading fields, the profile, the renderer version and judge questions.
+    Calibration may choose params after this is fixed (``verifier_version_from``)."""
     basis = {
         "probe": dict(sorted((probe_files or probe_code_digests()).items())),
         "rubric": rubric,
         "task": {k: task[k] for k in GRADING_TASK_FIELDS},
-        "profile": {**dict(profile_ref), "params": dict(profile_params or {})},
+        "profile": dict(profile_ref),
         "renderer": renderer,
         "judge": judge_config,
     }
-    return "vv2-" + sha256_hex(canonical_json_bytes(basis))[:16]
+    return sha256_hex(canonical_json_bytes(basis))
+
+
+def verifier_version_from(basis: str, params: Mapping | None) -> str:
+    """``vv2-`` + 16 hex: the basis digest with the profile params in force."""
+    return "vv2-" + sha256_hex(canonical_json_bytes({"basis": basis, "params": dict(params or {})}))[:16]
+
+
+def scoring_verifier_version(*, task: Mapping, rubric: Mapping, profile_ref: Mapping,
+                             profile_params: Mapping | None = None, renderer: str | None = None,
+                             judge_config: Mapping | None = None,
+                             probe_files: Mapping[str, str] | None = None) -> str:
+    """The full scoring identity, computed the same way by the pipeline (basis at stage 03,
+    params at calibration) and by the CLIs.  ``task`` is the task as graded."""
+    basis = scoring_verifier_basis(task=task, rubric=rubric, profile_ref=profile_ref, renderer=renderer,
+                                   judge_config=judge_config, probe_files=probe_files)
+    return verifier_version_from(basis, profile_params)

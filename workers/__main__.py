@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from temporalio.client import Client
 
-from workers import queues
+from contracts import queues
 from workers.pools import build_worker
 from workers.settings import settings_from_env
 

@@ -6,8 +6,10 @@ Results come from scripted solver policies (oracle, nop), labelled as such — n
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 import time
+from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
@@ -15,7 +17,7 @@ from rich.table import Table
 from temporalio.client import Client, WorkflowFailureError
 
 from contracts.payloads import ProductionResult, TaskProductionInput
-from workers import queues
+from contracts import queues
 from workers.stack import stack_from_env
 from workflows.task_production import STAGES
 
@@ -75,20 +77,44 @@ async def main() -> int:
     for wid, err in failed.items():
         console.print(f"[red]{wid} failed:[/] {err.cause or err}")
 
-    table = Table(title="Evaluation (scripted policies — not model results)")
-    for col in ("task", "version", "policy", "k", "avg@k", "pass@k", "reward Δ vs input"):
-        table.add_column(col)
     done = [results[w] for w in handles if not isinstance(results[w], BaseException)]
     for r in done:
+        console.print(_calibration_table(r))
+    table = Table(title="Evaluation (scripted policies — not model results)")
+    for col in ("task", "version", "profile", "policy", "k", "avg@k", "pass@k", "reward Δ vs input",
+                "failures infra/solver/author"):
+        table.add_column(col)
+    for r in done:
+        profile = _calibration(r)["scoring_profile"]["profile_id"]
         for m in r.metrics:
-            table.add_row(r.task_id, r.task_version, m.config, str(m.k), _fmt(m.avg_at_k),
-                          _fmt(m.pass_at_k), _fmt(m.reward_delta, signed=True))
+            f = m.failures
+            table.add_row(r.task_id, r.task_version, profile, m.config, str(m.k), _fmt(m.avg_at_k),
+                          _fmt(m.pass_at_k), _fmt(m.reward_delta, signed=True),
+                          f"{f.get('infra', 0)}/{f.get('solver', 0)}/{f.get('author', 0)}")
     console.print(table)
     for r in done:
         console.print(f"publication [bold]{r.publication.publication_id}[/]: "
                       f"{r.publication.path} ({r.publication.file_count} files)")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
     return 1 if failed else 0
+
+
+def _calibration(r: ProductionResult) -> dict:
+    return json.loads((Path(r.publication.path) / "review" / "calibration-report.json").read_text())
+
+
+def _calibration_table(r: ProductionResult) -> Table:
+    """Stage 05's verdict as published: every sample with its rule and VL parts."""
+    c = _calibration(r)
+    judge = c.get("judge") or "none"
+    table = Table(title=f"{r.task_id}: calibration under {c['scoring_profile']['profile_id']} "
+                        f"(VL judge: {judge}; margin {_fmt(c['margin'])} >= {c['required_margin']})")
+    for col in ("sample", "rule", "VL", "total", "success", "margin", "met"):
+        table.add_column(col)
+    for s in c["samples"]:
+        table.add_row(s["sample"], _fmt(s["rule_score"]), _fmt(s["vl_score"]), _fmt(s["reward"]),
+                      str(s["success"]), _fmt(s["margin"]), "yes" if s["met"] else "[red]NO[/]")
+    return table
 
 
 def _fmt(x: float | None, signed: bool = False) -> str:

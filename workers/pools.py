@@ -13,11 +13,13 @@ from activities.evaluation import EvaluationActivities
 from activities.evidence import EvidenceActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
+from activities.scoring import ScoringActivities
 from activities.store import FilesystemStore
-from activities.trial_backends import TrialBackend, backend_from_env
+from activities.trial_backends import LocalBackend, TrialBackend, backend_from_env
 from activities.trials import TrialActivities
 from activities.vl_judge import JudgeActivities
-from workers import queues
+from contracts import queues
+from sandbox.script_run import LOCAL
 from workers.settings import PROJECT_ROOT, Settings
 from workflows.admission import AdmissionWorkflow
 from workflows.authoring import AuthoringWorkflow
@@ -36,10 +38,11 @@ def cpu_activities(settings: Settings) -> list:
     store = FilesystemStore(settings.store_root)
     admission = AdmissionActivities(store, PROJECT_ROOT)
     authoring = AuthoringActivities(store)
-    review = ReviewActivities(store, PROJECT_ROOT, settings.tasks)
+    review = ReviewActivities(store, settings.tasks)
     evaluation = EvaluationActivities(store)
     packaging = PackagingActivities(store, settings.publications, settings.handoff)
-    return [admission.admit_seed, authoring.validate_draft, authoring.assemble_task_package,
+    scoring = ScoringActivities(store)
+    return [admission.admit_seed, authoring.assemble_task_package, scoring.score_trial,
             review.judge_calibration, review.freeze_task, evaluation.write_pilot_record,
             evaluation.write_evaluation_plan, evaluation.write_evaluation_report,
             packaging.publish_task]
@@ -47,9 +50,13 @@ def cpu_activities(settings: Settings) -> list:
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
     store = FilesystemStore(settings.store_root)
-    authoring = AuthoringActivities(store)
-    trials = TrialActivities(store, backend or backend_from_env())
-    evidence = EvidenceActivities(store, settings.var / "cache" / "evidence")
+    backend = backend or backend_from_env()
+    # The one switch (ARKEVO_TRIAL_BACKEND) also decides where Blender opens outside code here:
+    # build scripts and deliveries run in the sandbox unless trials run unisolated.
+    scripts = LOCAL if isinstance(backend, LocalBackend) else None
+    authoring = AuthoringActivities(store, scripts)
+    trials = TrialActivities(store, backend)
+    evidence = EvidenceActivities(store, settings.var / "cache" / "evidence", scripts)
     return [authoring.build_workspace, trials.run_trial, evidence.render_evidence]
 
 

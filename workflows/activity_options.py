@@ -5,7 +5,7 @@ from datetime import timedelta
 from temporalio.common import RetryPolicy
 
 from activities.errors import NON_RETRYABLE
-from workers import queues
+from contracts import queues
 
 _INFRA_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=2),

@@ -1,4 +1,5 @@
-"""02 admission: validate the seed folder and hash its files into the store."""
+"""02 admission: validate the seed folder (once, for the whole run) and hash its files into the
+store."""
 
 from temporalio import workflow
 

@@ -1,41 +1,55 @@
-"""03 authoring: validate the draft, build the starting workspace in Blender, assemble the task
-package, and grade the untouched input (the input baseline)."""
+"""03 authoring: build the starting workspace in the sandbox, assemble the task package from
+the checked draft admission carried, run the reference solution (the reference deliverable,
+whose renders the image-metric judge compares against) and grade the untouched input (the
+input baseline)."""
 
-from dataclasses import dataclass
+import asyncio
+import dataclasses
 
 from temporalio import workflow
+from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.authoring import (AssembleInput, AuthoringActivities, BuildWorkspaceInput)
-    from contracts.payloads import AdmissionResult, AuthoringResult, TrialRequest
+    from activities.authoring import AuthoringActivities
+    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from activities.evidence import EvidenceActivities
+    from contracts.payloads import (AssembleInput, AuthoringInput, AuthoringResult,
+                                    BuildWorkspaceInput, RenderEvidenceInput, TrialRequest)
     from workflows.activity_options import CPU, GPU
-    from workflows.trial_calls import run_trial
-
-
-@dataclass
-class AuthoringInput:
-    admission: AdmissionResult
+    from workflows.trial_calls import run_trial, score
 
 
 @workflow.defn(name="Authoring")
 class AuthoringWorkflow:
     @workflow.run
     async def run(self, req: AuthoringInput) -> AuthoringResult:
-        adm = req.admission
-        draft = await workflow.execute_activity_method(
-            AuthoringActivities.validate_draft, adm.seed_tree, **CPU)
+        adm, wid = req.admission, workflow.info().workflow_id
         build = await workflow.execute_activity_method(
             AuthoringActivities.build_workspace,
             BuildWorkspaceInput(adm.seed_tree, adm.reference_project, adm.start_mode), **GPU)
-        package = await workflow.execute_activity_method(
-            AuthoringActivities.assemble_task_package, AssembleInput(adm.seed_tree, build), **CPU)
-        baseline = await run_trial(TrialRequest(
-            package, "nop", f"{workflow.info().workflow_id}/input-baseline", "authoring"))
+        assembled = await workflow.execute_activity_method(
+            AuthoringActivities.assemble_task_package,
+            AssembleInput(adm.seed_tree, build, adm.draft, adm.run.vl_judge), **CPU)
+        package, identity, grading = assembled.task_package, assembled.identity, assembled.grading
+        baseline, reference = await asyncio.gather(
+            run_trial(TrialRequest(package, identity, "nop", f"{wid}/input-baseline", "authoring")),
+            run_trial(TrialRequest(package, identity, "oracle", f"{wid}/reference", "authoring")))
+        if grading.uses_vl:
+            rendered = await workflow.execute_activity_method(
+                EvidenceActivities.render_evidence,
+                RenderEvidenceInput(reference.delivery, grading.judge_config), **GPU)
+            if rendered.evidence is None:
+                raise ApplicationError(
+                    f"solution/solve.py: the reference deliverable cannot be rendered for the VL "
+                    f"judge: {rendered.error}", type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
+            grading = dataclasses.replace(grading, reference_evidence=rendered.evidence)
+        baseline, reference = await asyncio.gather(score(baseline, grading), score(reference, grading))
         return AuthoringResult(
-            task_id=draft.task_id,
+            task_id=identity.task_id,
             task_package=package,
-            pass_threshold=draft.pass_threshold,
-            scoring_profile=draft.scoring_profile,
+            identity=identity,
+            grading=grading,
             input_trial=baseline,
-            calibration_samples=draft.calibration_samples,
+            reference_trial=reference,
+            calibration_samples=adm.draft.calibration_samples,
         )

@@ -3,8 +3,8 @@
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.packaging import PackagingActivities, PublishInput
-    from contracts.payloads import PublicationResult
+    from activities.packaging import PackagingActivities
+    from contracts.payloads import PublicationResult, PublishInput
     from workflows.activity_options import CPU
 
 

@@ -2,44 +2,38 @@
 freeze the task version when everything holds (automatic reviewer policy)."""
 
 import asyncio
-from dataclasses import dataclass
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.errors import CALIBRATION_FAILED
-    from activities.review import CalibrationInput, FreezeInput, ReviewActivities
-    from contracts.payloads import AuthoringResult, FrozenTask, TrialRequest, TrialSolvesResult
+    from activities.review import ReviewActivities
+    from contracts.payloads import (CalibrationInput, FreezeInput, FrozenTask, ReviewInput,
+                                    TrialRequest)
     from workflows.activity_options import CPU
-    from workflows.trial_calls import run_trial
-
-
-@dataclass
-class ReviewInput:
-    authoring: AuthoringResult
-    pilot: TrialSolvesResult
-    reference_min: float
+    from workflows.trial_calls import grade_trial
 
 
 @workflow.defn(name="Review")
 class ReviewWorkflow:
     @workflow.run
     async def run(self, req: ReviewInput) -> FrozenTask:
-        wid = workflow.info().workflow_id
-        auth = req.authoring
+        wid, auth = workflow.info().workflow_id, req.authoring
         samples = auth.calibration_samples
+        graded_in_authoring = {"input": auth.input_trial, "reference": auth.reference_trial}
 
         async def grade(sample):
-            if sample.kind == "input":
-                return auth.input_trial  # already graded as the input baseline
-            return await run_trial(TrialRequest(
-                auth.task_package, sample.policy, f"{wid}/{sample.name}", "calibration"))
+            if sample.kind in graded_in_authoring:
+                return graded_in_authoring[sample.kind]
+            return await grade_trial(TrialRequest(
+                auth.task_package, auth.identity, sample.policy, f"{wid}/{sample.name}",
+                "calibration"), auth.grading)
 
         outcomes = await asyncio.gather(*(grade(s) for s in samples))
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
-            CalibrationInput(auth.task_id, auth.pass_threshold, req.reference_min,
+            CalibrationInput(auth.task_id, auth.grading, req.reference_min, req.margin,
                              samples, list(outcomes), req.pilot.findings),
             **CPU)
         if not verdict.passed:
@@ -48,10 +42,9 @@ class ReviewWorkflow:
                 + "; ".join(verdict.misses),
                 type=CALIBRATION_FAILED, non_retryable=True,
             )
-        reference = outcomes[[s.kind for s in samples].index("reference")]
         return await workflow.execute_activity_method(
             ReviewActivities.freeze_task,
-            FreezeInput(auth.task_id, auth.task_package, verdict.report,
-                        reference.verifier_version, auth.input_trial.reward,
+            FreezeInput(auth.identity, auth.task_package, verdict.report, verdict.grading,
+                        verdict.input_reward, req.pipeline_ref,
                         workflow.now().isoformat(timespec="seconds")),
             **CPU)

@@ -13,16 +13,18 @@ from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSear
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.packaging import PublishInput
-    from contracts.payloads import (AdmissionInput, ProductionOptions, ProductionResult,
-                                    TaskProductionInput)
-    from workers import queues
+    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from contracts import queues
+    from contracts.payloads import (AdmissionInput, AuthoringInput, EvaluationInput,
+                                    ProductionResult, PublishInput, ReviewInput,
+                                    TaskProductionInput, TrialSolvesInput)
     from workflows.admission import AdmissionWorkflow
-    from workflows.authoring import AuthoringInput, AuthoringWorkflow
-    from workflows.evaluation import EvaluationInput, EvaluationWorkflow
+    from workflows.authoring import AuthoringWorkflow
+    from workflows.evaluation import EvaluationWorkflow
     from workflows.packaging import PackagingWorkflow
-    from workflows.review import ReviewInput, ReviewWorkflow
-    from workflows.trial_solves import TrialSolvesInput, TrialSolvesWorkflow
+    from workflows.review import ReviewWorkflow
+    from workflows.trial_calls import failure_counts
+    from workflows.trial_solves import TrialSolvesWorkflow
 
 STAGE_KEY = SearchAttributeKey.for_keyword("ArkevoStage")
 SEED_KEY = SearchAttributeKey.for_keyword("ArkevoSeedId")
@@ -30,16 +32,17 @@ STAGES = ["02-admission", "03-authoring", "04-trial-solves", "05-review", "06-ev
           "07-packaging"]
 
 
-def _root_message(err: BaseException) -> str:
+def _root(err: BaseException) -> BaseException:
     while getattr(err, "cause", None) is not None:
         err = err.cause
-    return str(err)
+    return err
 
 
 @workflow.defn(name="TaskProduction")
 class TaskProduction:
     def __init__(self) -> None:
-        self._progress: dict = {"stage": None, "stages": {s: "pending" for s in STAGES}}
+        self._progress: dict = {"stage": None, "stages": {s: "pending" for s in STAGES},
+                                "failures": {"infra": 0, "solver": 0, "author": 0}}
         self._seed_id: str | None = None
 
     @workflow.query
@@ -63,46 +66,55 @@ class TaskProduction:
             )
         except ChildWorkflowError as e:
             self._progress["stages"][stage] = "failed"
-            message = _root_message(e)
+            root = _root(e)
+            message = str(root)
             self._progress["error"] = message
+            if isinstance(root, ApplicationError) and root.type == AUTHOR_SCRIPT_FAILED:
+                self._progress["failures"]["author"] += 1
             raise ApplicationError(f"stage {stage} failed: {message}",
                                    type="StageFailed", non_retryable=True) from e
         self._progress["stages"][stage] = "completed"
         return result
 
+    def _count_failures(self, outcomes) -> None:
+        """Trials by failure kind, over the whole run (reports and the progress query)."""
+        counts = self._progress["failures"]
+        for kind, n in failure_counts(list(outcomes)).items():
+            counts[kind] = counts.get(kind, 0) + n
+
     @workflow.run
     async def run(self, req: TaskProductionInput) -> ProductionResult:
-        opts = req.options or ProductionOptions()
         now = lambda: workflow.now().isoformat(timespec="seconds")  # noqa: E731
         self._progress["seed"] = req.seed
 
         admission = await self._stage("02-admission", AdmissionWorkflow.run,
-                                      AdmissionInput(req.seed, now()))
+                                      AdmissionInput(req.seed, now(), req.options))
         self._seed_id = admission.seed_id
         self._progress["seed_id"] = admission.seed_id
         workflow.upsert_search_attributes([SEED_KEY.value_set(admission.seed_id)])
-        defaults = admission.pipeline
-        k = opts.k or defaults.k
-        if k < 1:
-            raise ApplicationError(f"options.k: must be at least 1, got {k}",
-                                   type="InvalidOptions", non_retryable=True)
+        run = admission.run
 
         authoring = await self._stage("03-authoring", AuthoringWorkflow.run,
                                       AuthoringInput(admission))
         self._progress["input_reward"] = authoring.input_trial.reward
+        self._progress["scoring_profile"] = authoring.grading.profile
+        self._count_failures([authoring.input_trial, authoring.reference_trial])
 
-        pilot = await self._stage("04-trial-solves", TrialSolvesWorkflow.run, TrialSolvesInput(
-            authoring, opts.pilot_policies or defaults.pilot_policies))
+        pilot = await self._stage("04-trial-solves", TrialSolvesWorkflow.run,
+                                  TrialSolvesInput(authoring, run.pilot_policies))
         self._progress["pilot_findings"] = pilot.findings
+        self._count_failures(pilot.trials)
 
         frozen = await self._stage("05-review", ReviewWorkflow.run, ReviewInput(
-            authoring, pilot, defaults.calibration_reference_min))
+            authoring, pilot, run.reference_min, run.margin, run.pipeline_ref))
         self._progress["task_version"] = frozen.task_version
 
-        evaluation = await self._stage("06-evaluation", EvaluationWorkflow.run, EvaluationInput(
-            frozen, opts.evaluation_policies or defaults.evaluation_policies, k,
-            authoring.pass_threshold, authoring.scoring_profile))
+        evaluation = await self._stage("06-evaluation", EvaluationWorkflow.run,
+                                       EvaluationInput(frozen, run.evaluation_policies, run.k))
         self._progress["metrics"] = [m.__dict__ for m in evaluation.metrics]
+        for m in evaluation.metrics:
+            for kind, n in m.failures.items():
+                self._progress["failures"][kind] = self._progress["failures"].get(kind, 0) + n
 
         publication = await self._stage("07-packaging", PackagingWorkflow.run, PublishInput(
             admission.seed_id, frozen, evaluation, admission.admission_record, now()))
@@ -116,5 +128,6 @@ class TaskProduction:
             task_version=frozen.task_version,
             publication=publication,
             metrics=evaluation.metrics,
-            input_reward=authoring.input_trial.reward,
+            input_reward=frozen.input_reward,
+            failures=dict(self._progress["failures"]),
         )

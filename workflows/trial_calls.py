@@ -1,30 +1,80 @@
-"""Running trials from a workflow: infra failures that outlive their retries are reported on
-the trial (reward null, exception set), never turned into a score of 0."""
+"""Running and grading trials from a workflow — the one path every grade takes:
+
+    run_trial (gpu: Harbor trial in the sandbox -> delivery + rule report)
+    -> VLGrading child (evidence renders on gpu, judge on llm), when the profile weights VL
+    -> score_trial (cpu: the task's scoring profile -> reward, success)
+
+Failure attribution (docs/failures.md): a solver failure comes back from run_trial as a graded
+attempt; an author's broken script is a non-retryable AuthorScriptFailed that fails the stage;
+an infra failure is retried by Temporal and, when it outlives its retries in a stage that
+reports it (pilot, evaluation), recorded on the trial with kind `infra` — reward null, never 0.
+"""
 
 from __future__ import annotations
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError
+from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from activities.scoring import ScoringActivities
     from activities.trials import TrialActivities
-    from contracts.payloads import TrialOutcome, TrialRequest
-    from workflows.activity_options import GPU
+    from contracts import queues
+    from contracts.payloads import (GradingSpec, ScoreTrialInput, TrialFailure, TrialOutcome,
+                                    TrialRequest, VLGradingInput)
+    from workflows.activity_options import CPU, GPU
+    from workflows.vl_grading import VLGradingWorkflow
+
+FAILURE_KINDS = ("infra", "solver", "author")
 
 
 async def run_trial(req: TrialRequest) -> TrialOutcome:
     return await workflow.execute_activity_method(TrialActivities.run_trial, req, **GPU)
 
 
-async def run_trial_reporting(req: TrialRequest) -> TrialOutcome:
+async def score(outcome: TrialOutcome, grading: GradingSpec) -> TrialOutcome:
+    """Apply the task's scoring profile, with the VL judgement first when it is weighted."""
+    vl = None
+    if grading.uses_vl and outcome.report is not None:
+        vl = await workflow.execute_child_workflow(
+            VLGradingWorkflow.run,
+            VLGradingInput(grading.task_id, grading.judge_config, outcome.delivery,
+                           grading.judge or "image-metric", grading.reference_evidence),
+            id=f"{outcome.trial_id}.vl", task_queue=queues.CONTROL)
+    return await workflow.execute_activity_method(
+        ScoringActivities.score_trial, ScoreTrialInput(grading, outcome, vl), **CPU)
+
+
+async def grade_trial(req: TrialRequest, grading: GradingSpec) -> TrialOutcome:
+    return await score(await run_trial(req), grading)
+
+
+async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec) -> TrialOutcome:
+    """Like grade_trial, but an infra failure that outlived its retries becomes the trial's
+    record (kind infra) instead of failing the stage. Author failures still fail it."""
     try:
-        return await run_trial(req)
+        outcome = await run_trial(req)
     except ActivityError as e:
         cause = e.cause or e
+        if isinstance(cause, ApplicationError) and cause.type == AUTHOR_SCRIPT_FAILED:
+            raise
         workflow.logger.warning("trial %s failed after retries: %s", req.trial_id, cause)
         now = workflow.now().isoformat(timespec="seconds")
+        kind = cause.type if isinstance(cause, ApplicationError) and cause.type else type(cause).__name__
         return TrialOutcome(
             trial_id=req.trial_id, policy=req.policy, stage=req.stage, attempt=req.attempt,
             reward=None, success=None, verifier_version=None, started_at=now, finished_at=now,
-            exception={"type": type(cause).__name__, "message": str(cause)},
+            exception={"type": kind, "message": str(cause)},
+            failure=TrialFailure("infra", kind, str(cause),
+                                 {"retries_exhausted": True, "activity": "run_trial"}),
         )
+    return await score(outcome, grading)
+
+
+def failure_counts(outcomes: list[TrialOutcome]) -> dict[str, int]:
+    """How many trials ended in each failure kind (all kinds listed, zeros included)."""
+    counts = dict.fromkeys(FAILURE_KINDS, 0)
+    for o in outcomes:
+        if o.failure is not None:
+            counts[o.failure.kind] = counts.get(o.failure.kind, 0) + 1
+    return counts

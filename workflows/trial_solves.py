@@ -2,21 +2,15 @@
 (verifier disagreement, trivial task) becomes a finding for review."""
 
 import asyncio
-from dataclasses import dataclass
 
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from activities.evaluation import EvaluationActivities, PilotRecordInput
-    from contracts.payloads import AuthoringResult, TrialRequest, TrialSolvesResult
+    from activities.evaluation import EvaluationActivities
+    from contracts.payloads import (PilotRecordInput, TrialRequest, TrialSolvesInput,
+                                    TrialSolvesResult)
     from workflows.activity_options import CPU
-    from workflows.trial_calls import run_trial_reporting
-
-
-@dataclass
-class TrialSolvesInput:
-    authoring: AuthoringResult
-    policies: list[str]
+    from workflows.trial_calls import grade_trial_reporting
 
 
 def pilot_findings(outcomes) -> list[str]:
@@ -35,13 +29,14 @@ def pilot_findings(outcomes) -> list[str]:
 class TrialSolvesWorkflow:
     @workflow.run
     async def run(self, req: TrialSolvesInput) -> TrialSolvesResult:
-        wid = workflow.info().workflow_id
+        wid, auth = workflow.info().workflow_id, req.authoring
         outcomes = await asyncio.gather(*(
-            run_trial_reporting(TrialRequest(req.authoring.task_package, p, f"{wid}/{p}", "pilot"))
+            grade_trial_reporting(
+                TrialRequest(auth.task_package, auth.identity, p, f"{wid}/{p}", "pilot"), auth.grading)
             for p in req.policies
         ))
         findings = pilot_findings(outcomes)
         record = await workflow.execute_activity_method(
             EvaluationActivities.write_pilot_record,
-            PilotRecordInput(req.authoring.task_id, list(outcomes), findings), **CPU)
+            PilotRecordInput(auth.task_id, list(outcomes), findings), **CPU)
         return TrialSolvesResult(list(outcomes), findings, record)

@@ -17,7 +17,7 @@ from contracts.payloads import ProductionResult, TaskProductionInput
 from contracts.validation import validate_document
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
 from tests.conftest import TEMPORAL_BIN
-from workers import queues
+from contracts import queues
 from workflows.task_production import STAGES
 
 pytestmark = [pytest.mark.temporal, pytest.mark.blender]
@@ -54,11 +54,16 @@ def check_publication(result: ProductionResult, settings) -> dict:
     assert all(t["label"] == "scripted policy — not a model result" for t in trials)
     for t in trials:
         validate_document("trial-record", t, "trials.jsonl")
+        assert t["failure"] is None  # scripted policies on a healthy stack: nothing failed
     frozen = json.loads((path / "review/frozen-task.json").read_text())
     assert len(frozen["pipeline_ref"]["pipeline_digest"]) == 64
     calibration = json.loads((path / "review/calibration-report.json").read_text())
     assert calibration["passed"] and {s["kind"] for s in calibration["samples"]} == {
         "reference", "input", "defect", "variant"}
+    # graded with the VL part, by the offline judge, labelled as such
+    assert calibration["judge"] == "image-metric" and calibration["margin"] >= 0.2
+    assert all(s["vl_score"] is not None for s in calibration["samples"])
+    assert all(t["scoring_profile"] == calibration["scoring_profile"] for t in trials)
     return {"trials": trials, "plan": plan, "calibration": calibration}
 
 
@@ -86,7 +91,12 @@ async def test_robot_carry_through_all_stages(temporal_env, workers, settings):
     assert progress["stage"] == "done"
     assert all(progress["stages"][s] == "completed" for s in STAGES)
     children = [c async for c in temporal_env.client.list_workflows(f"WorkflowId STARTS_WITH '{wid}.'")]
-    assert sorted(c.id for c in children) == sorted(f"{wid}.{s}" for s in STAGES)
+    stages = sorted(c.id for c in children if "/" not in c.id)
+    assert stages == sorted(f"{wid}.{s}" for s in STAGES)
+    # kuka-80-20 weights VL: every trial had its VL grading child (baseline, reference, 2 pilot,
+    # 5 calibration samples, 6 evaluation trials)
+    vl = [c.id for c in children if c.id.endswith(".vl")]
+    assert len(vl) == 2 + 2 + 5 + 6, vl
 
 
 async def test_table_model_submitted_with_temporal_cli(temporal_env, workers, settings):
@@ -119,5 +129,13 @@ def test_published_task_runs_under_harbors_own_cli(tmp_path, settings, project_r
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     [result] = list(jobs.glob("*/*/result.json"))
     assert json.loads(result.read_text())["exception_info"] is None
-    report = json.loads((result.parent / "verifier" / "report.json").read_text())
-    assert report["reward"] == 1.0 and report["success"]
+    verifier = result.parent / "verifier"
+    assert json.loads((verifier / "report.json").read_text())["rule_score"] == 1.0
+    # A VL-weighted publication grades as the pipeline did: the scoring profile, with the
+    # offline image-metric judge against the shipped reference renders.
+    score = json.loads((verifier / "score.json").read_text())
+    assert score["judge"]["kind"] == "offline-metric" and score["success"]
+    reward = json.loads((verifier / "reward.json").read_text())["reward"]
+    pipeline = [json.loads(line) for line in
+                (published[0].parent / "evaluation" / "trials.jsonl").read_text().splitlines()]
+    assert reward == score["total"] == next(t["reward"] for t in pipeline if t["config"] == "oracle")

@@ -1,73 +1,92 @@
-"""The trial path beyond the scripted happy case: Blender dying under the solver is an
-infrastructure exception (retried by Temporal, then reported with reward null — never a 0); an
-agent that runs out of time is still a graded attempt, flagged `timed_out`; a model policy goes
-through the same path."""
+"""The trial path beyond the scripted happy case: a draft script that kills Blender is the
+author's failure (non-retryable, docs/failures.md); an infrastructure exception is retried by
+Temporal, then reported with reward null — never a 0; an agent that runs out of time is still a
+graded attempt, flagged `timed_out`; a model policy goes through the same path."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 import pytest_asyncio
 from temporalio.api.enums.v1 import RetryState
+from temporalio.exceptions import ApplicationError
 
-from activities.authoring import AssembleInput, AuthoringActivities, BuildWorkspaceInput
+from activities.errors import AUTHOR_SCRIPT_FAILED
+from activities.evidence import EvidenceActivities
 from activities.trial_backends import HarborSandboxBackend, TrialInfraError
 from activities.trials import TrialActivities
-from contracts.payloads import AuthoringResult, TrialRequest, TrialSolvesResult
-from contracts.seed_check import check_seed_dir
+from contracts import queues
+from contracts.payloads import (AuthoringResult, RenderEvidenceInput, TrialOutcome, TrialRequest,
+                                TrialSolvesInput, TrialSolvesResult)
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
-from workers import queues
-from workflows.trial_solves import TrialSolvesInput
+from tests.conftest import assemble_seed
 
 pytestmark = [pytest.mark.blender, pytest.mark.temporal, requires_landlock]
 
 CRASH = "private/calibration/faults/crash.py"  # Blender dies mid-solve
 HANG = "private/calibration/faults/hang.py"  # the solver never finishes
+ABSENT = "private/calibration/faults/absent.py"  # not in the package: the worker cannot start it
 FAULT_SCRIPTS = {CRASH: b"import os\nos._exit(3)\n", HANG: b"import time\ntime.sleep(120)\n"}
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def package(store, project_root):
     """The table-model task package, plus two fault scripts only these tests use."""
-    seed = project_root / "seeds" / "table-model"
-    checked = check_seed_dir(seed)
-    tree = store.put_tree(seed, sorted({*checked.material_paths, *checked.draft_files, "seed.json"}))
-    authoring = AuthoringActivities(store)
-    build = await authoring.build_workspace(
-        BuildWorkspaceInput(tree, checked.reference_project, checked.manifest.start_mode))
-    pkg = authoring.assemble_task_package(AssembleInput(tree, build))
-    entries = store.tree_entries(pkg)
+    assembled = await assemble_seed(store, project_root / "seeds" / "table-model")
+    entries = store.tree_entries(assembled.task_package)
     for rel, data in FAULT_SCRIPTS.items():
         ref = store.put_bytes(data)
         entries[rel] = {"sha256": ref.sha256, "size": ref.size}
-    return store.put_tree_manifest(entries)
+    assembled.task_package = store.put_tree_manifest(entries)
+    return assembled
 
 
-async def test_blender_crash_is_an_infra_error_not_a_zero(store, package, tmp_path):
+async def test_draft_script_that_kills_blender_is_the_authors_failure(store, package, tmp_path):
     trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
-    with pytest.raises(TrialInfraError):
-        await trials.run_trial(TrialRequest(package, f"script:{CRASH}", "crash-1", "pilot"))
+    with pytest.raises(ApplicationError) as raised:
+        await trials.run_trial(TrialRequest(package.task_package, package.identity, f"script:{CRASH}", "crash-1", "pilot"))
+    assert raised.value.type == AUTHOR_SCRIPT_FAILED and raised.value.non_retryable
+    assert raised.value.message.startswith(f"{CRASH}: Blender host exited with code 3")
+
+
+async def test_worker_that_cannot_start_the_agent_is_infra(store, package, tmp_path):
+    trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
+    with pytest.raises(TrialInfraError, match="script_path not found"):
+        await trials.run_trial(TrialRequest(package.task_package, package.identity, f"script:{ABSENT}", "absent-1", "pilot"))
 
 
 async def test_agent_timeout_is_a_graded_attempt(store, package, tmp_path):
     backend = HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots"), agent_timeout_sec=6)
     outcome = await TrialActivities(store, backend).run_trial(
-        TrialRequest(package, f"script:{HANG}", "hang-1", "evaluation"))
+        TrialRequest(package.task_package, package.identity, f"script:{HANG}", "hang-1", "evaluation"))
     assert outcome.timed_out and outcome.exception is None
-    assert outcome.reward == 0.0 and outcome.success is False  # graded: nothing was delivered
-    assert outcome.report is not None
+    assert (outcome.failure.kind, outcome.failure.type) == ("solver", "AgentTimeout")
+    assert outcome.report is not None  # graded: nothing was delivered
+    assert store.get_json(outcome.report)["rule_score"] == 0.0
 
 
-async def test_workflow_retries_then_reports_the_infra_failure(temporal_env, workers, package):
-    nop = TrialRequest(package, "nop", "baseline", "authoring")
-    authoring = AuthoringResult("table-model", package, 0.7, {}, _placeholder(nop), [])
+async def test_workflow_retries_then_reports_the_infra_failure(temporal_env, workers, package, store,
+                                                               settings, tmp_path):
+    # the reference deliverable's renders, as stage 03 makes them: nop is graded with its VL part
+    oracle = await TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots"))).run_trial(
+        TrialRequest(package.task_package, package.identity, "oracle", "reference-1", "authoring"))
+    rendered = await EvidenceActivities(store, settings.var / "cache" / "evidence").render_evidence(
+        RenderEvidenceInput(oracle.delivery, package.grading.judge_config))
+    grading = dataclasses.replace(package.grading, reference_evidence=rendered.evidence)
+    nop = TrialRequest(package.task_package, package.identity, "nop", "baseline", "authoring")
+    authoring = AuthoringResult("table-model", package.task_package, package.identity,
+                                grading, _placeholder(nop), _placeholder(nop), [])
     result = await temporal_env.client.execute_workflow(
-        "TrialSolves", TrialSolvesInput(authoring, ["nop", f"script:{CRASH}"]),
+        "TrialSolves", TrialSolvesInput(authoring, ["nop", f"script:{ABSENT}"]),
         id="it-trial-solves-crash", task_queue=queues.CONTROL, result_type=TrialSolvesResult)
     by_policy = {o.policy: o for o in result.trials}
-    crashed = by_policy[f"script:{CRASH}"]
+    crashed = by_policy[f"script:{ABSENT}"]
     assert crashed.reward is None and crashed.success is None
     assert crashed.exception and "TrialInfraError" in crashed.exception["message"] + crashed.exception["type"]
+    assert crashed.failure.kind == "infra" and crashed.failure.evidence["retries_exhausted"]
     assert by_policy["nop"].reward == 0.0 and by_policy["nop"].exception is None
+    assert by_policy["nop"].vl is not None  # blender-70-30: judged (A-gate 0: no table at all)
     assert any("infrastructure failure" in f for f in result.findings)
 
     history = await temporal_env.client.get_workflow_handle("it-trial-solves-crash").fetch_history()
@@ -76,9 +95,8 @@ async def test_workflow_retries_then_reports_the_infra_failure(temporal_env, wor
         RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED  # retried, then reported
 
 
-def _placeholder(req: TrialRequest):
-    from contracts.payloads import TrialOutcome
-    return TrialOutcome(req.trial_id, req.policy, req.stage, 1, 0.0, False, "vv1-x")
+def _placeholder(req: TrialRequest) -> TrialOutcome:
+    return TrialOutcome(req.trial_id, req.policy, req.stage, 1, 0.0, False, "vv2-x")
 
 
 async def test_model_policy_runs_through_the_same_trial_path(store, package, tmp_path, monkeypatch,
@@ -93,25 +111,21 @@ async def test_model_policy_runs_through_the_same_trial_path(store, package, tmp
         monkeypatch.setenv("ARKEVO_LLM_MODEL", "fake-model")
         monkeypatch.setenv("ARKEVO_LLM_API_KEY", "sk-fake-do-not-record")
         trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
-        outcome = await trials.run_trial(TrialRequest(package, "llm", "llm-1", "evaluation"))
-    assert outcome.reward == 1.0 and outcome.success and not outcome.timed_out
+        outcome = await trials.run_trial(TrialRequest(package.task_package, package.identity, "llm", "llm-1", "evaluation"))
+    assert store.get_json(outcome.report)["rule_score"] == 1.0 and not outcome.timed_out
     assert len(fake.requests) == 2  # one tool call, one final answer
 
 
 async def test_missing_vl_score_is_a_recorded_null_not_a_zero_or_a_retry(store, package, tmp_path):
-    """A task weighting the VL channel, graded by the rule probe alone: total null, with reason."""
-    entries = store.tree_entries(package)
-    task = store.get_json(store.tree_file(package, "tests/task.json"))
-    task["verification"]["weights"] = {"rule": 0.7, "vl": 0.3, "agent": 0.0}
-    task["criteria"].append({"id": "V01", "requirement_id": task["criteria"][0]["requirement_id"],
-                             "channel": "vl", "method": "vl_judge", "weight": 1.0, "core": False,
-                             "description": "looks like a table"})
-    ref = store.put_json(task)
-    entries["tests/task.json"] = {"sha256": ref.sha256, "size": ref.size}
-    weighted = store.put_tree_manifest(entries)
+    """table-model is graded under blender-70-30: scored without its VL judgement, the total is
+    null with the reason — never a silently renormalised rule score."""
+    from activities.scoring import ScoringActivities
+    from contracts.payloads import ScoreTrialInput
 
+    assert package.grading.uses_vl and package.grading.profile["profile_id"] == "blender-70-30"
     trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
-    outcome = await trials.run_trial(TrialRequest(weighted, "oracle", "vl-missing-1", "evaluation"))
-    assert outcome.reward is None and outcome.exception is None and not outcome.timed_out
-    report = store.get_json(outcome.report)
-    assert report["rule_score"] == 1.0 and report["reward_null_reason"]
+    outcome = await trials.run_trial(TrialRequest(package.task_package, package.identity, "oracle",
+                                                  "vl-missing-1", "evaluation"))
+    scored = ScoringActivities(store).score_trial(ScoreTrialInput(package.grading, outcome, None))
+    assert scored.reward is None and scored.exception is None and scored.null_reason
+    assert store.get_json(scored.score)["rule_score"] == 1.0

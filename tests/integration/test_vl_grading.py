@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from activities.vl_judge import VLJudgeOutcome
-from workers import queues
-from workflows.vl_grading import VLGradingInput
+from activities.evidence import EvidenceActivities
+from contracts import queues
+from contracts.payloads import RenderEvidenceInput, VLGradingInput, VLJudgeOutcome
 
 pytestmark = [pytest.mark.blender, pytest.mark.temporal]
 
@@ -41,18 +41,21 @@ async def grade(temporal_env, wid: str, req: VLGradingInput) -> VLJudgeOutcome:
 
 
 async def test_image_metric_judge_through_the_llm_queue(temporal_env, workers, store, project_root,
-                                                         table_deliveries):
+                                                         table_deliveries, settings):
     judge = store.put_file(project_root / "seeds" / "table-model" / "draft" / "judge.json")
     solved = store.put_file(table_deliveries / "solved.blend")
     empty = store.put_file(table_deliveries / "start.blend")
+    # the reference deliverable's renders, as stage 03 makes them (the same cache as the workers)
+    evidence = EvidenceActivities(store, settings.var / "cache" / "evidence")
+    reference = (await evidence.render_evidence(RenderEvidenceInput(solved, judge))).evidence
 
-    same = await grade(temporal_env, "vl-solved", VLGradingInput("table-model", judge, solved, "image-metric", solved))
+    same = await grade(temporal_env, "vl-solved", VLGradingInput("table-model", judge, solved, "image-metric", reference))
     assert same.judge_id.startswith("image-metric") and same.vl_score == pytest.approx(1.0, abs=0.01)
     assert not same.gated and same.missing_reason is None
 
-    blank = await grade(temporal_env, "vl-empty", VLGradingInput("table-model", judge, empty, "image-metric", solved))
+    blank = await grade(temporal_env, "vl-empty", VLGradingInput("table-model", judge, empty, "image-metric", reference))
     assert blank.gated and blank.vl_score == 0.0  # A-gate: not a table at all
 
-    nothing = await grade(temporal_env, "vl-none", VLGradingInput("table-model", judge, None, "image-metric", solved))
+    nothing = await grade(temporal_env, "vl-none", VLGradingInput("table-model", judge, None, "image-metric", reference))
     assert nothing.gated and nothing.vl_score == 0.0  # no delivery: the A-gate answers 0
     assert "nothing was delivered" in str(store.get_json(nothing.result))

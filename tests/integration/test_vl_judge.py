@@ -18,7 +18,8 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
 from activities.store import FilesystemStore
-from activities.vl_judge import JudgeActivities, VLJudgeRequest
+from activities.vl_judge import JudgeActivities
+from contracts.payloads import VLJudgeRequest
 from tests.fakes.openai_server import error, final, slow
 from tests.fakes.vision_judge_script import RoutedVisionServer, answer, header, image_urls, question_marker
 from verifiers import png

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from activities.authoring import AuthoringActivities, BuildWorkspaceInput
+from activities.authoring import AuthoringActivities
+from contracts.payloads import BuildWorkspaceInput
 from activities.store import FilesystemStore
 from contracts.seed_check import check_seed_dir
 

@@ -138,11 +138,22 @@ TRIAL = {
     "reward": 0.95,
     "success": True,
     "exception": None,
+    "failure": None,
     "timed_out": False,
+    "judge": {"id": "image-metric@1", "kind": "offline-metric",
+              "label": "offline image-metric judge (similarity to the reference renders) - not a model result"},
     "delivery": {"key": "blobs/ab/cd", "sha256": SHA, "size": 1024},
     "report": {"key": "blobs/ef/01", "sha256": SHA, "size": 0},
+    "score": {"key": "blobs/ef/02", "sha256": SHA, "size": 10},
     "started_at": "2026-01-31T12:00:00Z",
     "finished_at": "2026-01-31T12:01:30.250+01:00",
+}
+
+SOLVER_FAILURE = {
+    "kind": "solver",
+    "type": "BlenderHostDied",
+    "message": "Blender host exited with code 1 during or after tool call 2",
+    "evidence": {"tool_call": 2, "exit_code": 1, "log_tail": ""},
 }
 
 PLAN = {
@@ -227,6 +238,10 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
                            "delivery", None)),
         ("integral-float-attempt", _set(TRIAL, "attempt", 2.0)),
         ("agent-timeout-still-graded", _set(_set(TRIAL, "timed_out", True), "reward", 0.3)),
+        ("rule-only-no-judge", _set(TRIAL, "judge", None)),
+        ("solver-killed-blender-graded", _set(_set(TRIAL, "reward", 0), "failure", SOLVER_FAILURE)),
+        ("infra-failure-unscored", _set(_set(_set(TRIAL, "reward", None), "success", None), "failure",
+                                        {**SOLVER_FAILURE, "kind": "infra", "evidence": {}})),
     ],
     "evaluation-plan": [
         ("example", PLAN),
@@ -315,6 +330,15 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("missing-finished-at", _drop(TRIAL, "finished_at")),
         ("exception-without-message", _set(_set(_set(TRIAL, "reward", None), "success", None),
                                            "exception", {"type": "Boom"})),
+        ("missing-failure", _drop(TRIAL, "failure")),
+        ("missing-judge", _drop(TRIAL, "judge")),
+        ("judge-of-unknown-kind", _set(TRIAL, "judge", {**TRIAL["judge"], "kind": "human"})),
+        ("unknown-failure-kind", _set(TRIAL, "failure", {**SOLVER_FAILURE, "kind": "model"})),
+        ("failure-without-evidence", _set(TRIAL, "failure", _drop(SOLVER_FAILURE, "evidence"))),
+        ("failure-extra-key", _set(TRIAL, "failure", {**SOLVER_FAILURE, "retried": True})),
+        ("list-evidence", _set(TRIAL, "failure", {**SOLVER_FAILURE, "evidence": []})),
+        ("infra-failure-scored-zero", _set(_set(TRIAL, "reward", 0), "failure",
+                                           {**SOLVER_FAILURE, "kind": "infra"})),
     ],
     "evaluation-plan": [
         ("k-zero", _set(PLAN, "k", 0)),

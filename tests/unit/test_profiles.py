@@ -14,7 +14,8 @@ from verifiers.profiles import (
     CAP_LADDER, REGISTRY, ScoringProfileMismatch, aggregate, check_task_profile, get_profile, profile_of_task,
     score_record, task_with_profile,
 )
-from verifiers.version import PROBE_FILES, REWARDKIT_FILES, VERIFIERS, scoring_verifier_version, verifier_version_of
+from verifiers.version import (PROBE_FILES, REWARDKIT_FILES, VERIFIERS, scoring_verifier_basis,
+                               scoring_verifier_version, verifier_version_from)
 from verifiers.vl import Answer, combine, load_judge_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,7 +52,7 @@ def test_registry_holds_the_three_profiles_versioned():
     assert {p.key for p in REGISTRY.values()} >= {"rule-only@1", "blender-70-30@1", "kuka-80-20@1"}
     assert get_profile("blender-70-30").key == "blender-70-30@1"
     assert get_profile("kuka-80-20@1") is get_profile("kuka-80-20", "1")
-    assert profile_of_task(TASK).key == "rule-only@1"
+    assert profile_of_task(TASK).key == "blender-70-30@1"  # table-model: the seeds' 70/30 scheme
     with pytest.raises(KeyError, match="unknown scoring profile nope"):
         get_profile("nope")
     with pytest.raises(KeyError):
@@ -59,12 +60,12 @@ def test_registry_holds_the_three_profiles_versioned():
 
 
 def test_task_with_profile_is_a_copy_with_the_profile_weights():
-    t = task_with_profile(TASK, get_profile("blender-70-30"))
-    assert t["scoring_profile"] == {"profile_id": "blender-70-30", "profile_version": "1"}
-    assert t["verification"]["weights"] == {"rule": 0.7, "vl": 0.3, "agent": 0}
+    t = task_with_profile(TASK, get_profile("kuka-80-20"))
+    assert t["scoring_profile"] == {"profile_id": "kuka-80-20", "profile_version": "1"}
+    assert t["verification"]["weights"] == {"rule": 0.8, "vl": 0.2, "agent": 0}
     assert t["verification"]["pass_threshold"] == TASK["verification"]["pass_threshold"]
-    assert TASK["scoring_profile"]["profile_id"] == "rule-only"  # the seed's task is untouched
-    assert check_task_profile(t).key == "blender-70-30@1"
+    assert TASK["scoring_profile"]["profile_id"] == "blender-70-30"  # the seed's task is untouched
+    assert check_task_profile(t).key == "kuka-80-20@1"
     bad = dict(t, verification={**t["verification"], "weights": {"rule": 1.0, "vl": 0.0, "agent": 0}})
     with pytest.raises(ScoringProfileMismatch, match="weights"):
         check_task_profile(bad)
@@ -75,8 +76,9 @@ def test_task_with_profile_is_a_copy_with_the_profile_weights():
 
 @pytest.mark.parametrize("rep", [GOOD, PARTIAL, CORE_FAIL])
 def test_rule_only_agrees_with_the_probe_scoring(rep):
-    rec = get_profile("rule-only").score(rep, None, TASK)
-    expected = scoring.summarize(rep["criteria"], TASK["verification"])
+    rule_only = task_with_profile(TASK, get_profile("rule-only"))
+    rec = get_profile("rule-only").score(rep, None, rule_only)
+    expected = scoring.summarize(rep["criteria"], rule_only["verification"])
     assert rec["total"] == expected["reward"] and rec["success"] == expected["success"]
     assert rec["core_failed"] == expected["core_failed"]
 
@@ -195,8 +197,11 @@ def test_scoring_verifier_version_covers_probe_rubric_profile_renderer_and_judge
                dict(profile_params={"core_caps": {"C01": 0.25}}), dict(judge_config={"questions": []})]
     versions = {scoring_verifier_version(**{**base, **c}) for c in changes}
     assert v not in versions and len(versions) == len(changes)
-    # the pipeline's packaged-tests form is unchanged
-    assert verifier_version_of({"tests/rule_probe.py": "0" * 64}, TASK).startswith("vv1-")
+    # the pipeline fixes the basis at stage 03 and adds calibrated params later: same version
+    basis_args = {k: v for k, v in base.items()}
+    params = {"core_caps": {"C01": 0.25}}
+    assert verifier_version_from(scoring_verifier_basis(**basis_args), params) == \
+        scoring_verifier_version(**base, profile_params=params)
 
 
 def test_standalone_probe_files_import_only_stdlib_bpy_numpy_and_each_other():

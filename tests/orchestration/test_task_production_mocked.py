@@ -1,0 +1,288 @@
+"""TaskProduction's orchestration with every activity mocked: no Blender, no sandbox, seconds.
+
+A fresh dev server of its own (the real `temporal` binary; the session's integration workers
+must not pick these tasks up) runs the real workflow code; the activities are stand-ins with
+the production names that return typed payloads. What is checked is what the workflows decide:
+the stage order and child ids, VL grading per trial when the profile weights it, failures by
+kind in `progress` and the result, author mistakes failing fast, infra failures reported and
+kept out of the figures. `test_replay.py` replays the histories these runs recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from temporalio import activity
+from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import ApplicationError
+from temporalio.testing import WorkflowEnvironment
+from temporalio.worker import Worker
+
+from activities.errors import AUTHOR_SCRIPT_FAILED
+from contracts import queues
+from contracts.payloads import (AdmissionInput, AdmissionResult, AssembledPackage, AssembleInput,
+                                BlobRef, CalibrationInput, CalibrationSample, CalibrationVerdict,
+                                DraftPlan, EvaluationResult, FreezeInput,
+                                FrozenTask, GradingSpec, PilotRecordInput, PlanInput,
+                                ProductionResult, PublicationResult, PublishInput,
+                                RenderedEvidence, RenderEvidenceInput, ReportInput, RunPlan,
+                                ScoreTrialInput, TaskIdentity, TaskProductionInput, TrialFailure,
+                                TrialOutcome, TrialRequest, VLJudgeOutcome, VLJudgeRequest,
+                                WorkspaceBuild, BuildWorkspaceInput)
+from tests.conftest import TEMPORAL_BIN, free_port
+from workers.pools import WORKFLOWS
+from workflows.task_production import SEED_KEY, STAGE_KEY
+
+HISTORIES = Path(__file__).resolve().parent / "histories"
+
+
+def ref(name: str) -> BlobRef:
+    digest = (name.encode().hex() + "0" * 64)[:64]
+    return BlobRef(f"objects/{digest[:2]}/{digest[2:]}", digest, 1)
+
+
+class Fakes:
+    """Stand-in activities. `behaviour[policy]` says how run_trial treats a policy:
+    "ok" (a clean graded delivery), "solver" (Blender died after the first action: graded, with
+    a solver failure), "infra" (the sandbox never started: raised), "author" (the script raised)."""
+
+    def __init__(self, profile: str = "blender-70-30", behaviour: dict | None = None):
+        self.profile = profile
+        self.behaviour = {"oracle": "ok", "nop": "ok", **(behaviour or {})}
+        self.calls: Counter[str] = Counter()
+
+    def grading(self) -> GradingSpec:
+        uses_vl = self.profile != "rule-only"
+        return GradingSpec(
+            task_id="demo-task", profile={"profile_id": self.profile, "profile_version": "1"},
+            params={}, verification={"weights": {"rule": 0.7, "vl": 0.3, "agent": 0},
+                                     "pass_threshold": 0.7, "core_failure_cap": 0.4},
+            uses_vl=uses_vl, judge="image-metric" if uses_vl else None,
+            judge_config=ref("judge") if uses_vl else None, verifier_basis="b" * 64,
+            verifier_version="vv2-0000000000000001")
+
+    def activities(self) -> list:
+        fakes = self
+
+        @activity.defn(name="admit_seed")
+        def admit_seed(req: AdmissionInput) -> AdmissionResult:
+            fakes.calls["admit_seed"] += 1
+            samples = [CalibrationSample("reference", "reference", "oracle"),
+                       CalibrationSample("input", "input", "nop"),
+                       CalibrationSample("defect:a", "defect", "script:private/calibration/defects/a.py")]
+            draft = DraftPlan("demo-task", "instruction.md", [], "MOD-01", "PRF-3DART",
+                              {"profile_id": fakes.profile, "profile_version": "1"},
+                              fakes.grading().verification, False, samples)
+            run = RunPlan(["oracle", "nop"], ["oracle", "nop"], 2, 0.9, 0.2, "image-metric",
+                          {"pipeline_id": "p", "pipeline_version": "1", "pipeline_digest": "d" * 64})
+            return AdmissionResult("demo-seed", "demo-task", ref("seed"), ref("admission"), 1,
+                                   "materials/build.py", "from_scratch", run, draft)
+
+        @activity.defn(name="build_workspace")
+        def build_workspace(req: BuildWorkspaceInput) -> WorkspaceBuild:
+            fakes.calls["build_workspace"] += 1
+            return WorkspaceBuild(ref("start"), ref("reference"))
+
+        @activity.defn(name="assemble_task_package")
+        def assemble_task_package(req: AssembleInput) -> AssembledPackage:
+            fakes.calls["assemble_task_package"] += 1
+            identity = TaskIdentity("demo-task", "draft", "vv2-0000000000000001", "", "MOD-01",
+                                    "PRF-3DART")
+            return AssembledPackage(ref("package"), identity, fakes.grading())
+
+        @activity.defn(name="run_trial")
+        def run_trial(req: TrialRequest) -> TrialOutcome:
+            fakes.calls["run_trial"] += 1
+            what = fakes.behaviour.get(req.policy, "ok")
+            if what == "infra":  # stands for "still failing after Temporal's retries"
+                raise ApplicationError("sandbox launch failed", type="TrialInfraError",
+                                       non_retryable=True)
+            if what == "author":
+                raise ApplicationError(f"{req.policy}: ZeroDivisionError", type=AUTHOR_SCRIPT_FAILED,
+                                       non_retryable=True)
+            failure = (TrialFailure("solver", "BlenderHostDied", "host exited 137", {"call": 2})
+                       if what == "solver" else None)
+            return TrialOutcome(req.trial_id, req.policy, req.stage, req.attempt, None, None,
+                                req.identity.verifier_version, ref(f"delivery-{req.policy}"),
+                                ref(f"report-{req.policy}"), "t0", "t1", [], None, False, failure)
+
+        @activity.defn(name="render_evidence")
+        def render_evidence(req: RenderEvidenceInput) -> RenderedEvidence:
+            fakes.calls["render_evidence"] += 1
+            return RenderedEvidence(ref("evidence"), None, False)
+
+        @activity.defn(name="judge_vl")
+        def judge_vl(req: VLJudgeRequest) -> VLJudgeOutcome:
+            fakes.calls["judge_vl"] += 1
+            assert req.reference_evidence is not None  # image-metric compares with the reference
+            return VLJudgeOutcome(ref("vl"), "image-metric@1", 1.0, None, False)
+
+        @activity.defn(name="score_trial")
+        def score_trial(req: ScoreTrialInput) -> TrialOutcome:
+            fakes.calls["score_trial"] += 1
+            assert (req.vl is not None) == req.grading.uses_vl
+            good = req.outcome.policy == "oracle" and req.outcome.failure is None
+            return dataclasses.replace(req.outcome, reward=1.0 if good else 0.0, success=good)
+
+        @activity.defn(name="write_pilot_record")
+        def write_pilot_record(req: PilotRecordInput) -> BlobRef:
+            return ref("pilot")
+
+        @activity.defn(name="judge_calibration")
+        def judge_calibration(req: CalibrationInput) -> CalibrationVerdict:
+            fakes.calls["judge_calibration"] += 1
+            return CalibrationVerdict(ref("calibration"), True, [], req.grading, 0.0)
+
+        @activity.defn(name="freeze_task")
+        def freeze_task(req: FreezeInput) -> FrozenTask:
+            identity = dataclasses.replace(req.identity, task_version="v1-abc")
+            return FrozenTask("demo-task", "v1-abc", ref("frozen"), ref("frozen-record"),
+                              req.calibration_report, identity, req.grading, req.input_reward,
+                              req.pipeline_ref)
+
+        @activity.defn(name="write_evaluation_plan")
+        def write_evaluation_plan(req: PlanInput) -> BlobRef:
+            return ref("plan")
+
+        @activity.defn(name="write_evaluation_report")
+        def write_evaluation_report(req: ReportInput) -> EvaluationResult:
+            from activities.evaluation import config_metrics
+            configs = list(dict.fromkeys(o.policy for o in req.outcomes))
+            metrics = [config_metrics(c, req.k, req.outcomes, req.frozen.input_reward) for c in configs]
+            return EvaluationResult(req.plan, ref("trials"), ref("report"), metrics)
+
+        @activity.defn(name="publish_task")
+        def publish_task(req: PublishInput) -> PublicationResult:
+            return PublicationResult("demo-task-r1", "/pub/demo-task-r1", ref("pub"), 3, "/h/e.json")
+
+        return [admit_seed, build_workspace, assemble_task_package, run_trial, render_evidence,
+                judge_vl, score_trial, write_pilot_record, judge_calibration, freeze_task,
+                write_evaluation_plan, write_evaluation_report, publish_task]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="session")
+async def mocked_env():
+    env = await WorkflowEnvironment.start_local(
+        port=free_port(), dev_server_existing_path=str(TEMPORAL_BIN),
+        search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error")
+    yield env
+    await env.shutdown()
+
+
+async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Exception, dict]:
+    """Run TaskProduction with `fakes` on all four queues; return its result (or the error)
+    and its `progress` query (answered while the workers still run)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(8) as pool:
+        workers = [Worker(env.client, task_queue=queues.CONTROL, workflows=WORKFLOWS)]
+        workers += [Worker(env.client, task_queue=q, activities=fakes.activities(),
+                           activity_executor=pool) for q in (queues.CPU, queues.GPU, queues.LLM)]
+        async with workers[0], workers[1], workers[2], workers[3]:
+            try:
+                result = await asyncio.wait_for(env.client.execute_workflow(
+                    "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
+                    task_queue=queues.CONTROL, result_type=ProductionResult), 120)
+            except WorkflowFailureError as e:
+                result = e
+            progress = await env.client.get_workflow_handle(wid).query("progress")
+    return result, progress
+
+
+async def record_history(env, wid: str) -> None:
+    """Keep the histories for the replay test (only when asked: they are committed files)."""
+    import os
+    if not os.environ.get("ARKEVO_RECORD_HISTORIES"):
+        return
+    HISTORIES.mkdir(exist_ok=True)
+    ids = [wid] + [f"{wid}.{s}" for s in ("02-admission", "03-authoring", "04-trial-solves",
+                                            "05-review", "06-evaluation", "07-packaging")]
+    for one in ids:
+        history = await env.client.get_workflow_handle(one).fetch_history()
+        (HISTORIES / f"{one}.json").write_text(json.dumps(json.loads(history.to_json()), indent=1))
+
+
+async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
+    fakes = Fakes("blender-70-30")
+    wid = "task-production"  # also the recorded histories' id (test_replay.py)
+    result, progress = await produce(mocked_env, fakes, wid)
+    assert result.task_version == "v1-abc" and result.publication.publication_id == "demo-task-r1"
+    # trials: baseline + reference (03), 2 pilot (04), 1 defect (05), 2 configs x k=2 (06)
+    assert fakes.calls["run_trial"] == 2 + 2 + 1 + 4
+    assert fakes.calls["score_trial"] == fakes.calls["run_trial"]  # every trial scored by profile
+    assert fakes.calls["judge_vl"] == fakes.calls["run_trial"]  # ... with its VL judgement
+    assert fakes.calls["render_evidence"] == fakes.calls["run_trial"] + 1  # + the reference's
+    assert fakes.calls["admit_seed"] == 1  # the seed is validated once
+    oracle = next(m for m in result.metrics if m.config == "oracle")
+    assert oracle.avg_at_k == 1.0 and oracle.pass_at_k == 1.0
+    assert result.failures == {"infra": 0, "solver": 0, "author": 0}
+    handle = mocked_env.client.get_workflow_handle(wid)
+    assert progress["stage"] == "done" and set(progress["stages"].values()) == {"completed"}
+    history = await handle.fetch_history()
+    children = [e.start_child_workflow_execution_initiated_event_attributes.workflow_id
+                for e in history.events
+                if e.HasField("start_child_workflow_execution_initiated_event_attributes")]
+    assert children == [f"{wid}.{s}" for s in ("02-admission", "03-authoring", "04-trial-solves",
+                                                "05-review", "06-evaluation", "07-packaging")]
+    await record_history(mocked_env, wid)
+
+
+async def test_rule_only_profile_starts_no_vl_grading(mocked_env):
+    fakes = Fakes("rule-only")
+    await produce(mocked_env, fakes, "mocked-rule-only")  # completes: asserted by the counts
+    assert fakes.calls["judge_vl"] == 0 and fakes.calls["render_evidence"] == 0
+    assert fakes.calls["score_trial"] == fakes.calls["run_trial"]
+
+
+async def test_solver_failures_are_graded_attempts_counted_by_kind(mocked_env):
+    """A solver that crashes Blender in every attempt scores 0 in every attempt: it is in the
+    figures (avg@k 0, pass@k 0), not erased as an exception."""
+    fakes = Fakes("blender-70-30", {"nop": "solver"})
+    result, progress = await produce(mocked_env, fakes, "mocked-solver")
+    nop = next(m for m in result.metrics if m.config == "nop")
+    assert nop.scored == 2 and nop.exceptions == 0 and nop.avg_at_k == 0.0 and nop.pass_at_k == 0.0
+    assert nop.failures["solver"] == 2
+    # pilot nop + baseline nop + eval nop x2 (the input sample reuses the baseline)
+    assert result.failures["solver"] == 4 and progress["failures"]["solver"] == 4
+
+
+async def test_infra_failures_are_reported_apart_and_never_scored(mocked_env):
+    fakes = Fakes("blender-70-30", {"nop": "ok"})
+    original = fakes.activities
+
+    def activities():
+        acts = original()
+        run_trial = next(a for a in acts if a.__temporal_activity_definition.name == "run_trial")
+
+        @activity.defn(name="run_trial")
+        def flaky(req: TrialRequest) -> TrialOutcome:
+            if req.stage == "evaluation" and req.policy == "nop":
+                raise ApplicationError("sandbox launch failed", type="TrialInfraError",
+                                       non_retryable=True)
+            return run_trial(req)
+        return [flaky if a is run_trial else a for a in acts]
+
+    fakes.activities = activities
+    result, progress = await produce(mocked_env, fakes, "mocked-infra")
+    nop = next(m for m in result.metrics if m.config == "nop")
+    assert nop.scored == 0 and nop.exceptions == 2 and nop.avg_at_k is None
+    assert nop.failures["infra"] == 2 and result.failures["infra"] == 2
+    assert progress["failures"]["infra"] == 2
+
+
+async def test_an_author_script_failure_fails_authoring_fast_and_nothing_later_runs(mocked_env):
+    fakes = Fakes("blender-70-30", {"oracle": "author"})
+    error, progress = await produce(mocked_env, fakes, "mocked-author")
+    assert isinstance(error, WorkflowFailureError) and "03-authoring" in str(error.cause)
+    assert progress["stages"]["03-authoring"] == "failed"
+    assert progress["stages"]["04-trial-solves"] == "pending"
+    assert progress["failures"]["author"] == 1
+    assert "ZeroDivisionError" in progress["error"]
+    assert fakes.calls["judge_calibration"] == 0
+
