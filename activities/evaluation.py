@@ -15,8 +15,7 @@ from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes
 from contracts.payloads import (BlobRef, ConfigMetrics, EvaluationResult, PilotRecordInput,
                                 PlanInput, ReportInput, TrialOutcome, ref_dict)
-from contracts.models import TrialRecord
-from contracts.validation import validate_document
+from contracts.validation import build_document
 
 FAILURE_KINDS = ("infra", "solver", "author")
 
@@ -76,8 +75,7 @@ class EvaluationActivities:
             "input_reward": frozen.input_reward,
             "created_at": req.created_at,
         }
-        validate_document("evaluation-plan", plan, "evaluation-plan.json")
-        return self.store.put_json(plan)
+        return self.store.put_json(build_document("evaluation-plan", plan, "evaluation-plan.json"))
 
     @activity.defn(name="write_evaluation_report")
     def write_evaluation_report(self, req: ReportInput) -> EvaluationResult:
@@ -115,10 +113,8 @@ class EvaluationActivities:
                 "started_at": o.started_at,
                 "finished_at": o.finished_at,
             }
-            # Built through the model (the line's typed form), then checked against the schema.
-            record = TrialRecord.model_validate(record).model_dump(mode="json")
-            validate_document("trial-record", record, f"trials.jsonl:{o.trial_id}")
-            lines.append(canonical_json_bytes(record))
+            lines.append(canonical_json_bytes(
+                build_document("trial-record", record, f"trials.jsonl:{o.trial_id}")))
         trials = self.store.put_bytes(b"\n".join(lines) + b"\n")
         configs = list(dict.fromkeys(o.policy for o in req.outcomes))
         metrics = [config_metrics(c, req.k, req.outcomes, frozen.input_reward) for c in configs]

@@ -18,7 +18,7 @@ from activities.harbor_task import write_harbor_task, write_packaged_grading
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import PublicationResult, PublishInput
-from contracts.validation import validate_document
+from contracts.validation import build_document
 
 
 class PackagingActivities:
@@ -60,7 +60,7 @@ class PackagingActivities:
                 "content_sha256": content_digest,
                 "files": files,
             }
-            validate_document("publication", publication, f"{pub_id}/publication.json")
+            publication = build_document("publication", publication, f"{pub_id}/publication.json")
             (staging / "publication.json").write_bytes(
                 json.dumps(publication, indent=2, ensure_ascii=False).encode() + b"\n")
             final = task_root / pub_id
@@ -91,7 +91,7 @@ class PackagingActivities:
             "publication": {"publication_id": publication["publication_id"],
                             "path": str(final), "sha256": pub_sha},
         }
-        validate_document("handoff-event", event, "handoff event")
+        event = build_document("handoff-event", event, "handoff event")
         folder = self.handoff_root / "publication"
         folder.mkdir(parents=True, exist_ok=True)
         if (folder / f"{event['event_id']}.json").exists():

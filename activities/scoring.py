@@ -43,7 +43,12 @@ class ScoringActivities:
             success=record["success"],
             verifier_version=record["verifier_version"],
             vl=req.vl.result if req.vl is not None else None,
-            judge=record.get("judge"),
+            judge=_judge_label(record.get("judge")),
             score=self.store.put_json({"trial_id": outcome.trial_id, **record}),
             null_reason=record.get("total_null_reason"),
         )
+
+
+def _judge_label(judge: dict | None) -> dict | None:
+    """What a trial record says of its judge: id, kind and the label it must be shown with."""
+    return None if judge is None else {k: judge[k] for k in ("id", "kind", "label")}

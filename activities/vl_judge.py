@@ -28,6 +28,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.store import ContentStore
+from contracts.digests import canonical_json_bytes, sha256_hex
 from contracts.payloads import BlobRef, VLJudgeOutcome, VLJudgeRequest
 from verifiers.evidence import Evidence
 from verifiers.rate_limit import TokenBucket, shared_limiter
@@ -63,20 +64,45 @@ class JudgeActivities:
 
     @activity.defn(name="judge_vl")
     async def judge_vl(self, req: VLJudgeRequest) -> VLJudgeOutcome:
+        if req.judge not in ("image-metric", "model"):
+            raise ApplicationError(f"unknown judge {req.judge!r}", type="InvalidJudge", non_retryable=True)
+        client = self._configured_client() if req.judge == "model" else None
+        judge_id = client.judge_id["id"] if client else image_metric_judge_id()["id"]
+        # The same evidence, reference and questions before the same judge: reuse its answer.
+        cache_name = "vl-judgement/" + sha256_hex(canonical_json_bytes({
+            "judge": judge_id, "task_id": req.task_id, "config": req.judge_config.sha256,
+            "evidence": req.evidence.sha256 if req.evidence else None,
+            "reference": req.reference_evidence.sha256 if req.reference_evidence else None,
+            "evidence_error": req.evidence_error}))
+        if (hit := self.store.get_name(cache_name)) is not None:
+            return self._outcome(hit, self.store.get_json(hit))
         config = load_judge_config(self.store.get_json(req.judge_config))
         with tempfile.TemporaryDirectory(prefix="arkevo-vl-") as tmp:
             folder = Path(tmp) / "delivery"
             folder.mkdir()
             if req.evidence is not None:
                 self.store.materialize_tree(req.evidence, folder)
-            if req.judge == "image-metric":
+            if client is None:
                 result = await asyncio.to_thread(self._image_metric, config, req, folder, Path(tmp))
-            elif req.judge == "model":
-                result = await self._model(config, req, folder)
             else:
-                raise ApplicationError(f"unknown judge {req.judge!r}", type="InvalidJudge", non_retryable=True)
-        ref = self.store.put_json({"task_id": req.task_id, **result.to_dict()})
-        return VLJudgeOutcome(ref, result.judge["id"], result.vl_score, result.missing_reason, result.gated)
+                result = await self._model(client, config, req, folder)
+        doc = {"task_id": req.task_id, **result.to_dict()}
+        ref = self.store.put_json(doc)
+        if client is None or result.missing_reason is None:  # a model's missing answer may be transient
+            self.store.set_name(cache_name, ref)
+        return self._outcome(ref, doc)
+
+    @staticmethod
+    def _outcome(ref: BlobRef, doc: dict) -> VLJudgeOutcome:
+        return VLJudgeOutcome(ref, doc["judge"]["id"], doc.get("vl_score"), doc.get("missing_reason"),
+                              bool(doc.get("gated")))
+
+    def _configured_client(self) -> OpenAIVisionJudge:
+        try:
+            return self._client()
+        except RuntimeError as exc:  # no endpoint on this llm worker: a deployment mistake
+            raise ApplicationError(f"model judge asked for, but {exc}", type="JudgeNotConfigured",
+                                   non_retryable=True) from exc
 
     def _image_metric(self, config, req: VLJudgeRequest, folder: Path, tmp: Path) -> VLResult:
         if req.evidence_error:
@@ -87,8 +113,7 @@ class JudgeActivities:
         frames = sorted(p.name for p in folder.glob("frame_*.png")) or sorted(p.name for p in reference.glob("frame_*.png"))
         return image_metric_judge(config, folder, reference, frames)
 
-    async def _model(self, config, req: VLJudgeRequest, folder: Path) -> VLResult:
-        client = self._client()
+    async def _model(self, client: OpenAIVisionJudge, config, req: VLJudgeRequest, folder: Path) -> VLResult:
         beat = asyncio.create_task(self._heartbeat()) if activity.in_activity() else None
         try:
             return await client.judge(config, folder, req.evidence_error)

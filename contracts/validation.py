@@ -156,6 +156,12 @@ def validate_document(kind: str, data: Any, source: str) -> Contract:
         raise model_error(source, exc) from exc
 
 
+def build_document(kind: str, data: Any, source: str) -> dict[str, Any]:
+    """The document of `kind` as its model writes it: checked against the schema, built
+    through the model, dumped back. What the pipeline writes goes through here."""
+    return validate_document(kind, data, source).model_dump(mode="json")
+
+
 def model_error(source: str, exc: ModelValidationError) -> ContractError:
     """A pydantic validation error as a `ContractError` on its first problem."""
     problems = exc.errors(include_url=False)

@@ -41,6 +41,6 @@ LLM = dict(
         backoff_coefficient=2.0,
         maximum_interval=timedelta(minutes=2),
         maximum_attempts=5,
-        non_retryable_error_types=["JudgeRequestError", "InvalidJudge"],
+        non_retryable_error_types=["JudgeRequestError", "InvalidJudge", "JudgeNotConfigured"],
     ),
 )

@@ -32,8 +32,12 @@ STAGES = ["02-admission", "03-authoring", "04-trial-solves", "05-review", "06-ev
           "07-packaging"]
 
 
-def _root(err: BaseException) -> BaseException:
+def _reason(err: BaseException) -> BaseException:
+    """The error that says what went wrong: the first application error under the child and
+    activity wrappers (its own causes are the details it was raised from), else the deepest."""
     while getattr(err, "cause", None) is not None:
+        if isinstance(err, ApplicationError):
+            return err
         err = err.cause
     return err
 
@@ -66,7 +70,7 @@ class TaskProduction:
             )
         except ChildWorkflowError as e:
             self._progress["stages"][stage] = "failed"
-            root = _root(e)
+            root = _reason(e)
             message = str(root)
             self._progress["error"] = message
             if isinstance(root, ApplicationError) and root.type == AUTHOR_SCRIPT_FAILED:

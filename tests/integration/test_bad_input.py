@@ -77,6 +77,19 @@ def task_probe_shadows_builtin(seed: Path) -> None:
         "def object_exists(probe, p):\n    return None\n")
 
 
+def weights_disagree_with_profile(seed: Path) -> None:
+    edit_json(seed / "draft" / "task.json",  # still sums to 1, but blender-70-30 weighs 0.7 / 0.3
+              lambda d: d["verification"]["weights"].update(rule=0.8, vl=0.2))
+
+
+def vl_criterion_names_no_question(seed: Path) -> None:
+    edit_json(seed / "draft" / "task.json", lambda d: d["criteria"][7].update(method="judge_z"))
+
+
+def judge_questions_missing(seed: Path) -> None:
+    os.remove(seed / "draft" / "judge.json")
+
+
 CASES = [
     (malformed_seed_json, "seed.json", "<root>"),
     (unknown_workflow_id, "seed.json", "workflow_primary"),
@@ -90,6 +103,10 @@ CASES = [
     (rubric_param_wrong_type, "rubric.json", 'criteria[2].params.tolerance: C03 (dimensions): expected number'),
     (rubric_param_missing, "rubric.json", "criteria[5].params.others: C06 (aabb_contact): missing"),
     (task_probe_shadows_builtin, "task_probes.py", "line 4: rule method 'object_exists' is a built-in"),
+    # the VL channel and the scoring profile
+    (weights_disagree_with_profile, "task.json", "scoring_profile: task table-model: verification.weights.rule=0.8"),
+    (vl_criterion_names_no_question, "task.json", "criteria[7].method (V01): 'judge_z' names no judge question"),
+    (judge_questions_missing, "judge.json", "weights the VL channel"),
 ]
 
 
@@ -128,3 +145,52 @@ def _published(settings) -> tuple[int, int]:
     """Frozen task versions and publications on disk."""
     return (len(list(settings.tasks.glob("*/*.json"))),
             len(list(settings.publications.glob("*/*/publication.json"))))
+
+
+def solution_raises(seed: Path) -> None:
+    (seed / "draft" / "solution" / "solve.py").write_text(
+        "import bpy\n\nbpy.ops.mesh.primitive_cube_add()\nraise KeyError('Tabletop')\n")
+
+
+def build_script_raises(seed: Path) -> None:
+    (seed / "materials" / "build_reference.py").write_text("import bpy\n\n1 / 0\n")
+
+
+AUTHOR_CASES = [(solution_raises, "solution/solve.py", "KeyError"),
+                (build_script_raises, "materials/build_reference.py", "ZeroDivisionError")]
+
+
+@pytest.mark.blender
+@pytest.mark.parametrize("breaker,file,exception", AUTHOR_CASES, ids=[c[0].__name__ for c in AUTHOR_CASES])
+async def test_an_authors_broken_script_fails_authoring_fast(
+        breaker, file, exception, temporal_env, workers, settings, seed_copy):
+    """Not infrastructure: one attempt, a named non-retryable AuthorScriptFailed in 03-authoring,
+    counted as an author failure; nothing is frozen or published."""
+    seed = seed_copy("table-model")
+    breaker(seed)
+    before = _published(settings)
+    wid = f"author-{breaker.__name__}"
+    handle = await temporal_env.client.start_workflow(
+        "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
+        task_queue=queues.CONTROL, result_type=ProductionResult)
+    started = time.monotonic()
+    with pytest.raises(WorkflowFailureError) as failure:
+        await handle.result()
+    assert time.monotonic() - started < 90  # one attempt each, no infra retries with backoff
+
+    message = str(failure.value.cause)
+    assert "stage 03-authoring failed" in message and file in message and exception in message, message
+    chain, err = [], failure.value.cause
+    while err is not None:
+        chain.append(err)
+        err = err.cause
+    assert any(isinstance(e, ApplicationError) and e.type == "AuthorScriptFailed" and e.non_retryable
+               for e in chain), chain
+    progress = await handle.query("progress")
+    assert progress["stages"]["03-authoring"] == "failed" and progress["failures"]["author"] == 1
+    assert progress["stages"]["04-trial-solves"] == "pending"
+    assert _published(settings) == before
+    history = await temporal_env.client.get_workflow_handle(f"{wid}.03-authoring").fetch_history()
+    retried = [e for e in history.events if e.HasField("activity_task_started_event_attributes")
+               and e.activity_task_started_event_attributes.attempt > 1]
+    assert not retried  # the author's mistake was never retried

@@ -59,3 +59,25 @@ async def test_image_metric_judge_through_the_llm_queue(temporal_env, workers, s
     nothing = await grade(temporal_env, "vl-none", VLGradingInput("table-model", judge, None, "image-metric", reference))
     assert nothing.gated and nothing.vl_score == 0.0  # no delivery: the A-gate answers 0
     assert "nothing was delivered" in str(store.get_json(nothing.result))
+
+
+async def test_a_judgement_is_reused_by_content_hash(temporal_env, workers, store, project_root,
+                                                    table_deliveries, settings):
+    """The same evidence, reference and questions before the same judge: the stored answer comes
+    back without judging again (a model judge's calls are rate-limited and paid for)."""
+    from activities.vl_judge import JudgeActivities
+    from contracts.payloads import VLJudgeRequest
+
+    judge = store.put_file(project_root / "seeds" / "table-model" / "draft" / "judge.json")
+    solved = store.put_file(table_deliveries / "solved.blend")
+    evidence = EvidenceActivities(store, settings.var / "cache" / "evidence")
+    rendered = (await evidence.render_evidence(RenderEvidenceInput(solved, judge))).evidence
+    req = VLJudgeRequest("table-model", judge, rendered, "image-metric", rendered)
+    first = await JudgeActivities(store).judge_vl(req)
+
+    class NeverJudges(JudgeActivities):
+        def _image_metric(self, *args):
+            raise AssertionError("judged again although the answer was stored")
+
+    again = await NeverJudges(store).judge_vl(req)
+    assert again == first and again.vl_score == pytest.approx(1.0, abs=0.01)

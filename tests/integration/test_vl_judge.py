@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 TASK = json.loads((ROOT / "seeds" / "table-model" / "draft" / "task.json").read_text())
 RULE_REPORT = {"blend_sha256": "0" * 64, "criteria": [
     {"id": c["id"], "method": c["method"], "weight": c["weight"], "core": c["core"], "score": 1.0, "passed": True,
-     "measured": None, "expected": None, "detail": "", "evidence": None} for c in TASK["criteria"]]}
+     "measured": None, "expected": None, "detail": "", "evidence": None} for c in TASK["criteria"] if c["channel"] == "rule"]}
 
 JUDGE_RAW = {
     "judge_version": "1",
