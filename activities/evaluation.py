@@ -13,12 +13,10 @@ from temporalio.exceptions import ApplicationError
 from activities.policies import policy_from_name
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes
-from contracts.payloads import (BlobRef, ConfigMetrics, EvaluationResult, PilotRecordInput,
-                                PlanInput, ReportInput, TrialOutcome, ref_dict)
+from contracts.payloads import (FAILURE_KINDS, BlobRef, ConfigMetrics, EvaluationResult,
+                                PilotRecordInput, PlanInput, ReportInput, TrialOutcome,
+                                failure_counts, ref_dict)
 from contracts.validation import build_document
-
-FAILURE_KINDS = ("infra", "solver", "author")
-
 
 def config_metrics(config: str, k: int, outcomes: list[TrialOutcome],
                    input_reward: float | None) -> ConfigMetrics:
@@ -29,12 +27,8 @@ def config_metrics(config: str, k: int, outcomes: list[TrialOutcome],
     avg = sum(o.reward for o in scored) / len(scored) if scored else None
     passed = float(any(o.success for o in scored)) if scored else None
     delta = avg - input_reward if avg is not None and input_reward is not None else None
-    failures = dict.fromkeys(FAILURE_KINDS, 0)
-    for o in mine:
-        if o.failure is not None:
-            failures[o.failure.kind] += 1
     return ConfigMetrics(config, k, len(scored), len(mine) - len(scored), avg, passed, delta,
-                         failures)
+                         failure_counts(mine))
 
 
 def trial_dict(o: TrialOutcome) -> dict:

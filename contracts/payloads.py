@@ -220,6 +220,9 @@ class TrialFailure:
     evidence: dict = field(default_factory=dict)  # e.g. {"file": ..., "exit_code": ..., "log_tail": ...}
 
 
+FAILURE_KINDS = ("infra", "solver", "author")
+
+
 @dataclass
 class TrialOutcome:
     trial_id: str
@@ -241,6 +244,15 @@ class TrialOutcome:
     judge: dict | None = None  # {id, kind, label} of who answered the VL questions
     score: BlobRef | None = None  # the score record under the task's profile
     null_reason: str | None = None  # why reward is None although the trial ran
+
+
+def failure_counts(outcomes: list[TrialOutcome]) -> dict[str, int]:
+    """How many trials ended in each failure kind (every kind listed, zeros included)."""
+    counts = dict.fromkeys(FAILURE_KINDS, 0)
+    for o in outcomes:
+        if o.failure is not None:
+            counts[o.failure.kind] += 1
+    return counts
 
 
 @dataclass

@@ -17,13 +17,12 @@ with workflow.unsafe.imports_passed_through():
     from contracts import queues
     from contracts.payloads import (AdmissionInput, AuthoringInput, EvaluationInput,
                                     ProductionResult, PublishInput, ReviewInput,
-                                    TaskProductionInput, TrialSolvesInput)
+                                    TaskProductionInput, TrialSolvesInput, failure_counts)
     from workflows.admission import AdmissionWorkflow
     from workflows.authoring import AuthoringWorkflow
     from workflows.evaluation import EvaluationWorkflow
     from workflows.packaging import PackagingWorkflow
     from workflows.review import ReviewWorkflow
-    from workflows.trial_calls import failure_counts
     from workflows.trial_solves import TrialSolvesWorkflow
 
 STAGE_KEY = SearchAttributeKey.for_keyword("ArkevoStage")

@@ -25,9 +25,6 @@ with workflow.unsafe.imports_passed_through():
     from workflows.activity_options import CPU, GPU
     from workflows.vl_grading import VLGradingWorkflow
 
-FAILURE_KINDS = ("infra", "solver", "author")
-
-
 async def run_trial(req: TrialRequest) -> TrialOutcome:
     return await workflow.execute_activity_method(TrialActivities.run_trial, req, **GPU)
 
@@ -70,11 +67,3 @@ async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec) -> Tria
         )
     return await score(outcome, grading)
 
-
-def failure_counts(outcomes: list[TrialOutcome]) -> dict[str, int]:
-    """How many trials ended in each failure kind (all kinds listed, zeros included)."""
-    counts = dict.fromkeys(FAILURE_KINDS, 0)
-    for o in outcomes:
-        if o.failure is not None:
-            counts[o.failure.kind] = counts.get(o.failure.kind, 0) + 1
-    return counts
