@@ -22,7 +22,7 @@ from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, re
 class EvidenceActivities:
     def __init__(self, store: ContentStore, cache_root: Path, sandbox: ScriptIsolation = None):
         self.store = store
-        self.renderer = EvidenceRenderer(EvidenceCache(cache_root), processes=1)
+        self.renderer = EvidenceRenderer(EvidenceCache(cache_root), processes=1, sandbox=sandbox)
         self.sandbox = sandbox  # a delivery is solver output: Blender opens it sandboxed
 
     @activity.defn(name="render_evidence")

@@ -2,12 +2,15 @@
 side by side in one run, on the bundled deliverables (both seeds' calibration deliveries:
 reference, untouched input, every defect and variant).
 
-    .venv/bin/python bench/probe_throughput.py [--rounds 3] [--work var/bench/deliverables] [--json out.json]
+    sudo .venv/bin/python bench/probe_throughput.py [--rounds 3] [--work var/bench/deliverables] \
+        [--json out.json] [--no-sandbox]
 
 Each round probes every deliverable once per mode, sequentially (one core's worth of work):
 ``fresh`` = ``python rule_probe.py ...`` per probe (what a packaged task's test.sh does);
 ``warm`` = one ``probe_server.py`` process kept across all rounds (its start-up is reported
 apart, and included in the warm total).  Reports are compared: both modes must agree exactly.
+Both run as calibration runs them: in the trial sandbox (a fresh sandbox per fresh probe, one
+sandbox for the warm process), or with ``--no-sandbox`` as plain subprocesses.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers import bpy_procs  # noqa: E402
 from verifiers.calibration import samples_of  # noqa: E402
 from verifiers.scorer import TaskBundle  # noqa: E402
@@ -31,7 +35,7 @@ from verifiers.scorer import TaskBundle  # noqa: E402
 SEEDS = ("robot-carry", "table-model")
 
 
-def bundled_deliverables(work: Path) -> list[tuple[str, TaskBundle, Path]]:
+def bundled_deliverables(work: Path, sandbox=None) -> list[tuple[str, TaskBundle, Path]]:
     """(label, task bundle, delivery) for every calibration sample of both seeds; built once
     into ``work`` (apply_script on a freshly built start.blend) and reused afterwards."""
     out = []
@@ -40,11 +44,11 @@ def bundled_deliverables(work: Path) -> list[tuple[str, TaskBundle, Path]]:
         folder = work / seed
         start = folder / "inputs" / "start.blend"
         if not start.is_file():
-            bundle.build_start(folder)
+            bundle.build_start(folder, sandbox)
         for s in samples_of(bundle):
             delivery = start if s.script is None else folder / "deliveries" / f"{s.slug}.blend"
             if not delivery.is_file():
-                bpy_procs.apply_script(start, s.script, delivery)
+                bpy_procs.apply_script(start, s.script, delivery, sandbox=sandbox)
             out.append((f"{seed}/{s.name}", bundle, delivery))
     return out
 
@@ -54,10 +58,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--no-sandbox", action="store_true", help="plain subprocesses, as before issue 7")
     args = ap.parse_args(argv)
+    sandbox = LOCAL if args.no_sandbox else None
 
     t0 = time.monotonic()
-    items = bundled_deliverables(args.work)
+    items = bundled_deliverables(args.work, sandbox)
     build_s = time.monotonic() - t0
     reports = args.work / "reports"
     reports.mkdir(parents=True, exist_ok=True)
@@ -66,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     warm: dict[str, list[float]] = {label: [] for label, _, _ in items}
     mismatches = []
     started = time.monotonic()
-    probe = bpy_procs.WarmProbe()
+    probe = bpy_procs.WarmProbe(sandbox=sandbox)
     probe._start()  # measure start-up apart from the per-probe cost
     warm_startup = time.monotonic() - started
     try:
@@ -74,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
             for label, bundle, blend in items:
                 slug = label.replace("/", "_").replace(":", "-")
                 t = time.monotonic()
-                a = bpy_procs.probe_fresh(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.fresh.json")
+                a = bpy_procs.probe_fresh(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.fresh.json",
+                                          sandbox=sandbox)
                 fresh[label].append(time.monotonic() - t)
                 t = time.monotonic()
                 b = probe.probe(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.warm.json")
@@ -94,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         "bench": "probe_throughput",
         "machine": {"cpus": __import__("os").cpu_count(), "platform": platform.platform(),
                     "python": platform.python_version(), "bpy": version("bpy")},
+        "isolation": "local" if args.no_sandbox else "sandbox",
         "rounds": args.rounds, "deliverables": len(items), "probes_per_mode": n,
         "deliverable_build_s": round(build_s, 2),
         "fresh": {"total_s": round(fresh_total, 2), "probes_per_s": round(n / fresh_total, 2),
@@ -112,7 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"fresh: {n} probes in {fresh_total:.1f}s = {result['fresh']['probes_per_s']} probes/s")
     print(f"warm:  {n} probes in {warm_total:.1f}s incl. {warm_startup:.1f}s start-up = "
           f"{result['warm']['probes_per_s']} probes/s ({result['warm']['probes_per_s_steady']} steady)")
-    print(f"speedup {result['speedup']}x; reports identical in both modes: {not mismatches}")
+    print(f"speedup {result['speedup']}x; reports identical in both modes: {not mismatches} "
+          f"({result['isolation']})")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2) + "\n")

@@ -1,13 +1,14 @@
 """Evidence render time per deliverable (the bundled deliverables of both seeds).
 
     .venv/bin/python bench/render_time.py [--engine BLENDER_WORKBENCH|CYCLES] [--work var/bench/deliverables]
-                                          [--json out.json]
+                                          [--json out.json] [--no-sandbox]
 
 For each deliverable, with an empty cache: the wall time of one bpy process rendering its
 evidence (process start + open + renders + MP4 + contact sheet), the in-Blender render
 seconds from the manifest, and the number of files; then the same request again, served from
 the cache (a hash check, no render).  Views, resolution and frames come from each task's
-judge.json (160x120; robot-carry adds 16 frames + MP4).
+judge.json (160x120; robot-carry adds 16 frames + MP4).  The renders run in the trial sandbox
+(one per process), as the scoring CLIs run them; ``--no-sandbox``: plain subprocesses.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from probe_throughput import bundled_deliverables  # noqa: E402
 
+from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, resolve_spec  # noqa: E402
 
 
@@ -38,15 +40,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--engine", default=None)
     ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables")
     ap.add_argument("--json", type=Path, default=None)
+    ap.add_argument("--no-sandbox", action="store_true")
     args = ap.parse_args(argv)
-    items = bundled_deliverables(args.work)
+    sandbox = LOCAL if args.no_sandbox else None
+    items = bundled_deliverables(args.work, sandbox)
     rows = []
     with tempfile.TemporaryDirectory(prefix="arkevo-render-bench-") as tmp:
         for label, bundle, blend in items:
             spec = resolve_spec(bundle.judge.evidence, engine=args.engine)
             cache_dir = Path(tmp) / label.replace("/", "_").replace(":", "-")
             cache = EvidenceCache(cache_dir)
-            renderer = EvidenceRenderer(cache, processes=1)
+            renderer = EvidenceRenderer(cache, processes=1, sandbox=sandbox)
             t = time.monotonic()
             ev = renderer.render(blend, spec)
             wall = time.monotonic() - t

@@ -14,14 +14,18 @@ runtime is left out. When the script has ended, everything it started is killed,
 worker copies back only the named `outputs`, refusing links and anything not a plain file or
 folder.
 
+`SandboxedServer` keeps one such script running (a warm probe) and speaks JSON lines with it.
+
 Errors: `SandboxUnavailable`, `LaunchFailed` or `SlotUnavailable` mean the sandbox could not
-be set up (infrastructure, retry). A script that ran and failed (non-zero exit, killed at the
+be set up (infrastructure, retry); a host that cannot run it at all is told the switch
+(`ARKEVO_TRIAL_BACKEND=local`). A script that ran and failed (non-zero exit, killed at the
 timeout) is a returned `ScriptRun` for the caller to name.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import shutil
 import stat
@@ -47,9 +51,23 @@ LOG_TAIL_BYTES = 4000
 # unisolated subprocess, for hosts that cannot run the sandbox (ARKEVO_TRIAL_BACKEND=local).
 LOCAL = "local"
 ScriptIsolation = SandboxSettings | Literal["local"] | None
+NO_SANDBOX_SWITCH = ("to run Blender on outside code unisolated on this host, set "
+                     "ARKEVO_TRIAL_BACKEND=local (the authoring CLIs: --no-sandbox)")
 
-__all__ = ["LOCAL", "LaunchFailed", "SandboxUnavailable", "ScriptIsolation", "ScriptRun",
-           "SlotUnavailable", "run_sandboxed_script"]
+__all__ = ["LOCAL", "LaunchFailed", "SandboxUnavailable", "SandboxedServer", "ScriptIsolation",
+           "ScriptRun", "SlotUnavailable", "run_sandboxed_script", "script_isolation"]
+
+
+def script_isolation(isolation: ScriptIsolation = None) -> SandboxSettings | Literal["local"]:
+    """What an unset choice means outside the worker's pools (author CLIs, scorer, calibration):
+    the project's one switch decides, ARKEVO_TRIAL_BACKEND=local = unisolated, else the sandbox
+    with default settings. An explicit LOCAL or SandboxSettings is kept."""
+    if isolation is not None:
+        return isolation
+    kind = os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox")
+    if kind not in ("sandbox", "local"):
+        raise ValueError(f"ARKEVO_TRIAL_BACKEND={kind!r}: expected 'sandbox' or 'local'")
+    return LOCAL if kind == "local" else SandboxSettings()
 
 
 @dataclass
@@ -78,12 +96,9 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
 
     `inputs`/`outputs` map sandbox paths (under /workspace or /tests; outputs under a
     writable root) to host paths. Raises only when the sandbox cannot be set up."""
-    settings = (settings or SandboxSettings()).model_copy(update={"runtime_dir": None})
-    sandbox = TrialSandbox(settings, name=f"script-{script.stem}", workdir=WORKDIR,
-                           memory_bytes=settings.memory_bytes(memory_mb))
+    sandbox = await _open_sandbox(script, settings, memory_mb)
     log.parent.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    await sandbox.open()
     try:
         layout = sandbox.layout
         for path in outputs:
@@ -108,6 +123,81 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
         return run
     finally:
         await sandbox.close()
+
+
+async def _open_sandbox(script: Path, settings: SandboxSettings | None,
+                        memory_mb: int | None) -> TrialSandbox:
+    settings = (settings or SandboxSettings()).model_copy(update={"runtime_dir": None})
+    sandbox = TrialSandbox(settings, name=f"script-{script.stem}", workdir=WORKDIR,
+                           memory_bytes=settings.memory_bytes(memory_mb))
+    try:
+        await sandbox.open()
+    except SandboxUnavailable as exc:  # never a silent fallback: say how to opt out
+        raise SandboxUnavailable(f"{exc}; {NO_SANDBOX_SWITCH}") from None
+    return sandbox
+
+
+class SandboxedServer:
+    """One long-lived script in its own sandbox (a warm probe): requests as JSON lines on its
+    stdin, one JSON line back on its stdout per request; its stderr goes to `log`. Inputs are
+    added while it runs only under the read-only /tests, where nothing sandboxed can plant a
+    link for the worker to follow. `close()` kills it and everything it started."""
+
+    def __init__(self, sandbox: TrialSandbox, process: asyncio.subprocess.Process | None,
+                 group) -> None:
+        self.sandbox, self.process, self.group = sandbox, process, group
+
+    @classmethod
+    async def start(cls, script: Path, args: list[str], *, inputs: dict[str, Path],
+                    log: Path | None, settings: SandboxSettings | None = None,
+                    cwd: str = str(WORKDIR)) -> SandboxedServer:
+        sandbox = await _open_sandbox(script, settings, None)
+        try:
+            server = cls(sandbox, None, None)
+            await server.add_inputs({**inputs, str(SCRIPTS / script.name): script})
+            err = open(log, "ab") if log else asyncio.subprocess.DEVNULL
+            try:
+                server.process, server.group = await sandbox.launch(
+                    [sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
+                    stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err,
+                    kind="server")
+            finally:
+                if log:
+                    err.close()
+            return server
+        except BaseException:
+            await sandbox.close()
+            raise
+
+    async def add_inputs(self, files: dict[str, Path]) -> None:
+        layout = self.sandbox.layout
+        for path in files:
+            if layout.locate(path)[0].writable:
+                raise SandboxPathError(f"{path}: a running server's inputs go under {SCRIPTS}")
+        await asyncio.to_thread(_copy_in, layout, None, files)
+
+    def discard(self, path: str) -> None:
+        """Remove an input again (worker-side; /tests is root's)."""
+        root, rel = self.sandbox.layout.locate(path)
+        target = root.host / rel
+        if target.is_dir():
+            shutil.rmtree(target)
+        else:
+            target.unlink(missing_ok=True)
+
+    async def send(self, message: dict) -> None:
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        await self.process.stdin.drain()
+
+    async def receive(self, timeout: float) -> dict | None:
+        """The next reply; None once the script has ended. TimeoutError at the timeout."""
+        line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
+        return json.loads(line) if line else None
+
+    async def close(self) -> None:
+        if self.process is not None:
+            await self.sandbox.end(self.process, self.group, kill=True)
+        await self.sandbox.close()
 
 
 async def _wait_heartbeating(process: asyncio.subprocess.Process, timeout: float,

@@ -1,13 +1,26 @@
 """Blender subprocesses for the verifier side: fresh processes per script, and a warm probe.
 
 Blender runs out of process (a crash or leak never takes the caller down; each fresh run starts
-from a clean Blender).  A non-zero exit raises ``BpyProcessError`` -- an infrastructure fault,
-never a score.  ``WarmProbe`` keeps one bpy process with the probe library loaded and measures
-many deliveries in it (see ``probe_server.py``); ``probe_fresh`` starts one process per probe.
+from a clean Blender).  What it runs here is outside code -- a seed's build script, reference
+solution and calibration samples, a draft's ``task_probes.py``, the deliveries they make -- so
+by default each run goes through the trial sandbox (``sandbox/script_run.py``: its own slot
+user, Landlock, loopback-only network, rlimits and cgroup; only the job's files go in, only its
+outputs come out).  ``sandbox=`` chooses: ``LOCAL`` (a plain subprocess of the caller, for an
+author's own code on their own machine), ``SandboxSettings``, or None (``ARKEVO_TRIAL_BACKEND``
+decides: ``local`` = unisolated, else the sandbox with default settings).
+
+Failures: an author's script that raises is ``ScriptFailed`` (naming the file and the
+exception); any other non-zero exit, a hang or a dead warm process is ``BpyProcessError`` --
+infrastructure, never a score; a sandbox that cannot start raises ``SandboxUnavailable``,
+``LaunchFailed`` or ``SlotUnavailable`` with its reason.  ``WarmProbe`` keeps one bpy process
+with the probe library loaded and measures many deliveries in it (see ``probe_server.py``);
+``probe_fresh`` starts one process per probe.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import json
 import os
 import select
@@ -16,7 +29,12 @@ import sys
 import tempfile
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from sandbox.script_run import (LOCAL, SandboxedServer, ScriptIsolation, run_sandboxed_script,
+                                script_isolation)
+from verifiers.version import PROBE_FILES
 
 VERIFIERS = Path(__file__).resolve().parent
 ROOT = VERIFIERS.parent
@@ -25,10 +43,23 @@ PROBE_SERVER = VERIFIERS / "probe_server.py"
 RENDER_EVIDENCE = VERIFIERS / "render_evidence.py"
 APPLY_SCRIPT = ROOT / "activities" / "blender" / "apply_script.py"
 BUILD_WORKSPACE = ROOT / "activities" / "blender" / "build_workspace.py"
+BUILD_ERROR = "build_workspace: error:"  # what build_workspace.py prints before exiting 2
+TASK_PROBES = "task_probes.py"
+LOG_BYTES = 65536  # how much of a sandboxed run's log is read back to name a failure
 
 
 class BpyProcessError(RuntimeError):
     """Blender exited non-zero, hung, or a warm process died: infrastructure, retry it."""
+
+
+class ScriptFailed(Exception):
+    """An author's script raised (a seed's build script, a reference solution, a calibration
+    sample, a task's own probes): the author's mistake, not infrastructure. ``problems``:
+    [(host file, exception line)], one per failing script."""
+
+    def __init__(self, problems: list[tuple[Path, str]], log_tail: str = ""):
+        self.problems, self.log_tail = problems, log_tail
+        super().__init__("; ".join(f"{file}: {exception}" for file, exception in problems))
 
 
 def bpy_python() -> str:
@@ -44,6 +75,7 @@ def _clean_env() -> dict[str, str]:
 
 def run_script(script: Path, args: list[str | Path], *, timeout: float = 600,
                cwd: Path | None = None) -> subprocess.CompletedProcess:
+    """A plain, unisolated bpy subprocess (LOCAL)."""
     argv = [bpy_python(), str(script), *map(str, args)]
     try:
         proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd,
@@ -56,51 +88,205 @@ def run_script(script: Path, args: list[str | Path], *, timeout: float = 600,
     return proc
 
 
-def apply_script(blend_in: Path, script: Path, blend_out: Path, timeout: float = 600) -> Path:
-    run_script(APPLY_SCRIPT, ["--in", blend_in, "--script", script, "--out", blend_out], timeout=timeout)
+def _sync(coro):
+    """Await `coro` from sync code: a thread of the caller's pool, or one under a running loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
+
+
+def _exception_line(log: str) -> str:
+    """The exception line of the last traceback in `log` (after its last frame)."""
+    after = log[log.rfind('  File "'):].splitlines()[1:]
+    return next((line for line in after if line and not line[0].isspace()), "failed")
+
+
+def _script_failure(log: str, authored: dict[str, Path], marker: str | None = None
+                    ) -> ScriptFailed | None:
+    """ScriptFailed naming the host file when the traceback in `log` runs through one of the
+    `authored` scripts ({path the process saw: host file}), or the process printed `marker`
+    (its own report of an author error); None when neither: the failure is not the author's."""
+    for seen, host in authored.items():
+        if any(f'File "{path}"' in log for path in (seen, str(host), str(host.resolve()))):
+            return ScriptFailed([(host, _exception_line(log))], log[-4000:])
+    if marker and marker in log and authored:
+        report = log[log.rfind(marker) + len(marker):].strip().splitlines()
+        return ScriptFailed([(next(iter(authored.values())), report[0] if report else "failed")],
+                            log[-4000:])
+    return None
+
+
+class _Job:
+    """One run of a bpy script, unisolated or sandboxed. The paths handed to the script are the
+    host paths or, sandboxed, the sandbox paths its input files are copied to and its outputs
+    copied back from (only those)."""
+
+    def __init__(self, sandbox: ScriptIsolation):
+        self.isolation = script_isolation(sandbox)
+        self.local = self.isolation == LOCAL
+        self.inputs: dict[str, Path] = {}
+        self.outputs: dict[str, Path] = {}
+
+    def input(self, host: Path, inside: str) -> str:
+        if self.local:
+            return str(host)
+        if host.exists():  # a missing delivery is missing in there too
+            self.inputs[inside] = host
+        return inside
+
+    def output(self, host: Path, inside: str) -> str:
+        if self.local:
+            return str(host)
+        self.outputs[inside] = host
+        return inside
+
+    def run(self, script: Path, args: list[str], *, timeout: float, cwd: Path | None = None,
+            inside_cwd: str = "/workspace", authored: dict[str, Path] | None = None,
+            marker: str | None = None) -> None:
+        """Run it; a failure that is the author's (see _script_failure) raises ScriptFailed,
+        any other BpyProcessError."""
+        authored = authored or {}
+        if self.local:
+            try:
+                run_script(script, args, timeout=timeout, cwd=cwd)
+            except BpyProcessError as exc:
+                raise _script_failure(str(exc), authored, marker) or exc from None
+            return
+        with tempfile.TemporaryDirectory(prefix="arkevo-bpy-") as tmp:
+            log = Path(tmp) / "run.log"
+            run = _sync(run_sandboxed_script(
+                script, args, inputs=self.inputs, outputs=self.outputs, timeout=timeout, log=log,
+                settings=self.isolation, cwd=inside_cwd))
+            with open(log, "rb") as f:
+                f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_BYTES))
+                text = f.read().decode("utf-8", "replace")
+        if run.timed_out:
+            raise BpyProcessError(f"{script.name} still running after {timeout:.0f}s (sandboxed); killed")
+        if not run.ok:
+            error = BpyProcessError(f"{script.name} exited with {run.returncode} (sandboxed):\n"
+                                    f"{text[-3000:].strip()}")
+            raise _script_failure(text, authored, marker) or error
+        if run.refused:  # links or devices where its outputs belong: the code it ran planted them
+            what = f"left no plain files as its outputs ({'; '.join(run.refused)})"
+            if authored:
+                raise ScriptFailed([(host, what) for host in authored.values()][:1], text[-4000:])
+            raise BpyProcessError(f"{script.name} {what}")
+
+
+def apply_script(blend_in: Path, script: Path, blend_out: Path, timeout: float = 600, *,
+                 sandbox: ScriptIsolation = None) -> Path:
+    """Run an author's script on `blend_in` and save the scene to `blend_out`."""
+    job = _Job(sandbox)
+    blend_out.unlink(missing_ok=True)  # a stale delivery must not pass for this run's
+    seen = job.input(script, f"/workspace/{script.name}")
+    job.run(APPLY_SCRIPT, ["--in", job.input(blend_in, f"/workspace/inputs/{blend_in.name}"),
+                           "--script", seen,
+                           "--out", job.output(blend_out, f"/workspace/outputs/{blend_out.name}")],
+            timeout=timeout, authored={seen: script})
+    if not blend_out.is_file():  # only the script can end the run before the save
+        raise ScriptFailed([(script, "the run ended without saving the scene (does the script exit?)")])
     return blend_out
 
 
 def build_workspace(reference: Path, start_mode: str, out_start: Path, out_reference: Path,
-                    timeout: float = 600) -> Path:
-    run_script(BUILD_WORKSPACE, ["--reference", reference, "--start-mode", start_mode,
-                                 "--out-start", out_start, "--out-reference", out_reference],
-               timeout=timeout, cwd=reference.parent)
+                    timeout: float = 600, *, seed_dir: Path | None = None,
+                    sandbox: ScriptIsolation = None) -> Path:
+    """Build the starting workspace from a seed's reference project. Sandboxed, the seed's files
+    except draft/ (never its rubric, solution or calibration) go in at /workspace/seed;
+    without `seed_dir`, the reference's own folder."""
+    job = _Job(sandbox)
+    seed = seed_dir or reference.parent
+    ref = str(reference)
+    if not job.local:
+        for child in sorted(seed.iterdir()):
+            if child.name != "draft":
+                job.input(child, f"/workspace/seed/{child.name}")
+        ref = f"/workspace/seed/{reference.relative_to(seed).as_posix()}"
+    job.run(BUILD_WORKSPACE, ["--reference", ref, "--start-mode", start_mode,
+                              "--out-start", job.output(out_start, "/workspace/out/start.blend"),
+                              "--out-reference", job.output(out_reference, "/workspace/out/reference.blend")],
+            timeout=timeout, cwd=seed, inside_cwd="/workspace/seed", authored={ref: reference},
+            marker=BUILD_ERROR)
+    if not (out_start.is_file() and out_reference.is_file()):
+        raise ScriptFailed([(reference, "the build ended without saving start.blend and "
+                                        "reference.blend (does the script exit?)")])
     return out_start
 
 
+def task_probes(rubric: Path, probes: Path | None) -> Path | None:
+    """The task's own primitives: `probes`, else ``task_probes.py`` beside the rubric, if any."""
+    if probes is not None and not Path(probes).is_file():
+        raise FileNotFoundError(f"task probes not found: {probes}")
+    sibling = Path(rubric).with_name(TASK_PROBES)
+    return Path(probes) if probes is not None else sibling if sibling.is_file() else None
+
+
 def probe_fresh(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None,
-                timeout: float = 600) -> dict:
+                timeout: float = 600, *, sandbox: ScriptIsolation = None) -> dict:
     """One fresh bpy process for one probe (what a packaged task's test.sh does)."""
-    args: list[str | Path] = ["--blend", blend, "--task", task, "--rubric", rubric, "--out", out]
+    job = _Job(sandbox)
+    probes = task_probes(rubric, probes)
+    args = ["--blend", job.input(blend, f"/workspace/{blend.name}"),
+            "--task", job.input(task, "/tests/task/task.json"),
+            "--rubric", job.input(rubric, "/tests/task/rubric.json"),
+            "--out", job.output(out, "/workspace/out/report.json")]
+    authored = {}
     if probes is not None:
-        args += ["--probes", probes]
-    run_script(RULE_PROBE, args, timeout=timeout)
+        seen = job.input(probes, f"/tests/task/{TASK_PROBES}")
+        args += ["--probes", seen]
+        authored[seen] = probes
+    for name in PROBE_FILES:  # rule_probe.py's siblings, next to it in /tests
+        job.input(VERIFIERS / name, f"/tests/{name}")
+    job.run(RULE_PROBE, args, timeout=timeout, authored=authored)
     return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
-def render_jobs(jobs: list[dict], timeout: float = 900) -> list[dict]:
-    """Render evidence for ``jobs`` ([{blend, spec, out}]) in one bpy process; manifests back."""
+def render_jobs(jobs: list[dict], timeout: float = 900, *, sandbox: ScriptIsolation = None) -> list[dict]:
+    """Render evidence for ``jobs`` ([{blend, spec, out}]) in one bpy process; manifests back.
+    What comes back is untrusted: the caller checks it (``evidence.check_rendered``)."""
     if not jobs:
         return []
+    job = _Job(sandbox)
+    inside = [{"blend": job.input(Path(j["blend"]), f"/workspace/deliveries/{i}/{Path(j['blend']).name}"),
+               "spec": j["spec"], "out": job.output(Path(j["out"]), f"/workspace/evidence/{i}")}
+              for i, j in enumerate(jobs)]
     with tempfile.TemporaryDirectory(prefix="arkevo-render-") as tmp:
         jobs_file = Path(tmp) / "jobs.json"
-        jobs_file.write_text(json.dumps(jobs), encoding="utf-8")
-        run_script(RENDER_EVIDENCE, ["--jobs", jobs_file], timeout=timeout)
-    return [json.loads((Path(j["out"]) / "manifest.json").read_text(encoding="utf-8")) for j in jobs]
+        jobs_file.write_text(json.dumps(inside), encoding="utf-8")
+        job.run(RENDER_EVIDENCE, ["--jobs", job.input(jobs_file, "/tests/jobs.json")], timeout=timeout)
+    manifests = []
+    for j in jobs:
+        manifest = Path(j["out"]) / "manifest.json"
+        if not manifest.is_file():
+            raise BpyProcessError(f"render_evidence.py wrote no manifest for {j['blend']}")
+        manifests.append(json.loads(manifest.read_text(encoding="utf-8")))
+    return manifests
 
 
 class WarmProbe:
     """One warm bpy process running ``probe_server.py``; ``probe()`` is its unit of work.
 
     Use as a context manager.  Thread-safe (one job at a time).  If the process dies, the
-    current call raises ``BpyProcessError`` and the next call starts a fresh process."""
+    current call raises ``BpyProcessError`` and the next call starts a fresh process.
 
-    def __init__(self, timeout: float = 600, log: Path | None = None):
+    Sandboxed (the default), the process lives in one sandbox for as long as it runs: the
+    probe code goes in at start, each job's task files once per content and its delivery for
+    that job only (all under the read-only /tests), and the report comes back on the reply
+    line.  One warm probe serves one caller: its jobs share the process."""
+
+    def __init__(self, timeout: float = 600, log: Path | None = None, *,
+                 sandbox: ScriptIsolation = None):
         self.timeout = timeout
         self.log = log
-        self._proc: subprocess.Popen | None = None
+        self.isolation = script_isolation(sandbox)
+        self._proc: subprocess.Popen | None = None  # LOCAL
         self._reader = None
+        self._server: SandboxedServer | None = None  # sandboxed
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task_dirs: set[str] = set()
         self._lock = threading.Lock()
         self.jobs = 0
         self.starts = 0
@@ -111,7 +297,30 @@ class WarmProbe:
     def __exit__(self, *exc) -> None:
         self.close()
 
+    @property
+    def local(self) -> bool:
+        return self.isolation == LOCAL
+
+    def _running(self) -> bool:
+        if self.local:
+            return self._proc is not None and self._proc.poll() is None
+        return self._server is not None and self._server.process.returncode is None
+
     def _start(self) -> None:
+        if self.local:
+            self._start_local()
+        else:
+            self._kill()  # a process that died still holds its sandbox's slot
+            self._task_dirs.clear()
+            self._server = self._call(SandboxedServer.start(
+                PROBE_SERVER, ["--reply-fd", "1"], log=self.log, settings=self.isolation,
+                inputs={f"/tests/{name}": VERIFIERS / name for name in PROBE_FILES}))
+        self.starts += 1
+        ready = self._read_reply(120)
+        if not ready.get("ready"):
+            raise BpyProcessError(f"warm probe did not start: {ready}")
+
+    def _start_local(self) -> None:
         read_fd, write_fd = os.pipe()
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         try:
@@ -125,12 +334,28 @@ class WarmProbe:
             if out is not subprocess.DEVNULL:
                 out.close()
         self._reader = os.fdopen(read_fd, "r", encoding="utf-8")
-        self.starts += 1
-        ready = self._read_reply(120)
-        if not ready.get("ready"):
-            raise BpyProcessError(f"warm probe did not start: {ready}")
+
+    def _call(self, coro):
+        """Run a coroutine on this probe's own event loop (the sandboxed process belongs to it)."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            threading.Thread(target=_run_loop, args=(self._loop,), name="warm-probe", daemon=True).start()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
 
     def _read_reply(self, timeout: float) -> dict:
+        if not self.local:
+            try:
+                answer = self._call(self._server.receive(timeout))
+            except TimeoutError:
+                self._kill()
+                raise BpyProcessError(f"warm probe gave no answer within {timeout:.0f}s; killed") from None
+            except ValueError as exc:  # not JSON, or a line past the pipe's limit
+                self._kill()
+                raise BpyProcessError(f"warm probe sent a bad reply: {exc}") from None
+            if answer is None:
+                self._kill()
+                raise BpyProcessError("warm probe process exited")
+            return answer
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -146,25 +371,72 @@ class WarmProbe:
                     raise BpyProcessError(f"warm probe process exited ({code})")
                 return json.loads(line)
 
-    def probe(self, blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
-        with self._lock:
-            if self._proc is None or self._proc.poll() is not None:
-                self._start()
-            job = {"blend": str(blend), "task": str(task), "rubric": str(rubric), "out": str(out),
-                   "probes": str(probes) if probes else None}
-            try:
+    def _send(self, job: dict) -> None:
+        try:
+            if self.local:
                 self._proc.stdin.write(json.dumps(job) + "\n")
                 self._proc.stdin.flush()
-            except BrokenPipeError as exc:
-                self._proc = None
-                raise BpyProcessError("warm probe process is gone") from exc
-            answer = self._read_reply(self.timeout)
+            else:
+                self._call(self._server.send(job))
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            self._kill()
+            raise BpyProcessError("warm probe process is gone") from exc
+
+    def probe(self, blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
+        probes = task_probes(rubric, probes)
+        with self._lock:
+            if not self._running():
+                self._start()
+            if self.local:
+                answer = self._ask(blend, task, rubric, out, probes)
+                authored = {str(probes): probes} if probes else {}
+            else:
+                answer, authored = self._ask_sandboxed(Path(blend), task, rubric, probes)
             self.jobs += 1
             if not answer.get("ok"):
-                raise BpyProcessError(f"probe of {blend} failed in the warm process:\n{answer.get('error')}")
-            return json.loads(Path(out).read_text(encoding="utf-8"))
+                error = answer.get("error") or ""
+                raise _script_failure(error, authored) or BpyProcessError(
+                    f"probe of {blend} failed in the warm process:\n{error}")
+            if self.local:
+                return json.loads(Path(out).read_text(encoding="utf-8"))
+            report = answer["report"]
+            Path(out).parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(out).with_name(Path(out).name + ".tmp")
+            tmp.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+            os.replace(tmp, out)
+            return report
+
+    def _ask(self, blend, task, rubric, out, probes) -> dict:
+        self._send({"blend": str(blend), "task": str(task), "rubric": str(rubric), "out": str(out),
+                    "probes": str(probes) if probes else None})
+        return self._read_reply(self.timeout)
+
+    def _ask_sandboxed(self, blend: Path, task: Path, rubric: Path, probes: Path | None
+                       ) -> tuple[dict, dict[str, Path]]:
+        files = {"task.json": task, "rubric.json": rubric, **({TASK_PROBES: probes} if probes else {})}
+        digest = hashlib.sha256(json.dumps(
+            {name: hashlib.sha256(Path(p).read_bytes()).hexdigest() for name, p in files.items()},
+            sort_keys=True).encode()).hexdigest()[:16]
+        folder = f"/tests/task-{digest}"  # by content: a changed file is a new folder
+        if folder not in self._task_dirs:
+            self._call(self._server.add_inputs({f"{folder}/{name}": Path(p) for name, p in files.items()}))
+            self._task_dirs.add(folder)
+        delivery = f"/tests/delivery/{blend.name}"
+        if blend.is_file():
+            self._call(self._server.add_inputs({delivery: blend}))
+        try:
+            self._send({"blend": delivery, "task": f"{folder}/task.json",
+                        "rubric": f"{folder}/rubric.json", "out": "/tmp/report.json"})
+            answer = self._read_reply(self.timeout)
+        finally:
+            if self._server is not None:
+                self._server.discard("/tests/delivery")
+        return answer, ({f"{folder}/{TASK_PROBES}": probes} if probes else {})
 
     def _kill(self) -> None:
+        if self._server is not None:
+            server, self._server = self._server, None
+            self._call(server.close())
         if self._proc is not None:
             self._proc.kill()
             self._proc.wait()
@@ -182,3 +454,12 @@ class WarmProbe:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+        if self._loop is not None:
+            self._kill()  # the sandboxed process holds nothing to save: it goes with its sandbox
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._loop = None
+
+
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    loop.run_forever()
+    loop.close()

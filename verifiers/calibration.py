@@ -27,6 +27,11 @@ calibrated params (``kuka-80-20``'s core-failure caps) get them chosen here and 
 Everything lands in ``<out>/private/validation/report.json`` (per sample and criterion:
 score, measured, expected, detail, evidence; the VL answers; the evidence files, copied to
 ``private/validation/evidence/<sample>/`` with their sha256).
+
+The seed's build script, the solution, every calibration script, the task's probes and the
+deliveries they make run in the trial sandbox (``bpy_procs``; ``sandbox=LOCAL``, the CLI's
+``--no-sandbox`` or ``ARKEVO_TRIAL_BACKEND=local`` run them unisolated).  A script that raises
+is ``ScriptFailed`` naming every failing file and its exception.
 """
 
 from __future__ import annotations
@@ -39,7 +44,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
+from verifiers.bpy_procs import ScriptFailed
 from verifiers.evidence import Evidence, EvidenceCache, sha256_file
 from verifiers.profiles import ScoringProfile, profile_of_task, score_record
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
@@ -258,21 +265,27 @@ def _write_json_atomic(path: Path, data: dict) -> None:
 def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_blend: Path | None,
                     parallel: int, render: bool) -> list[Measured]:
     """Deliveries (apply_script), rule reports (warm probes), evidence and VL answers."""
-    start = Path(start_blend) if start_blend else bundle.build_start(work / "workspace")
+    start = Path(start_blend) if start_blend else bundle.build_start(work / "workspace", scorer.sandbox)
     samples = samples_of(bundle)
     deliveries = work / "deliveries"
     deliveries.mkdir(parents=True, exist_ok=True)
 
-    def deliver(s: Sample) -> Path:
+    def deliver(s: Sample) -> Path | ScriptFailed:
         if s.script is None:
             return start
-        return bpy_procs.apply_script(start, s.script, deliveries / f"{s.slug}.blend")
+        try:
+            return bpy_procs.apply_script(start, s.script, deliveries / f"{s.slug}.blend",
+                                          sandbox=scorer.sandbox)
+        except ScriptFailed as exc:  # run the others too: the author sees every failing script
+            return exc
 
     with ThreadPoolExecutor(parallel) as pool:
         blends = list(pool.map(deliver, samples))
+    if failed := [b for b in blends if isinstance(b, ScriptFailed)]:
+        raise ScriptFailed([p for f in failed for p in f.problems], failed[0].log_tail)
     reports = work / "reports"
     reports.mkdir(parents=True, exist_ok=True)
-    probes = [bpy_procs.WarmProbe() for _ in range(min(parallel, len(samples)))]
+    probes = [bpy_procs.WarmProbe(sandbox=scorer.sandbox) for _ in range(min(parallel, len(samples)))]
     try:
         def probe_share(i: int) -> list[tuple[int, dict]]:
             return [(j, probes[i].probe(blends[j], bundle.task_path, bundle.rubric_path,
@@ -302,17 +315,17 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
               judge: str | None = "image-metric", cache: EvidenceCache | None = None,
               start_blend: Path | None = None, margin: float = 0.2, reference_min: float = 0.9,
               parallel: int = 2, profile_params: dict[str, dict] | None = None,
-              vl_client=None) -> CalibrationResult:
+              vl_client=None, sandbox: ScriptIsolation = None) -> CalibrationResult:
     """Run the calibration samples of the task draft in ``draft`` and judge them under each
     profile (default: the task's own).  ``profile_params`` ({profile key: params}) fixes
-    params instead of calibrating them."""
+    params instead of calibrating them; ``sandbox``: where Blender runs (see ``bpy_procs``)."""
     bundle = TaskBundle.load(draft)
     profiles = profiles or [profile_of_task(bundle.task)]
     out_dir = Path(out_dir)
     work = out_dir / "work"
     validation = out_dir / "private" / "validation"
     scorers = {p.key: Scorer(bundle, p, cache=cache, options=ScoreOptions(judge=judge, render=cache is not None),
-                             vl_client=vl_client) for p in profiles}
+                             vl_client=vl_client, sandbox=sandbox) for p in profiles}
     # the VL answers do not depend on the profile: judge once with a VL-weighting scorer if any
     lead = next((s for s in scorers.values() if s.needs_vl), next(iter(scorers.values())))
     measured = measure_samples(bundle, lead, work, start_blend=start_blend, parallel=parallel,
@@ -358,8 +371,9 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
     return CalibrationResult(bundle.task["task_id"], report_path, report, verdicts, measured)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """python -m verifiers.calibration --task-dir seeds/<seed>/draft --out DIR [--profile ...]"""
+def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> int:
+    """python -m verifiers.calibration --task-dir seeds/<seed>/draft --out DIR [--profile ...]
+    [--no-sandbox]; exit 0 passed, 1 failed (a miss, a failing script, no sandbox)."""
     import argparse
 
     from rich.console import Console
@@ -367,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from verifiers.evidence import default_cache_root
     from verifiers.profiles import get_profile
+    from verifiers.score_delivery import RUN_FAILURES, print_run_failure
 
     ap = argparse.ArgumentParser(prog="python -m verifiers.calibration")
     ap.add_argument("--task-dir", required=True, type=Path)
@@ -375,12 +390,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--judge", default="image-metric", choices=("image-metric", "none"))
     ap.add_argument("--cache", type=Path, default=None)
     ap.add_argument("--margin", type=float, default=0.2)
+    ap.add_argument("--no-sandbox", action="store_true",
+                    help="run Blender on the seed's code unisolated (your own code, your own machine)")
     args = ap.parse_args(argv)
     profiles = [get_profile(p) for p in args.profile] if args.profile else None
-    result = calibrate(args.task_dir, args.out, profiles=profiles,
-                       judge=None if args.judge == "none" else args.judge,
-                       cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin)
     console = Console(width=160)
+    try:
+        result = calibrate(args.task_dir, args.out, profiles=profiles,
+                           judge=None if args.judge == "none" else args.judge,
+                           cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin,
+                           sandbox=LOCAL if args.no_sandbox else sandbox)
+    except RUN_FAILURES as exc:
+        return print_run_failure(console, exc)
     for key, section in result.report["profiles"].items():
         t = Table(title=f"{result.task_id} under {key}: margin {section['margin']} "
                         f"({'passed' if section['passed'] else 'FAILED'})")

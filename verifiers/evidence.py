@@ -18,9 +18,11 @@ re-verifies the file hashes (a damaged entry is replaced, counted in ``corrupt``
 The renderer version is ``RENDERER_ID`` + digests of the render script and this module's
 post-processing + the ``bpy`` package version, so a renderer change never reuses old renders.
 
-``render_many`` renders misses in local bpy subprocesses (scorer, CLI, unisolated workers);
-``render_elsewhere`` lets the worker render a miss in its sandbox and admits the result only
-after ``check_rendered`` (a delivery is solver output; what Blender wrote from it is untrusted).
+``render_many`` renders misses in batches (``bpy_procs.render_jobs``: sandboxed unless
+``sandbox=LOCAL`` or ``ARKEVO_TRIAL_BACKEND=local``); ``render_elsewhere`` lets the worker
+render a miss in its own activity sandbox.  Either way a render enters the cache only after
+``check_rendered`` (a delivery is solver output; what Blender wrote from it is untrusted); one
+that fails it is evidence with an ``error`` (nothing to judge), never cached.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from contracts.digests import canonical_json_bytes, sha256_file  # noqa: F401 (sha256_file re-exported)
+from sandbox.script_run import ScriptIsolation
 from verifiers import png
 from verifiers.bpy_procs import RENDER_EVIDENCE, render_jobs
 
@@ -258,10 +261,12 @@ class EvidenceRenderer:
     """Renders evidence through the cache: hits cost a hash check, misses are batched into at
     most ``processes`` bpy processes (2 on a 2-core worker)."""
 
-    def __init__(self, cache: EvidenceCache, processes: int = 2, timeout: float = 900):
+    def __init__(self, cache: EvidenceCache, processes: int = 2, timeout: float = 900, *,
+                 sandbox: ScriptIsolation = None):
         self.cache = cache
         self.processes = max(1, processes)
         self.timeout = timeout
+        self.sandbox = sandbox  # where render_jobs opens the deliveries (see bpy_procs)
 
     def render(self, blend: Path, spec: dict) -> Evidence:
         return self.render_many([(blend, spec)])[0]
@@ -321,7 +326,7 @@ class EvidenceRenderer:
             with ThreadPoolExecutor(len(batches)) as pool:
                 list(pool.map(lambda batch: render_jobs(
                     [{"blend": str(r.blend), "spec": r.spec, "out": str(scratch[r.key])} for r in batch],
-                    timeout=self.timeout), batches))
+                    timeout=self.timeout, sandbox=self.sandbox), batches))
         except BaseException:
             for folder in scratch.values():
                 shutil.rmtree(folder, ignore_errors=True)
@@ -332,7 +337,16 @@ class EvidenceRenderer:
             self.cache.counters.render_seconds += time.monotonic() - started
         out = {}
         for r in reqs:
-            _postprocess(scratch[r.key])
+            try:
+                if (problem := check_rendered(scratch[r.key], r.spec)) is not None:
+                    raise RenderFailed(problem)
+                _postprocess(scratch[r.key])
+            except (RenderFailed, ValueError, KeyError, TypeError) as exc:  # nothing to judge
+                shutil.rmtree(scratch[r.key], ignore_errors=True)
+                out[r.key] = Evidence(r.key, self.cache.root / "tmp", {
+                    "renderer": _renderer_id(), "blend_sha256": r.blend_sha256, "files": {},
+                    "error": f"the renderer's output is malformed: {exc}"}, cache_hit=False)
+                continue
             out[r.key] = self.cache.commit(r.key, scratch[r.key])
         return out
 

@@ -4,9 +4,11 @@
 
 Each job ``{"blend", "task", "rubric", "out", "probes"?}`` is measured exactly as
 ``rule_probe.py`` would (same code: ``rule_probe.probe_files``) and its report written to
-``out``; the reply is one JSON line ``{"ok": true, "out", "seconds", "reward"}`` or
+``out``; the reply is one JSON line ``{"ok": true, "out", "seconds", "reward", "report"}`` or
 ``{"ok": false, "error": <traceback>}`` -- a failing job never takes the process down.
-Replies go to their own file descriptor because Blender writes its log to stdout.
+Replies go to their own file descriptor because Blender writes its log to stdout;
+``--reply-fd 1`` (a sandboxed server, which has only stdio) keeps stdout for the replies and
+moves everything else written to it over to stderr.
 Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
 whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
 """
@@ -23,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import rule_probe  # noqa: E402  (imports bpy and the probe library once, then stays warm)
-
 
 def serve(stdin, reply) -> None:
+    import rule_probe  # imports bpy and the probe library once, then stays warm
+
     for line in stdin:
         if not line.strip():
             continue
@@ -40,7 +42,7 @@ def serve(stdin, reply) -> None:
                 Path(job["probes"]) if job.get("probes") else None,
             )
             answer = {"ok": True, "out": job["out"], "reward": report["reward"],
-                      "seconds": round(time.monotonic() - started, 4)}
+                      "seconds": round(time.monotonic() - started, 4), "report": report}
         except Exception:
             answer = {"ok": False, "error": traceback.format_exc()}
         reply.write(json.dumps(answer) + "\n")
@@ -51,7 +53,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reply-fd", type=int, required=True)
     args = ap.parse_args(argv)
-    with os.fdopen(args.reply_fd, "w", encoding="utf-8") as reply:
+    reply_fd = args.reply_fd
+    if reply_fd == 1:  # before bpy loads: nothing else may reach the reply stream
+        reply_fd = os.dup(1)
+        os.dup2(2, 1)
+    import rule_probe  # noqa: F401  (loaded before "ready": start-up is not a job's cost)
+
+    with os.fdopen(reply_fd, "w", encoding="utf-8") as reply:
         reply.write(json.dumps({"ok": True, "ready": True}) + "\n")
         reply.flush()
         serve(sys.stdin, reply)

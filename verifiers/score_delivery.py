@@ -2,7 +2,7 @@
 
     python -m verifiers.score_delivery --blend result.blend --task-dir seeds/table-model/draft \\
         [--profile blender-70-30] [--judge image-metric|model|none] [--out DIR] \\
-        [--engine BLENDER_WORKBENCH|CYCLES] [--cache DIR] [--no-evidence]
+        [--engine BLENDER_WORKBENCH|CYCLES] [--cache DIR] [--no-evidence] [--no-sandbox]
 
 Prints a per-criterion table (and the VL answers and the total), and writes into ``--out``
 (default: ``<blend stem>.arkevo/`` next to the .blend): ``score.json`` (the score record),
@@ -12,7 +12,11 @@ task files are not changed).  ``--judge model`` calls the OpenAI-compatible endp
 ``ARKEVO_VL_BASE_URL`` / ``ARKEVO_VL_MODEL`` / ``ARKEVO_VL_API_KEY`` at ``ARKEVO_LLM_RPM``.
 Renders are cached (``--cache``, default ``ARKEVO_EVIDENCE_CACHE`` or var/cache/evidence):
 scoring the same file again renders nothing.
-Exit code: 0 when scored (whatever the score), 2 on a usage error, 1 on a verifier failure.
+Blender opens the delivery, and runs the seed's build script, the reference solution and the
+task's probes, in the trial sandbox; ``--no-sandbox`` (or ``ARKEVO_TRIAL_BACKEND=local``) runs
+them as plain subprocesses, for your own code on your own machine.
+Exit code: 0 when scored (whatever the score), 2 on a usage error, 1 on a verifier failure
+(a script of the task that raises, a sandbox that cannot start).
 """
 
 from __future__ import annotations
@@ -24,8 +28,11 @@ import time
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
+from sandbox.script_run import LOCAL, LaunchFailed, SandboxUnavailable, ScriptIsolation, SlotUnavailable
+from verifiers.bpy_procs import ScriptFailed
 from verifiers.evidence import EvidenceCache, default_cache_root
 from verifiers.profiles import get_profile, profile_of_task
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
@@ -76,6 +83,22 @@ def totals_line(record: dict) -> str:
     return " · ".join(parts)
 
 
+# What stops a run before there is anything to score: the author's script, or the sandbox.
+RUN_FAILURES = (ScriptFailed, SandboxUnavailable, LaunchFailed, SlotUnavailable)
+
+
+def print_run_failure(console: Console, exc: Exception) -> int:
+    """One line per failing script of the author (file: exception), or why the sandbox could
+    not start (infrastructure, with the switch); the exit code."""
+    if isinstance(exc, ScriptFailed):
+        for file, exception in exc.problems:
+            console.print(f"[red]error[/] {escape(f'{file}: {exception}')}", highlight=False, soft_wrap=True)
+    else:
+        console.print(f"[red]infrastructure[/] the sandbox could not start: {escape(str(exc))}",
+                      highlight=False, soft_wrap=True)
+    return 1
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(prog="python -m verifiers.score_delivery", description=__doc__.splitlines()[0])
     ap.add_argument("--blend", required=True, type=Path)
@@ -86,10 +109,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--engine", default=None, help="evidence engine (BLENDER_WORKBENCH, CYCLES, ...)")
     ap.add_argument("--cache", type=Path, default=None, help="evidence cache folder")
     ap.add_argument("--no-evidence", action="store_true", help="skip evidence renders (rule-only profiles)")
+    ap.add_argument("--no-sandbox", action="store_true",
+                    help="run Blender unisolated (your own code and deliveries, your own machine)")
     return ap.parse_args(argv)
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> int:
     args = parse_args(argv)
     console = Console(width=None if sys.stdout.isatty() else 160)
     if not (args.task_dir / "task.json").is_file():
@@ -106,9 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     cache = EvidenceCache(args.cache or default_cache_root())
     options = ScoreOptions(judge=judge, engine=args.engine, render=not args.no_evidence)
-    scorer = Scorer(bundle, profile, cache=cache, options=options, vl_client=vl_client)
+    scorer = Scorer(bundle, profile, cache=cache, options=options, vl_client=vl_client,
+                    sandbox=LOCAL if args.no_sandbox else sandbox)
     started = time.monotonic()
-    record = scorer.score(args.blend, workdir=out)
+    try:
+        record = scorer.score(args.blend, workdir=out)
+    except RUN_FAILURES as exc:
+        return print_run_failure(console, exc)
     seconds = time.monotonic() - started
     evidence_dir = out / "evidence"
     if record.get("evidence") and not record["evidence"].get("error"):

@@ -12,6 +12,10 @@ solution (``judge.json`` ``reference.solution``, default ``solution/solve.py``) 
 starting workspace built from the seed's reference project.  Its renders are cached under a
 key of everything that produces them (seed materials, solution, build/apply scripts, bpy,
 view spec, renderer version) -- its .blend bytes differ on every rebuild, so they cannot key it.
+
+Every Blender run on the seed's or draft's code (build script, solution, task probes) and on
+the deliveries goes through ``bpy_procs`` with the scorer's ``sandbox`` choice: the trial
+sandbox unless ``LOCAL`` or ``ARKEVO_TRIAL_BACKEND=local``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from importlib.metadata import version as pkg_version
 from pathlib import Path
 
 from contracts.digests import canonical_json_bytes, sha256_file
+from sandbox.script_run import ScriptIsolation
 from verifiers import bpy_procs
 from verifiers.evidence import (
     Evidence, EvidenceCache, EvidenceRenderer, renderer_version, resolve_spec,
@@ -88,10 +93,11 @@ class TaskBundle:
         rel = (self.judge.reference if self.judge else {}).get("solution", "solution/solve.py")
         return self.draft / rel
 
-    def build_start(self, folder: Path) -> Path:
+    def build_start(self, folder: Path, sandbox: ScriptIsolation = None) -> Path:
         """Build ``inputs/start.blend`` (and the private reference scene) into ``folder``."""
         start, reference = folder / "inputs" / "start.blend", folder / "private" / "reference.blend"
-        bpy_procs.build_workspace(self.reference_project, self.start_mode, start, reference)
+        bpy_procs.build_workspace(self.reference_project, self.start_mode, start, reference,
+                                  seed_dir=self.seed_dir, sandbox=sandbox)
         return start
 
 
@@ -106,15 +112,17 @@ class ScoreOptions:
 
 class Scorer:
     def __init__(self, bundle: TaskBundle, profile: ScoringProfile, *, cache: EvidenceCache | None = None,
-                 options: ScoreOptions | None = None, vl_client=None, warm_probe=None):
+                 options: ScoreOptions | None = None, vl_client=None, warm_probe=None,
+                 sandbox: ScriptIsolation = None):
         self.bundle = bundle
+        self.sandbox = sandbox  # where Blender runs the author's code and the deliveries
         self.profile = profile
         self.options = options or ScoreOptions()
         if self.options.judge not in (None, *JUDGES):
             raise ValueError(f"unknown judge {self.options.judge!r}; use one of {', '.join(JUDGES)}")
         self.task = task_with_profile(bundle.task, profile)
         self.cache = cache
-        self.renderer = EvidenceRenderer(cache) if cache is not None else None
+        self.renderer = EvidenceRenderer(cache, sandbox=sandbox) if cache is not None else None
         self.vl_client = vl_client
         self.warm_probe = warm_probe
         self.needs_vl = profile.uses_vl and self.options.judge is not None
@@ -146,7 +154,8 @@ class Scorer:
         b = self.bundle
         if self.warm_probe is not None:
             return self.warm_probe.probe(blend, b.task_path, b.rubric_path, out, b.task_probes)
-        return bpy_procs.probe_fresh(blend, b.task_path, b.rubric_path, out, b.task_probes)
+        return bpy_procs.probe_fresh(blend, b.task_path, b.rubric_path, out, b.task_probes,
+                                     sandbox=self.sandbox)
 
     def reference_key(self) -> str:
         b = self.bundle
@@ -184,8 +193,9 @@ class Scorer:
                 return hit
         with tempfile.TemporaryDirectory(prefix="arkevo-reference-") as tmp:
             work = Path(tmp)
-            start = start_blend or self.bundle.build_start(work)
-            delivery = bpy_procs.apply_script(start, self.bundle.solution, work / "reference-delivery.blend")
+            start = start_blend or self.bundle.build_start(work, self.sandbox)
+            delivery = bpy_procs.apply_script(start, self.bundle.solution, work / "reference-delivery.blend",
+                                              sandbox=self.sandbox)
             evidence = self.renderer.render(delivery, self.spec)
         self.remember_reference(evidence)
         return evidence

@@ -13,6 +13,8 @@ import json
 import logging
 import os
 import socket
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -141,3 +143,106 @@ def process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     return True
+
+
+# A bpy script that tries every door CONFIG names (a build script, a calibration sample, task
+# probes): connections, reads, listings, writes, signals, processes, environment. What it found
+# is in `found`; `report` says how it gets out (default: into the scene, for read_scenes).
+DOOR_PROBE = r"""
+import json, os, socket
+import bpy
+
+CONFIG = json.loads(%r)
+found = {"uid": os.getuid(), "connect": {}, "outside": {}, "read": {}, "listing": {},
+         "write": {}, "signal": {}}
+
+def outcome(fn):
+    try:
+        return fn()
+    except OSError as exc:
+        return type(exc).__name__
+
+for port in CONFIG["ports"]:
+    found["connect"][str(port)] = outcome(
+        lambda: socket.create_connection(("127.0.0.1", port), 2).close() or "connected")
+for address in CONFIG["outside"]:
+    found["outside"][address] = outcome(
+        lambda: socket.create_connection((address, 80), 2).close() or "connected")
+found["interfaces"] = [name for _, name in socket.if_nameindex()]
+found["ipv4_routes"] = open("/proc/net/route").read().splitlines()[1:]
+found["ipv6_route_devices"] = sorted({line.split()[-1] for line in open("/proc/net/ipv6_route")})
+for path in CONFIG["read"]:
+    found["read"][path] = outcome(lambda: open(path, "rb").close() or "read")
+for path in CONFIG["list"]:
+    found["listing"][path] = outcome(lambda: sorted(os.listdir(path)))
+for path in CONFIG["write"]:
+    found["write"][path] = outcome(lambda: open(path, "w").write("pwned") and "written")
+found["signal"]["worker"] = outcome(lambda: os.kill(CONFIG["worker_pid"], 0) or "delivered")
+found["processes"] = {pid: outcome(lambda: open(f"/proc/{pid}/cmdline").read().replace("\0", " "))
+                      for pid in os.listdir("/proc") if pid.isdigit()}
+found["env"] = dict(os.environ)
+"""
+INTO_SCENE = 'bpy.context.scene["arkevo_findings"] = json.dumps(found)\n'
+
+
+def door_probe(config: dict, report: str = INTO_SCENE) -> str:
+    return DOOR_PROBE % json.dumps(config) + report
+
+
+# Reads scenes back in a fresh bpy process: {file: {object: [type, location, dimensions]}}.
+LIST_SCENES = r"""
+import json, sys, bpy
+out = {}
+for path in sys.argv[1:]:
+    bpy.ops.wm.open_mainfile(filepath=path, load_ui=False, use_scripts=False)
+    scene = bpy.context.scene
+    out[path] = {"objects": {o.name: [o.type, [round(v, 4) for v in o.location],
+                                      [round(v, 4) for v in o.dimensions]]
+                             for o in bpy.data.objects},
+                 "findings": scene.get("arkevo_findings")}
+print("SCENES " + json.dumps(out))
+"""
+
+
+def read_scenes(*blends: Path) -> dict[str, dict]:
+    proc = subprocess.run([sys.executable, "-c", LIST_SCENES, *map(str, blends)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("SCENES "))
+    return json.loads(line[len("SCENES "):])
+
+
+def assert_doors_closed(found: dict, config: dict, accepted: list, secret: str) -> None:
+    """What a door probe found: every door closed. config["ports"] start with a live listener
+    (which must have accepted nothing); config["write"] ends with the sandbox's own /tmp."""
+    assert found["uid"] != 0
+    # network: no loopback service of the host (a live listener, Temporal's 7233/8233),
+    # nothing outside, only `lo`, no route
+    assert set(found["connect"].values()) == {"ConnectionRefusedError"}, found["connect"]
+    assert accepted == []
+    assert set(found["outside"].values()) <= {"OSError", "TimeoutError"}, found["outside"]
+    assert found["interfaces"] == ["lo"]
+    assert found["ipv4_routes"] == [] and found["ipv6_route_devices"] in ([], ["lo"])
+    # files: other seeds, its own draft/, the project tree, the store, /root, the worker
+    assert all(r in ("FileNotFoundError", "PermissionError") for r in found["read"].values()), found["read"]
+    runtime = {Path(p) for p in (sys.prefix, sys.base_prefix)}  # bound read-only, as for trials
+    for path, listing in found["listing"].items():
+        if isinstance(listing, str):
+            assert listing in ("FileNotFoundError", "PermissionError"), (path, listing)
+            continue
+        below = {(Path(path) / name) for name in listing}
+        assert all(any(r == b or r.is_relative_to(b) for r in runtime) or str(b).startswith(
+            ("/usr", "/etc", "/bin", "/sbin", "/lib", "/proc", "/dev", "/tmp", "/home",
+             "/workspace", "/logs", "/tests", "/solution", "/opt"))
+                   for b in below), (path, listing)
+    # writes: nowhere on the host; the sandbox's /tmp is its own
+    *host_targets, own_tmp = config["write"]
+    for target in host_targets:
+        assert found["write"][target] in ("PermissionError", "OSError", "FileNotFoundError"), target
+        assert not Path(target).exists()
+    assert found["write"][own_tmp] == "written" and not Path(own_tmp).exists()
+    # processes: the worker is out of reach and out of sight; no secret in the environment
+    assert found["signal"]["worker"] == "ProcessLookupError"
+    assert str(os.getpid()) not in found["processes"] and len(found["processes"]) < 10
+    assert not any("pytest" in cmd for cmd in found["processes"].values())
+    assert secret not in json.dumps(found["env"]) and found["env"]["HOME"].startswith("/home/")

@@ -35,10 +35,11 @@ def settings(tmp_path_factory) -> SandboxSettings:
 
 
 @pytest.fixture(scope="module")
-def table_blend(tmp_path_factory) -> Path:
+def table_blend(tmp_path_factory, settings) -> Path:
     work = tmp_path_factory.mktemp("table")
     start, reference = work / "start.blend", work / "reference.blend"
-    bpy_procs.build_workspace(SEED / "materials" / "build_reference.py", "continue", start, reference)
+    bpy_procs.build_workspace(SEED / "materials" / "build_reference.py", "continue", start, reference,
+                              sandbox=settings)
     return reference
 
 

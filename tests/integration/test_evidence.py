@@ -1,38 +1,45 @@
 """Evidence renders in real Blender: fixed views, 16 animation frames + MP4, determinism, and the
-content-hash cache (scoring the same delivery twice renders nothing the second time)."""
+content-hash cache (scoring the same delivery twice renders nothing the second time). Blender
+runs in the trial sandbox, as the scoring CLI runs it (test slot users, a temporary base)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from verifiers import bpy_procs, png
+from sandbox.isolation.settings import SandboxSettings
+from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
+from verifiers import bpy_procs, png, score_delivery
 from verifiers.evidence import SHEET, EvidenceCache, EvidenceRenderer, renderer_version, resolve_spec, sha256_file
 from verifiers.profiles import get_profile
 from verifiers.scorer import Scorer, TaskBundle
 from verifiers.vl import load_judge_config
 
-pytestmark = pytest.mark.blender
+pytestmark = [pytest.mark.blender, requires_landlock]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "seeds"
 
 
 @pytest.fixture(scope="module")
-def workspaces(tmp_path_factory) -> dict[str, dict[str, Path]]:
+def isolation(tmp_path_factory) -> SandboxSettings:
+    return SandboxSettings(**sandbox_kwargs(tmp_path_factory.mktemp("evidence-sandbox")))
+
+
+@pytest.fixture(scope="module")
+def workspaces(tmp_path_factory, isolation) -> dict[str, dict[str, Path]]:
     """Both seeds' built workspaces: {seed: {"start": ..., "reference": ...}}."""
     work = tmp_path_factory.mktemp("evidence-ws")
 
     def build(seed: str) -> tuple[str, dict[str, Path]]:
         bundle = TaskBundle.load(SEEDS / seed / "draft")
         start, ref = work / seed / "start.blend", work / seed / "reference.blend"
-        bpy_procs.build_workspace(bundle.reference_project, bundle.start_mode, start, ref)
+        bpy_procs.build_workspace(bundle.reference_project, bundle.start_mode, start, ref,
+                                  seed_dir=bundle.seed_dir, sandbox=isolation)
         return seed, {"start": start, "reference": ref}
 
     with ThreadPoolExecutor(2) as pool:
@@ -40,15 +47,15 @@ def workspaces(tmp_path_factory) -> dict[str, dict[str, Path]]:
 
 
 @pytest.fixture(scope="module")
-def scored_twice(workspaces, tmp_path_factory):
+def scored_twice(workspaces, tmp_path_factory, isolation):
     """The table reference scene scored twice under blender-70-30 with the image-metric judge,
     through one worker cache; the second time by a new Scorer, as a second request would."""
     cache = EvidenceCache(tmp_path_factory.mktemp("cache"))
     bundle = TaskBundle.load(SEEDS / "table-model" / "draft")
     delivery = workspaces["table-model"]["reference"]
-    first = Scorer(bundle, get_profile("blender-70-30"), cache=cache).score(delivery)
+    first = Scorer(bundle, get_profile("blender-70-30"), cache=cache, sandbox=isolation).score(delivery)
     after_first = cache.counters.as_dict()
-    second = Scorer(bundle, get_profile("blender-70-30"), cache=cache).score(delivery)
+    second = Scorer(bundle, get_profile("blender-70-30"), cache=cache, sandbox=isolation).score(delivery)
     return cache, delivery, first, after_first, second, cache.counters.as_dict()
 
 
@@ -68,17 +75,19 @@ def test_scoring_the_same_delivery_twice_reuses_everything(scored_twice):
     assert set(first["evidence"]["files"]) == {"front.png", "side.png", "top.png", "close.png"}
 
 
-def test_cli_scores_one_delivery_prints_a_table_and_writes_evidence(scored_twice, tmp_path):
+def test_cli_scores_one_delivery_prints_a_table_and_writes_evidence(scored_twice, tmp_path, isolation,
+                                                                    capsys):
+    """The CLI's own main() (in this process, to hand it the test's slot users)."""
     cache, delivery, first, *_ = scored_twice
     out = tmp_path / "out"
-    proc = subprocess.run(
-        [sys.executable, "-m", "verifiers.score_delivery", "--blend", str(delivery),
-         "--task-dir", str(SEEDS / "table-model" / "draft"), "--profile", "blender-70-30",
-         "--judge", "image-metric", "--cache", str(cache.root), "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT, timeout=300)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    code = score_delivery.main(
+        ["--blend", str(delivery), "--task-dir", str(SEEDS / "table-model" / "draft"),
+         "--profile", "blender-70-30", "--judge", "image-metric", "--cache", str(cache.root),
+         "--out", str(out)], sandbox=isolation)
+    stdout = capsys.readouterr().out
+    assert code == 0, stdout
     for needle in ("C07", "material_assigned", "image-metric@1", "total 1.000", "cache hit", "renders this run 0"):
-        assert needle in proc.stdout, needle
+        assert needle in stdout, needle
     record = json.loads((out / "score.json").read_text())
     assert record["criteria"] == first["criteria"] and record["evidence"]["files"] == first["evidence"]["files"]
     assert (out / "report.json").is_file()
@@ -96,13 +105,13 @@ def test_static_views_frame_the_deliverable(scored_twice):
         assert 0.02 < coverage < 0.95, f"{name}: {coverage:.3f} of the frame covered"
 
 
-def test_a_damaged_cache_entry_is_rendered_again(scored_twice):
+def test_a_damaged_cache_entry_is_rendered_again(scored_twice, isolation):
     cache, delivery, first, *_ = scored_twice
     ev = cache.lookup(first["evidence"]["key"])
     ev.path("front.png").write_bytes(b"tampered")
     renders, corrupt = cache.counters.renders, cache.counters.corrupt
     spec = resolve_spec(load_judge_config(SEEDS / "table-model" / "draft" / "judge.json").evidence)
-    again = EvidenceRenderer(cache).render(delivery, spec)
+    again = EvidenceRenderer(cache, sandbox=isolation).render(delivery, spec)
     assert cache.counters.corrupt == corrupt + 1 and cache.counters.renders == renders + 1
     assert again.hashes() == first["evidence"]["files"] and not again.cache_hit
 
@@ -111,13 +120,13 @@ def robot_spec() -> dict:
     return resolve_spec(load_judge_config(SEEDS / "robot-carry" / "draft" / "judge.json").evidence)
 
 
-def test_animation_evidence_has_16_frames_an_mp4_and_is_deterministic(workspaces, tmp_path):
+def test_animation_evidence_has_16_frames_an_mp4_and_is_deterministic(workspaces, tmp_path, isolation):
     """Rendered twice in two processes, through two caches: byte-identical files."""
     spec = robot_spec()
     caches = [EvidenceCache(tmp_path / "a"), EvidenceCache(tmp_path / "b")]
     start = workspaces["robot-carry"]["start"]
     with ThreadPoolExecutor(2) as pool:
-        a, b = pool.map(lambda c: EvidenceRenderer(c).render(start, spec), caches)
+        a, b = pool.map(lambda c: EvidenceRenderer(c, sandbox=isolation).render(start, spec), caches)
     assert a.key == b.key and a.hashes() == b.hashes()
     frames = a.names("frame")
     assert len(frames) == 16
@@ -130,19 +139,20 @@ def test_animation_evidence_has_16_frames_an_mp4_and_is_deterministic(workspaces
     assert a.manifest["renderer_version"] == renderer_version()
 
 
-def test_unrenderable_deliveries_have_no_evidence(tmp_path):
+def test_unrenderable_deliveries_have_no_evidence(tmp_path, isolation):
     garbage = tmp_path / "garbage.blend"
     garbage.write_bytes(b"not a blend file")
     cache = EvidenceCache(tmp_path / "cache")
     spec = robot_spec()
-    missing, broken = EvidenceRenderer(cache).render_many([(tmp_path / "absent.blend", spec), (garbage, spec)])
+    missing, broken = EvidenceRenderer(cache, sandbox=isolation).render_many(
+        [(tmp_path / "absent.blend", spec), (garbage, spec)])
     assert missing.files == {} and "not found" in missing.error
     assert broken.files == {} and "cannot be opened" in broken.error
     # nothing delivered: no render at all; an unreadable file: rendered (its bytes key the cache)
     assert cache.counters.absent == 1 and cache.counters.misses == 1 and cache.counters.renders == 1
 
 
-def test_cycles_is_deterministic_with_fixed_samples_and_seed(workspaces, tmp_path):
+def test_cycles_is_deterministic_with_fixed_samples_and_seed(workspaces, tmp_path, isolation):
     cfg = dict(load_judge_config(SEEDS / "table-model" / "draft" / "judge.json").evidence)
     spec = resolve_spec(cfg, engine="CYCLES", resolution=(64, 48))
     spec["samples"] = 4
@@ -150,7 +160,7 @@ def test_cycles_is_deterministic_with_fixed_samples_and_seed(workspaces, tmp_pat
     delivery = workspaces["table-model"]["reference"]
     renders = []
     for name in ("x", "y"):  # two separate bpy processes
-        renders.append(EvidenceRenderer(EvidenceCache(tmp_path / name)).render(delivery, spec))
+        renders.append(EvidenceRenderer(EvidenceCache(tmp_path / name), sandbox=isolation).render(delivery, spec))
     assert renders[0].hashes() == renders[1].hashes()
     img = png.read_png(renders[0].path("front.png"))
     assert img.shape == (48, 64, 4) and np.any(img[..., 3] > 0)
