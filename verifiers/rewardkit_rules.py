@@ -10,8 +10,10 @@ task's reward with its core cap -- so ``reward.json``'s ``reward`` equals the pr
 The probe runs once, in a subprocess (``rule_probe.py`` under this Python, which must have
 ``bpy``), on ``<workspace>/outputs/result.blend`` (``ARKEVO_DELIVERY`` overrides the relative
 path); the report goes to ``/logs/verifier/report.json`` when that folder exists
-(``ARKEVO_PROBE_REPORT`` overrides).  A null reward (a weighted VL channel the sandbox cannot
-judge) or a probe crash raises: RewardKit fails loudly rather than writing a 0.
+(``ARKEVO_PROBE_REPORT`` overrides).  A published task whose profile weights VL ships
+``grading.json``: ``total`` is then ``packaged_grade.py``'s total (evidence renders, the offline
+image-metric judge, the scoring profile), the same the pipeline gave.  A null total or a probe
+crash raises: RewardKit fails loudly rather than writing a 0.
 """
 
 from __future__ import annotations
@@ -63,9 +65,27 @@ def arkevo_rule(workspace: Path, criterion_id: str) -> dict:
     return {"score": float(entry["score"]), "reasoning": f"passed={entry['passed']}: {entry['detail']}"}
 
 
-@criterion(description="arkevo total: the task's reward (weights, core cap)", shared=True)
+def packaged_total(workspace: Path, report: dict) -> dict:
+    """The scoring profile's record for a VL-weighted published task (packaged_grade.py)."""
+    out = Path(tempfile.mkdtemp(prefix="arkevo-rk-grade-"))
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    blend = Path(workspace) / os.environ.get("ARKEVO_DELIVERY", "outputs/result.blend")
+    proc = subprocess.run([sys.executable, str(HERE / "packaged_grade.py"), "--tests", str(HERE),
+                           "--blend", str(blend), "--report", str(out / "report.json"), "--out", str(out)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"packaged grading failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return json.loads((out / "score.json").read_text(encoding="utf-8"))
+
+
+@criterion(description="arkevo total: the task's reward under its scoring profile", shared=True)
 def arkevo_total(workspace: Path) -> dict:
     report = probe_report(workspace)
+    if (HERE / "grading.json").is_file():
+        record = packaged_total(workspace, report)
+        why = (f"{record['profile']['profile_id']}: rule={record['rule_score']} vl={record['vl_score']} "
+               f"judge={record['judge']['id']} success={record['success']}")
+        return {"score": float(record["total"]), "reasoning": why}
     if report["reward"] is None:
         raise RuntimeError(f"reward is null: {report['reward_null_reason']}")
     why = f"rule_score={report['rule_score']} core_failed={report['core_failed']} success={report['success']}"

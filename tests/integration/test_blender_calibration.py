@@ -1,10 +1,12 @@
-"""Calibration of the bundled seeds, measured in real Blender (bpy subprocesses).
+"""Calibration of the bundled seeds' rule channel, measured in real Blender (bpy subprocesses).
 
 For each seed: build the workspace, apply the reference solution, every defect and every
 variant to inputs/start.blend, probe each delivery plus the untouched start.blend, and check
-that the verifier separates them: reference high, untouched input and defects low (at least
-0.2 below the pass threshold), variants passing.  Also: probing is deterministic, and an
-empty or unreadable delivery scores 0 without crashing while a broken rubric crashes.
+that the rule probe alone separates them — the task graded under `rule-only` (its VL part is
+the pipeline's and `test_calibration_step.py`'s business): reference high, untouched input and
+defects low (at least 0.2 below the pass threshold), variants passing.  Also: probing is
+deterministic, and an empty or unreadable delivery scores 0 without crashing while a broken
+rubric crashes.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from verifiers.profiles import get_profile, task_with_profile
 
 pytestmark = pytest.mark.blender
 
@@ -69,9 +73,18 @@ def check(proc: subprocess.CompletedProcess) -> None:
     assert proc.returncode == 0, f"{proc.args}\nstdout:\n{proc.stdout[-3000:]}\nstderr:\n{proc.stderr[-3000:]}"
 
 
+def rule_only_task(seed: str, path: Path) -> Path:
+    """The seed's task graded by its rule channel alone (a copy: the seed is not edited)."""
+    task = task_with_profile(json.loads((seed_dir(seed) / "draft" / "task.json").read_text()),
+                             get_profile("rule-only"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(task))
+    return path
+
+
 def probe(seed: str, blend: Path, out: Path) -> dict:
-    draft = seed_dir(seed) / "draft"
-    task, rubric = draft / "task.json", draft / "rubric.json"
+    rubric = seed_dir(seed) / "draft" / "rubric.json"
+    task = rule_only_task(seed, out.with_name(f"{out.stem}.task.json"))
     check(run_bpy(PROBE, "--blend", blend, "--task", task, "--rubric", rubric, "--out", out))
     return json.loads(out.read_text())
 

@@ -1,6 +1,7 @@
 """The calibration step in real Blender for both bundled seeds, under blender-70-30 with the
 image-metric judge, rule-only and kuka-80-20; plus the probe library's newer primitives, a
-task's own probe, and the packaged verifier running under RewardKit."""
+task's own probe, and the packaged verifier running under RewardKit. Blender runs in the trial
+sandbox, as the calibration CLI runs it (test slot users, a temporary base folder)."""
 
 from __future__ import annotations
 
@@ -13,14 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.isolation.settings import SandboxSettings
+from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from verifiers import bpy_procs
 from verifiers.calibration import CalibrationFailed, calibrate, judge_profile
 from verifiers.evidence import EvidenceCache, sha256_file
-from verifiers.profiles import get_profile
+from verifiers.profiles import get_profile, task_with_profile
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 from verifiers.version import REWARDKIT_FILES
 
-pytestmark = pytest.mark.blender
+pytestmark = [pytest.mark.blender, requires_landlock]
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ("robot-carry", "table-model")
@@ -29,13 +32,18 @@ MARGIN = 0.2
 
 
 @pytest.fixture(scope="module")
-def calibrated(tmp_path_factory) -> dict:
+def isolation(tmp_path_factory) -> SandboxSettings:
+    return SandboxSettings(**sandbox_kwargs(tmp_path_factory.mktemp("cal-sandbox")))
+
+
+@pytest.fixture(scope="module")
+def calibrated(tmp_path_factory, isolation) -> dict:
     cache = EvidenceCache(tmp_path_factory.mktemp("cal-cache"))
     out = {}
     for seed in SEEDS:  # one seed at a time: at most 2 bpy processes
         out[seed] = calibrate(ROOT / "seeds" / seed / "draft", tmp_path_factory.mktemp(seed),
                               profiles=[get_profile(p) for p in PROFILES], judge="image-metric", cache=cache,
-                              margin=MARGIN, parallel=2)
+                              margin=MARGIN, parallel=2, sandbox=isolation)
     return out
 
 
@@ -166,15 +174,15 @@ CASES = [
 ]
 
 
-def test_probe_library_groups_and_a_task_probe(tmp_path):
+def test_probe_library_groups_and_a_task_probe(tmp_path, isolation):
     scene_script = tmp_path / "scene.py"
     scene_script.write_text(SCENE)
     empty = tmp_path / "empty.blend"
     # an empty start: build_workspace's from_scratch mode with a trivial reference script
     ref = tmp_path / "ref.py"
     ref.write_text("import bpy\n")
-    bpy_procs.build_workspace(ref, "from_scratch", empty, tmp_path / "unused.blend")
-    delivery = bpy_procs.apply_script(empty, scene_script, tmp_path / "delivery.blend")
+    bpy_procs.build_workspace(ref, "from_scratch", empty, tmp_path / "unused.blend", sandbox=isolation)
+    delivery = bpy_procs.apply_script(empty, scene_script, tmp_path / "delivery.blend", sandbox=isolation)
     criteria = [{"id": f"K{i:02d}", "requirement_id": "REQ-X", "channel": "rule", "method": m,
                  "weight": 1 / len(CASES), "core": False, "description": m} for i, (m, _, _) in enumerate(CASES)]
     task = {"task_id": "probe-lib", "criteria": criteria,
@@ -187,7 +195,8 @@ def test_probe_library_groups_and_a_task_probe(tmp_path):
     (tests / "task.json").write_text(json.dumps(task))
     (tests / "rubric.json").write_text(json.dumps(rubric))
     (tests / "task_probes.py").write_text(TASK_PROBE)  # found next to the rubric
-    report = bpy_procs.probe_fresh(delivery, tests / "task.json", tests / "rubric.json", tmp_path / "r.json")
+    report = bpy_procs.probe_fresh(delivery, tests / "task.json", tests / "rubric.json", tmp_path / "r.json",
+                                   sandbox=isolation)
     got = {c["id"]: c for c in report["criteria"]}
     for c, (method, _, want) in zip(criteria, CASES):
         entry = got[c["id"]]
@@ -210,7 +219,10 @@ def test_packaged_tests_run_under_rewardkit(calibrated, tmp_path):
     for name in REWARDKIT_FILES:
         shutil.copyfile(ROOT / "verifiers" / name, tests / name)
     draft = ROOT / "seeds" / "robot-carry" / "draft"
-    shutil.copyfile(draft / "task.json", tests / "task.json")
+    # the rule channel alone (a rule-only task); a VL-weighted publication is covered by
+    # test_task_production.py::test_published_task_grades_under_rewardkit_as_the_pipeline_did
+    task = task_with_profile(json.loads((draft / "task.json").read_text()), get_profile("rule-only"))
+    (tests / "task.json").write_text(json.dumps(task))
     shutil.copyfile(draft / "rubric.json", tests / "rubric.json")
     sample = next(m for m in calibrated["robot-carry"].measured if m.sample.name == "defect:late_finish")
     (ws / "outputs").mkdir(parents=True)
@@ -222,7 +234,8 @@ def test_packaged_tests_run_under_rewardkit(calibrated, tmp_path):
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     reward = json.loads((logs / "reward.json").read_text())
-    assert reward == {"reward": sample.rule_report["reward"]} == {"reward": 0.4}
+    assert reward == {"reward": 0.4}  # late_finish: rule 0.6, a core criterion failed -> cap 0.4
+    assert sample.rule_report["rule_score"] == 0.6
     details = json.loads((logs / "reward-details.json").read_text())["reward"]
     by_name = {c["name"]: c for c in details["criteria"]}
     assert by_name["C01"]["value"] == 0.0 and "1..180" in by_name["C01"]["reasoning"]

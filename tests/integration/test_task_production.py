@@ -139,3 +139,28 @@ def test_published_task_runs_under_harbors_own_cli(tmp_path, settings, project_r
     pipeline = [json.loads(line) for line in
                 (published[0].parent / "evaluation" / "trials.jsonl").read_text().splitlines()]
     assert reward == score["total"] == next(t["reward"] for t in pipeline if t["config"] == "oracle")
+
+
+def test_published_task_grades_under_rewardkit_as_the_pipeline_did(tmp_path, settings):
+    """RewardKit on a published VL-weighted task's tests/: `total` is the scoring profile's
+    total with the offline judge — the pipeline's reward for the same (oracle) delivery."""
+    [task] = sorted(settings.publications.glob("table-model/*/task"))[:1]
+    tests = task / "tests"
+    assert (tests / "grading.json").is_file()
+    publication = task.parent
+    trials = [json.loads(line) for line in (publication / "evaluation" / "trials.jsonl").read_text().splitlines()]
+    oracle = next(t for t in trials if t["config"] == "oracle")
+    ws, logs = tmp_path / "ws", tmp_path / "logs"
+    (ws / "outputs").mkdir(parents=True)
+    logs.mkdir()
+    store_root = settings.store_root
+    (ws / "outputs" / "result.blend").write_bytes((store_root / oracle["delivery"]["key"]).read_bytes())
+    env = {**os.environ, "ARKEVO_PROBE_REPORT": str(logs / "report.json"), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    done = subprocess.run([sys.executable, "-m", "rewardkit", str(tests), "--workspace", str(ws),
+                           "--output", str(logs / "reward.json")], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads((logs / "reward.json").read_text())["reward"] == oracle["reward"]
+    details = json.loads((logs / "reward-details.json").read_text())["reward"]
+    total = next(c for c in details["criteria"] if c["name"] == "total")
+    assert "blender-70-30" in total["reasoning"] and "image-metric" in total["reasoning"]
