@@ -1,10 +1,12 @@
-"""Stage 03: turn an admitted draft into a task package (a tree in the store).
+"""Stage 03: turn an admitted draft into a task package (a tree in the store), and fix how it
+is graded (`GradingSpec`) and who it is (`TaskIdentity`).
 
 Package layout, shared by trials, review and packaging:
 
     instruction.md                task text the solver reads
     workspace/inputs/...          start.blend + public attachments: the solver's whole world
-    tests/...                     verifier: rule probe code, task.json, rubric.json
+    tests/...                     verifier: rule probe code, task.json, rubric.json, the task's
+                                  own task_probes.py, judge.json when VL is weighted
     solution/solve.py             reference solution (oracle policy)
     private/reference.blend       the reference project's scene
     private/calibration/...       defect and variant scripts
