@@ -116,14 +116,8 @@ async def test_bad_seed_fails_fast_and_touches_nothing(
     seed = seed_copy("table-model")
     breaker(seed)
     before = (store.count(), _published(settings))
-    wid = f"bad-{breaker.__name__}"
-    handle = await temporal_env.client.start_workflow(
-        "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
-        task_queue=queues.CONTROL, result_type=ProductionResult)
-    started = time.monotonic()
-    with pytest.raises(WorkflowFailureError) as failure:
-        await handle.result()
-    assert time.monotonic() - started < 30  # fails fast: no retries of a bad seed
+    handle, failure, seconds = await produce_failing(temporal_env, f"bad-{breaker.__name__}", seed)
+    assert seconds < 30  # fails fast: no retries of a bad seed
 
     err = failure.value.cause
     assert isinstance(err, ApplicationError) and err.non_retryable
@@ -139,6 +133,18 @@ async def test_bad_seed_fails_fast_and_touches_nothing(
     children_started = [e for e in history.events if e.HasField(
         "start_child_workflow_execution_initiated_event_attributes")]
     assert len(children_started) == 1  # admission only: no later stage started
+
+
+async def produce_failing(temporal_env, wid: str, seed: Path):
+    """Submit `seed`; return the handle, the failure (pytest's ExceptionInfo) and the seconds
+    it took to fail."""
+    handle = await temporal_env.client.start_workflow(
+        "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
+        task_queue=queues.CONTROL, result_type=ProductionResult)
+    started = time.monotonic()
+    with pytest.raises(WorkflowFailureError) as failure:
+        await handle.result()
+    return handle, failure, time.monotonic() - started
 
 
 def _published(settings) -> tuple[int, int]:
@@ -170,13 +176,8 @@ async def test_an_authors_broken_script_fails_authoring_fast(
     breaker(seed)
     before = _published(settings)
     wid = f"author-{breaker.__name__}"
-    handle = await temporal_env.client.start_workflow(
-        "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
-        task_queue=queues.CONTROL, result_type=ProductionResult)
-    started = time.monotonic()
-    with pytest.raises(WorkflowFailureError) as failure:
-        await handle.result()
-    assert time.monotonic() - started < 90  # one attempt each, no infra retries with backoff
+    handle, failure, seconds = await produce_failing(temporal_env, wid, seed)
+    assert seconds < 90  # one attempt each, no infra retries with backoff
 
     message = str(failure.value.cause)
     assert "stage 03-authoring failed" in message and file in message and exception in message, message
