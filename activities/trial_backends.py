@@ -96,6 +96,18 @@ class HarborSandboxBackend(TrialBackend):
             raise TrialInfraError(f"{info.exception_type}: {info.exception_message}")
         if not report.is_file():
             raise TrialInfraError(f"verifier wrote no report ({trial.paths.verifier_dir})")
+        if lost := _lost_artifacts(trial.paths.artifacts_dir):
+            # Harbor collects artifacts best-effort: a failed transfer leaves the verifier with
+            # nothing. Only when the transfer ran and failed on the solver's own files is that
+            # the solver's doing; the sandbox machinery failing is infra, never a 0.
+            causes = _transfer_failures(trial.paths.trial_dir / "sandbox")
+            if "command" not in causes:
+                raise TrialInfraError(f"the solver sandbox's {', '.join(lost)} could not be "
+                                      f"collected for the verifier ({', '.join(causes) or 'no record'})")
+            agent_failure = agent_failure or {
+                "type": "DeliveryUncollectable",
+                "message": f"{', '.join(lost)} could not be read out of the solver sandbox",
+                "evidence": {"transfer_failures": causes["command"]}}
         delivered = list(trial.paths.artifacts_dir.rglob("result.blend"))
         if timed_out:
             agent_failure = {"type": "AgentTimeout", "message": info.exception_message}
@@ -181,6 +193,32 @@ def _solver_failure(agent_failure: dict | None, report: Path) -> TrialFailure | 
     if problem:
         return TrialFailure("solver", problem["type"], problem["detail"], {})
     return None
+
+
+def _lost_artifacts(artifacts_dir: Path) -> list[str]:
+    """Sources Harbor's artifact manifest records as failed to download."""
+    from harbor.models.trial.artifact_manifest import ArtifactManifestEntry
+
+    manifest = artifacts_dir / "manifest.json"
+    if not manifest.is_file():
+        return []
+    entries = [ArtifactManifestEntry.model_validate(e) for e in json.loads(manifest.read_text())]
+    return [e.source for e in entries if e.status == "failed"]
+
+
+def _transfer_failures(sandbox_logs: Path) -> dict[str, list[dict]]:
+    """The solver sandbox's failed downloads by cause (command | launch | timeout), from the
+    sandbox's own record (sandbox/isolation/execlog.py)."""
+    causes: dict[str, list[dict]] = {}
+    for log in sorted(sandbox_logs.glob("*.jsonl")):
+        if "__verifier__" in log.name:
+            continue
+        for line in log.read_text(encoding="utf-8").splitlines():
+            event = json.loads(line)
+            if event.get("event") == "transfer_failed" and event.get("what", "").startswith("download"):
+                causes.setdefault(event.get("cause", "command"), []).append(
+                    {k: event.get(k) for k in ("what", "return_code", "stderr", "error")})
+    return causes
 
 
 def _null_reward(report: Path) -> bool:

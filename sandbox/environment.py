@@ -376,22 +376,32 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             yield Path(tmp)
 
     async def _transfer(self, argv: list[str], *, what: str, stdin=None, stdout=None) -> None:
+        # Every failed transfer is on record with its cause: "command" (tar/cat ran on the
+        # sandbox's own files and failed: what the solver left there), "launch" or "timeout"
+        # (the sandbox machinery). Harbor collects artifacts best-effort, so the trial backend
+        # reads this record to tell a lost delivery's cause (docs/failures.md).
         sandbox = self._require_started()
-        process, group = await sandbox.launch(
-            argv, env={}, cwd="/", kind="t",
-            stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
-            stdout=stdout if stdout is not None else asyncio.subprocess.DEVNULL)
+        try:
+            process, group = await sandbox.launch(
+                argv, env={}, cwd="/", kind="t",
+                stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
+                stdout=stdout if stdout is not None else asyncio.subprocess.DEVNULL)
+        except LaunchFailed as exc:
+            self._log.event("transfer_failed", what=what, cause="launch", error=str(exc)[-2000:])
+            raise
         try:
             stderr = await asyncio.wait_for(process.stderr.read(), TRANSFER_TIMEOUT_SEC)
             await asyncio.wait_for(process.wait(), TRANSFER_TIMEOUT_SEC)
-        except BaseException:
+        except BaseException as exc:
             await sandbox.end(process, group, kill=True)
+            if isinstance(exc, TimeoutError):
+                self._log.event("transfer_failed", what=what, cause="timeout")
             raise
         await sandbox.end(process, group, kill=False)
         if process.returncode != 0:
             message = stderr.decode(errors="replace").strip()
-            self._log.event("transfer_failed", what=what, return_code=process.returncode,
-                            stderr=message[-2000:])
+            self._log.event("transfer_failed", what=what, cause="command",
+                            return_code=process.returncode, stderr=message[-2000:])
             raise RuntimeError(f"sandbox {what} failed ({process.returncode}): {message}")
 
 

@@ -265,3 +265,33 @@ async def test_failures_before_the_first_action_are_infra(task_dir, tmp_path):
     # The Blender host cannot start (no memory for it) before the agent's first action.
     with pytest.raises(TrialInfraError, match="before it was ready"):
         await run(task_dir, tmp_path / "b", "nop", environment={"memory_mb": 64})
+
+
+# --- a delivery that never reaches the verifier -------------------------------------------------
+# Harbor collects artifacts best-effort: a failed transfer leaves the verifier with nothing. Whose
+# doing it was is on the sandbox's own record (sandbox/environment.py `_transfer`).
+
+
+async def test_a_delivery_the_solver_made_unreadable_is_its_graded_zero(task_dir, tmp_path, llm_env):
+    spoil = ("import os\nopen('outputs/locked', 'w').write('x')\nos.chmod('outputs/locked', 0)\n")
+    trial, report, calls = await run_model(task_dir, tmp_path, llm_env, [
+        tool_call("execute_blender_code", {"code": spoil}), final("Done.")])
+    assert report["reward"] == 0.0 and report["delivery_problem"]["type"] == "DeliveryMissing"
+    failure = trial.failure
+    assert (failure.kind, failure.type) == ("solver", "DeliveryUncollectable"), failure
+    assert failure.evidence["transfer_failures"][0]["return_code"] != 0
+
+
+async def test_a_transfer_the_sandbox_could_not_launch_is_infra(task_dir, tmp_path, monkeypatch):
+    from sandbox.isolation.trial import LaunchFailed, TrialSandbox
+
+    launch = TrialSandbox.launch
+
+    async def failing_downloads(self, argv, **kwargs):
+        if kwargs.get("kind") == "t" and argv[0] == "tar" and "-c" in argv and not self.verifier:
+            raise LaunchFailed("sandbox launch failed: injected by the test")
+        return await launch(self, argv, **kwargs)
+
+    monkeypatch.setattr(TrialSandbox, "launch", failing_downloads)
+    with pytest.raises(TrialInfraError, match="could not be collected for the verifier .launch."):
+        await run(task_dir, tmp_path, "nop")
