@@ -55,6 +55,7 @@ from sandbox.isolation.trial import LaunchFailed, SandboxUnavailable, TrialSandb
 
 DEFAULT_WORKDIR = PurePosixPath("/workspace")
 TRANSFER_TIMEOUT_SEC = 600
+TRANSFER_LAUNCH_ATTEMPTS = 3
 OUTPUT_GRACE_SEC = 1.0
 RESERVED = (*SYSTEM_DIRS, "/proc", "/dev", "/opt/arkevo", "/tmp", "/logs", "/tests",
             "/solution", "/private", "/home")
@@ -381,14 +382,28 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         # (the sandbox machinery). Harbor collects artifacts best-effort, so the trial backend
         # reads this record to tell a lost delivery's cause (docs/failures.md).
         sandbox = self._require_started()
-        try:
-            process, group = await sandbox.launch(
-                argv, env={}, cwd="/", kind="t",
-                stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
-                stdout=stdout if stdout is not None else asyncio.subprocess.DEVNULL)
-        except LaunchFailed as exc:
-            self._log.event("transfer_failed", what=what, cause="launch", error=str(exc)[-2000:])
-            raise
+        for attempt in range(1, TRANSFER_LAUNCH_ATTEMPTS + 1):
+            try:
+                process, group = await sandbox.launch(
+                    argv, env={}, cwd="/", kind="t",
+                    stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
+                    stdout=stdout if stdout is not None else asyncio.subprocess.DEVNULL)
+                break
+            except LaunchFailed as exc:
+                # The command never ran, so a transfer is safe to launch again: a rare
+                # "bwrap exited early" under load must not cost the trial its delivery.
+                self._log.event("transfer_launch_failed", what=what, attempt=attempt,
+                                error=str(exc)[-2000:])
+                if attempt == TRANSFER_LAUNCH_ATTEMPTS:
+                    self._log.event("transfer_failed", what=what, cause="launch",
+                                    error=str(exc)[-2000:])
+                    raise
+                for stream in (stdin, stdout):
+                    if hasattr(stream, "seek"):
+                        stream.seek(0)
+                        if stream is stdout:
+                            stream.truncate()
+                await asyncio.sleep(0.5 * attempt)
         try:
             stderr = await asyncio.wait_for(process.stderr.read(), TRANSFER_TIMEOUT_SEC)
             await asyncio.wait_for(process.wait(), TRANSFER_TIMEOUT_SEC)

@@ -295,3 +295,22 @@ async def test_a_transfer_the_sandbox_could_not_launch_is_infra(task_dir, tmp_pa
     monkeypatch.setattr(TrialSandbox, "launch", failing_downloads)
     with pytest.raises(TrialInfraError, match="could not be collected for the verifier .launch."):
         await run(task_dir, tmp_path, "nop")
+
+
+async def test_a_transient_transfer_launch_failure_is_absorbed(task_dir, tmp_path, monkeypatch):
+    """One "bwrap exited early" while collecting the delivery (seen under load in CI): the
+    transfer is launched again and the trial ends cleanly, graded on its real delivery."""
+    from sandbox.isolation.trial import LaunchFailed, TrialSandbox
+
+    launch, failed = TrialSandbox.launch, []
+
+    async def first_download_fails(self, argv, **kwargs):
+        if kwargs.get("kind") == "t" and argv[0] == "tar" and "-c" in argv and not failed:
+            failed.append(argv)
+            raise LaunchFailed("sandbox launch failed: bwrap exited early")
+        return await launch(self, argv, **kwargs)
+
+    monkeypatch.setattr(TrialSandbox, "launch", first_download_fails)
+    trial = await run(task_dir, tmp_path, "nop")
+    assert failed and trial.failure is None and trial.delivery is not None
+    assert json.loads(trial.report.read_text())["delivery_problem"] is None
