@@ -32,6 +32,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from sandbox.agents.redaction import is_secret_name
 from sandbox.script_run import (LOCAL, SandboxedServer, ScriptIsolation, run_sandboxed_script,
                                 script_isolation)
 from verifiers.version import PROBE_FILES
@@ -68,9 +69,8 @@ def bpy_python() -> str:
 
 
 def _clean_env() -> dict[str, str]:
-    # model credentials never reach a Blender process
-    return {k: v for k, v in os.environ.items()
-            if not k.startswith(("ARKEVO_SECRET", "OPENAI_", "ARKEVO_VL_API_KEY"))}
+    # model credentials never reach a Blender process (the same rule as the worker's runner)
+    return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
 
 
 def run_script(script: Path, args: list[str | Path], *, timeout: float = 600,
