@@ -20,9 +20,8 @@ from contracts.payloads import (AdmissionInput, AdmissionResult, CalibrationSamp
 from contracts.seed_check import CheckedSeed, check_seed_dir
 from contracts.validation import ContractError
 from verifiers.profiles import ScoringProfileMismatch, check_task_profile
+from verifiers.scorer import JUDGES as VL_JUDGES
 from verifiers.vl import load_judge_config
-
-VL_JUDGES = ("image-metric", "model")
 
 
 class AdmissionActivities:

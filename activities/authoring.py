@@ -27,6 +27,7 @@ from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import (AssembledPackage, AssembleInput, BlobRef, BuildWorkspaceInput,
                                 GradingSpec, TaskIdentity, WorkspaceBuild)
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
+from verifiers.bpy_procs import BUILD_ERROR
 from verifiers.evidence import renderer_version
 from verifiers.profiles import get_profile
 from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
@@ -34,7 +35,6 @@ from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_veri
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
 BUILD_TIMEOUT_SEC = 600
-BUILD_ERROR = "build_workspace: error:"  # what build_workspace.py prints before exiting 2
 
 
 def _build_error_report(log: Path) -> str | None:

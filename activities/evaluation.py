@@ -31,11 +31,6 @@ def config_metrics(config: str, k: int, outcomes: list[TrialOutcome],
                          failure_counts(mine))
 
 
-def trial_dict(o: TrialOutcome) -> dict:
-    return {**dataclasses.asdict(o), "delivery": ref_dict(o.delivery), "report": ref_dict(o.report),
-            "vl": ref_dict(o.vl), "score": ref_dict(o.score)}
-
-
 class EvaluationActivities:
     def __init__(self, store: ContentStore):
         self.store = store
@@ -46,7 +41,7 @@ class EvaluationActivities:
             "task_id": req.task_id,
             "stage": "pilot",
             "findings": req.findings,
-            "trials": [trial_dict(o) for o in req.outcomes],
+            "trials": [dataclasses.asdict(o) for o in req.outcomes],  # refs: {key, sha256, size}
         })
 
     @activity.defn(name="write_evaluation_plan")

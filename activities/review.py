@@ -18,14 +18,13 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.scoring import grade_record
+from activities.scoring import grade_record, profile_and_task
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, task_version_of
 from contracts.payloads import (BlobRef, CalibrationInput, CalibrationVerdict, FreezeInput,
                                 FrozenTask, GradingSpec, TrialOutcome, ref_dict)
 from contracts.validation import validate_document
 from verifiers.calibration import judge_samples
-from verifiers.profiles import get_profile
 from verifiers.version import verifier_version_from
 
 
@@ -92,8 +91,7 @@ class ReviewActivities:
     def _calibrated(self, grading: GradingSpec, pairs, reports, vls, margin: float) -> GradingSpec:
         """The profile's params chosen from the samples (kuka-80-20: core caps); most profiles
         have none to choose, and keep their defaults."""
-        profile = get_profile(grading.profile["profile_id"], grading.profile["profile_version"])
-        task = {"task_id": grading.task_id, "verification": grading.verification}
+        profile, task = profile_and_task(grading)
         samples = [(s.kind, r, v) for (s, _), r, v in zip(pairs, reports, vls) if r is not None]
         params = profile.calibrate_params(samples, task, margin)
         return dataclasses.replace(grading, params=params,

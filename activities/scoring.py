@@ -15,13 +15,18 @@ from temporalio import activity
 
 from activities.store import ContentStore
 from contracts.payloads import GradingSpec, ScoreTrialInput, TrialOutcome
-from verifiers.profiles import get_profile, score_record
+from verifiers.profiles import ScoringProfile, get_profile, score_record
+
+
+def profile_and_task(grading: GradingSpec) -> tuple[ScoringProfile, dict]:
+    """The registered profile and the task fields it scores with (what the grading carries)."""
+    profile = get_profile(grading.profile["profile_id"], grading.profile["profile_version"])
+    return profile, {"task_id": grading.task_id, "verification": grading.verification}
 
 
 def grade_record(grading: GradingSpec, rule_report: dict, vl: dict | None) -> dict:
     """The score record of one delivery under `grading` (pure)."""
-    profile = get_profile(grading.profile["profile_id"], grading.profile["profile_version"])
-    task = {"task_id": grading.task_id, "verification": grading.verification}
+    profile, task = profile_and_task(grading)
     return score_record(profile, rule_report, vl, task, verifier_version=grading.verifier_version,
                         params=grading.params)
 

@@ -112,7 +112,7 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
                 [sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
                 stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script")
         try:
-            finished = await _wait_heartbeating(process, timeout, script.name)
+            finished = await wait_heartbeating(process, timeout, f"{script.name} (sandboxed)")
         finally:
             # Whatever the script left running dies before the worker reads its outputs.
             limits_hit = await sandbox.end(process, group, kill=True)
@@ -200,8 +200,8 @@ class SandboxedServer:
         await self.sandbox.close()
 
 
-async def _wait_heartbeating(process: asyncio.subprocess.Process, timeout: float,
-                             name: str) -> bool:
+async def wait_heartbeating(process: asyncio.subprocess.Process, timeout: float,
+                            name: str) -> bool:
     """True once the process exited, False at the timeout; heartbeats inside an activity."""
     deadline = time.monotonic() + timeout
     waiter = asyncio.ensure_future(process.wait())
@@ -211,7 +211,7 @@ async def _wait_heartbeating(process: asyncio.subprocess.Process, timeout: float
             if done:
                 return True
             if activity.in_activity():
-                activity.heartbeat(f"{name} running (sandboxed)")
+                activity.heartbeat(f"{name} running")
         return False
     finally:
         waiter.cancel()

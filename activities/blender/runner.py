@@ -14,12 +14,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from temporalio import activity
-
 from sandbox.agents.redaction import is_secret_name
+from sandbox.script_run import HEARTBEAT_SECONDS, wait_heartbeating  # noqa: F401 (re-exported)
 
 BLENDER_SCRIPTS = Path(__file__).resolve().parent
-HEARTBEAT_SECONDS = 5.0
 
 
 class BlenderProcessError(Exception):
@@ -54,7 +52,8 @@ async def run_bpy(script: Path, args: list[str], *, cwd: Path, timeout: float, l
             start_new_session=True,
         )
         try:
-            await _wait_heartbeating(proc, timeout, script.name)
+            if not await wait_heartbeating(proc, timeout, script.name):
+                raise BlenderProcessError(f"{script.name} still running after {timeout:.0f}s; killed")
         except BaseException:
             _kill_group(proc)
             await proc.wait()
@@ -67,23 +66,6 @@ async def run_bpy(script: Path, args: list[str], *, cwd: Path, timeout: float, l
             proc.returncode,
         )
     return run
-
-
-async def _wait_heartbeat_tick(proc: asyncio.subprocess.Process) -> bool:
-    try:
-        await asyncio.wait_for(proc.wait(), HEARTBEAT_SECONDS)
-        return True
-    except TimeoutError:
-        return False
-
-
-async def _wait_heartbeating(proc: asyncio.subprocess.Process, timeout: float, name: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not await _wait_heartbeat_tick(proc):
-        if activity.in_activity():
-            activity.heartbeat(f"{name} running")
-        if time.monotonic() > deadline:
-            raise BlenderProcessError(f"{name} still running after {timeout:.0f}s; killed")
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
