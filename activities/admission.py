@@ -16,9 +16,10 @@ from activities.policies import policy_from_name
 from activities.store import ContentStore
 from contracts.digests import load_pipeline_config, pipeline_ref
 from contracts.payloads import (AdmissionInput, AdmissionResult, CalibrationSample, DraftPlan,
-                                ProductionOptions, RunPlan)
+                                PipelineDefaults, ProductionOptions, RunPlan)
 from contracts.seed_check import CheckedSeed, check_seed_dir
 from contracts.validation import ContractError
+from drafting.ledger import check_ledger
 from verifiers.profiles import ScoringProfileMismatch, check_task_profile
 from verifiers.scorer import JUDGES as VL_JUDGES
 from verifiers.vl import load_judge_config
@@ -45,8 +46,15 @@ class AdmissionActivities:
         except ContractError as e:
             raise invalid_seed(str(e)) from e
         run = self.run_plan(req.options or ProductionOptions())
-        draft = draft_plan(checked, req.seed)
         manifest = checked.manifest
+        # No draft (or "authoring": "model"): the author model writes it in stage 03; only the
+        # materials are admitted, and the task takes the seed's id.
+        by_model = checked.task is None
+        draft = None if by_model else draft_plan(checked, req.seed)
+        if "draft/ledger.json" in checked.draft_files:  # optional for a human draft; checked if there
+            for finding in check_ledger(checked.seed_dir, manifest, checked.task):
+                raise invalid_seed(f"{req.seed}/{finding.file}: {finding.field or '<file>'}: "
+                                   f"{finding.message}")
 
         files = sorted(set(checked.material_paths) | set(checked.draft_files) | {"seed.json"})
         tree = self.store.put_tree(seed_dir, files)
@@ -62,12 +70,14 @@ class AdmissionActivities:
                 {**m.model_dump(), **entries[m.path]} for m in manifest.materials
             ],
             "draft_files": {rel: entries[rel] for rel in checked.draft_files},
+            "authoring": "model" if by_model else "human",
         }
         record_ref = self.store.put_json(record)
-        activity.logger.info("admitted seed %s: %d files", manifest.seed_id, len(files))
+        activity.logger.info("admitted seed %s: %d files (draft by %s)", manifest.seed_id,
+                             len(files), "model" if by_model else "human")
         return AdmissionResult(
             seed_id=manifest.seed_id,
-            task_id=draft.task_id,
+            task_id=manifest.seed_id if by_model else draft.task_id,
             seed_tree=tree,
             admission_record=record_ref,
             material_count=len(manifest.materials),
@@ -75,7 +85,17 @@ class AdmissionActivities:
             start_mode=manifest.start_mode,
             run=run,
             draft=draft,
+            authoring="model" if by_model else "human",
         )
+
+    @activity.defn(name="pipeline_defaults")
+    def pipeline_defaults(self) -> PipelineDefaults:
+        """contracts/pipeline.json as the workers have it (workflows read no files)."""
+        c = load_pipeline_config(self.project_root)
+        return PipelineDefaults(list(c.pilot_policies), list(c.evaluation_policies), c.k,
+                                float(c.calibration_reference_min), float(c.calibration_margin),
+                                c.vl_judge, c.max_author_rounds,
+                                float(c.derivation_similarity_threshold))
 
     def run_plan(self, opts: ProductionOptions) -> RunPlan:
         """Defaults from contracts/pipeline.json, overridden by the run's options; a bad option
@@ -89,9 +109,14 @@ class AdmissionActivities:
             margin=float(config.calibration_margin),
             vl_judge=opts.vl_judge or config.vl_judge,
             pipeline_ref=pipeline_ref(self.project_root).model_dump(),
+            max_author_rounds=(config.max_author_rounds if opts.max_author_rounds is None
+                               else opts.max_author_rounds),
         )
         if plan.k < 1:
             raise invalid_seed(f"options.k: must be at least 1, got {plan.k}")
+        if plan.max_author_rounds < 1:
+            raise invalid_seed(f"options.max_author_rounds: must be at least 1, got "
+                               f"{plan.max_author_rounds}")
         if plan.vl_judge not in VL_JUDGES:
             raise invalid_seed(f"options.vl_judge: {plan.vl_judge!r} is not one of {', '.join(VL_JUDGES)}")
         for field in ("pilot_policies", "evaluation_policies"):
@@ -108,8 +133,7 @@ def draft_plan(checked: CheckedSeed, seed: str) -> DraftPlan:
     with the named scoring profile, and a VL-weighted task has a readable judge.json."""
     task = checked.task
     if task is None:
-        raise invalid_seed(f"{seed}/draft/task.json: <file>: seed has no draft and no author "
-                           "model is configured")
+        raise invalid_seed(f"{seed}/draft/task.json: <file>: the seed has no draft")
     task_doc = task.model_dump(mode="json")
     try:
         profile = check_task_profile(task_doc)

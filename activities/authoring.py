@@ -10,6 +10,7 @@ Package layout, shared by trials, review and packaging:
     solution/solve.py             reference solution (oracle policy)
     private/reference.blend       the reference project's scene
     private/calibration/...       defect and variant scripts
+    private/ledger.json           requirement ledger, when the draft has one
 """
 
 from __future__ import annotations
@@ -159,6 +160,8 @@ class AuthoringActivities:
         if draft.has_task_probes:  # the seed's own primitives travel with its verifier
             take("draft/task_probes.py", "tests/task_probes.py")
         take("draft/solution/solve.py", "solution/solve.py")
+        if "draft/ledger.json" in seed:  # cites private materials: reviewers' eyes only
+            take("draft/ledger.json", "private/ledger.json")
         for rel in seed:
             if rel.startswith("draft/calibration/"):
                 take(rel, "private/" + rel[len("draft/"):])

@@ -14,7 +14,18 @@ CALIBRATION_FAILED = "CalibrationFailed"
 # A draft's own script (reference solution, defect, variant, build script) failed
 # deterministically: the author's mistake, named with the file and the exception, never retried.
 AUTHOR_SCRIPT_FAILED = "AuthorScriptFailed"
-NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, AUTHOR_SCRIPT_FAILED]
+# Model authoring (docs/authoring.md): a role with no endpoint on the worker, an endpoint that
+# refuses the request (4xx, a reply no retry fixes), a reviewer whose verdict cannot be read,
+# and the two outcomes that end stage 03 without a draft.
+MODEL_NOT_CONFIGURED = "ModelNotConfigured"
+MODEL_ENDPOINT_ERROR = "ModelEndpointError"
+REVIEWER_REPLY_INVALID = "ReviewerReplyInvalid"
+AUTHORING_NEEDS_INPUT = "AuthoringNeedsInput"
+AUTHORING_REJECTED = "AuthoringRejected"
+INVALID_SOURCE_TASK = "InvalidSourceTask"
+NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, AUTHOR_SCRIPT_FAILED,
+                 MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
+                 AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK]
 
 
 def invalid_seed(message: str) -> ApplicationError:
@@ -30,3 +41,13 @@ def author_script_failed(message: str, **details) -> ApplicationError:
     travel with the error for the Web UI and the failure record."""
     extra = [details] if details else []
     return ApplicationError(message, *extra, type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
+
+
+def model_not_configured(exc) -> ApplicationError:
+    """`exc`: contracts.model_roles.ModelNotConfigured; its message names the variables."""
+    return ApplicationError(str(exc), {"role": exc.role, "variables": exc.variables},
+                            type=MODEL_NOT_CONFIGURED, non_retryable=True)
+
+
+def model_endpoint_error(message: str) -> ApplicationError:
+    return ApplicationError(message, type=MODEL_ENDPOINT_ERROR, non_retryable=True)

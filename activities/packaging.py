@@ -78,8 +78,10 @@ class PackagingActivities:
                           ("evaluation/report.json", req.evaluation.report),
                           ("review/calibration-report.json", req.frozen.calibration_report),
                           ("review/frozen-task.json", req.frozen.frozen_record),
-                          ("admission/admission-record.json", req.admission_record)):
-            self.store.fetch_to(ref, out / name)
+                          ("admission/admission-record.json", req.admission_record),
+                          ("authoring/authoring-record.json", req.authoring_record)):
+            if ref is not None:  # the authoring record: model-authored drafts only
+                self.store.fetch_to(ref, out / name)
 
     def _handoff(self, publication: dict, final: Path, req: PublishInput) -> None:
         pub_sha = sha256_file(final / "publication.json")

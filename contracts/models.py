@@ -164,6 +164,8 @@ class SeedManifest(Contract):
     provenance: Provenance
     materials: Annotated[list[Material], Field(min_length=1)]
     sanitization_policy: SanitizationPolicy
+    # None: human if draft/ exists, else model; left out of dumps so hashes of seeds stay put
+    authoring: Literal["human", "model"] | None = Field(None, exclude_if=lambda v: v is None)
 
     @model_validator(mode="after")
     def _one_reference_project(self) -> SeedManifest:
@@ -469,3 +471,5 @@ class PipelineConfig(Contract):
     calibration_reference_min: UnitInterval
     calibration_margin: UnitInterval  # stage 05 requires lowest good - highest bad reward >= this
     vl_judge: Literal["image-metric", "model"] = "image-metric"  # who judges the VL channel
+    max_author_rounds: Positive = 3  # model authoring: author + check rounds at most
+    derivation_similarity_threshold: UnitInterval = 0.6  # derived seeds at or above: near-duplicate

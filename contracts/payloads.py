@@ -35,6 +35,7 @@ class ProductionOptions:
     evaluation_policies: list[str] | None = None
     k: int | None = None
     vl_judge: str | None = None  # image-metric (offline) | model (needs llm workers' endpoint)
+    max_author_rounds: int | None = None  # model authoring: author + check rounds at most
 
 
 @dataclass
@@ -58,6 +59,8 @@ class PipelineDefaults:
     calibration_reference_min: float
     calibration_margin: float
     vl_judge: str
+    max_author_rounds: int = 3
+    derivation_similarity_threshold: float = 0.6
 
 
 @dataclass
@@ -103,6 +106,7 @@ class RunPlan:
     margin: float
     vl_judge: str
     pipeline_ref: dict  # {pipeline_id, pipeline_version, pipeline_digest} of the workers' code
+    max_author_rounds: int = 3  # model authoring: author + check rounds at most
 
 
 @dataclass
@@ -115,7 +119,8 @@ class AdmissionResult:
     reference_project: str  # path of the reference project inside the seed tree
     start_mode: str
     run: RunPlan
-    draft: DraftPlan
+    draft: DraftPlan | None  # None: the draft is written by the author model in stage 03
+    authoring: str = "human"  # human (the seed's draft/) | model (docs/authoring.md)
 
 
 # --- 03 authoring -----------------------------------------------------------------------------
@@ -271,6 +276,16 @@ class AuthoringResult:
     input_trial: TrialOutcome
     reference_trial: TrialOutcome
     calibration_samples: list[CalibrationSample]
+    # Samples already graded on this very package (model authoring's accepted check round):
+    # review judges them again instead of running them again.
+    graded_samples: list[GradedSample] = field(default_factory=list)
+    authoring_record: BlobRef | None = None  # model authoring: rounds, models, tokens, time
+
+
+@dataclass
+class GradedSample:
+    name: str  # CalibrationSample.name
+    outcome: TrialOutcome
 
 
 @dataclass
@@ -457,6 +472,7 @@ class PublishInput:
     evaluation: EvaluationResult
     admission_record: BlobRef
     created_at: str
+    authoring_record: BlobRef | None = None  # model authoring: shipped under authoring/
 
 
 @dataclass
@@ -477,3 +493,226 @@ class ProductionResult:
     metrics: list[ConfigMetrics]
     input_reward: float | None
     failures: dict[str, int] = field(default_factory=dict)  # every trial of the run, by kind
+
+
+# --- 03 model authoring (docs/authoring.md) ---------------------------------------------------
+
+
+@dataclass
+class ModelUsage:
+    """What one model role spent: carried into the authoring record."""
+
+    role: str  # author | reviewer | deriver
+    model: str
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class ModelAuthoringInput:
+    seed_id: str
+    seed_tree: BlobRef  # seed.json + materials (no draft)
+    reference_project: str
+    start_mode: str
+    run: RunPlan
+
+
+@dataclass
+class EndpointCheckInput:
+    roles: list[str]  # registry roles the run needs (contracts/model_roles.json)
+
+
+@dataclass
+class AuthorRoundInput:
+    seed_id: str
+    seed_tree: BlobRef
+    workspace: WorkspaceBuild  # the reference scene the author inspects in its sandbox
+    round: int
+    previous_draft: BlobRef | None  # tree of draft files (paths inside draft/), None in round 1
+    feedback: list[dict]  # findings of the previous round (drafting.feedback.Finding dicts)
+
+
+@dataclass
+class AuthorRoundResult:
+    outcome: str  # submitted | needs_input | no_submission (step budget spent)
+    draft: BlobRef | None  # tree of the draft files written (paths inside draft/)
+    transcript: BlobRef  # redacted
+    usage: ModelUsage
+    summary: str = ""
+    missing: list[str] = field(default_factory=list)  # needs_input: what the materials lack
+
+
+@dataclass
+class CheckDraftInput:
+    seed_id: str
+    seed_tree: BlobRef
+    draft: BlobRef
+    reference_project: str
+    start_mode: str
+    run: RunPlan
+    round: int
+
+
+@dataclass
+class DraftAdmission:
+    ok: bool
+    findings: list[dict]
+    seed_tree: BlobRef | None = None  # seed files + draft/ merged: the tree stages 03-07 use
+    draft: DraftPlan | None = None
+
+
+@dataclass
+class DeliveryCheck:
+    """One round's check_delivery: admission checks, then the calibration judgement."""
+
+    round: int
+    passed: bool
+    findings: list[dict]  # what goes back to the author when it did not pass
+    seed_tree: BlobRef | None = None
+    draft: DraftPlan | None = None
+    prepared: AuthoringResult | None = None  # package, grading and every graded sample
+    calibration_report: BlobRef | None = None
+    margin: float | None = None
+
+
+@dataclass
+class CalibrationFeedback:
+    findings: list[dict]  # one per sample that missed, then the margin
+    margin: float | None
+
+
+@dataclass
+class FinalReviewInput:
+    seed_id: str
+    seed_tree: BlobRef  # merged: the reviewer reads the draft and the materials
+    calibration_report: BlobRef
+    round: int
+
+
+@dataclass
+class FinalReviewVerdict:
+    verdict: str  # accept | revise | reject
+    reasons: list[str]
+    checks: dict  # the reviewer's answer per check (coverage, leaks, client_request, margins)
+    facts: dict  # what the worker measured and showed the reviewer
+    transcript: BlobRef
+    usage: ModelUsage
+
+
+@dataclass
+class AuthoringRecordInput:
+    seed_id: str
+    outcome: str  # authored | needs_input | rejected
+    reasons: list[str]
+    rounds: list[dict]
+    usage: list[ModelUsage]
+    started_at: str
+    finished_at: str
+    draft: BlobRef | None = None  # the accepted draft tree
+
+
+@dataclass
+class ModelAuthoringResult:
+    outcome: str  # authored | needs_input | rejected
+    reasons: list[str]  # rejected: why; needs_input: what the materials lack
+    record: BlobRef  # authoring record: rounds, verdicts, model ids, tokens, wall time
+    check: DeliveryCheck | None = None  # the accepted round (authored only)
+
+
+# --- task derivation (docs/authoring.md) ------------------------------------------------------
+
+
+@dataclass
+class DerivationInput:
+    sources: list[str]  # Harbor task directories (absolute, or relative to the project root)
+    tasks_per_seed: int = 2
+    concurrency: int = 2
+    similarity_threshold: float | None = None  # default: contracts/pipeline.json
+    options: ProductionOptions | None = None  # for every derived TaskProduction
+    out_dir: str | None = None  # where derived seed folders are written (default var/derived)
+
+
+@dataclass
+class SourceTask:
+    source: str  # the folder as given
+    source_id: str  # task id (tests/task.json) or the folder name
+    summary: BlobRef  # JSON: instruction, public texts, task.json, rubric.json
+
+
+@dataclass
+class TaskPattern:
+    source_id: str
+    pattern: BlobRef  # JSON: the transferable pattern
+    usage: ModelUsage
+
+
+@dataclass
+class CandidateRequest:
+    source: SourceTask
+    pattern: TaskPattern
+    k: int
+
+
+@dataclass
+class SeedCandidate:
+    seed_id: str
+    title: str
+    files: BlobRef  # tree: seed.json, materials/...
+    plan: dict  # the candidate's requirements and checks (what similarity compares)
+
+
+@dataclass
+class CandidateSet:
+    candidates: list[SeedCandidate]
+    rejected: list[dict]  # {"seed_id", "reason"}: generated but malformed
+    usage: ModelUsage
+
+
+@dataclass
+class NoveltyInput:
+    source: SourceTask
+    candidates: list[SeedCandidate]
+    threshold: float
+
+
+@dataclass
+class NoveltyVerdict:
+    seed_id: str
+    accepted: bool
+    similarity: dict  # {"source": {...}, "<other seed>": {...}}: text, structure, combined
+    max_similarity: float
+    reason: str = ""
+
+
+@dataclass
+class WriteSeedInput:
+    candidate: SeedCandidate
+    out_dir: str
+
+
+@dataclass
+class DerivedTask:
+    source_id: str
+    seed_id: str
+    status: str  # published | near_duplicate | malformed | failed
+    reason: str = ""
+    max_similarity: float | None = None
+    seed_path: str | None = None
+    publication: str | None = None
+
+
+@dataclass
+class DerivationRecordInput:
+    sources: list[SourceTask]
+    tasks: list[DerivedTask]
+    novelty: list[NoveltyVerdict]
+    usage: list[ModelUsage]
+    threshold: float
+
+
+@dataclass
+class DerivationResult:
+    tasks: list[DerivedTask]
+    record: BlobRef

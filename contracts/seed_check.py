@@ -270,9 +270,11 @@ def _draft_files(seed_dir: Path, draft: Path) -> tuple[str, ...]:
     return tuple(files)
 
 
-def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None) -> CheckedSeed:
+def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None, *,
+                   authored: bool = False) -> CheckedSeed:
     """Validate a seed folder without writing to it; raise `ContractError` on the first
-    problem. `taxonomy` defaults to the project's `contracts/taxonomy.json`."""
+    problem. `taxonomy` defaults to the project's `contracts/taxonomy.json`. `authored`: the
+    folder holds a draft the author model wrote, which is checked whatever seed.json says."""
     seed_dir = Path(seed_dir)
     if not seed_dir.is_dir():
         raise ContractError(str(seed_dir), ROOT, "not a seed folder (no such directory)")
@@ -285,8 +287,10 @@ def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None) -> CheckedS
     materials = _check_materials(seed, seed_dir, seed_source)
 
     draft = seed_dir / "draft"
-    if not draft.is_dir():
-        return CheckedSeed(seed_dir, seed, None, None, materials, ())
+    if authored and not draft.is_dir():
+        raise ContractError(str(draft), ROOT, "no draft was written")
+    if not authored and (not draft.is_dir() or seed.authoring == "model"):
+        return CheckedSeed(seed_dir, seed, None, None, materials, ())  # the model writes it
     if not draft.resolve().is_relative_to(seed_dir.resolve()):
         reason = f"symlink resolves outside the seed folder ({draft.resolve()})"
         raise ContractError(str(draft), ROOT, reason)

@@ -8,9 +8,13 @@ from temporalio.client import Client
 from temporalio.worker import Worker
 
 from activities.admission import AdmissionActivities
+from activities.author_model import AuthorActivities
 from activities.authoring import AuthoringActivities
+from activities.derivation import DerivationActivities
+from activities.draft_review import ReviewerActivities
 from activities.evaluation import EvaluationActivities
 from activities.evidence import EvidenceActivities
+from activities.model_drafts import ModelDraftActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.scoring import ScoringActivities
@@ -23,7 +27,9 @@ from sandbox.script_run import LOCAL
 from workers.settings import PROJECT_ROOT, Settings
 from workflows.admission import AdmissionWorkflow
 from workflows.authoring import AuthoringWorkflow
+from workflows.derivation import TaskDerivationWorkflow
 from workflows.evaluation import EvaluationWorkflow
+from workflows.model_authoring import CheckDeliveryWorkflow, ModelAuthoringWorkflow
 from workflows.packaging import PackagingWorkflow
 from workflows.review import ReviewWorkflow
 from workflows.task_production import TaskProduction
@@ -31,7 +37,8 @@ from workflows.trial_solves import TrialSolvesWorkflow
 from workflows.vl_grading import VLGradingWorkflow
 
 WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
-             ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow]
+             ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow,
+             ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow]
 
 
 def cpu_activities(settings: Settings) -> list:
@@ -42,10 +49,15 @@ def cpu_activities(settings: Settings) -> list:
     evaluation = EvaluationActivities(store)
     packaging = PackagingActivities(store, settings.publications, settings.handoff)
     scoring = ScoringActivities(store)
-    return [admission.admit_seed, authoring.assemble_task_package, scoring.score_trial,
-            review.judge_calibration, review.freeze_task, evaluation.write_pilot_record,
-            evaluation.write_evaluation_plan, evaluation.write_evaluation_report,
-            packaging.publish_task]
+    drafts = ModelDraftActivities(store)
+    derivation = DerivationActivities(store, PROJECT_ROOT)
+    return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,
+            scoring.score_trial, review.judge_calibration, review.freeze_task,
+            evaluation.write_pilot_record, evaluation.write_evaluation_plan,
+            evaluation.write_evaluation_report, packaging.publish_task,
+            drafts.admit_draft, drafts.calibration_feedback, drafts.write_authoring_record,
+            derivation.read_source_task, derivation.measure_novelty,
+            derivation.write_derived_seed, derivation.write_derivation_record]
 
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
@@ -57,12 +69,20 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     authoring = AuthoringActivities(store, scripts)
     trials = TrialActivities(store, backend)
     evidence = EvidenceActivities(store, settings.var / "cache" / "evidence", scripts)
-    return [authoring.build_workspace, trials.run_trial, evidence.render_evidence]
+    # The author model's loop runs here: its authoring sandbox needs Blender, its endpoint
+    # (ARKEVO_AUTHOR_*) lives in this worker's environment.
+    author = AuthorActivities(store, local=scripts == LOCAL)
+    return [authoring.build_workspace, trials.run_trial, evidence.render_evidence,
+            author.author_round, author.check_model_endpoints]
 
 
 def llm_activities(settings: Settings) -> list:
     """Model calls; the token bucket (ARKEVO_LLM_RPM, default 4/min) is this process's."""
-    return [JudgeActivities(FilesystemStore(settings.store_root)).judge_vl]
+    store = FilesystemStore(settings.store_root)
+    derivation = DerivationActivities(store, PROJECT_ROOT)
+    return [JudgeActivities(store).judge_vl, ReviewerActivities(store).final_review,
+            derivation.extract_pattern, derivation.generate_candidates,
+            AuthorActivities(store).check_model_endpoints]
 
 
 def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: int,

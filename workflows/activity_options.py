@@ -44,3 +44,28 @@ LLM = dict(
         non_retryable_error_types=["JudgeRequestError", "InvalidJudge", "JudgeNotConfigured"],
     ),
 )
+
+# The author model's tool loop (gpu pool: its authoring sandbox runs Blender). A round can take
+# long with a real model; heartbeats cover the model calls too.
+AUTHOR = dict(
+    task_queue=queues.GPU,
+    start_to_close_timeout=timedelta(hours=2),
+    schedule_to_start_timeout=timedelta(hours=6),
+    heartbeat_timeout=timedelta(minutes=2),
+    retry_policy=RetryPolicy(initial_interval=timedelta(seconds=5), backoff_coefficient=2.0,
+                             maximum_interval=timedelta(minutes=2), maximum_attempts=3,
+                             non_retryable_error_types=NON_RETRYABLE),
+)
+
+# The reviewer's and the deriver's single model calls (llm pool).
+MODEL_CALL = dict(LLM, retry_policy=RetryPolicy(
+    initial_interval=timedelta(seconds=5), backoff_coefficient=2.0,
+    maximum_interval=timedelta(minutes=2), maximum_attempts=4,
+    non_retryable_error_types=NON_RETRYABLE))
+
+
+def endpoint_check(task_queue: str) -> dict:
+    """Is a role's endpoint configured on that pool's workers? Answered in seconds, never
+    retried when it is not (the error names the variables to set)."""
+    return dict(task_queue=task_queue, start_to_close_timeout=timedelta(seconds=30),
+                retry_policy=RetryPolicy(maximum_attempts=3, non_retryable_error_types=NON_RETRYABLE))

@@ -1,22 +1,23 @@
 """03 authoring: build the starting workspace in the sandbox, assemble the task package from
-the checked draft admission carried, run the reference solution (the reference deliverable,
-whose renders the image-metric judge compares against) and grade the untouched input (the
-input baseline)."""
+the checked draft, run the reference solution (the reference deliverable, whose renders the
+image-metric judge compares against) and grade the untouched input (the input baseline).
 
-import asyncio
+A seed without a draft is first authored by the author model (`ModelAuthoring`, a child
+`<id>.model`, docs/authoring.md); its accepted round already prepared and graded the package,
+which is carried on as this stage's result.
+"""
+
 import dataclasses
 
 from temporalio import workflow
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.authoring import AuthoringActivities
-    from activities.errors import AUTHOR_SCRIPT_FAILED
-    from activities.evidence import EvidenceActivities
-    from contracts.payloads import (AssembleInput, AuthoringInput, AuthoringResult,
-                                    BuildWorkspaceInput, RenderEvidenceInput, TrialRequest)
-    from workflows.activity_options import CPU, GPU
-    from workflows.trial_calls import run_trial, score
+    from activities.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED
+    from contracts import queues
+    from contracts.payloads import AuthoringInput, AuthoringResult, ModelAuthoringInput
+    from workflows.model_authoring import ModelAuthoringWorkflow
+    from workflows.task_preparation import prepare_task
 
 
 @workflow.defn(name="Authoring")
@@ -24,32 +25,24 @@ class AuthoringWorkflow:
     @workflow.run
     async def run(self, req: AuthoringInput) -> AuthoringResult:
         adm, wid = req.admission, workflow.info().workflow_id
-        build = await workflow.execute_activity_method(
-            AuthoringActivities.build_workspace,
-            BuildWorkspaceInput(adm.seed_tree, adm.reference_project, adm.start_mode), **GPU)
-        assembled = await workflow.execute_activity_method(
-            AuthoringActivities.assemble_task_package,
-            AssembleInput(adm.seed_tree, build, adm.draft, adm.run.vl_judge), **CPU)
-        package, identity, grading = assembled.task_package, assembled.identity, assembled.grading
-        baseline, reference = await asyncio.gather(
-            run_trial(TrialRequest(package, identity, "nop", f"{wid}/input-baseline", "authoring")),
-            run_trial(TrialRequest(package, identity, "oracle", f"{wid}/reference", "authoring")))
-        if grading.uses_vl:
-            rendered = await workflow.execute_activity_method(
-                EvidenceActivities.render_evidence,
-                RenderEvidenceInput(reference.delivery, grading.judge_config), **GPU)
-            if rendered.evidence is None:
-                raise ApplicationError(
-                    f"solution/solve.py: the reference deliverable cannot be rendered for the VL "
-                    f"judge: {rendered.error}", type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
-            grading = dataclasses.replace(grading, reference_evidence=rendered.evidence)
-        baseline, reference = await asyncio.gather(score(baseline, grading), score(reference, grading))
-        return AuthoringResult(
-            task_id=identity.task_id,
-            task_package=package,
-            identity=identity,
-            grading=grading,
-            input_trial=baseline,
-            reference_trial=reference,
-            calibration_samples=adm.draft.calibration_samples,
-        )
+        if adm.draft is not None:
+            return await prepare_task(adm.seed_tree, adm.reference_project, adm.start_mode,
+                                      adm.draft, adm.run.vl_judge, wid)
+        authored = await workflow.execute_child_workflow(
+            ModelAuthoringWorkflow.run,
+            ModelAuthoringInput(adm.seed_id, adm.seed_tree, adm.reference_project, adm.start_mode,
+                                adm.run),
+            id=f"{wid}.model", task_queue=queues.CONTROL)
+        if authored.outcome == "needs_input":
+            raise ApplicationError(
+                f"{adm.seed_id}: the materials cannot support a task (record "
+                f"{authored.record.key}): " + "; ".join(authored.reasons),
+                {"record": authored.record.as_dict(), "missing": authored.reasons},
+                type=AUTHORING_NEEDS_INPUT, non_retryable=True)
+        if authored.outcome != "authored" or authored.check is None:
+            raise ApplicationError(
+                f"{adm.seed_id}: the authored draft was rejected (record {authored.record.key}): "
+                + "; ".join(authored.reasons),
+                {"record": authored.record.as_dict(), "reasons": authored.reasons},
+                type=AUTHORING_REJECTED, non_retryable=True)
+        return dataclasses.replace(authored.check.prepared, authoring_record=authored.record)

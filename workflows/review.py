@@ -9,10 +9,29 @@ from temporalio.exceptions import ApplicationError
 with workflow.unsafe.imports_passed_through():
     from activities.errors import CALIBRATION_FAILED
     from activities.review import ReviewActivities
-    from contracts.payloads import (CalibrationInput, FreezeInput, FrozenTask, ReviewInput,
-                                    TrialRequest)
+    from contracts.payloads import (AuthoringResult, CalibrationInput, FreezeInput, FrozenTask,
+                                    ReviewInput, TrialOutcome, TrialRequest)
     from workflows.activity_options import CPU
     from workflows.trial_calls import grade_trial
+
+
+async def grade_samples(auth: AuthoringResult, wid: str) -> list[TrialOutcome]:
+    """Every calibration sample graded on the package: input and reference as stage 03 graded
+    them, samples already graded on this package (model authoring) as they were, the rest run
+    now as trials under `wid`."""
+    by_kind = {"input": auth.input_trial, "reference": auth.reference_trial}
+    by_name = {g.name: g.outcome for g in auth.graded_samples}
+
+    async def grade(sample):
+        if sample.kind in by_kind:
+            return by_kind[sample.kind]
+        if sample.name in by_name:
+            return by_name[sample.name]
+        return await grade_trial(TrialRequest(
+            auth.task_package, auth.identity, sample.policy, f"{wid}/{sample.name}",
+            "calibration"), auth.grading)
+
+    return list(await asyncio.gather(*(grade(s) for s in auth.calibration_samples)))
 
 
 @workflow.defn(name="Review")
@@ -21,16 +40,7 @@ class ReviewWorkflow:
     async def run(self, req: ReviewInput) -> FrozenTask:
         wid, auth = workflow.info().workflow_id, req.authoring
         samples = auth.calibration_samples
-        graded_in_authoring = {"input": auth.input_trial, "reference": auth.reference_trial}
-
-        async def grade(sample):
-            if sample.kind in graded_in_authoring:
-                return graded_in_authoring[sample.kind]
-            return await grade_trial(TrialRequest(
-                auth.task_package, auth.identity, sample.policy, f"{wid}/{sample.name}",
-                "calibration"), auth.grading)
-
-        outcomes = await asyncio.gather(*(grade(s) for s in samples))
+        outcomes = await grade_samples(auth, wid)
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(auth.task_id, auth.grading, req.reference_min, req.margin,

@@ -21,6 +21,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.admission import AdmissionWorkflow
     from workflows.authoring import AuthoringWorkflow
     from workflows.evaluation import EvaluationWorkflow
+    from workflows.failures import root_cause
     from workflows.packaging import PackagingWorkflow
     from workflows.review import ReviewWorkflow
     from workflows.trial_solves import TrialSolvesWorkflow
@@ -29,16 +30,6 @@ STAGE_KEY = SearchAttributeKey.for_keyword("ArkevoStage")
 SEED_KEY = SearchAttributeKey.for_keyword("ArkevoSeedId")
 STAGES = ["02-admission", "03-authoring", "04-trial-solves", "05-review", "06-evaluation",
           "07-packaging"]
-
-
-def _reason(err: BaseException) -> BaseException:
-    """The error that says what went wrong: the first application error under the child and
-    activity wrappers (its own causes are the details it was raised from), else the deepest."""
-    while getattr(err, "cause", None) is not None:
-        if isinstance(err, ApplicationError):
-            return err
-        err = err.cause
-    return err
 
 
 @workflow.defn(name="TaskProduction")
@@ -69,7 +60,7 @@ class TaskProduction:
             )
         except ChildWorkflowError as e:
             self._progress["stages"][stage] = "failed"
-            root = _reason(e)
+            root = root_cause(e)
             message = str(root)
             self._progress["error"] = message
             if isinstance(root, ApplicationError) and root.type == AUTHOR_SCRIPT_FAILED:
@@ -99,6 +90,9 @@ class TaskProduction:
 
         authoring = await self._stage("03-authoring", AuthoringWorkflow.run,
                                       AuthoringInput(admission))
+        self._progress["authoring"] = admission.authoring
+        if authoring.authoring_record is not None:
+            self._progress["authoring_record"] = authoring.authoring_record.key
         self._progress["input_reward"] = authoring.input_trial.reward
         self._progress["scoring_profile"] = authoring.grading.profile
         self._count_failures([authoring.input_trial, authoring.reference_trial])
@@ -120,7 +114,8 @@ class TaskProduction:
                 self._progress["failures"][kind] = self._progress["failures"].get(kind, 0) + n
 
         publication = await self._stage("07-packaging", PackagingWorkflow.run, PublishInput(
-            admission.seed_id, frozen, evaluation, admission.admission_record, now()))
+            admission.seed_id, frozen, evaluation, admission.admission_record, now(),
+            authoring.authoring_record))
         self._progress["publication"] = publication.path
         self._progress["stage"] = "done"
         workflow.upsert_search_attributes([STAGE_KEY.value_set("done")])

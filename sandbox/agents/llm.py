@@ -104,9 +104,10 @@ class ChatCompletionsClient:
     """POST /chat/completions with bounded retries; records each retry for the trajectory."""
 
     def __init__(self, base_url: str, model: str, api_key: str | None, opts: LlmAgentOptions,
-                 redactor: Redactor) -> None:
+                 redactor: Redactor, extra_body: dict[str, Any] | None = None) -> None:
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
+        self.extra_body = extra_body or {}  # e.g. {"reasoning_effort": "high"} from the registry
         self.opts = opts
         self.redactor = redactor
         self.retries: list[dict[str, Any]] = []
@@ -126,7 +127,7 @@ class ChatCompletionsClient:
         return delay
 
     async def complete(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        body: dict[str, Any] = {"model": self.model, "messages": messages, **self.extra_body}
         if tools:
             body |= {"tools": tools, "tool_choice": "auto"}
         if self.opts.temperature is not None:

@@ -10,6 +10,13 @@ HTTP 400 ``fake script exhausted``, which fails the client loudly instead of loo
 
     with FakeOpenAIServer([tool_call("get_scene_info", {}), final("done")]) as fake:
         ... ARKEVO_LLM_BASE_URL=fake.base_url ...
+
+Concurrent sessions (several roles or seeds at once) each get their own script: give a dict of
+queues and a ``route(parsed_json_body) -> key`` that picks one (e.g.
+``tests.fakes.author_sessions.route_by_role_and_seed``); a key with no queue, or an empty one,
+answers HTTP 400 ``fake script exhausted for route <key>``.
+
+    FakeOpenAIServer({"author:table-model": [...], "reviewer:table-model": [...]}, route=...)
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -85,8 +93,12 @@ def error(status: int, retry_after: str | None = None, message: str = "fake erro
 class FakeOpenAIServer:
     """Threaded HTTP server answering from a script of ``Reply``s, recording every request."""
 
-    def __init__(self, script: list[Reply]) -> None:
-        self.script = list(script)
+    def __init__(self, script: list[Reply] | dict[str, list[Reply]],
+                 route: Callable[[Any], str] | None = None) -> None:
+        if isinstance(script, dict) != (route is not None):
+            raise ValueError("a dict script needs a route, and a route needs a dict script")
+        self.script = {k: list(v) for k, v in script.items()} if isinstance(script, dict) else list(script)
+        self.route = route
         self.requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -124,9 +136,17 @@ class FakeOpenAIServer:
             self.requests.append(request)
             if request.path.rstrip("/") != "/v1/chat/completions":
                 return error(404, message=f"fake server: no route {request.path}")
-            if not self.script:
-                return error(400, message="fake script exhausted")
-            return self.script.pop(0)
+            if self.route is None:
+                queue, where = self.script, ""
+            else:
+                try:
+                    key = self.route(request.json)
+                except Exception as exc:  # a request the route cannot place: fail it loudly
+                    return error(400, message=f"fake route failed: {type(exc).__name__}: {exc}")
+                queue, where = self.script.get(key), f" for route {key}"
+            if not queue:
+                return error(400, message=f"fake script exhausted{where}")
+            return queue.pop(0)
 
     @property
     def base_url(self) -> str:

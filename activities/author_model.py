@@ -1,0 +1,121 @@
+"""Stage 03, model authoring: the author model's rounds (gpu worker) and the endpoint check.
+
+`author_round` resolves the author endpoint on this worker first (no endpoint: a
+non-retryable error within seconds, before any sandbox starts), lays the seed and the previous
+round's draft into a temporary `DraftFolder`, starts the authoring sandbox on the reference
+scene and runs one `AuthorSession`. The draft files go to the store as a tree (paths inside
+draft/), the redacted transcript as JSON.
+
+Errors: an endpoint that refuses the request (4xx, a reply no retry fixes) is
+`ModelEndpointError` (non-retryable); one that stays unavailable after the client's retries,
+and a sandbox or MCP session that cannot start, are plain exceptions Temporal retries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import tempfile
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.errors import MODEL_NOT_CONFIGURED, model_endpoint_error, model_not_configured
+from activities.store import ContentStore
+from contracts.model_roles import ModelNotConfigured, resolve_endpoint
+from contracts.payloads import AuthorRoundInput, AuthorRoundResult, BlobRef, EndpointCheckInput
+from drafting.author_agent import AuthorSession
+from drafting.authoring_sandbox import authoring_sandbox
+from drafting.draft_folder import DraftFolder
+from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
+
+SANDBOX_REQUIRED = "SandboxRequired"
+HEARTBEAT_SECONDS = 5.0  # gpu activities time out after 60 s without one; a model call takes minutes
+
+
+def _resolve(role: str):
+    try:
+        return resolve_endpoint(role)
+    except ModelNotConfigured as exc:
+        raise model_not_configured(exc) from None
+    except KeyError as exc:  # a role the registry does not have: no retry will add it
+        raise ApplicationError(str(exc.args[0]), type=MODEL_NOT_CONFIGURED, non_retryable=True) from None
+
+
+@contextlib.asynccontextmanager
+async def _heartbeats(what: str):
+    """Heartbeat in the background while the body awaits the model and the sandbox."""
+    async def beat() -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+            activity.heartbeat(what)
+
+    task = asyncio.create_task(beat()) if activity.in_activity() else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+
+class AuthorActivities:
+    def __init__(self, store: ContentStore, sandbox_kwargs: dict | None = None, local: bool = False,
+                 max_steps: int | None = None) -> None:
+        self.store = store
+        self.sandbox_kwargs = dict(sandbox_kwargs or {})  # ArkevoSandboxEnvironment kwargs
+        self.local = local  # ARKEVO_TRIAL_BACKEND=local: no sandbox for the author's Blender
+        self.max_steps = max_steps  # default: the registry's max_steps for the author
+
+    @activity.defn(name="check_model_endpoints")
+    def check_model_endpoints(self, req: EndpointCheckInput) -> list[dict]:
+        """Fail a run at its start when this worker lacks a role's endpoint; never the key."""
+        return [_resolve(role).describe() for role in req.roles]
+
+    def _fetch_tree(self, tree: BlobRef, dest: Path, skip_draft: bool = False) -> None:
+        for rel, entry in self.store.tree_entries(tree).items():
+            if not (skip_draft and rel.startswith("draft/")):
+                self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]), dest / rel)
+
+    @activity.defn(name="author_round")
+    async def author_round(self, req: AuthorRoundInput) -> AuthorRoundResult:
+        endpoint = _resolve("author")
+        if self.local:
+            raise ApplicationError("model authoring needs the sandbox: run the gpu worker with "
+                                   "ARKEVO_TRIAL_BACKEND=sandbox", type=SANDBOX_REQUIRED,
+                                   non_retryable=True)
+        with tempfile.TemporaryDirectory(prefix="arkevo-author-") as tmp:
+            work = Path(tmp)
+            seed_dir = work / "seed"
+            self._fetch_tree(req.seed_tree, seed_dir, skip_draft=True)
+            if req.previous_draft is not None:
+                self._fetch_tree(req.previous_draft, seed_dir / "draft")
+            folder = DraftFolder(seed_dir)
+            blends = {"start": work / "start.blend", "reference": work / "reference.blend"}
+            self.store.fetch_to(req.workspace.start_blend, blends["start"])
+            self.store.fetch_to(req.workspace.reference_blend, blends["reference"])
+            client = ModelClient(endpoint)
+            try:
+                async with _heartbeats(f"author round {req.round} of {req.seed_id}"):
+                    async with authoring_sandbox(
+                            seed_dir, blends["start"], blends["reference"], work=work / "sandbox",
+                            name=f"author-{req.seed_id}-r{req.round}",
+                            sandbox_kwargs=self.sandbox_kwargs) as mcp:
+                        session = AuthorSession(client, folder, mcp, seed_id=req.seed_id,
+                                                round_no=req.round, feedback=req.feedback,
+                                                max_steps=self.max_steps or endpoint.max_steps)
+                        result = await session.run()
+            except ModelEndpointUnavailable:
+                raise  # infrastructure: Temporal retries the round
+            except ModelEndpointError as exc:
+                raise model_endpoint_error(str(exc)) from None
+            finally:
+                await client.aclose()
+            files = folder.draft_files()
+            draft = self.store.put_tree(seed_dir / "draft", files) if files else None
+            return AuthorRoundResult(outcome=result.outcome, draft=draft,
+                                     transcript=self.store.put_json(result.transcript),
+                                     usage=client.usage, summary=result.summary,
+                                     missing=result.missing)

@@ -1,0 +1,126 @@
+"""TaskDerivation: new, independent tasks derived from existing Harbor tasks (docs/authoring.md).
+
+Per source task directory (this project's publications or any Harbor task):
+
+    read_source_task (cpu) -> extract_pattern (llm: the transferable pattern)
+    -> generate_candidates (llm: K new seeds: scenario, numbers, names, own reference build
+       script and requirement doc; malformed ones are recorded and dropped)
+    -> measure_novelty (cpu: text and requirement-structure similarity to the source and to the
+       candidates kept before it; at or above the threshold = near-duplicate, value recorded)
+    -> write_derived_seed (cpu) -> TaskProduction child <id>.<seed_id> (the seed has no draft, so
+       stage 03 authors it with the author model; oracle, nop and calibration margins decide)
+
+Productions run at most `concurrency` at a time; one candidate's failure is recorded with its
+reason and never stops the others. The `progress` query counts candidates by status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+
+from temporalio import workflow
+from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.admission import AdmissionActivities
+    from activities.derivation import DerivationActivities
+    from contracts import queues
+    from contracts.payloads import (BlobRef, CandidateRequest, CandidateSet,
+                                    DerivationInput, DerivationRecordInput, DerivationResult,
+                                    DerivedTask, ModelUsage, NoveltyInput, NoveltyVerdict,
+                                    ProductionResult, SourceTask, TaskPattern,
+                                    TaskProductionInput, WriteSeedInput)
+    from workflows.activity_options import CPU, MODEL_CALL
+    from workflows.failures import describe
+    from workflows.task_production import TaskProduction
+
+
+@workflow.defn(name="TaskDerivation")
+class TaskDerivationWorkflow:
+    def __init__(self) -> None:
+        self._tasks: list[DerivedTask] = []
+
+    @workflow.query
+    def progress(self) -> dict:
+        return {"by_status": dict(collections.Counter(t.status for t in self._tasks)),
+                "tasks": [t.__dict__ for t in self._tasks]}
+
+    @workflow.run
+    async def run(self, req: DerivationInput) -> DerivationResult:
+        if req.tasks_per_seed < 1 or req.concurrency < 1 or not req.sources:
+            raise ApplicationError("TaskDerivation input: sources must be non-empty, and "
+                                   "tasks_per_seed and concurrency at least 1",
+                                   type="InvalidDerivationInput", non_retryable=True)
+        wid = workflow.info().workflow_id
+        threshold = req.similarity_threshold
+        if threshold is None:
+            defaults = await workflow.execute_activity_method(
+                AdmissionActivities.pipeline_defaults, **CPU)
+            threshold = defaults.derivation_similarity_threshold
+        out_dir = req.out_dir or f"var/derived/{wid}"
+        productions = asyncio.Semaphore(req.concurrency)
+        sources: list[SourceTask] = []
+        novelty: list[NoveltyVerdict] = []
+        usage: list[ModelUsage] = []
+
+        async def produce(source: SourceTask, candidate, verdict: NoveltyVerdict) -> None:
+            task = DerivedTask(source.source_id, candidate.seed_id, "producing",
+                               max_similarity=verdict.max_similarity)
+            self._tasks.append(task)
+            try:
+                task.seed_path = await workflow.execute_activity_method(
+                    DerivationActivities.write_derived_seed,
+                    WriteSeedInput(candidate, out_dir), **CPU)
+                async with productions:
+                    result: ProductionResult = await workflow.execute_child_workflow(
+                        TaskProduction.run,
+                        TaskProductionInput(task.seed_path, req.options),
+                        id=f"{wid}.{candidate.seed_id}", task_queue=queues.CONTROL)
+                task.status, task.publication = "published", result.publication.path
+            except (ActivityError, ChildWorkflowError) as e:
+                task.status, task.reason = "failed", describe(e)
+
+        async def derive(path: str) -> None:
+            try:
+                source: SourceTask = await workflow.execute_activity_method(
+                    DerivationActivities.read_source_task, path, **CPU)
+            except ActivityError as e:
+                self._tasks.append(DerivedTask(path, "", "failed", describe(e)))
+                return
+            sources.append(source)
+            try:
+                pattern: TaskPattern = await workflow.execute_activity_method(
+                    DerivationActivities.extract_pattern, source, **MODEL_CALL)
+                usage.append(pattern.usage)
+                generated: CandidateSet = await workflow.execute_activity_method(
+                    DerivationActivities.generate_candidates,
+                    CandidateRequest(source, pattern, req.tasks_per_seed), **MODEL_CALL)
+                usage.append(generated.usage)
+                verdicts: list[NoveltyVerdict] = await workflow.execute_activity_method(
+                    DerivationActivities.measure_novelty,
+                    NoveltyInput(source, generated.candidates, threshold), **CPU)
+            except ActivityError as e:
+                self._tasks.append(DerivedTask(source.source_id, "", "failed", describe(e)))
+                return
+            novelty.extend(verdicts)
+            for bad in generated.rejected:
+                self._tasks.append(DerivedTask(source.source_id, bad.get("seed_id") or "",
+                                               "malformed", bad.get("reason", "")))
+            by_id = {v.seed_id: v for v in verdicts}
+            keep = []
+            for candidate in generated.candidates:
+                verdict = by_id[candidate.seed_id]
+                if verdict.accepted:
+                    keep.append(produce(source, candidate, verdict))
+                else:
+                    self._tasks.append(DerivedTask(source.source_id, candidate.seed_id,
+                                                   "near_duplicate", verdict.reason,
+                                                   verdict.max_similarity))
+            await asyncio.gather(*keep)
+
+        await asyncio.gather(*(derive(p) for p in req.sources))
+        record: BlobRef = await workflow.execute_activity_method(
+            DerivationActivities.write_derivation_record,
+            DerivationRecordInput(sources, self._tasks, novelty, usage, threshold), **CPU)
+        return DerivationResult(self._tasks, record)
