@@ -70,7 +70,7 @@ class AuthorActivities:
         self.max_steps = max_steps  # default: the registry's max_steps for the author
 
     @activity.defn(name="check_model_endpoints")
-    def check_model_endpoints(self, req: EndpointCheckInput) -> list[dict]:
+    async def check_model_endpoints(self, req: EndpointCheckInput) -> list[dict]:
         """Fail a run at its start when this worker lacks a role's endpoint; never the key."""
         return [_resolve(role).describe() for role in req.roles]
 

@@ -16,7 +16,6 @@ shows every round's verdict while it runs.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 
 from temporalio import workflow
@@ -94,11 +93,10 @@ class ModelAuthoringWorkflow:
         wid = workflow.info().workflow_id
         started = workflow.now().isoformat(timespec="seconds")
         usage: list[ModelUsage] = []
-        await asyncio.gather(
-            workflow.execute_activity("check_model_endpoints", EndpointCheckInput(["author"]),
-                                      result_type=list[dict], **endpoint_check(queues.GPU)),
-            workflow.execute_activity("check_model_endpoints", EndpointCheckInput(["reviewer"]),
-                                      result_type=list[dict], **endpoint_check(queues.LLM)))
+        # Where each role's calls run: the author's loop on gpu workers, the reviewer's on llm.
+        for role, pool in (("author", queues.GPU), ("reviewer", queues.LLM)):
+            await workflow.execute_activity("check_model_endpoints", EndpointCheckInput([role]),
+                                            result_type=list[dict], **endpoint_check(pool))
         build = await workflow.execute_activity_method(
             AuthoringActivities.build_workspace,
             BuildWorkspaceInput(req.seed_tree, req.reference_project, req.start_mode), **GPU)

@@ -12,6 +12,7 @@ publication's task/ holds that derivation reads), without running the pipeline.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -151,3 +152,124 @@ def harbor_task_from_draft(draft: Path, dest: Path) -> Path:
         f'schema_version = "1.4"\n\n[metadata]\ntask_id = "{task["task_id"]}"\n'
         f'workflow_primary = "{task["workflow_primary"]}"\n')
     return dest
+
+
+# --- the draft a scripted author writes for a table-like derived seed ---------------------------
+
+TABLE_DRAFT = Path(__file__).resolve().parents[2] / "seeds" / "table-model" / "draft"
+REQUIREMENTS = ("REQ-PARTS", "REQ-OVERALL-SIZE", "REQ-TOP-SIZE", "REQ-ON-FLOOR",
+                "REQ-LEG-PLACEMENT", "REQ-LEGS-MEET-TOP", "REQ-MATERIAL")
+
+
+def template_passages(width: float, top: float, material: str) -> dict[str, str]:
+    """Passages of `table_like_candidate`'s default brief, one per requirement."""
+    return {"REQ-PARTS": "Name the parts", "REQ-OVERALL-SIZE": f"overall footprint {_m(width)} along X",
+            "REQ-TOP-SIZE": f"The board on top is {_m(top)} thick",
+            "REQ-ON-FLOOR": "rest on the floor", "REQ-LEG-PLACEMENT": "Legs stand at the four corners",
+            "REQ-LEGS-MEET-TOP": "reach up to the board",
+            "REQ-MATERIAL": f"give every part a material named `{material}`"}
+
+
+def table_like_draft(seed_id: str, product: str, width: float, depth: float, height: float,
+                     top: float, leg: float, *, top_name: str, leg_prefix: str, material: str,
+                     inset: float = 0.03, passages: dict[str, str] | None = None) -> dict[str, str]:
+    """FAKE author output: the whole draft ({"draft/<rel>": text}) for a table-like seed made by
+    `table_like_candidate` with the same numbers and names -- the bundled table draft's
+    scripts with the numbers and names swapped, and rubric, judge, spec and ledger computed."""
+    passages = passages or template_passages(width, top, material)
+    legs = [f"{leg_prefix}.{c}" for c in CORNERS]
+    parts = [top_name, *legs]
+    zone = round(min(width, depth) / 4, 4)
+    w2, d2 = width / 2, depth / 2
+
+    def script(rel: str, h: float = height) -> str:
+        text = (TABLE_DRAFT / rel).read_text()
+        text = re.sub(r"^WIDTH, DEPTH, HEIGHT, TOP = .*$", f"WIDTH, DEPTH, HEIGHT, TOP = {width}, {depth}, {h}, {top}",
+                      text, flags=re.M)
+        text = re.sub(r"^LEG, INSET = .*$", f"LEG, INSET = {leg}, {inset}", text, flags=re.M)
+        # the variant's round legs stand where the reference's square ones do, sized to them
+        text = re.sub(r"^INSET, R_FOOT, R_TOP = .*$", f"INSET, R_FOOT, R_TOP = {round(inset + leg / 2, 4)}, "
+                      f"{round(leg * 0.37, 4)}, {round(leg * 0.53, 4)}", text, flags=re.M)
+        return (text.replace('"Tabletop"', f'"{top_name}"').replace('f"Leg.{tag}"', f'f"{leg_prefix}.{{tag}}"')
+                .replace('"Wood"', f'"{material}"'))
+
+    region = {}
+    for tag, sx, sy in (("FL", -1, -1), ("FR", 1, -1), ("BL", -1, 1), ("BR", 1, 1)):
+        xs = sorted([sx * (w2 + 0.002), sx * (w2 - zone)])
+        ys = sorted([sy * (d2 + 0.002), sy * (d2 - zone)])
+        region[f"{leg_prefix}.{tag}"] = {"min": [round(xs[0], 4), round(ys[0], 4), -0.003],
+                                          "max": [round(xs[1], 4), round(ys[1], 4), round(height + 0.002, 4)]}
+    rubric = {"rubric_version": "1", "criteria": [
+        {"id": "C01", "method": "objects_exist", "params": {"objects": parts}},
+        {"id": "C02", "method": "dimensions", "params": {"objects": parts, "expected": [width, depth, height],
+                                                          "tolerance": 0.01, "frame": 1}},
+        {"id": "C03", "method": "dimensions", "params": {"object": top_name, "expected": [width, depth, top],
+                                                          "tolerance": 0.005, "frame": 1}},
+        {"id": "C04", "method": "object_min_z", "params": {"objects": legs, "expected": 0.0, "tolerance": 0.003,
+                                                            "frame": 1}},
+        {"id": "C05", "method": "aabb_within", "params": {"frame": 1, "regions": region}},
+        {"id": "C06", "method": "aabb_contact", "params": {"object": top_name, "others": legs,
+                                                            "tolerance": 0.003, "frame": 1}},
+        {"id": "C07", "method": "material_assigned", "params": {"objects": parts, "material": material}}]}
+    task = json.loads((TABLE_DRAFT / "task.json").read_text())
+    task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
+    described = {
+        "C01": f"objects {', '.join(parts)} exist",
+        "C02": f"the five parts together measure {_m(width)} x {_m(depth)} x {_m(height)} m (+-1 cm)",
+        "C03": f"{top_name} measures {_m(width)} x {_m(depth)} x {_m(top)} m (+-5 mm)",
+        "C05": f"each leg lies in its own corner zone, within {zone} m of both edges meeting there",
+        "C07": f"every part has the material {material} in one of its slots"}
+    for c in task["criteria"]:
+        c["description"] = described.get(c["id"], c["description"])
+    judge = json.loads((TABLE_DRAFT / "judge.json").read_text())
+    for q in judge["questions"]:
+        q["prompt"] = (q["prompt"].replace("dining table", product).replace("1.20 m wide", f"{_m(width)} m wide")
+                       .replace("0.80 m deep", f"{_m(depth)} m deep").replace("0.75 m high", f"{_m(height)} m high")
+                       .replace("four-legged table", f"four-legged {product}").replace("wood", material.lower()))
+    diagonal = (width ** 2 + depth ** 2 + height ** 2) ** 0.5
+    judge["evidence"]["target"] = {"center": [0.0, 0.0, round(height / 2, 4)], "radius": round(0.43 * diagonal, 4)}
+    judge["evidence"]["close"] = {"center": [round(w2 * 0.83, 4), round(-d2 * 0.75, 4), round(height * 0.8, 4)],
+                                  "radius": round(0.3 * max(width, depth), 4), "direction": [1.0, -1.0, 0.6]}
+    spec = f"""# {product.capitalize()}: product sheet and model spec
+
+Units are metres, Z is up, the floor is the plane z = 0. The {product} is centred on the origin
+with its long side along X. **Front** is the -Y side, **left** is -X.
+
+| object | part |
+|---|---|
+""" + "".join(f"| `{p}` | {'the top' if p == top_name else 'leg ' + p.split('.')[-1]} |\n" for p in parts) + f"""
+Sizes are measured on the world-space bounding box of what Blender shows.
+
+- **REQ-PARTS** - the five objects above exist. *(critical)*
+- **REQ-OVERALL-SIZE** - together they measure {_m(width)} (X) x {_m(depth)} (Y) x {_m(height)} (Z), each within 1 cm. *(critical)*
+- **REQ-TOP-SIZE** - `{top_name}` measures {_m(width)} x {_m(depth)} and is {_m(top)} thick, each within 5 mm.
+- **REQ-ON-FLOOR** - every leg's lowest point is at z = 0 within 3 mm.
+- **REQ-LEG-PLACEMENT** - each leg lies entirely within {zone} m of both edges of the top meeting at its corner, and no higher than the top surface.
+- **REQ-LEGS-MEET-TOP** - every leg reaches the top: a gap of at most 3 mm.
+- **REQ-MATERIAL** - every part has a material named exactly `{material}`. *(critical)*
+"""
+    instruction = f"""# {product.capitalize()} for our catalogue
+
+Hello, please model our {product} in Blender from the empty scene in `inputs/start.blend`.
+The sizes, part names and the acceptance checklist ({', '.join(f'`{r}`' for r in REQUIREMENTS)})
+are in `inputs/spec.md`. Save the finished scene as `outputs/result.blend`. Thank you!
+"""
+    criteria_of = {}
+    for c in task["criteria"]:
+        criteria_of.setdefault(c["requirement_id"], []).append(c["id"])
+    ledger = {"ledger_version": "1", "requirements": [
+        {"requirement_id": r, "source": {"file": "materials/brief.md", "passage": passages[r]},
+         "public": {"file": "public/spec.md", "anchor": r}, "criteria": criteria_of[r],
+         "evidence": "; ".join(described.get(cid, cid) for cid in criteria_of[r])}
+        for r in REQUIREMENTS]}
+    return {
+        "draft/instruction.md": instruction, "draft/public/spec.md": spec,
+        "draft/task.json": json.dumps(task, indent=2), "draft/rubric.json": json.dumps(rubric, indent=2),
+        "draft/judge.json": json.dumps(judge, indent=2), "draft/ledger.json": json.dumps(ledger, indent=2),
+        "draft/solution/solve.py": script("solution/solve.py"),
+        "draft/calibration/defects/bar_height.py": script("calibration/defects/bar_height.py",
+                                                          round(height + 0.19, 4)),
+        "draft/calibration/defects/missing_leg.py": script("calibration/defects/missing_leg.py"),
+        "draft/calibration/defects/no_material.py": script("calibration/defects/no_material.py"),
+        "draft/calibration/variants/tapered_round_legs.py": script("calibration/variants/tapered_round_legs.py"),
+    }

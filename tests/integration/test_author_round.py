@@ -163,12 +163,12 @@ async def test_no_author_endpoint_fails_fast(tmp_path, monkeypatch):
     assert caught.value.type == "ModelNotConfigured" and caught.value.non_retryable
     assert "ARKEVO_AUTHOR_BASE_URL" in str(caught.value)
     with pytest.raises(ApplicationError) as caught:
-        activities.check_model_endpoints(EndpointCheckInput(["author"]))
+        await activities.check_model_endpoints(EndpointCheckInput(["author"]))
     assert caught.value.type == "ModelNotConfigured"
 
     monkeypatch.setenv("ARKEVO_AUTHOR_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("ARKEVO_AUTHOR_API_KEY", SECRET)
-    described = activities.check_model_endpoints(EndpointCheckInput(["author"]))
+    described = await activities.check_model_endpoints(EndpointCheckInput(["author"]))
     assert described[0]["model"] and SECRET not in json.dumps(described)
     with pytest.raises(ApplicationError) as caught:
         await AuthorActivities(activities.store, local=True).author_round(req)
