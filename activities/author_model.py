@@ -21,7 +21,8 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import MODEL_NOT_CONFIGURED, model_endpoint_error, model_not_configured
+from activities.errors import (MODEL_NOT_CONFIGURED, SANDBOX_REQUIRED, model_endpoint_error,
+                               model_not_configured)
 from activities.store import ContentStore
 from contracts.model_roles import ModelNotConfigured, resolve_endpoint
 from contracts.payloads import AuthorRoundInput, AuthorRoundResult, BlobRef, EndpointCheckInput
@@ -30,7 +31,6 @@ from drafting.authoring_sandbox import authoring_sandbox
 from drafting.draft_folder import DraftFolder
 from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
 
-SANDBOX_REQUIRED = "SandboxRequired"
 HEARTBEAT_SECONDS = 5.0  # gpu activities time out after 60 s without one; a model call takes minutes
 
 

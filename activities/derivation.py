@@ -20,7 +20,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.draft_review import ReplyInvalid, ask_json, model_session, store_transcript
-from activities.errors import INVALID_SOURCE_TASK
+from activities.errors import DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK
 from activities.store import ContentStore
 from contracts.payloads import (BlobRef, CandidateRequest, CandidateSet, DerivationRecordInput,
                                 NoveltyInput, NoveltyVerdict, SeedCandidate, SourceTask,
@@ -29,8 +29,6 @@ from drafting.derivation import (SourceTaskError, build_candidate, candidate_mes
                                  parse_candidates, parse_pattern, pattern_messages, read_task_dir)
 from drafting.similarity import profile_of_candidate, profile_of_source, similarity
 
-DERIVER_REPLY_INVALID = "DeriverReplyInvalid"
-DERIVED_SEED_CONFLICT = "DerivedSeedConflict"
 MODEL_ROLE, USAGE_ROLE = "author", "deriver"
 
 

@@ -23,9 +23,13 @@ REVIEWER_REPLY_INVALID = "ReviewerReplyInvalid"
 AUTHORING_NEEDS_INPUT = "AuthoringNeedsInput"
 AUTHORING_REJECTED = "AuthoringRejected"
 INVALID_SOURCE_TASK = "InvalidSourceTask"
+SANDBOX_REQUIRED = "SandboxRequired"  # model authoring on a gpu worker running trials unisolated
+DERIVER_REPLY_INVALID = "DeriverReplyInvalid"
+DERIVED_SEED_CONFLICT = "DerivedSeedConflict"  # another seed already has that folder
 NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
-                 AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK]
+                 AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK, SANDBOX_REQUIRED,
+                 DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT]
 
 
 def invalid_seed(message: str) -> ApplicationError:

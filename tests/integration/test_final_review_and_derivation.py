@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.derivation import DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, DerivationActivities
+from activities.derivation import DerivationActivities
 from activities.draft_review import ReviewerActivities
-from activities.errors import (INVALID_SOURCE_TASK, MODEL_ENDPOINT_ERROR, MODEL_NOT_CONFIGURED,
-                               REVIEWER_REPLY_INVALID)
+from activities.errors import (DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK,
+                               MODEL_ENDPOINT_ERROR, MODEL_NOT_CONFIGURED, REVIEWER_REPLY_INVALID)
 from activities.store import FilesystemStore
 from contracts.payloads import (CandidateRequest, DerivationRecordInput, DerivedTask,
                                 FinalReviewInput, NoveltyInput, WriteSeedInput)
