@@ -159,7 +159,8 @@ def solution_raises(seed: Path) -> None:
 
 
 def build_script_raises(seed: Path) -> None:
-    (seed / "materials" / "build_reference.py").write_text("import bpy\n\n1 / 0\n")
+    script = seed / "materials" / "build_reference.py"  # kept whole: the ledger cites it
+    script.write_text(script.read_text() + "\n1 / 0\n")
 
 
 AUTHOR_CASES = [(solution_raises, "solution/solve.py", "KeyError"),
