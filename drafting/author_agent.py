@@ -27,7 +27,7 @@ from mcp.shared.exceptions import McpError
 from drafting.author_prompt import SECTIONS, SYSTEM_PROMPT, catalogue, user_message
 from drafting.draft_folder import DraftFolder
 from drafting.model_client import ModelClient
-from sandbox.agents.llm import UNUSABLE_TOOLS, openai_tools, parse_arguments
+from sandbox.agents.llm import UNUSABLE_TOOLS, normalise_calls, openai_tools, parse_arguments
 from sandbox.mcp_session import (BlenderHostFailure, BlenderMcpSession, failure_record,
                                  tool_result_text)
 
@@ -69,20 +69,6 @@ class AuthorRound:
     summary: str = ""
     missing: list[str] = field(default_factory=list)
     transcript: dict[str, Any] = field(default_factory=dict)  # redacted
-
-
-def normalise_calls(raw_calls: list[Any], step: int) -> list[dict[str, Any]]:
-    """Every call gets an id and a function name, so each gets exactly one tool answer."""
-    calls = []
-    for i, raw in enumerate(raw_calls if isinstance(raw_calls, list) else []):
-        raw = raw if isinstance(raw, dict) else {}
-        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
-        arguments = function.get("arguments")
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments or {})
-        calls.append({"id": str(raw.get("id") or f"call_{step}_{i}"), "type": "function",
-                      "function": {"name": str(function.get("name") or ""), "arguments": arguments}})
-    return calls
 
 
 class AuthorSession:

@@ -16,7 +16,7 @@ from typing import Any
 from contracts.model_roles import ModelEndpoint
 from contracts.payloads import ModelUsage
 from sandbox.agents.llm import (ChatCompletionsClient, LlmAgentOptions, ModelEndpointError,
-                                ModelEndpointUnavailable)
+                                ModelEndpointUnavailable, reply_message)
 from sandbox.agents.redaction import Redactor
 
 __all__ = ["ModelClient", "ModelEndpointError", "ModelEndpointUnavailable", "parse_json_reply"]
@@ -50,12 +50,7 @@ class ModelClient:
         finally:
             self.usage.seconds = round(self.usage.seconds + time.monotonic() - started, 3)
         self.usage.model_calls += 1
-        try:
-            message = reply["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError):
-            raise ModelEndpointError(self.redactor.text(
-                f"model reply has no choices[0].message: {json.dumps(reply)[:300]}")) from None
-        usage = reply.get("usage") or {}
+        message, usage = reply_message(reply, self.redactor)
         self.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
         self.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
         self.transcript.append(self.redactor.value({"reply": message, "usage": usage}))

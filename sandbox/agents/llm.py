@@ -187,6 +187,32 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     return parsed, None
 
 
+def reply_message(reply: Any, redactor: Redactor) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(assistant message, usage) of a chat completion; a reply without one is the endpoint's
+    fault, never the model's turn."""
+    try:
+        message = reply["choices"][0]["message"]
+    except (KeyError, IndexError, TypeError):
+        raise ModelEndpointError(redactor.text(
+            f"model reply has no choices[0].message: {json.dumps(reply)[:300]}")) from None
+    return message, reply.get("usage") or {}
+
+
+def normalise_calls(raw_calls: Any, step: int) -> list[dict[str, Any]]:
+    """Tool calls as they go back into the history: every call has an id and a function name,
+    so each gets exactly one answering tool message, even a malformed one."""
+    calls = []
+    for i, raw in enumerate(raw_calls if isinstance(raw_calls, list) else []):
+        raw = raw if isinstance(raw, dict) else {}
+        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+        arguments = function.get("arguments")
+        if not isinstance(arguments, str):
+            arguments = json.dumps(arguments or {})
+        calls.append({"id": str(raw.get("id") or f"call_{step}_{i}"), "type": "function",
+                      "function": {"name": str(function.get("name") or ""), "arguments": arguments}})
+    return calls
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
@@ -315,31 +341,13 @@ class _Run:
         self.stop_reason = "step_budget_exhausted"
 
     def _read_reply(self, reply: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        try:
-            message = reply["choices"][0]["message"]
-        except (KeyError, IndexError, TypeError):
-            raise ModelEndpointError(self.redactor.text(
-                f"model reply has no choices[0].message: {json.dumps(reply)[:300]}")) from None
-        usage = reply.get("usage") or {}
+        message, usage = reply_message(reply, self.redactor)
         self.prompt_tokens += usage.get("prompt_tokens") or 0
         self.completion_tokens += usage.get("completion_tokens") or 0
         return message, usage
 
     def _normalise_calls(self, raw_calls: list[Any]) -> list[dict[str, Any]]:
-        """Tool calls as they go back into the history: every call has an id and a function name,
-        so each gets exactly one answering tool message, even a malformed one."""
-        calls = []
-        for i, raw in enumerate(raw_calls):
-            raw = raw if isinstance(raw, dict) else {}
-            function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
-            arguments = function.get("arguments")
-            if not isinstance(arguments, str):
-                arguments = json.dumps(arguments or {})
-            calls.append({
-                "id": str(raw.get("id") or f"call_{self.model_calls}_{i}"), "type": "function",
-                "function": {"name": str(function.get("name") or ""), "arguments": arguments},
-            })
-        return calls
+        return normalise_calls(raw_calls, self.model_calls)
 
     async def _execute(self, session: BlenderMcpSession, call: dict[str, Any],
                        names: set[str]) -> tuple[dict[str, Any], str, dict[str, Any] | None]:

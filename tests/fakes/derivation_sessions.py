@@ -19,6 +19,22 @@ from pathlib import Path
 from tests.fakes.openai_server import Reply, final
 
 CORNERS = ("FL", "FR", "BL", "BR")
+TABLE_SEED = Path(__file__).resolve().parents[2] / "seeds" / "table-model"
+REFERENCE = TABLE_SEED / "materials" / "build_reference.py"
+
+
+def swap_table(text: str, width: float, depth: float, height: float, top: float, leg: float,
+               inset: float, top_name: str, leg_prefix: str, material: str) -> str:
+    """A bundled table script with another table's numbers and names: its constants lines and
+    the part and material names it creates."""
+    text = re.sub(r"^WIDTH, DEPTH, HEIGHT, TOP = .*$", f"WIDTH, DEPTH, HEIGHT, TOP = {width}, {depth}, {height}, {top}",
+                  text, flags=re.M)
+    text = re.sub(r"^LEG, INSET = .*$", f"LEG, INSET = {leg}, {inset}", text, flags=re.M)
+    # the variant's round legs stand where the reference's square ones do, sized to them
+    text = re.sub(r"^INSET, R_FOOT, R_TOP = .*$", f"INSET, R_FOOT, R_TOP = {round(inset + leg / 2, 4)}, "
+                  f"{round(leg * 0.37, 4)}, {round(leg * 0.53, 4)}", text, flags=re.M)
+    return (text.replace('"Tabletop"', f'"{top_name}"').replace('f"Leg.{tag}"', f'f"{leg_prefix}.{{tag}}"')
+            .replace('"Wood"', f'"{material}"'))
 
 
 def pattern_reply(skill: str = "model a piece of furniture from primitives to exact dimensions",
@@ -75,51 +91,8 @@ REQ-LEGS-MEET-TOP, REQ-MATERIAL.
 {_m(width)} m (X) x {_m(depth)} m (Y) x {_m(height)} m (Z): a {_m(top)} m thick top on four
 {_m(leg)} m square legs, standing on the floor (z = 0). Every part carries ``{material}``.
 """
-
-import math
-
-import bmesh
-import bpy
-from mathutils import Matrix, Vector
-
-WIDTH, DEPTH, HEIGHT, TOP = {width}, {depth}, {height}, {top}
-LEG, INSET = {leg}, {inset}
-
-
-def box_object(name, size, base_center, mat):
-    """A box-shaped object whose origin is the centre of its bottom face."""
-    sx, sy, sz = size
-    bm = bmesh.new()
-    bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation((0, 0, sz / 2)) @ Matrix.Diagonal((sx, sy, sz, 1)))
-    mesh = bpy.data.meshes.new(name)
-    bm.to_mesh(mesh)
-    bm.free()
-    mesh.materials.append(mat)
-    obj = bpy.data.objects.new(name, mesh)
-    obj.location = base_center
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
-
-
-def build():
-    mat = bpy.data.materials.new("{material}")
-    leg_h = HEIGHT - TOP
-    box_object("{top_name}", (WIDTH, DEPTH, TOP), (0, 0, leg_h), mat)
-    dx, dy = WIDTH / 2 - INSET - LEG / 2, DEPTH / 2 - INSET - LEG / 2
-    for tag, (x, y) in {{"FL": (-dx, -dy), "FR": (dx, -dy), "BL": (-dx, dy), "BR": (dx, dy)}}.items():
-        box_object(f"{leg_prefix}.{{tag}}", (LEG, LEG, leg_h), (x, y, 0), mat)
-    cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
-    bpy.context.scene.collection.objects.link(cam)
-    cam.location = (2.2, -2.4, 1.7)
-    cam.rotation_euler = (Vector((0, 0, HEIGHT / 2)) - cam.location).to_track_quat("-Z", "Y").to_euler()
-    bpy.context.scene.camera = cam
-    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-    sun.rotation_euler = (math.radians(40), math.radians(10), math.radians(30))
-    bpy.context.scene.collection.objects.link(sun)
-
-
-build()
-'''
+''' + swap_table(REFERENCE.read_text().split('"""', 2)[2], width, depth, height, top, leg, inset,
+                  top_name, leg_prefix, material)
     requirements = [
         ("REQ-PARTS", "objects_exist", ["objects"]),
         ("REQ-OVERALL-SIZE", "dimensions", ["objects", "expected", "tolerance"]),
@@ -156,7 +129,7 @@ def harbor_task_from_draft(draft: Path, dest: Path) -> Path:
 
 # --- the draft a scripted author writes for a table-like derived seed ---------------------------
 
-TABLE_DRAFT = Path(__file__).resolve().parents[2] / "seeds" / "table-model" / "draft"
+TABLE_DRAFT = TABLE_SEED / "draft"
 REQUIREMENTS = ("REQ-PARTS", "REQ-OVERALL-SIZE", "REQ-TOP-SIZE", "REQ-ON-FLOOR",
                 "REQ-LEG-PLACEMENT", "REQ-LEGS-MEET-TOP", "REQ-MATERIAL")
 
@@ -183,15 +156,8 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
     w2, d2 = width / 2, depth / 2
 
     def script(rel: str, h: float = height) -> str:
-        text = (TABLE_DRAFT / rel).read_text()
-        text = re.sub(r"^WIDTH, DEPTH, HEIGHT, TOP = .*$", f"WIDTH, DEPTH, HEIGHT, TOP = {width}, {depth}, {h}, {top}",
-                      text, flags=re.M)
-        text = re.sub(r"^LEG, INSET = .*$", f"LEG, INSET = {leg}, {inset}", text, flags=re.M)
-        # the variant's round legs stand where the reference's square ones do, sized to them
-        text = re.sub(r"^INSET, R_FOOT, R_TOP = .*$", f"INSET, R_FOOT, R_TOP = {round(inset + leg / 2, 4)}, "
-                      f"{round(leg * 0.37, 4)}, {round(leg * 0.53, 4)}", text, flags=re.M)
-        return (text.replace('"Tabletop"', f'"{top_name}"').replace('f"Leg.{tag}"', f'f"{leg_prefix}.{{tag}}"')
-                .replace('"Wood"', f'"{material}"'))
+        return swap_table((TABLE_DRAFT / rel).read_text(), width, depth, h, top, leg, inset,
+                          top_name, leg_prefix, material)
 
     region = {}
     for tag, sx, sy in (("FL", -1, -1), ("FR", 1, -1), ("BL", -1, 1), ("BR", 1, 1)):
