@@ -1,83 +1,19 @@
 """Stage 03, final review: a separate reviewer model judges the authored draft in a fresh
-context (drafting/final_review.py), one call, no tools, in the llm worker.
-
-The model conversation helpers here (`model_session`, `ask_json`, `store_transcript`) are
-shared with task derivation: an endpoint that is not configured or refuses the request is a
-non-retryable error, an endpoint that stays unavailable after the client's retries is left to
-Temporal's retries, and a reply that cannot be read gets one corrective follow-up.
-"""
+context (drafting/final_review.py), one call, no tools, in the llm worker."""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import REVIEWER_REPLY_INVALID, model_endpoint_error, model_not_configured
+from activities.errors import REVIEWER_REPLY_INVALID
+from activities.model_calls import ReplyInvalid, ask_json, model_session, store_transcript
 from activities.store import ContentStore
-from contracts.model_roles import ModelNotConfigured, resolve_endpoint
-from contracts.payloads import BlobRef, FinalReviewInput, FinalReviewVerdict
+from contracts.payloads import FinalReviewInput, FinalReviewVerdict
 from drafting.final_review import parse_verdict, review_facts, review_messages
-from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
-
-
-class ReplyInvalid(ValueError):
-    """A reply still unreadable after the corrective follow-up; `messages` is the whole talk."""
-
-    def __init__(self, message: str, messages: list[dict]) -> None:
-        super().__init__(message)
-        self.messages = messages
-
-
-@asynccontextmanager
-async def model_session(role: str, usage_role: str | None = None) -> AsyncIterator[ModelClient]:
-    """A ModelClient for a registry role, with endpoint failures turned into activity errors."""
-    try:
-        endpoint = resolve_endpoint(role)
-    except ModelNotConfigured as exc:
-        raise model_not_configured(exc) from None
-    client = ModelClient(endpoint)
-    client.usage.role = usage_role or role
-    try:
-        yield client
-    except ModelEndpointUnavailable:
-        raise  # infrastructure: Temporal retries the activity
-    except ModelEndpointError as exc:
-        raise model_endpoint_error(f"{role} model endpoint: {exc}") from None
-    finally:
-        await client.aclose()
-
-
-async def ask_json(client: ModelClient, messages: list[dict],
-                   parse: Callable[[str | None], Any]) -> tuple[Any, list[dict]]:
-    """(parsed reply, the whole conversation). An unreadable reply gets one corrective
-    follow-up in the same context; a second one raises ReplyInvalid."""
-    messages = list(messages)
-    for attempt in (1, 2):
-        reply = await client.complete(messages)
-        messages.append({"role": "assistant", "content": reply.get("content") or ""})
-        try:
-            return parse(reply.get("content")), messages
-        except ValueError as exc:
-            if attempt == 2:
-                raise ReplyInvalid(str(exc), messages) from None
-            messages.append({"role": "user", "content": (
-                f"Your reply could not be read: {exc}. Reply again with only the JSON object "
-                "in the format the system message gives.")})
-    raise AssertionError("unreachable")
-
-
-def store_transcript(store: ContentStore, client: ModelClient, messages: list[dict],
-                     **extra: Any) -> BlobRef:
-    """The conversation and the raw replies, redacted by the client's secret rule."""
-    return store.put_json(client.redactor.value({
-        "endpoint": client.endpoint.describe(), "usage": client.usage.__dict__,
-        "messages": messages, "replies": client.transcript, "retries": client.retries, **extra}))
 
 
 class ReviewerActivities:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 from temporalio import activity
@@ -41,7 +42,7 @@ def authored_draft_rules(checked: CheckedSeed) -> list[Finding]:
         found = [f for f in checked.draft_files
                  if f.startswith(prefix) and f.endswith(".py") and "/" not in f[len(prefix):]]
         if len(found) < least:
-            findings.append(Finding("draft_rules", f"{len(found)} {kind} scripts, at least {least} "
+            findings.append(Finding("draft_rules", f"{len(found)} {kind[:-1]} script(s), at least {least} "
                                     "needed", file=prefix))
     return findings + check_ledger(checked.seed_dir, checked.manifest, task)
 
@@ -105,6 +106,8 @@ class ModelDraftActivities:
             "rounds": req.rounds,
             "models": models,
             "usage": [dataclasses.asdict(u) for u in req.usage],
-            "totals": {**totals, "model_seconds": round(sum(u.seconds for u in req.usage), 3)},
+            "totals": {**totals, "model_seconds": round(sum(u.seconds for u in req.usage), 3),
+                       "wall_seconds": (datetime.fromisoformat(req.finished_at)
+                                        - datetime.fromisoformat(req.started_at)).total_seconds()},
             "draft": req.draft.as_dict() if req.draft else None,
         })

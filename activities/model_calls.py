@@ -1,0 +1,70 @@
+"""Model conversations in activities (the reviewer, the deriver): an endpoint that is not
+configured or refuses the request is a non-retryable error, one that stays unavailable after the
+client's retries is left to Temporal's retries, and a reply that cannot be read gets one
+corrective follow-up."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from activities.errors import model_endpoint_error, model_not_configured
+from activities.store import ContentStore
+from contracts.model_roles import ModelNotConfigured, resolve_endpoint
+from contracts.payloads import BlobRef
+from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
+
+
+class ReplyInvalid(ValueError):
+    """A reply still unreadable after the corrective follow-up; `messages` is the whole talk."""
+
+    def __init__(self, message: str, messages: list[dict]) -> None:
+        super().__init__(message)
+        self.messages = messages
+
+
+@asynccontextmanager
+async def model_session(role: str, usage_role: str | None = None) -> AsyncIterator[ModelClient]:
+    """A ModelClient for a registry role, with endpoint failures turned into activity errors."""
+    try:
+        endpoint = resolve_endpoint(role)
+    except ModelNotConfigured as exc:
+        raise model_not_configured(exc) from None
+    client = ModelClient(endpoint)
+    client.usage.role = usage_role or role
+    try:
+        yield client
+    except ModelEndpointUnavailable:
+        raise  # infrastructure: Temporal retries the activity
+    except ModelEndpointError as exc:
+        raise model_endpoint_error(f"{role} model endpoint: {exc}") from None
+    finally:
+        await client.aclose()
+
+
+async def ask_json(client: ModelClient, messages: list[dict],
+                   parse: Callable[[str | None], Any]) -> tuple[Any, list[dict]]:
+    """(parsed reply, the whole conversation). An unreadable reply gets one corrective
+    follow-up in the same context; a second one raises ReplyInvalid."""
+    messages = list(messages)
+    for attempt in (1, 2):
+        reply = await client.complete(messages)
+        messages.append({"role": "assistant", "content": reply.get("content") or ""})
+        try:
+            return parse(reply.get("content")), messages
+        except ValueError as exc:
+            if attempt == 2:
+                raise ReplyInvalid(str(exc), messages) from None
+            messages.append({"role": "user", "content": (
+                f"Your reply could not be read: {exc}. Reply again with only the JSON object "
+                "in the format the system message gives.")})
+    raise AssertionError("unreachable")
+
+
+def store_transcript(store: ContentStore, client: ModelClient, messages: list[dict],
+                     **extra: Any) -> BlobRef:
+    """The conversation and the raw replies, redacted by the client's secret rule."""
+    return store.put_json(client.redactor.value({
+        "endpoint": client.endpoint.describe(), "usage": client.usage.__dict__,
+        "messages": messages, "replies": client.transcript, "retries": client.retries, **extra}))
