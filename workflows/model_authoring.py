@@ -54,6 +54,13 @@ class CheckDeliveryWorkflow:
         try:
             prepared = await prepare_task(admitted.seed_tree, req.reference_project,
                                           req.start_mode, admitted.draft, req.run.vl_judge, wid)
+            samples = prepared.calibration_samples
+            ref = prepared.reference_trial
+            if ref.reward is None or ref.reward < req.run.reference_min or not ref.success:
+                # No sample can be judged against a reference that fails: the round's finding
+                # is the reference; the defects and variants wait for a draft whose does not.
+                samples = [s for s in samples if s.kind in ("reference", "input")]
+                prepared = dataclasses.replace(prepared, calibration_samples=samples)
             outcomes = await grade_samples(prepared, wid)
         except (ActivityError, ChildWorkflowError) as e:
             root = root_cause(e)
@@ -64,7 +71,6 @@ class CheckDeliveryWorkflow:
                     finding["file"] = details["file"]
                 return DeliveryCheck(req.round, False, [finding], admitted.seed_tree, admitted.draft)
             raise
-        samples = prepared.calibration_samples
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(prepared.task_id, prepared.grading, req.run.reference_min,

@@ -145,10 +145,12 @@ def template_passages(width: float, top: float, material: str) -> dict[str, str]
 
 def table_like_draft(seed_id: str, product: str, width: float, depth: float, height: float,
                      top: float, leg: float, *, top_name: str, leg_prefix: str, material: str,
-                     inset: float = 0.03, passages: dict[str, str] | None = None) -> dict[str, str]:
+                     inset: float = 0.03, passages: dict[str, str] | None = None,
+                     profile: str = "blender-70-30") -> dict[str, str]:
     """FAKE author output: the whole draft ({"draft/<rel>": text}) for a table-like seed made by
     `table_like_candidate` with the same numbers and names -- the bundled table draft's
-    scripts with the numbers and names swapped, and rubric, judge, spec and ledger computed."""
+    scripts with the numbers and names swapped, and rubric, judge, spec and ledger computed.
+    `profile` "rule-only" drops the VL criteria and judge.json (a task graded on rules alone)."""
     passages = passages or template_passages(width, top, material)
     legs = [f"{leg_prefix}.{c}" for c in CORNERS]
     parts = [top_name, *legs]
@@ -187,6 +189,10 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         "C07": f"every part has the material {material} in one of its slots"}
     for c in task["criteria"]:
         c["description"] = described.get(c["id"], c["description"])
+    if profile == "rule-only":
+        task["criteria"] = [c for c in task["criteria"] if c["channel"] == "rule"]
+        task["verification"]["weights"] = {"rule": 1.0, "vl": 0.0, "agent": 0}
+        task["scoring_profile"] = {"profile_id": "rule-only", "profile_version": "1"}
     judge = json.loads((TABLE_DRAFT / "judge.json").read_text())
     for q in judge["questions"]:
         q["prompt"] = (q["prompt"].replace("dining table", product).replace("1.20 m wide", f"{_m(width)} m wide")
@@ -228,10 +234,11 @@ are in `inputs/spec.md`. Save the finished scene as `outputs/result.blend`. Than
          "public": {"file": "public/spec.md", "anchor": r}, "criteria": criteria_of[r],
          "evidence": "; ".join(described.get(cid, cid) for cid in criteria_of[r])}
         for r in REQUIREMENTS]}
+    vl = {"draft/judge.json": json.dumps(judge, indent=2)} if task["verification"]["weights"]["vl"] else {}
     return {
         "draft/instruction.md": instruction, "draft/public/spec.md": spec,
         "draft/task.json": json.dumps(task, indent=2), "draft/rubric.json": json.dumps(rubric, indent=2),
-        "draft/judge.json": json.dumps(judge, indent=2), "draft/ledger.json": json.dumps(ledger, indent=2),
+        **vl, "draft/ledger.json": json.dumps(ledger, indent=2),
         "draft/solution/solve.py": script("solution/solve.py"),
         "draft/calibration/defects/bar_height.py": script("calibration/defects/bar_height.py",
                                                           round(height + 0.19, 4)),

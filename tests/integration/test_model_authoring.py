@@ -3,8 +3,8 @@ real Blender in the sandbox, and a FAKE OpenAI-compatible endpoint (tests/fakes/
 scripted sessions -- written by hand, NOT a model -- really author: every draft file reaches
 the worker through the author's tool calls, is checked, built, calibrated and published.
 
-The bundled table seed with its draft removed is authored in two rounds (round 1's rubric lets
-a defect through, the calibration says so, round 2 repairs it), reviewed and published; a
+The bundled table seed with its draft removed is authored in two rounds (round 1's reference
+solution builds the table 5 cm too high, the calibration says so, round 2 repairs it), reviewed and published; a
 seed whose brief lacks the facts ends in `needs_input`; no endpoint fails stage 03 in seconds;
 and a derivation from the authored publication yields two new tasks and drops a near-copy.
 """
@@ -84,17 +84,8 @@ def no_secret_in(paths: list[Path]) -> None:
         assert SECRET not in path.read_text(errors="replace"), path
 
 
-def loosened_rubric() -> str:
-    """Round 1's mistake: overall size +-25 cm and legs allowed up to 1 m, so the bar-height
-    defect (0.94 m) passes every rule."""
-    rubric = json.loads((TABLE / "draft" / "rubric.json").read_text())
-    for c in rubric["criteria"]:
-        if c["id"] == "C02":
-            c["params"]["tolerance"] = 0.25
-        if c["id"] == "C05":
-            for zone in c["params"]["regions"].values():
-                zone["max"][2] = 1.0
-    return json.dumps(rubric, indent=2)
+SIZES = "WIDTH, DEPTH, HEIGHT, TOP = 1.20, 0.80, 0.75, 0.04"
+WRONG_HEIGHT = "WIDTH, DEPTH, HEIGHT, TOP = 1.20, 0.80, 0.80, 0.04"  # round 1's mistake
 
 
 async def test_table_seed_without_draft_is_authored_repaired_and_published(
@@ -103,11 +94,14 @@ async def test_table_seed_without_draft_is_authored_repaired_and_published(
     files = bundled_draft_files(TABLE)
     files["draft/task.json"] = files["draft/task.json"].replace('"task_id": "table-model"',
                                                               '"task_id": "table-authored"')
-    fixed = files["draft/rubric.json"]
+    solve = files["draft/solution/solve.py"]
+    assert SIZES in solve
     fake = endpoint({
-        "author:table-authored": author_writes({**files, "draft/rubric.json": loosened_rubric()})
-        + author_writes({"draft/rubric.json": fixed}, inspect=False, read="draft/rubric.json",
-                        summary="FAKE author: tolerances back to the product sheet"),
+        "author:table-authored": author_writes(
+            {**files, "draft/solution/solve.py": solve.replace(SIZES, WRONG_HEIGHT)})
+        + author_writes({"draft/solution/solve.py": solve}, inspect=False,
+                        read="draft/solution/solve.py",
+                        summary="FAKE author: the reference table back to 0.75 m"),
         "reviewer:table-authored": [reviewer_reply("accept", [])]})
     wid = "it-model-authored-table"
     started = time.monotonic()
@@ -121,10 +115,14 @@ async def test_table_seed_without_draft_is_authored_repaired_and_published(
     assert record["outcome"] == "authored" and len(record["rounds"]) == 2
     first, second = record["rounds"]
     assert first["verdict"] == "check_failed" and not first["check"]["passed"]
-    caught = {f.get("sample") for f in first["check"]["findings"]}
-    assert "defect:bar_height" in caught  # the calibration named the sample that slipped through
-    bar = next(f for f in first["check"]["findings"] if f.get("sample") == "defect:bar_height")
-    assert bar["scores"]["success"] is True and bar["file"] == "draft/calibration/defects/bar_height.py"
+    # the calibration named the sample, its file and what failed; with a failing reference the
+    # defects and variants were not run at all
+    [ref] = [f for f in first["check"]["findings"] if f.get("sample") == "reference"]
+    assert ref["file"] == "draft/solution/solve.py" and ref["scores"]["success"] is False
+    assert {"C02", "C05"} <= set(ref["scores"]["failed_criteria"])
+    report_1 = store.get_json(store.ref_for(first["check"]["calibration_report"]["sha256"],
+                                            first["check"]["calibration_report"]["size"]))
+    assert [r["sample"] for r in report_1["samples"]] == ["reference", "input"]
     assert second["feedback_given"] == first["check"]["findings"]
     assert second["verdict"] == "accept" and second["check"]["passed"]
     assert second["check"]["margin"] >= 0.2
@@ -135,10 +133,10 @@ async def test_table_seed_without_draft_is_authored_repaired_and_published(
     # round 2's author saw round 1's findings; the reviewer saw the draft, never the history
     author_calls = [r.json for r in fake.requests if route_by_role_and_seed(r.json).startswith("author")]
     round_two = next(r for r in author_calls if "round: 2" in r["messages"][1]["content"])
-    assert "defect:bar_height" in round_two["messages"][1]["content"]
+    assert "draft/solution/solve.py" in round_two["messages"][1]["content"]
     [review_call] = [r.json for r in fake.requests if route_by_role_and_seed(r.json).startswith("reviewer")]
     review_text = json.dumps(review_call["messages"])
-    assert "REQ-LEG-PLACEMENT" in review_text and "tolerances back to the product sheet" not in review_text
+    assert "REQ-LEG-PLACEMENT" in review_text and "back to 0.75 m" not in review_text
 
     calibration = json.loads((pub / "review" / "calibration-report.json").read_text())
     assert calibration["passed"] and calibration["margin"] >= 0.2
@@ -220,9 +218,9 @@ async def test_derivation_from_a_publication_yields_new_tasks_and_drops_a_near_c
         return table_like_candidate(c["seed_id"], c["product"].capitalize(), c["product"], c["width"],
                                     c["depth"], c["height"], c["top"], c["leg"], **c["names"], brief=brief)
 
-    def draft(c: dict, passages: dict | None = None) -> dict:
+    def draft(c: dict, passages: dict | None = None) -> dict:  # graded on rules alone: fewer renders
         return table_like_draft(c["seed_id"], c["product"], c["width"], c["depth"], c["height"],
-                                c["top"], c["leg"], **c["names"], passages=passages)
+                                c["top"], c["leg"], **c["names"], passages=passages, profile="rule-only")
 
     endpoint({
         "deriver:table-authored": [pattern_reply(), candidates_reply(
