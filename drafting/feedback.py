@@ -46,8 +46,8 @@ def from_calibration_report(report: dict) -> list[Finding]:
         failed = [c["id"] for c in row.get("criteria", []) if c.get("passed") is False]
         findings.append(Finding(
             "calibration",
-            f"{row['sample']} ({row['kind']}) should {row.get('expected', 'meet its expectation')}"
-            f" but scored reward {row.get('reward')} (success {row.get('success')})",
+            f"{row['sample']} ({row['kind']}) expected {row.get('expected', 'to meet its expectation')};"
+            f" scored reward {row.get('reward')} (success {row.get('success')})",
             file=_sample_file(row), sample=row["sample"],
             scores={"reward": row.get("reward"), "rule_score": row.get("rule_score"),
                     "vl_score": row.get("vl_score"), "success": row.get("success"),
