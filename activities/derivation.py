@@ -39,9 +39,10 @@ def _unreadable(what: str, exc: ReplyInvalid, transcript: BlobRef) -> Applicatio
 
 
 class DerivationActivities:
-    def __init__(self, store: ContentStore, project_root: Path):
+    def __init__(self, store: ContentStore, project_root: Path, derived_root: Path | None = None):
         self.store = store
         self.project_root = Path(project_root)
+        self.derived_root = Path(derived_root or self.project_root / "var" / "derived")
 
     def _path(self, path: str) -> Path:
         return Path(path) if Path(path).is_absolute() else self.project_root / path
@@ -141,7 +142,7 @@ class DerivationActivities:
     def write_derived_seed(self, req: WriteSeedInput) -> str:
         """The candidate's seed folder at <out_dir>/<seed_id>, written whole or not at all; a
         rerun finds identical content and reuses it."""
-        out = self._path(req.out_dir)
+        out = self._path(req.out_dir) if req.out_dir else self.derived_root / req.run
         dest = out / req.candidate.seed_id
         out.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{req.candidate.seed_id}-", dir=out))

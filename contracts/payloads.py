@@ -631,7 +631,7 @@ class DerivationInput:
     concurrency: int = 2
     similarity_threshold: float | None = None  # default: contracts/pipeline.json
     options: ProductionOptions | None = None  # for every derived TaskProduction
-    out_dir: str | None = None  # where derived seed folders are written (default var/derived)
+    out_dir: str | None = None  # where derived seed folders go (default <var>/derived/<workflow id>)
 
 
 @dataclass
@@ -689,7 +689,8 @@ class NoveltyVerdict:
 @dataclass
 class WriteSeedInput:
     candidate: SeedCandidate
-    out_dir: str
+    out_dir: str | None  # None: <worker var>/derived/<run>
+    run: str = ""  # the derivation's workflow id
 
 
 @dataclass

@@ -50,7 +50,7 @@ def cpu_activities(settings: Settings) -> list:
     packaging = PackagingActivities(store, settings.publications, settings.handoff)
     scoring = ScoringActivities(store)
     drafts = ModelDraftActivities(store)
-    derivation = DerivationActivities(store, PROJECT_ROOT)
+    derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived")
     return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,
             scoring.score_trial, review.judge_calibration, review.freeze_task,
             evaluation.write_pilot_record, evaluation.write_evaluation_plan,

@@ -58,7 +58,6 @@ class TaskDerivationWorkflow:
             defaults = await workflow.execute_activity_method(
                 AdmissionActivities.pipeline_defaults, **CPU)
             threshold = defaults.derivation_similarity_threshold
-        out_dir = req.out_dir or f"var/derived/{wid}"
         productions = asyncio.Semaphore(req.concurrency)
         sources: list[SourceTask] = []
         novelty: list[NoveltyVerdict] = []
@@ -71,7 +70,7 @@ class TaskDerivationWorkflow:
             try:
                 task.seed_path = await workflow.execute_activity_method(
                     DerivationActivities.write_derived_seed,
-                    WriteSeedInput(candidate, out_dir), **CPU)
+                    WriteSeedInput(candidate, req.out_dir, wid), **CPU)
                 async with productions:
                     result: ProductionResult = await workflow.execute_child_workflow(
                         TaskProduction.run,

@@ -195,6 +195,10 @@ async def test_derivation_keeps_new_seeds_and_drops_the_near_copy(deriver, store
             tasks.append(DerivedTask("table-model", candidate.seed_id, "near_duplicate", verdict.reason,
                                      verdict.max_similarity))
     assert sorted(p.name for p in out.iterdir()) == ["side-table", "writing-desk"]  # no temp left
+    # no out_dir: the worker's own derived/ folder, one per derivation run
+    default = DerivationActivities(store, tmp_path, tmp_path / "var" / "derived")
+    path = default.write_derived_seed(WriteSeedInput(made.candidates[0], None, "derive-1"))
+    assert Path(path) == tmp_path / "var" / "derived" / "derive-1" / made.candidates[0].seed_id
     clash = made.candidates[1]
     clash.files = made.candidates[0].files  # other content under side-table's name
     with pytest.raises(ApplicationError) as raised:
