@@ -21,26 +21,15 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import (MODEL_NOT_CONFIGURED, SANDBOX_REQUIRED, model_endpoint_error,
-                               model_not_configured)
+from activities.errors import SANDBOX_REQUIRED
+from activities.model_calls import model_session, resolve
 from activities.store import ContentStore
-from contracts.model_roles import ModelNotConfigured, resolve_endpoint
-from contracts.payloads import AuthorRoundInput, AuthorRoundResult, BlobRef, EndpointCheckInput
+from contracts.payloads import AuthorRoundInput, AuthorRoundResult, EndpointCheckInput
 from drafting.author_agent import AuthorSession
 from drafting.authoring_sandbox import authoring_sandbox
 from drafting.draft_folder import DraftFolder
-from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
 
 HEARTBEAT_SECONDS = 5.0  # gpu activities time out after 60 s without one; a model call takes minutes
-
-
-def _resolve(role: str):
-    try:
-        return resolve_endpoint(role)
-    except ModelNotConfigured as exc:
-        raise model_not_configured(exc) from None
-    except KeyError as exc:  # a role the registry does not have: no retry will add it
-        raise ApplicationError(str(exc.args[0]), type=MODEL_NOT_CONFIGURED, non_retryable=True) from None
 
 
 @contextlib.asynccontextmanager
@@ -72,50 +61,36 @@ class AuthorActivities:
     @activity.defn(name="check_model_endpoints")
     async def check_model_endpoints(self, req: EndpointCheckInput) -> list[dict]:
         """Fail a run at its start when this worker lacks a role's endpoint; never the key."""
-        return [_resolve(role).describe() for role in req.roles]
-
-    def _fetch_tree(self, tree: BlobRef, dest: Path, skip_draft: bool = False) -> None:
-        for rel, entry in self.store.tree_entries(tree).items():
-            if not (skip_draft and rel.startswith("draft/")):
-                self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]), dest / rel)
+        return [resolve(role).describe() for role in req.roles]
 
     @activity.defn(name="author_round")
     async def author_round(self, req: AuthorRoundInput) -> AuthorRoundResult:
-        endpoint = _resolve("author")
-        if self.local:
-            raise ApplicationError("model authoring needs the sandbox: run the gpu worker with "
-                                   "ARKEVO_TRIAL_BACKEND=sandbox", type=SANDBOX_REQUIRED,
-                                   non_retryable=True)
-        with tempfile.TemporaryDirectory(prefix="arkevo-author-") as tmp:
-            work = Path(tmp)
-            seed_dir = work / "seed"
-            self._fetch_tree(req.seed_tree, seed_dir, skip_draft=True)
-            if req.previous_draft is not None:
-                self._fetch_tree(req.previous_draft, seed_dir / "draft")
-            folder = DraftFolder(seed_dir)
-            blends = {"start": work / "start.blend", "reference": work / "reference.blend"}
-            self.store.fetch_to(req.workspace.start_blend, blends["start"])
-            self.store.fetch_to(req.workspace.reference_blend, blends["reference"])
-            client = ModelClient(endpoint)
-            try:
+        async with model_session("author") as client:  # no endpoint: fails before any sandbox
+            if self.local:
+                raise ApplicationError("model authoring needs the sandbox: run the gpu worker "
+                                       "with ARKEVO_TRIAL_BACKEND=sandbox", type=SANDBOX_REQUIRED,
+                                       non_retryable=True)
+            with tempfile.TemporaryDirectory(prefix="arkevo-author-") as tmp:
+                work = Path(tmp)
+                seed_dir = work / "seed"
+                self.store.materialize_tree(req.seed_tree, seed_dir, exclude="draft/")
+                if req.previous_draft is not None:
+                    self.store.materialize_tree(req.previous_draft, seed_dir / "draft")
+                folder = DraftFolder(seed_dir)
+                start = self.store.fetch_to(req.workspace.start_blend, work / "start.blend")
+                reference = self.store.fetch_to(req.workspace.reference_blend, work / "reference.blend")
                 async with _heartbeats(f"author round {req.round} of {req.seed_id}"):
                     async with authoring_sandbox(
-                            seed_dir, blends["start"], blends["reference"], work=work / "sandbox",
+                            seed_dir, start, reference, work=work / "sandbox",
                             name=f"author-{req.seed_id}-r{req.round}",
                             sandbox_kwargs=self.sandbox_kwargs) as mcp:
                         session = AuthorSession(client, folder, mcp, seed_id=req.seed_id,
                                                 round_no=req.round, feedback=req.feedback,
-                                                max_steps=self.max_steps or endpoint.max_steps)
+                                                max_steps=self.max_steps or client.endpoint.max_steps)
                         result = await session.run()
-            except ModelEndpointUnavailable:
-                raise  # infrastructure: Temporal retries the round
-            except ModelEndpointError as exc:
-                raise model_endpoint_error(str(exc)) from None
-            finally:
-                await client.aclose()
-            files = folder.draft_files()
-            draft = self.store.put_tree(seed_dir / "draft", files) if files else None
-            return AuthorRoundResult(outcome=result.outcome, draft=draft,
-                                     transcript=self.store.put_json(result.transcript),
-                                     usage=client.usage, summary=result.summary,
-                                     missing=result.missing)
+                files = folder.draft_files()
+                draft = self.store.put_tree(seed_dir / "draft", files) if files else None
+                return AuthorRoundResult(outcome=result.outcome, draft=draft,
+                                         transcript=self.store.put_json(result.transcript),
+                                         usage=client.usage, summary=result.summary,
+                                         missing=result.missing)

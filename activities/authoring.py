@@ -91,10 +91,7 @@ class AuthoringActivities:
         with tempfile.TemporaryDirectory(prefix="arkevo-build-") as tmp:
             work = Path(tmp)
             seed_dir = work / "seed"
-            for rel, entry in self.store.tree_entries(req.seed_tree).items():
-                if not rel.startswith("draft/"):
-                    self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]),
-                                        seed_dir / rel)
+            self.store.materialize_tree(req.seed_tree, seed_dir, exclude="draft/")
             start, reference, log = work / "start.blend", work / "reference.blend", work / "build.log"
             if self.sandbox == LOCAL:
                 await self._build_unisolated(req, seed_dir, start, reference, log)

@@ -9,9 +9,11 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from activities.errors import model_endpoint_error, model_not_configured
+from temporalio.exceptions import ApplicationError
+
+from activities.errors import MODEL_NOT_CONFIGURED, model_endpoint_error, model_not_configured
 from activities.store import ContentStore
-from contracts.model_roles import ModelNotConfigured, resolve_endpoint
+from contracts.model_roles import ModelEndpoint, ModelNotConfigured, resolve_endpoint
 from contracts.payloads import BlobRef
 from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
 
@@ -24,14 +26,21 @@ class ReplyInvalid(ValueError):
         self.messages = messages
 
 
+def resolve(role: str) -> ModelEndpoint:
+    """The role's endpoint on this worker; none configured (or a role the registry lacks) is a
+    non-retryable error naming what to set."""
+    try:
+        return resolve_endpoint(role)
+    except ModelNotConfigured as exc:
+        raise model_not_configured(exc) from None
+    except KeyError as exc:  # no retry will add a role to the registry
+        raise ApplicationError(str(exc.args[0]), type=MODEL_NOT_CONFIGURED, non_retryable=True) from None
+
+
 @asynccontextmanager
 async def model_session(role: str, usage_role: str | None = None) -> AsyncIterator[ModelClient]:
     """A ModelClient for a registry role, with endpoint failures turned into activity errors."""
-    try:
-        endpoint = resolve_endpoint(role)
-    except ModelNotConfigured as exc:
-        raise model_not_configured(exc) from None
-    client = ModelClient(endpoint)
+    client = ModelClient(resolve(role))
     client.usage.role = usage_role or role
     try:
         yield client

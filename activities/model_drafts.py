@@ -52,15 +52,10 @@ class ModelDraftActivities:
         self.store = store
 
     def _materialise(self, req: CheckDraftInput, root: Path) -> list[str]:
-        files = []
-        for rel, entry in self.store.tree_entries(req.seed_tree).items():
-            if not rel.startswith("draft/"):  # an authored seed's draft is the model's alone
-                self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]), root / rel)
-                files.append(rel)
-        for rel, entry in self.store.tree_entries(req.draft).items():
-            self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]), root / "draft" / rel)
-            files.append(f"draft/{rel}")
-        return sorted(files)
+        # an authored seed's draft is the model's alone
+        self.store.materialize_tree(req.seed_tree, root, exclude="draft/")
+        self.store.materialize_tree(req.draft, root / "draft")
+        return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
 
     @activity.defn(name="admit_draft")
     def admit_draft(self, req: CheckDraftInput) -> DraftAdmission:

@@ -75,10 +75,12 @@ class ContentStore(ABC):
         entry = self.tree_entries(tree)[rel]
         return self.ref_for(entry["sha256"], entry["size"])
 
-    def materialize_tree(self, tree: BlobRef, dest: Path, prefix: str = "") -> Path:
-        """Write the tree's files (optionally only those under `prefix`) below `dest`."""
+    def materialize_tree(self, tree: BlobRef, dest: Path, prefix: str = "",
+                         exclude: str | None = None) -> Path:
+        """Write the tree's files (optionally only those under `prefix`, and none under
+        `exclude`) below `dest`."""
         for rel, entry in self.tree_entries(tree).items():
-            if prefix and not rel.startswith(prefix):
+            if (prefix and not rel.startswith(prefix)) or (exclude and rel.startswith(exclude)):
                 continue
             out = dest / rel[len(prefix):]
             self.fetch_to(self.ref_for(entry["sha256"], entry["size"]), out)
