@@ -26,10 +26,23 @@ INVALID_SOURCE_TASK = "InvalidSourceTask"
 SANDBOX_REQUIRED = "SandboxRequired"  # model authoring on a gpu worker running trials unisolated
 DERIVER_REPLY_INVALID = "DeriverReplyInvalid"
 DERIVED_SEED_CONFLICT = "DerivedSeedConflict"  # another seed already has that folder
+# Dataset revisions (docs/datasets.md): a spec that disagrees with the revision's stored one, a
+# frozen revision asked to change, a seed list that does not resolve; a publication racing
+# another run for the same revision (retried: the retry takes the next one).
+INVALID_DATASET_SPEC = "InvalidDatasetSpec"
+DATASET_SPEC_CONFLICT = "DatasetSpecConflict"
+DATASET_REVISION_FROZEN = "DatasetRevisionFrozen"
+PUBLICATION_CONFLICT = "PublicationConflict"
+PRIVACY_COVERAGE_REJECTED = "PrivacyCoverageRejected"  # a reviewer rejected coverage_pending files
+# A privacy checkpoint (admission, dispatch, export: docs/privacy.md) found what the policy
+# forbids in a file: the content's problem, named file:line:col and rule, never retried.
+PRIVACY_FINDING = "PrivacyFinding"
 NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
                  AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK, SANDBOX_REQUIRED,
-                 DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT]
+                 DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, INVALID_DATASET_SPEC,
+                 DATASET_SPEC_CONFLICT, DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
+                 PRIVACY_FINDING]
 
 
 def invalid_seed(message: str) -> ApplicationError:
@@ -55,3 +68,11 @@ def model_not_configured(exc) -> ApplicationError:
 
 def model_endpoint_error(message: str) -> ApplicationError:
     return ApplicationError(message, type=MODEL_ENDPOINT_ERROR, non_retryable=True)
+
+
+def privacy_finding(report) -> ApplicationError:
+    """`report`: a `privacy.report.PrivacyReport` with findings. The message lists every finding
+    as `privacy finding in <file>:<line>:<col>: rule <id> (<kind>) <redacted excerpt>`; the
+    details carry the report (excerpts redacted: a secret never travels in an error)."""
+    return ApplicationError(report.message(), report.as_dict(), type=PRIVACY_FINDING,
+                            non_retryable=True)

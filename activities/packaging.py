@@ -1,72 +1,156 @@
 """Stage 07: an immutable publication — a Harbor task directory plus the evidence that made it.
 
-The publication is assembled in a temp directory beside its destination and renamed into
-place, so readers see all of it or nothing. `publication.json` lists every file with its sha256
-and chains to the previous revision of the same task; a handoff event announces it.
+The publication is assembled in a local staging folder, then written to the object store
+(`storage/objects.py`: a directory or S3) file by file with create-only writes, and
+`publication.json` last: a publication exists once its publication.json does, so a reader never
+takes a half-written one for a whole one. `publication.json` lists every file with its sha256
+and chains to the previous revision of the same task; inside a dataset revision it also carries
+the revision's hash-chain link (`datasets/chain.py`). A handoff event announces it.
 """
 
 from __future__ import annotations
 
 import json
-import os
+import re
 import tempfile
 from pathlib import Path
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
+from activities.errors import DATASET_REVISION_FROZEN, PUBLICATION_CONFLICT
 from activities.harbor_task import write_harbor_task, write_packaged_grading
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import PublicationResult, PublishInput
 from contracts.validation import build_document
+from dataset_revisions.chain import ChainLink, claim, publication_bytes, read_chain
+from dataset_revisions.layout import PUBLICATIONS, RevisionKeys, handoff_key
+from dataset_revisions.revision import is_frozen, object_sha256
+from storage.objects import ObjectStore
+
+_REVISION = re.compile(r"-r(\d+)$")
 
 
 class PackagingActivities:
-    def __init__(self, store: ContentStore, publications_root: Path, handoff_root: Path):
+    def __init__(self, store: ContentStore, objects: ObjectStore):
         self.store = store
-        self.publications_root = publications_root
-        self.handoff_root = handoff_root
+        self.objects = objects
 
     @activity.defn(name="publish_task")
     def publish_task(self, req: PublishInput) -> PublicationResult:
-        task_root = self.publications_root / req.frozen.task_id
-        task_root.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix=".staging-", dir=task_root) as tmp:
+        keys = RevisionKeys(req.dataset.namespace, req.dataset.revision) if req.dataset else None
+        root = keys.publications if keys else PUBLICATIONS
+        task_root = f"{root}/{req.frozen.task_id}"
+        with tempfile.TemporaryDirectory(prefix="arkevo-publication-") as tmp:
             staging = Path(tmp) / "publication"
             self._write_contents(req, staging)
             files = _file_list(staging)
             content_digest = sha256_hex(canonical_json_bytes(files))
-            previous = _latest(task_root)
+            if keys is not None:
+                return self._publish_in_revision(req, keys, task_root, staging, files, content_digest)
+            previous = self._latest(task_root)
             if previous and previous[1].get("content_sha256") == content_digest:
                 # Same content already published: make sure its handoff event exists too (an
-                # earlier attempt may have died between the rename and the event).
-                self._handoff(previous[1], previous[0], req)
-                return self._result(previous[0], previous[1])
+                # earlier attempt may have died between publication.json and the event).
+                return self._announce(req, previous[0], previous[1])
+            doc, prefix = self._write_files(req, task_root, previous, files, content_digest, None, staging)
+            if not self.objects.put_if_absent(f"{prefix}/publication.json", publication_bytes(doc)):
+                if self.objects.get(f"{prefix}/publication.json") != publication_bytes(doc):
+                    raise ApplicationError(
+                        f"{self.objects.location(prefix)} was published by another run meanwhile; "
+                        f"retrying picks the next revision", type=PUBLICATION_CONFLICT)
+            return self._announce(req, prefix, doc)
 
-            revision = (previous[1]["revision"] + 1) if previous else 1
-            pub_id = f"{req.frozen.task_id}-r{revision}"
-            prev_ref = None
-            if previous:
-                prev_ref = {"publication_id": previous[1]["publication_id"],
-                            "sha256": sha256_file(previous[0] / "publication.json")}
-            publication = {
-                "publication_id": pub_id,
-                "task_id": req.frozen.task_id,
-                "task_version": req.frozen.task_version,
-                "revision": revision,
-                "previous": prev_ref,
-                "pipeline_ref": req.frozen.pipeline_ref,
-                "created_at": req.created_at,
-                "content_sha256": content_digest,
-                "files": files,
-            }
-            publication = build_document("publication", publication, f"{pub_id}/publication.json")
-            (staging / "publication.json").write_bytes(
-                json.dumps(publication, indent=2, ensure_ascii=False).encode() + b"\n")
-            final = task_root / pub_id
-            os.rename(staging, final)  # fails if that revision exists: never overwritten
-        self._handoff(publication, final, req)
-        return self._result(final, publication)
+    def _publish_in_revision(self, req: PublishInput, keys: RevisionKeys, task_root: str,
+                             staging: Path, files: list[dict], content_digest: str) -> PublicationResult:
+        """Append to the revision's hash chain: claim the next link (create-only), then commit
+        publication.json. A retry after a crash between the two finishes the claimed link."""
+        record = self.store.get_json(req.admission_record)
+        while True:
+            if is_frozen(self.objects, keys):
+                raise ApplicationError(
+                    f"dataset {keys.namespace} revision {keys.revision} is frozen: a frozen revision "
+                    f"is immutable; publish into a new revision", type=DATASET_REVISION_FROZEN,
+                    non_retryable=True)
+            links = read_chain(self.objects, keys)
+            mine = [l for l in links if l.task_id == req.frozen.task_id and l.content_sha256 == content_digest]
+            if mine:
+                link = mine[-1]
+                self.objects.put_if_absent(f"{link.publication_key}/publication.json",
+                                           publication_bytes(link.publication))
+                return self._announce(req, link.publication_key, link.publication)
+            head = links[-1] if links else None
+            dataset = {"namespace": keys.namespace, "revision": keys.revision,
+                       "sequence": head.sequence + 1 if head else 1,
+                       "previous": {"publication_id": head.publication_id,
+                                    "sha256": head.publication_sha256} if head else None}
+            doc, prefix = self._write_files(req, task_root, self._latest(task_root), files,
+                                            content_digest, dataset, staging)
+            data = publication_bytes(doc)
+            link = ChainLink(
+                sequence=dataset["sequence"], publication_id=doc["publication_id"],
+                task_id=req.frozen.task_id, task_version=req.frozen.task_version, seed_id=req.seed_id,
+                content_sha256=content_digest, publication_key=prefix,
+                publication_sha256=sha256_hex(data), source=record["provenance"]["source"],
+                workflow_primary=req.frozen.identity.workflow_primary,
+                profession_primary=req.frozen.identity.profession_primary, publication=doc)
+            if claim(self.objects, keys, link):
+                self.objects.put_if_absent(f"{prefix}/publication.json", data)
+                activity.logger.info("published %s as link %d of %s/%s", doc["publication_id"],
+                                     link.sequence, keys.namespace, keys.revision)
+                return self._announce(req, prefix, doc)
+            # another publication took that link: chain behind it
+
+    def _write_files(self, req: PublishInput, task_root: str, previous: tuple[str, dict] | None,
+                     files: list[dict], content_digest: str, dataset: dict | None,
+                     staging: Path) -> tuple[dict, str]:
+        """publication.json's document and its folder, every other file written there. A folder
+        holding other bytes belongs to another run's unfinished publication: take the next
+        revision number rather than touch it."""
+        first = (previous[1]["revision"] + 1) if previous else 1
+        for revision in range(first, first + 16):
+            doc = self._document(req, previous, revision, files, content_digest, dataset)
+            prefix = self._upload(task_root, doc, staging)
+            if prefix is not None:
+                return doc, prefix
+        raise ApplicationError(f"{self.objects.location(task_root)}: revisions {first}..{first + 15} are all "
+                               f"held by unfinished publications", type=PUBLICATION_CONFLICT)
+
+    def _document(self, req: PublishInput, previous: tuple[str, dict] | None, revision: int,
+                  files: list[dict], content_digest: str, dataset: dict | None) -> dict:
+        pub_id = f"{req.frozen.task_id}-r{revision}"
+        doc = {
+            "publication_id": pub_id,
+            "task_id": req.frozen.task_id,
+            "task_version": req.frozen.task_version,
+            "revision": revision,
+            "previous": {"publication_id": previous[1]["publication_id"],
+                         "sha256": object_sha256(self.objects, f"{previous[0]}/publication.json")}
+            if previous else None,
+            "pipeline_ref": req.frozen.pipeline_ref,
+            "created_at": req.created_at,
+            "content_sha256": content_digest,
+            "files": files,
+        }
+        if dataset is not None:
+            doc["dataset"] = dataset
+        return build_document("publication", doc, f"{pub_id}/publication.json")
+
+    def _upload(self, task_root: str, doc: dict, staging: Path) -> str | None:
+        """Every file but publication.json, create-only; None when the folder holds other bytes
+        (a retry of this same publication finds its own bytes there, and goes on)."""
+        prefix = f"{task_root}/{doc['publication_id']}"
+        if self.objects.exists(f"{prefix}/publication.json"):
+            return None
+        for entry in doc["files"]:
+            key = f"{prefix}/{entry['path']}"
+            if not self.objects.put_file_if_absent(key, staging / entry["path"]) and \
+                    object_sha256(self.objects, key) != entry["sha256"]:
+                activity.logger.warning("%s holds another run's bytes; taking the next revision",
+                                        self.objects.location(key))
+                return None
+        return prefix
 
     def _write_contents(self, req: PublishInput, out: Path) -> None:
         pkg = req.frozen.task_package
@@ -83,36 +167,43 @@ class PackagingActivities:
             if ref is not None:  # the authoring record: model-authored drafts only
                 self.store.fetch_to(ref, out / name)
 
-    def _handoff(self, publication: dict, final: Path, req: PublishInput) -> None:
-        pub_sha = sha256_file(final / "publication.json")
-        event = {
-            "event_id": f"{publication['publication_id']}-{pub_sha[:12]}",
+    def _announce(self, req: PublishInput, prefix: str, doc: dict) -> PublicationResult:
+        """Write the handoff event (create-only: at least once, and the first one stands)."""
+        pub_key = f"{prefix}/publication.json"
+        pub_sha = object_sha256(self.objects, pub_key)
+        event = build_document("handoff-event", {
+            "event_id": f"{doc['publication_id']}-{pub_sha[:12]}",
             "kind": "publication",
             "created_at": req.created_at,
             "subject": {"task_id": req.frozen.task_id, "task_version": req.frozen.task_version},
-            "publication": {"publication_id": publication["publication_id"],
-                            "path": str(final), "sha256": pub_sha},
-        }
-        event = build_document("handoff-event", event, "handoff event")
-        folder = self.handoff_root / "publication"
-        folder.mkdir(parents=True, exist_ok=True)
-        if (folder / f"{event['event_id']}.json").exists():
-            return  # at least once, and the first one written stands
-        tmp = folder / f".{event['event_id']}.tmp"
-        tmp.write_bytes(json.dumps(event, indent=2).encode() + b"\n")
-        os.replace(tmp, folder / f"{event['event_id']}.json")
-
-    def _result(self, path: Path, publication: dict) -> PublicationResult:
-        pub_json = path / "publication.json"
-        ref = self.store.put_file(pub_json)
-        events = sorted((self.handoff_root / "publication").glob(f"{publication['publication_id']}-*.json"))
+            "publication": {"publication_id": doc["publication_id"],
+                            "path": self.objects.location(prefix), "sha256": pub_sha},
+        }, "handoff event")
+        event_key = handoff_key("publication", event["event_id"])
+        self.objects.put_if_absent(event_key, json.dumps(event, indent=2).encode() + b"\n")
+        dataset = doc.get("dataset")
         return PublicationResult(
-            publication_id=publication["publication_id"],
-            path=str(path),
-            publication_json=ref,
-            file_count=len(publication["files"]),
-            handoff_event=str(events[-1]) if events else "",
+            publication_id=doc["publication_id"],
+            path=self.objects.location(prefix),
+            publication_json=self.store.put_bytes(self.objects.get(pub_key)),
+            file_count=len(doc["files"]),
+            handoff_event=self.objects.location(event_key),
+            dataset_sequence=dataset["sequence"] if dataset else None,
         )
+
+    def _latest(self, task_root: str) -> tuple[str, dict] | None:
+        """The task's committed publication with the highest revision under `task_root`."""
+        pubs = []
+        for key in self.objects.list(f"{task_root}/"):
+            prefix, _, name = key.rpartition("/")
+            if name == "publication.json" and prefix.count("/") == task_root.count("/") + 1 \
+                    and _REVISION.search(prefix):
+                doc = json.loads(self.objects.get(key))
+                pubs.append((doc["revision"], prefix, doc))
+        if not pubs:
+            return None
+        _, prefix, doc = max(pubs, key=lambda t: t[0])
+        return prefix, doc
 
 
 def _file_list(root: Path) -> list[dict]:
@@ -120,14 +211,3 @@ def _file_list(root: Path) -> list[dict]:
         {"path": p.relative_to(root).as_posix(), "sha256": sha256_file(p), "size": p.stat().st_size}
         for p in sorted(root.rglob("*")) if p.is_file()
     ]
-
-
-def _latest(task_root: Path) -> tuple[Path, dict] | None:
-    pubs = []
-    for pj in task_root.glob("*/publication.json"):
-        doc = json.loads(pj.read_text())
-        pubs.append((doc["revision"], pj.parent, doc))
-    if not pubs:
-        return None
-    _, path, doc = max(pubs, key=lambda t: t[0])
-    return path, doc

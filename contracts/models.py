@@ -400,6 +400,19 @@ class PublishedFile(Contract):
     size: Count
 
 
+class DatasetLink(Contract):
+    namespace: Slug
+    revision: Name
+    sequence: Positive
+    previous: PreviousPublication | None
+
+    @model_validator(mode="after")
+    def _chained(self) -> DatasetLink:
+        if (self.sequence == 1) != (self.previous is None):
+            raise ValueError("the first publication of a revision has no previous one; every later one has one")
+        return self
+
+
 class Publication(Contract):
     """`publication.json`: an immutable release, chained to the revision it supersedes."""
 
@@ -414,10 +427,12 @@ class Publication(Contract):
     # explicit null still reaches the validator below). Left out of dumps when absent.
     content_sha256: Sha256 | None = Field(default=None, exclude_if=lambda value: value is None)
     files: Annotated[list[PublishedFile], Field(min_length=1)]
+    # Inside a dataset revision: its link in the revision's hash chain (absent outside one).
+    dataset: DatasetLink | None = Field(default=None, exclude_if=lambda value: value is None)
 
-    @field_validator("content_sha256")
+    @field_validator("content_sha256", "dataset")
     @classmethod
-    def _absent_not_null(cls, value: str | None) -> str | None:
+    def _absent_not_null(cls, value: Any) -> Any:
         if value is None:
             raise ValueError("may be left out, but not null")
         return value
@@ -437,20 +452,155 @@ class HandoffSubject(Contract):
     task_version: Text
 
 
+class HandoffDatasetSubject(Contract):
+    namespace: Slug
+    revision: Name
+
+
 class HandoffPublication(Contract):
     publication_id: Name
     path: Text
     sha256: Sha256
 
 
+class HandoffManifest(Contract):
+    path: Text
+    sha256: Sha256
+    semantic_digest: Sha256
+
+
+def _absent(value: Any) -> bool:
+    return value is None
+
+
 class HandoffEvent(Contract):
-    """`var/handoff/<kind>/<event_id>.json`."""
+    """`var/handoff/<kind>/<event_id>.json`: a publication is ready, or a dataset revision froze."""
 
     event_id: Name
-    kind: Literal["publication"]
+    kind: Literal["publication", "freeze"]
     created_at: Timestamp
-    subject: HandoffSubject
-    publication: HandoffPublication
+    subject: HandoffSubject | HandoffDatasetSubject
+    publication: HandoffPublication | None = Field(default=None, exclude_if=_absent)
+    manifest: HandoffManifest | None = Field(default=None, exclude_if=_absent)
+
+    @field_validator("publication", "manifest")
+    @classmethod
+    def _absent_not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("may be left out, but not null")
+        return value
+
+    @model_validator(mode="after")
+    def _by_kind(self) -> HandoffEvent:
+        if self.kind == "publication":
+            if self.publication is None or self.manifest is not None or not isinstance(self.subject, HandoffSubject):
+                raise ValueError("a publication event names a task and its publication, and has no manifest")
+        elif self.manifest is None or self.publication is not None or not isinstance(self.subject, HandoffDatasetSubject):
+            raise ValueError("a freeze event names a dataset revision and its manifest, and has no publication")
+        return self
+
+
+# --- dataset revisions ------------------------------------------------------------------------
+
+
+class SeedFolder(Contract):
+    folder: RelPath
+
+
+class DatasetCoverage(Contract):
+    min_groups_per_split: Count = 0
+    min_professions_per_split: Count = 0
+    min_sources: Count = 0
+
+
+class DatasetSpec(Contract):
+    """`dataset.json` of a dataset revision: what DatasetProduction makes and how freeze splits it."""
+
+    namespace: Slug
+    revision: Name
+    seeds: Annotated[list[RelPath], Field(min_length=1), AfterValidator(_unique)] | SeedFolder
+    splits: Annotated[dict[Slug, Positive], Field(min_length=1)]
+    max_per_source: Positive
+    coverage: DatasetCoverage = Field(default_factory=DatasetCoverage)
+    selection_seed: Count = 0
+    concurrency: Annotated[int, BeforeValidator(_integral), Field(ge=1, le=64)] = 4
+    options: dict[str, Any] | None = Field(default=None, exclude_if=_absent)
+
+    @field_validator("options")
+    @classmethod
+    def _options_absent_not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("may be left out, but not null")
+        return value
+
+
+class ChainHead(Contract):
+    sequence: Positive
+    sha256: Sha256
+
+
+class SplitEntry(Contract):
+    task_id: Slug
+    task_version: Text
+    publication_id: Name
+    publication_sha256: Sha256
+    source: Text
+    workflow_group: GroupId
+    profession: ProfessionId
+
+
+class SplitManifest(Contract):
+    """`freeze/split-manifest.json` of a frozen dataset revision (written once)."""
+
+    namespace: Slug
+    revision: Name
+    created_at: Timestamp
+    selection_seed: Count
+    spec_sha256: Sha256
+    chain_head: ChainHead
+    semantic_digest: Sha256
+    splits: Annotated[dict[Slug, list[SplitEntry]], Field(min_length=1)]
+
+
+# --- privacy policy ---------------------------------------------------------------------------
+
+
+class PrivacyRule(Contract):
+    """One rule of a privacy policy: a regular expression, what kind of problem its match is,
+    and optionally a check of the match (`validator`) and exceptions (`allow`)."""
+
+    id: Slug
+    kind: Literal["forbidden", "secret", "personal"]
+    description: Text
+    pattern: Text
+    validator: Literal["luhn", "prc_id", "e164", "token_like"] | None = Field(
+        None, exclude_if=lambda v: v is None)
+    allow: list[Text] | None = Field(None, exclude_if=lambda v: v is None)
+
+    @field_validator("validator", "allow", mode="before")
+    @classmethod
+    def _absent_not_null(cls, value: Any) -> Any:
+        if value is None:  # the schema has no null here: leave the key out instead
+            raise ValueError("must be left out rather than null")
+        return value
+
+
+class PrivacyPolicy(Contract):
+    """`contracts/privacy/<policy_id>@<policy_version>.json` (docs/privacy.md)."""
+
+    policy_id: Name
+    policy_version: Version
+    title: Text
+    description: Text | None = Field(None, exclude_if=lambda v: v is None)
+    rules: Annotated[list[PrivacyRule], Field(min_length=1)]
+    allowed_licences: Annotated[list[Name], Field(min_length=1), AfterValidator(_unique)]
+
+    @field_validator("description", mode="before")
+    @classmethod
+    def _description_not_null(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("must be left out rather than null")
+        return value
 
 
 # --- pipeline configuration -------------------------------------------------------------------

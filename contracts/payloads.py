@@ -39,11 +39,21 @@ class ProductionOptions:
 
 
 @dataclass
+class DatasetRef:
+    """A dataset revision (docs/datasets.md): where a publication joins a hash chain."""
+
+    namespace: str
+    revision: str
+
+
+@dataclass
 class TaskProductionInput:
-    """Input of `TaskProduction`: `seed` is absolute or relative to the worker's project root."""
+    """Input of `TaskProduction`: `seed` is absolute or relative to the worker's project root;
+    `dataset` publishes into that dataset revision's chain (set by DatasetProduction)."""
 
     seed: str
     options: ProductionOptions | None = None
+    dataset: DatasetRef | None = None
 
 
 # --- 02 admission -----------------------------------------------------------------------------
@@ -110,6 +120,18 @@ class RunPlan:
 
 
 @dataclass
+class PrivacyPending:
+    """A file a privacy checkpoint could not read (docs/privacy.md): a .blend whose embedded
+    texts and custom properties were not yet read through Blender in the sandbox, or a binary
+    of an unknown type. Its coverage is pending until the .blend is read, or a reviewer settles
+    it (`review_privacy_coverage`)."""
+
+    file: str  # relative posix path in the scanned folder
+    sha256: str
+    reason: str
+
+
+@dataclass
 class AdmissionResult:
     seed_id: str
     task_id: str
@@ -121,6 +143,9 @@ class AdmissionResult:
     run: RunPlan
     draft: DraftPlan | None  # None: the draft is written by the author model in stage 03
     authoring: str = "human"  # human (the seed's draft/) | model (docs/authoring.md)
+    # what the admission privacy scan could not read (a .blend material, an unknown binary);
+    # also in the admission record's "privacy" section
+    privacy_pending: list[PrivacyPending] = field(default_factory=list)
 
 
 # --- 03 authoring -----------------------------------------------------------------------------
@@ -473,15 +498,17 @@ class PublishInput:
     admission_record: BlobRef
     created_at: str
     authoring_record: BlobRef | None = None  # model authoring: shipped under authoring/
+    dataset: DatasetRef | None = None  # publish into this dataset revision's hash chain
 
 
 @dataclass
 class PublicationResult:
     publication_id: str
-    path: str
+    path: str  # a directory, or an s3:// URI when the store is S3
     publication_json: BlobRef
     file_count: int
     handoff_event: str
+    dataset_sequence: int | None = None  # its link in the dataset revision's chain
 
 
 @dataclass
@@ -717,3 +744,79 @@ class DerivationRecordInput:
 class DerivationResult:
     tasks: list[DerivedTask]
     record: BlobRef
+
+
+# --- dataset production (docs/datasets.md) ----------------------------------------------------
+
+
+@dataclass
+class DatasetProductionInput:
+    """Input of `DatasetProduction`: the spec itself (`spec`, a dataset-spec document) or a
+    path to its file relative to the worker's project root (`spec_path`). `carry` is what a
+    run hands to the run it continues as (continue-as-new); never set it yourself."""
+
+    spec: dict | None = None
+    spec_path: str | None = None
+    carry: DatasetCarry | None = None
+    continue_after: int = 200  # children completed in one run before it continues as new
+
+
+@dataclass
+class DatasetSeed:
+    seed: str  # path as TaskProduction takes it
+    seed_id: str
+
+
+@dataclass
+class DatasetPlan:
+    """The revision as opened: its validated spec, its seeds, what is already published."""
+
+    namespace: str
+    revision: str
+    spec_sha256: str
+    seeds: list[DatasetSeed]
+    published: dict[str, str]  # seed_id -> publication id already in the revision's chain
+    concurrency: int
+    options: ProductionOptions | None
+    location: str  # where the revision lies (directory or s3:// URI)
+
+
+@dataclass
+class DatasetCarry:
+    """State a DatasetProduction run hands on when it continues as new."""
+
+    runs: int
+    failed: dict[str, str]  # seed_id -> reason
+    published: dict[str, str]  # seed_id -> publication id, published by earlier runs
+
+
+@dataclass
+class OpenRevisionInput:
+    spec: dict | None
+    spec_path: str | None
+    opened_at: str
+
+
+@dataclass
+class SeedOutcome:
+    namespace: str
+    revision: str
+    seed: str
+    seed_id: str
+    state: str  # published | failed
+    workflow_id: str
+    at: str
+    reason: str = ""
+    publication_id: str | None = None
+    task_id: str | None = None
+
+
+@dataclass
+class DatasetProductionResult:
+    namespace: str
+    revision: str
+    location: str
+    published: dict[str, str]  # seed_id -> publication id (this revision, all runs)
+    skipped: list[str]  # already published when this production started
+    failed: dict[str, str]  # seed_id -> reason
+    runs: int  # this run and the ones it continued from

@@ -20,11 +20,14 @@ from pydantic import ValidationError as ModelValidationError
 
 from contracts.models import (
     Contract,
+    DatasetSpec,
     EvaluationPlan,
     HandoffEvent,
+    PrivacyPolicy,
     Publication,
     Rubric,
     SeedManifest,
+    SplitManifest,
     Task,
     Taxonomy,
     TrialRecord,
@@ -42,6 +45,9 @@ DOCUMENTS: dict[str, type[Contract]] = {
     "evaluation-plan": EvaluationPlan,
     "publication": Publication,
     "handoff-event": HandoffEvent,
+    "privacy-policy": PrivacyPolicy,
+    "dataset-spec": DatasetSpec,
+    "split-manifest": SplitManifest,
 }
 
 ROOT = "<root>"

@@ -24,8 +24,23 @@ find_python() {
     return 1
 }
 
+# The `arkevo` console script. The project runs from its root and is not installed as a
+# package (pyproject: [tool.uv] package = false), so the script is a small launcher of
+# `python -m cli` with the root on PYTHONPATH; written on every run, it follows a moved checkout.
+install_cli() {
+    local root
+    root=$(pwd)
+    cat > "$VENV/bin/arkevo" <<SH
+#!/bin/sh
+# arkevo command line, written by scripts/bootstrap.sh for the checkout at $root
+PYTHONPATH="$root\${PYTHONPATH:+:\$PYTHONPATH}" exec "$root/$VENV/bin/python" -m cli "\$@"
+SH
+    chmod +x "$VENV/bin/arkevo"
+}
+
 lock_sha=$(sha256sum uv.lock | cut -d' ' -f1)
 if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$lock_sha" ]; then
+    install_cli
     exit 0
 fi
 
@@ -50,5 +65,6 @@ UV_PROJECT_ENVIRONMENT="$VENV" UV_PYTHON_DOWNLOADS=never \
     "$VENV/bin/uv" sync --frozen --inexact --python "$VENV/bin/python"
 "$VENV/bin/python" -c 'import bpy, temporalio, harbor' \
     || { echo "bootstrap: installed packages do not import" >&2; exit 1; }
+install_cli
 echo "$lock_sha" > "$STAMP"
 echo "bootstrap: ready ($("$VENV/bin/python" --version), $("$VENV/bin/temporal" --version | head -1))"

@@ -10,6 +10,7 @@ from temporalio.worker import Worker
 from activities.admission import AdmissionActivities
 from activities.author_model import AuthorActivities
 from activities.authoring import AuthoringActivities
+from activities.datasets import DatasetActivities
 from activities.derivation import DerivationActivities
 from activities.draft_review import ReviewerActivities
 from activities.evaluation import EvaluationActivities
@@ -27,6 +28,7 @@ from sandbox.script_run import LOCAL
 from workers.settings import PROJECT_ROOT, Settings
 from workflows.admission import AdmissionWorkflow
 from workflows.authoring import AuthoringWorkflow
+from workflows.dataset_production import DatasetProduction
 from workflows.derivation import TaskDerivationWorkflow
 from workflows.evaluation import EvaluationWorkflow
 from workflows.model_authoring import CheckDeliveryWorkflow, ModelAuthoringWorkflow
@@ -38,7 +40,8 @@ from workflows.vl_grading import VLGradingWorkflow
 
 WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
              ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow,
-             ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow]
+             ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow,
+             DatasetProduction]
 
 
 def cpu_activities(settings: Settings) -> list:
@@ -47,7 +50,8 @@ def cpu_activities(settings: Settings) -> list:
     authoring = AuthoringActivities(store)
     review = ReviewActivities(store, settings.tasks)
     evaluation = EvaluationActivities(store)
-    packaging = PackagingActivities(store, settings.publications, settings.handoff)
+    packaging = PackagingActivities(store, settings.objects())
+    datasets = DatasetActivities(settings.objects(), PROJECT_ROOT)
     scoring = ScoringActivities(store)
     drafts = ModelDraftActivities(store)
     derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived")
@@ -57,7 +61,8 @@ def cpu_activities(settings: Settings) -> list:
             evaluation.write_evaluation_report, packaging.publish_task,
             drafts.admit_draft, drafts.calibration_feedback, drafts.write_authoring_record,
             derivation.read_source_task, derivation.measure_novelty,
-            derivation.write_derived_seed, derivation.write_derivation_record]
+            derivation.write_derived_seed, derivation.write_derivation_record,
+            datasets.open_dataset_revision, datasets.record_seed_outcome]
 
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:

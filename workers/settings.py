@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from storage.objects import FilesystemObjects, ObjectStore
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -19,6 +21,10 @@ class Settings:
     @property
     def store_root(self) -> Path:
         return Path(os.environ.get("ARKEVO_STORE") or self.var / "store")
+
+    def objects(self) -> ObjectStore:
+        """Publications, handoff events and dataset revisions: `var/` (see storage/objects.py)."""
+        return FilesystemObjects(self.var)
 
     @property
     def publications(self) -> Path:

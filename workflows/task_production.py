@@ -115,7 +115,7 @@ class TaskProduction:
 
         publication = await self._stage("07-packaging", PackagingWorkflow.run, PublishInput(
             admission.seed_id, frozen, evaluation, admission.admission_record, now(),
-            authoring.authoring_record))
+            authoring.authoring_record, req.dataset))
         self._progress["publication"] = publication.path
         self._progress["stage"] = "done"
         workflow.upsert_search_attributes([STAGE_KEY.value_set("done")])

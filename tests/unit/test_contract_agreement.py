@@ -197,6 +197,44 @@ HANDOFF = {
                     "path": "var/publications/robot-carry-1-r2", "sha256": SHA},
 }
 
+DATASET_LINK = {"namespace": "demo", "revision": "r1", "sequence": 2,
+                "previous": {"publication_id": "table-model-r1", "sha256": SHA}}
+
+FREEZE_EVENT = {
+    "event_id": "demo-r1-0123456789ab",
+    "kind": "freeze",
+    "created_at": "2026-01-31T12:00:00Z",
+    "subject": {"namespace": "demo", "revision": "r1"},
+    "manifest": {"path": "var/datasets/demo/r1/freeze/split-manifest.json", "sha256": SHA,
+                 "semantic_digest": SHA},
+}
+
+DATASET_SPEC = {
+    "namespace": "demo",
+    "revision": "r1",
+    "seeds": ["seeds/table-model", "seeds/robot-carry"],
+    "splits": {"train": 4, "validation": 2, "test": 2},
+    "max_per_source": 2,
+    "coverage": {"min_groups_per_split": 2, "min_professions_per_split": 1, "min_sources": 4},
+    "selection_seed": 7,
+    "concurrency": 4,
+}
+
+SPLIT_ENTRY = {"task_id": "table-model", "task_version": "v1-abc", "publication_id": "table-model-r1",
+               "publication_sha256": SHA, "source": "arkevo-examples/workshop",
+               "workflow_group": "MOD", "profession": "PRF-3DART"}
+
+SPLIT_MANIFEST = {
+    "namespace": "demo",
+    "revision": "r1",
+    "created_at": "2026-01-31T12:00:00Z",
+    "selection_seed": 7,
+    "spec_sha256": SHA,
+    "chain_head": {"sequence": 8, "sha256": SHA},
+    "semantic_digest": SHA,
+    "splits": {"train": [SPLIT_ENTRY], "test": []},
+}
+
 BASE = {
     "seed": SEED,
     "task": TASK,
@@ -206,6 +244,8 @@ BASE = {
     "evaluation-plan": PLAN,
     "publication": PUBLICATION,
     "handoff-event": HANDOFF,
+    "dataset-spec": DATASET_SPEC,
+    "split-manifest": SPLIT_MANIFEST,
 }
 
 VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -251,8 +291,21 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("revision-2", PUBLICATION),
         ("revision-1", _set(_set(PUBLICATION, "revision", 1), "previous", None)),
         ("content-digest", _set(PUBLICATION, "content_sha256", SHA)),
+        ("in-a-dataset", _set(PUBLICATION, "dataset", DATASET_LINK)),
+        ("first-in-a-dataset", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 1, "previous": None})),
     ],
-    "handoff-event": [("example", HANDOFF)],
+    "handoff-event": [("example", HANDOFF), ("freeze", FREEZE_EVENT)],
+    "dataset-spec": [
+        ("example", DATASET_SPEC),
+        ("seed-folder", _set(DATASET_SPEC, "seeds", {"folder": "seeds"})),
+        ("minimal", _drop(_drop(_drop(DATASET_SPEC, "coverage"), "selection_seed"), "concurrency")),
+        ("with-options", _set(DATASET_SPEC, "options", {"k": 1})),
+        ("integral-float", _set(DATASET_SPEC, "max_per_source", 2.0)),
+    ],
+    "split-manifest": [
+        ("example", SPLIT_MANIFEST),
+        ("one-split", _set(SPLIT_MANIFEST, "splits", {"all": [SPLIT_ENTRY]})),
+    ],
 }
 
 INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -358,6 +411,10 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("absolute-file", _set(PUBLICATION, "files.0.path", "/etc/passwd")),
         ("fractional-size", _set(PUBLICATION, "files.0.size", 1.5)),
         ("previous-bad-sha", _set(PUBLICATION, "previous.sha256", SHA[:10])),
+        ("null-dataset", _set(PUBLICATION, "dataset", None)),
+        ("dataset-first-with-previous", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 1})),
+        ("dataset-later-without-previous", _set(PUBLICATION, "dataset", {**DATASET_LINK, "previous": None})),
+        ("dataset-sequence-zero", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 0, "previous": None})),
         ("null-content-digest", _set(PUBLICATION, "content_sha256", None)),
     ],
     "handoff-event": [
@@ -366,6 +423,39 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("missing-task-version", _drop(HANDOFF, "subject.task_version")),
         ("short-sha", _set(HANDOFF, "publication.sha256", SHA[:63])),
         ("extra-key", _set(HANDOFF, "payload", {})),
+        ("publication-without-publication", _drop(HANDOFF, "publication")),
+        ("publication-with-manifest", _set(HANDOFF, "manifest", FREEZE_EVENT["manifest"])),
+        ("freeze-without-manifest", _drop(FREEZE_EVENT, "manifest")),
+        ("freeze-of-a-task", _set(FREEZE_EVENT, "subject", HANDOFF["subject"])),
+        ("freeze-with-publication", _set(FREEZE_EVENT, "publication", HANDOFF["publication"])),
+        ("null-manifest", _set(FREEZE_EVENT, "manifest", None)),
+        ("manifest-short-digest", _set(FREEZE_EVENT, "manifest.semantic_digest", SHA[:10])),
+    ],
+    "dataset-spec": [
+        ("no-seeds", _set(DATASET_SPEC, "seeds", [])),
+        ("duplicate-seeds", _set(DATASET_SPEC, "seeds", ["seeds/a", "seeds/a"])),
+        ("absolute-seed", _set(DATASET_SPEC, "seeds", ["/etc"])),
+        ("folder-extra-key", _set(DATASET_SPEC, "seeds", {"folder": "seeds", "glob": "*"})),
+        ("no-splits", _set(DATASET_SPEC, "splits", {})),
+        ("empty-split", _set(DATASET_SPEC, "splits", {"train": 0})),
+        ("split-bad-name", _set(DATASET_SPEC, "splits", {"Train Set": 3})),
+        ("max-per-source-zero", _set(DATASET_SPEC, "max_per_source", 0)),
+        ("missing-max-per-source", _drop(DATASET_SPEC, "max_per_source")),
+        ("negative-coverage", _set(DATASET_SPEC, "coverage.min_sources", -1)),
+        ("coverage-extra-key", _set(DATASET_SPEC, "coverage.min_tasks", 3)),
+        ("too-much-concurrency", _set(DATASET_SPEC, "concurrency", 65)),
+        ("null-options", _set(DATASET_SPEC, "options", None)),
+        ("bad-namespace", _set(DATASET_SPEC, "namespace", "Demo")),
+        ("extra-key", _set(DATASET_SPEC, "owner", "me")),
+    ],
+    "split-manifest": [
+        ("no-splits", _set(SPLIT_MANIFEST, "splits", {})),
+        ("unknown-group", _set(SPLIT_MANIFEST, "splits.train.0.workflow_group", "XYZ")),
+        ("bad-profession", _set(SPLIT_MANIFEST, "splits.train.0.profession", "artist")),
+        ("short-digest", _set(SPLIT_MANIFEST, "semantic_digest", SHA[:63])),
+        ("chain-head-zero", _set(SPLIT_MANIFEST, "chain_head.sequence", 0)),
+        ("entry-extra-key", _set(SPLIT_MANIFEST, "splits.train.0.split", "train")),
+        ("missing-spec-sha", _drop(SPLIT_MANIFEST, "spec_sha256")),
     ],
 }
 

@@ -18,6 +18,7 @@ import pytest
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.store import FilesystemStore
+from storage.objects import FilesystemObjects
 from contracts.payloads import (EvaluationResult, FreezeInput, GradingSpec, PublishInput,
                                 TaskIdentity)
 
@@ -78,7 +79,7 @@ def evaluation(store, run: str) -> EvaluationResult:
 
 
 def publish(store, tmp_path, frozen, run: str):
-    packaging = PackagingActivities(store, tmp_path / "publications", tmp_path / "handoff")
+    packaging = PackagingActivities(store, FilesystemObjects(tmp_path))
     return packaging.publish_task(PublishInput("table-model", frozen, evaluation(store, run),
                                                store.put_json({"admission": 1}), "2026-11-30T10:00:00+00:00"))
 

@@ -1,0 +1,125 @@
+"""Dataset revisions (docs/datasets.md): open one for production, record each seed's outcome.
+
+Opening validates the spec once, at the edge: a bad spec or a seed list that does not resolve
+is a non-retryable `InvalidDatasetSpec` naming the file and field, and writes nothing; a spec
+that differs from the revision's stored dataset.json is `DatasetSpecConflict`; a frozen
+revision is `DatasetRevisionFrozen` (changes need a new revision).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from activities.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
+                               INVALID_DATASET_SPEC)
+from contracts.digests import sha256_hex
+from contracts.payloads import (DatasetPlan, DatasetSeed, OpenRevisionInput, ProductionOptions,
+                                SeedOutcome)
+from contracts.validation import ContractError, load_json_file, validate_document
+from dataset_revisions.chain import read_chain
+from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.revision import is_frozen
+from storage.objects import ObjectStore
+
+
+def _invalid(message: str) -> ApplicationError:
+    return ApplicationError(message, type=INVALID_DATASET_SPEC, non_retryable=True)
+
+
+def spec_bytes(doc: dict) -> bytes:
+    # Key order kept: the order of `splits` breaks selection ties (datasets/selection.py).
+    return json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+class DatasetActivities:
+    def __init__(self, objects: ObjectStore, project_root: Path):
+        self.objects = objects
+        self.project_root = project_root
+
+    def _read_spec(self, req: OpenRevisionInput) -> tuple[dict, str]:
+        if (req.spec is None) == (req.spec_path is None):
+            raise _invalid("DatasetProduction needs exactly one of `spec` (the document) and "
+                           "`spec_path` (its file, relative to the worker's project root)")
+        if req.spec is not None:
+            return req.spec, "DatasetProduction input spec"
+        path = self.project_root / req.spec_path
+        try:
+            return load_json_file(path, req.spec_path), req.spec_path
+        except ContractError as e:
+            raise _invalid(str(e)) from e
+
+    def _seeds(self, spec, source: str) -> list[DatasetSeed]:
+        if isinstance(spec.seeds, list):
+            paths = [(f"seeds[{i}]", p) for i, p in enumerate(spec.seeds)]
+        else:
+            folder = self.project_root / spec.seeds.folder
+            if not folder.is_dir():
+                raise _invalid(f"{source}: seeds.folder: {spec.seeds.folder} is not a folder")
+            paths = [("seeds.folder", f"{spec.seeds.folder}/{d.name}")
+                     for d in sorted(folder.iterdir()) if (d / "seed.json").is_file()]
+            if not paths:
+                raise _invalid(f"{source}: seeds.folder: no seed (a folder with seed.json) in "
+                               f"{spec.seeds.folder}")
+        seeds, seen = [], {}
+        for field, rel in paths:
+            seed_json = self.project_root / rel / "seed.json"
+            if not seed_json.is_file():
+                raise _invalid(f"{source}: {field}: {rel} has no seed.json")
+            try:
+                seed_id = validate_document("seed", load_json_file(seed_json, f"{rel}/seed.json"),
+                                            f"{rel}/seed.json").seed_id
+            except ContractError as e:
+                raise _invalid(f"{source}: {field}: {e}") from e
+            if seed_id in seen:
+                raise _invalid(f"{source}: {field}: {rel} has seed_id {seed_id!r}, as {seen[seed_id]} does")
+            seen[seed_id] = rel
+            seeds.append(DatasetSeed(rel, seed_id))
+        return seeds
+
+    @activity.defn(name="open_dataset_revision")
+    def open_dataset_revision(self, req: OpenRevisionInput) -> DatasetPlan:
+        doc, source = self._read_spec(req)
+        try:
+            spec = validate_document("dataset-spec", doc, source)
+        except ContractError as e:
+            raise _invalid(str(e)) from e
+        options = None
+        if spec.options is not None:
+            try:
+                options = ProductionOptions(**spec.options)
+            except TypeError as e:
+                raise _invalid(f"{source}: options: {e}") from e
+        seeds = self._seeds(spec, source)
+        keys = RevisionKeys(spec.namespace, spec.revision)
+        data = spec_bytes(spec.model_dump(mode="json"))
+        if not self.objects.put_if_absent(keys.spec, data):
+            stored = self.objects.get(keys.spec)
+            if stored != data:
+                raise ApplicationError(
+                    f"{source}: dataset {spec.namespace} revision {spec.revision} exists with another "
+                    f"spec ({self.objects.location(keys.spec)}); a revision's spec never changes: "
+                    f"use a new revision", type=DATASET_SPEC_CONFLICT, non_retryable=True)
+        if is_frozen(self.objects, keys):
+            raise ApplicationError(
+                f"dataset {spec.namespace} revision {spec.revision} is frozen "
+                f"({self.objects.location(keys.manifest)}); a frozen revision is immutable: "
+                f"use a new revision", type=DATASET_REVISION_FROZEN, non_retryable=True)
+        published = {link.seed_id: link.publication_id for link in read_chain(self.objects, keys)
+                     if self.objects.exists(f"{link.publication_key}/publication.json")}
+        activity.logger.info("opened dataset %s/%s: %d seeds, %d already published", spec.namespace,
+                             spec.revision, len(seeds), len(published))
+        return DatasetPlan(namespace=spec.namespace, revision=spec.revision,
+                           spec_sha256=sha256_hex(data), seeds=seeds, published=published,
+                           concurrency=spec.concurrency, options=options,
+                           location=self.objects.location(keys.root))
+
+    @activity.defn(name="record_seed_outcome")
+    def record_seed_outcome(self, outcome: SeedOutcome) -> None:
+        """The seed's latest outcome, for `arkevo dataset status` (a rerun replaces it)."""
+        keys = RevisionKeys(outcome.namespace, outcome.revision)
+        self.objects.replace(keys.outcome(outcome.seed_id),
+                             json.dumps(outcome.__dict__, indent=2).encode() + b"\n")

@@ -1,0 +1,1 @@
+"""The `arkevo` command line (installed into .venv/bin by scripts/bootstrap.sh)."""

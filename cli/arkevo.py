@@ -1,0 +1,313 @@
+"""`arkevo`: dataset production from the command line (docs/datasets.md).
+
+    arkevo dataset start datasets/demo.json --wait   # DatasetProduction on the running stack
+    arkevo dataset status --workflow-id dataset-demo-r1
+    arkevo dataset freeze-check --namespace demo --revision r1
+    arkevo dataset freeze --namespace demo --revision r1
+    arkevo dataset verify --namespace demo --revision r1
+
+Exit codes: 0 done (freeze-check: ready; verify: every file matches), 1 the answer is no
+(freeze-check: gaps; freeze: not ready or frozen otherwise; verify: problems; start --wait: a
+seed failed), 2 bad input (a usage error, an invalid spec, no such revision, no server).
+The store is the workers' (ARKEVO_VAR, ARKEVO_STORE); the server is ARKEVO_TEMPORAL_ADDRESS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+console = Console()
+err = Console(stderr=True)
+
+EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _keys(args):
+    from dataset_revisions.layout import RevisionKeys
+
+    return RevisionKeys(args.namespace, args.revision)
+
+
+def _objects():
+    from workers.settings import settings_from_env
+
+    return settings_from_env().objects()
+
+
+def _revision_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--namespace", required=True, help="the dataset's namespace (spec: namespace)")
+    p.add_argument("--revision", required=True, help="the revision (spec: revision)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="arkevo", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset}")
+    ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
+                        description="Dataset revisions: many seeds, hash-chained publications, "
+                                    "frozen into balanced splits (docs/datasets.md).")
+    sub = ds.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("start", help="start DatasetProduction for a dataset spec",
+                       description="Validate the spec here, then start DatasetProduction on the "
+                                   "Temporal server. Re-running the same spec resumes it: seeds "
+                                   "already published in that revision are skipped.")
+    p.add_argument("spec", type=Path, help="dataset spec (JSON, contracts/schemas/dataset-spec.schema.json)")
+    p.add_argument("--workflow-id", help="default: dataset-<namespace>-<revision>")
+    p.add_argument("--wait", action="store_true", help="follow progress until the production ends")
+    p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS or localhost:7233)")
+
+    p = sub.add_parser("status", help="progress of a production and the state of its revision",
+                       description="Without --workflow-id: what the store holds for the revision.")
+    p.add_argument("--workflow-id", help="a DatasetProduction's workflow id (its progress query)")
+    p.add_argument("--namespace")
+    p.add_argument("--revision")
+    p.add_argument("--address", help="Temporal frontend")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+    p = sub.add_parser("freeze-check", help="would the revision freeze? every gap; writes nothing",
+                       description="Runs the selection freeze would run and every freeze rule "
+                                   "(split minimums, max per source, sources isolated, group, "
+                                   "profession and source coverage, determinism). Writes nothing.")
+    _revision_args(p)
+    p = sub.add_parser("freeze", help="freeze the revision into its splits (once; immutable)",
+                       description="Writes freeze/split-manifest.json (create-only) with its "
+                                   "semantic digest and announces it with a freeze handoff event. "
+                                   "Refuses a revision with gaps.")
+    _revision_args(p)
+    p = sub.add_parser("verify", help="re-hash every file and the hash chain of a revision",
+                       description="Names every file that changed or went missing, broken chain "
+                                   "links, and a split manifest that no longer matches.")
+    _revision_args(p)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    from contracts.validation import ContractError
+    from dataset_revisions.revision import DatasetNotFound
+
+    try:
+        handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
+                   "freeze": cmd_freeze, "verify": cmd_verify}[args.command]
+        return handler(args)
+    except (ContractError, DatasetNotFound) as e:
+        err.print(f"[red]error:[/] {e}")
+        return EXIT_BAD_INPUT
+
+
+# --- start / status ---------------------------------------------------------------------------
+
+
+async def _client(address: str | None):
+    from temporalio.client import Client
+
+    from workers.settings import settings_from_env
+
+    settings = settings_from_env()
+    return await Client.connect(address or settings.address, namespace=settings.namespace)
+
+
+def cmd_start(args) -> int:
+    from contracts.validation import load_json_file, validate_document
+
+    doc = load_json_file(args.spec, str(args.spec))
+    spec = validate_document("dataset-spec", doc, str(args.spec))
+    wid = args.workflow_id or f"dataset-{spec.namespace}-{spec.revision}"
+    return asyncio.run(_start(doc, wid, args))
+
+
+async def _start(doc: dict, wid: str, args) -> int:
+    from temporalio.client import WorkflowFailureError
+    from temporalio.service import RPCError
+
+    from contracts import queues
+    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+
+    try:
+        client = await _client(args.address)
+    except RuntimeError as e:
+        err.print(f"[red]error:[/] cannot reach the Temporal server: {e} (start it with `make up`)")
+        return EXIT_BAD_INPUT
+    try:
+        handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=doc), id=wid,
+                                             task_queue=queues.CONTROL, result_type=DatasetProductionResult)
+    except RPCError as e:
+        err.print(f"[red]error:[/] could not start {wid}: {e}")
+        return EXIT_BAD_INPUT
+    console.print(f"started DatasetProduction [bold]{wid}[/] (run {handle.result_run_id})")
+    if not args.wait:
+        return EXIT_OK
+    try:
+        result = await follow(handle)
+    except WorkflowFailureError as e:
+        err.print(f"[red]{wid} failed:[/] {e.cause or e}")
+        return EXIT_NO
+    print_result(result)
+    return EXIT_NO if result.failed else EXIT_OK
+
+
+async def follow(handle, poll: float = 2.0):
+    """A progress bar over the production's seeds until it ends; its result."""
+    task = asyncio.ensure_future(handle.result())
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=console) as bar:
+        tid = bar.add_task("seeds", total=None, detail="")
+        while not task.done():
+            try:
+                p = await handle.query("progress")
+                c = p["counts"]
+                bar.update(tid, total=p["total"] or None,
+                           completed=c["published"] + c["skipped"] + c["failed"],
+                           detail=f"running {c['running']}, failed {c['failed']}, skipped {c['skipped']}")
+            except Exception:  # before the first workflow task, or between runs  # noqa: BLE001
+                pass
+            await asyncio.wait([task], timeout=poll)
+    return task.result()
+
+
+def print_result(result) -> None:
+    table = Table(title=f"dataset {result.namespace} revision {result.revision}")
+    table.add_column("seed")
+    table.add_column("state")
+    table.add_column("publication / reason")
+    for seed_id, pub in sorted(result.published.items()):
+        table.add_row(seed_id, "skipped (already published)" if seed_id in result.skipped else "published", pub)
+    for seed_id, reason in sorted(result.failed.items()):
+        table.add_row(seed_id, "[red]failed[/]", reason)
+    console.print(table)
+    console.print(f"revision at {result.location} ({result.runs} run(s))")
+
+
+def cmd_status(args) -> int:
+    if args.workflow_id:
+        return asyncio.run(_status_of_workflow(args))
+    if not (args.namespace and args.revision):
+        err.print("[red]error:[/] give --workflow-id, or --namespace and --revision")
+        return EXIT_BAD_INPUT
+    from dataset_revisions.chain import read_chain
+    from dataset_revisions.revision import is_frozen, outcomes, read_spec
+
+    objects, keys = _objects(), _keys(args)
+    spec, spec_sha = read_spec(objects, keys)
+    links = read_chain(objects, keys)
+    outs = outcomes(objects, keys)
+    doc = {"namespace": keys.namespace, "revision": keys.revision, "location": objects.location(keys.root),
+           "spec_sha256": spec_sha, "frozen": is_frozen(objects, keys), "chain_length": len(links),
+           "outcomes": outs}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+        return EXIT_OK
+    table = Table(title=f"dataset {keys.namespace} revision {keys.revision}"
+                        f"{' (frozen)' if doc['frozen'] else ''}: {len(links)} publications")
+    for col in ("seed", "state", "publication / reason", "at"):
+        table.add_column(col)
+    for o in sorted(outs, key=lambda o: o["seed_id"]):
+        table.add_row(o["seed_id"], o["state"], o.get("publication_id") or o.get("reason", ""), o["at"])
+    console.print(table)
+    console.print(f"at {doc['location']}")
+    return EXIT_OK
+
+
+async def _status_of_workflow(args) -> int:
+    client = await _client(args.address)
+    progress = await client.get_workflow_handle(args.workflow_id).query("progress")
+    if args.json:
+        print(json.dumps(progress, indent=2))
+    else:
+        c = progress["counts"]
+        console.print(f"{args.workflow_id}: dataset {progress['namespace']} revision {progress['revision']}, "
+                      f"{progress['total']} seeds — " + ", ".join(f"{k} {v}" for k, v in c.items()))
+        for seed_id, reason in progress["failed"].items():
+            console.print(f"  [red]failed[/] {seed_id}: {reason}")
+    return EXIT_OK
+
+
+# --- freeze-check / freeze / verify -------------------------------------------------------------
+
+
+def print_freeze_report(report) -> None:
+    table = Table(title=f"freeze-check {report.namespace}/{report.revision}: "
+                        f"freeze_ready={str(report.freeze_ready).lower()} "
+                        f"({report.candidates} candidates, selection seed {report.selection_seed})")
+    for col in ("split", "tasks", "target", "sources", "groups", "professions"):
+        table.add_column(col)
+    for name, s in report.splits.items():
+        table.add_row(name, ", ".join(s.tasks), f"{s.count}/{s.target}", ", ".join(s.sources),
+                      ", ".join(s.groups), ", ".join(s.professions))
+    console.print(table)
+    if report.unused:
+        console.print(f"unused: {', '.join(report.unused)}")
+    for gap in report.gaps:
+        console.print(f"[red]gap[/] {gap.rule}: {gap.message}")
+    console.print(f"semantic digest {report.semantic_digest}")
+
+
+def cmd_freeze_check(args) -> int:
+    from dataset_revisions.freeze import freeze_check
+
+    report = freeze_check(_objects(), _keys(args))
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print_freeze_report(report)
+    return EXIT_OK if report.freeze_ready else EXIT_NO
+
+
+def cmd_freeze(args) -> int:
+    from dataset_revisions.freeze import FreezeNotReady, FrozenRevisionImmutable, freeze
+
+    try:
+        result = freeze(_objects(), _keys(args), _now())
+    except (FreezeNotReady, FrozenRevisionImmutable) as e:
+        err.print(f"[red]error:[/] {e}")
+        return EXIT_NO
+    if args.json:
+        print(json.dumps({"manifest": result.manifest, "manifest_sha256": result.manifest_sha256,
+                          "semantic_digest": result.semantic_digest, "handoff_event": result.handoff_event,
+                          "already_frozen": result.already_frozen, "report": result.report.to_dict()}, indent=2))
+        return EXIT_OK
+    print_freeze_report(result.report)
+    console.print(("already frozen: " if result.already_frozen else "frozen: ") + result.manifest)
+    console.print(f"  manifest sha256  {result.manifest_sha256}")
+    console.print(f"  semantic digest  {result.semantic_digest}")
+    console.print(f"  handoff event    {result.handoff_event}")
+    return EXIT_OK
+
+
+def cmd_verify(args) -> int:
+    from dataset_revisions.verify import verify_revision
+
+    objects, keys = _objects(), _keys(args)
+    with Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=err, transient=True) as bar:
+        tid = bar.add_task("publications", total=None)
+        report = verify_revision(objects, keys, on_publication=lambda done, total: bar.update(
+            tid, completed=done, total=total))
+    if args.json:
+        print(json.dumps(report.__dict__ | {"ok": report.ok}, indent=2))
+    else:
+        state = "[green]ok[/]" if report.ok else f"[red]{len(report.problems)} problem(s)[/]"
+        console.print(f"verify {keys.namespace}/{keys.revision}: {report.publications} publications, "
+                      f"{report.files} files, frozen={str(report.frozen).lower()}: {state}")
+        for problem in report.problems:
+            console.print(f"  {problem}", markup=False)
+    return EXIT_OK if report.ok else EXIT_NO
+
+
+if __name__ == "__main__":
+    sys.exit(main())

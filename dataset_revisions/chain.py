@@ -1,0 +1,54 @@
+"""A dataset revision's hash chain: link n names publication n and the sha256 of its
+publication.json, whose `dataset.previous` names link n-1's. Links are create-only objects, so
+two publishers racing for the same sequence number cannot both win: the loser re-reads the
+head and chains behind the winner."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from dataset_revisions.layout import RevisionKeys
+from storage.objects import ObjectStore
+
+
+@dataclass(frozen=True)
+class ChainLink:
+    sequence: int
+    publication_id: str
+    task_id: str
+    task_version: str
+    seed_id: str
+    content_sha256: str
+    publication_key: str  # folder of the publication in the object store
+    publication_sha256: str  # sha256 of its publication.json
+    source: str  # the seed's provenance source
+    workflow_primary: str
+    profession_primary: str
+    publication: dict  # the publication.json document, so a crashed commit can be finished
+
+    @property
+    def workflow_group(self) -> str:
+        return self.workflow_primary.split("-", 1)[0]
+
+    def to_bytes(self) -> bytes:
+        # Not sorted: `publication` keeps its key order, so re-serialising it gives the bytes
+        # whose sha256 this link records.
+        return json.dumps(self.__dict__, indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+def publication_bytes(doc: dict) -> bytes:
+    """How publication.json is written (and rewritten from a link after a crash)."""
+    return json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+def read_chain(objects: ObjectStore, keys: RevisionKeys) -> list[ChainLink]:
+    """Every link, in sequence order."""
+    links = [ChainLink(**json.loads(objects.get(key))) for key in objects.list(keys.chain)
+             if key.endswith(".json")]
+    return sorted(links, key=lambda link: link.sequence)
+
+
+def claim(objects: ObjectStore, keys: RevisionKeys, link: ChainLink) -> bool:
+    """Append `link` at its sequence number; False when another publisher took it first."""
+    return objects.put_if_absent(keys.link(link.sequence), link.to_bytes())

@@ -1,0 +1,151 @@
+"""`freeze-check` and `freeze` of a dataset revision.
+
+`freeze_check` writes nothing: it selects (datasets/selection.py), applies every rule
+(datasets/freeze_rules.py) and reports `freeze_ready` with every gap. `freeze` runs the same
+check and, only when ready, writes the split manifest (create-only: a frozen revision is
+immutable) and announces it with a freeze handoff event.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+
+from contracts.validation import build_document
+from dataset_revisions.freeze_rules import RULES, Gap
+from dataset_revisions.layout import RevisionKeys, handoff_key
+from dataset_revisions.revision import candidates, committed_links, read_spec
+from dataset_revisions.selection import Candidate, select, semantic_digest
+from storage.objects import ObjectStore
+
+Selector = Callable[[list[Candidate], dict[str, int], int, int], dict[str, list[Candidate]]]
+
+
+class FreezeNotReady(Exception):
+    """The revision does not meet its freeze rules; every gap is listed."""
+
+    def __init__(self, keys: RevisionKeys, gaps: list[Gap]):
+        self.gaps = gaps
+        lines = "\n".join(f"  - {g.rule}: {g.message}" for g in gaps)
+        super().__init__(f"dataset {keys.namespace} revision {keys.revision} is not ready to freeze:\n{lines}")
+
+
+class FrozenRevisionImmutable(Exception):
+    """The revision froze with another selection; changes need a new revision."""
+
+
+@dataclass
+class SplitSummary:
+    target: int
+    count: int
+    tasks: list[str]
+    sources: list[str]
+    groups: list[str]
+    professions: list[str]
+
+
+@dataclass
+class FreezeReport:
+    namespace: str
+    revision: str
+    freeze_ready: bool
+    selection_seed: int
+    candidates: int
+    splits: dict[str, SplitSummary]
+    unused: list[str]
+    gaps: list[Gap] = field(default_factory=list)
+    semantic_digest: str = ""
+    spec_sha256: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class FreezeResult:
+    report: FreezeReport
+    manifest: str  # where the split manifest lies
+    manifest_sha256: str
+    semantic_digest: str
+    handoff_event: str
+    already_frozen: bool
+
+
+def _selection(objects: ObjectStore, keys: RevisionKeys, selector: Selector):
+    spec, spec_sha = read_spec(objects, keys)
+    pool = candidates(objects, keys)
+    chosen = selector(pool, dict(spec.splits), spec.max_per_source, spec.selection_seed)
+    # Determinism is a rule too: the same input in another order must give the same choice.
+    again = selector(list(reversed(pool)), dict(spec.splits), spec.max_per_source, spec.selection_seed)
+    return spec, spec_sha, pool, chosen, again
+
+
+def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select) -> FreezeReport:
+    spec, spec_sha, pool, chosen, again = _selection(objects, keys, selector)
+    gaps = [gap for rule in RULES for gap in rule(chosen, spec)]
+    digest = semantic_digest(chosen)
+    if semantic_digest(again) != digest:
+        gaps.append(Gap("selection_deterministic",
+                        "the selection changed when the candidates were listed in another order"))
+    picked = {c.task_id for tasks in chosen.values() for c in tasks}
+    return FreezeReport(
+        namespace=keys.namespace, revision=keys.revision, freeze_ready=not gaps,
+        selection_seed=spec.selection_seed, candidates=len(pool),
+        splits={name: SplitSummary(
+            target=spec.splits[name], count=len(tasks), tasks=[c.task_id for c in tasks],
+            sources=sorted({c.source for c in tasks}), groups=sorted({c.workflow_group for c in tasks}),
+            professions=sorted({c.profession for c in tasks})) for name, tasks in chosen.items()},
+        unused=sorted(c.task_id for c in pool if c.task_id not in picked),
+        gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha)
+
+
+def manifest_bytes(doc: dict) -> bytes:
+    return json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n"
+
+
+def freeze(objects: ObjectStore, keys: RevisionKeys, created_at: str,
+           selector: Selector = select) -> FreezeResult:
+    report = freeze_check(objects, keys, selector)
+    if not report.freeze_ready:
+        raise FreezeNotReady(keys, report.gaps)
+    spec, _, _, chosen, _ = _selection(objects, keys, selector)
+    links = committed_links(objects, keys)
+    head = links[-1]
+    doc = build_document("split-manifest", {
+        "namespace": keys.namespace, "revision": keys.revision, "created_at": created_at,
+        "selection_seed": spec.selection_seed, "spec_sha256": report.spec_sha256,
+        "chain_head": {"sequence": head.sequence, "sha256": head.publication_sha256},
+        "semantic_digest": report.semantic_digest,
+        "splits": {name: [{"task_id": c.task_id, "task_version": c.task_version,
+                           "publication_id": c.publication_id, "publication_sha256": c.publication_sha256,
+                           "source": c.source, "workflow_group": c.workflow_group,
+                           "profession": c.profession} for c in tasks]
+                   for name, tasks in chosen.items()},
+    }, objects.location(keys.manifest))
+    data = manifest_bytes(doc)
+    already = not objects.put_if_absent(keys.manifest, data)
+    if already:
+        data = objects.get(keys.manifest)
+        existing = json.loads(data)
+        if existing["semantic_digest"] != report.semantic_digest:
+            raise FrozenRevisionImmutable(
+                f"dataset {keys.namespace} revision {keys.revision} froze already with another selection "
+                f"(semantic digest {existing['semantic_digest']}, now {report.semantic_digest}); "
+                f"a frozen revision is immutable: start a new revision")
+    sha = hashlib.sha256(data).hexdigest()
+    objects.put_if_absent(keys.freeze_report, json.dumps(report.to_dict(), indent=2).encode() + b"\n")
+    event = build_document("handoff-event", {
+        "event_id": f"{keys.namespace}-{keys.revision}-{sha[:12]}",
+        "kind": "freeze",
+        "created_at": json.loads(data)["created_at"],
+        "subject": {"namespace": keys.namespace, "revision": keys.revision},
+        "manifest": {"path": objects.location(keys.manifest), "sha256": sha,
+                     "semantic_digest": report.semantic_digest},
+    }, "freeze handoff event")
+    event_key = handoff_key("freeze", event["event_id"])
+    objects.put_if_absent(event_key, json.dumps(event, indent=2).encode() + b"\n")
+    return FreezeResult(report=report, manifest=objects.location(keys.manifest), manifest_sha256=sha,
+                        semantic_digest=report.semantic_digest, handoff_event=objects.location(event_key),
+                        already_frozen=already)

@@ -1,0 +1,60 @@
+"""Where a dataset revision's objects live in the object store (`storage/objects.py`).
+
+    datasets/<namespace>/<revision>/dataset.json                 the spec (written once)
+    datasets/<namespace>/<revision>/chain/<sequence>.json         one link per publication
+    datasets/<namespace>/<revision>/publications/<task>/<pub>/    the publications themselves
+    datasets/<namespace>/<revision>/outcomes/<seed_id>.json       last outcome per seed (status)
+    datasets/<namespace>/<revision>/freeze/split-manifest.json    written once: the revision froze
+    handoff/<kind>/<event_id>.json                                publication and freeze events
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+PUBLICATIONS = "publications"  # publications outside any dataset revision
+HANDOFF = "handoff"
+
+
+@dataclass(frozen=True)
+class RevisionKeys:
+    namespace: str
+    revision: str
+
+    @property
+    def root(self) -> str:
+        return f"datasets/{self.namespace}/{self.revision}"
+
+    @property
+    def spec(self) -> str:
+        return f"{self.root}/dataset.json"
+
+    @property
+    def chain(self) -> str:
+        return f"{self.root}/chain/"
+
+    def link(self, sequence: int) -> str:
+        return f"{self.root}/chain/{sequence:06d}.json"
+
+    @property
+    def publications(self) -> str:
+        return f"{self.root}/publications"
+
+    def outcome(self, seed_id: str) -> str:
+        return f"{self.root}/outcomes/{seed_id}.json"
+
+    @property
+    def outcomes(self) -> str:
+        return f"{self.root}/outcomes/"
+
+    @property
+    def manifest(self) -> str:
+        return f"{self.root}/freeze/split-manifest.json"
+
+    @property
+    def freeze_report(self) -> str:
+        return f"{self.root}/freeze/freeze-report.json"
+
+
+def handoff_key(kind: str, event_id: str) -> str:
+    return f"{HANDOFF}/{kind}/{event_id}.json"

@@ -1,0 +1,72 @@
+"""Reading a dataset revision: its spec, its published candidates, whether it froze."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from contracts.models import DatasetSpec
+from contracts.validation import validate_document
+from dataset_revisions.chain import ChainLink, read_chain
+from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.selection import Candidate
+from storage.objects import ObjectMissing, ObjectStore
+
+
+class DatasetNotFound(LookupError):
+    """No dataset.json for that namespace and revision."""
+
+
+def read_spec(objects: ObjectStore, keys: RevisionKeys) -> tuple[DatasetSpec, str]:
+    """The revision's spec and the sha256 of its dataset.json."""
+    try:
+        data = objects.get(keys.spec)
+    except ObjectMissing:
+        raise DatasetNotFound(f"dataset {keys.namespace} revision {keys.revision} not found: "
+                              f"no {objects.location(keys.spec)}") from None
+    spec = validate_document("dataset-spec", json.loads(data), objects.location(keys.spec))
+    return spec, hashlib.sha256(data).hexdigest()
+
+
+def is_frozen(objects: ObjectStore, keys: RevisionKeys) -> bool:
+    return objects.exists(keys.manifest)
+
+
+def object_sha256(objects: ObjectStore, key: str) -> str | None:
+    """sha256 of an object's bytes, None when it is missing (streamed for local files)."""
+    local = objects.local_path(key)
+    if local is not None:
+        if not local.is_file():
+            return None
+        digest = hashlib.sha256()
+        with open(local, "rb") as f:
+            while chunk := f.read(1 << 20):
+                digest.update(chunk)
+        return digest.hexdigest()
+    try:
+        return hashlib.sha256(objects.get(key)).hexdigest()
+    except ObjectMissing:
+        return None
+
+
+def committed_links(objects: ObjectStore, keys: RevisionKeys) -> list[ChainLink]:
+    """Links whose publication.json is in place with the sha256 the link records (a link whose
+    commit did not finish, or whose publication changed, is not a candidate; `verify` names it)."""
+    return [link for link in read_chain(objects, keys)
+            if object_sha256(objects, f"{link.publication_key}/publication.json") == link.publication_sha256]
+
+
+def candidates(objects: ObjectStore, keys: RevisionKeys) -> list[Candidate]:
+    """The latest committed publication of each task in the revision."""
+    latest: dict[str, ChainLink] = {}
+    for link in committed_links(objects, keys):
+        latest[link.task_id] = link
+    return [Candidate(task_id=l.task_id, task_version=l.task_version, publication_id=l.publication_id,
+                      publication_sha256=l.publication_sha256, source=l.source,
+                      workflow_group=l.workflow_group, profession=l.profession_primary)
+            for l in sorted(latest.values(), key=lambda l: l.task_id)]
+
+
+def outcomes(objects: ObjectStore, keys: RevisionKeys) -> list[dict]:
+    """The last recorded outcome of each seed (published, failed, ...)."""
+    return [json.loads(objects.get(key)) for key in objects.list(keys.outcomes) if key.endswith(".json")]

@@ -1,0 +1,268 @@
+"""Dataset revisions on the real store and real files, no Blender (issue 9, points 1, 3, 4):
+publications joining a revision's hash chain through the real `publish_task`, freeze-check and
+its rules (each with a failing case), freeze, and `verify` naming a changed or missing file."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+from temporalio.exceptions import ApplicationError
+
+from activities.datasets import DatasetActivities
+from activities.packaging import PackagingActivities
+from activities.store import FilesystemStore
+from contracts.payloads import DatasetRef, OpenRevisionInput, PublishInput, TaskIdentity
+from dataset_revisions import freeze_rules
+from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
+from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.revision import candidates
+from dataset_revisions.selection import Candidate, select
+from dataset_revisions.verify import verify_revision
+from storage.objects import FilesystemObjects
+from tests.unit.test_rerun_consistency import draft_package, evaluation
+from tests.unit.test_rerun_consistency import freeze as freeze_task
+
+ROOT = Path(__file__).resolve().parents[2]
+NOW = "2026-11-30T10:00:00+00:00"
+KEYS = RevisionKeys("demo", "r1")
+SPEC = {"namespace": "demo", "revision": "r1", "seeds": ["seeds/table-model"],
+        "splits": {"train": 2, "validation": 1, "test": 1}, "max_per_source": 2,
+        "coverage": {"min_groups_per_split": 1, "min_professions_per_split": 1, "min_sources": 3},
+        "selection_seed": 3}
+# task id -> (source, workflow, profession): three sources, the first with two tasks
+TASKS = {"alpha": ("src-a", "MOD-01", "PRF-3DART"), "beta": ("src-a", "MAT-01", "PRF-LOOKDEV"),
+         "gamma": ("src-b", "ANI-07", "PRF-ANIM"), "delta": ("src-c", "SCN-03", "PRF-ENV")}
+
+
+@dataclasses.dataclass
+class Revision:
+    objects: FilesystemObjects
+    store: FilesystemStore
+    frozen: object  # a frozen stand-in task (table-model's draft files)
+    tmp: Path
+
+    def publish(self, task_id: str, run: str = "run-1", keys: RevisionKeys = KEYS):
+        source, workflow, profession = TASKS[task_id]
+        identity = TaskIdentity(task_id, "v1-x", "vv2-00000000000000aa", "", workflow, profession)
+        frozen = dataclasses.replace(self.frozen, task_id=task_id, identity=identity)
+        record = self.store.put_json({"provenance": {"source": source}})
+        return PackagingActivities(self.store, self.objects).publish_task(PublishInput(
+            task_id, frozen, evaluation(self.store, run), record, NOW, None,
+            DatasetRef(keys.namespace, keys.revision)))
+
+
+def open_revision(objects: FilesystemObjects, spec: dict):
+    return DatasetActivities(objects, ROOT).open_dataset_revision(OpenRevisionInput(spec, None, NOW))
+
+
+@pytest.fixture
+def rev(tmp_path) -> Revision:
+    store = FilesystemStore(tmp_path / "store")
+    objects = FilesystemObjects(tmp_path / "var")
+    open_revision(objects, SPEC)
+    frozen = freeze_task(store, tmp_path, draft_package(store, tmp_path), "c", NOW)
+    return Revision(objects, store, frozen, tmp_path)
+
+
+def test_publications_in_a_revision_form_a_hash_chain(rev):
+    results = [rev.publish(t) for t in TASKS]
+    assert [r.dataset_sequence for r in results] == [1, 2, 3, 4]
+    docs = [json.loads((Path(r.path) / "publication.json").read_text()) for r in results]
+    assert docs[0]["dataset"]["previous"] is None
+    for prev, (r, doc) in zip(results, list(zip(results, docs))[1:]):
+        assert doc["dataset"]["previous"] == {"publication_id": prev.publication_id,
+                                              "sha256": prev.publication_json.sha256}
+    assert all(Path(r.path).is_relative_to(rev.tmp / "var" / "datasets" / "demo" / "r1") for r in results)
+    # a retry of the same publication (same content) is the same link, not a new one
+    again = rev.publish("alpha")
+    assert (again.publication_id, again.dataset_sequence) == (results[0].publication_id, 1)
+    assert len(rev.objects.list(KEYS.chain)) == 4
+    assert verify_revision(rev.objects, KEYS).ok
+
+
+def test_concurrent_publishers_never_share_a_link(rev):
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(rev.publish, TASKS))
+    assert sorted(r.dataset_sequence for r in results) == [1, 2, 3, 4]
+    report = verify_revision(rev.objects, KEYS)
+    assert report.ok, report.problems
+    assert report.publications == 4
+
+
+def test_a_crash_between_the_link_and_publication_json_is_finished_by_the_retry(rev):
+    first = rev.publish("alpha")
+    pj = Path(first.path) / "publication.json"
+    pj.unlink()  # the activity died after claiming its link
+    assert not verify_revision(rev.objects, KEYS).ok
+    retried = rev.publish("alpha")
+    assert retried.publication_id == first.publication_id and pj.is_file()
+    assert verify_revision(rev.objects, KEYS).ok
+
+
+def test_freeze_check_reports_ready_and_writes_nothing(rev):
+    for t in TASKS:
+        rev.publish(t)
+    before = rev.objects.list("")
+    report = freeze_check(rev.objects, KEYS)
+    assert report.freeze_ready, report.gaps
+    assert {n: s.count for n, s in report.splits.items()} == {"train": 2, "validation": 1, "test": 1}
+    assert report.splits["train"].sources == ["src-a"]  # the two-task source fills train
+    assert rev.objects.list("") == before
+    assert freeze_check(rev.objects, KEYS).semantic_digest == report.semantic_digest
+
+
+def test_freeze_writes_the_manifest_once_and_the_revision_stays_frozen(rev):
+    for t in TASKS:
+        rev.publish(t)
+    result = freeze(rev.objects, KEYS, NOW)
+    manifest = json.loads(Path(result.manifest).read_text())
+    assert manifest["semantic_digest"] == result.semantic_digest
+    assert {s: [e["task_id"] for e in es] for s, es in manifest["splits"].items()} == {
+        s: summary.tasks for s, summary in result.report.splits.items()}
+    assert sorted(e["task_id"] for es in manifest["splits"].values() for e in es) == sorted(TASKS)
+    event = json.loads(Path(result.handoff_event).read_text())
+    assert event["kind"] == "freeze" and event["manifest"]["sha256"] == result.manifest_sha256
+    again = freeze(rev.objects, KEYS, "2026-12-01T00:00:00+00:00")
+    assert again.already_frozen and again.manifest_sha256 == result.manifest_sha256
+    with pytest.raises(ApplicationError, match="frozen") as e:
+        rev.publish("alpha", run="run-2")
+    assert e.value.non_retryable
+    with pytest.raises(ApplicationError, match="is frozen"):
+        open_revision(rev.objects, SPEC)
+    assert verify_revision(rev.objects, KEYS).ok
+
+
+def test_freeze_refuses_a_revision_with_gaps(rev):
+    rev.publish("alpha")
+    with pytest.raises(FreezeNotReady, match="split_minimums") as e:
+        freeze(rev.objects, KEYS, NOW)
+    assert {g.rule for g in e.value.gaps} >= {"split_minimums", "source_coverage"}
+    assert not rev.objects.exists(KEYS.manifest)
+
+
+def test_verify_names_a_changed_and_a_missing_file(rev):
+    results = [rev.publish(t) for t in TASKS]
+    target = Path(results[2].path) / "task" / "instruction.md"
+    target.chmod(0o644)
+    data = bytearray(target.read_bytes())
+    data[0] ^= 1  # one byte
+    target.write_bytes(bytes(data))
+    (Path(results[1].path) / "evaluation" / "report.json").unlink()
+    report = verify_revision(rev.objects, KEYS)
+    assert not report.ok
+    assert any(p.startswith("changed: ") and p.split()[1] == str(target) for p in report.problems)
+    assert any(p.startswith("missing: ") and p.endswith("evaluation/report.json") for p in report.problems)
+    assert len(report.problems) == 2, report.problems
+
+
+def test_verify_names_a_rewritten_publication_json_and_the_broken_link(rev):
+    results = [rev.publish(t) for t in TASKS]
+    pj = Path(results[1].path) / "publication.json"
+    doc = json.loads(pj.read_text())
+    doc["created_at"] = "2026-12-24T00:00:00+00:00"
+    pj.chmod(0o644)
+    pj.write_text(json.dumps(doc, indent=2) + "\n")
+    problems = verify_revision(rev.objects, KEYS).problems
+    assert any(p.startswith(f"changed: {pj}") for p in problems), problems
+
+
+def test_a_revision_spec_never_changes_and_bad_specs_write_nothing(tmp_path):
+    objects = FilesystemObjects(tmp_path / "var")
+    with pytest.raises(ApplicationError, match=r"splits\.train: 0 is less than the minimum of 1") as e:
+        open_revision(objects, {**SPEC, "splits": {"train": 0}})
+    assert e.value.type == "InvalidDatasetSpec" and e.value.non_retryable
+    with pytest.raises(ApplicationError, match=r"seeds\[1\]: seeds/nope has no seed.json"):
+        open_revision(objects, {**SPEC, "seeds": ["seeds/table-model", "seeds/nope"]})
+    assert objects.list("") == []
+    plan = open_revision(objects, SPEC)
+    assert [s.seed_id for s in plan.seeds] == ["table-model"] and plan.published == {}
+    with pytest.raises(ApplicationError, match="exists with another spec") as e:
+        open_revision(objects, {**SPEC, "max_per_source": 3})
+    assert e.value.type == "DatasetSpecConflict"
+    folder = open_revision(FilesystemObjects(tmp_path / "other"), {**SPEC, "seeds": {"folder": "seeds"}})
+    assert {"table-model", "robot-carry"} <= {s.seed_id for s in folder.seeds}
+
+
+# --- each freeze rule has a failing case -----------------------------------------------------
+
+
+def cand(task_id: str, source: str, group: str = "MOD", profession: str = "PRF-3DART") -> Candidate:
+    return Candidate(task_id, "v1", f"{task_id}-r1", "0" * 64, source, group, profession)
+
+
+def spec(**over):
+    from contracts.validation import validate_document
+
+    return validate_document("dataset-spec", {**SPEC, **over}, "spec")
+
+
+def test_split_minimums_rule():
+    gaps = freeze_rules.split_minimums({"train": [cand("a", "s")], "validation": [], "test": []}, spec())
+    assert [g.message for g in gaps] == ["split train holds 1 tasks, needs 2",
+                                         "split validation holds 0 tasks, needs 1",
+                                         "split test holds 0 tasks, needs 1"]
+
+
+def test_max_per_source_rule():
+    sel = {"train": [cand("a", "s"), cand("b", "s"), cand("c", "s")]}
+    assert [g.message for g in freeze_rules.max_per_source(sel, spec())] == [
+        "source 's' has 3 tasks, at most 2 allowed"]
+    assert freeze_rules.max_per_source({"train": [cand("a", "s")]}, spec()) == []
+
+
+def test_sources_isolated_rule():
+    sel = {"train": [cand("a", "s")], "test": [cand("b", "s")]}
+    assert [g.message for g in freeze_rules.sources_isolated(sel, spec())] == [
+        "source 's' is shared by splits test, train"]
+
+
+def test_coverage_rules():
+    sel = {"train": [cand("a", "s", "MOD", "PRF-3DART"), cand("b", "s", "MOD", "PRF-3DART")]}
+    strict = spec(coverage={"min_groups_per_split": 2, "min_professions_per_split": 2, "min_sources": 2})
+    assert [g.rule for g in freeze_rules.group_coverage(sel, strict)] == ["group_coverage"]
+    assert [g.rule for g in freeze_rules.profession_coverage(sel, strict)] == ["profession_coverage"]
+    messages = [g.message for g in freeze_rules.source_coverage(sel, strict)]
+    assert "the splits draw on 1 sources, need 2" in messages
+    assert "split validation draws on 0 sources, needs 1" in messages
+
+
+def test_the_selection_is_deterministic_balanced_and_source_isolated():
+    pool = [cand(f"t{i}", f"s{i % 5}") for i in range(20)]
+    targets = {"train": 6, "validation": 2, "test": 2}
+    one = select(pool, targets, 2, seed=11)
+    assert one == select(list(reversed(pool)), targets, 2, seed=11)
+    assert {k: len(v) for k, v in one.items()} == targets
+    assert freeze_rules.sources_isolated(one, spec()) == []
+    assert freeze_rules.max_per_source(one, spec()) == []
+    others = [select(pool, targets, 2, seed=s) for s in range(12, 20)]
+    assert any(o != one for o in others)  # the seed value matters
+
+
+def test_a_nondeterministic_selector_fails_the_check(rev):
+    for t in TASKS:
+        rev.publish(t)
+    calls = []
+
+    def flaky(pool, targets, max_per_source, seed):
+        """Swaps validation and test on every other call, as a selection keyed on the clock or
+        on listing order might."""
+        calls.append(1)
+        chosen = select(pool, targets, max_per_source, seed)
+        if len(calls) % 2 == 0:
+            chosen["validation"], chosen["test"] = chosen["test"], chosen["validation"]
+        return chosen
+
+    report = freeze_check(rev.objects, KEYS, selector=flaky)
+    assert not report.freeze_ready
+    assert [g.rule for g in report.gaps] == ["selection_deterministic"]
+
+
+def test_candidates_skip_uncommitted_links(rev):
+    first = rev.publish("alpha")
+    rev.publish("gamma")
+    (Path(first.path) / "publication.json").unlink()
+    assert [c.task_id for c in candidates(rev.objects, KEYS)] == ["gamma"]
