@@ -1,8 +1,15 @@
 """Content-addressed store: blobs named by their sha256, trees as manifests of blobs.
 
-The filesystem backend writes atomically (temp file in the same directory, fsync, rename), so a
-reader never sees a half-written object and a crash leaves nothing but a stray temp file. An S3
-backend implements the same `ContentStore` interface.
+One `ContentStore` over an `ObjectStore` (`storage/`): a directory (`FilesystemStore(root)`)
+or an S3 bucket (`ContentStore(S3Objects(...))`), chosen by `ARKEVO_STORE` in
+`store_from_env`. Layout in either: `objects/<2 hex>/<62 hex>` (blobs, create-only, never
+replaced) and `names/<name>.json` (named pointers, the one mutable part).
+
+A blob is first copied to a local temp file while its sha256 is computed, then written under its
+key from that file, so what is stored always matches its name even if the source changes
+meanwhile. On disk the temp file is fsynced and hard-linked into place (create-only; read-only
+mode), so a reader never sees a half-written object and a crash leaves nothing but a stray temp
+file; on S3 the write is a conditional PUT. Reads verify the sha256.
 """
 
 from __future__ import annotations
@@ -10,13 +17,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
 import tempfile
-from abc import ABC, abstractmethod
 from pathlib import Path
 
 from contracts.digests import canonical_json_bytes, sha256_file
 from contracts.payloads import BlobRef
+from storage.objects import FilesystemObjects, ObjectMissing, ObjectStore, check_key
+from storage.uri import filesystem_root, objects_from_uri
 
 _CHUNK = 1 << 20
 
@@ -25,26 +32,76 @@ class StoreIntegrityError(Exception):
     """A stored object's bytes no longer match its sha256."""
 
 
-class ContentStore(ABC):
-    """Minimal interface the pipeline needs; keys are derived from content only."""
+class ContentStore:
+    """Blobs keyed by their content in an `ObjectStore`; `backend` is that object store (the
+    same place publications and datasets go)."""
 
-    @abstractmethod
-    def put_file(self, path: Path) -> BlobRef: ...
+    def __init__(self, backend: ObjectStore):
+        self.backend = backend
 
-    @abstractmethod
-    def put_bytes(self, data: bytes) -> BlobRef: ...
+    def ref_for(self, sha256: str, size: int) -> BlobRef:
+        return BlobRef(key=f"objects/{sha256[:2]}/{sha256[2:]}", sha256=sha256, size=size)
 
-    @abstractmethod
-    def get_bytes(self, ref: BlobRef) -> bytes: ...
+    def location(self, ref: BlobRef) -> str:
+        """Where a person finds the blob: a path or an s3:// URI."""
+        return self.backend.location(ref.key)
 
-    @abstractmethod
-    def fetch_to(self, ref: BlobRef, dest: Path) -> Path: ...
+    def put_file(self, path: Path) -> BlobRef:
+        digest = hashlib.sha256()
+        size = 0
+        fd, tmp_name = tempfile.mkstemp(dir=self.backend.staging_dir(), prefix="put-")
+        try:
+            with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
+                while chunk := src.read(_CHUNK):
+                    digest.update(chunk)
+                    size += len(chunk)
+                    out.write(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+            ref = self.ref_for(digest.hexdigest(), size)
+            self.backend.put_staged_if_absent(ref.key, Path(tmp_name))
+            return ref
+        finally:
+            Path(tmp_name).unlink(missing_ok=True)
 
-    @abstractmethod
-    def exists(self, ref: BlobRef) -> bool: ...
+    def put_bytes(self, data: bytes) -> BlobRef:
+        ref = self.ref_for(hashlib.sha256(data).hexdigest(), len(data))
+        self.backend.put_if_absent(ref.key, data)
+        return ref
 
-    @abstractmethod
-    def count(self) -> int: ...
+    def _mismatch(self, ref: BlobRef) -> StoreIntegrityError:
+        return StoreIntegrityError(
+            f"store object {self.location(ref)} does not match sha256 {ref.sha256}")
+
+    def get_bytes(self, ref: BlobRef) -> bytes:
+        data = self.backend.get(ref.key)
+        if hashlib.sha256(data).hexdigest() != ref.sha256:
+            raise self._mismatch(ref)
+        return data
+
+    def fetch_to(self, ref: BlobRef, dest: Path) -> Path:
+        """Copy the blob to `dest`, verified: on a mismatch nothing is left at `dest` (an
+        existing file there stays as it was)."""
+        dest = Path(dest)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+        os.close(fd)
+        tmp = Path(tmp_name)
+        try:
+            self.backend.download(ref.key, tmp)
+            if sha256_file(tmp) != ref.sha256:
+                raise self._mismatch(ref)
+            os.chmod(tmp, 0o644)
+            os.replace(tmp, dest)
+        finally:
+            tmp.unlink(missing_ok=True)
+        return dest
+
+    def exists(self, ref: BlobRef) -> bool:
+        return self.backend.exists(ref.key)
+
+    def count(self) -> int:
+        return len(self.backend.list("objects/"))
 
     # Trees are JSON manifests {"files": {relpath: {"sha256", "size"}}} stored as blobs.
 
@@ -86,121 +143,42 @@ class ContentStore(ABC):
             self.fetch_to(self.ref_for(entry["sha256"], entry["size"]), out)
         return dest
 
-    @abstractmethod
-    def ref_for(self, sha256: str, size: int) -> BlobRef: ...
-
     # Named pointers: the only mutable part of the store, used as caches keyed by content
     # digests (e.g. a workspace build keyed by its inputs), so a rerun reuses what matches.
 
-    @abstractmethod
-    def set_name(self, name: str, ref: BlobRef) -> None: ...
+    @staticmethod
+    def _name_key(name: str) -> str:
+        if not all(part and part not in (".", "..") for part in name.split("/")):
+            raise ValueError(f"invalid store name {name!r}")
+        return check_key(f"names/{name}.json")
 
-    @abstractmethod
-    def get_name(self, name: str) -> BlobRef | None: ...
+    def set_name(self, name: str, ref: BlobRef) -> None:
+        self.backend.replace(self._name_key(name), canonical_json_bytes(ref.__dict__))
+
+    def get_name(self, name: str) -> BlobRef | None:
+        try:
+            ref = BlobRef(**json.loads(self.backend.get(self._name_key(name))))
+        except ObjectMissing:
+            return None
+        return ref if self.exists(ref) else None
 
 
 class FilesystemStore(ContentStore):
-    """`<root>/objects/<2 hex>/<62 hex>`; identical content is stored once."""
+    """The store in a directory: `<root>/objects/<2 hex>/<62 hex>`, `<root>/names/`, temp files
+    in `<root>/tmp`; identical content is stored once."""
 
     def __init__(self, root: Path):
         self.root = Path(root)
         self.objects = self.root / "objects"
         self.tmp = self.root / "tmp"
-
-    def ref_for(self, sha256: str, size: int) -> BlobRef:
-        return BlobRef(key=f"objects/{sha256[:2]}/{sha256[2:]}", sha256=sha256, size=size)
-
-    def _path(self, ref: BlobRef) -> Path:
-        return self.root / ref.key
-
-    def put_file(self, path: Path) -> BlobRef:
-        self.tmp.mkdir(parents=True, exist_ok=True)
-        digest = hashlib.sha256()
-        size = 0
-        fd, tmp_name = tempfile.mkstemp(dir=self.tmp, prefix="put-")
-        try:
-            with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
-                while chunk := src.read(_CHUNK):
-                    digest.update(chunk)
-                    size += len(chunk)
-                    out.write(chunk)
-                out.flush()
-                os.fsync(out.fileno())
-            return self._commit(Path(tmp_name), digest.hexdigest(), size)
-        finally:
-            Path(tmp_name).unlink(missing_ok=True)
-
-    def put_bytes(self, data: bytes) -> BlobRef:
-        self.tmp.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=self.tmp, prefix="put-")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-                out.flush()
-                os.fsync(out.fileno())
-            return self._commit(Path(tmp_name), hashlib.sha256(data).hexdigest(), len(data))
-        finally:
-            Path(tmp_name).unlink(missing_ok=True)
-
-    def _commit(self, tmp: Path, sha256: str, size: int) -> BlobRef:
-        ref = self.ref_for(sha256, size)
-        dest = self._path(ref)
-        if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            os.chmod(tmp, 0o444)
-            os.replace(tmp, dest)
-        return ref
-
-    def get_bytes(self, ref: BlobRef) -> bytes:
-        data = self._path(ref).read_bytes()
-        if hashlib.sha256(data).hexdigest() != ref.sha256:
-            raise StoreIntegrityError(f"store object {ref.key} does not match sha256 {ref.sha256}")
-        return data
-
-    def fetch_to(self, ref: BlobRef, dest: Path) -> Path:
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        src = self._path(ref)
-        if not src.exists():
-            raise FileNotFoundError(f"store object {ref.key} is missing under {self.root}")
-        tmp = dest.with_name(f".{dest.name}.part")
-        shutil.copyfile(src, tmp)
-        os.chmod(tmp, 0o644)
-        if sha256_file(tmp) != ref.sha256:
-            tmp.unlink()
-            raise StoreIntegrityError(f"store object {ref.key} does not match sha256 {ref.sha256}")
-        os.replace(tmp, dest)
-        return dest
-
-    def exists(self, ref: BlobRef) -> bool:
-        return self._path(ref).exists()
-
-    def _name_path(self, name: str) -> Path:
-        if not all(part and part not in (".", "..") for part in name.split("/")):
-            raise ValueError(f"invalid store name {name!r}")
-        return self.root / "names" / f"{name}.json"
-
-    def set_name(self, name: str, ref: BlobRef) -> None:
-        path = self._name_path(name)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(canonical_json_bytes(ref.__dict__))
-        os.replace(tmp, path)
-
-    def get_name(self, name: str) -> BlobRef | None:
-        path = self._name_path(name)
-        if not path.exists():
-            return None
-        ref = BlobRef(**json.loads(path.read_text()))
-        return ref if self.exists(ref) else None
-
-    def count(self) -> int:
-        if not self.objects.exists():
-            return 0
-        return sum(1 for p in self.objects.rglob("*") if p.is_file())
+        super().__init__(FilesystemObjects(self.root))
 
 
 def store_from_env(project_root: Path) -> ContentStore:
-    """The store configured for this process: `ARKEVO_STORE` (a directory) or `var/store`."""
-    root = os.environ.get("ARKEVO_STORE") or str(project_root / "var" / "store")
-    return FilesystemStore(Path(root))
+    """The store configured for this process: `ARKEVO_STORE` (a directory, `file://…` or
+    `s3://bucket[/prefix]`), default `<project_root>/var/store`."""
+    value = os.environ.get("ARKEVO_STORE") or str(project_root / "var" / "store")
+    root = filesystem_root(value)
+    if root is not None:
+        return FilesystemStore(root)
+    return ContentStore(objects_from_uri(value))

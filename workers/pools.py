@@ -19,7 +19,6 @@ from activities.model_drafts import ModelDraftActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.scoring import ScoringActivities
-from activities.store import FilesystemStore
 from activities.trial_backends import LocalBackend, TrialBackend, backend_from_env
 from activities.trials import TrialActivities
 from activities.vl_judge import JudgeActivities
@@ -45,7 +44,7 @@ WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWo
 
 
 def cpu_activities(settings: Settings) -> list:
-    store = FilesystemStore(settings.store_root)
+    store = settings.content_store()
     admission = AdmissionActivities(store, PROJECT_ROOT)
     authoring = AuthoringActivities(store)
     review = ReviewActivities(store, settings.tasks)
@@ -66,7 +65,7 @@ def cpu_activities(settings: Settings) -> list:
 
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
-    store = FilesystemStore(settings.store_root)
+    store = settings.content_store()
     backend = backend or backend_from_env()
     # The one switch (ARKEVO_TRIAL_BACKEND) also decides where Blender opens outside code here:
     # build scripts and deliveries run in the sandbox unless trials run unisolated.
@@ -83,7 +82,7 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
 
 def llm_activities(settings: Settings) -> list:
     """Model calls; the token bucket (ARKEVO_LLM_RPM, default 4/min) is this process's."""
-    store = FilesystemStore(settings.store_root)
+    store = settings.content_store()
     derivation = DerivationActivities(store, PROJECT_ROOT)
     return [JudgeActivities(store).judge_vl, ReviewerActivities(store).final_review,
             derivation.extract_pattern, derivation.generate_candidates,

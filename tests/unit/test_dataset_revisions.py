@@ -266,3 +266,32 @@ def test_candidates_skip_uncommitted_links(rev):
     rev.publish("gamma")
     (Path(first.path) / "publication.json").unlink()
     assert [c.task_id for c in candidates(rev.objects, KEYS)] == ["gamma"]
+
+
+# --- the same on S3 (moto's server on loopback) -------------------------------------------------
+
+
+def test_a_revision_on_s3_chains_freezes_and_verifies(tmp_path, s3_client, s3_bucket):
+    from activities.store import ContentStore
+    from storage.s3 import S3Objects
+
+    store = ContentStore(S3Objects(s3_bucket, "store", s3_client))
+    objects = S3Objects(s3_bucket, "var", s3_client)
+    open_revision(objects, SPEC)
+    frozen = freeze_task(store, tmp_path, draft_package(store, tmp_path), "c", NOW)
+    rev = Revision(objects, store, frozen, tmp_path)
+    results = [rev.publish(t) for t in TASKS]
+    assert results[0].path == f"s3://{s3_bucket}/var/datasets/demo/r1/publications/alpha/alpha-r1"
+    assert [r.dataset_sequence for r in results] == [1, 2, 3, 4]
+    event = json.loads(objects.get(results[3].handoff_event.split(f"{s3_bucket}/var/", 1)[1]))
+    assert event["publication"]["sha256"] == results[3].publication_json.sha256
+    frozen_rev = freeze(objects, KEYS, NOW)
+    assert frozen_rev.manifest == f"s3://{s3_bucket}/var/{KEYS.manifest}"
+    assert verify_revision(objects, KEYS).ok
+    # immutability is the server's: a second conditional write of the manifest is refused
+    assert not objects.put_if_absent(KEYS.manifest, b"{}")
+    key = "var/datasets/demo/r1/publications/gamma/gamma-r1/task/instruction.md"
+    body = s3_client.get_object(Bucket=s3_bucket, Key=key)["Body"].read()
+    s3_client.put_object(Bucket=s3_bucket, Key=key, Body=body + b" ")  # tampered out of band
+    problems = verify_revision(objects, KEYS).problems
+    assert [p.split(" (")[0] for p in problems] == [f"changed: s3://{s3_bucket}/{key}"]
