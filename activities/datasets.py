@@ -31,8 +31,9 @@ def _invalid(message: str) -> ApplicationError:
 
 
 def spec_bytes(doc: dict) -> bytes:
-    # Key order kept: the order of `splits` breaks selection ties (datasets/selection.py).
-    return json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n"
+    """Canonical (sorted keys): the same spec gives the same bytes however it travelled (a
+    Temporal payload sorts keys, a file need not)."""
+    return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode() + b"\n"
 
 
 class DatasetActivities:

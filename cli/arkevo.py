@@ -25,8 +25,8 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-console = Console()
-err = Console(stderr=True)
+console = Console(soft_wrap=True)  # paths and digests stay on one line (greppable)
+err = Console(stderr=True, soft_wrap=True)
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 

@@ -8,7 +8,7 @@ order comes from sha256(seed value, name), never from listing order or the clock
    at most `max_per_source`.
 2. Take sources largest first (ties by sha256(seed, source)); give each whole source to a
    split that can still take all of it (or, when none can, to any split still short), the one
-   furthest from its target (relative gap, then absolute; ties in the spec's split order), up
+   furthest from its target (relative gap, then absolute; ties by split name), up
    to what that split still needs. A source never lands in two splits; what a split cannot
    take of it stays unused.
 """
@@ -42,7 +42,7 @@ def select(candidates: list[Candidate], targets: dict[str, int], max_per_source:
     capped = {s: sorted(cs, key=lambda c: _rank(seed, c.task_id))[:max_per_source]
               for s, cs in by_source.items()}
     order = sorted(capped, key=lambda s: (-len(capped[s]), _rank(seed, s)))
-    splits = list(targets)
+    splits = sorted(targets)  # never the spec's key order: JSON payloads may sort keys
     chosen: dict[str, list[Candidate]] = {name: [] for name in splits}
     for source in order:
         open_splits = [s for s in splits if len(chosen[s]) < targets[s]]

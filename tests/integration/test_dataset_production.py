@@ -1,0 +1,137 @@
+"""A dataset revision end to end, on a stack like `make up` runs it: the `temporal` dev server
+and the four worker pools as separate processes (so one can be killed), real Blender in the
+sandbox, the `temporal` and `arkevo` command lines.
+
+Two bundled seeds (their trials cut to one oracle attempt, to keep the suite's time) go through
+DatasetProduction; the control worker — the one running DatasetProduction and its
+TaskProductions — is killed -9 mid-run and started again; the revision still ends with each
+seed published exactly once, every trial recorded once, and a chain that verifies. Then the
+same spec, submitted again with `temporal workflow start`, resumes: nothing produced twice.
+`arkevo dataset freeze-check / freeze / verify` freeze it into two splits; one changed byte
+makes `verify` fail naming the file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from contracts import queues
+from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+from dataset_revisions.layout import RevisionKeys
+from tests.conftest import free_port
+from workers.settings import PROJECT_ROOT
+from workers.stack import Stack
+
+pytestmark = [pytest.mark.blender, pytest.mark.temporal]
+
+SPEC = {
+    "namespace": "it",
+    "revision": "r1",
+    "seeds": ["seeds/table-model", "seeds/robot-carry"],
+    "splits": {"train": 1, "test": 1},
+    "max_per_source": 1,
+    "coverage": {"min_groups_per_split": 1, "min_professions_per_split": 1, "min_sources": 2},
+    "selection_seed": 5,
+    "concurrency": 2,
+    "options": {"pilot_policies": ["oracle"], "evaluation_policies": ["oracle"], "k": 1},
+}
+KEYS = RevisionKeys("it", "r1")
+ARKEVO = PROJECT_ROOT / ".venv" / "bin" / "arkevo"
+
+
+@pytest.fixture
+def stack(tmp_path):
+    stack = Stack(tmp_path / "var", free_port(), free_port())
+    stack.up()
+    yield stack
+    stack.down()
+
+
+def run_cli(stack: Stack, *argv: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "ARKEVO_VAR": str(stack.var), "ARKEVO_TEMPORAL_ADDRESS": stack.address}
+    return subprocess.run([*argv], env=env, capture_output=True, text=True, timeout=120, cwd=PROJECT_ROOT)
+
+
+async def wait_for_stage(client, wid: str, stages: set[str], timeout: float = 300) -> None:
+    """Until a TaskProduction child of `wid` is in one of `stages`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        for seed_id in ("table-model", "robot-carry"):
+            try:
+                p = await client.get_workflow_handle(f"{wid}.{seed_id}").query("progress")
+            except Exception:  # noqa: BLE001 — not started yet
+                continue
+            if p.get("stage") in stages:
+                return
+        await asyncio.sleep(1)
+    raise AssertionError(f"no child of {wid} reached {stages} in {timeout}s")
+
+
+async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_verifies(stack, tmp_path):
+    from temporalio.client import Client
+
+    client = await Client.connect(stack.address)
+    wid = "dataset-it-r1"
+    handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=SPEC), id=wid,
+                                         task_queue=queues.CONTROL, result_type=DatasetProductionResult)
+    await wait_for_stage(client, wid, {"03-authoring", "04-trial-solves", "05-review"})
+    control = stack._alive("worker-control")
+    os.killpg(control, signal.SIGKILL)  # mid-run: workflows in flight on that worker
+    await asyncio.sleep(1)
+    assert not stack._alive("worker-control")
+    stack.up()  # starts the dead worker again
+
+    result = await asyncio.wait_for(handle.result(), 600)
+    assert result.failed == {}
+    assert sorted(result.published) == ["robot-carry", "table-model"] and result.skipped == []
+
+    objects_root = stack.var
+    links = sorted((objects_root / KEYS.root / "chain").glob("*.json"))
+    assert [json.loads(p.read_text())["seed_id"] for p in links].count("table-model") == 1
+    assert len(links) == 2  # nothing lost, nothing published twice
+    for link in map(lambda p: json.loads(p.read_text()), links):
+        trials = (objects_root / link["publication_key"] / "evaluation" / "trials.jsonl").read_text().splitlines()
+        ids = [json.loads(t)["trial_id"] for t in trials]
+        assert len(ids) == len(set(ids)) == 1, ids  # one oracle attempt, recorded once
+
+    # the same spec again, as a user would submit it: everything is already there
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(SPEC))
+    temporal = str(Path(sys.executable).parent / "temporal")
+    started = run_cli(stack, temporal, "workflow", "start", "--address", stack.address,
+                      "--task-queue", queues.CONTROL, "--type", "DatasetProduction",
+                      "--workflow-id", "dataset-it-r1-again",
+                      "--input", json.dumps({"spec_path": str(spec_file)}))
+    assert started.returncode == 0, started.stderr
+    again = await client.get_workflow_handle("dataset-it-r1-again",
+                                             result_type=DatasetProductionResult).result()
+    assert sorted(again.skipped) == ["robot-carry", "table-model"] and again.failed == {}
+    assert len(list((objects_root / KEYS.root / "chain").glob("*.json"))) == 2
+
+    revision = ["--namespace", "it", "--revision", "r1"]
+    check = run_cli(stack, str(ARKEVO), "dataset", "freeze-check", *revision, "--json")
+    assert check.returncode == 0, check.stdout + check.stderr
+    report = json.loads(check.stdout)
+    assert report["freeze_ready"] and {s: v["count"] for s, v in report["splits"].items()} == {"train": 1, "test": 1}
+    frozen = run_cli(stack, str(ARKEVO), "dataset", "freeze", *revision, "--json")
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    frozen = json.loads(frozen.stdout)
+    manifest = Path(frozen["manifest"])
+    assert json.loads(manifest.read_text())["semantic_digest"] == frozen["semantic_digest"]
+    assert run_cli(stack, str(ARKEVO), "dataset", "verify", *revision).returncode == 0
+
+    target = objects_root / json.loads(links[0].read_text())["publication_key"] / "task" / "instruction.md"
+    target.chmod(0o644)
+    target.write_bytes(target.read_bytes() + b"\n")  # one byte more
+    verify = run_cli(stack, str(ARKEVO), "dataset", "verify", *revision)
+    assert verify.returncode == 1
+    assert f"changed: {target} (sha256" in verify.stdout
