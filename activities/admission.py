@@ -1,8 +1,10 @@
-"""Stage 02: admit a seed folder — validate it whole, then hash every file into the store.
+"""Stage 02: admit a seed folder — validate it whole, privacy-check it, then hash every file
+into the store.
 
 The one place a seed is validated: the checked draft and the run's settings travel on in the
-result (`DraftPlan`, `RunPlan`), so no later stage parses the draft again. Validation happens
-before the first write, so a bad seed leaves the store untouched.
+result (`DraftPlan`, `RunPlan`), so no later stage parses the draft again. Validation and the
+privacy scan (docs/privacy.md) happen before the first write, so a bad seed leaves the store
+untouched.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from contracts.payloads import (AdmissionInput, AdmissionResult, CalibrationSamp
 from contracts.seed_check import CheckedSeed, check_seed_dir
 from contracts.validation import ContractError
 from drafting.ledger import check_ledger
+from privacy.checkpoints import check_admission
 from verifiers.profiles import ScoringProfileMismatch, check_task_profile
 from verifiers.scorer import JUDGES as VL_JUDGES
 from verifiers.vl import load_judge_config
@@ -57,6 +60,13 @@ class AdmissionActivities:
                                    f"{finding.message}")
 
         files = sorted(set(checked.material_paths) | set(checked.draft_files) | {"seed.json"})
+        # Privacy checkpoint 1 of 3: every file the seed brings in, before anything is stored.
+        # A finding raises PrivacyFinding (not retried); a .blend material whose texts were
+        # never read (only Blender can, in the sandbox) is pending, carried on for review.
+        try:
+            privacy = check_admission(seed_dir, files, manifest.sanitization_policy, self.store)
+        except ContractError as e:  # the named policy is missing or broken
+            raise invalid_seed(f"{req.seed}/seed.json: sanitization_policy: {e}") from e
         tree = self.store.put_tree(seed_dir, files)
         entries = self.store.tree_entries(tree)
         record = {
@@ -71,6 +81,7 @@ class AdmissionActivities:
             ],
             "draft_files": {rel: entries[rel] for rel in checked.draft_files},
             "authoring": "model" if by_model else "human",
+            "privacy": privacy.as_dict(),
         }
         record_ref = self.store.put_json(record)
         activity.logger.info("admitted seed %s: %d files (draft by %s)", manifest.seed_id,
@@ -86,6 +97,7 @@ class AdmissionActivities:
             run=run,
             draft=draft,
             authoring="model" if by_model else "human",
+            privacy_pending=list(privacy.pending),
         )
 
     @activity.defn(name="pipeline_defaults")

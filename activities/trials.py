@@ -13,14 +13,21 @@ from pathlib import Path
 
 from temporalio import activity
 
+from activities.errors import invalid_draft
 from activities.harbor_task import write_harbor_task
 from activities.policies import policy_from_name
 from activities.store import ContentStore
-from activities.trial_backends import TrialBackend
+from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
 from contracts.payloads import TrialOutcome, TrialRequest
+from contracts.validation import ContractError
+from privacy.checkpoints import check_dispatch, unread_blends
+from privacy.policy import load_policy_for
+from sandbox.isolation.settings import SandboxSettings
+from sandbox.script_run import LOCAL, ScriptIsolation
 
 # What scripted policies may read on the worker side; never uploaded to the solver sandbox.
 PRIVILEGED = ("solution/", "private/calibration/")
+FROM_BACKEND = object()  # TrialActivities' default isolation for the .blend reader: the backend's
 
 
 def _now() -> str:
@@ -28,9 +35,14 @@ def _now() -> str:
 
 
 class TrialActivities:
-    def __init__(self, store: ContentStore, backend: TrialBackend):
+    def __init__(self, store: ContentStore, backend: TrialBackend,
+                 sandbox: ScriptIsolation | object = FROM_BACKEND):
         self.store = store
         self.backend = backend
+        # Where the dispatch privacy check opens the task's .blend files: as the trials run
+        # (the one switch): unisolated with the local backend, else in the trial sandbox with
+        # the backend's own sandbox settings.
+        self.sandbox = _isolation_of(backend) if sandbox is FROM_BACKEND else sandbox
 
     @activity.defn(name="run_trial")
     async def run_trial(self, req: TrialRequest) -> TrialOutcome:
@@ -39,6 +51,7 @@ class TrialActivities:
         with tempfile.TemporaryDirectory(prefix=f"arkevo-trial-{req.stage}-") as tmp:
             work = Path(tmp)
             task_dir = write_harbor_task(self.store, req.task_package, work / "task", req.identity)
+            await self._check_privacy(req, task_dir, work)
             scripts = work / "privileged"
             for prefix in PRIVILEGED:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
@@ -63,3 +76,37 @@ class TrialActivities:
             timed_out=run.timed_out,
             failure=run.failure,  # a solver failure: the attempt is still graded
         )
+
+    async def _check_privacy(self, req: TrialRequest, task_dir: Path, work: Path) -> None:
+        """Privacy checkpoint 2 of 3 (docs/privacy.md): what the solver receives, before the
+        agent starts. A finding is the task's content, not the solver's doing: the
+        non-retryable PrivacyFinding, no trial. The .blend files are read in the sandbox once
+        per content (cached); the package's other .blend files (private/reference.blend) are
+        read in the same process, so the export checkpoint finds them read. Still pending
+        afterwards: binaries of unknown type, which the export checkpoint finds again and a
+        reviewer settles there."""
+        entries = self.store.tree_entries(req.task_package)
+        # The package's own statement of its policy (tests/task.json, required by the schema).
+        task = self.store.get_json(self.store.tree_file(req.task_package, "tests/task.json"))
+        try:
+            policy = load_policy_for(task["sanitization_policy"])
+        except ContractError as exc:  # deterministic: no retry makes the policy appear
+            raise invalid_draft(f"tests/task.json: sanitization_policy: {exc}") from exc
+        also = {}
+        for sha, rel in unread_blends(self.store, entries).items():
+            if not rel.startswith("workspace/"):  # the solver's own are in task_dir already
+                also[sha] = self.store.fetch_to(self.store.tree_file(req.task_package, rel),
+                                                work / "privacy" / rel)
+        report = await check_dispatch(task_dir, policy, self.store, sandbox=self.sandbox,
+                                      work=work, also_read=also)
+        for item in report.pending:
+            activity.logger.warning("privacy coverage pending for %s (%s): %s", item.file,
+                                    item.sha256[:12], item.reason)
+
+
+def _isolation_of(backend: TrialBackend) -> ScriptIsolation:
+    if isinstance(backend, LocalBackend):
+        return LOCAL
+    if isinstance(backend, HarborSandboxBackend):
+        return SandboxSettings.split_kwargs(dict(backend.environment_kwargs))[0]
+    return None

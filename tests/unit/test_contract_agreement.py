@@ -235,6 +235,22 @@ SPLIT_MANIFEST = {
     "splits": {"train": [SPLIT_ENTRY], "test": []},
 }
 
+PRIVACY_POLICY = {
+    "policy_id": "rl-task-basic-sanitization",
+    "policy_version": "0.1.0",
+    "title": "Basic sanitization",
+    "rules": [
+        {"id": "aws-access-key-id", "kind": "secret", "description": "an AWS access key id",
+         "pattern": "(?<![A-Z0-9])AKIA[0-9A-Z]{16}(?![A-Z0-9])"},
+        {"id": "email-address", "kind": "personal", "description": "an e-mail address",
+         "pattern": "[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}",
+         "allow": ["@example\\.com$"]},
+        {"id": "payment-card-number", "kind": "personal", "description": "a card number",
+         "pattern": "\\d{16}", "validator": "luhn"},
+    ],
+    "allowed_licences": ["CC0-1.0", "MIT"],
+}
+
 BASE = {
     "seed": SEED,
     "task": TASK,
@@ -246,6 +262,7 @@ BASE = {
     "handoff-event": HANDOFF,
     "dataset-spec": DATASET_SPEC,
     "split-manifest": SPLIT_MANIFEST,
+    "privacy-policy": PRIVACY_POLICY,
 }
 
 VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -305,6 +322,13 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "split-manifest": [
         ("example", SPLIT_MANIFEST),
         ("one-split", _set(SPLIT_MANIFEST, "splits", {"all": [SPLIT_ENTRY]})),
+    ],
+    "privacy-policy": [
+        ("example", PRIVACY_POLICY),
+        ("described", _set(PRIVACY_POLICY, "description", "What the policy is for.")),
+        ("empty-allow", _set(PRIVACY_POLICY, "rules.1.allow", [])),
+        ("project", json.loads((SCHEMA_DIR.parent / "privacy"
+                                / "rl-task-basic-sanitization@0.1.0.json").read_text("utf-8"))),
     ],
 }
 
@@ -456,6 +480,20 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("chain-head-zero", _set(SPLIT_MANIFEST, "chain_head.sequence", 0)),
         ("entry-extra-key", _set(SPLIT_MANIFEST, "splits.train.0.split", "train")),
         ("missing-spec-sha", _drop(SPLIT_MANIFEST, "spec_sha256")),
+    ],
+    "privacy-policy": [
+        ("no-rules", _set(PRIVACY_POLICY, "rules", [])),
+        ("unknown-kind", _set(PRIVACY_POLICY, "rules.0.kind", "licence")),
+        ("unknown-validator", _set(PRIVACY_POLICY, "rules.2.validator", "crc")),
+        ("null-validator", _set(PRIVACY_POLICY, "rules.2.validator", None)),
+        ("null-allow", _set(PRIVACY_POLICY, "rules.1.allow", None)),
+        ("null-description", _set(PRIVACY_POLICY, "description", None)),
+        ("blank-pattern", _set(PRIVACY_POLICY, "rules.0.pattern", " ")),
+        ("uppercase-rule-id", _set(PRIVACY_POLICY, "rules.0.id", "AWS")),
+        ("rule-extra-key", _set(PRIVACY_POLICY, "rules.0.flags", "i")),
+        ("duplicate-licence", _set(PRIVACY_POLICY, "allowed_licences", ["MIT", "MIT"])),
+        ("no-licences", _set(PRIVACY_POLICY, "allowed_licences", [])),
+        ("missing-version", _drop(PRIVACY_POLICY, "policy_version")),
     ],
 }
 
