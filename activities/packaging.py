@@ -18,15 +18,19 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import DATASET_REVISION_FROZEN, PUBLICATION_CONFLICT
+from activities.errors import (DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
+                               PUBLICATION_CONFLICT)
 from activities.harbor_task import write_harbor_task, write_packaged_grading
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
-from contracts.payloads import PublicationResult, PublishInput
+from contracts.payloads import ExportScan, PrivacyPending, PublicationResult, PublishInput
 from contracts.validation import build_document
 from dataset_revisions.chain import ChainLink, claim, publication_bytes, read_chain
 from dataset_revisions.layout import PUBLICATIONS, RevisionKeys, handoff_key
 from dataset_revisions.revision import is_frozen, object_sha256
+from privacy.checkpoints import check_export
+from privacy.extract import cached_blend_text
+from privacy.policy import load_policy_for
 from storage.objects import ObjectStore
 
 _REVISION = re.compile(r"-r(\d+)$")
@@ -37,6 +41,23 @@ class PackagingActivities:
         self.store = store
         self.objects = objects
 
+    @activity.defn(name="scan_export")
+    def scan_export(self, req: PublishInput) -> ExportScan:
+        """The export checkpoint on exactly what `publish_task` will publish. Findings raise
+        `PrivacyFinding`; files no scanner could read come back pending for a reviewer."""
+        with tempfile.TemporaryDirectory(prefix="arkevo-export-") as tmp:
+            staging = Path(tmp) / "publication"
+            self._write_contents(req, staging)
+            report, pending = self._export_report(req, staging)
+        return ExportScan(self.store.put_json(report.as_dict()), pending)
+
+    def _export_report(self, req: PublishInput, staging: Path):
+        task = json.loads((staging / "task" / "tests" / "task.json").read_text())
+        report = check_export(staging, load_policy_for(task["sanitization_policy"]), self.store)
+        pending = [PrivacyPending(f"admission:{p.file}", p.sha256, p.reason) for p in req.privacy_pending
+                   if cached_blend_text(self.store, p.sha256) is None]  # still unread
+        return report, pending + [PrivacyPending(p.file, p.sha256, p.reason) for p in report.pending]
+
     @activity.defn(name="publish_task")
     def publish_task(self, req: PublishInput) -> PublicationResult:
         keys = RevisionKeys(req.dataset.namespace, req.dataset.revision) if req.dataset else None
@@ -45,6 +66,7 @@ class PackagingActivities:
         with tempfile.TemporaryDirectory(prefix="arkevo-publication-") as tmp:
             staging = Path(tmp) / "publication"
             self._write_contents(req, staging)
+            self._write_privacy_record(req, staging)
             files = _file_list(staging)
             content_digest = sha256_hex(canonical_json_bytes(files))
             if keys is not None:
@@ -151,6 +173,27 @@ class PackagingActivities:
                                         self.objects.location(key))
                 return None
         return prefix
+
+    def _write_privacy_record(self, req: PublishInput, staging: Path) -> None:
+        """Scan again what is about to be published (the same bytes scan_export saw: a finding
+        still raises) and ship the report with the reviewer's decision as review/privacy.json.
+        Nothing pending is published without a reviewer's approval of exactly those files."""
+        report, pending = self._export_report(req, staging)
+        review = req.privacy_review
+        reviewed = {(f.file, f.sha256) for f in review.files} if review else set()
+        unsettled = [p for p in pending if (p.file, p.sha256) not in reviewed]
+        if unsettled or (review is not None and not review.approved):
+            raise ApplicationError(
+                "coverage pending without a reviewer's approval: "
+                + ", ".join(f"{p.file} ({p.reason})" for p in unsettled or pending),
+                type=PRIVACY_COVERAGE_REJECTED, non_retryable=True)
+        record = {"export": report.as_dict(), "pending": [p.__dict__ for p in pending],
+                  "review": None if review is None else {
+                      "approved": review.approved, "reviewer": review.reviewer, "note": review.note,
+                      "reviewed_at": review.reviewed_at, "files": [f.__dict__ for f in review.files]}}
+        out = staging / "review" / "privacy.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
     def _write_contents(self, req: PublishInput, out: Path) -> None:
         pkg = req.frozen.task_package

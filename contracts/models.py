@@ -32,6 +32,7 @@ SOFTWARE_VERSION = r"^[0-9]+\.[0-9]+(?:\.[0-9]+)?$"
 TEXT = r"^\s*\S"
 RELPATH = r"^(?!\.{1,2}(?:/|$))(?!.*/\.{1,2}(?:/|$))[^/\\\u0000]+(?:/[^/\\\u0000]+)*$"
 SHA256 = r"^[0-9a-f]{64}$"
+SEEDPATH = r"^/?(?!\.{1,2}(?:/|$))(?!.*/\.{1,2}(?:/|$))[^/\\\u0000]+(?:/[^/\\\u0000]+)*$"
 TIMESTAMP = (
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?"
     r"(?:Z|[+-][0-9]{2}:[0-9]{2})$"
@@ -44,7 +45,7 @@ METHOD = r"^[a-z][a-z0-9_]{0,63}$"
 
 PATTERNS = frozenset(
     {
-        SLUG, NAME, VERSION, SEMVER, SOFTWARE_VERSION, TEXT, RELPATH, SHA256, TIMESTAMP,
+        SLUG, NAME, VERSION, SEMVER, SOFTWARE_VERSION, TEXT, RELPATH, SEEDPATH, SHA256, TIMESTAMP,
         WORKFLOW_ID, PROFESSION_ID, CRITERION_ID, REQUIREMENT_ID, METHOD,
     }
 )
@@ -69,6 +70,7 @@ Name = Annotated[str, StringConstraints(pattern=NAME)]
 Version = Annotated[str, StringConstraints(pattern=VERSION)]
 Text = Annotated[str, StringConstraints(pattern=TEXT)]
 RelPath = Annotated[str, StringConstraints(pattern=RELPATH)]
+SeedPath = Annotated[str, StringConstraints(pattern=SEEDPATH)]
 Sha256 = Annotated[str, StringConstraints(pattern=SHA256)]
 Timestamp = Annotated[str, StringConstraints(pattern=TIMESTAMP)]
 WorkflowId = Annotated[str, StringConstraints(pattern=WORKFLOW_ID)]
@@ -504,7 +506,7 @@ class HandoffEvent(Contract):
 
 
 class SeedFolder(Contract):
-    folder: RelPath
+    folder: SeedPath
 
 
 class DatasetCoverage(Contract):
@@ -518,7 +520,7 @@ class DatasetSpec(Contract):
 
     namespace: Slug
     revision: Name
-    seeds: Annotated[list[RelPath], Field(min_length=1), AfterValidator(_unique)] | SeedFolder
+    seeds: Annotated[list[SeedPath], Field(min_length=1), AfterValidator(_unique)] | SeedFolder
     splits: Annotated[dict[Slug, Positive], Field(min_length=1)]
     max_per_source: Positive
     coverage: DatasetCoverage = Field(default_factory=DatasetCoverage)

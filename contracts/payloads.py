@@ -499,6 +499,29 @@ class PublishInput:
     created_at: str
     authoring_record: BlobRef | None = None  # model authoring: shipped under authoring/
     dataset: DatasetRef | None = None  # publish into this dataset revision's hash chain
+    privacy_pending: list[PrivacyPending] = field(default_factory=list)  # from admission
+    privacy_review: PrivacyReview | None = None  # a reviewer's decision on coverage_pending files
+
+
+@dataclass
+class PrivacyReview:
+    """`review_privacy_coverage` signal of the Packaging workflow (docs/privacy.md): a person
+    settles the files no scanner could read. `approved` false rejects the publication."""
+
+    approved: bool
+    reviewer: str
+    note: str = ""
+    files: list[PrivacyPending] = field(default_factory=list)  # what was reviewed (set by the workflow)
+    reviewed_at: str = ""
+
+
+@dataclass
+class ExportScan:
+    """The export checkpoint over exactly what 07 will publish: the stored report, and what
+    awaits a reviewer (admission's pending files still unread, and the export's own)."""
+
+    report: BlobRef
+    pending: list[PrivacyPending]
 
 
 @dataclass

@@ -57,7 +57,7 @@ def cpu_activities(settings: Settings) -> list:
     return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,
             scoring.score_trial, review.judge_calibration, review.freeze_task,
             evaluation.write_pilot_record, evaluation.write_evaluation_plan,
-            evaluation.write_evaluation_report, packaging.publish_task,
+            evaluation.write_evaluation_report, packaging.scan_export, packaging.publish_task,
             drafts.admit_draft, drafts.calibration_feedback, drafts.write_authoring_record,
             derivation.read_source_task, derivation.measure_novelty,
             derivation.write_derived_seed, derivation.write_derivation_record,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import SearchAttributeKey, SearchAttributePair, TypedSearchAttributes
+from temporalio.common import SearchAttributePair, TypedSearchAttributes
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
@@ -24,10 +24,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.failures import root_cause
     from workflows.packaging import PackagingWorkflow
     from workflows.review import ReviewWorkflow
+    from workflows.search_attributes import SEED_KEY, STAGE_KEY
     from workflows.trial_solves import TrialSolvesWorkflow
 
-STAGE_KEY = SearchAttributeKey.for_keyword("ArkevoStage")
-SEED_KEY = SearchAttributeKey.for_keyword("ArkevoSeedId")
 STAGES = ["02-admission", "03-authoring", "04-trial-solves", "05-review", "06-evaluation",
           "07-packaging"]
 
@@ -115,7 +114,7 @@ class TaskProduction:
 
         publication = await self._stage("07-packaging", PackagingWorkflow.run, PublishInput(
             admission.seed_id, frozen, evaluation, admission.admission_record, now(),
-            authoring.authoring_record, req.dataset))
+            authoring.authoring_record, req.dataset, list(admission.privacy_pending)))
         self._progress["publication"] = publication.path
         self._progress["stage"] = "done"
         workflow.upsert_search_attributes([STAGE_KEY.value_set("done")])

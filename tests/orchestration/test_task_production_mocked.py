@@ -27,7 +27,7 @@ from temporalio.worker import Worker
 from activities.errors import AUTHOR_SCRIPT_FAILED
 from contracts import queues
 from contracts.payloads import (AdmissionInput, AdmissionResult, AssembledPackage, AssembleInput,
-                                BlobRef, CalibrationInput, CalibrationSample, CalibrationVerdict,
+                                BlobRef, CalibrationInput, ExportScan, PrivacyPending, PrivacyReview, CalibrationSample, CalibrationVerdict,
                                 DraftPlan, EvaluationResult, FreezeInput,
                                 FrozenTask, GradingSpec, PilotRecordInput, PlanInput,
                                 ProductionResult, PublicationResult, PublishInput,
@@ -52,10 +52,13 @@ class Fakes:
     "ok" (a clean graded delivery), "solver" (Blender died after the first action: graded, with
     a solver failure), "infra" (the sandbox never started: raised), "author" (the script raised)."""
 
-    def __init__(self, profile: str = "blender-70-30", behaviour: dict | None = None):
+    def __init__(self, profile: str = "blender-70-30", behaviour: dict | None = None,
+                 pending: list[PrivacyPending] | None = None):
         self.profile = profile
         self.behaviour = {"oracle": "ok", "nop": "ok", **(behaviour or {})}
         self.calls: Counter[str] = Counter()
+        self.pending = pending or []  # what the export checkpoint could not read
+        self.published: list[PublishInput] = []
 
     def grading(self) -> GradingSpec:
         uses_vl = self.profile != "rule-only"
@@ -157,13 +160,18 @@ class Fakes:
             metrics = [config_metrics(c, req.k, req.outcomes, req.frozen.input_reward) for c in configs]
             return EvaluationResult(req.plan, ref("trials"), ref("report"), metrics)
 
+        @activity.defn(name="scan_export")
+        def scan_export(req: PublishInput) -> ExportScan:
+            return ExportScan(ref("export-report"), list(self.pending))
+
         @activity.defn(name="publish_task")
         def publish_task(req: PublishInput) -> PublicationResult:
+            self.published.append(req)
             return PublicationResult("demo-task-r1", "/pub/demo-task-r1", ref("pub"), 3, "/h/e.json")
 
         return [admit_seed, build_workspace, assemble_task_package, run_trial, render_evidence,
                 judge_vl, score_trial, write_pilot_record, judge_calibration, freeze_task,
-                write_evaluation_plan, write_evaluation_report, publish_task]
+                write_evaluation_plan, write_evaluation_report, scan_export, publish_task]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
@@ -286,3 +294,51 @@ async def test_an_author_script_failure_fails_authoring_fast_and_nothing_later_r
     assert "ZeroDivisionError" in progress["error"]
     assert fakes.calls["judge_calibration"] == 0
 
+
+
+async def test_coverage_pending_holds_the_publication_until_a_reviewer_signals(mocked_env):
+    """Files no scanner could read wait in 07 for `review_privacy_coverage`: visible as
+    ArkevoStage "07-packaging:coverage-pending" and in the `privacy_review` query; an approval
+    publishes with the decision, a rejection fails the stage, never retried."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pending = [PrivacyPending("task/environment/workspace/inputs/scan.lut", "c" * 64, "unknown binary type")]
+    for approved, wid in ((True, "mocked-coverage-ok"), (False, "mocked-coverage-rejected")):
+        fakes = Fakes("rule-only", pending=pending)
+        with ThreadPoolExecutor(8) as pool:
+            workers = [Worker(mocked_env.client, task_queue=queues.CONTROL, workflows=WORKFLOWS)]
+            workers += [Worker(mocked_env.client, task_queue=q, activities=fakes.activities(),
+                               activity_executor=pool) for q in (queues.CPU, queues.GPU, queues.LLM)]
+            async with workers[0], workers[1], workers[2], workers[3]:
+                handle = await mocked_env.client.start_workflow(
+                    "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
+                    task_queue=queues.CONTROL, result_type=ProductionResult)
+                packaging = mocked_env.client.get_workflow_handle(f"{wid}.07-packaging")
+                for _ in range(200):  # until 07 waits
+                    try:
+                        review = await packaging.query("privacy_review")
+                        if review["pending"]:
+                            break
+                    except Exception:  # noqa: BLE001 — not started yet
+                        pass
+                    await asyncio.sleep(0.1)
+                assert review == {"pending": [p.__dict__ for p in pending], "review": None}
+                desc = await packaging.describe()
+                assert desc.typed_search_attributes.get(STAGE_KEY) == "07-packaging:coverage-pending"
+                await asyncio.sleep(0.5)
+                assert fakes.published == [] and (await handle.query("progress"))["stage"] == "07-packaging"
+                await packaging.signal("review_privacy_coverage",
+                                       PrivacyReview(approved, "ana", "a colour LUT, no text"))
+                try:
+                    result = await asyncio.wait_for(handle.result(), 60)
+                except WorkflowFailureError as e:
+                    result = e
+        if approved:
+            assert isinstance(result, ProductionResult)
+            [published] = fakes.published
+            assert published.privacy_review.approved and published.privacy_review.reviewer == "ana"
+            assert published.privacy_review.files == pending
+        else:
+            assert isinstance(result, WorkflowFailureError)
+            assert "PrivacyCoverageRejected" in str(result.cause) or "rejected by ana" in str(result.cause)
+            assert fakes.published == []

@@ -315,6 +315,7 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "dataset-spec": [
         ("example", DATASET_SPEC),
         ("seed-folder", _set(DATASET_SPEC, "seeds", {"folder": "seeds"})),
+        ("absolute-seed", _set(DATASET_SPEC, "seeds", ["/srv/seeds/table-model"])),
         ("minimal", _drop(_drop(_drop(DATASET_SPEC, "coverage"), "selection_seed"), "concurrency")),
         ("with-options", _set(DATASET_SPEC, "options", {"k": 1})),
         ("integral-float", _set(DATASET_SPEC, "max_per_source", 2.0)),
@@ -458,7 +459,8 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "dataset-spec": [
         ("no-seeds", _set(DATASET_SPEC, "seeds", [])),
         ("duplicate-seeds", _set(DATASET_SPEC, "seeds", ["seeds/a", "seeds/a"])),
-        ("absolute-seed", _set(DATASET_SPEC, "seeds", ["/etc"])),
+        ("parent-seed", _set(DATASET_SPEC, "seeds", ["seeds/../etc"])),
+        ("double-slash-seed", _set(DATASET_SPEC, "seeds", ["//srv/seeds"])),
         ("folder-extra-key", _set(DATASET_SPEC, "seeds", {"folder": "seeds", "glob": "*"})),
         ("no-splits", _set(DATASET_SPEC, "splits", {})),
         ("empty-split", _set(DATASET_SPEC, "splits", {"train": 0})),

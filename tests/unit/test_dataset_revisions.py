@@ -23,7 +23,7 @@ from dataset_revisions.revision import candidates
 from dataset_revisions.selection import Candidate, select
 from dataset_revisions.verify import verify_revision
 from storage.objects import FilesystemObjects
-from tests.unit.test_rerun_consistency import draft_package, evaluation
+from tests.unit.test_rerun_consistency import draft_package, evaluation, publish_reviewed
 from tests.unit.test_rerun_consistency import freeze as freeze_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ class Revision:
         identity = TaskIdentity(task_id, "v1-x", "vv2-00000000000000aa", "", workflow, profession)
         frozen = dataclasses.replace(self.frozen, task_id=task_id, identity=identity)
         record = self.store.put_json({"provenance": {"source": source}})
-        return PackagingActivities(self.store, self.objects).publish_task(PublishInput(
+        return publish_reviewed(PackagingActivities(self.store, self.objects), PublishInput(
             task_id, frozen, evaluation(self.store, run), record, NOW, None,
             DatasetRef(keys.namespace, keys.revision)))
 

@@ -19,8 +19,8 @@ from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.store import FilesystemStore
 from storage.objects import FilesystemObjects
-from contracts.payloads import (EvaluationResult, FreezeInput, GradingSpec, PublishInput,
-                                TaskIdentity)
+from contracts.payloads import (EvaluationResult, FreezeInput, GradingSpec, PrivacyReview,
+                                PublishInput, TaskIdentity)
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE_REF = {"pipeline_id": "arkevo-blender", "pipeline_version": "0.1.0",
@@ -78,10 +78,20 @@ def evaluation(store, run: str) -> EvaluationResult:
                             store.put_json({"report": run}), [])
 
 
+def publish_reviewed(packaging: PackagingActivities, req: PublishInput):
+    """What the Packaging workflow does: the export scan, then — the stand-in .blend and PNG
+    bytes being unreadable, hence coverage_pending — a reviewer's approval of exactly those."""
+    scan = packaging.scan_export(req)
+    assert scan.pending  # nothing read them at dispatch here
+    review = PrivacyReview(True, "test reviewer", "stand-in bytes", scan.pending, "2026-11-30T10:00:00+00:00")
+    return packaging.publish_task(dataclasses.replace(req, privacy_review=review))
+
+
 def publish(store, tmp_path, frozen, run: str):
     packaging = PackagingActivities(store, FilesystemObjects(tmp_path))
-    return packaging.publish_task(PublishInput("table-model", frozen, evaluation(store, run),
-                                               store.put_json({"admission": 1}), "2026-11-30T10:00:00+00:00"))
+    return publish_reviewed(packaging, PublishInput(
+        "table-model", frozen, evaluation(store, run), store.put_json({"admission": 1}),
+        "2026-11-30T10:00:00+00:00"))
 
 
 def test_a_rerun_never_pairs_the_frozen_task_with_another_runs_calibration(store, tmp_path):
