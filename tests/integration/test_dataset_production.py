@@ -3,7 +3,9 @@ and the four worker pools as separate processes (so one can be killed), real Ble
 sandbox, the `temporal` and `arkevo` command lines.
 
 Two bundled seeds (their trials cut to one oracle attempt, to keep the suite's time) go through
-DatasetProduction; the control worker — the one running DatasetProduction and its
+DatasetProduction — table-model as a copy carrying one more material, a binary no scanner can
+read, so its publication waits in 07 (coverage_pending) until a reviewer approves it with
+`temporal workflow signal`; the control worker — the one running DatasetProduction and its
 TaskProductions — is killed -9 mid-run and started again; the revision still ends with each
 seed published exactly once, every trial recorded once, and a chain that verifies. Then the
 same spec, submitted again with `temporal workflow start`, resumes: nothing produced twice.
@@ -16,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -35,7 +38,7 @@ pytestmark = [pytest.mark.blender, pytest.mark.temporal]
 SPEC = {
     "namespace": "it",
     "revision": "r1",
-    "seeds": ["seeds/table-model", "seeds/robot-carry"],
+    "seeds": ["<table copy>", "seeds/robot-carry"],
     "splits": {"train": 1, "test": 1},
     "max_per_source": 1,
     "coverage": {"min_groups_per_split": 1, "min_professions_per_split": 1, "min_sources": 2},
@@ -45,6 +48,31 @@ SPEC = {
 }
 KEYS = RevisionKeys("it", "r1")
 ARKEVO = PROJECT_ROOT / ".venv" / "bin" / "arkevo"
+
+
+def table_with_a_binary_material(tmp_path: Path) -> Path:
+    seed = tmp_path / "seeds" / "table-model"
+    shutil.copytree(PROJECT_ROOT / "seeds" / "table-model", seed)
+    (seed / "materials" / "grade.lut").write_bytes(bytes(range(256)) * 16)  # no known format
+    manifest = json.loads((seed / "seed.json").read_text())
+    manifest["materials"].append({"path": "materials/grade.lut", "role": "other", "public": False})
+    (seed / "seed.json").write_text(json.dumps(manifest, indent=2))
+    return seed
+
+
+async def wait_for_pending_review(client, wid: str, timeout: float = 600) -> dict:
+    handle = client.get_workflow_handle(wid)
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        try:
+            review = await handle.query("privacy_review")
+            if review["pending"]:
+                return review
+        except Exception:  # noqa: BLE001 — 07 not started yet
+            pass
+        await asyncio.sleep(1)
+    raise AssertionError(f"{wid} never waited for a privacy review")
 
 
 @pytest.fixture
@@ -81,7 +109,8 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
 
     client = await Client.connect(stack.address)
     wid = "dataset-it-r1"
-    handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=SPEC), id=wid,
+    spec = {**SPEC, "seeds": [str(table_with_a_binary_material(tmp_path)), "seeds/robot-carry"]}
+    handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
                                          task_queue=queues.CONTROL, result_type=DatasetProductionResult)
     await wait_for_stage(client, wid, {"03-authoring", "04-trial-solves", "05-review"})
     control = stack._alive("worker-control")
@@ -89,6 +118,17 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     await asyncio.sleep(1)
     assert not stack._alive("worker-control")
     stack.up()  # starts the dead worker again
+
+    packaging = f"{wid}.table-model.07-packaging"
+    review = await wait_for_pending_review(client, packaging)
+    assert [p["file"] for p in review["pending"]] == ["admission:materials/grade.lut"]
+    await asyncio.sleep(2)
+    assert not (stack.var / KEYS.publications / "table-model").exists()  # held until reviewed
+    temporal = str(Path(sys.executable).parent / "temporal")
+    signalled = run_cli(stack, temporal, "workflow", "signal", "--address", stack.address,
+                        "--workflow-id", packaging, "--name", "review_privacy_coverage",
+                        "--input", json.dumps({"approved": True, "reviewer": "it", "note": "a colour LUT"}))
+    assert signalled.returncode == 0, signalled.stderr
 
     result = await asyncio.wait_for(handle.result(), 600)
     assert result.failed == {}
@@ -98,6 +138,9 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     links = sorted((objects_root / KEYS.root / "chain").glob("*.json"))
     assert [json.loads(p.read_text())["seed_id"] for p in links].count("table-model") == 1
     assert len(links) == 2  # nothing lost, nothing published twice
+    table = json.loads(next(p for p in links if json.loads(p.read_text())["seed_id"] == "table-model").read_text())
+    privacy = json.loads((objects_root / table["publication_key"] / "review" / "privacy.json").read_text())
+    assert privacy["review"]["approved"] and privacy["review"]["reviewer"] == "it"
     for link in map(lambda p: json.loads(p.read_text()), links):
         trials = (objects_root / link["publication_key"] / "evaluation" / "trials.jsonl").read_text().splitlines()
         ids = [json.loads(t)["trial_id"] for t in trials]
@@ -105,8 +148,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
 
     # the same spec again, as a user would submit it: everything is already there
     spec_file = tmp_path / "spec.json"
-    spec_file.write_text(json.dumps(SPEC))
-    temporal = str(Path(sys.executable).parent / "temporal")
+    spec_file.write_text(json.dumps(spec))
     started = run_cli(stack, temporal, "workflow", "start", "--address", stack.address,
                       "--task-queue", queues.CONTROL, "--type", "DatasetProduction",
                       "--workflow-id", "dataset-it-r1-again",
