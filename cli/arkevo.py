@@ -47,6 +47,12 @@ def _objects():
     return settings_from_env().objects()
 
 
+def _content_store():
+    from workers.settings import settings_from_env
+
+    return settings_from_env().content_store()
+
+
 def _revision_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--namespace", required=True, help="the dataset's namespace (spec: namespace)")
     p.add_argument("--revision", required=True, help="the revision (spec: revision)")
@@ -82,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("freeze-check", help="would the revision freeze? every gap; writes nothing",
                        description="Runs the selection freeze would run and every freeze rule "
                                    "(split minimums, max per source, sources isolated, group, "
-                                   "profession and source coverage, determinism). Writes nothing.")
+                                   "profession and source coverage, determinism), then the export "
+                                   "privacy checkpoint and verify over the selected publications. "
+                                   "Writes nothing.")
     _revision_args(p)
     p = sub.add_parser("freeze", help="freeze the revision into its splits (once; immutable)",
                        description="Writes freeze/split-manifest.json (create-only) with its "
@@ -260,7 +268,7 @@ def print_freeze_report(report) -> None:
 def cmd_freeze_check(args) -> int:
     from dataset_revisions.freeze import freeze_check
 
-    report = freeze_check(_objects(), _keys(args))
+    report = freeze_check(_objects(), _keys(args), store=_content_store())
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -272,7 +280,7 @@ def cmd_freeze(args) -> int:
     from dataset_revisions.freeze import FreezeNotReady, FrozenRevisionImmutable, freeze
 
     try:
-        result = freeze(_objects(), _keys(args), _now())
+        result = freeze(_objects(), _keys(args), _now(), store=_content_store())
     except (FreezeNotReady, FrozenRevisionImmutable) as e:
         err.print(f"[red]error:[/] {e}")
         return EXIT_NO

@@ -1,7 +1,8 @@
 """`freeze-check` and `freeze` of a dataset revision.
 
-`freeze_check` writes nothing: it selects (datasets/selection.py), applies every rule
-(datasets/freeze_rules.py) and reports `freeze_ready` with every gap. `freeze` runs the same
+`freeze_check` writes nothing: it selects (selection.py), applies every rule (freeze_rules.py)
+and — given the content store — the export checkpoint and `verify` (export_check.py), and
+reports `freeze_ready` with every gap. `freeze` runs the same
 check and, only when ready, writes the split manifest (create-only: a frozen revision is
 immutable) and announces it with a freeze handoff event.
 """
@@ -13,11 +14,14 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
+from activities.store import ContentStore
 from contracts.validation import build_document
+from dataset_revisions.export_check import privacy_gaps
 from dataset_revisions.freeze_rules import RULES, Gap
 from dataset_revisions.layout import RevisionKeys, handoff_key
 from dataset_revisions.revision import candidates, committed_links, read_spec
 from dataset_revisions.selection import Candidate, select, semantic_digest
+from dataset_revisions.verify import verify_revision
 from storage.objects import ObjectStore
 
 Selector = Callable[[list[Candidate], dict[str, int], int, int], dict[str, list[Candidate]]]
@@ -82,13 +86,21 @@ def _selection(objects: ObjectStore, keys: RevisionKeys, selector: Selector):
     return spec, spec_sha, pool, chosen, again
 
 
-def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select) -> FreezeReport:
+def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select,
+                 store: ContentStore | None = None) -> FreezeReport:
+    """With the content store (`store`), also the export checkpoint over every selected
+    publication (privacy findings, unreviewed coverage_pending files) and their integrity."""
     spec, spec_sha, pool, chosen, again = _selection(objects, keys, selector)
     gaps = [gap for rule in RULES for gap in rule(chosen, spec)]
     digest = semantic_digest(chosen)
     if semantic_digest(again) != digest:
         gaps.append(Gap("selection_deterministic",
                         "the selection changed when the candidates were listed in another order"))
+    if store is not None:
+        picked_ids = {c.publication_id for tasks in chosen.values() for c in tasks}
+        links = [l for l in committed_links(objects, keys) if l.publication_id in picked_ids]
+        gaps += privacy_gaps(objects, store, links)
+        gaps += [Gap("integrity", problem) for problem in verify_revision(objects, keys).problems]
     picked = {c.task_id for tasks in chosen.values() for c in tasks}
     return FreezeReport(
         namespace=keys.namespace, revision=keys.revision, freeze_ready=not gaps,
@@ -106,8 +118,8 @@ def manifest_bytes(doc: dict) -> bytes:
 
 
 def freeze(objects: ObjectStore, keys: RevisionKeys, created_at: str,
-           selector: Selector = select) -> FreezeResult:
-    report = freeze_check(objects, keys, selector)
+           selector: Selector = select, store: ContentStore | None = None) -> FreezeResult:
+    report = freeze_check(objects, keys, selector, store)
     if not report.freeze_ready:
         raise FreezeNotReady(keys, report.gaps)
     spec, _, _, chosen, _ = _selection(objects, keys, selector)

@@ -1,127 +1,175 @@
-"""`make demo`: bring the stack up, run the bundled seeds through 02–07, print where things went.
+"""`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
+into three splits, verify it, and print where everything went.
 
-Results come from scripted solver policies (oracle, nop), labelled as such — not model results.
+The revision is named after the code and the seeds (`p<digest>`), so running the demo again on
+the same checkout resumes that revision — nothing is produced twice — and a changed checkout
+starts a new one. Results come from scripted solver policies (oracle, nop), labelled as such —
+not model results.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import sys
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
-from temporalio.client import Client, WorkflowFailureError
 
-from contracts.payloads import ProductionResult, TaskProductionInput
-from contracts import queues
-from workers.stack import stack_from_env
-from workflows.task_production import STAGES
-
-DEMO_SEEDS = ["seeds/robot-carry", "seeds/table-model"]
+DEMO_SPEC = Path("datasets/demo.json")
 console = Console(width=max(Console().width, 140))
 
 
-def _progress_table(progress: dict[str, dict]) -> Table:
-    table = Table(title="TaskProduction runs")
-    table.add_column("workflow id", no_wrap=True)
+def demo_revision(root: Path) -> str:
+    """`p` + 10 hex of sha256(pipeline digest, every seed file): same checkout, same revision."""
+    import hashlib
+
+    from contracts.digests import pipeline_digest, sha256_file
+
+    h = hashlib.sha256(pipeline_digest(root).encode())
+    for path in sorted((root / "seeds").rglob("*")):
+        if path.is_file():
+            h.update(f"{path.relative_to(root).as_posix()}:{sha256_file(path)}\n".encode())
+    return "p" + h.hexdigest()[:10]
+
+
+def _progress_table(progress: dict, stages: dict[str, dict]) -> Table:
+    from workflows.task_production import STAGES
+
+    c = progress.get("counts", {})
+    table = Table(title=f"DatasetProduction {progress.get('namespace')}/{progress.get('revision')}: "
+                        + ", ".join(f"{k} {v}" for k, v in c.items()))
+    table.add_column("seed", no_wrap=True)
+    table.add_column("state", no_wrap=True)
     for stage in STAGES:
         table.add_column(stage.replace("-", " ", 1), no_wrap=True)
     marks = {"pending": "·", "running": "[yellow]running[/]", "completed": "[green]done[/]",
              "failed": "[red]FAILED[/]"}
-    for wid, p in progress.items():
-        stages = p.get("stages", {})
-        table.add_row(wid, *(marks.get(stages.get(s, "pending"), "?") for s in STAGES))
+    for seed_id, p in sorted(stages.items()):
+        s = p.get("stages", {})
+        table.add_row(seed_id, p.get("state", ""), *(marks.get(s.get(x, "pending"), "?") for x in STAGES))
     return table
 
 
-async def main() -> int:
+async def produce(address: str, spec: dict, wid: str):
+    from temporalio.client import Client
+
+    from contracts import queues
+    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+
+    client = await Client.connect(address)
+    handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
+                                         task_queue=queues.CONTROL, result_type=DatasetProductionResult)
+    console.print(f"started {wid}")
+    result = asyncio.ensure_future(handle.result())
+    stages: dict[str, dict] = {}
+    progress: dict = {}
+    with Live(_progress_table(progress, stages), console=console, refresh_per_second=2) as live:
+        while not result.done():
+            await asyncio.wait([result], timeout=2)
+            try:
+                progress = await handle.query("progress")
+            except Exception:  # noqa: BLE001 — between workflow tasks; next poll
+                continue
+            for seed_id in progress["running"]:
+                try:
+                    stages[seed_id] = await client.get_workflow_handle(f"{wid}.{seed_id}").query("progress")
+                except Exception:  # noqa: BLE001 — the child may not have started yet
+                    stages.setdefault(seed_id, {})
+            for seed_id in stages:
+                stages[seed_id]["state"] = ("failed" if seed_id in progress["failed"] else
+                                            "running" if seed_id in progress["running"] else "published")
+            live.update(_progress_table(progress, stages))
+    return result.result()
+
+
+def _fmt(x: float | None) -> str:
+    return "—" if x is None else f"{round(x, 3) + 0.0:.3f}"
+
+
+def tasks_table(objects, keys) -> Table:
+    """Every task of the revision as published: calibration margin and evaluation figures."""
+    from dataset_revisions.revision import committed_links
+
+    table = Table(title=f"dataset {keys.namespace}/{keys.revision}: published tasks "
+                        f"(scripted policies — not model results)")
+    for col in ("#", "task", "group", "profession", "source", "margin", "oracle avg@3/pass@3",
+                "nop avg@3/pass@3", "publication"):
+        table.add_column(col)
+    for link in committed_links(objects, keys):
+        base = link.publication_key
+        calibration = json.loads(objects.get(f"{base}/review/calibration-report.json"))
+        report = json.loads(objects.get(f"{base}/evaluation/report.json"))
+        metrics = {m["config"]: m for m in report.get("metrics", [])}
+        fig = lambda c: (f"{_fmt(metrics[c]['avg_at_k'])}/{_fmt(metrics[c]['pass_at_k'])}"  # noqa: E731
+                         if c in metrics else "—")
+        table.add_row(str(link.sequence), link.task_id, link.workflow_group, link.profession_primary,
+                      link.source, _fmt(calibration.get("margin")), fig("oracle"), fig("nop"),
+                      link.publication_id)
+    return table
+
+
+async def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workers.demo", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--spec", type=Path, default=DEMO_SPEC, help="dataset spec (default %(default)s)")
+    parser.add_argument("--revision", help="default: p<digest of the code and the seeds>")
+    args = parser.parse_args(argv)
+
+    from cli.arkevo import print_freeze_report
+    from contracts.validation import load_json_file, validate_document
+    from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
+    from dataset_revisions.layout import RevisionKeys
+    from dataset_revisions.verify import verify_revision
+    from workers.settings import PROJECT_ROOT, settings_from_env
+    from workers.stack import stack_from_env
+
+    spec = load_json_file(args.spec, str(args.spec))
+    spec["revision"] = args.revision or demo_revision(PROJECT_ROOT)
+    spec = validate_document("dataset-spec", spec, str(args.spec)).model_dump(mode="json")
+    keys = RevisionKeys(spec["namespace"], spec["revision"])
+
     stack = stack_from_env()
     stack.up()
     console.print(f"Temporal Web UI: [bold]{stack.ui_url}[/]  (namespace default)")
-    client = await Client.connect(stack.address)
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    handles = {}
-    for seed in DEMO_SEEDS:
-        wid = f"demo-{seed.rsplit('/', 1)[-1]}-{stamp}"
-        handles[wid] = await client.start_workflow(
-            "TaskProduction", TaskProductionInput(seed=seed), id=wid,
-            task_queue=queues.CONTROL, result_type=ProductionResult)
-        console.print(f"started {wid}: {stack.ui_url}/namespaces/default/workflows/{wid}")
+    started = time.monotonic()
+    wid = f"dataset-{keys.namespace}-{keys.revision}"
+    console.print(f"{stack.ui_url}/namespaces/default/workflows/{wid}")
+    result = await produce(stack.address, spec, wid)
+    wall = time.monotonic() - started
+    objects = settings_from_env().objects()
+    store = settings_from_env().content_store()
 
-    results: dict[str, ProductionResult | BaseException] = {}
-    tasks = {wid: asyncio.create_task(h.result()) for wid, h in handles.items()}
-    progress: dict[str, dict] = {wid: {} for wid in handles}
-    with Live(_progress_table(progress), console=console, refresh_per_second=2) as live:
-        while len(results) < len(tasks):
-            await asyncio.sleep(2)
-            for wid, h in handles.items():
-                if wid not in results:
-                    try:
-                        progress[wid] = await h.query("progress")
-                    except Exception:  # the run may finish between checks
-                        pass
-                if tasks[wid].done() and wid not in results:
-                    try:
-                        results[wid] = tasks[wid].result()
-                        progress[wid] = await h.query("progress")
-                    except WorkflowFailureError as e:
-                        results[wid] = e
-            live.update(_progress_table(progress))
-    console.print()
+    console.print(tasks_table(objects, keys))
+    for seed_id, reason in sorted(result.failed.items()):
+        console.print(f"[red]{seed_id} failed:[/] {reason}")
+    console.print(f"produced {len(result.published) - len(result.skipped)} tasks, skipped "
+                  f"{len(result.skipped)} already published, {len(result.failed)} failed, in {wall:.0f}s "
+                  f"({result.runs} run(s))")
 
-    failed = {w: r for w, r in results.items() if isinstance(r, BaseException)}
-    for wid, err in failed.items():
-        console.print(f"[red]{wid} failed:[/] {err.cause or err}")
-
-    done = [results[w] for w in handles if not isinstance(results[w], BaseException)]
-    for r in done:
-        console.print(_calibration_table(r))
-    table = Table(title="Evaluation (scripted policies — not model results)")
-    for col in ("task", "version", "profile", "policy", "k", "avg@k", "pass@k", "reward Δ vs input",
-                "failures infra/solver/author"):
-        table.add_column(col)
-    for r in done:
-        profile = _calibration(r)["scoring_profile"]["profile_id"]
-        for m in r.metrics:
-            f = m.failures
-            table.add_row(r.task_id, r.task_version, profile, m.config, str(m.k), _fmt(m.avg_at_k),
-                          _fmt(m.pass_at_k), _fmt(m.reward_delta, signed=True),
-                          f"{f.get('infra', 0)}/{f.get('solver', 0)}/{f.get('author', 0)}")
-    console.print(table)
-    for r in done:
-        console.print(f"publication [bold]{r.publication.publication_id}[/]: "
-                      f"{r.publication.path} ({r.publication.file_count} files)")
+    report = freeze_check(objects, keys, store=store)
+    print_freeze_report(report)
+    try:
+        frozen = freeze(objects, keys, datetime.now(timezone.utc).isoformat(timespec="seconds"), store=store)
+    except FreezeNotReady as e:
+        console.print(f"[red]{e}[/]")
+        return 1
+    console.print(("already frozen: " if frozen.already_frozen else "frozen: ") + frozen.manifest)
+    console.print(f"  split sizes      " + ", ".join(f"{n} {s.count}" for n, s in frozen.report.splits.items()))
+    console.print(f"  manifest sha256  {frozen.manifest_sha256}")
+    console.print(f"  semantic digest  {frozen.semantic_digest}")
+    console.print(f"  handoff event    {frozen.handoff_event}")
+    verified = verify_revision(objects, keys)
+    console.print(f"verify: {verified.publications} publications, {verified.files} files: "
+                  + ("[green]ok[/]" if verified.ok else f"[red]{verified.problems}[/]"))
+    console.print(f"dataset: {result.location}")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
-    return 1 if failed else 0
-
-
-def _calibration(r: ProductionResult) -> dict:
-    return json.loads((Path(r.publication.path) / "review" / "calibration-report.json").read_text())
-
-
-def _calibration_table(r: ProductionResult) -> Table:
-    """Stage 05's verdict as published: every sample with its rule and VL parts."""
-    c = _calibration(r)
-    judge = c.get("judge") or "none"
-    table = Table(title=f"{r.task_id}: calibration under {c['scoring_profile']['profile_id']} "
-                        f"(VL judge: {judge}; margin {_fmt(c['margin'])} >= {c['required_margin']})")
-    for col in ("sample", "rule", "VL", "total", "success", "margin", "met"):
-        table.add_column(col)
-    for s in c["samples"]:
-        table.add_row(s["sample"], _fmt(s["rule_score"]), _fmt(s["vl_score"]), _fmt(s["reward"]),
-                      str(s["success"]), _fmt(s["margin"]), "yes" if s["met"] else "[red]NO[/]")
-    return table
-
-
-def _fmt(x: float | None, signed: bool = False) -> str:
-    if x is None:
-        return "—"
-    x = round(x, 3) + 0.0  # no "-0.000"
-    return f"{x:+.3f}" if signed else f"{x:.3f}"
+    return 1 if (result.failed or not verified.ok) else 0
 
 
 if __name__ == "__main__":

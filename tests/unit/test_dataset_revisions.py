@@ -295,3 +295,22 @@ def test_a_revision_on_s3_chains_freezes_and_verifies(tmp_path, s3_client, s3_bu
     s3_client.put_object(Bucket=s3_bucket, Key=key, Body=body + b" ")  # tampered out of band
     problems = verify_revision(objects, KEYS).problems
     assert [p.split(" (")[0] for p in problems] == [f"changed: s3://{s3_bucket}/{key}"]
+
+
+def test_freeze_runs_the_export_checkpoint_over_the_dataset_export(rev):
+    results = {t: rev.publish(t) for t in TASKS}
+    assert freeze_check(rev.objects, KEYS, store=rev.store).freeze_ready  # reviewed pending files
+    target = Path(results["gamma"].path) / "task" / "instruction.md"
+    target.chmod(0o644)
+    key = "AKIA" + "QX7LMN2PRS4TUV6W"  # assembled here so this file holds no key
+    target.write_text(target.read_text() + f"\nupload with {key}\n")
+    report = freeze_check(rev.objects, KEYS, store=rev.store)
+    assert not report.freeze_ready
+    privacy = [g.message for g in report.gaps if g.rule == "privacy"]
+    lines = len(target.read_text().splitlines())
+    assert privacy and all(m.startswith("gamma-r1: privacy finding in task/instruction.md:") for m in privacy)
+    assert any(f"task/instruction.md:{lines}:" in m for m in privacy) and not any(key in m for m in privacy)
+    assert [g.rule for g in report.gaps if g.rule == "integrity"] == ["integrity"]
+    with pytest.raises(FreezeNotReady, match="privacy"):
+        freeze(rev.objects, KEYS, NOW, store=rev.store)
+    assert not rev.objects.exists(KEYS.manifest)
