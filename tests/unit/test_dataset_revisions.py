@@ -314,3 +314,23 @@ def test_freeze_runs_the_export_checkpoint_over_the_dataset_export(rev):
     with pytest.raises(FreezeNotReady, match="privacy"):
         freeze(rev.objects, KEYS, NOW, store=rev.store)
     assert not rev.objects.exists(KEYS.manifest)
+
+
+def test_workers_put_publications_and_revisions_on_s3_when_configured(monkeypatch, tmp_path, s3_server,
+                                                                      s3_client, s3_bucket):
+    from storage.s3 import S3Objects
+    from workers.settings import settings_from_env
+
+    for name, value in {"ARKEVO_OBJECTS": f"s3://{s3_bucket}/var", "ARKEVO_STORE": f"s3://{s3_bucket}/store",
+                        "ARKEVO_S3_ENDPOINT_URL": s3_server, "AWS_ACCESS_KEY_ID": "testing",
+                        "AWS_SECRET_ACCESS_KEY": "testing", "ARKEVO_VAR": str(tmp_path / "var")}.items():
+        monkeypatch.setenv(name, value)
+    settings = settings_from_env()
+    objects, store = settings.objects(), settings.content_store()
+    assert isinstance(objects, S3Objects) and isinstance(store.backend, S3Objects)
+    plan = open_revision(objects, SPEC)
+    assert plan.location == f"s3://{s3_bucket}/var/datasets/demo/r1"
+    ref = store.put_bytes(b"blob")
+    keys = [o["Key"] for o in s3_client.list_objects_v2(Bucket=s3_bucket)["Contents"]]
+    assert sorted(keys) == ["store/" + ref.key, "var/datasets/demo/r1/dataset.json"]
+    assert not (tmp_path / "var").exists()  # nothing went to the local disk
