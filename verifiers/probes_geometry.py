@@ -1,8 +1,10 @@
-"""Probe group: geometry (dimensions, placement, contact, element counts, manifold, normals).
-Runs in bpy; measured on the evaluated mesh in world space."""
+"""Probe group: geometry (dimensions, placement, contact, element counts, manifold, normals, aim and
+placement around a target, origin placement).  Runs in bpy; measured on the evaluated scene in world
+space."""
 
 from __future__ import annotations
 
+import math
 import sys
 from pathlib import Path
 
@@ -10,9 +12,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
+from mathutils import Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    Probe, aabb_gap, aabb_size, binary_outcome, fraction_outcome, names_param, primitive, rnd,
+    Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, fraction_outcome, names_param, object_point, primitive,
+    rnd,
 )
 
 
@@ -171,3 +175,347 @@ def normals_outward(probe: Probe, p: dict):
     detail = "normals consistent and outward" if not bad else "inward or inconsistent: " + ", ".join(bad)
     return fraction_outcome(len(topo) - len(bad), len(topo), topo,
                             {"inconsistent_edges": 0, "signed_volume": "> 0"}, detail, {"bad": bad})
+
+
+# --- aim, placement around a target, origins ----------------------------------------------------
+
+# [min, max] of a measured quantity (placed_around)
+RANGE = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2, "description": "[min, max]"}
+
+
+def _view_axis(probe: Probe, obj, frame: int) -> tuple[Vector, Vector]:
+    """(world position, unit viewing direction) of an object that looks along its local -Z axis
+    (cameras, spot and area lights), as evaluated (constraints such as Track To count)."""
+    probe.at(frame)
+    m = obj.evaluated_get(probe.depsgraph).matrix_world
+    return m.translation.copy(), (m.to_3x3() @ Vector((0.0, 0.0, -1.0))).normalized()
+
+
+@primitive(group="geometry", required=("object|objects", "target", "max_angle"),
+           params={"object": "name", "objects": "names", "target": "name", "point": "point",
+                   "max_angle": {"type": "number", "minimum": 0, "maximum": 180, "description": "degrees 0..180"},
+                   "frame": "integer"})
+def aimed_at(probe: Probe, p: dict):
+    """Each object (a camera, spot or area light: it points along its local -Z axis) is aimed at
+    ``target``: the angle between its axis and the line to the target's ``point`` (default
+    aabb_center) is at most ``max_angle`` degrees.  Scores the share that pass."""
+    names, frame, limit = names_param(p), int(p.get("frame", 1)), float(p["max_angle"])
+    objs, target = probe.objects(names), probe.obj(p["target"])
+    aim = Vector(object_point(probe, target, frame, p.get("point", "aabb_center")))
+    angles = {}
+    for o in objs:
+        pos, axis = _view_axis(probe, o, frame)
+        to_target = aim - pos
+        angles[o.name] = 180.0 if to_target.length < 1e-9 else math.degrees(axis.angle(to_target))
+    bad = [n for n, a in angles.items() if a > limit]
+    detail = f"all aimed at {target.name}" if not bad else f"off {target.name}: " + ", ".join(
+        f"{n} by {angles[n]:.1f} deg" for n in bad)
+    return fraction_outcome(len(objs) - len(bad), len(objs), rnd(angles), {"max_angle": limit}, detail,
+                            {"off_target": bad, "target_point": rnd(list(aim))})
+
+
+def _in_range(value: float, bounds: list, period: float | None = None) -> bool:
+    lo, hi = float(bounds[0]), float(bounds[1])
+    shifts = (-period, 0.0, period) if period else (0.0,)
+    return any(lo <= value + k <= hi for k in shifts)
+
+
+@primitive(group="geometry", required=("object", "target", "distance|azimuth|elevation"),
+           params={"object": "name", "target": "name", "point": "point", "distance": RANGE, "azimuth": RANGE,
+                   "elevation": RANGE, "frame": "integer"})
+def placed_around(probe: Probe, p: dict):
+    """The object's world origin, seen from ``target``'s ``point`` (default aabb_center), lies
+    within the given [min, max] ranges: ``distance`` (m), ``azimuth`` (degrees about Z: 0 = the
+    front, -Y; 90 = the right, +X; -90 = the left; 180 = behind; a range may run past 180, e.g.
+    [150, 210]) and ``elevation`` (degrees above the target's horizontal plane).  Binary."""
+    frame = int(p.get("frame", 1))
+    obj, target = probe.obj(p["object"]), probe.obj(p["target"])
+    centre = Vector(object_point(probe, target, frame, p.get("point", "aabb_center")))
+    d = Vector(probe.origin(obj, frame)) - centre
+    measured = {"distance": d.length, "azimuth": math.degrees(math.atan2(d.x, -d.y)),
+                "elevation": math.degrees(math.atan2(d.z, math.hypot(d.x, d.y)))}
+    off = [k for k in ("distance", "azimuth", "elevation")
+           if k in p and not _in_range(measured[k], p[k], 360.0 if k == "azimuth" else None)]
+    expected = {k: p[k] for k in ("distance", "azimuth", "elevation") if k in p}
+    shown = f"{measured['distance']:.2f} m, azimuth {measured['azimuth']:.1f}, elevation {measured['elevation']:.1f}"
+    detail = f"{obj.name} from {target.name}: {shown}" + (f"; outside: {', '.join(off)}" if off else "")
+    return binary_outcome(not off, rnd(measured), expected, detail, {"outside": off})
+
+
+@primitive(group="geometry", required=("object|objects", "point", "tolerance"),
+           params={"object": "name", "objects": "names", "point": "anchor", "tolerance": "tolerance",
+                   "frame": "integer"})
+def origin_at(probe: Probe, p: dict):
+    """Each object's origin sits at a point of its own world AABB (``point``: aabb_center,
+    aabb_bottom_center or top_center), within ``tolerance`` (Euclidean).  Scores the share that
+    pass."""
+    names, frame, tol = names_param(p), int(p.get("frame", 1)), float(p["tolerance"])
+    errors = {}
+    for o in probe.objects(names):
+        errors[o.name] = math.dist(probe.origin(o, frame), aabb_point(probe.aabb(o, frame), p["point"]))
+    bad = [n for n, e in errors.items() if e > tol]
+    detail = f"every origin at its {p['point']}" if not bad else f"origin off its {p['point']}: " + ", ".join(bad)
+    return fraction_outcome(len(names) - len(bad), len(names), rnd(errors), {"max_error": tol}, detail,
+                            {"off": bad})
+
+
+# --- UV layout and repeated parts (mesh islands) -------------------------------------------------
+
+from probe_core import GEOMETRY_TYPES  # noqa: E402
+
+AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
+
+
+def _uv_mesh(probe: Probe, obj, uv_map: str | None, frame: int) -> dict | None:
+    """The evaluated mesh's UVs: ``uv`` (loops, 2), ``tri`` (loop triangles, 3 loop indices),
+    ``co`` (loop triangles' corners in world space, (t, 3, 3)) and the UV map's ``name``; None
+    when the object has no mesh or no such UV map (``uv_map`` None: the render-active one)."""
+    if obj.type not in GEOMETRY_TYPES:
+        return None
+    probe.at(frame)
+    ev = obj.evaluated_get(probe.depsgraph)
+    mesh = ev.to_mesh()
+    if mesh is None:
+        return None
+    try:
+        layers = mesh.uv_layers
+        if uv_map is None:
+            layer = next((u for u in layers if u.active_render), layers.active)
+        else:
+            layer = layers.get(uv_map)
+        if layer is None:
+            return None
+        nl = len(mesh.loops)
+        uv = np.empty(2 * nl, dtype=np.float64)
+        layer.data.foreach_get("uv", uv)
+        mesh.calc_loop_triangles()
+        tri = np.empty(3 * len(mesh.loop_triangles), dtype=np.int64)
+        mesh.loop_triangles.foreach_get("loops", tri)
+        co = np.empty(3 * len(mesh.vertices), dtype=np.float64)
+        mesh.vertices.foreach_get("co", co)
+        loop_vert = np.empty(nl, dtype=np.int64)
+        mesh.loops.foreach_get("vertex_index", loop_vert)
+        m = np.array(ev.matrix_world, dtype=np.float64)
+        world = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
+        tri = tri.reshape(-1, 3)
+        return {"name": layer.name, "uv": uv.reshape(-1, 2), "tri": tri, "co": world[loop_vert[tri]]}
+    finally:
+        ev.to_mesh_clear()
+
+
+def _uv_of(probe: Probe, names: list[str], p: dict) -> dict:
+    """{object name: _uv_mesh(...)} for the objects named by ``object`` / ``objects``."""
+    frame = int(p.get("frame", 1))
+    return {o.name: _uv_mesh(probe, o, p.get("uv_map"), frame) for o in probe.objects(names)}
+
+
+@primitive(group="geometry", required=("object|objects", "uv_map"),
+           params={"object": "name", "objects": "names", "uv_map": "name", "render_active": "bool"})
+def uv_map(probe: Probe, p: dict):
+    """Each mesh has a UV map named ``uv_map``; with ``render_active: true`` it is also the UV
+    map used for rendering (the one an Image Texture without a UV Map node reads).  Read from
+    the object's own mesh data.  Scores the share of objects that pass."""
+    names, wanted = names_param(p), p["uv_map"]
+    measured, bad = {}, []
+    for o in probe.objects(names):
+        layers = list(o.data.uv_layers) if o.type == "MESH" else []
+        render = next((u.name for u in layers if u.active_render), None)
+        measured[o.name] = {"uv_maps": [u.name for u in layers], "render_active": render}
+        if wanted not in measured[o.name]["uv_maps"] or (p.get("render_active") and render != wanted):
+            bad.append(o.name)
+    detail = f"every object has UV map {wanted!r}" if not bad else f"without UV map {wanted!r}" + (
+        " (render-active)" if p.get("render_active") else "") + ": " + ", ".join(bad)
+    return fraction_outcome(len(names) - len(bad), len(names), measured,
+                            {"uv_map": wanted, "render_active": bool(p.get("render_active"))}, detail, {"without": bad})
+
+
+@primitive(group="geometry", required=("object|objects",),
+           params={"object": "name", "objects": "names", "uv_map": "name", "tolerance": "tolerance",
+                   "frame": "integer"})
+def uv_bounds(probe: Probe, p: dict):
+    """Every UV coordinate of the UV map ``uv_map`` (default: the render-active one) of each
+    evaluated mesh lies in the 0-1 tile, within ``tolerance`` (default 0.001).  A mesh without
+    that UV map fails.  Scores the share of objects that pass."""
+    names, tol = names_param(p), float(p.get("tolerance", 0.001))
+    measured, bad = {}, []
+    for name, uvm in _uv_of(probe, names, p).items():
+        if uvm is None or not len(uvm["uv"]):
+            measured[name] = None
+            bad.append(name)
+            continue
+        lo, hi = uvm["uv"].min(axis=0), uvm["uv"].max(axis=0)
+        outside = int(np.sum(np.any((uvm["uv"] < -tol) | (uvm["uv"] > 1 + tol), axis=1)))
+        measured[name] = {"uv_map": uvm["name"], "min": rnd(lo.tolist()), "max": rnd(hi.tolist()),
+                          "loops_outside": outside}
+        if outside:
+            bad.append(name)
+    detail = "all UVs inside the 0-1 tile" if not bad else "UVs missing or outside 0-1: " + ", ".join(bad)
+    return fraction_outcome(len(names) - len(bad), len(names), measured, {"min": [0, 0], "max": [1, 1]}, detail,
+                            {"outside": bad})
+
+
+def uv_distortion(co: np.ndarray, uv: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per triangle (3D area, anisotropy, linear scale) of the map from UV to 3D: ``co`` (t, 3, 3)
+    world corners, ``uv`` (t, 3, 2).  Anisotropy is the ratio of the map's singular values (1 =
+    no stretch); scale is the square root of their product (3D length per UV unit, the inverse
+    of texel density).  A triangle whose UVs have no area gets infinite anisotropy and scale."""
+    e = np.stack([co[:, 1] - co[:, 0], co[:, 2] - co[:, 0]], axis=2)  # (t, 3, 2)
+    d = np.stack([uv[:, 1] - uv[:, 0], uv[:, 2] - uv[:, 0]], axis=2)  # (t, 2, 2)
+    area = 0.5 * np.linalg.norm(np.cross(e[:, :, 0], e[:, :, 1]), axis=1)
+    det = d[:, 0, 0] * d[:, 1, 1] - d[:, 0, 1] * d[:, 1, 0]
+    ok = np.abs(det) > 1e-14
+    aniso, scale = np.full(len(co), np.inf), np.full(len(co), np.inf)
+    if ok.any():
+        inv = np.linalg.inv(d[ok])
+        jac = e[ok] @ inv  # (k, 3, 2): UV -> 3D
+        g = np.swapaxes(jac, 1, 2) @ jac  # first fundamental form, (k, 2, 2)
+        tr, dt = g[:, 0, 0] + g[:, 1, 1], g[:, 0, 0] * g[:, 1, 1] - g[:, 0, 1] * g[:, 1, 0]
+        disc = np.sqrt(np.maximum(tr * tr / 4 - dt, 0.0))
+        s1, s2 = np.sqrt(np.maximum(tr / 2 + disc, 0.0)), np.sqrt(np.maximum(tr / 2 - disc, 0.0))
+        aniso[ok] = np.where(s2 > 0, s1 / np.maximum(s2, 1e-300), np.inf)
+        scale[ok] = np.sqrt(s1 * s2)
+    return area, aniso, scale
+
+
+@primitive(group="geometry", required=("object|objects", "max_anisotropy|max_density_ratio"),
+           params={"object": "name", "objects": "names", "uv_map": "name",
+                   "max_anisotropy": {"type": "number", "minimum": 1, "description": "number >= 1"},
+                   "max_density_ratio": {"type": "number", "minimum": 1, "description": "number >= 1"},
+                   "frame": "integer"})
+def uv_stretch(probe: Probe, p: dict):
+    """The UV map ``uv_map`` (default: the render-active one) of each evaluated mesh has low
+    stretch and even texel density, over every triangle with 3D area (slivers under 1e-6 of the
+    mesh's area are ignored): ``max_anisotropy`` bounds the worst ratio of the UV-to-3D map's
+    singular values (1 = shapes kept; a 0.6 x 0.4 face squeezed into a square is 1.5) and
+    ``max_density_ratio`` the ratio of the largest to the smallest texel density (pixels per
+    metre, 1 = every face at the same resolution).  A triangle with no UV area fails both.
+    Scores the share of objects that pass."""
+    names = names_param(p)
+    lim_a, lim_d = p.get("max_anisotropy"), p.get("max_density_ratio")
+    measured, bad = {}, []
+    for name, uvm in _uv_of(probe, names, p).items():
+        if uvm is None or not len(uvm["tri"]):
+            measured[name] = None
+            bad.append(name)
+            continue
+        area, aniso, scale = uv_distortion(uvm["co"], uvm["uv"][uvm["tri"]])
+        keep = area > 1e-6 * max(float(area.sum()), 1e-300)
+        aniso, scale = aniso[keep], scale[keep]
+        worst_a = float(aniso.max()) if len(aniso) else float("inf")
+        ratio = float(scale.max() / scale.min()) if len(scale) and np.isfinite(scale).all() else float("inf")
+        measured[name] = {"uv_map": uvm["name"], "max_anisotropy": rnd(worst_a) if np.isfinite(worst_a) else None,
+                          "density_ratio": rnd(ratio) if np.isfinite(ratio) else None,
+                          "zero_area_triangles": int(np.sum(~np.isfinite(aniso)))}
+        if (lim_a is not None and not worst_a <= float(lim_a)) or (lim_d is not None and not ratio <= float(lim_d)):
+            bad.append(name)
+    expected = {k: p[k] for k in ("max_anisotropy", "max_density_ratio") if k in p}
+    detail = "UVs within the stretch limits" if not bad else "stretched or uneven UVs: " + ", ".join(bad)
+    return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"stretched": bad})
+
+
+def uv_coverage(uv_tris: np.ndarray, resolution: int) -> tuple[int, int]:
+    """(pixels covered, pixels covered more than once) when the UV triangles (t, 3, 2) are
+    rasterised at ``resolution`` x ``resolution`` over the 0-1 tile (samples slightly off the
+    pixel centres, so an edge shared by two triangles is not counted twice)."""
+    counts = np.zeros((resolution, resolution), dtype=np.int32)
+    pts = np.clip(uv_tris, -1.0, 2.0) * resolution
+    for a, b, c in pts:
+        lo = np.floor(np.minimum(np.minimum(a, b), c)).astype(int)
+        hi = np.ceil(np.maximum(np.maximum(a, b), c)).astype(int)
+        lo, hi = np.maximum(lo, 0), np.minimum(hi, resolution)
+        if (hi <= lo).any():
+            continue
+        xs = np.arange(lo[0], hi[0]) + 0.5137
+        ys = np.arange(lo[1], hi[1]) + 0.4871
+        x, y = np.meshgrid(xs, ys, indexing="ij")
+        area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+        if area == 0:
+            continue
+        sign = 1.0 if area > 0 else -1.0
+        w0 = sign * ((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]))
+        w1 = sign * ((c[0] - b[0]) * (y - b[1]) - (c[1] - b[1]) * (x - b[0]))
+        w2 = sign * ((a[0] - c[0]) * (y - c[1]) - (a[1] - c[1]) * (x - c[0]))
+        counts[lo[0]:hi[0], lo[1]:hi[1]] += ((w0 >= 0) & (w1 >= 0) & (w2 >= 0)).astype(np.int32)
+    return int(np.sum(counts > 0)), int(np.sum(counts > 1))
+
+
+@primitive(group="geometry", required=("object|objects",),
+           params={"object": "name", "objects": "names", "uv_map": "name",
+                   "max_overlap": {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"},
+                   "resolution": {"type": "integer", "minimum": 16, "maximum": 2048, "description": "integer 16..2048"},
+                   "frame": "integer"})
+def uv_overlap(probe: Probe, p: dict):
+    """No two faces of the UV map ``uv_map`` (default: the render-active one) of each evaluated
+    mesh share texture space: rasterised over the 0-1 tile at ``resolution`` (default 256)
+    pixels a side, the share of covered pixels covered more than once is at most
+    ``max_overlap`` (default 0.005).  A mesh without that UV map or with no UV area fails.
+    Scores the share of objects that pass."""
+    names, res = names_param(p), int(p.get("resolution", 256))
+    limit = float(p.get("max_overlap", 0.005))
+    measured, bad = {}, []
+    for name, uvm in _uv_of(probe, names, p).items():
+        if uvm is None or not len(uvm["tri"]):
+            measured[name] = None
+            bad.append(name)
+            continue
+        covered, twice = uv_coverage(uvm["uv"][uvm["tri"]], res)
+        share = twice / covered if covered else 1.0
+        measured[name] = {"uv_map": uvm["name"], "covered": rnd(covered / res ** 2), "overlap": rnd(share)}
+        if share > limit:
+            bad.append(name)
+    detail = "no overlapping UVs" if not bad else "overlapping or missing UVs: " + ", ".join(bad)
+    return fraction_outcome(len(names) - len(bad), len(names), measured, {"max_overlap": limit}, detail,
+                            {"overlapping": bad})
+
+
+def mesh_islands_of(mesh: dict) -> list[np.ndarray]:
+    """The connected parts of a mesh (vertices joined by edges), as arrays of vertex indices."""
+    n = len(mesh["co"])
+    parent = np.arange(n)
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in mesh["edges"].tolist():
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    roots = np.array([find(i) for i in range(n)], dtype=np.int64)
+    return [np.flatnonzero(roots == r) for r in np.unique(roots)]
+
+
+@primitive(group="geometry", required=("object|objects", "count|pitch"),
+           params={"object": "name", "objects": "names", "count": "count_bound",
+                   "pitch": {"type": "number", "minimum": 0, "description": "number >= 0"},
+                   "axis": {"enum": ["X", "Y", "Z"], "description": "X, Y or Z"}, "tolerance": "tolerance",
+                   "frame": "integer"})
+def mesh_islands(probe: Probe, p: dict):
+    """The evaluated mesh of each object (modifiers included) falls into ``count`` separate
+    parts (an exact number or {min, max}); with ``pitch``, the parts' world AABB centres, in
+    order along ``axis`` (default X), are ``pitch`` apart (each gap within ``tolerance``,
+    default 0.001): an array of repeated parts at a given spacing.  Scores the share of objects
+    that pass."""
+    names, frame, tol = names_param(p), int(p.get("frame", 1)), float(p.get("tolerance", 0.001))
+    axis = AXIS_INDEX[p.get("axis", "X")]
+    measured, bad = {}, []
+    for o in probe.objects(names):
+        mesh = probe.mesh_arrays(o, frame)
+        parts = mesh_islands_of(mesh) if mesh is not None and len(mesh["co"]) else []
+        centres = sorted(float((mesh["co"][i, axis].min() + mesh["co"][i, axis].max()) / 2) for i in parts)
+        gaps = [b - a for a, b in zip(centres, centres[1:])]
+        entry = {"count": len(parts), "centres": rnd(centres[:50]), "gaps": rnd(gaps[:50])}
+        ok = "count" not in p or _within(len(parts), p["count"])
+        if "pitch" in p:
+            worst = max((abs(g - float(p["pitch"])) for g in gaps), default=float("inf"))
+            entry["max_pitch_error"] = rnd(worst) if np.isfinite(worst) else None
+            ok = ok and worst <= tol
+        measured[o.name] = entry
+        if not ok:
+            bad.append(o.name)
+    expected = {k: p[k] for k in ("count", "pitch", "axis") if k in p}
+    detail = "parts as specified" if not bad else "parts off: " + ", ".join(
+        f"{n} ({measured[n]['count']} parts)" for n in bad)
+    return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": bad})

@@ -1,14 +1,18 @@
-"""Probe group: objects and hierarchy (existence, type, parent, counts).  Runs in bpy."""
+"""Probe group: objects and hierarchy (existence, type, parent, counts), light and camera settings,
+applied transforms and naming conventions.  Runs in bpy."""
 
 from __future__ import annotations
 
+import math
+import re
 import sys
 from pathlib import Path
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from probe_core import Probe, binary_outcome, fraction_outcome, primitive  # noqa: E402
+import colour  # noqa: E402
+from probe_core import Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd  # noqa: E402
 
 
 @primitive(group="objects", required=("object",), params={"object": "name"})
@@ -77,3 +81,216 @@ def object_count(probe: Probe, p: dict):
     what = " ".join(x for x in (p.get("type", ""), f"'{p['name_prefix']}*'" if p.get("name_prefix") else "") if x)
     detail = f"{len(matches)} {what or 'objects'} (want {lo if lo is not None else '-'}..{hi if hi is not None else '-'})"
     return binary_outcome(ok, len(matches), {"min": lo, "max": hi}, detail, {"objects": matches[:50]})
+
+
+# --- lights and cameras -----------------------------------------------------------------------
+
+
+@primitive(group="objects", required=("object|objects", "type"),
+           params={"object": "name", "objects": "names",
+                   "type": {"enum": ["POINT", "SUN", "SPOT", "AREA"], "description": "POINT, SUN, SPOT or AREA"},
+                   "energy": {"type": "number", "minimum": 0, "description": "number >= 0"},
+                   "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance"})
+def light_settings(probe: Probe, p: dict):
+    """Each object is a light of ``type``; with ``energy``, its power (W; a sun's strength) is
+    within ``energy_tolerance`` (relative, default 0.05) of it; with ``color`` (linear [r, g, b]
+    or sRGB '#rrggbb'), its colour is within ``max_delta_e`` (CIEDE2000, default 3).  Scores the
+    share of lights that pass."""
+    names = names_param(p)
+    rel_tol = float(p.get("energy_tolerance", 0.05))
+    max_de = float(p.get("max_delta_e", 3.0))
+    want_rgb = colour.parse_colour(p["color"]) if "color" in p else None
+    measured, bad = {}, {}
+    for o in probe.objects(names):
+        if o.type != "LIGHT":
+            measured[o.name] = {"object_type": o.type}
+            bad[o.name] = f"{o.name} is a {o.type}, not a light"
+            continue
+        light = o.data
+        entry = {"type": light.type, "energy": rnd(float(light.energy)), "color": rnd([float(c) for c in light.color])}
+        problems = []
+        if light.type != p["type"]:
+            problems.append(f"type {light.type}")
+        if "energy" in p:
+            want = float(p["energy"])
+            err = abs(float(light.energy) - want) / want if want else abs(float(light.energy))
+            entry["energy_error"] = rnd(err)
+            if err > rel_tol:
+                problems.append(f"energy {light.energy:g} W")
+        if want_rgb is not None:
+            de = colour.delta_e_linear(tuple(float(c) for c in light.color), want_rgb)
+            entry["delta_e2000"] = rnd(de)
+            if de > max_de:
+                problems.append(f"colour dE2000 {de:.1f}")
+        measured[o.name] = entry
+        if problems:
+            bad[o.name] = f"{o.name}: " + ", ".join(problems)
+    expected = {k: p[k] for k in ("type", "energy", "energy_tolerance", "color", "max_delta_e") if k in p}
+    detail = "all lights as specified" if not bad else "; ".join(bad.values())
+    return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": sorted(bad)})
+
+
+@primitive(group="objects", required=("object",),
+           params={"object": "name", "lens": {"type": "number", "exclusiveMinimum": 0, "description": "number > 0"},
+                   "tolerance": "tolerance", "projection": {"enum": ["PERSP", "ORTHO", "PANO"],
+                                                          "description": "PERSP, ORTHO or PANO"},
+                   "active": "bool"})
+def camera_settings(probe: Probe, p: dict):
+    """The object is a camera; with ``lens``, its focal length (mm) is within ``tolerance``
+    (default 0.5 mm); with ``projection``, of that type; with ``active: true``, it is the
+    scene's camera.  Binary."""
+    obj = probe.obj(p["object"])
+    if obj.type != "CAMERA":
+        return binary_outcome(False, {"object_type": obj.type}, "CAMERA", f"{obj.name} is a {obj.type}, not a camera")
+    cam = obj.data
+    measured = {"lens": rnd(float(cam.lens)), "projection": cam.type,
+                "active": probe.scene.camera is not None and probe.scene.camera.name == obj.name}
+    problems = []
+    if "lens" in p and abs(float(cam.lens) - float(p["lens"])) > float(p.get("tolerance", 0.5)):
+        problems.append(f"focal length {cam.lens:g} mm")
+    if "projection" in p and cam.type != p["projection"]:
+        problems.append(f"projection {cam.type}")
+    if p.get("active") and not measured["active"]:
+        active = probe.scene.camera.name if probe.scene.camera else None
+        problems.append(f"scene camera is {active}")
+    expected = {k: p[k] for k in ("lens", "tolerance", "projection", "active") if k in p}
+    detail = f"{obj.name} as specified" if not problems else f"{obj.name}: " + ", ".join(problems)
+    return binary_outcome(not problems, measured, expected, detail)
+
+
+# --- transforms and naming ----------------------------------------------------------------------
+
+
+@primitive(group="objects", required=("object|objects",),
+           params={"object": "name", "objects": "names", "location": "bool", "rotation": "bool", "scale": "bool",
+                   "tolerance": "tolerance"})
+def transforms_applied(probe: Probe, p: dict):
+    """Each object's own transform is applied: with ``scale`` (default true) its scale is
+    (1, 1, 1), with ``rotation`` (default true) its rotation is identity, with ``location``
+    (default false) it sits at the origin, each within ``tolerance`` (default 1e-4).  Reads the
+    object's local transform channels (``matrix_basis``), not its world placement.  Scores the
+    share of objects that pass."""
+    names, tol = names_param(p), float(p.get("tolerance", 1e-4))
+    measured, bad = {}, []
+    for o in probe.objects(names):
+        loc, rot, scale = o.matrix_basis.decompose()
+        angle = min(rot.angle, 2 * math.pi - rot.angle)
+        entry = {"location": rnd(list(loc)), "rotation_angle": rnd(float(angle)), "scale": rnd(list(scale))}
+        off = []
+        if p.get("scale", True) and any(abs(s - 1.0) > tol for s in scale):
+            off.append("scale")
+        if p.get("rotation", True) and abs(angle) > tol:
+            off.append("rotation")
+        if p.get("location", False) and any(abs(v) > tol for v in loc):
+            off.append("location")
+        entry["unapplied"] = off
+        measured[o.name] = entry
+        if off:
+            bad.append(o.name)
+    detail = "all transforms applied" if not bad else "unapplied: " + ", ".join(
+        f"{n} ({'/'.join(measured[n]['unapplied'])})" for n in bad)
+    return fraction_outcome(len(names) - len(bad), len(names), measured,
+                            {k: p.get(k, d) for k, d in (("scale", True), ("rotation", True), ("location", False))},
+                            detail, {"unapplied": bad})
+
+
+@primitive(group="objects", required=("pattern",),
+           params={"pattern": {"type": "string", "minLength": 1, "description": "a regular expression"},
+                   "type": "object_type", "objects": "names", "data_same_name": "bool", "min": "count"})
+def names_match(probe: Probe, p: dict):
+    """Every object in scope has a name matching ``pattern`` (a full regular-expression match):
+    the listed ``objects``, else every scene object of ``type`` (default: all).  With
+    ``data_same_name: true`` its data-block (mesh, curve, light ...) carries the same name.
+    Fails when fewer than ``min`` (default 1) objects are in scope.  Scores the share that pass."""
+    rx = re.compile(p["pattern"])
+    objs = probe.objects(list(p["objects"])) if "objects" in p else sorted(
+        (o for o in probe.scene.objects if "type" not in p or o.type == p["type"]), key=lambda o: o.name)
+    bad = {}
+    for o in objs:
+        problems = []
+        if rx.fullmatch(o.name) is None:
+            problems.append("name")
+        if p.get("data_same_name") and o.data is not None and o.data.name != o.name:
+            problems.append(f"data {o.data.name!r}")
+        if problems:
+            bad[o.name] = problems
+    need = int(p.get("min", 1))
+    measured = {o.name: (o.data.name if o.data is not None else None) for o in objs}
+    if len(objs) < need:
+        return binary_outcome(False, measured, {"pattern": p["pattern"], "min": need},
+                              f"{len(objs)} object(s) in scope, want at least {need}")
+    detail = "all names conform" if not bad else "off convention: " + ", ".join(
+        f"{n} ({', '.join(v)})" for n, v in bad.items())
+    return fraction_outcome(len(objs) - len(bad), len(objs), measured, p["pattern"], detail,
+                            {"off": sorted(bad)})
+
+
+# --- modifiers ------------------------------------------------------------------------------------
+
+from probe_core import Outcome  # noqa: E402
+
+# a modifier setting's expected value: a number, flag, string (enum, or an object's name) or a list
+MODIFIER_VALUE = {"anyOf": [{"type": ["number", "boolean", "string", "null"]},
+                            {"type": "array", "items": {"type": ["number", "boolean"]}, "minItems": 1}],
+                  "description": "number, true/false, string, null or a list of numbers / flags"}
+
+
+def _modifier_value(value):
+    """An RNA value as JSON: an ID (object, collection ...) by its name, vectors as lists."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "name") and hasattr(value, "bl_rna"):
+        return value.name
+    return [_modifier_value(v) for v in value]
+
+
+def _setting_met(value, want, tol: float) -> bool:
+    if isinstance(want, list):
+        return isinstance(value, list) and len(value) == len(want) and all(
+            _setting_met(v, w, tol) for v, w in zip(value, want))
+    if isinstance(want, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and value is want
+    if isinstance(want, (int, float)):
+        return isinstance(value, (int, float)) and abs(float(value) - float(want)) <= tol
+    return value == want
+
+
+@primitive(group="objects", required=("object", "type"),
+           params={"object": "name", "type": "name", "name": "name",
+                   "settings": {"type": "object", "additionalProperties": MODIFIER_VALUE,
+                                "description": "{modifier property: expected value}"},
+                   "tolerance": "tolerance", "enabled": "bool"})
+def modifier_settings(probe: Probe, p: dict):
+    """The object carries a live (unapplied) modifier of ``type`` (ARRAY, MIRROR, BEVEL,
+    SOLIDIFY, SUBSURF ...; with ``name``, that one), shown in the viewport and in renders
+    unless ``enabled: false``, whose ``settings`` ({property: value}, e.g. {"count": 12,
+    "use_axis": [true, false, false], "mirror_object": "Fence.Centre"}) match: numbers within
+    ``tolerance`` (default 1e-4), flags, strings, enum identifiers and object names exactly.  Of
+    several such modifiers the best counts.  Scores the share of settings met (0 without one)."""
+    obj = probe.obj(p["object"])
+    settings, tol = dict(p.get("settings", {})), float(p.get("tolerance", 1e-4))
+    mods = [m for m in obj.modifiers if m.type == p["type"] and ("name" not in p or m.name == p["name"])]
+    if p.get("enabled", True):
+        mods = [m for m in mods if m.show_viewport and m.show_render]
+    stack = [f"{m.name} ({m.type})" for m in obj.modifiers]
+    expected = {k: p[k] for k in ("type", "name", "settings") if k in p}
+    if not mods:
+        return Outcome(0.0, False, {"modifiers": stack}, expected,
+                       f"{obj.name} has no live {p['type']} modifier (stack: {stack or 'empty'})", {"modifiers": stack})
+    best = None
+    for m in mods:
+        values = {}
+        for key in settings:
+            if not hasattr(m, key):
+                raise ValueError(f"modifier_settings: a {m.type} modifier has no property {key!r}")
+            values[key] = rnd(_modifier_value(getattr(m, key)))
+        off = [k for k, want in settings.items() if not _setting_met(values[k], want, tol)]
+        if best is None or len(off) < len(best[2]):
+            best = (m, values, off)
+    m, values, off = best
+    detail = f"{obj.name}: {m.name} ({m.type}) as specified" if not off else f"{obj.name}: {m.name} off: " + ", ".join(
+        f"{k} is {values[k]!r}, not {settings[k]!r}" for k in off)
+    if not settings:
+        return binary_outcome(True, {"modifier": m.name, "modifiers": stack}, expected, detail)
+    return fraction_outcome(len(settings) - len(off), len(settings), {"modifier": m.name, **values}, expected,
+                            detail, {"off": off, "modifiers": stack})

@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "activities" / "blender" / "build_workspace.py"
 APPLY = ROOT / "activities" / "blender" / "apply_script.py"
 PROBE = ROOT / "verifiers" / "rule_probe.py"
-SEEDS = ("robot-carry", "table-model")
+SEEDS = ("robot-carry", "table-model", "product-lighting", "asset-hygiene", "render-setup",
+         "mug-material", "crate-texture", "fence-array")
 MARGIN = 0.2  # defects and the untouched input must score this far below the pass threshold
 PARALLEL = 2  # concurrent bpy processes
 

@@ -130,6 +130,38 @@ block.location.x = 2.0
 block.keyframe_insert("location", frame=24)
 scene.render.engine = "CYCLES"
 scene.render.resolution_x, scene.render.resolution_y, scene.render.resolution_percentage = 640, 480, 100
+# lights, a camera, transforms and render output for the newer primitives
+from mathutils import Vector
+key = bpy.data.objects.new("Key", bpy.data.lights.new("Key", "AREA"))
+key.data.energy = 60.0
+scene.collection.objects.link(key)
+key.location = (0.0, -2.0, 2.5)  # in front of Block, 45 degrees up
+key.rotation_euler = (Vector((0, 0, 0.5)) - key.location).to_track_quat("-Z", "Y").to_euler()
+cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+scene.collection.objects.link(cam)
+cam.data.lens = 85.0
+cam.location = (2.0, 0.0, 0.5)  # to the right of Block, looking 11 degrees past it
+cam.rotation_euler = (Vector((0, 0.4, 0.5)) - cam.location).to_track_quat("-Z", "Y").to_euler()
+scene.camera = cam
+tilted = bpy.data.objects.new("Tilted", None)
+scene.collection.objects.link(tilted)
+tilted.rotation_euler, tilted.scale = (0.3, 0.0, 0.0), (2.0, 2.0, 2.0)
+img = scene.render.image_settings
+img.file_format, img.color_depth, img.exr_codec = "OPEN_EXR", "16", "DWAA"
+scene.render.filepath = "//renders/shot_####"
+scene.view_settings.view_transform, scene.view_settings.look = "AgX", "AgX - Punchy"
+# UVs, an image texture, Principled values and modifiers (mug-material, crate-texture, fence-array)
+grid = bpy.data.images.new("Grid", 64, 32)
+grid.generated_type = "COLOR_GRID"
+tex = next(n for n in mat.node_tree.nodes if n.type == "TEX_IMAGE")
+tex.image = grid
+bsdf = mat.node_tree.nodes["Principled BSDF"]
+mat.node_tree.links.new(tex.outputs["Color"], bsdf.inputs["Specular Tint"])
+bsdf.inputs["Roughness"].default_value = 0.3
+sheet = bpy.data.objects["Sheet"]  # its full-tile UVs are stacked three times by the Array
+row = sheet.modifiers.new("Row", "ARRAY")
+row.count, row.relative_offset_displace = 3, (1.5, 0.0, 0.0)
+inside.scale = (2.0, 1.0, 1.0)  # unapplied non-uniform scale stretches its UVs in world space
 '''
 
 TASK_PROBE = '''
@@ -171,6 +203,50 @@ CASES = [
     ("file_version", {"min_version": "5.0"}, 1.0),
     ("file_version", {"expected": "4.2"}, 0.0),
     ("block_volume", {"object": "Block", "min_volume": 0.9}, 1.0),
+    ("light_settings", {"object": "Key", "type": "AREA", "energy": 60, "color": "#FFFFFF"}, 1.0),
+    ("light_settings", {"objects": ["Key", "Block"], "type": "AREA"}, 0.5),
+    ("camera_settings", {"object": "Cam", "lens": 85, "projection": "PERSP", "active": True}, 1.0),
+    ("camera_settings", {"object": "Cam", "lens": 50}, 0.0),
+    ("aimed_at", {"objects": ["Key", "Cam"], "target": "Block", "max_angle": 1}, 0.5),
+    ("placed_around", {"object": "Key", "target": "Block", "azimuth": [-10, 10], "elevation": [40, 50],
+                       "distance": [2.7, 2.9]}, 1.0),
+    ("placed_around", {"object": "Key", "target": "Block", "azimuth": [350, 370]}, 1.0),
+    ("placed_around", {"object": "Cam", "target": "Block", "azimuth": [150, 210]}, 0.0),
+    ("transforms_applied", {"objects": ["Block", "Tilted"]}, 0.5),
+    ("origin_at", {"object": "Block", "point": "aabb_center", "tolerance": 1e-4}, 1.0),
+    ("origin_at", {"object": "Block", "point": "aabb_bottom_center", "tolerance": 0.01}, 0.0),
+    ("names_match", {"type": "MESH", "pattern": "[A-Z][a-z]+"}, 1.0),
+    ("names_match", {"objects": ["Block", "Sheet"], "pattern": "B.*"}, 0.5),
+    ("names_match", {"objects": ["Block"], "pattern": "Block", "data_same_name": True}, 0.0),
+    ("scene_units", {"system": "METRIC", "scale_length": 1.0}, 1.0),
+    ("scene_units", {"length_unit": "MILLIMETERS"}, 0.0),
+    ("scene_settings", {"settings": {"render.fps": 30, "cycles.samples": 4096, "render.film_transparent": True}},
+     2 / 3),
+    ("render_output", {"file_format": "OPEN_EXR", "color_depth": "16", "exr_codec": "DWAA",
+                       "path_pattern": "//renders/shot_#{4}"}, 1.0),
+    ("render_output", {"file_format": "PNG", "path_pattern": "//renders/shot_#{4}"}, 0.5),
+    ("colour_management", {"view_transform": "AgX", "look": "AgX - Punchy", "exposure": 0}, 1.0),
+    ("colour_management", {"view_transform": "Standard"}, 0.0),
+    ("uv_map", {"objects": ["Block", "Sheet"], "uv_map": "UVMap", "render_active": True}, 1.0),
+    ("uv_map", {"object": "Block", "uv_map": "CrateUV"}, 0.0),
+    ("uv_bounds", {"objects": ["Block", "Sheet"], "tolerance": 0.001}, 1.0),
+    ("uv_overlap", {"objects": ["Block", "Sheet"], "max_overlap": 0.005}, 0.5),
+    ("uv_stretch", {"object": "Block", "max_anisotropy": 1.01, "max_density_ratio": 1.01}, 1.0),
+    ("uv_stretch", {"objects": ["Block", "Inside"], "max_anisotropy": 1.5}, 0.5),
+    ("mesh_islands", {"object": "Sheet", "count": 3, "pitch": 1.5, "axis": "X", "tolerance": 1e-4}, 1.0),
+    ("mesh_islands", {"objects": ["Block", "Sheet"], "count": {"min": 2}}, 0.5),
+    ("modifier_settings", {"object": "Sheet", "type": "ARRAY",
+                           "settings": {"count": 3, "use_relative_offset": True,
+                                        "relative_offset_displace": [1.5, 0, 0]}}, 1.0),
+    ("modifier_settings", {"object": "Sheet", "type": "ARRAY", "settings": {"count": 4, "fit_type": "FIXED_COUNT"}},
+     0.5),
+    ("modifier_settings", {"object": "Block", "type": "MIRROR"}, 0.0),
+    ("principled_inputs", {"material": "Paint", "inputs": {"Roughness": 0.3, "Metallic": 0.0}}, 1.0),
+    ("principled_inputs", {"object": "Block", "inputs": {"Roughness": 0.8, "Metallic": 0.0}, "tolerance": 0.1}, 0.5),
+    ("image_texture", {"material": "Paint", "image": "Grid", "size": [64, 32], "colorspace": "sRGB",
+                       "input": "Specular Tint", "embedded": True}, 1.0),
+    ("image_texture", {"material": "Paint", "image": "Grid", "input": "Base Color"}, 0.5),
+    ("image_texture", {"object": "Block", "image": "Missing", "size": [64, 32]}, 0.0),
 ]
 
 

@@ -619,7 +619,8 @@ def test_task_probe_symlinked_out_of_the_draft(seed: Path, tmp_path: Path) -> No
     _fails(seed, "draft/task_probes.py", "<root>", "resolves outside draft/")
 
 
-@pytest.mark.parametrize("name", ["robot-carry", "table-model"])
+@pytest.mark.parametrize("name", ["robot-carry", "table-model", "product-lighting", "asset-hygiene", "render-setup",
+                                  "mug-material", "crate-texture", "fence-array"])
 def test_bundled_seeds_fit_the_probe_library(name: str) -> None:
     checked = check_seed_dir(Path(__file__).resolve().parents[2] / "seeds" / name)
     assert checked.rubric is not None and checked.rubric.criteria

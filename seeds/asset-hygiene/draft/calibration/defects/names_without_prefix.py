@@ -1,0 +1,46 @@
+"""Defect (must fail): the props are renamed without the SM_ prefix and their meshes keep
+the imported names (Cube.001 ...).
+
+Units, transforms and origins are right; the pipeline cannot find the assets by name.
+"""
+
+import bpy
+from mathutils import Vector
+
+RENAMES = {
+    "Cube.001": "Workbench",
+    "Cube.002": "PartsBin",
+    "Cylinder": "SafetyPost",
+    "Cylinder.001": "RobotPedestal",
+}
+
+scene = bpy.context.scene
+
+
+def select_only(objs):
+    bpy.ops.object.select_all(action="DESELECT")
+    for obj in objs:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objs[0]
+
+
+def origins_to_base(objs):
+    for obj in objs:
+        corners = [obj.matrix_world @ Vector(c) for c in obj.bound_box]
+        lo = Vector([min(c[i] for c in corners) for i in range(3)])
+        hi = Vector([max(c[i] for c in corners) for i in range(3)])
+        scene.cursor.location = ((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z)
+        select_only([obj])
+        bpy.ops.object.origin_set(type="ORIGIN_CURSOR")
+    scene.cursor.location = (0.0, 0.0, 0.0)
+
+units = scene.unit_settings
+units.system, units.scale_length, units.length_unit = "METRIC", 1.0, "METERS"
+props = []
+for old, new in RENAMES.items():
+    obj = bpy.data.objects[old]
+    obj.name = new
+    props.append(obj)
+select_only(props)
+bpy.ops.object.transform_apply(location=False, rotation=True, scale=True)
+origins_to_base(props)

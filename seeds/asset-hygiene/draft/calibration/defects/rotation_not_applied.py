@@ -1,0 +1,46 @@
+"""Defect (must fail): only the scale was applied (Ctrl+A > Scale), not the rotation.
+
+Units, names and origins are right, but the parts bin still carries the 90 degree X rotation of
+its Y-up export and the pedestal its 37 degree turn: the simulator reads rotated transforms.
+"""
+
+import bpy
+from mathutils import Vector
+
+RENAMES = {
+    "Cube.001": "SM_Workbench",
+    "Cube.002": "SM_PartsBin",
+    "Cylinder": "SM_SafetyPost",
+    "Cylinder.001": "SM_RobotPedestal",
+}
+
+scene = bpy.context.scene
+
+
+def select_only(objs):
+    bpy.ops.object.select_all(action="DESELECT")
+    for obj in objs:
+        obj.select_set(True)
+    bpy.context.view_layer.objects.active = objs[0]
+
+
+def origins_to_base(objs):
+    for obj in objs:
+        corners = [obj.matrix_world @ Vector(c) for c in obj.bound_box]
+        lo = Vector([min(c[i] for c in corners) for i in range(3)])
+        hi = Vector([max(c[i] for c in corners) for i in range(3)])
+        scene.cursor.location = ((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z)
+        select_only([obj])
+        bpy.ops.object.origin_set(type="ORIGIN_CURSOR")
+    scene.cursor.location = (0.0, 0.0, 0.0)
+
+units = scene.unit_settings
+units.system, units.scale_length, units.length_unit = "METRIC", 1.0, "METERS"
+props = []
+for old, new in RENAMES.items():
+    obj = bpy.data.objects[old]
+    obj.name = obj.data.name = new
+    props.append(obj)
+select_only(props)
+bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
+origins_to_base(props)
