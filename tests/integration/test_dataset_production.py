@@ -2,8 +2,8 @@
 and the four worker pools as separate processes (so one can be killed), real Blender in the
 sandbox, the `temporal` and `arkevo` command lines.
 
-Two bundled seeds (their trials cut to one oracle attempt, to keep the suite's time) go through
-DatasetProduction — table-model as a copy carrying one more material, a binary no scanner can
+Two bundled seeds, table-model and fence-array (their trials cut to one oracle attempt, to keep
+the suite's time), go through DatasetProduction — table-model as a copy carrying one more material, a binary no scanner can
 read, so its publication waits in 07 (coverage_pending) until a reviewer approves it with
 `temporal workflow signal`; the control worker — the one running DatasetProduction and its
 TaskProductions — is killed -9 mid-run and started again; the revision still ends with each
@@ -32,13 +32,14 @@ from dataset_revisions.layout import RevisionKeys
 from tests.conftest import free_port
 from workers.settings import PROJECT_ROOT
 from workers.stack import Stack
+from workflows.task_production import STAGES
 
 pytestmark = [pytest.mark.blender, pytest.mark.temporal]
 
 SPEC = {
     "namespace": "it",
     "revision": "r1",
-    "seeds": ["<table copy>", "seeds/robot-carry"],
+    "seeds": ["<table copy>", "seeds/fence-array"],
     "splits": {"train": 1, "test": 1},
     "max_per_source": 1,
     "coverage": {"min_groups_per_split": 1, "min_professions_per_split": 1, "min_sources": 2},
@@ -93,7 +94,7 @@ async def wait_for_stage(client, wid: str, stages: set[str], timeout: float = 30
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
-        for seed_id in ("table-model", "robot-carry"):
+        for seed_id in ("table-model", "fence-array"):
             try:
                 p = await client.get_workflow_handle(f"{wid}.{seed_id}").query("progress")
             except Exception:  # noqa: BLE001 — not started yet
@@ -109,7 +110,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
 
     client = await Client.connect(stack.address)
     wid = "dataset-it-r1"
-    spec = {**SPEC, "seeds": [str(table_with_a_binary_material(tmp_path)), "seeds/robot-carry"]}
+    spec = {**SPEC, "seeds": [str(table_with_a_binary_material(tmp_path)), "seeds/fence-array"]}
     handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
                                          task_queue=queues.CONTROL, result_type=DatasetProductionResult)
     await wait_for_stage(client, wid, {"03-authoring", "04-trial-solves", "05-review"})
@@ -132,7 +133,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
 
     result = await asyncio.wait_for(handle.result(), 600)
     assert result.failed == {}
-    assert sorted(result.published) == ["robot-carry", "table-model"] and result.skipped == []
+    assert sorted(result.published) == ["fence-array", "table-model"] and result.skipped == []
 
     objects_root = stack.var
     links = sorted((objects_root / KEYS.root / "chain").glob("*.json"))
@@ -141,6 +142,12 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     table = json.loads(next(p for p in links if json.loads(p.read_text())["seed_id"] == "table-model").read_text())
     privacy = json.loads((objects_root / table["publication_key"] / "review" / "privacy.json").read_text())
     assert privacy["review"]["approved"] and privacy["review"]["reviewer"] == "it"
+    # the Web UI's filter: a seed's whole run, parent and stage children, by ArkevoSeedId
+    listed = run_cli(stack, temporal, "workflow", "list", "--address", stack.address, "--query",
+                     "ArkevoSeedId = 'table-model'", "--output", "json")
+    ids = {w["execution"]["workflowId"] for w in json.loads(listed.stdout)}
+    child = f"{wid}.table-model"
+    assert {child} | {f"{child}.{s}" for s in STAGES[1:]} <= ids
     for link in map(lambda p: json.loads(p.read_text()), links):
         trials = (objects_root / link["publication_key"] / "evaluation" / "trials.jsonl").read_text().splitlines()
         ids = [json.loads(t)["trial_id"] for t in trials]
@@ -156,7 +163,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert started.returncode == 0, started.stderr
     again = await client.get_workflow_handle("dataset-it-r1-again",
                                              result_type=DatasetProductionResult).result()
-    assert sorted(again.skipped) == ["robot-carry", "table-model"] and again.failed == {}
+    assert sorted(again.skipped) == ["fence-array", "table-model"] and again.failed == {}
     assert len(list((objects_root / KEYS.root / "chain").glob("*.json"))) == 2
 
     revision = ["--namespace", "it", "--revision", "r1"]
