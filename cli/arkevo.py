@@ -254,9 +254,9 @@ def print_freeze_report(report) -> None:
                         f"({report.candidates} candidates, selection seed {report.selection_seed})")
     for col in ("split", "tasks", "target", "sources", "groups", "professions"):
         table.add_column(col)
-    for name, s in report.splits.items():
-        table.add_row(name, ", ".join(s.tasks), f"{s.count}/{s.target}", ", ".join(s.sources),
-                      ", ".join(s.groups), ", ".join(s.professions))
+    for name, s in report.splits.items():  # one item per line: cells never truncate a name
+        table.add_row(name, "\n".join(s.tasks), f"{s.count}/{s.target}", "\n".join(s.sources),
+                      "\n".join(s.groups), "\n".join(s.professions))
     console.print(table)
     if report.unused:
         console.print(f"unused: {', '.join(report.unused)}")

@@ -22,7 +22,7 @@ from rich.live import Live
 from rich.table import Table
 
 DEMO_SPEC = Path("datasets/demo.json")
-console = Console(width=max(Console().width, 140))
+console = Console(width=max(Console().width, 170))
 
 
 def demo_revision(root: Path) -> str:
