@@ -58,6 +58,18 @@ def _integral(value: Any) -> Any:
     return value
 
 
+def _absent(value: Any) -> bool:
+    return value is None
+
+
+def _not_null(cls, value: Any) -> Any:
+    """An optional property the schema lets a document leave out but not set to null (pydantic
+    defaults are not validated, so an explicit null still reaches this)."""
+    if value is None:
+        raise ValueError("may be left out, but not null")
+    return value
+
+
 def _unique(items: list[Any]) -> list[Any]:
     """Mirror `uniqueItems: true` for lists of strings."""
     if len(set(items)) != len(items):
@@ -432,12 +444,7 @@ class Publication(Contract):
     # Inside a dataset revision: its link in the revision's hash chain (absent outside one).
     dataset: DatasetLink | None = Field(default=None, exclude_if=lambda value: value is None)
 
-    @field_validator("content_sha256", "dataset")
-    @classmethod
-    def _absent_not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("may be left out, but not null")
-        return value
+    _absent_not_null = field_validator("content_sha256", "dataset")(classmethod(_not_null))
 
     @model_validator(mode="after")
     def _chained(self) -> Publication:
@@ -471,10 +478,6 @@ class HandoffManifest(Contract):
     semantic_digest: Sha256
 
 
-def _absent(value: Any) -> bool:
-    return value is None
-
-
 class HandoffEvent(Contract):
     """`var/handoff/<kind>/<event_id>.json`: a publication is ready, or a dataset revision froze."""
 
@@ -485,12 +488,7 @@ class HandoffEvent(Contract):
     publication: HandoffPublication | None = Field(default=None, exclude_if=_absent)
     manifest: HandoffManifest | None = Field(default=None, exclude_if=_absent)
 
-    @field_validator("publication", "manifest")
-    @classmethod
-    def _absent_not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("may be left out, but not null")
-        return value
+    _absent_not_null = field_validator("publication", "manifest")(classmethod(_not_null))
 
     @model_validator(mode="after")
     def _by_kind(self) -> HandoffEvent:
@@ -528,12 +526,7 @@ class DatasetSpec(Contract):
     concurrency: Annotated[int, BeforeValidator(_integral), Field(ge=1, le=64)] = 4
     options: dict[str, Any] | None = Field(default=None, exclude_if=_absent)
 
-    @field_validator("options")
-    @classmethod
-    def _options_absent_not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("may be left out, but not null")
-        return value
+    _absent_not_null = field_validator("options")(classmethod(_not_null))
 
 
 class ChainHead(Contract):
@@ -575,16 +568,10 @@ class PrivacyRule(Contract):
     kind: Literal["forbidden", "secret", "personal"]
     description: Text
     pattern: Text
-    validator: Literal["luhn", "prc_id", "e164", "token_like"] | None = Field(
-        None, exclude_if=lambda v: v is None)
-    allow: list[Text] | None = Field(None, exclude_if=lambda v: v is None)
+    validator: Literal["luhn", "prc_id", "e164", "token_like"] | None = Field(None, exclude_if=_absent)
+    allow: list[Text] | None = Field(None, exclude_if=_absent)
 
-    @field_validator("validator", "allow", mode="before")
-    @classmethod
-    def _absent_not_null(cls, value: Any) -> Any:
-        if value is None:  # the schema has no null here: leave the key out instead
-            raise ValueError("must be left out rather than null")
-        return value
+    _absent_not_null = field_validator("validator", "allow", mode="before")(classmethod(_not_null))
 
 
 class PrivacyPolicy(Contract):
@@ -593,16 +580,11 @@ class PrivacyPolicy(Contract):
     policy_id: Name
     policy_version: Version
     title: Text
-    description: Text | None = Field(None, exclude_if=lambda v: v is None)
+    description: Text | None = Field(None, exclude_if=_absent)
     rules: Annotated[list[PrivacyRule], Field(min_length=1)]
     allowed_licences: Annotated[list[Name], Field(min_length=1), AfterValidator(_unique)]
 
-    @field_validator("description", mode="before")
-    @classmethod
-    def _description_not_null(cls, value: Any) -> Any:
-        if value is None:
-            raise ValueError("must be left out rather than null")
-        return value
+    _absent_not_null = field_validator("description", mode="before")(classmethod(_not_null))
 
 
 # --- pipeline configuration -------------------------------------------------------------------
