@@ -84,6 +84,14 @@ def _line(obj) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
+def _params(schema: dict) -> str:
+    """A method's params in one short line: `name*: description` per property (the full JSON
+    Schema of 40 methods would not fit one tool answer)."""
+    required = set(schema.get("required", []))
+    return "; ".join(f"{name}{'*' if name in required else ''}: {prop.get('description', prop.get('type', 'any'))}"
+                     for name, prop in schema.get("properties", {}).items())
+
+
 @cache
 def catalogue(section: str) -> str:
     """Reference text the author reads through `read_catalogue`: one compact line per entry."""
@@ -97,8 +105,9 @@ def catalogue(section: str) -> str:
             + [f"{p['id']} | {p['name']}" for p in taxonomy["professions"]])
     if section == "probes":
         from verifiers.probe_catalogue import rule_methods
-        return "\n".join(["rubric methods (method | group | params as JSON Schema):"]
-                         + [f"{name} | {m.group} | {_line(m.schema())}"
+        return "\n".join(["rubric methods (method | group | params: name: type, * required; object or objects where both "
+                          "appear: give one; admission checks them against the full JSON Schema):"]
+                         + [f"{name} | {m.group} | {_params(m.schema())}"
                             for name, m in sorted(rule_methods().items())])
     if section == "profiles":
         from verifiers.profiles import REGISTRY
