@@ -2,9 +2,10 @@
 and the four worker pools as separate processes (so one can be killed), real Blender in the
 sandbox, the `temporal` and `arkevo` command lines.
 
-Two bundled seeds, table-model and fence-array (their trials cut to one oracle attempt, to keep
-the suite's time), go through DatasetProduction — table-model as a copy carrying one more material, a binary no scanner can
-read, so its publication waits in 07 (coverage_pending) until a reviewer approves it with
+Two bundled seeds, table-model and fence-array — lightened copies (rules only, one defect, one
+oracle attempt: `light_copy`), to keep the suite's time — go through DatasetProduction,
+table-model's copy carrying one more material, a binary no scanner can read, so its
+publication waits in 07 (coverage_pending) until a reviewer approves it with
 `temporal workflow signal`; the control worker — the one running DatasetProduction and its
 TaskProductions — is killed -9 mid-run and started again; the revision still ends with each
 seed published exactly once, every trial recorded once, and a chain that verifies. Then the
@@ -51,9 +52,29 @@ KEYS = RevisionKeys("it", "r1")
 ARKEVO = PROJECT_ROOT / ".venv" / "bin" / "arkevo"
 
 
+def light_copy(name: str, tmp_path: Path) -> Path:
+    """A bundled seed as the test runs it: graded on rules alone (its VL criteria and judge.json
+    dropped: no evidence renders) with one defect and its variant as calibration samples. What
+    this test checks — orchestration, durability, the chain, freeze, verify, the review signal —
+    does not depend on either; every bundled seed's full calibration is test_blender_calibration's
+    and the demo's business."""
+    seed = tmp_path / "seeds" / name
+    shutil.copytree(PROJECT_ROOT / "seeds" / name, seed)
+    draft = seed / "draft"
+    task = json.loads((draft / "task.json").read_text())
+    task["criteria"] = [c for c in task["criteria"] if c["channel"] == "rule"]
+    task["verification"]["weights"] = {"rule": 1.0, "vl": 0.0, "agent": 0}
+    task["scoring_profile"] = {"profile_id": "rule-only", "profile_version": "1"}
+    (draft / "task.json").write_text(json.dumps(task, indent=2))
+    for extra in ("judge.json", "ledger.json"):
+        (draft / extra).unlink(missing_ok=True)
+    for defect in sorted((draft / "calibration" / "defects").glob("*.py"))[1:]:
+        defect.unlink()
+    return seed
+
+
 def table_with_a_binary_material(tmp_path: Path) -> Path:
-    seed = tmp_path / "seeds" / "table-model"
-    shutil.copytree(PROJECT_ROOT / "seeds" / "table-model", seed)
+    seed = light_copy("table-model", tmp_path)
     (seed / "materials" / "grade.lut").write_bytes(bytes(range(256)) * 16)  # no known format
     manifest = json.loads((seed / "seed.json").read_text())
     manifest["materials"].append({"path": "materials/grade.lut", "role": "other", "public": False})
@@ -110,7 +131,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
 
     client = await Client.connect(stack.address)
     wid = "dataset-it-r1"
-    spec = {**SPEC, "seeds": [str(table_with_a_binary_material(tmp_path)), "seeds/fence-array"]}
+    spec = {**SPEC, "seeds": [str(table_with_a_binary_material(tmp_path)), str(light_copy("fence-array", tmp_path))]}
     handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
                                          task_queue=queues.CONTROL, result_type=DatasetProductionResult)
     await wait_for_stage(client, wid, {"03-authoring", "04-trial-solves", "05-review"})
