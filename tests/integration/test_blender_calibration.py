@@ -153,7 +153,7 @@ def test_calibration(calibration, sample):
         assert report["reward"] <= threshold - MARGIN and not report["success"], summary(report)
 
 
-@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("seed", ["robot-carry", "table-model"])  # an animated and a static scene
 def test_probing_twice_gives_identical_results(calibration, seed, tmp_path):
     reference = next(s for s in ALL_SAMPLES if s.seed == seed and s.kind == "reference")
     again = probe(seed, delivery_path(calibration.work, reference), tmp_path / "again.json")
