@@ -90,18 +90,18 @@ class PackagingActivities:
         publication.json. A retry after a crash between the two finishes the claimed link."""
         record = self.store.get_json(req.admission_record)
         while True:
+            links = read_chain(self.objects, keys)
+            mine = [l for l in links if l.task_id == req.frozen.task_id and l.content_sha256 == content_digest]
+            if mine:  # a retry of this publication: finish it (it may have died after its link)
+                link = mine[-1]
+                self.objects.put_if_absent(f"{link.publication_key}/publication.json",
+                                           publication_bytes(link.publication))
+                return self._announce(req, link.publication_key, link.publication)
             if is_frozen(self.objects, keys):
                 raise ApplicationError(
                     f"dataset {keys.namespace} revision {keys.revision} is frozen: a frozen revision "
                     f"is immutable; publish into a new revision", type=DATASET_REVISION_FROZEN,
                     non_retryable=True)
-            links = read_chain(self.objects, keys)
-            mine = [l for l in links if l.task_id == req.frozen.task_id and l.content_sha256 == content_digest]
-            if mine:
-                link = mine[-1]
-                self.objects.put_if_absent(f"{link.publication_key}/publication.json",
-                                           publication_bytes(link.publication))
-                return self._announce(req, link.publication_key, link.publication)
             head = links[-1] if links else None
             dataset = {"namespace": keys.namespace, "revision": keys.revision,
                        "sequence": head.sequence + 1 if head else 1,
