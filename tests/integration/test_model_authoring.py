@@ -185,30 +185,12 @@ async def test_no_endpoint_fails_stage_03_within_seconds_naming_the_variables(
     assert not (settings.publications / "table-unset").exists()
 
 
-SIDE_TABLE_BRIEF = """# Bedside companion piece
-
-Hi! For the bedroom collection we want a compact square side table in Blender, starting from
-the blank file. Square board 0.50 by 0.50, floor to board surface 0.55, board 0.02 thick, four
-thin posts under the corners, standing on the floor. Objects: `SideTop`, `Post.FL`, `Post.FR`,
-`Post.BL`, `Post.BR`; material `Walnut` on all of them. Acceptance list: REQ-PARTS,
-REQ-OVERALL-SIZE, REQ-TOP-SIZE, REQ-ON-FLOOR, REQ-LEG-PLACEMENT, REQ-LEGS-MEET-TOP,
-REQ-MATERIAL. Send back result.blend.
-"""
-SIDE_PASSAGES = {"REQ-PARTS": "Objects: `SideTop`", "REQ-OVERALL-SIZE": "Square board 0.50 by 0.50",
-                 "REQ-TOP-SIZE": "board 0.02 thick", "REQ-ON-FLOOR": "standing on the floor",
-                 "REQ-LEG-PLACEMENT": "four thin posts under the corners",
-                 "REQ-LEGS-MEET-TOP": "posts under the corners",
-                 "REQ-MATERIAL": "material `Walnut` on all of them"}
-
-
 async def test_derivation_from_a_publication_yields_new_tasks_and_drops_a_near_copy(
         temporal_env, workers, settings, store, endpoint, tmp_path):
     source = PUBLISHED.get("table-authored")
     assert source is not None, "derives from the publication the authoring test above makes"
     desk = dict(seed_id="writing-desk", product="writing desk", width=1.40, depth=0.70, height=0.74,
                 top=0.03, leg=0.05, names=dict(top_name="DeskTop", leg_prefix="DeskLeg", material="Oak"))
-    side = dict(seed_id="side-table", product="side table", width=0.50, depth=0.50, height=0.55,
-                top=0.02, leg=0.04, names=dict(top_name="SideTop", leg_prefix="Post", material="Walnut"))
     text = (source / "instruction.md").read_text() + "\n" + \
         (source / "environment" / "workspace" / "inputs" / "spec.md").read_text()
     near_copy = table_like_candidate("kitchen-table", "Kitchen table", "kitchen table", 1.20, 0.80,
@@ -222,24 +204,22 @@ async def test_derivation_from_a_publication_yields_new_tasks_and_drops_a_near_c
         return table_like_draft(c["seed_id"], c["product"], c["width"], c["depth"], c["height"],
                                 c["top"], c["leg"], **c["names"], passages=passages, profile="rule-only")
 
+    # One novel candidate and one near copy: each survivor costs a whole TaskProduction.
     endpoint({
-        "deriver:table-authored": [pattern_reply(), candidates_reply(
-            [candidate(desk), candidate(side, SIDE_TABLE_BRIEF), near_copy])],
+        "deriver:table-authored": [pattern_reply(), candidates_reply([candidate(desk), near_copy])],
         "author:writing-desk": author_writes(draft(desk)),
-        "author:side-table": author_writes(draft(side, SIDE_PASSAGES)),
-        "reviewer:writing-desk": [reviewer_reply("accept", [])],
-        "reviewer:side-table": [reviewer_reply("accept", [])]})
+        "reviewer:writing-desk": [reviewer_reply("accept", [])]})
     handle = await temporal_env.client.start_workflow(
-        "TaskDerivation", DerivationInput([str(source)], tasks_per_seed=3, concurrency=2,
+        "TaskDerivation", DerivationInput([str(source)], tasks_per_seed=2, concurrency=2,
                                           options=OPTIONS, out_dir=str(tmp_path / "derived")),
         id="it-derivation", task_queue=queues.CONTROL, result_type=DerivationResult)
     result = await handle.result()
     by_seed = {t.seed_id: t for t in result.tasks}
     assert {s: t.status for s, t in by_seed.items()} == {
-        "writing-desk": "published", "side-table": "published", "kitchen-table": "near_duplicate"}, result
+        "writing-desk": "published", "kitchen-table": "near_duplicate"}, result
     assert by_seed["kitchen-table"].max_similarity >= 0.6
-    assert all(by_seed[s].max_similarity < 0.6 for s in ("writing-desk", "side-table"))
-    for s in ("writing-desk", "side-table"):
+    assert by_seed["writing-desk"].max_similarity < 0.6
+    for s in ("writing-desk",):
         pub = Path(by_seed[s].publication)
         calibration = json.loads((pub / "review" / "calibration-report.json").read_text())
         assert calibration["passed"] and calibration["margin"] >= 0.2
@@ -247,6 +227,6 @@ async def test_derivation_from_a_publication_yields_new_tasks_and_drops_a_near_c
         seed_json = json.loads((Path(by_seed[s].seed_path) / "seed.json").read_text())
         assert "table-authored" in seed_json["provenance"]["source"]
     record = store.get_json(result.record)
-    assert record["statuses"] == {"near_duplicate": 1, "published": 2}
+    assert record["statuses"] == {"near_duplicate": 1, "published": 1}
     print("\nderivation:", json.dumps([{k: c[k] for k in ("seed_id", "status", "max_similarity")}
                                         for c in record["candidates"]]))
