@@ -1,8 +1,8 @@
 """`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
 into three splits, verify it, and print where everything went.
 
-The revision is named after the code and the seeds (`p<digest>`), so running the demo again on
-the same checkout resumes that revision — nothing is produced twice — and a changed checkout
+The revision is named after the code, the spec and the seeds (`p<digest>`), so running the demo
+again on the same checkout resumes that revision — nothing is produced twice — and a changed checkout
 starts a new one. Results come from scripted solver policies (oracle, nop), labelled as such —
 not model results.
 """
@@ -20,18 +20,21 @@ from pathlib import Path
 from rich.console import Console
 from rich.live import Live
 from rich.table import Table
+from temporalio.client import WorkflowFailureError
 
 DEMO_SPEC = Path("datasets/demo.json")
 console = Console(width=max(Console().width, 170))
 
 
-def demo_revision(root: Path) -> str:
-    """`p` + 10 hex of sha256(pipeline digest, every seed file): same checkout, same revision."""
+def demo_revision(root: Path, spec: dict) -> str:
+    """`p` + 10 hex of sha256(pipeline digest, the spec, every seed file): same checkout and
+    spec, same revision (a revision's spec never changes)."""
     import hashlib
 
-    from contracts.digests import pipeline_digest, sha256_file
+    from contracts.digests import canonical_json_bytes, pipeline_digest, sha256_file
 
     h = hashlib.sha256(pipeline_digest(root).encode())
+    h.update(canonical_json_bytes({k: v for k, v in spec.items() if k != "revision"}))
     for path in sorted((root / "seeds").rglob("*")):
         if path.is_file():
             h.update(f"{path.relative_to(root).as_posix()}:{sha256_file(path)}\n".encode())
@@ -130,7 +133,7 @@ async def main(argv: list[str] | None = None) -> int:
     from workers.stack import stack_from_env
 
     spec = load_json_file(args.spec, str(args.spec))
-    spec["revision"] = args.revision or demo_revision(PROJECT_ROOT)
+    spec["revision"] = args.revision or demo_revision(PROJECT_ROOT, spec)
     spec = validate_document("dataset-spec", spec, str(args.spec)).model_dump(mode="json")
     keys = RevisionKeys(spec["namespace"], spec["revision"])
 
@@ -140,7 +143,11 @@ async def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     wid = f"dataset-{keys.namespace}-{keys.revision}"
     console.print(f"{stack.ui_url}/namespaces/default/workflows/{wid}")
-    result = await produce(stack.address, spec, wid)
+    try:
+        result = await produce(stack.address, spec, wid)
+    except WorkflowFailureError as e:
+        console.print(f"[red]{wid} failed:[/] {e.cause.cause if e.cause and e.cause.cause else e.cause or e}")
+        return 1
     wall = time.monotonic() - started
     objects = settings_from_env().objects()
     store = settings_from_env().content_store()
