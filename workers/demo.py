@@ -1,10 +1,10 @@
 """`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
 into three splits, verify it, and print where everything went.
 
-The revision is named after the code, the spec and the seeds (`p<digest>`), so running the demo
-again on the same checkout resumes that revision — nothing is produced twice — and a changed checkout
-starts a new one. Results come from scripted solver policies (oracle, nop), labelled as such —
-not model results.
+The revision is named after the code, the spec and the seeds (`p<digest>`): an interrupted demo
+resumes it (nothing is produced twice), a finished one finds it frozen and shows it as it stands,
+and a changed checkout starts a new one. Results come from scripted solver policies (oracle,
+nop), labelled as such — not model results.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ async def main(argv: list[str] | None = None) -> int:
     from contracts.validation import load_json_file, validate_document
     from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
     from dataset_revisions.layout import RevisionKeys
+    from dataset_revisions.revision import is_frozen
     from dataset_revisions.verify import verify_revision
     from workers.settings import PROJECT_ROOT, settings_from_env
     from workers.stack import stack_from_env
@@ -142,22 +143,25 @@ async def main(argv: list[str] | None = None) -> int:
     console.print(f"Temporal Web UI: [bold]{stack.ui_url}[/]  (namespace default)")
     started = time.monotonic()
     wid = f"dataset-{keys.namespace}-{keys.revision}"
-    console.print(f"{stack.ui_url}/namespaces/default/workflows/{wid}")
-    try:
-        result = await produce(stack.address, spec, wid)
-    except WorkflowFailureError as e:
-        console.print(f"[red]{wid} failed:[/] {e.cause.cause if e.cause and e.cause.cause else e.cause or e}")
-        return 1
-    wall = time.monotonic() - started
     objects = settings_from_env().objects()
     store = settings_from_env().content_store()
-
+    failed: dict[str, str] = {}
+    if is_frozen(objects, keys):  # a frozen revision takes nothing more: show it as it stands
+        console.print(f"dataset {keys.namespace}/{keys.revision} is frozen already: nothing to produce")
+    else:
+        console.print(f"{stack.ui_url}/namespaces/default/workflows/{wid}")
+        try:
+            result = await produce(stack.address, spec, wid)
+        except WorkflowFailureError as e:
+            console.print(f"[red]{wid} failed:[/] {e.cause.cause if e.cause and e.cause.cause else e.cause or e}")
+            return 1
+        failed = result.failed
+        console.print(f"produced {len(result.published) - len(result.skipped)} tasks, skipped "
+                      f"{len(result.skipped)} already published, {len(result.failed)} failed, in "
+                      f"{time.monotonic() - started:.0f}s ({result.runs} run(s))")
     console.print(tasks_table(objects, keys))
-    for seed_id, reason in sorted(result.failed.items()):
+    for seed_id, reason in sorted(failed.items()):
         console.print(f"[red]{seed_id} failed:[/] {reason}")
-    console.print(f"produced {len(result.published) - len(result.skipped)} tasks, skipped "
-                  f"{len(result.skipped)} already published, {len(result.failed)} failed, in {wall:.0f}s "
-                  f"({result.runs} run(s))")
 
     report = freeze_check(objects, keys, store=store)
     print_freeze_report(report)
@@ -174,9 +178,9 @@ async def main(argv: list[str] | None = None) -> int:
     verified = verify_revision(objects, keys)
     console.print(f"verify: {verified.publications} publications, {verified.files} files: "
                   + ("[green]ok[/]" if verified.ok else f"[red]{verified.problems}[/]"))
-    console.print(f"dataset: {result.location}")
+    console.print(f"dataset: {objects.location(keys.root)}")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
-    return 1 if (result.failed or not verified.ok) else 0
+    return 1 if (failed or not verified.ok) else 0
 
 
 if __name__ == "__main__":
