@@ -213,7 +213,8 @@ class PackagingActivities:
     def _announce(self, req: PublishInput, prefix: str, doc: dict) -> PublicationResult:
         """Write the handoff event (create-only: at least once, and the first one stands)."""
         pub_key = f"{prefix}/publication.json"
-        pub_sha = object_sha256(self.objects, pub_key)
+        pub_bytes = self.objects.get(pub_key)
+        pub_sha = sha256_hex(pub_bytes)
         event = build_document("handoff-event", {
             "event_id": f"{doc['publication_id']}-{pub_sha[:12]}",
             "kind": "publication",
@@ -228,7 +229,7 @@ class PackagingActivities:
         return PublicationResult(
             publication_id=doc["publication_id"],
             path=self.objects.location(prefix),
-            publication_json=self.store.put_bytes(self.objects.get(pub_key)),
+            publication_json=self.store.put_bytes(pub_bytes),
             file_count=len(doc["files"]),
             handoff_event=self.objects.location(event_key),
             dataset_sequence=dataset["sequence"] if dataset else None,

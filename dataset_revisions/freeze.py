@@ -19,7 +19,7 @@ from contracts.validation import build_document
 from dataset_revisions.export_check import privacy_gaps
 from dataset_revisions.freeze_rules import RULES, Gap
 from dataset_revisions.layout import RevisionKeys, handoff_key
-from dataset_revisions.revision import candidates, committed_links, read_spec
+from dataset_revisions.revision import candidates_from, committed_links, read_spec
 from dataset_revisions.selection import Candidate, select, semantic_digest
 from dataset_revisions.verify import verify_revision
 from storage.objects import ObjectStore
@@ -77,32 +77,26 @@ class FreezeResult:
     already_frozen: bool
 
 
-def _selection(objects: ObjectStore, keys: RevisionKeys, selector: Selector):
+def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: ContentStore | None):
+    """The report, and what `freeze` writes from: the spec, the selection and the committed
+    links (read and hashed once)."""
     spec, spec_sha = read_spec(objects, keys)
-    pool = candidates(objects, keys)
+    links = committed_links(objects, keys)
+    pool = candidates_from(links)
     chosen = selector(pool, dict(spec.splits), spec.max_per_source, spec.selection_seed)
-    # Determinism is a rule too: the same input in another order must give the same choice.
-    again = selector(list(reversed(pool)), dict(spec.splits), spec.max_per_source, spec.selection_seed)
-    return spec, spec_sha, pool, chosen, again
-
-
-def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select,
-                 store: ContentStore | None = None) -> FreezeReport:
-    """With the content store (`store`), also the export checkpoint over every selected
-    publication (privacy findings, unreviewed coverage_pending files) and their integrity."""
-    spec, spec_sha, pool, chosen, again = _selection(objects, keys, selector)
     gaps = [gap for rule in RULES for gap in rule(chosen, spec)]
     digest = semantic_digest(chosen)
+    # Determinism is a rule too: the same input in another order must give the same choice.
+    again = selector(list(reversed(pool)), dict(spec.splits), spec.max_per_source, spec.selection_seed)
     if semantic_digest(again) != digest:
         gaps.append(Gap("selection_deterministic",
                         "the selection changed when the candidates were listed in another order"))
     if store is not None:
         picked_ids = {c.publication_id for tasks in chosen.values() for c in tasks}
-        links = [l for l in committed_links(objects, keys) if l.publication_id in picked_ids]
-        gaps += privacy_gaps(objects, store, links)
+        gaps += privacy_gaps(objects, store, [l for l in links if l.publication_id in picked_ids])
         gaps += [Gap("integrity", problem) for problem in verify_revision(objects, keys).problems]
     picked = {c.task_id for tasks in chosen.values() for c in tasks}
-    return FreezeReport(
+    report = FreezeReport(
         namespace=keys.namespace, revision=keys.revision, freeze_ready=not gaps,
         selection_seed=spec.selection_seed, candidates=len(pool),
         splits={name: SplitSummary(
@@ -111,6 +105,14 @@ def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = 
             professions=sorted({c.profession for c in tasks})) for name, tasks in chosen.items()},
         unused=sorted(c.task_id for c in pool if c.task_id not in picked),
         gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha)
+    return report, spec, chosen, links
+
+
+def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select,
+                 store: ContentStore | None = None) -> FreezeReport:
+    """With the content store (`store`), also the export checkpoint over every selected
+    publication (privacy findings, unreviewed coverage_pending files) and their integrity."""
+    return _check(objects, keys, selector, store)[0]
 
 
 def manifest_bytes(doc: dict) -> bytes:
@@ -119,11 +121,9 @@ def manifest_bytes(doc: dict) -> bytes:
 
 def freeze(objects: ObjectStore, keys: RevisionKeys, created_at: str,
            selector: Selector = select, store: ContentStore | None = None) -> FreezeResult:
-    report = freeze_check(objects, keys, selector, store)
+    report, spec, chosen, links = _check(objects, keys, selector, store)
     if not report.freeze_ready:
         raise FreezeNotReady(keys, report.gaps)
-    spec, _, _, chosen, _ = _selection(objects, keys, selector)
-    links = committed_links(objects, keys)
     head = links[-1]
     doc = build_document("split-manifest", {
         "namespace": keys.namespace, "revision": keys.revision, "created_at": created_at,

@@ -58,8 +58,12 @@ def committed_links(objects: ObjectStore, keys: RevisionKeys) -> list[ChainLink]
 
 def candidates(objects: ObjectStore, keys: RevisionKeys) -> list[Candidate]:
     """The latest committed publication of each task in the revision."""
+    return candidates_from(committed_links(objects, keys))
+
+
+def candidates_from(links: list[ChainLink]) -> list[Candidate]:
     latest: dict[str, ChainLink] = {}
-    for link in committed_links(objects, keys):
+    for link in links:
         latest[link.task_id] = link
     return [Candidate(task_id=l.task_id, task_version=l.task_version, publication_id=l.publication_id,
                       publication_sha256=l.publication_sha256, source=l.source,
