@@ -37,12 +37,21 @@ PRIVACY_COVERAGE_REJECTED = "PrivacyCoverageRejected"  # a reviewer rejected cov
 # A privacy checkpoint (admission, dispatch, export: docs/privacy.md) found what the policy
 # forbids in a file: the content's problem, named file:line:col and rule, never retried.
 PRIVACY_FINDING = "PrivacyFinding"
+# Evaluation campaigns (docs/campaigns.md): a request that names no frozen tasks or unknown
+# configs, a campaign id reused with another plan, a recovery that names trials it may not
+# rerun, a second record for one trial, figures that would pool incomparable grades.
+INVALID_CAMPAIGN = "InvalidCampaign"
+CAMPAIGN_PLAN_CONFLICT = "CampaignPlanConflict"
+INVALID_RECOVERY = "InvalidRecovery"
+DUPLICATE_TRIAL_RECORD = "DuplicateTrialRecord"
+INCOMPARABLE_FIGURES = "IncomparableFigures"
 NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
                  AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK, SANDBOX_REQUIRED,
                  DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, INVALID_DATASET_SPEC,
                  DATASET_SPEC_CONFLICT, DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
-                 PRIVACY_FINDING]
+                 PRIVACY_FINDING, INVALID_CAMPAIGN, CAMPAIGN_PLAN_CONFLICT, INVALID_RECOVERY,
+                 DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES]
 
 
 def invalid_seed(message: str) -> ApplicationError:

@@ -12,6 +12,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.policies import policy_from_name
 from activities.store import ContentStore
+from campaigns.records import outcome_record
 from contracts.digests import canonical_json_bytes
 from contracts.payloads import (FAILURE_KINDS, BlobRef, ConfigMetrics, EvaluationResult,
                                 PilotRecordInput, PlanInput, ReportInput, TrialOutcome,
@@ -79,29 +80,8 @@ class EvaluationActivities:
                     type="VerifierVersionMismatch", non_retryable=True,
                 )
             policy = policy_from_name(o.policy)
-            record = {
-                "trial_id": o.trial_id,
-                "task_id": frozen.task_id,
-                "task_version": frozen.task_version,
-                "config": o.policy,
-                "config_kind": policy.kind,
-                "label": policy.label,
-                "stage": "evaluation",
-                "attempt": o.attempt,
-                "verifier_version": o.verifier_version or frozen.verifier_version,
-                "scoring_profile": frozen.grading.profile,
-                "reward": o.reward,
-                "success": o.success,
-                "exception": o.exception,
-                "failure": dataclasses.asdict(o.failure) if o.failure else None,
-                "timed_out": o.timed_out,
-                "judge": o.judge,
-                "delivery": ref_dict(o.delivery),
-                "report": ref_dict(o.report),
-                "score": ref_dict(o.score),
-                "started_at": o.started_at,
-                "finished_at": o.finished_at,
-            }
+            record = outcome_record(o, frozen, config=o.policy, config_kind=policy.kind,
+                                    label=policy.label, stage="evaluation")
             lines.append(canonical_json_bytes(
                 build_document("trial-record", record, f"trials.jsonl:{o.trial_id}")))
         trials = self.store.put_bytes(b"\n".join(lines) + b"\n")

@@ -3,13 +3,18 @@ return the delivered .blend and the verifier's report; neither reads solver-repo
 
 * `HarborSandboxBackend` (default): Harbor's own Trial API with the isolated sandbox
   environment (own UID, Landlock, loopback-only network, separate verifier sandbox) and the
-  scripted MCP agent or the LLM agent.
+  agent the policy names (the scripted MCP agent, the LLM agent, or any Harbor agent a solver
+  configuration names).
 * `LocalBackend`: plain Blender subprocesses, unisolated — for machines where the sandbox
   cannot run (no root, no Landlock). Selected with ARKEVO_TRIAL_BACKEND=local.
 
 Who a failure belongs to is decided here (docs/failures.md): a solver failure comes back on the
 run (`TrialRun.failure`, graded), an author's broken script raises the non-retryable
 `author_script_failed`, anything else raises `TrialInfraError` (retried).
+
+What an attempt spent comes back as `TrialRun.cost` (docs/campaigns.md): from Harbor's trial
+result and the sandbox's own cgroup record (`trial_cost`); the local backend knows wall time
+only. The Harbor trial directory (`TrialRun.trial_dir`) is what a campaign keeps as evidence.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import json
 import os
 import shutil
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +34,7 @@ from temporalio.exceptions import ApplicationError
 from activities.blender.runner import BLENDER_SCRIPTS, HEARTBEAT_SECONDS, BlenderProcessError, run_bpy
 from activities.errors import author_script_failed
 from activities.policies import Policy
-from contracts.payloads import TrialFailure
+from contracts.payloads import TrialCost, TrialFailure
 
 DELIVERY = "outputs/result.blend"
 SANDBOX_ENVIRONMENT = "sandbox.environment:ArkevoSandboxEnvironment"
@@ -48,6 +54,8 @@ class TrialRun:
     report: Path
     timed_out: bool = False
     failure: TrialFailure | None = None  # a solver failure; infra and author failures raise
+    cost: TrialCost | None = None  # what the attempt spent (docs/campaigns.md)
+    trial_dir: Path | None = None  # Harbor's trial directory (evidence); None: not a Harbor trial
 
 
 class TrialBackend(ABC):
@@ -69,12 +77,13 @@ class HarborSandboxBackend(TrialBackend):
         from harbor.trial.trial import Trial
 
         script = str(scripts / policy.script) if policy.script else None
-        import_path, kwargs = policy.agent(script)
+        agent = policy.agent_config(script, self.agent_kwargs)
+        if self.agent_timeout_sec is not None:  # the worker's override beats the config's
+            agent["override_timeout_sec"] = self.agent_timeout_sec
         config = TrialConfig(
             task=TaskConfig(path=task_dir),
             trials_dir=work / "trials",
-            agent=AgentConfig(import_path=import_path, kwargs={**kwargs, **self.agent_kwargs},
-                              override_timeout_sec=self.agent_timeout_sec),
+            agent=AgentConfig(**agent),
             environment=EnvironmentConfig(import_path=SANDBOX_ENVIRONMENT,
                                           kwargs=self.environment_kwargs),
         )
@@ -112,19 +121,22 @@ class HarborSandboxBackend(TrialBackend):
         if timed_out:
             agent_failure = {"type": "AgentTimeout", "message": info.exception_message}
         return TrialRun(delivered[0] if delivered else None, report, timed_out,
-                        _solver_failure(agent_failure, report))
+                        _solver_failure(agent_failure, report),
+                        cost=trial_cost(result, trial.paths.trial_dir),
+                        trial_dir=trial.paths.trial_dir)
 
 
 class LocalBackend(TrialBackend):
     """Unsandboxed: the solver script and the probe run as plain Blender subprocesses."""
 
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path) -> TrialRun:
+        started = time.monotonic()
         workspace = work / "workspace"
         shutil.copytree(task_dir / "environment" / "workspace", workspace)
         delivery = workspace / DELIVERY
         delivery.parent.mkdir(parents=True, exist_ok=True)
-        if policy.kind == "model":
-            raise TrialInfraError("the local backend runs scripted policies only")
+        if policy.kind == "model" or not policy.own_agent:  # Harbor's own agents need Harbor
+            raise TrialInfraError("the local backend runs this project's scripted policies only")
         if policy.script is None:
             shutil.copyfile(workspace / "inputs" / "start.blend", delivery)
         else:
@@ -167,8 +179,77 @@ class LocalBackend(TrialBackend):
             await run_bpy(tests / "rule_probe.py",
                           [*probe, "--delivery-problem", problem, "--detail", str(exc).splitlines()[0]],
                           cwd=verifier, timeout=600, log=work / "logs" / "verifier-rerun.log")
+        # Wall time only: the scripts and the probe run as plain subprocesses in no cgroup of
+        # their own (no CPU account), no agent runs (no agent phase, steps, model calls or
+        # tokens), and there is no Harbor trial directory to keep as evidence.
         return TrialRun(delivered if delivered.is_file() else None, report,
-                        failure=_solver_failure(None, report))
+                        failure=_solver_failure(None, report),
+                        cost=TrialCost(wall_sec=round(time.monotonic() - started, 3)))
+
+
+def trial_cost(result, trial_dir: Path | None) -> TrialCost:
+    """What one Harbor trial spent, from its `TrialResult` (or the same fields parsed from
+    `result.json`) and the sandbox's own record under `<trial_dir>/sandbox/`.
+
+    * `wall_sec`: trial started -> finished; `agent_sec`: the agent execution phase;
+    * `model_calls`, `agent_steps`: the agent's metadata. The LLM agent records `steps` (one
+      model call each) and `tool_calls` (MCP calls into the sandbox, a count); the scripted
+      agent makes no model call and records its MCP calls as a list (`agent_steps` is always
+      the MCP tool calls made); an agent recording neither leaves them None;
+    * tokens: the agent context's `n_input_tokens` / `n_output_tokens` (a scripted agent: 0);
+    * `sandbox_cpu_sec`: the solver and verifier sandboxes' cgroup CPU time;
+    * `gpu_sec`: never measured on these machines.
+    """
+    agent = getattr(result, "agent_result", None)
+    metadata = (getattr(agent, "metadata", None) or {}) if agent is not None else {}
+    scripted = bool(metadata.get("scripted"))
+    model_calls = metadata.get("steps")
+    if not isinstance(model_calls, int) or isinstance(model_calls, bool):
+        model_calls = 0 if scripted else None
+    steps = metadata.get("tool_calls")
+    agent_steps = len(steps) if isinstance(steps, list) else steps if isinstance(steps, int) else None
+    tokens_in = getattr(agent, "n_input_tokens", None) if agent is not None else None
+    tokens_out = getattr(agent, "n_output_tokens", None) if agent is not None else None
+    if scripted:  # no model: nothing was sent or received
+        tokens_in, tokens_out = tokens_in or 0, tokens_out or 0
+    return TrialCost(
+        wall_sec=_seconds(getattr(result, "started_at", None), getattr(result, "finished_at", None)) or 0.0,
+        agent_sec=_phase_seconds(getattr(result, "agent_execution", None)),
+        model_calls=model_calls, input_tokens=tokens_in, output_tokens=tokens_out,
+        agent_steps=agent_steps,
+        sandbox_cpu_sec=sandbox_cpu_seconds(trial_dir / "sandbox") if trial_dir else None,
+        gpu_sec=None)
+
+
+def sandbox_cpu_seconds(sandbox_logs: Path) -> float | None:
+    """CPU seconds of every sandbox session (solver and verifier) of a trial: the sum of
+    `cpu_usage_ns` (cgroup cpuacct, the whole trial group) over the `stop` events of
+    `<sandbox_logs>/*.jsonl` (sandbox/isolation/execlog.py); None when no event carries it."""
+    total, seen = 0, False
+    for log in sorted(sandbox_logs.glob("*.jsonl")) if sandbox_logs.is_dir() else []:
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue  # a line cut short by a dying worker
+            if not isinstance(event, dict) or event.get("event") != "stop":
+                continue
+            usage = event.get("cpu_usage_ns")
+            if isinstance(usage, int) and not isinstance(usage, bool):
+                total, seen = total + usage, True
+    return round(total / 1e9, 3) if seen else None
+
+
+def _seconds(started, finished) -> float | None:
+    if started is None or finished is None:
+        return None
+    return round(max(0.0, (finished - started).total_seconds()), 3)
+
+
+def _phase_seconds(timing) -> float | None:
+    if timing is None:
+        return None
+    return _seconds(getattr(timing, "started_at", None), getattr(timing, "finished_at", None))
 
 
 def _author_error(policy: Policy, failure: dict | None, fallback: str) -> ApplicationError:

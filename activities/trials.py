@@ -2,12 +2,19 @@
 verifier grade it (in the sandbox via Harbor by default), and store delivery + report. Used by
 the input baseline, calibration, pilot and evaluation alike, so every grade in the pipeline
 comes from the same path. The reward is not decided here: `score_trial` applies the task's
-scoring profile to the rule report (and the VL judgement, when weighted)."""
+scoring profile to the rule report (and the VL judgement, when weighted).
+
+Every outcome carries what the attempt spent (`TrialOutcome.cost`). With `keep_evidence`
+(evaluation campaigns, docs/campaigns.md) Harbor's trial directory is stored as a tree
+(`TrialOutcome.evidence`, named `harbor_trial`): materialized as `<jobs>/<job>/<harbor_trial>/`
+it opens in Harbor's viewer. The agent's own ATIF trajectory (already redacted by the agent)
+is referenced apart (`trajectory`)."""
 
 from __future__ import annotations
 
 import json
 import tempfile
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -15,10 +22,10 @@ from temporalio import activity
 
 from activities.errors import invalid_draft
 from activities.harbor_task import write_harbor_task
-from activities.policies import policy_from_name
+from activities.policies import policy_for
 from activities.store import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
-from contracts.payloads import TrialOutcome, TrialRequest
+from contracts.payloads import BlobRef, TrialCost, TrialOutcome, TrialRequest
 from contracts.validation import ContractError
 from privacy.checkpoints import check_dispatch, unread_blends
 from privacy.policy import load_policy_for
@@ -27,6 +34,9 @@ from sandbox.script_run import LOCAL, ScriptIsolation
 
 # What scripted policies may read on the worker side; never uploaded to the solver sandbox.
 PRIVILEGED = ("solution/", "private/calibration/")
+# Inside Harbor's trial directory (harbor.models.trial.paths.TrialPaths.agent_dir): the agent's
+# logs, where the LLM agent writes its ATIF trajectory (sandbox/agents/llm.py).
+AGENT_DIR, TRAJECTORY = "agent", "trajectory.json"
 FROM_BACKEND = object()  # TrialActivities' default isolation for the .blend reader: the backend's
 
 
@@ -47,7 +57,8 @@ class TrialActivities:
     @activity.defn(name="run_trial")
     async def run_trial(self, req: TrialRequest) -> TrialOutcome:
         started = _now()
-        policy = policy_from_name(req.policy)
+        began = time.monotonic()
+        policy = policy_for(req)
         with tempfile.TemporaryDirectory(prefix=f"arkevo-trial-{req.stage}-") as tmp:
             work = Path(tmp)
             task_dir = write_harbor_task(self.store, req.task_package, work / "task", req.identity)
@@ -59,6 +70,12 @@ class TrialActivities:
             report = json.loads(run.report.read_text())
             delivery = self.store.put_file(run.delivery) if run.delivery else None
             report_ref = self.store.put_file(run.report)
+            evidence = trajectory = harbor_trial = None
+            if req.keep_evidence and run.trial_dir is not None and run.trial_dir.is_dir():
+                evidence, trajectory = self._keep_evidence(run.trial_dir)
+                harbor_trial = run.trial_dir.name
+        # At least the wall time, for a backend that measures nothing.
+        cost = run.cost or TrialCost(wall_sec=round(time.monotonic() - began, 3))
 
         return TrialOutcome(
             trial_id=req.trial_id,
@@ -75,7 +92,18 @@ class TrialActivities:
             failed_criteria=[c["id"] for c in report["criteria"] if not c["passed"]],
             timed_out=run.timed_out,
             failure=run.failure,  # a solver failure: the attempt is still graded
+            cost=cost,
+            evidence=evidence,
+            trajectory=trajectory,
+            harbor_trial=harbor_trial,
         )
+
+    def _keep_evidence(self, trial_dir: Path) -> tuple[BlobRef, BlobRef | None]:
+        """Harbor's trial directory as a store tree, and the agent's trajectory in it."""
+        tree = self.store.put_tree(trial_dir)
+        rel = f"{AGENT_DIR}/{TRAJECTORY}"
+        trajectory = self.store.tree_file(tree, rel) if rel in self.store.tree_entries(tree) else None
+        return tree, trajectory
 
     async def _check_privacy(self, req: TrialRequest, task_dir: Path, work: Path) -> None:
         """Privacy checkpoint 2 of 3 (docs/privacy.md): what the solver receives, before the

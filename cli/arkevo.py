@@ -1,10 +1,13 @@
-"""`arkevo`: dataset production from the command line (docs/datasets.md).
+"""`arkevo`: dataset production (docs/datasets.md) and evaluation campaigns (docs/campaigns.md).
 
     arkevo dataset start datasets/demo.json --wait   # DatasetProduction on the running stack
     arkevo dataset status --workflow-id dataset-demo-r1
     arkevo dataset freeze-check --namespace demo --revision r1
     arkevo dataset freeze --namespace demo --revision r1
     arkevo dataset verify --namespace demo --revision r1
+    arkevo campaign start --dataset demo/r1 --split test --mode pilot --wait
+    arkevo campaign report <campaign-id>
+    arkevo campaign recover <campaign-id> --trial-id <id> --reason "…" --by <who> --wait
 
 Exit codes: 0 done (freeze-check: ready; verify: every file matches), 1 the answer is no
 (freeze-check: gaps; freeze: not ready or frozen otherwise; verify: problems; start --wait: a
@@ -24,6 +27,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
+
+from cli import campaign
 
 console = Console(soft_wrap=True)  # paths and digests stay on one line (greppable)
 err = Console(stderr=True, soft_wrap=True)
@@ -62,7 +67,7 @@ def _revision_args(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="arkevo", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset}")
+    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign}")
     ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
                         description="Dataset revisions: many seeds, hash-chained publications, "
                                     "frozen into balanced splits (docs/datasets.md).")
@@ -101,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Names every file that changed or went missing, broken chain "
                                    "links, and a split manifest that no longer matches.")
     _revision_args(p)
+    campaign.register(top)
     return ap
 
 
@@ -110,8 +116,11 @@ def main(argv: list[str] | None = None) -> int:
     from dataset_revisions.revision import DatasetNotFound
 
     try:
-        handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
-                   "freeze": cmd_freeze, "verify": cmd_verify}[args.command]
+        if args.area == "campaign":
+            handler = campaign.handlers()[args.command]
+        else:
+            handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
+                       "freeze": cmd_freeze, "verify": cmd_verify}[args.command]
         return handler(args)
     except (ContractError, DatasetNotFound) as e:
         err.print(f"[red]error:[/] {e}")
@@ -139,25 +148,36 @@ def cmd_start(args) -> int:
     return asyncio.run(_start(doc, wid, args))
 
 
-async def _start(doc: dict, wid: str, args) -> int:
-    from temporalio.client import WorkflowFailureError
+async def start_workflow(address: str | None, workflow: str, arg, wid: str, result_type, **options):
+    """Start `workflow` on arkevo-control; its handle, or None after saying why not."""
     from temporalio.service import RPCError
 
     from contracts import queues
-    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
 
     try:
-        client = await _client(args.address)
+        client = await _client(address)
     except RuntimeError as e:
         err.print(f"[red]error:[/] cannot reach the Temporal server: {e} (start it with `make up`)")
-        return EXIT_BAD_INPUT
+        return None
     try:
-        handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=doc), id=wid,
-                                             task_queue=queues.CONTROL, result_type=DatasetProductionResult)
+        handle = await client.start_workflow(workflow, arg, id=wid, task_queue=queues.CONTROL,
+                                             result_type=result_type, **options)
     except RPCError as e:
         err.print(f"[red]error:[/] could not start {wid}: {e}")
+        return None
+    console.print(f"started {workflow} [bold]{wid}[/] (run {handle.result_run_id})")
+    return handle
+
+
+async def _start(doc: dict, wid: str, args) -> int:
+    from temporalio.client import WorkflowFailureError
+
+    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+
+    handle = await start_workflow(args.address, "DatasetProduction", DatasetProductionInput(spec=doc),
+                                  wid, DatasetProductionResult)
+    if handle is None:
         return EXIT_BAD_INPUT
-    console.print(f"started DatasetProduction [bold]{wid}[/] (run {handle.result_run_id})")
     if not args.wait:
         return EXIT_OK
     try:
@@ -169,19 +189,23 @@ async def _start(doc: dict, wid: str, args) -> int:
     return EXIT_NO if result.failed else EXIT_OK
 
 
-async def follow(handle, poll: float = 2.0):
-    """A progress bar over the production's seeds until it ends; its result."""
+def dataset_progress(p: dict) -> tuple[int | None, int, str]:
+    c = p["counts"]
+    return (p["total"] or None, c["published"] + c["skipped"] + c["failed"],
+            f"running {c['running']}, failed {c['failed']}, skipped {c['skipped']}")
+
+
+async def follow(handle, what: str = "seeds", measure=dataset_progress, poll: float = 2.0):
+    """A progress bar from the workflow's `progress` query until it ends; its result.
+    `measure(progress) -> (total, completed, detail)`."""
     task = asyncio.ensure_future(handle.result())
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=console) as bar:
-        tid = bar.add_task("seeds", total=None, detail="")
+        tid = bar.add_task(what, total=None, detail="")
         while not task.done():
             try:
-                p = await handle.query("progress")
-                c = p["counts"]
-                bar.update(tid, total=p["total"] or None,
-                           completed=c["published"] + c["skipped"] + c["failed"],
-                           detail=f"running {c['running']}, failed {c['failed']}, skipped {c['skipped']}")
+                total, completed, detail = measure(await handle.query("progress"))
+                bar.update(tid, total=total, completed=completed, detail=detail)
             except Exception:  # before the first workflow task, or between runs  # noqa: BLE001
                 pass
             await asyncio.wait([task], timeout=poll)

@@ -5,7 +5,9 @@ documents instead of dicts. They must accept and reject exactly what the schemas
 `tests/unit/test_contract_agreement.py` checks on shared samples. That is why every model is
 strict (JSON has no "0.5" for 0.5 and no `true` for 1), forbids unknown keys, matches strings
 with Python's `re` like jsonschema does, and re-states the schemas' `if`/`then` rules as
-validators.
+validators. A few rules that JSON Schema cannot state (references between the parts of one
+document, ids unique by one field) are checked by the models alone; the schemas' descriptions
+name them, and the tests check them apart from the agreement samples.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     StringConstraints,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -42,11 +46,13 @@ PROFESSION_ID = r"^PRF-[A-Z0-9]+$"
 CRITERION_ID = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 REQUIREMENT_ID = r"^[A-Za-z][A-Za-z0-9_.-]{1,63}$"
 METHOD = r"^[a-z][a-z0-9_]{0,63}$"
+CAMPAIGN_ID = r"^[a-z0-9][a-z0-9._-]{0,79}$"
+POOL = r"^[a-z]+$"
 
 PATTERNS = frozenset(
     {
         SLUG, NAME, VERSION, SEMVER, SOFTWARE_VERSION, TEXT, RELPATH, SEEDPATH, SHA256, TIMESTAMP,
-        WORKFLOW_ID, PROFESSION_ID, CRITERION_ID, REQUIREMENT_ID, METHOD,
+        WORKFLOW_ID, PROFESSION_ID, CRITERION_ID, REQUIREMENT_ID, METHOD, CAMPAIGN_ID, POOL,
     }
 )
 
@@ -70,6 +76,18 @@ def _not_null(cls, value: Any) -> Any:
     return value
 
 
+def _leave_out_unset(
+    model: BaseModel, handler: SerializerFunctionWrapHandler, names: frozenset[str]
+) -> dict[str, Any]:
+    """Dump `model`, leaving out those of `names` the document left out. For optional
+    properties that may also be null: `exclude_if` cannot tell an absent one from a null one,
+    and a dump must keep the null (documents are hashed)."""
+    data = handler(model)
+    for name in names - model.model_fields_set:
+        data.pop(name, None)
+    return data
+
+
 def _unique(items: list[Any]) -> list[Any]:
     """Mirror `uniqueItems: true` for lists of strings."""
     if len(set(items)) != len(items):
@@ -89,6 +107,8 @@ WorkflowId = Annotated[str, StringConstraints(pattern=WORKFLOW_ID)]
 ProfessionId = Annotated[str, StringConstraints(pattern=PROFESSION_ID)]
 CriterionId = Annotated[str, StringConstraints(pattern=CRITERION_ID)]
 Method = Annotated[str, StringConstraints(pattern=METHOD)]
+CampaignId = Annotated[str, StringConstraints(pattern=CAMPAIGN_ID)]
+Pool = Annotated[str, StringConstraints(pattern=POOL)]
 
 # A JSON number keeps its Python type (1 stays 1, 0.5 stays 0.5) so that a model dumps back to
 # the document it was read from: documents are hashed, and 1 and 1.0 hash differently.
@@ -96,10 +116,13 @@ UnitInterval = Annotated[int, Field(ge=0, le=1)] | Annotated[float, Field(ge=0, 
 Zero = Annotated[int, Field(ge=0, le=0)] | Annotated[float, Field(ge=0, le=0)]
 Count = Annotated[int, BeforeValidator(_integral), Field(ge=0)]
 Positive = Annotated[int, BeforeValidator(_integral), Field(ge=1)]
+Seconds = Annotated[int, Field(ge=0)] | Annotated[float, Field(ge=0)]
 
 StartMode = Literal["from_scratch", "continue", "refine", "repair"]
 GroupId = Literal["MOD", "ANI", "TEX", "MAT", "SCN", "PIP"]
 ConfigKind = Literal["scripted", "model"]
+ReasoningEffort = Literal["minimal", "low", "medium", "high"]
+FailureKind = Literal["infra", "solver", "author"]
 
 
 class Contract(BaseModel):
@@ -321,7 +344,7 @@ class TrialException(Contract):
 class TrialFailureRecord(Contract):
     """Why a trial did not end cleanly and who caused it (docs/failures.md)."""
 
-    kind: Literal["infra", "solver", "author"]
+    kind: FailureKind
     type: Text
     message: str
     evidence: dict[str, Any]  # e.g. tool call, exit code, log tail
@@ -335,6 +358,32 @@ class TrialJudge(Contract):
     label: Text
 
 
+class TrialCost(Contract):
+    """What a trial cost; null where it was not measured."""
+
+    wall_sec: Seconds
+    agent_sec: Seconds | None
+    model_calls: Count | None
+    input_tokens: Count | None
+    output_tokens: Count | None
+    agent_steps: Count | None
+    sandbox_cpu_sec: Seconds | None
+    gpu_sec: Seconds | None
+
+
+class TrialRecovery(Contract):
+    """The recovery round that re-ran a trial, and the record (its sha256) it replaces."""
+
+    round: Positive
+    replaces_sha256: Sha256
+
+
+# Optional properties of a trial record that may also be null (see `_leave_out_unset`).
+_TRIAL_OPTIONAL_NULLABLE = frozenset(
+    {"model", "reasoning_effort", "evidence", "trajectory", "harbor_trial", "recovery"}
+)
+
+
 class TrialRecord(Contract):
     """One line of `trials.jsonl`."""
 
@@ -344,7 +393,7 @@ class TrialRecord(Contract):
     config: Text
     config_kind: ConfigKind
     label: Text
-    stage: Literal["pilot", "evaluation"]
+    stage: Literal["pilot", "evaluation", "campaign"]
     attempt: Positive
     verifier_version: Text
     scoring_profile: ScoringProfileRef
@@ -359,6 +408,27 @@ class TrialRecord(Contract):
     score: StoreRef | None
     started_at: Timestamp
     finished_at: Timestamp
+    # Optional, written by campaigns: absent stays absent on dump. These may not be null...
+    campaign_id: Text | None = Field(None, exclude_if=_absent)
+    agent: Text | None = Field(None, exclude_if=_absent)
+    validated: bool | None = Field(None, exclude_if=_absent)
+    publication_id: Text | None = Field(None, exclude_if=_absent)
+    cost: TrialCost | None = Field(None, exclude_if=_absent)
+    # ...and these may (`_TRIAL_OPTIONAL_NULLABLE`): a null is dumped, an absent one is not.
+    model: Text | None = None
+    reasoning_effort: ReasoningEffort | None = None
+    evidence: StoreRef | None = None  # Harbor's trial directory, stored as a tree
+    trajectory: StoreRef | None = None
+    harbor_trial: Text | None = None
+    recovery: TrialRecovery | None = None
+
+    _absent_not_null = field_validator(
+        "campaign_id", "agent", "validated", "publication_id", "cost"
+    )(classmethod(_not_null))
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        return _leave_out_unset(self, handler, _TRIAL_OPTIONAL_NULLABLE)
 
     @model_validator(mode="after")
     def _exception_is_not_a_score(self) -> TrialRecord:
@@ -398,6 +468,155 @@ class EvaluationPlan(Contract):
     pass_threshold: UnitInterval
     input_reward: UnitInterval | None
     created_at: Timestamp
+
+
+# --- campaign plan ----------------------------------------------------------------------------
+
+
+class CampaignDatasetSource(Contract):
+    namespace: Text
+    revision: Text
+    split: Text
+    manifest_sha256: Sha256
+
+
+class CampaignSource(Contract):
+    dataset: CampaignDatasetSource | None
+    publications: list[Text]
+
+
+class CampaignConfig(Contract):
+    config_id: Text
+    agent: Text
+    kind: ConfigKind
+    label: Text
+    model: Text | None
+    reasoning_effort: ReasoningEffort | None
+    timeout_sec: Annotated[int, Field(gt=0)] | Annotated[float, Field(gt=0)] | None
+    attempts: Positive
+    validated: bool
+    agent_kwargs: dict[str, Any]  # the agent's own options, passed through as they are
+
+
+class CampaignTask(Contract):
+    task_id: Slug
+    task_version: Text
+    publication_id: Text
+    publication_sha256: Sha256
+    split: Text | None
+    verifier_version: Text
+    scoring_profile: ScoringProfileRef
+    pass_threshold: UnitInterval
+    input_reward: UnitInterval | None
+    pipeline_ref: PipelineRef
+
+
+class CampaignTrial(Contract):
+    trial_id: Text
+    task_id: Slug
+    config_id: Text
+    attempt: Positive
+
+
+class CampaignStatistics(Contract):
+    bootstrap_samples: Annotated[int, BeforeValidator(_integral), Field(ge=100)]
+    confidence: Annotated[float, Field(gt=0, lt=1)]
+    seed: Annotated[int, BeforeValidator(_integral)]
+
+
+class CampaignPlan(Contract):
+    """`evaluation-plan.json` of a campaign, registered before its first trial."""
+
+    campaign_id: CampaignId
+    created_at: Timestamp
+    mode: Text
+    registry_version: Text
+    registry_sha256: Sha256
+    source: CampaignSource
+    configs: Annotated[list[CampaignConfig], Field(min_length=1)]
+    tasks: Annotated[list[CampaignTask], Field(min_length=1)]
+    trials: Annotated[list[CampaignTrial], Field(min_length=1)]
+    metrics: Annotated[
+        list[Literal["avg@k", "pass@k", "reward_delta", "win_tie_loss", "mcnemar_exact",
+                     "paired_mean_difference"]],
+        AfterValidator(_unique),
+    ]
+    statistics: CampaignStatistics
+    caps: dict[Pool, Positive]
+    trial_attempts: Positive
+
+    @model_validator(mode="after")
+    def _trials_are_planned(self) -> CampaignPlan:
+        """Beyond the schema: every trial names a planned task and config, once."""
+        tasks = {task.task_id for task in self.tasks}
+        configs = {config.config_id for config in self.configs}
+        seen: set[str] = set()
+        for trial in self.trials:
+            if trial.task_id not in tasks:
+                raise ValueError(f"trial {trial.trial_id!r} names task {trial.task_id!r}, not in tasks")
+            if trial.config_id not in configs:
+                raise ValueError(f"trial {trial.trial_id!r} names config {trial.config_id!r}, not in configs")
+            if trial.trial_id in seen:
+                raise ValueError(f"trial id {trial.trial_id!r} is not unique")
+            seen.add(trial.trial_id)
+        return self
+
+
+# --- recovery audit ---------------------------------------------------------------------------
+
+
+class RecoveryFailure(Contract):
+    kind: FailureKind
+    type: Text
+
+
+class RecoveredTrial(Contract):
+    trial_id: Text
+    original_sha256: Sha256
+    original_failure: RecoveryFailure
+    recovered_sha256: Sha256
+    recovered_reward: UnitInterval | None
+    recovered_success: bool | None
+    recovered_failure: RecoveryFailure | None
+
+
+class RecoveryBackup(Contract):
+    location: Text
+    sha256: Sha256
+    records: Positive
+
+
+class RecoveryTrialsJsonl(Contract):
+    original_sha256: Sha256
+    recovered_sha256: Sha256
+
+
+class RecoveryAudit(Contract):
+    """`recoveries/<round>/audit.json` of a campaign: one round of re-run trials."""
+
+    campaign_id: CampaignId
+    round: Positive
+    requested_by: Text
+    reason: Text
+    created_at: Timestamp
+    trial_ids: Annotated[list[Text], Field(min_length=1), AfterValidator(_unique)]
+    backup: RecoveryBackup
+    replaced: Annotated[list[RecoveredTrial], Field(min_length=1)]
+    trials_jsonl: RecoveryTrialsJsonl
+
+    @model_validator(mode="after")
+    def _replaced_are_the_trials(self) -> RecoveryAudit:
+        """Beyond the schema: `replaced` names each trial of `trial_ids` once, and no other."""
+        names = [entry.trial_id for entry in self.replaced]
+        replaced, wanted = set(names), set(self.trial_ids)
+        if replaced != wanted:
+            raise ValueError(
+                "replaced must name exactly the trials of trial_ids; "
+                f"missing {sorted(wanted - replaced)}, unexpected {sorted(replaced - wanted)}"
+            )
+        if len(names) != len(replaced):
+            raise ValueError("replaced names a trial more than once")
+        return self
 
 
 # --- publication ------------------------------------------------------------------------------

@@ -221,13 +221,31 @@ class AuthoringInput:
 
 
 @dataclass
+class SolverSpec:
+    """One solver configuration of `contracts/solver_configs.json` as a trial carries it
+    (docs/campaigns.md). `agent`: oracle | nop | arkevo-llm | harbor:<name> | <module>:<Class>."""
+
+    config_id: str
+    agent: str
+    kind: str  # scripted | model
+    label: str  # "scripted policy — not a model result" for every scripted agent
+    model: str | None = None
+    reasoning_effort: str | None = None
+    timeout_sec: float | None = None
+    agent_kwargs: dict = field(default_factory=dict)
+    validated: bool = False
+
+
+@dataclass
 class TrialRequest:
     task_package: BlobRef
     identity: TaskIdentity
-    policy: str  # oracle | nop | llm | script:<path inside the package>
+    policy: str  # oracle | nop | llm | script:<path inside the package> | a solver config id
     trial_id: str
-    stage: str  # authoring | calibration | pilot | evaluation
+    stage: str  # authoring | calibration | pilot | evaluation | campaign
     attempt: int = 1
+    solver: SolverSpec | None = None  # a registry config: wins over `policy`
+    keep_evidence: bool = False  # store Harbor's trial directory (logs, trajectory, verifier)
 
 
 @dataclass
@@ -274,6 +292,24 @@ class TrialOutcome:
     judge: dict | None = None  # {id, kind, label} of who answered the VL questions
     score: BlobRef | None = None  # the score record under the task's profile
     null_reason: str | None = None  # why reward is None although the trial ran
+    cost: TrialCost | None = None  # what the attempt spent (None: it never ran)
+    evidence: BlobRef | None = None  # tree: Harbor's trial directory (keep_evidence)
+    trajectory: BlobRef | None = None  # the agent's redacted ATIF trajectory, when it wrote one
+    harbor_trial: str | None = None  # Harbor's trial directory name inside `evidence`
+
+
+@dataclass
+class TrialCost:
+    """What one attempt spent (docs/campaigns.md). None: not measured by this backend or agent."""
+
+    wall_sec: float
+    agent_sec: float | None = None
+    model_calls: int | None = None
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    agent_steps: int | None = None
+    sandbox_cpu_sec: float | None = None  # solver + verifier sandboxes (cgroup cpuacct)
+    gpu_sec: float | None = None  # never measured on these machines
 
 
 def failure_counts(outcomes: list[TrialOutcome]) -> dict[str, int]:
@@ -843,3 +879,151 @@ class DatasetProductionResult:
     skipped: list[str]  # already published when this production started
     failed: dict[str, str]  # seed_id -> reason
     runs: int  # this run and the ones it continued from
+
+
+# --- evaluation campaigns (docs/campaigns.md) ---------------------------------------------------
+
+
+@dataclass
+class CampaignInput:
+    """Input of `EvaluationCampaign`: a frozen dataset revision's split, or frozen publications
+    (directories or URIs), evaluated by the configs of `mode` in the solver registry."""
+
+    campaign_id: str
+    mode: str = "pilot"
+    dataset: DatasetRef | None = None
+    split: str | None = None
+    publications: list[str] = field(default_factory=list)
+    configs: list[str] | None = None  # a subset of the mode's configs; None: all of them
+    registry: str | None = None  # registry file; None: contracts/solver_configs.json
+    seed: int = 2026  # bootstrap resampling seed, stored in the plan
+    bootstrap_samples: int = 2000
+    caps: dict[str, int] = field(default_factory=lambda: {"gpu": 4, "llm": 2})
+    trial_attempts: int = 4  # tries of one trial's run against infrastructure faults
+
+
+@dataclass
+class CampaignTask:
+    publication_id: str
+    publication_sha256: str
+    split: str | None
+    frozen: FrozenTask
+
+
+@dataclass
+class CampaignTrialSpec:
+    trial_id: str  # <campaign>.<task>.<config>.<attempt>: the id recovery names
+    task: int  # index into CampaignPlan.tasks
+    config: int  # index into CampaignPlan.configs
+    attempt: int
+    pools: list[str]  # caps it counts against (gpu; llm too for model agents)
+
+
+@dataclass
+class CampaignPlan:
+    campaign_id: str
+    location: str  # where the campaign's files are (a directory or s3:// URI)
+    plan_sha256: str
+    tasks: list[CampaignTask]
+    configs: list[SolverSpec]
+    trials: list[CampaignTrialSpec]
+    caps: dict[str, int]
+    trial_attempts: int
+    recorded: list[str] = field(default_factory=list)  # trial ids with a record already (a rerun)
+
+
+@dataclass
+class PlanCampaignInput:
+    campaign: CampaignInput
+    created_at: str
+
+
+@dataclass
+class CampaignTrialInput:
+    campaign_id: str
+    trial_id: str
+    task: CampaignTask
+    solver: SolverSpec
+    attempt: int
+    trial_attempts: int
+    recovery: int | None = None  # recovery round that reruns this trial
+    replaces_sha256: str | None = None  # the record a recovery replaces
+
+    @property
+    def run_id(self) -> str:
+        """Unique per execution (workflow ids, evidence folders); trial_id stays the record's."""
+        return self.trial_id if self.recovery is None else f"{self.trial_id}.recover-{self.recovery}"
+
+
+@dataclass
+class RecordTrialInput:
+    trial: CampaignTrialInput
+    outcome: TrialOutcome
+
+
+@dataclass
+class CampaignRecord:
+    """What the campaign keeps of a finished trial (the full record is in the store)."""
+
+    trial_id: str
+    config_id: str
+    task_id: str
+    attempt: int
+    reward: float | None
+    success: bool | None
+    failure_kind: str | None
+    record_sha256: str
+
+
+@dataclass
+class CampaignReportInput:
+    campaign_id: str
+    recovery: int | None = None  # the latest recovery round, shown beside the original run
+
+
+@dataclass
+class CampaignResult:
+    campaign_id: str
+    location: str
+    report_json: str  # location of report.json
+    report_md: str
+    trials: int
+    exceptions: list[str]  # trial ids of infra exceptions still standing
+    recovery: int | None = None
+    failed: dict[str, str] = field(default_factory=dict)  # trial id -> why it has no record
+
+
+@dataclass
+class RecoveryInput:
+    """Input of `CampaignRecovery`: rerun exactly these trial ids (infra exceptions only)."""
+
+    campaign_id: str
+    trial_ids: list[str]
+    reason: str
+    requested_by: str
+    trial_attempts: int | None = None  # None: the plan's
+
+
+@dataclass
+class PlanRecoveryInput:
+    recovery: RecoveryInput
+    created_at: str
+
+
+@dataclass
+class RecoveryPlan:
+    campaign_id: str
+    round: int
+    trials: list[CampaignTrialInput]
+    backup: str  # location of the replaced records
+    caps: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class FinishRecoveryInput:
+    campaign_id: str
+    round: int
+    trial_ids: list[str]
+    requested_by: str
+    reason: str
+    created_at: str

@@ -19,12 +19,14 @@ from jsonschema.exceptions import ValidationError, best_match
 from pydantic import ValidationError as ModelValidationError
 
 from contracts.models import (
+    CampaignPlan,
     Contract,
     DatasetSpec,
     EvaluationPlan,
     HandoffEvent,
     PrivacyPolicy,
     Publication,
+    RecoveryAudit,
     Rubric,
     SeedManifest,
     SplitManifest,
@@ -48,6 +50,8 @@ DOCUMENTS: dict[str, type[Contract]] = {
     "privacy-policy": PrivacyPolicy,
     "dataset-spec": DatasetSpec,
     "split-manifest": SplitManifest,
+    "campaign-plan": CampaignPlan,
+    "recovery-audit": RecoveryAudit,
 }
 
 ROOT = "<root>"

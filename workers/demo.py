@@ -179,8 +179,43 @@ async def main(argv: list[str] | None = None) -> int:
     console.print(f"verify: {verified.publications} publications, {verified.files} files: "
                   + ("[green]ok[/]" if verified.ok else f"[red]{verified.problems}[/]"))
     console.print(f"dataset: {objects.location(keys.root)}")
+    campaign_ok = await evaluate(stack, keys, objects)
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
-    return 1 if (failed or not verified.ok) else 0
+    return 1 if (failed or not verified.ok or not campaign_ok) else 0
+
+
+async def evaluate(stack, keys, objects) -> bool:
+    """The evaluation campaign over the frozen test split (pilot mode: oracle 1 + nop 1 per task;
+    scripted policies, not model results). Resumed, not rerun, by a second demo."""
+    from temporalio.client import Client
+    from temporalio.common import WorkflowIDReusePolicy
+
+    from campaigns.layout import CampaignKeys
+    from cli.campaign import follow
+    from contracts import queues
+    from contracts.payloads import CampaignInput, CampaignResult, DatasetRef
+
+    campaign_id = f"{keys.namespace}-{keys.revision}-test-pilot"
+    ckeys = CampaignKeys(campaign_id)
+    wid = f"campaign-{campaign_id}"
+    client = await Client.connect(stack.address)
+    started = time.monotonic()
+    console.print(f"campaign {campaign_id}: {stack.ui_url}/namespaces/default/workflows/{wid}")
+    handle = await client.start_workflow(
+        "EvaluationCampaign", CampaignInput(campaign_id, mode="pilot",
+                                            dataset=DatasetRef(keys.namespace, keys.revision), split="test"),
+        id=wid, task_queue=queues.CONTROL, result_type=CampaignResult,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
+    try:
+        result = await follow(handle)
+    except WorkflowFailureError as e:
+        console.print(f"[red]{wid} failed:[/] {e.cause.cause if e.cause and e.cause.cause else e.cause or e}")
+        return False
+    console.print(objects.get(ckeys.report_md).decode(), markup=False, highlight=False)
+    console.print(f"campaign: {result.trials} trials in {time.monotonic() - started:.0f}s, "
+                  f"{len(result.exceptions)} infra exception(s) standing")
+    console.print(f"campaign report: {result.report_md}")
+    return not result.failed
 
 
 if __name__ == "__main__":

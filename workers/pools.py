@@ -10,6 +10,7 @@ from temporalio.worker import Worker
 from activities.admission import AdmissionActivities
 from activities.author_model import AuthorActivities
 from activities.authoring import AuthoringActivities
+from activities.campaigns import CampaignActivities
 from activities.datasets import DatasetActivities
 from activities.derivation import DerivationActivities
 from activities.draft_review import ReviewerActivities
@@ -29,6 +30,7 @@ from workflows.admission import AdmissionWorkflow
 from workflows.authoring import AuthoringWorkflow
 from workflows.dataset_production import DatasetProduction
 from workflows.derivation import TaskDerivationWorkflow
+from workflows.evaluation_campaign import CampaignRecovery, CampaignTrial, EvaluationCampaign
 from workflows.evaluation import EvaluationWorkflow
 from workflows.model_authoring import CheckDeliveryWorkflow, ModelAuthoringWorkflow
 from workflows.packaging import PackagingWorkflow
@@ -40,7 +42,7 @@ from workflows.vl_grading import VLGradingWorkflow
 WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
              ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow,
              ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow,
-             DatasetProduction]
+             DatasetProduction, EvaluationCampaign, CampaignTrial, CampaignRecovery]
 
 
 def cpu_activities(settings: Settings) -> list:
@@ -54,6 +56,7 @@ def cpu_activities(settings: Settings) -> list:
     scoring = ScoringActivities(store)
     drafts = ModelDraftActivities(store)
     derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived")
+    campaigns = CampaignActivities(store, settings.objects(), PROJECT_ROOT)
     return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,
             scoring.score_trial, review.judge_calibration, review.freeze_task,
             evaluation.write_pilot_record, evaluation.write_evaluation_plan,
@@ -61,7 +64,9 @@ def cpu_activities(settings: Settings) -> list:
             drafts.admit_draft, drafts.calibration_feedback, drafts.write_authoring_record,
             derivation.read_source_task, derivation.measure_novelty,
             derivation.write_derived_seed, derivation.write_derivation_record,
-            datasets.open_dataset_revision, datasets.record_seed_outcome]
+            datasets.open_dataset_revision, datasets.record_seed_outcome,
+            campaigns.plan_campaign, campaigns.record_campaign_trial,
+            campaigns.write_campaign_report, campaigns.plan_recovery, campaigns.finish_recovery]
 
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:

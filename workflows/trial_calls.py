@@ -12,6 +12,8 @@ reports it (pilot, evaluation), recorded on the trial with kind `infra` — rewa
 
 from __future__ import annotations
 
+import dataclasses
+
 from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
@@ -25,8 +27,11 @@ with workflow.unsafe.imports_passed_through():
     from workflows.activity_options import CPU, GPU
     from workflows.vl_grading import VLGradingWorkflow
 
-async def run_trial(req: TrialRequest) -> TrialOutcome:
-    return await workflow.execute_activity_method(TrialActivities.run_trial, req, **GPU)
+async def run_trial(req: TrialRequest, attempts: int | None = None) -> TrialOutcome:
+    """`attempts`: tries against infrastructure faults (None: the gpu pool's default)."""
+    options = GPU if attempts is None else dict(
+        GPU, retry_policy=dataclasses.replace(GPU["retry_policy"], maximum_attempts=attempts))
+    return await workflow.execute_activity_method(TrialActivities.run_trial, req, **options)
 
 
 async def score(outcome: TrialOutcome, grading: GradingSpec) -> TrialOutcome:
@@ -46,11 +51,12 @@ async def grade_trial(req: TrialRequest, grading: GradingSpec) -> TrialOutcome:
     return await score(await run_trial(req), grading)
 
 
-async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec) -> TrialOutcome:
+async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec,
+                                attempts: int | None = None) -> TrialOutcome:
     """Like grade_trial, but an infra failure that outlived its retries becomes the trial's
     record (kind infra) instead of failing the stage. Author failures still fail it."""
     try:
-        outcome = await run_trial(req)
+        outcome = await run_trial(req, attempts)
     except ActivityError as e:
         cause = e.cause or e
         if isinstance(cause, ApplicationError) and cause.type == AUTHOR_SCRIPT_FAILED:

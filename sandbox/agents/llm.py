@@ -3,9 +3,10 @@
     agent: {"import_path": "sandbox.agents.llm:LlmAgent", "kwargs": {"max_steps": 30}}
 
 The endpoint is any OpenAI-compatible ``/chat/completions``, configured from the worker's
-environment: ``ARKEVO_LLM_BASE_URL`` (e.g. ``https://host/v1``), ``ARKEVO_LLM_MODEL`` (or Harbor's
-``model_name``) and ``ARKEVO_LLM_API_KEY``.  The loop runs in the worker; the sandbox sees only
-MCP tool calls, so keys never enter it.
+environment: ``ARKEVO_LLM_BASE_URL`` (e.g. ``https://host/v1``) and ``ARKEVO_LLM_API_KEY``; the
+model is Harbor's ``model_name`` (a solver configuration names its model, docs/campaigns.md),
+else ``ARKEVO_LLM_MODEL``; the option ``reasoning_effort`` goes into every request's body.  The
+loop runs in the worker; the sandbox sees only MCP tool calls, so keys never enter it.
 
 One step = one model call.  The MCP tools (``list_tools``) are offered as function tools; every
 tool call is executed through the MCP session and its result fed back, until the model answers
@@ -36,7 +37,7 @@ import random
 import time
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import httpx
 from harbor.agents.capabilities import AgentCapabilities
@@ -98,6 +99,8 @@ class LlmAgentOptions(McpAgentOptions):
     max_tokens: int | None = Field(None, ge=1)
     max_tool_output_chars: int = Field(20_000, ge=200, description="tool output fed back, truncated")
     exclude_tools: list[str] = Field(default_factory=lambda: list(UNUSABLE_TOOLS))
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
+        None, description="sent as the request's reasoning_effort; None: the endpoint's default")
 
 
 class ChatCompletionsClient:
@@ -217,8 +220,19 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
+def choose_model(configured: str | None, from_env: str | None) -> str | None:
+    """The model a run uses: the configured `model_name` (a solver configuration's), else the
+    worker's ARKEVO_LLM_MODEL."""
+    return configured or from_env
+
+
+def request_extras(opts: LlmAgentOptions) -> dict[str, Any]:
+    """What every model request carries beyond the chat: the reasoning effort, when set."""
+    return {"reasoning_effort": opts.reasoning_effort} if opts.reasoning_effort else {}
+
+
 class LlmAgent(SandboxedMcpAgent):
-    capabilities = AgentCapabilities(atif=True)
+    capabilities = AgentCapabilities(atif=True, reasoning_effort=True)
     options_model = LlmAgentOptions
     TRAJECTORY_FILE = "trajectory.json"
 
@@ -242,7 +256,7 @@ class LlmAgent(SandboxedMcpAgent):
 
     def _endpoint(self) -> tuple[str, str, str | None]:
         base_url = self._get_env(BASE_URL_ENV)
-        model = self._get_env(MODEL_ENV) or self.model_name
+        model = choose_model(self.model_name, self._get_env(MODEL_ENV))
         if not base_url or not model:
             raise ModelEndpointError(f"set {BASE_URL_ENV} and {MODEL_ENV} (or model_name) on the worker")
         return base_url, model, self._get_env(API_KEY_ENV)
@@ -254,7 +268,8 @@ class LlmAgent(SandboxedMcpAgent):
     async def run(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
         base_url, model, api_key = self._endpoint()
         redactor = Redactor.from_environ(os.environ, self._extra_env)
-        client = ChatCompletionsClient(base_url, model, api_key, self.opts, redactor)
+        client = ChatCompletionsClient(base_url, model, api_key, self.opts, redactor,
+                                       extra_body=request_extras(self.opts))
         run = _Run(self, instruction, model, client, redactor, context)
         try:
             async with BlenderMcpSession(environment, self.opts.mcp, log_dir=self.logs_dir) as session:

@@ -10,7 +10,8 @@ background processes that outlive it stay accounted. Sandboxed processes join th
 themselves (the launcher writes to the `cgroup.procs` fds opened here); everything they fork
 stays in it, so `kill_all()` reaches daemons, double-forked and `setsid` processes alike. When
 the `freezer` hierarchy is mounted a group is frozen first, so a fork bomb cannot outrun the
-kill loop.
+kill loop. When `cpuacct` is mounted (on its own or with `cpu`, as `cpu,cpuacct`) the trial's
+CPU time is read at the end (`TrialCgroup.stats`): what the trial's cost records.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from pathlib import Path
 
 REQUIRED = ("memory", "pids")
-OPTIONAL = ("freezer", "cpu")
+OPTIONAL = ("freezer", "cpu", "cpuacct")
 PARENT_NAME = "arkevo-sandbox"
 CPU_PERIOD_US = 100_000
 
@@ -84,9 +85,13 @@ class Cgroup:
             directory.mkdir(exist_ok=True)
         return group
 
+    def unique_dirs(self) -> list[Path]:
+        """One folder per hierarchy: controllers mounted together (`cpu,cpuacct`) share one."""
+        return list(dict.fromkeys(self.dirs.values()))
+
     def procs_fds(self) -> list[int]:
         """Writable cgroup.procs fds, one per hierarchy, for a launcher to join with."""
-        return [os.open(d / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for d in self.dirs.values()]
+        return [os.open(d / "cgroup.procs", os.O_WRONLY | os.O_CLOEXEC) for d in self.unique_dirs()]
 
     def _tree(self, directory: Path) -> list[Path]:
         """directory and every group below it, deepest first."""
@@ -97,7 +102,7 @@ class Cgroup:
 
     def pids(self) -> set[int]:
         found: set[int] = set()
-        for root in self.dirs.values():
+        for root in self.unique_dirs():
             for directory in self._tree(root):
                 try:
                     found.update(int(x) for x in (directory / "cgroup.procs").read_text().split())
@@ -125,7 +130,7 @@ class Cgroup:
     def remove(self) -> None:
         """Kill everything, then remove the groups bottom-up."""
         self.kill_all()
-        for root in self.dirs.values():
+        for root in self.unique_dirs():
             for directory in self._tree(root):
                 for _ in range(100):  # rmdir can lag the last exit by a moment
                     try:
@@ -197,11 +202,15 @@ class TrialCgroup(Cgroup):
             _write(self.dirs["cpu"] / "cpu.cfs_quota_us", max(1000, int(self.cpus * CPU_PERIOD_US)))
 
     def stats(self) -> dict:
-        """Peak memory and tasks now (hierarchical, the whole trial)."""
+        """Peak memory, tasks now and, with cpuacct, CPU time in ns (all hierarchical: the
+        whole trial, its exited processes included)."""
         memory, pids = self.dirs["memory"], self.dirs["pids"]
         out: dict[str, int] = {}
-        for key, path in (("memory_max_usage_bytes", memory / "memory.max_usage_in_bytes"),
-                          ("pids_current", pids / "pids.current")):
+        sources = [("memory_max_usage_bytes", memory / "memory.max_usage_in_bytes"),
+                   ("pids_current", pids / "pids.current")]
+        if "cpuacct" in self.dirs:
+            sources.append(("cpu_usage_ns", self.dirs["cpuacct"] / "cpuacct.usage"))
+        for key, path in sources:
             try:
                 out[key] = int(path.read_text().split()[0])
             except (OSError, ValueError, IndexError):

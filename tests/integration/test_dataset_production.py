@@ -12,6 +12,13 @@ seed published exactly once, every trial recorded once, and a chain that verifie
 same spec, submitted again with `temporal workflow start`, resumes: nothing produced twice.
 `arkevo dataset freeze-check / freeze / verify` freeze it into two splits; one changed byte
 makes `verify` fail naming the file.
+
+Then an evaluation campaign (`arkevo campaign start`, docs/campaigns.md) over both frozen
+publications with oracle, nop and the LLM agent against the local FAKE endpoint (not a model):
+the endpoint is down for table-model's model trial (503s outlive the trial's retries: an infra
+exception, kept out of the figures), `arkevo campaign recover` reruns exactly that trial id,
+and the backup, the audit manifest and both sets of figures are checked, as is Harbor's own
+viewer reading the stored trial directories.
 """
 
 from __future__ import annotations
@@ -97,12 +104,47 @@ async def wait_for_pending_review(client, wid: str, timeout: float = 600) -> dic
     raise AssertionError(f"{wid} never waited for a privacy review")
 
 
+def fake_model_route(body) -> str:
+    """FAKE endpoint route: which task's model trial is asking (by its instruction)."""
+    return "fence" if "fence" in json.dumps(body).lower() else "table"
+
+
 @pytest.fixture
-def stack(tmp_path):
+def fake_model():
+    from tests.fakes.openai_server import FakeOpenAIServer, error, final, tool_call
+
+    solve = (PROJECT_ROOT / "seeds" / "fence-array" / "draft" / "solution" / "solve.py").read_text()
+    script = {
+        "fence": [tool_call("execute_blender_code", {"code": solve}), final("Fence arrayed.")],
+        # down for both tries of the campaign's trial, up again for the recovery's
+        "table": [error(503, message="upstream overloaded"), error(503, message="upstream overloaded"),
+                  final("Nothing to change.")],
+    }
+    with FakeOpenAIServer(script, route=fake_model_route) as fake:
+        yield fake
+
+
+@pytest.fixture
+def stack(tmp_path, fake_model, monkeypatch):
+    # the gpu worker runs the LLM agent's loop: its endpoint is the worker's environment
+    monkeypatch.setenv("ARKEVO_LLM_BASE_URL", fake_model.base_url)
+    monkeypatch.setenv("ARKEVO_LLM_API_KEY", "sk-fake-do-not-record")
     stack = Stack(tmp_path / "var", free_port(), free_port())
     stack.up()
     yield stack
     stack.down()
+
+
+REGISTRY = {
+    "registry_version": "it",
+    "configs": [
+        {"id": "oracle", "description": "reference solution", "agent": "oracle", "validated": True},
+        {"id": "nop", "description": "start scene untouched", "agent": "nop", "validated": True},
+        {"id": "llm-it", "description": "the MCP LLM agent on the FAKE endpoint", "agent": "arkevo-llm",
+         "model": "fake-model", "agent_kwargs": {"max_steps": 3, "max_attempts": 1}},
+    ],
+    "modes": {"it": {"description": "one of each", "attempts": {"oracle": 1, "nop": 1, "llm-it": 1}}},
+}
 
 
 def run_cli(stack: Stack, *argv: str) -> subprocess.CompletedProcess:
@@ -199,9 +241,71 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert json.loads(manifest.read_text())["semantic_digest"] == frozen["semantic_digest"]
     assert run_cli(stack, str(ARKEVO), "dataset", "verify", *revision).returncode == 0
 
+    await campaign_with_a_recovery(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
+
     target = objects_root / json.loads(links[0].read_text())["publication_key"] / "task" / "instruction.md"
     target.chmod(0o644)
     target.write_bytes(target.read_bytes() + b"\n")  # one byte more
     verify = run_cli(stack, str(ARKEVO), "dataset", "verify", *revision)
     assert verify.returncode == 1
     assert f"changed: {target} (sha256" in verify.stdout
+
+
+async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: list[str]) -> None:
+    from campaigns.layout import CampaignKeys
+
+    registry = tmp_path / "solver_configs.json"
+    registry.write_text(json.dumps(REGISTRY))
+    keys = CampaignKeys("it-c1")
+    root = stack.var / keys.root
+    started = run_cli(stack, str(ARKEVO), "campaign", "start", "--id", "it-c1", "--mode", "it",
+                      "--registry", str(registry), "--trial-attempts", "2", "--bootstrap", "500",
+                      *[a for p in publications for a in ("--publication", p)], "--wait")
+    assert started.returncode == 0, started.stdout + started.stderr
+    assert "Evaluation campaign `it-c1`" in started.stdout  # the report, printed
+    broken = "it-c1.table-model.llm-it.1"
+    lines = [json.loads(l) for l in (root / "trials.jsonl").read_text().splitlines()]
+    assert sorted(r["trial_id"] for r in lines) == sorted(
+        f"it-c1.{t}.{c}.1" for t in ("fence-array", "table-model") for c in ("oracle", "nop", "llm-it"))
+    by_id = {r["trial_id"]: r for r in lines}
+    assert by_id[broken]["reward"] is None and by_id[broken]["failure"]["kind"] == "infra"
+    assert "ModelEndpoint" in by_id[broken]["failure"]["message"]
+    model = by_id["it-c1.fence-array.llm-it.1"]
+    assert model["success"] is True and model["label"].startswith("model agent arkevo-llm: fake-model")
+    assert model["cost"]["model_calls"] == 2 and model["cost"]["input_tokens"] == 200
+    assert model["cost"]["sandbox_cpu_sec"] > 0 and model["trajectory"] is not None
+    assert by_id["it-c1.fence-array.oracle.1"]["label"] == "scripted policy — not a model result"
+    assert by_id["it-c1.fence-array.oracle.1"]["cost"]["model_calls"] == 0
+
+    # Harbor's own viewer reads the stored trial directories (`harbor view <campaign>/harbor`)
+    from harbor.viewer.scanner import JobScanner
+
+    scanner = JobScanner(root / "harbor")
+    assert scanner.list_jobs() == ["it-c1"]
+    assert len(scanner.list_trials("it-c1")) == 5  # the infra exception left no trial directory
+    assert scanner.get_trial_result("it-c1", "it-c1.fence-array.llm-it.1") is not None
+
+    report = json.loads((root / "report.json").read_text())
+    figs = {c["config"]: c for c in report["original"]["groups"][0]["configs"]}
+    assert figs["oracle"]["avg_at_k"]["mean"] == 1.0 and figs["oracle"]["pass_at_k"]["n"] == 2
+    assert figs["llm-it"]["avg_at_k"]["n"] == 1 and figs["llm-it"]["missing"] == 1
+    assert [e["trial_id"] for e in report["original"]["exceptions"]] == [broken]
+
+    refused = run_cli(stack, str(ARKEVO), "campaign", "recover", "it-c1", "--trial-id",
+                      "it-c1.fence-array.nop.1", "--reason", "looks low", "--by", "it", "--wait")
+    assert refused.returncode == 2 and "graded attempts" in refused.stderr
+    recovered = run_cli(stack, str(ARKEVO), "campaign", "recover", "it-c1", "--trial-id", broken,
+                        "--reason", "model endpoint 503s", "--by", "it", "--wait")
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+    audit = json.loads((stack.var / keys.audit(1)).read_text())
+    assert audit["trial_ids"] == [broken] and audit["reason"] == "model endpoint 503s"
+    assert audit["replaced"][0]["original_failure"]["kind"] == "infra"
+    assert audit["replaced"][0]["recovered_failure"] is None
+    backup = json.loads((stack.var / keys.backup(1)).read_text())
+    assert backup == by_id[broken]  # the replaced record, as it was
+    report = json.loads((root / "report.json").read_text())
+    before = {c["config"]: c for c in report["original"]["groups"][0]["configs"]}["llm-it"]
+    after = {c["config"]: c for c in report["recovered"]["groups"][0]["configs"]}["llm-it"]
+    assert before["avg_at_k"]["n"] == 1 and after["avg_at_k"]["n"] == 2  # side by side, not merged
+    assert report["recovered"]["exceptions"] == []
+    assert (root / "trials.jsonl").read_text().count(broken) == 1  # the original run untouched

@@ -17,11 +17,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import pytest
-import pytest_asyncio
 from temporalio import activity, workflow
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from contracts import queues
@@ -29,7 +27,6 @@ from contracts.payloads import (BlobRef, DatasetPlan, DatasetProductionInput,
                                 DatasetProductionResult, DatasetSeed, OpenRevisionInput,
                                 ProductionResult, PublicationResult, SeedOutcome,
                                 TaskProductionInput)
-from tests.conftest import TEMPORAL_BIN, free_port
 from workflows.dataset_production import DatasetProduction
 
 SEEDS = ["s0", "s1", "s2", "bad", "s3", "s4", "s5"]
@@ -91,14 +88,6 @@ class FakeTaskProduction:
         ref = BlobRef("objects/00/0", "0" * 64, 1)
         return ProductionResult(seed_id, seed_id, "v1", PublicationResult(f"{seed_id}-r1", "/p", ref, 1, "/e"),
                                 [], None)
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def env():
-    env = await WorkflowEnvironment.start_local(port=free_port(), dev_server_existing_path=str(TEMPORAL_BIN),
-                                                dev_server_log_level="error")
-    yield env
-    await env.shutdown()
 
 
 async def test_dataset_production_caps_isolates_failures_skips_published_and_continues_as_new(env):

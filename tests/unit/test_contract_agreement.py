@@ -235,6 +235,122 @@ SPLIT_MANIFEST = {
     "splits": {"train": [SPLIT_ENTRY], "test": []},
 }
 
+CAMPAIGN_TRIAL = {
+    **TRIAL,
+    "trial_id": "demo-r1-test/robot-carry/gpt-high/1",
+    "config": "gpt-high",
+    "config_kind": "model",
+    "label": "model result",
+    "stage": "campaign",
+    "judge": None,
+    "campaign_id": "demo-r1-test",
+    "agent": "arkevo-llm",
+    "model": "gpt-5",
+    "reasoning_effort": "high",
+    "validated": True,
+    "publication_id": "robot-carry-1-r2",
+    "cost": {"wall_sec": 90.5, "agent_sec": 80, "model_calls": 12, "input_tokens": 40000,
+             "output_tokens": 2000, "agent_steps": 12, "sandbox_cpu_sec": 55.25, "gpu_sec": None},
+    "evidence": {"key": "trees/ab/cd", "sha256": SHA, "size": 4096},
+    "trajectory": {"key": "blobs/ab/ef", "sha256": SHA, "size": 512},
+    "harbor_trial": "robot-carry__AbC123",
+    "recovery": {"round": 1, "replaces_sha256": SHA},
+}
+
+# An original (not recovered) campaign record of a scripted agent: the nullable extras are null.
+CAMPAIGN_TRIAL_NULLS = {
+    **CAMPAIGN_TRIAL,
+    "model": None,
+    "reasoning_effort": None,
+    "evidence": None,
+    "trajectory": None,
+    "harbor_trial": None,
+    "recovery": None,
+}
+
+CAMPAIGN_CONFIG = {
+    "config_id": "gpt-high",
+    "agent": "arkevo-llm",
+    "kind": "model",
+    "label": "model result",
+    "model": "gpt-5",
+    "reasoning_effort": "high",
+    "timeout_sec": 900,
+    "attempts": 3,
+    "validated": True,
+    "agent_kwargs": {"temperature": 0.2, "tools": ["bpy"], "extra": {"nested": None}},
+}
+
+ORACLE_CONFIG = {
+    "config_id": "oracle",
+    "agent": "oracle",
+    "kind": "scripted",
+    "label": SCRIPTED,
+    "model": None,
+    "reasoning_effort": None,
+    "timeout_sec": None,
+    "attempts": 1,
+    "validated": False,
+    "agent_kwargs": {},
+}
+
+CAMPAIGN_TASK = {
+    "task_id": "robot-carry",
+    "task_version": "1",
+    "publication_id": "robot-carry-1-r2",
+    "publication_sha256": SHA,
+    "split": "test",
+    "verifier_version": "rule-probe-1",
+    "scoring_profile": PROFILE,
+    "pass_threshold": 0.7,
+    "input_reward": 0.1,
+    "pipeline_ref": PIPELINE_REF,
+}
+
+CAMPAIGN_PLAN = {
+    "campaign_id": "demo-r1-test",
+    "created_at": "2026-01-31T12:00:00Z",
+    "mode": "dataset",
+    "registry_version": "1",
+    "registry_sha256": SHA,
+    "source": {"dataset": {"namespace": "demo", "revision": "r1", "split": "test", "manifest_sha256": SHA},
+               "publications": []},
+    "configs": [CAMPAIGN_CONFIG, ORACLE_CONFIG],
+    "tasks": [CAMPAIGN_TASK],
+    "trials": [
+        {"trial_id": "demo-r1-test/robot-carry/gpt-high/1", "task_id": "robot-carry",
+         "config_id": "gpt-high", "attempt": 1},
+        {"trial_id": "demo-r1-test/robot-carry/oracle/1", "task_id": "robot-carry",
+         "config_id": "oracle", "attempt": 1},
+    ],
+    "metrics": ["avg@k", "pass@k", "win_tie_loss", "mcnemar_exact", "paired_mean_difference"],
+    "statistics": {"bootstrap_samples": 1000, "confidence": 0.95, "seed": 7},
+    "caps": {"model": 4, "blender": 2},
+    "trial_attempts": 2,
+}
+
+REPLACED = {
+    "trial_id": "demo-r1-test/robot-carry/gpt-high/1",
+    "original_sha256": SHA,
+    "original_failure": {"kind": "infra", "type": "BlenderHostDied"},
+    "recovered_sha256": SHA,
+    "recovered_reward": 0.8,
+    "recovered_success": True,
+    "recovered_failure": None,
+}
+
+RECOVERY_AUDIT = {
+    "campaign_id": "demo-r1-test",
+    "round": 1,
+    "requested_by": "operator",
+    "reason": "Blender hosts died on one node",
+    "created_at": "2026-02-01T09:00:00Z",
+    "trial_ids": ["demo-r1-test/robot-carry/gpt-high/1"],
+    "backup": {"location": "recoveries/1/trials.jsonl", "sha256": SHA, "records": 2},
+    "replaced": [REPLACED],
+    "trials_jsonl": {"original_sha256": SHA, "recovered_sha256": SHA},
+}
+
 PRIVACY_POLICY = {
     "policy_id": "rl-task-basic-sanitization",
     "policy_version": "0.1.0",
@@ -263,6 +379,8 @@ BASE = {
     "dataset-spec": DATASET_SPEC,
     "split-manifest": SPLIT_MANIFEST,
     "privacy-policy": PRIVACY_POLICY,
+    "campaign-plan": CAMPAIGN_PLAN,
+    "recovery-audit": RECOVERY_AUDIT,
 }
 
 VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -299,6 +417,14 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("solver-killed-blender-graded", _set(_set(TRIAL, "reward", 0), "failure", SOLVER_FAILURE)),
         ("infra-failure-unscored", _set(_set(_set(TRIAL, "reward", None), "success", None), "failure",
                                         {**SOLVER_FAILURE, "kind": "infra", "evidence": {}})),
+        ("campaign", CAMPAIGN_TRIAL),
+        ("campaign-nulls", CAMPAIGN_TRIAL_NULLS),
+        ("campaign-cost-unmeasured", _set(CAMPAIGN_TRIAL, "cost", {
+            "wall_sec": 0, "agent_sec": None, "model_calls": None, "input_tokens": None,
+            "output_tokens": None, "agent_steps": None, "sandbox_cpu_sec": None, "gpu_sec": None})),
+        ("campaign-infra-unscored", _set(_set(_set(CAMPAIGN_TRIAL, "reward", None), "success", None),
+                                         "failure", {**SOLVER_FAILURE, "kind": "infra"})),
+        ("campaign-minimal", {**TRIAL, "stage": "campaign", "campaign_id": "demo-r1-test"}),
     ],
     "evaluation-plan": [
         ("example", PLAN),
@@ -323,6 +449,21 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "split-manifest": [
         ("example", SPLIT_MANIFEST),
         ("one-split", _set(SPLIT_MANIFEST, "splits", {"all": [SPLIT_ENTRY]})),
+    ],
+    "campaign-plan": [
+        ("example", CAMPAIGN_PLAN),
+        ("publications", _set(CAMPAIGN_PLAN, "source", {"dataset": None,
+                                                        "publications": ["robot-carry-1-r2"]})),
+        ("no-metrics-no-caps", _set(_set(CAMPAIGN_PLAN, "metrics", []), "caps", {})),
+        ("no-split-no-baseline", _set(_set(CAMPAIGN_PLAN, "tasks.0.split", None), "tasks.0.input_reward", None)),
+        ("fractional-timeout", _set(CAMPAIGN_PLAN, "configs.0.timeout_sec", 0.5)),
+        ("negative-seed", _set(CAMPAIGN_PLAN, "statistics.seed", -1)),
+    ],
+    "recovery-audit": [
+        ("example", RECOVERY_AUDIT),
+        ("still-failing", _set(RECOVERY_AUDIT, "replaced.0", {
+            **REPLACED, "recovered_reward": None, "recovered_success": None,
+            "recovered_failure": {"kind": "infra", "type": "BlenderHostDied"}})),
     ],
     "privacy-policy": [
         ("example", PRIVACY_POLICY),
@@ -417,6 +558,27 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("list-evidence", _set(TRIAL, "failure", {**SOLVER_FAILURE, "evidence": []})),
         ("infra-failure-scored-zero", _set(_set(TRIAL, "reward", 0), "failure",
                                            {**SOLVER_FAILURE, "kind": "infra"})),
+        ("campaign-infra-scored", _set(_set(CAMPAIGN_TRIAL, "success", False), "failure",
+                                       {**SOLVER_FAILURE, "kind": "infra"})),
+        ("cost-negative-wall", _set(CAMPAIGN_TRIAL, "cost.wall_sec", -1)),
+        ("cost-null-wall", _set(CAMPAIGN_TRIAL, "cost.wall_sec", None)),
+        ("cost-fractional-calls", _set(CAMPAIGN_TRIAL, "cost.model_calls", 1.5)),
+        ("cost-negative-gpu", _set(CAMPAIGN_TRIAL, "cost.gpu_sec", -0.5)),
+        ("cost-unknown-key", _set(CAMPAIGN_TRIAL, "cost.dollars", 1.5)),
+        ("cost-missing-key", _drop(CAMPAIGN_TRIAL, "cost.agent_steps")),
+        ("recovery-round-zero", _set(CAMPAIGN_TRIAL, "recovery.round", 0)),
+        ("recovery-short-sha", _set(CAMPAIGN_TRIAL, "recovery.replaces_sha256", SHA[:63])),
+        ("recovery-extra-key", _set(CAMPAIGN_TRIAL, "recovery.by", "me")),
+        ("unknown-effort", _set(CAMPAIGN_TRIAL, "reasoning_effort", "max")),
+        ("null-campaign-id", _set(CAMPAIGN_TRIAL, "campaign_id", None)),
+        ("null-agent", _set(CAMPAIGN_TRIAL, "agent", None)),
+        ("null-validated", _set(CAMPAIGN_TRIAL, "validated", None)),
+        ("null-cost", _set(CAMPAIGN_TRIAL, "cost", None)),
+        ("null-publication-id", _set(CAMPAIGN_TRIAL, "publication_id", None)),
+        ("blank-model", _set(CAMPAIGN_TRIAL, "model", " ")),
+        ("string-validated", _set(CAMPAIGN_TRIAL, "validated", "yes")),
+        ("bad-evidence-sha", _set(CAMPAIGN_TRIAL, "evidence.sha256", "xyz")),
+        ("unknown-extra-key", _set(CAMPAIGN_TRIAL, "campaign", "demo")),
     ],
     "evaluation-plan": [
         ("k-zero", _set(PLAN, "k", 0)),
@@ -482,6 +644,57 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("chain-head-zero", _set(SPLIT_MANIFEST, "chain_head.sequence", 0)),
         ("entry-extra-key", _set(SPLIT_MANIFEST, "splits.train.0.split", "train")),
         ("missing-spec-sha", _drop(SPLIT_MANIFEST, "spec_sha256")),
+    ],
+    "campaign-plan": [
+        ("missing-created-at", _drop(CAMPAIGN_PLAN, "created_at")),
+        ("bad-campaign-id", _set(CAMPAIGN_PLAN, "campaign_id", "Demo")),
+        ("short-registry-sha", _set(CAMPAIGN_PLAN, "registry_sha256", SHA[:10])),
+        ("no-configs", _set(CAMPAIGN_PLAN, "configs", [])),
+        ("no-tasks", _set(CAMPAIGN_PLAN, "tasks", [])),
+        ("no-trials", _set(CAMPAIGN_PLAN, "trials", [])),
+        ("config-extra-key", _set(CAMPAIGN_PLAN, "configs.0.temperature", 0.2)),
+        ("config-missing-kwargs", _drop(CAMPAIGN_PLAN, "configs.0.agent_kwargs")),
+        ("list-kwargs", _set(CAMPAIGN_PLAN, "configs.0.agent_kwargs", [])),
+        ("unknown-config-kind", _set(CAMPAIGN_PLAN, "configs.0.kind", "human")),
+        ("unknown-effort", _set(CAMPAIGN_PLAN, "configs.0.reasoning_effort", "max")),
+        ("zero-timeout", _set(CAMPAIGN_PLAN, "configs.0.timeout_sec", 0)),
+        ("attempts-zero", _set(CAMPAIGN_PLAN, "configs.0.attempts", 0)),
+        ("task-bad-slug", _set(CAMPAIGN_PLAN, "tasks.0.task_id", "Robot Carry")),
+        ("task-threshold-above-one", _set(CAMPAIGN_PLAN, "tasks.0.pass_threshold", 1.5)),
+        ("task-null-pipeline-ref", _set(CAMPAIGN_PLAN, "tasks.0.pipeline_ref", None)),
+        ("trial-attempt-zero", _set(CAMPAIGN_PLAN, "trials.0.attempt", 0)),
+        ("trial-extra-key", _set(CAMPAIGN_PLAN, "trials.0.stage", "campaign")),
+        ("unknown-metric", _set(CAMPAIGN_PLAN, "metrics", ["avg@3"])),
+        ("duplicate-metric", _set(CAMPAIGN_PLAN, "metrics", ["avg@k", "avg@k"])),
+        ("too-few-bootstrap-samples", _set(CAMPAIGN_PLAN, "statistics.bootstrap_samples", 99)),
+        ("confidence-one", _set(CAMPAIGN_PLAN, "statistics.confidence", 1)),
+        ("confidence-zero", _set(CAMPAIGN_PLAN, "statistics.confidence", 0.0)),
+        ("fractional-seed", _set(CAMPAIGN_PLAN, "statistics.seed", 1.5)),
+        ("bad-pool-name", _set(CAMPAIGN_PLAN, "caps", {"GPU": 1})),
+        ("cap-zero", _set(CAMPAIGN_PLAN, "caps", {"model": 0})),
+        ("dataset-extra-key", _set(CAMPAIGN_PLAN, "source.dataset.sequence", 1)),
+        ("dataset-short-sha", _set(CAMPAIGN_PLAN, "source.dataset.manifest_sha256", SHA[:10])),
+        ("missing-publications", _drop(CAMPAIGN_PLAN, "source.publications")),
+        ("trial-attempts-zero", _set(CAMPAIGN_PLAN, "trial_attempts", 0)),
+    ],
+    "recovery-audit": [
+        ("round-zero", _set(RECOVERY_AUDIT, "round", 0)),
+        ("bad-campaign-id", _set(RECOVERY_AUDIT, "campaign_id", "-demo")),
+        ("blank-reason", _set(RECOVERY_AUDIT, "reason", " ")),
+        ("missing-created-at", _drop(RECOVERY_AUDIT, "created_at")),
+        ("no-trials", _set(RECOVERY_AUDIT, "trial_ids", [])),
+        ("duplicate-trial-ids", _set(RECOVERY_AUDIT, "trial_ids", [REPLACED["trial_id"]] * 2)),
+        ("no-records-backed-up", _set(RECOVERY_AUDIT, "backup.records", 0)),
+        ("backup-extra-key", _set(RECOVERY_AUDIT, "backup.path", "x")),
+        ("nothing-replaced", _set(RECOVERY_AUDIT, "replaced", [])),
+        ("null-original-failure", _set(RECOVERY_AUDIT, "replaced.0.original_failure", None)),
+        ("unknown-failure-kind", _set(RECOVERY_AUDIT, "replaced.0.original_failure.kind", "model")),
+        ("failure-with-message", _set(RECOVERY_AUDIT, "replaced.0.recovered_failure",
+                                      {"kind": "solver", "type": "AgentTimeout", "message": "x"})),
+        ("reward-above-one", _set(RECOVERY_AUDIT, "replaced.0.recovered_reward", 1.5)),
+        ("string-success", _set(RECOVERY_AUDIT, "replaced.0.recovered_success", "true")),
+        ("missing-recovered-failure", _drop(RECOVERY_AUDIT, "replaced.0.recovered_failure")),
+        ("short-jsonl-sha", _set(RECOVERY_AUDIT, "trials_jsonl.recovered_sha256", SHA[:63])),
     ],
     "privacy-policy": [
         ("no-rules", _set(PRIVACY_POLICY, "rules", [])),
@@ -552,6 +765,44 @@ def test_model_patterns_are_the_schema_patterns() -> None:
 
     in_schemas = set().union(*(patterns(load_schema(kind)) for kind in DOCUMENTS))
     assert in_schemas == models.PATTERNS
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [CAMPAIGN_TRIAL, CAMPAIGN_TRIAL_NULLS, _drop(CAMPAIGN_TRIAL, "recovery"),
+     {**TRIAL, "stage": "campaign", "campaign_id": "demo-r1-test"}],
+    ids=["all-extras", "null-extras", "no-recovery", "minimal"],
+)
+def test_trial_record_optional_keys_dump_as_read(doc: dict[str, Any]) -> None:
+    """An optional key the document left out stays out; one it set to null stays null."""
+    model = models.TrialRecord.model_validate(doc)
+    assert canonical_json_bytes(model.model_dump(mode="json")) == canonical_json_bytes(doc)
+
+
+# Rules JSON Schema cannot state (references inside a document, ids unique by one field): the
+# schema accepts these documents, the model (and so `validate_document`) rejects them.
+BEYOND_THE_SCHEMA = [
+    pytest.param("campaign-plan", _set(CAMPAIGN_PLAN, "trials.1.config_id", "claude"), "not in configs",
+                 id="campaign-plan-unknown-config"),
+    pytest.param("campaign-plan", _set(CAMPAIGN_PLAN, "trials.1.task_id", "table-model"), "not in tasks",
+                 id="campaign-plan-unknown-task"),
+    pytest.param("campaign-plan", _set(CAMPAIGN_PLAN, "trials.1.trial_id", CAMPAIGN_PLAN["trials"][0]["trial_id"]),
+                 "not unique", id="campaign-plan-duplicate-trial-id"),
+    pytest.param("recovery-audit", _set(RECOVERY_AUDIT, "replaced.0.trial_id", "other/1"), "exactly the trials",
+                 id="recovery-audit-other-trial-replaced"),
+    pytest.param("recovery-audit", _set(RECOVERY_AUDIT, "trial_ids", [REPLACED["trial_id"], "other/1"]),
+                 "exactly the trials", id="recovery-audit-trial-not-replaced"),
+    pytest.param("recovery-audit", _set(RECOVERY_AUDIT, "replaced", [REPLACED, REPLACED]), "more than once",
+                 id="recovery-audit-trial-replaced-twice"),
+]
+
+
+@pytest.mark.parametrize(("kind", "doc", "reason"), BEYOND_THE_SCHEMA)
+def test_model_checks_what_the_schema_cannot(kind: str, doc: dict[str, Any], reason: str) -> None:
+    assert _schema_accepts(kind, doc)
+    assert not _model_accepts(kind, doc)
+    with pytest.raises(ContractError, match=reason):
+        validate_document(kind, doc, "evaluation-plan.json")
 
 
 def test_schemas_have_ids_and_closed_objects() -> None:

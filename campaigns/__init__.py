@@ -1,0 +1,1 @@
+"""Evaluation campaigns: solver configurations over frozen tasks (docs/campaigns.md)."""

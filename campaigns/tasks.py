@@ -1,0 +1,111 @@
+"""The frozen tasks a campaign evaluates, read from what was published — never re-derived.
+
+A dataset revision's split comes from its split manifest (the revision must be frozen); a
+publication is named by its folder in the object store (`datasets/<ns>/<rev>/publications/
+<task>/<pub>` or `publications/<task>/<pub>`). Each publication is checked before it is used:
+publication.json has the sha256 the manifest recorded, and `review/frozen-task.json` (the
+frozen record: package, grading spec with its verifier version, input baseline) has the sha256
+publication.json lists. The task package itself is the frozen tree in the content store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+
+from activities.store import ContentStore
+from contracts.payloads import (BlobRef, CampaignTask, DatasetRef, FrozenTask, GradingSpec,
+                                TaskIdentity)
+from dataset_revisions.layout import RevisionKeys
+from storage.objects import ObjectMissing, ObjectStore
+
+
+class CampaignSourceError(ValueError):
+    """The tasks named for a campaign cannot be evaluated as they stand (message says why)."""
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _get(objects: ObjectStore, key: str) -> bytes:
+    try:
+        return objects.get(key)
+    except ObjectMissing:
+        raise CampaignSourceError(f"{objects.location(key)}: not found") from None
+
+
+def _ref(doc: dict | None) -> BlobRef | None:
+    return None if doc is None else BlobRef(doc["key"], doc["sha256"], doc["size"])
+
+
+def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[list[tuple[str, str]], str]:
+    """[(publication folder key, publication.json sha256)] of a frozen revision's split, and the
+    manifest's sha256."""
+    keys = RevisionKeys(dataset.namespace, dataset.revision)
+    if not objects.exists(keys.manifest):
+        if not objects.exists(keys.spec):
+            raise CampaignSourceError(f"dataset {dataset.namespace}/{dataset.revision} not found "
+                                      f"({objects.location(keys.spec)})")
+        raise CampaignSourceError(
+            f"dataset {dataset.namespace}/{dataset.revision} is not frozen "
+            f"(no {objects.location(keys.manifest)}): campaigns evaluate frozen splits only; "
+            "run `arkevo dataset freeze` first")
+    data = _get(objects, keys.manifest)
+    manifest = json.loads(data)
+    splits = manifest["splits"]
+    if split not in splits:
+        raise CampaignSourceError(f"{objects.location(keys.manifest)}: splits: no split {split!r} "
+                                  f"(it has {', '.join(sorted(splits))})")
+    if not splits[split]:
+        raise CampaignSourceError(f"{objects.location(keys.manifest)}: splits.{split} is empty")
+    return ([(f"{keys.publications}/{e['task_id']}/{e['publication_id']}", e["publication_sha256"])
+             for e in splits[split]], _sha(data))
+
+
+def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,
+              split: str | None) -> CampaignTask:
+    folder = folder.rstrip("/")
+    pub_bytes = _get(objects, f"{folder}/publication.json")
+    pub_sha = _sha(pub_bytes)
+    where = objects.location(f"{folder}/publication.json")
+    if expected_sha256 is not None and pub_sha != expected_sha256:
+        raise CampaignSourceError(f"{where}: sha256 {pub_sha} but the split manifest records "
+                                  f"{expected_sha256}; run `arkevo dataset verify`")
+    publication = json.loads(pub_bytes)
+    listed = {f["path"]: f["sha256"] for f in publication["files"]}
+    frozen_bytes = _get(objects, f"{folder}/review/frozen-task.json")
+    if listed.get("review/frozen-task.json") != _sha(frozen_bytes):
+        raise CampaignSourceError(f"{objects.location(folder + '/review/frozen-task.json')}: "
+                                  "does not match the sha256 its publication.json lists")
+    toml_bytes = _get(objects, f"{folder}/task/task.toml")
+    if listed.get("task/task.toml") != _sha(toml_bytes):
+        raise CampaignSourceError(f"{objects.location(folder + '/task/task.toml')}: "
+                                  "does not match the sha256 its publication.json lists")
+    doc = json.loads(frozen_bytes)
+    meta = tomllib.loads(toml_bytes.decode())["metadata"]
+    package = _ref(doc["task_package"])
+    if not store.exists(package):
+        raise CampaignSourceError(f"{where}: its frozen task package {package.sha256[:12]} is not in "
+                                  "this deployment's content store (ARKEVO_STORE)")
+    g = doc["grading"]
+    grading = GradingSpec(
+        task_id=g["task_id"], profile=g["profile"], params=g["params"],
+        verification=g["verification"], uses_vl=g["uses_vl"], judge=g["judge"],
+        judge_config=_ref(g["judge_config"]), verifier_basis=g["verifier_basis"],
+        verifier_version=g["verifier_version"], reference_evidence=_ref(g.get("reference_evidence")))
+    identity = TaskIdentity(
+        task_id=meta["task_id"], task_version=meta["task_version"],
+        verifier_version=meta["verifier_version"], pipeline_digest=meta["pipeline_digest"],
+        workflow_primary=meta["workflow_primary"], profession_primary=meta["profession_primary"])
+    if (identity.task_id, identity.task_version, identity.verifier_version) != (
+            doc["task_id"], doc["task_version"], grading.verifier_version):
+        raise CampaignSourceError(f"{where}: task.toml and review/frozen-task.json disagree on the "
+                                  "task id, version or verifier version")
+    frozen = FrozenTask(
+        task_id=doc["task_id"], task_version=doc["task_version"], task_package=package,
+        frozen_record=store.put_bytes(frozen_bytes),
+        calibration_report=_ref(doc["calibration_report"]), identity=identity, grading=grading,
+        input_reward=doc["input_reward"], pipeline_ref=doc["pipeline_ref"])
+    return CampaignTask(publication["publication_id"], pub_sha, split, frozen)

@@ -1,0 +1,238 @@
+"""`arkevo campaign`: evaluation campaigns from the command line (docs/campaigns.md).
+
+    arkevo campaign start --dataset demo/<rev> --split test --mode pilot --wait
+    arkevo campaign status demo-test
+    arkevo campaign report demo-test [--json]
+    arkevo campaign recover demo-test --trial-id <id> [--trial-id <id> …] --reason "…" --by you --wait
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import re
+
+EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def register(top) -> None:
+    ca = top.add_parser("campaign", help="evaluate solver configurations over frozen tasks",
+                        description="Evaluation campaigns: solver configs (contracts/solver_configs.json) "
+                                    "over a frozen dataset split or frozen publications, with "
+                                    "avg@k / pass@k, bootstrap intervals, paired comparisons, cost, "
+                                    "and recovery of infrastructure exceptions by trial id.")
+    sub = ca.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("start", help="register the plan and run the campaign",
+                       description="Starts EvaluationCampaign on the Temporal server. The plan "
+                                   "(evaluation-plan.json) is stored before the first trial; the "
+                                   "same id submitted again resumes (recorded trials are not rerun).")
+    p.add_argument("--id", dest="campaign_id", help="campaign id (default: <namespace>-<split>-<mode>)")
+    p.add_argument("--dataset", help="a frozen dataset revision as NAMESPACE/REVISION")
+    p.add_argument("--split", help="the split to evaluate (with --dataset)")
+    p.add_argument("--publication", action="append", default=[],
+                   help="a frozen publication's folder (object key or local path); repeatable")
+    p.add_argument("--mode", default="pilot", help="a mode of the registry (pilot, full)")
+    p.add_argument("--config", action="append", help="only these configs of the mode; repeatable")
+    p.add_argument("--registry", help="registry file relative to the project root")
+    p.add_argument("--seed", type=int, default=2026, help="bootstrap seed (stored in the plan)")
+    p.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples")
+    p.add_argument("--gpu-cap", type=int, default=4, help="trials holding a gpu sandbox at once")
+    p.add_argument("--llm-cap", type=int, default=2, help="model-agent trials at once")
+    p.add_argument("--trial-attempts", type=int, default=4, help="tries of a trial against infra faults")
+    p.add_argument("--wait", action="store_true", help="follow progress and print the report")
+    p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS)")
+
+    p = sub.add_parser("status", help="progress of a running campaign, or what is recorded",
+                       description="Queries the campaign's workflow when it runs, else counts its records.")
+    p.add_argument("campaign_id")
+    p.add_argument("--address", help="Temporal frontend")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("report", help="print report.md (or report.json)",
+                       description="Prints the stored report; --rebuild recomputes it from the records "
+                                   "(the same figures: the bootstrap seed is in the plan).")
+    p.add_argument("campaign_id")
+    p.add_argument("--json", action="store_true", help="print report.json")
+    p.add_argument("--rebuild", action="store_true", help="recompute from the stored records first")
+
+    p = sub.add_parser("recover", help="rerun named infrastructure exceptions by trial id",
+                       description="Reruns exactly the named trial ids (infrastructure exceptions "
+                                   "only; never 'all of a kind'), keeps the replaced records in a "
+                                   "backup, writes an audit manifest and a report with the original "
+                                   "and recovered figures side by side.")
+    p.add_argument("campaign_id")
+    p.add_argument("--trial-id", action="append", required=True, dest="trial_ids")
+    p.add_argument("--reason", required=True, help="why (recorded in the audit)")
+    p.add_argument("--by", required=True, dest="requested_by", help="who asks (recorded in the audit)")
+    p.add_argument("--trial-attempts", type=int, help="default: the plan's")
+    p.add_argument("--wait", action="store_true")
+    p.add_argument("--address", help="Temporal frontend")
+
+
+def handlers() -> dict:
+    return {"start": cmd_start, "status": cmd_status, "report": cmd_report, "recover": cmd_recover}
+
+
+def _console():
+    from cli.arkevo import console, err
+
+    return console, err
+
+
+def _wid(campaign_id: str) -> str:
+    return f"campaign-{campaign_id}"
+
+
+def cmd_start(args) -> int:
+    from contracts.payloads import CampaignInput, DatasetRef
+
+    console, err = _console()
+    dataset = None
+    if args.dataset:
+        if not re.match(r"^[^/]+/[^/]+$", args.dataset):
+            err.print(f"[red]error:[/] --dataset {args.dataset!r}: give NAMESPACE/REVISION")
+            return EXIT_BAD_INPUT
+        dataset = DatasetRef(*args.dataset.split("/"))
+    if (dataset is None) == (not args.publication):
+        err.print("[red]error:[/] give --dataset NAMESPACE/REVISION --split S, or --publication (not both)")
+        return EXIT_BAD_INPUT
+    campaign_id = args.campaign_id or (
+        f"{dataset.namespace}-{dataset.revision}-{args.split}-{args.mode}".lower() if dataset
+        else None)
+    if not campaign_id:
+        err.print("[red]error:[/] --id: name the campaign")
+        return EXIT_BAD_INPUT
+    req = CampaignInput(campaign_id, mode=args.mode, dataset=dataset, split=args.split,
+                        publications=list(args.publication), configs=args.config,
+                        registry=args.registry, seed=args.seed, bootstrap_samples=args.bootstrap,
+                        caps={"gpu": args.gpu_cap, "llm": args.llm_cap},
+                        trial_attempts=args.trial_attempts)
+    return asyncio.run(_run("EvaluationCampaign", req, _wid(campaign_id), args))
+
+
+def cmd_recover(args) -> int:
+    from contracts.payloads import RecoveryInput
+
+    req = RecoveryInput(args.campaign_id, list(args.trial_ids), args.reason, args.requested_by,
+                        args.trial_attempts)
+    n = 1 + sum(k.endswith("/audit.json") for k in _objects().list(f"campaigns/{args.campaign_id}/recoveries/"))
+    return asyncio.run(_run("CampaignRecovery", req, f"{_wid(args.campaign_id)}-recover-{n}", args))
+
+
+async def _run(workflow: str, req, wid: str, args) -> int:
+    from temporalio.client import WorkflowFailureError
+    from temporalio.common import WorkflowIDReusePolicy
+
+    from cli.arkevo import start_workflow
+    from contracts.payloads import CampaignResult
+
+    console, err = _console()
+    handle = await start_workflow(args.address, workflow, req, wid, CampaignResult,
+                                  id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
+    if handle is None:
+        return EXIT_BAD_INPUT
+    if not args.wait:
+        return EXIT_OK
+    try:
+        result = await follow(handle)
+    except WorkflowFailureError as e:
+        cause = e.cause
+        while getattr(cause, "cause", None) is not None:
+            cause = cause.cause
+        err.print(f"[red]{wid} failed:[/] {cause or e}")
+        return EXIT_BAD_INPUT if getattr(cause, "type", "") in (
+            "InvalidCampaign", "InvalidRecovery", "CampaignPlanConflict") else EXIT_NO
+    print_report(result.campaign_id)
+    for trial, why in sorted(result.failed.items()):
+        err.print(f"[red]no record:[/] {trial}: {why}")
+    return EXIT_NO if result.failed else EXIT_OK
+
+
+def campaign_progress(p: dict) -> tuple[int | None, int, str]:
+    c = p["counts"]
+    return (p["total"] or None, c["recorded"] + c["already_recorded"] + c["failed"],
+            f"running {c['running']}, infra exceptions {len(p['infra_exceptions'])}")
+
+
+async def follow(handle):
+    """A progress bar over the campaign's trials until it ends; its result."""
+    from cli.arkevo import follow as follow_progress
+
+    return await follow_progress(handle, "trials", campaign_progress)
+
+
+def _objects():
+    from cli.arkevo import _objects as objects
+
+    return objects()
+
+
+def print_report(campaign_id: str, as_json: bool = False) -> int:
+    from campaigns.layout import CampaignKeys
+    from storage.objects import ObjectMissing
+
+    console, err = _console()
+    objects, keys = _objects(), CampaignKeys(campaign_id)
+    try:
+        data = objects.get(keys.report_json if as_json else keys.report_md).decode()
+    except ObjectMissing:
+        err.print(f"[red]error:[/] no report for campaign {campaign_id} "
+                  f"({objects.location(keys.report_md)})")
+        return EXIT_BAD_INPUT
+    if as_json:
+        print(data, end="")
+    else:
+        console.print(data, markup=False, highlight=False)
+        console.print(f"report: {objects.location(keys.report_md)}")
+    return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    if args.rebuild:
+        from activities.campaigns import CampaignActivities
+        from contracts.payloads import CampaignReportInput
+        from workers.settings import PROJECT_ROOT, settings_from_env
+
+        settings = settings_from_env()
+        CampaignActivities(settings.content_store(), settings.objects(), PROJECT_ROOT) \
+            .write_campaign_report(CampaignReportInput(args.campaign_id))
+    return print_report(args.campaign_id, args.json)
+
+
+def cmd_status(args) -> int:
+    return asyncio.run(_status(args))
+
+
+async def _status(args) -> int:
+    from campaigns.layout import CampaignKeys
+
+    console, err = _console()
+    keys = CampaignKeys(args.campaign_id)
+    objects = _objects()
+    progress = None
+    try:
+        from cli.arkevo import _client
+
+        client = await _client(args.address)
+        progress = await client.get_workflow_handle(_wid(args.campaign_id)).query("progress")
+    except Exception:  # no server, or the workflow ended: the store answers  # noqa: BLE001
+        pass
+    if not objects.exists(keys.plan):
+        err.print(f"[red]error:[/] campaign {args.campaign_id} not found ({objects.location(keys.plan)})")
+        return EXIT_BAD_INPUT
+    plan = json.loads(objects.get(keys.plan))
+    recorded = len([k for k in objects.list(keys.records) if k.endswith(".json")])
+    doc = {"campaign_id": args.campaign_id, "location": objects.location(keys.root),
+           "planned": len(plan["trials"]), "recorded": recorded,
+           "report": objects.exists(keys.report_json), "running": progress}
+    if args.json:
+        print(json.dumps(doc, indent=2))
+    else:
+        console.print(f"campaign {args.campaign_id}: {recorded}/{len(plan['trials'])} trials recorded"
+                      f"{', report written' if doc['report'] else ''} — {doc['location']}")
+        if progress:
+            c = progress["counts"]
+            console.print("running: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+    return EXIT_OK

@@ -1,0 +1,66 @@
+"""Frozen publications written straight into an object store for campaign tests that mock the
+trials: the files the campaign reads (publication.json with its file list, review/frozen-task.json,
+task/task.toml, the split manifest), with real sha256s, and a real (tiny) task package tree in
+the content store. Not a published task: nothing here can be solved."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tempfile
+from pathlib import Path
+
+from activities.store import ContentStore
+from dataset_revisions.layout import RevisionKeys
+from storage.objects import ObjectStore
+
+PIPELINE = {"pipeline_id": "arkevo-blender", "pipeline_version": "0.1.0", "pipeline_digest": "d" * 64}
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def write_publication(objects: ObjectStore, store: ContentStore, folder: str, task_id: str,
+                      input_reward: float = 0.2, profile: str = "blender-70-30") -> str:
+    """Returns the sha256 of the publication.json written under `folder`."""
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "instruction.md").write_text(f"Fix {task_id}.\n")
+        package = store.put_tree(Path(tmp))
+    version = f"v1-{_sha(task_id.encode())[:12]}"
+    verifier = f"vv2-{_sha(('v' + task_id).encode())[:16]}"
+    grading = {"task_id": task_id, "profile": {"profile_id": profile, "profile_version": "1"},
+               "params": {}, "verification": {"weights": {"rule": 1.0, "vl": 0, "agent": 0},
+                                              "pass_threshold": 0.7, "core_failure_cap": 0.4},
+               "uses_vl": False, "judge": None, "judge_config": None, "verifier_basis": "b" * 64,
+               "verifier_version": verifier, "reference_evidence": None}
+    frozen = json.dumps({"task_id": task_id, "task_version": version, "task_package": package.as_dict(),
+                         "calibration_report": package.as_dict(), "grading": grading,
+                         "input_reward": input_reward, "pipeline_ref": PIPELINE,
+                         "frozen_at": "2026-11-30T00:00:00+00:00", "verifier_version": verifier}).encode()
+    toml = (f'schema_version = "1.4"\n[metadata]\ntask_id = "{task_id}"\ntask_version = "{version}"\n'
+            f'verifier_version = "{verifier}"\npipeline_digest = "{"d" * 64}"\n'
+            f'workflow_primary = "MOD-01"\nprofession_primary = "PRF-MODEL"\n').encode()
+    files = {"review/frozen-task.json": frozen, "task/task.toml": toml}
+    for rel, data in files.items():
+        objects.put_if_absent(f"{folder}/{rel}", data)
+    publication = json.dumps({"publication_id": f"{task_id}-r1", "task_id": task_id,
+                              "task_version": version, "files": [
+                                  {"path": rel, "sha256": _sha(data), "size": len(data)}
+                                  for rel, data in sorted(files.items())]}, indent=2).encode()
+    objects.put_if_absent(f"{folder}/publication.json", publication)
+    return _sha(publication)
+
+
+def write_frozen_revision(objects: ObjectStore, store: ContentStore, namespace: str, revision: str,
+                          splits: dict[str, list[str]]) -> None:
+    keys = RevisionKeys(namespace, revision)
+    manifest = {"namespace": namespace, "revision": revision, "splits": {}}
+    for split, tasks in splits.items():
+        entries = []
+        for i, task in enumerate(tasks):
+            sha = write_publication(objects, store, f"{keys.publications}/{task}/{task}-r1", task,
+                                    input_reward=0.1 * (i + 1))
+            entries.append({"task_id": task, "publication_id": f"{task}-r1", "publication_sha256": sha})
+        manifest["splits"][split] = entries
+    objects.put_if_absent(keys.manifest, json.dumps(manifest, indent=2).encode())

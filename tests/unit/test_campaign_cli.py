@@ -1,0 +1,81 @@
+"""`arkevo campaign`: help without side effects, bad input exit 2, and report / status / report
+--rebuild on a campaign written by the real campaign activities (no server needed for those)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from activities.campaigns import CampaignActivities
+from activities.store import FilesystemStore
+from cli.arkevo import main
+from contracts.payloads import (CampaignInput, CampaignTrialInput, DatasetRef, PlanCampaignInput,
+                                RecordTrialInput, TrialCost, TrialOutcome)
+from storage.objects import FilesystemObjects
+from tests.campaign_support.publications import write_frozen_revision
+from workers.settings import PROJECT_ROOT
+
+
+@pytest.fixture
+def var(tmp_path, monkeypatch):
+    monkeypatch.setenv("ARKEVO_VAR", str(tmp_path))
+    monkeypatch.delenv("ARKEVO_STORE", raising=False)
+    monkeypatch.delenv("ARKEVO_OBJECTS", raising=False)
+    monkeypatch.setenv("ARKEVO_TEMPORAL_ADDRESS", "127.0.0.1:1")  # nothing listens: no server
+    return tmp_path
+
+
+@pytest.mark.parametrize("argv", [["campaign"], ["campaign", "start"], ["campaign", "status"],
+                                  ["campaign", "report"], ["campaign", "recover"]])
+def test_help_exits_zero_and_writes_nothing(argv, var, capsys):
+    with pytest.raises(SystemExit) as e:
+        main([*argv, "--help"])
+    assert e.value.code == 0
+    assert "usage: arkevo campaign" in capsys.readouterr().out
+    assert list(var.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["campaign", "start", "--mode", "pilot"], "--dataset NAMESPACE/REVISION"),
+    (["campaign", "start", "--dataset", "demo", "--split", "test"], "NAMESPACE/REVISION"),
+    (["campaign", "report", "nope"], "no report for campaign nope"),
+    (["campaign", "status", "nope"], "campaign nope not found"),
+])
+def test_bad_input_exits_2_naming_the_problem(argv, words, var, capsys):
+    assert main(argv) == 2
+    assert words in capsys.readouterr().err
+
+
+def test_report_status_and_rebuild_read_the_store(var, capsys):
+    objects, store = FilesystemObjects(var), FilesystemStore(var / "store")
+    write_frozen_revision(objects, store, "d", "r1", {"test": ["alpha", "beta"]})
+    acts = CampaignActivities(store, objects, PROJECT_ROOT)
+    plan = acts.plan_campaign(PlanCampaignInput(
+        CampaignInput("c1", mode="pilot", dataset=DatasetRef("d", "r1"), split="test",
+                      bootstrap_samples=200), "2026-11-30T00:00:00+00:00"))
+    assert [t.trial_id for t in plan.trials] == ["c1.alpha.oracle.1", "c1.alpha.nop.1",
+                                                 "c1.beta.oracle.1", "c1.beta.nop.1"]
+    for spec in plan.trials:
+        solver = plan.configs[spec.config]
+        reward = 1.0 if solver.config_id == "oracle" else 0.2
+        outcome = TrialOutcome(spec.trial_id, solver.config_id, "campaign", 1, reward, reward >= 0.7,
+                               plan.tasks[spec.task].frozen.verifier_version,
+                               started_at="2026-11-30T00:00:00+00:00",
+                               finished_at="2026-11-30T00:00:05+00:00", cost=TrialCost(wall_sec=5.0))
+        acts.record_campaign_trial(RecordTrialInput(CampaignTrialInput(
+            "c1", spec.trial_id, plan.tasks[spec.task], solver, 1, 4), outcome))
+
+    assert main(["campaign", "status", "c1"]) == 0
+    assert "c1: 4/4 trials recorded" in capsys.readouterr().out
+    assert main(["campaign", "report", "c1", "--rebuild"]) == 0
+    out = capsys.readouterr().out
+    assert "| oracle vs nop | original | 2 | 2 / 0 / 0 | 2 / 0 | 0.5000 |" in out
+    assert "scripted policy — not a model result" in out
+    assert main(["campaign", "report", "c1", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    figs = {c["config"]: c for c in report["original"]["groups"][0]["configs"]}
+    assert figs["oracle"]["avg_at_k"]["mean"] == 1.0 and figs["nop"]["reward_delta"]["n"] == 2
+    # input rewards 0.1 and 0.2 (write_frozen_revision): nop's delta is 0.2 - 0.15
+    assert figs["nop"]["reward_delta"]["mean"] == pytest.approx(0.05)
+    assert report["original"]["cost"]["campaign"]["wall_sec"] == 20.0

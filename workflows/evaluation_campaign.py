@@ -1,0 +1,173 @@
+"""Evaluation campaigns (docs/campaigns.md): solver configurations over frozen tasks.
+
+`EvaluationCampaign` registers `evaluation-plan.json` before anything runs, then runs one
+`CampaignTrial` child per (task, config, attempt) under per-pool caps — every trial holds a gpu
+sandbox, a model agent's also spends the llm endpoint's budget — and writes trials.jsonl and the
+report. Submitted again with the same id it resumes: trials already recorded are not run again.
+
+`CampaignRecovery` reruns exactly the named trial ids (infrastructure exceptions only), keeps
+the records it replaces in a backup, writes the audit and a report with the original and the
+recovered figures side by side.
+
+    temporal workflow start --type EvaluationCampaign --task-queue arkevo-control \\
+        --workflow-id campaign-demo-test --input '{"campaign_id": "demo-test", "mode": "pilot",
+        "dataset": {"namespace": "demo", "revision": "…"}, "split": "test"}'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from datetime import timedelta
+
+from temporalio import workflow
+from temporalio.common import WorkflowIDReusePolicy
+from temporalio.exceptions import ChildWorkflowError
+
+with workflow.unsafe.imports_passed_through():
+    from activities.campaigns import CampaignActivities
+    from contracts import queues
+    from contracts.payloads import (CampaignInput, CampaignRecord, CampaignReportInput,
+                                    CampaignResult, CampaignTrialInput, FinishRecoveryInput,
+                                    PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
+                                    RecoveryInput, TrialRequest)
+    from workflows.activity_options import CPU
+    from workflows.failures import root_cause
+    from workflows.trial_calls import grade_trial_reporting
+
+# Writing the report re-reads every record and renders figures with bootstrap intervals.
+REPORT = dict(CPU, start_to_close_timeout=timedelta(minutes=20))
+
+
+@workflow.defn(name="CampaignTrial")
+class CampaignTrial:
+    """One attempt: run and grade it (an infra failure that outlives its retries becomes the
+    record, kind infra), then record it once."""
+
+    @workflow.run
+    async def run(self, req: CampaignTrialInput) -> CampaignRecord:
+        frozen = req.task.frozen
+        outcome = await grade_trial_reporting(
+            TrialRequest(frozen.task_package, frozen.identity, req.solver.config_id, req.run_id,
+                         "campaign", req.attempt, solver=req.solver, keep_evidence=True),
+            frozen.grading, attempts=req.trial_attempts)
+        return await workflow.execute_activity_method(
+            CampaignActivities.record_campaign_trial, RecordTrialInput(req, outcome), **CPU)
+
+
+class _Runner:
+    """Children under per-pool caps; progress for the `progress` query."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.state: dict[str, str] = {}  # trial id -> pending | running | recorded | failed
+        self.failed: dict[str, str] = {}
+        self.infra: list[str] = []
+        self.in_use: dict[str, int] = {}
+
+    def progress(self) -> dict:
+        counts = {s: 0 for s in ("pending", "running", "recorded", "failed", "already_recorded")}
+        for s in self.state.values():
+            counts[s] += 1
+        return {"total": len(self.state), "counts": counts, "infra_exceptions": list(self.infra),
+                "running": sorted(t for t, s in self.state.items() if s == "running"),
+                "failed": dict(self.failed)}
+
+    async def run_all(self, trials: list[tuple[CampaignTrialInput, list[str]]],
+                      caps: dict[str, int]) -> None:
+        for t, _ in trials:
+            self.state.setdefault(t.trial_id, "pending")
+
+        async def one(t: CampaignTrialInput, pools: list[str]) -> None:
+            self.state[t.trial_id] = "running"
+            try:
+                rec: CampaignRecord = await workflow.execute_child_workflow(
+                    CampaignTrial.run, t, id=f"campaign-{t.campaign_id}.{t.run_id}",
+                    task_queue=queues.CONTROL,
+                    id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY)
+                self.state[t.trial_id] = "recorded"
+                if rec.failure_kind == "infra":
+                    self.infra.append(t.trial_id)
+            except ChildWorkflowError as e:
+                # An author's broken script, a record conflict: named, the others go on.
+                self.state[t.trial_id] = "failed"
+                self.failed[t.trial_id] = str(root_cause(e))
+            finally:
+                for p in pools:
+                    self.in_use[p] -= 1
+
+        tasks = []
+        for t, pools in trials:
+            await workflow.wait_condition(
+                lambda pools=pools: all(self.in_use.get(p, 0) < caps.get(p, 1) for p in pools))
+            for p in pools:
+                self.in_use[p] = self.in_use.get(p, 0) + 1
+            tasks.append(asyncio.create_task(one(t, pools)))
+        await asyncio.gather(*tasks)
+
+
+@workflow.defn(name="EvaluationCampaign")
+class EvaluationCampaign:
+    def __init__(self) -> None:
+        self._runner = _Runner()
+        self._location: str | None = None
+
+    @workflow.query
+    def progress(self) -> dict:
+        return {"location": self._location, **self._runner.progress()}
+
+    @workflow.run
+    async def run(self, req: CampaignInput) -> CampaignResult:
+        plan = await workflow.execute_activity_method(
+            CampaignActivities.plan_campaign,
+            PlanCampaignInput(req, workflow.now().isoformat(timespec="seconds")), **CPU)
+        self._location = plan.location
+        recorded = set(plan.recorded)
+        for tid in recorded:
+            self._runner.state[tid] = "already_recorded"
+        todo = [(CampaignTrialInput(plan.campaign_id, s.trial_id, plan.tasks[s.task],
+                                    plan.configs[s.config], s.attempt, plan.trial_attempts), s.pools)
+                for s in plan.trials if s.trial_id not in recorded]
+        await self._runner.run_all(todo, plan.caps)
+        result = await workflow.execute_activity_method(
+            CampaignActivities.write_campaign_report, CampaignReportInput(plan.campaign_id), **REPORT)
+        return dataclasses.replace(result, failed=dict(self._runner.failed))
+
+
+@workflow.defn(name="CampaignRecovery")
+class CampaignRecovery:
+    def __init__(self) -> None:
+        self._runner = _Runner()
+
+    @workflow.query
+    def progress(self) -> dict:
+        return self._runner.progress()
+
+    @workflow.run
+    async def run(self, req: RecoveryInput) -> CampaignResult:
+        now = lambda: workflow.now().isoformat(timespec="seconds")  # noqa: E731
+        plan = await workflow.execute_activity_method(
+            CampaignActivities.plan_recovery, PlanRecoveryInput(req, now()), **CPU)
+        pools = {t.trial_id: (["gpu", "llm"] if t.solver.kind == "model" else ["gpu"])
+                 for t in plan.trials}
+        await self._runner.run_all([(t, pools[t.trial_id]) for t in plan.trials], plan.caps)
+        if self._runner.failed:
+            # Without a record for every named trial the round cannot be audited; the backup
+            # stays, and a rerun of the same ids finishes the round.
+            raise workflow_failure(self._runner.failed)
+        await workflow.execute_activity_method(
+            CampaignActivities.finish_recovery,
+            FinishRecoveryInput(req.campaign_id, plan.round, list(req.trial_ids), req.requested_by,
+                                req.reason, now()), **CPU)
+        result = await workflow.execute_activity_method(
+            CampaignActivities.write_campaign_report,
+            CampaignReportInput(req.campaign_id, plan.round), **REPORT)
+        return result
+
+
+def workflow_failure(failed: dict[str, str]):
+    from temporalio.exceptions import ApplicationError
+
+    return ApplicationError("recovery trials did not record: " + "; ".join(
+        f"{t}: {why}" for t, why in sorted(failed.items())), type="RecoveryIncomplete",
+        non_retryable=True)
