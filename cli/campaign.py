@@ -195,9 +195,15 @@ def cmd_report(args) -> int:
         from contracts.payloads import CampaignReportInput
         from workers.settings import PROJECT_ROOT, settings_from_env
 
+        from temporalio.exceptions import ApplicationError
+
         settings = settings_from_env()
-        CampaignActivities(settings.content_store(), settings.objects(), PROJECT_ROOT) \
-            .write_campaign_report(CampaignReportInput(args.campaign_id))
+        try:
+            CampaignActivities(settings.content_store(), settings.objects(), PROJECT_ROOT) \
+                .write_campaign_report(CampaignReportInput(args.campaign_id))
+        except ApplicationError as e:  # no such campaign, or figures that would pool grades
+            _console()[1].print(f"[red]error:[/] {e.type}: {e.message}")
+            return EXIT_BAD_INPUT if e.type == "InvalidCampaign" else EXIT_NO
     return print_report(args.campaign_id, args.json)
 
 

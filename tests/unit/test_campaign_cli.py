@@ -79,3 +79,21 @@ def test_report_status_and_rebuild_read_the_store(var, capsys):
     # input rewards 0.1 and 0.2 (write_frozen_revision): nop's delta is 0.2 - 0.15
     assert figs["nop"]["reward_delta"]["mean"] == pytest.approx(0.05)
     assert report["original"]["cost"]["campaign"]["wall_sec"] == 20.0
+
+
+def test_a_grade_from_another_verifier_version_is_never_pooled(var, capsys):
+    objects, store = FilesystemObjects(var), FilesystemStore(var / "store")
+    write_frozen_revision(objects, store, "d", "r1", {"test": ["alpha"]})
+    acts = CampaignActivities(store, objects, PROJECT_ROOT)
+    plan = acts.plan_campaign(PlanCampaignInput(
+        CampaignInput("c2", mode="pilot", dataset=DatasetRef("d", "r1"), split="test",
+                      configs=["oracle"]), "2026-11-30T00:00:00+00:00"))
+    spec = plan.trials[0]
+    outcome = TrialOutcome(spec.trial_id, "oracle", "campaign", 1, 1.0, True, "vv2-from-other-code",
+                           started_at="2026-11-30T00:00:00+00:00", finished_at="2026-11-30T00:00:05+00:00")
+    acts.record_campaign_trial(RecordTrialInput(CampaignTrialInput(
+        "c2", spec.trial_id, plan.tasks[0], plan.configs[0], 1, 4), outcome))
+    assert main(["campaign", "report", "c2", "--rebuild"]) == 1
+    err = capsys.readouterr().err
+    assert "IncomparableFigures" in err and "vv2-from-other-code" in err and "never pooled" in err
+    assert not (var / "campaigns" / "c2" / "report.json").exists()
