@@ -24,6 +24,7 @@ viewer reading the stored trial directories.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import shutil
@@ -284,6 +285,12 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     assert scanner.list_jobs() == ["it-c1"]
     assert len(scanner.list_trials("it-c1")) == 5  # the infra exception left no trial directory
     assert scanner.get_trial_result("it-c1", "it-c1.fence-array.llm-it.1") is not None
+    from activities.trial_backends import trial_cost
+
+    oracle = "it-c1.fence-array.oracle.1"
+    assert by_id[oracle]["cost"]["agent_steps"] == 2  # the script and the save, both through MCP
+    kept = trial_cost(scanner.get_trial_result("it-c1", oracle), root / "harbor" / "it-c1" / oracle)
+    assert dataclasses.asdict(kept) == by_id[oracle]["cost"]  # the evidence accounts for the cost
 
     report = json.loads((root / "report.json").read_text())
     figs = {c["config"]: c for c in report["original"]["groups"][0]["configs"]}

@@ -129,37 +129,3 @@ async def test_missing_vl_score_is_a_recorded_null_not_a_zero_or_a_retry(store, 
     scored = ScoringActivities(store).score_trial(ScoreTrialInput(package.grading, outcome, None))
     assert scored.reward is None and scored.exception is None and scored.null_reason
     assert store.get_json(scored.score)["rule_score"] == 1.0
-
-
-async def test_campaign_trial_keeps_harbors_trial_directory_and_its_cost(store, package, tmp_path):
-    """A registry config (`oracle`) with keep_evidence: the outcome says what the attempt spent
-    (the sandboxes' cgroup CPU time included, no model call) and keeps Harbor's trial directory,
-    which Harbor's own viewer lists and parses once materialized under a jobs folder."""
-    from harbor.viewer.scanner import JobScanner
-
-    from activities.trial_backends import trial_cost
-    from contracts.solver_configs import load_solver_registry
-
-    solver = load_solver_registry().config("oracle").spec()
-    trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))
-    outcome = await trials.run_trial(TrialRequest(package.task_package, package.identity, solver.config_id,
-                                                  "campaign-oracle-1", "campaign", solver=solver,
-                                                  keep_evidence=True))
-    assert store.get_json(outcome.report)["rule_score"] == 1.0
-    cost = outcome.cost
-    assert cost.wall_sec > 0 and cost.sandbox_cpu_sec > 0 and cost.gpu_sec is None
-    assert (cost.model_calls, cost.input_tokens, cost.output_tokens) == (0, 0, 0)
-    assert cost.agent_steps == 2  # the script and the save, both through MCP
-
-    entries = store.tree_entries(outcome.evidence)
-    assert {"result.json", "config.json"} <= set(entries)
-    assert any(rel.startswith("sandbox/") and rel.endswith(".jsonl") for rel in entries)
-    assert outcome.trajectory is None  # the scripted agent writes no ATIF trajectory
-    jobs = tmp_path / "jobs"
-    trial_dir = store.materialize_tree(outcome.evidence, jobs / "campaign" / outcome.harbor_trial)
-    scanner = JobScanner(jobs)
-    assert scanner.list_trials("campaign") == [outcome.harbor_trial]
-    assert scanner.get_trial_config("campaign", outcome.harbor_trial) is not None
-    parsed = scanner.get_trial_result("campaign", outcome.harbor_trial)
-    assert parsed is not None and parsed.trial_name == outcome.harbor_trial
-    assert trial_cost(parsed, trial_dir) == cost  # the kept evidence accounts for the same cost
