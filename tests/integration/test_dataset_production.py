@@ -271,6 +271,17 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     by_id = {r["trial_id"]: r for r in lines}
     assert by_id[broken]["reward"] is None and by_id[broken]["failure"]["kind"] == "infra"
     assert "ModelEndpoint" in by_id[broken]["failure"]["message"]
+    assert by_id[broken]["failure"]["evidence"]["retries_exhausted"]
+    from temporalio.api.enums.v1 import RetryState
+    from temporalio.client import Client
+
+    history = await (await Client.connect(stack.address)).get_workflow_handle(
+        f"campaign-it-c1.{broken}").fetch_history()
+    failed = [e for e in history.events if e.HasField("activity_task_failed_event_attributes")]
+    assert [e.activity_task_failed_event_attributes.retry_state for e in failed] == [
+        RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED]  # retried (--trial-attempts 2), then reported
+    started = [e for e in history.events if e.HasField("activity_task_started_event_attributes")]
+    assert started[0].activity_task_started_event_attributes.attempt == 2
     model = by_id["it-c1.fence-array.llm-it.1"]
     assert model["success"] is True and model["label"].startswith("model agent arkevo-llm: fake-model")
     assert model["cost"]["model_calls"] == 2 and model["cost"]["input_tokens"] == 200

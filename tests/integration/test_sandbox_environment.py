@@ -1,12 +1,11 @@
 """The sandbox as Harbor uses it: start/exec/upload/download/stop, bpy inside, the separate
-verifier sandbox, a real Harbor trial through Trial's own API, and `harbor run` on the CLI —
-all with `sandbox.environment:ArkevoSandboxEnvironment` and real isolation (as root)."""
+verifier sandbox and a real Harbor trial through Trial's own API — all with
+`sandbox.environment:ArkevoSandboxEnvironment` and real isolation (as root). `harbor run` on the
+CLI with this environment is test_task_production.py's, on a real publication."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from tests.adversarial.sandbox_helpers import (
     IMPORT_PATH,
     exec_log,
     make_env,
-    read_reward,
     requires_landlock,
     sandbox_kwargs,
     started,
@@ -182,25 +180,6 @@ async def test_harbor_trial_api_with_oracle_in_shared_mode(tmp_path, base_dir):
     assert result.exception_info is None, result.exception_info
     assert result.verifier_result.rewards == {"reward": 1.0}
     assert (trial.paths.agent_dir / "oracle.txt").exists()
-
-
-def test_harbor_cli_run_with_the_sandbox_environment(tmp_path, base_dir):
-    task = write_harbor_task(
-        tmp_path / "cli-task",
-        solve="mkdir -p /workspace/outputs && echo done > /workspace/outputs/answer.txt\n",
-        test='[ "$(cat /workspace/outputs/answer.txt)" = done ] && echo 1 > /logs/verifier/reward.txt '
-             '|| echo 0 > /logs/verifier/reward.txt\n', separate=True)
-    jobs = tmp_path / "jobs"
-    command = [str(Path(sys.prefix) / "bin" / "harbor"), "run", "-p", str(task), "-a", "oracle",
-               "-e", IMPORT_PATH, "-o", str(jobs), "-y", "-q",
-               "--ek", f"base_dir={base_dir}", "--ek", "user_prefix=arkevo-test-"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
-    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=150)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    trial_dirs = [p.parent for p in jobs.glob("*/*/result.json")]
-    assert len(trial_dirs) == 1
-    assert read_reward(trial_dirs[0]) == 1.0
-    assert json.loads((trial_dirs[0] / "result.json").read_text())["exception_info"] is None
 
 
 async def test_missing_landlock_or_an_allowlist_is_a_clear_error(tmp_path, base_dir, monkeypatch):
