@@ -27,7 +27,7 @@ def register(top) -> None:
                        description="Starts EvaluationCampaign on the Temporal server. The plan "
                                    "(evaluation-plan.json) is stored before the first trial; the "
                                    "same id submitted again resumes (recorded trials are not rerun).")
-    p.add_argument("--id", dest="campaign_id", help="campaign id (default: <namespace>-<split>-<mode>)")
+    p.add_argument("--id", dest="campaign_id", help="campaign id (default: <namespace>-<revision>-<split>-<mode>)")
     p.add_argument("--dataset", help="a frozen dataset revision as NAMESPACE/REVISION")
     p.add_argument("--split", help="the split to evaluate (with --dataset)")
     p.add_argument("--publication", action="append", default=[],
