@@ -291,6 +291,7 @@ class CampaignActivities:
                 }
         except IncomparableFigures as e:
             raise _error(INCOMPARABLE_FIGURES, f"campaign {req.campaign_id}: {e}") from e
+        self._harbor_job(keys, plan)
         report_bytes = json.dumps(report, indent=2, ensure_ascii=False).encode() + b"\n"
         self.objects.replace(keys.report_json, report_bytes)
         self.objects.replace(keys.report_md, render_markdown(report).encode())
@@ -299,6 +300,22 @@ class CampaignActivities:
                               self.objects.location(keys.report_json),
                               self.objects.location(keys.report_md), len(original),
                               [e["trial_id"] for e in standing], round_)
+
+    def _harbor_job(self, keys: CampaignKeys, plan: dict) -> None:
+        """The job folder's own config.json (Harbor's JobConfig), so `harbor view
+        <campaign>/harbor` recognises a jobs folder without `--jobs`."""
+        from harbor.models.job.config import JobConfig
+        from harbor.models.trial.config import AgentConfig, EnvironmentConfig
+
+        from activities.trial_backends import SANDBOX_ENVIRONMENT
+
+        agents = [AgentConfig(**policy_from_solver(spec_from_plan(c)).agent_config(None))
+                  for c in plan["configs"]]
+        job = JobConfig(job_name=keys.campaign_id, jobs_dir=Path(self.objects.location(keys.harbor_jobs)),
+                        n_attempts=max(c["attempts"] for c in plan["configs"]), agents=agents,
+                        environment=EnvironmentConfig(import_path=SANDBOX_ENVIRONMENT))
+        self.objects.replace(f"{keys.harbor_jobs}/{keys.campaign_id}/config.json",
+                             job.model_dump_json(indent=2).encode())
 
     # -- recovery ------------------------------------------------------------------------------
 

@@ -294,6 +294,7 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
 
     scanner = JobScanner(root / "harbor")
     assert scanner.list_jobs() == ["it-c1"]
+    assert scanner.get_job_config("it-c1").job_name == "it-c1"  # `harbor view` sees a jobs folder
     assert len(scanner.list_trials("it-c1")) == 5  # the infra exception left no trial directory
     assert scanner.get_trial_result("it-c1", "it-c1.fence-array.llm-it.1") is not None
     from activities.trial_backends import trial_cost
