@@ -63,6 +63,7 @@ async def produce(address: str, spec: dict, wid: str):
     from temporalio.client import Client
 
     from contracts import queues
+    from workflows.task_production import STAGES
     from contracts.payloads import DatasetProductionInput, DatasetProductionResult
 
     client = await Client.connect(address)
@@ -85,9 +86,13 @@ async def produce(address: str, spec: dict, wid: str):
                 except Exception:  # noqa: BLE001 — the child may not have started yet
                     stages.setdefault(seed_id, {})
             for seed_id in stages:
-                stages[seed_id]["state"] = ("failed" if seed_id in progress["failed"] else
-                                            "running" if seed_id in progress["running"] else "published")
+                state = ("failed" if seed_id in progress["failed"] else
+                         "running" if seed_id in progress["running"] else "published")
+                stages[seed_id]["state"] = state
+                if state == "published":  # its last poll may predate its last stages
+                    stages[seed_id]["stages"] = dict.fromkeys(STAGES, "completed")
             live.update(_progress_table(progress, stages))
+    console.line()  # a non-terminal Live leaves the cursor after its last frame
     return result.result()
 
 
