@@ -60,9 +60,11 @@ fi
 
 echo "bootstrap: installing locked dependencies (first run takes a few minutes)"
 "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "uv==0.13.9"
-# --inexact keeps uv itself, which the lock does not list.
+# --inexact keeps uv itself, which the lock does not list. --compile-bytecode: sandboxed
+# processes see the venv read-only and Blender never writes bytecode, so without .pyc every
+# sandboxed Python and every Blender start compiles its imports again (docs/performance.md).
 UV_PROJECT_ENVIRONMENT="$VENV" UV_PYTHON_DOWNLOADS=never \
-    "$VENV/bin/uv" sync --frozen --inexact --python "$VENV/bin/python"
+    "$VENV/bin/uv" sync --frozen --inexact --compile-bytecode --python "$VENV/bin/python"
 "$VENV/bin/python" -c 'import bpy, temporalio, harbor' \
     || { echo "bootstrap: installed packages do not import" >&2; exit 1; }
 install_cli
