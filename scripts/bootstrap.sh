@@ -67,6 +67,8 @@ UV_PROJECT_ENVIRONMENT="$VENV" UV_PYTHON_DOWNLOADS=never \
     "$VENV/bin/uv" sync --frozen --inexact --compile-bytecode --python "$VENV/bin/python"
 "$VENV/bin/python" -c 'import bpy, temporalio, harbor' \
     || { echo "bootstrap: installed packages do not import" >&2; exit 1; }
+# The project's own modules too (sandboxed hosts and probes import them from the checkout).
+"$VENV/bin/python" -m compileall -q -j 0 -x '(^|/)(\.venv|var|seeds|\.git)(/|$)' . >/dev/null || true
 install_cli
 echo "$lock_sha" > "$STAMP"
 echo "bootstrap: ready ($("$VENV/bin/python" --version), $("$VENV/bin/temporal" --version | head -1))"
