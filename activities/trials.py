@@ -17,15 +17,20 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import os
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
-from activities.errors import invalid_draft
+from activities.errors import MODEL_NOT_CONFIGURED, invalid_draft
 from activities.harbor_task import write_harbor_task
 from activities.policies import policy_for
 from activities.store import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
-from contracts.payloads import BlobRef, TrialCost, TrialOutcome, TrialRequest
+from contracts.payloads import (BlobRef, SolverEndpointCheckInput, TrialCost, TrialOutcome,
+                                TrialRequest)
 from contracts.validation import ContractError
 from privacy.checkpoints import check_dispatch, unread_blends
 from privacy.policy import load_policy_for
@@ -105,6 +110,13 @@ class TrialActivities:
         trajectory = self.store.tree_file(tree, rel) if rel in self.store.tree_entries(tree) else None
         return tree, trajectory
 
+    @activity.defn(name="check_solver_endpoints")
+    async def check_solver_endpoints(self, req: SolverEndpointCheckInput) -> list[dict]:
+        """Before a campaign's first trial: this worker can reach the endpoint of every model
+        agent config (`arkevo-llm`); without it each of their trials would run out its retries
+        as an infra exception. Returns what it found, never a key."""
+        return [solver_endpoint(spec, os.environ) for spec in req.configs if spec.agent == "arkevo-llm"]
+
     async def _check_privacy(self, req: TrialRequest, task_dir: Path, work: Path) -> None:
         """Privacy checkpoint 2 of 3 (docs/privacy.md): what the solver receives, before the
         agent starts. A finding is the task's content, not the solver's doing: the
@@ -138,3 +150,21 @@ def _isolation_of(backend: TrialBackend) -> ScriptIsolation:
     if isinstance(backend, HarborSandboxBackend):
         return SandboxSettings.split_kwargs(dict(backend.environment_kwargs))[0]
     return None
+
+
+def solver_endpoint(spec, environ) -> dict:
+    """The endpoint an `arkevo-llm` config's trials will use on a worker with `environ`, or the
+    non-retryable ModelNotConfigured naming the variables to set (sandbox/agents/llm.py)."""
+    from sandbox.agents.llm import BASE_URL_ENV, MODEL_ENV, choose_model
+
+    base_url, model = environ.get(BASE_URL_ENV), choose_model(spec.model, environ.get(MODEL_ENV))
+    missing = [name for name, value in ((BASE_URL_ENV, base_url), (MODEL_ENV, model)) if not value]
+    if missing:
+        raise ApplicationError(
+            f"solver config {spec.config_id!r} ({spec.agent}) has no model endpoint on this gpu "
+            f"worker: set {' and '.join(missing)} in its environment"
+            + (f" (or name a model in the config)" if MODEL_ENV in missing else ""),
+            type=MODEL_NOT_CONFIGURED, non_retryable=True)
+    url = urlsplit(base_url)  # no userinfo, query or fragment: nothing secret in the answer
+    host = url.hostname or "" if url.port is None else f"{url.hostname}:{url.port}"
+    return {"config_id": spec.config_id, "model": model, "endpoint": f"{url.scheme}://{host}{url.path}"}

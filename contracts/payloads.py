@@ -933,6 +933,11 @@ class CampaignPlan:
 
 
 @dataclass
+class SolverEndpointCheckInput:
+    configs: list[SolverSpec]  # the campaign's configs; model agents are checked
+
+
+@dataclass
 class PlanCampaignInput:
     campaign: CampaignInput
     created_at: str

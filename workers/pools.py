@@ -81,7 +81,8 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     # The author model's loop runs here: its authoring sandbox needs Blender, its endpoint
     # (ARKEVO_AUTHOR_*) lives in this worker's environment.
     author = AuthorActivities(store, local=scripts == LOCAL)
-    return [authoring.build_workspace, trials.run_trial, evidence.render_evidence,
+    return [authoring.build_workspace, trials.run_trial, trials.check_solver_endpoints,
+            evidence.render_evidence,
             author.author_round, author.check_model_endpoints]
 
 

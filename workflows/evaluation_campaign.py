@@ -26,12 +26,13 @@ from temporalio.exceptions import ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.campaigns import CampaignActivities
+    from activities.trials import TrialActivities
     from contracts import queues
     from contracts.payloads import (CampaignInput, CampaignRecord, CampaignReportInput,
                                     CampaignResult, CampaignTrialInput, FinishRecoveryInput,
                                     PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
-                                    RecoveryInput, TrialRequest)
-    from workflows.activity_options import CPU
+                                    RecoveryInput, SolverEndpointCheckInput, TrialRequest)
+    from workflows.activity_options import CPU, endpoint_check
     from workflows.failures import root_cause
     from workflows.trial_calls import grade_trial_reporting
 
@@ -122,6 +123,7 @@ class EvaluationCampaign:
             CampaignActivities.plan_campaign,
             PlanCampaignInput(req, workflow.now().isoformat(timespec="seconds")), **CPU)
         self._location = plan.location
+        await check_endpoints(plan.configs)
         recorded = set(plan.recorded)
         for tid in recorded:
             self._runner.state[tid] = "already_recorded"
@@ -148,6 +150,7 @@ class CampaignRecovery:
         now = lambda: workflow.now().isoformat(timespec="seconds")  # noqa: E731
         plan = await workflow.execute_activity_method(
             CampaignActivities.plan_recovery, PlanRecoveryInput(req, now()), **CPU)
+        await check_endpoints([t.solver for t in plan.trials])
         pools = {t.trial_id: (["gpu", "llm"] if t.solver.kind == "model" else ["gpu"])
                  for t in plan.trials}
         await self._runner.run_all([(t, pools[t.trial_id]) for t in plan.trials], plan.caps)
@@ -163,6 +166,15 @@ class CampaignRecovery:
             CampaignActivities.write_campaign_report,
             CampaignReportInput(req.campaign_id, plan.round), **REPORT)
         return result
+
+
+async def check_endpoints(configs) -> None:
+    """A model agent's endpoint is configured on the gpu workers, or the campaign fails now,
+    naming the variables, instead of every such trial running out its retries."""
+    if any(c.agent == "arkevo-llm" for c in configs):
+        await workflow.execute_activity_method(
+            TrialActivities.check_solver_endpoints, SolverEndpointCheckInput(list(configs)),
+            **endpoint_check(queues.GPU))
 
 
 def workflow_failure(failed: dict[str, str]):

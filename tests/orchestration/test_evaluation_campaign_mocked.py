@@ -32,7 +32,8 @@ from activities.store import FilesystemStore
 from campaigns.layout import CampaignKeys
 from contracts import queues
 from contracts.payloads import (CampaignInput, CampaignResult, DatasetRef, RecoveryInput,
-                                ScoreTrialInput, TrialCost, TrialOutcome, TrialRequest)
+                                ScoreTrialInput, SolverEndpointCheckInput, TrialCost,
+                                TrialOutcome, TrialRequest)
 from storage.objects import FilesystemObjects
 from tests.campaign_support.publications import write_frozen_revision
 from workflows.evaluation_campaign import CampaignRecovery, CampaignTrial, EvaluationCampaign
@@ -51,6 +52,7 @@ class Gpu:
         self.calls: list[str] = []
         self.outage = True
         self.plan_seen_first = None
+        self.endpoint_checks = 0
 
     def activities(self) -> list:
         @activity.defn(name="run_trial")
@@ -89,7 +91,12 @@ class Gpu:
             o.reward, o.success = reward, reward >= req.grading.pass_threshold
             return o
 
-        return [run_trial, score_trial]
+        @activity.defn(name="check_solver_endpoints")
+        def check_solver_endpoints(req: SolverEndpointCheckInput) -> list[dict]:
+            self.endpoint_checks += 1
+            return [{"config_id": c.config_id} for c in req.configs if c.agent == "arkevo-llm"]
+
+        return [run_trial, score_trial, check_solver_endpoints]
 
 
 async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
@@ -104,12 +111,12 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
     req = CampaignInput("t1", mode="full", dataset=DatasetRef("t", "r1"), split="test",
                         caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=500)
     with ThreadPoolExecutor(8) as pool:
-        run_trial, score_trial = gpu.activities()
+        run_trial, score_trial, check_endpoints = gpu.activities()
         control = Worker(env.client, task_queue=queues.CONTROL,
                          workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery])
         cpu = Worker(env.client, task_queue=queues.CPU, activities=[*cpu_acts, score_trial],
                      activity_executor=pool)
-        gpu_worker = Worker(env.client, task_queue=queues.GPU, activities=[run_trial],
+        gpu_worker = Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints],
                             activity_executor=pool, max_concurrent_activities=8)
         async with control, cpu, gpu_worker:
             result: CampaignResult = await asyncio.wait_for(env.client.execute_workflow(
@@ -119,6 +126,7 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
             # full mode: oracle 3 + nop 3 + llm-default 1 per task, 3 tasks
             assert result.trials == 21 and result.exceptions == [BROKEN]
             assert gpu.plan_seen_first is True
+            assert gpu.endpoint_checks == 1  # llm-default: its endpoint checked before any trial
             assert gpu.peak == {"gpu": 3, "llm": 1}  # caps reached, never exceeded
             assert gpu.calls.count(BROKEN) == 2  # trial_attempts, then recorded as infra
             assert len(gpu.calls) == 22

@@ -146,3 +146,19 @@ def test_llm_model_precedence(tmp_path, monkeypatch):
     assert LlmAgent(logs_dir=tmp_path, model_name="config-model")._endpoint()[1] == "config-model"
     with pytest.raises(ModelEndpointError):
         LlmAgent(logs_dir=tmp_path)._endpoint()
+
+
+def test_a_model_config_without_an_endpoint_fails_before_any_trial_naming_the_variables():
+    from temporalio.exceptions import ApplicationError
+
+    from activities.trials import solver_endpoint
+
+    config = spec("arkevo-llm")
+    with pytest.raises(ApplicationError) as e:
+        solver_endpoint(config, {})
+    assert e.value.type == "ModelNotConfigured" and e.value.non_retryable
+    assert "ARKEVO_LLM_BASE_URL and ARKEVO_LLM_MODEL" in e.value.message
+    found = solver_endpoint(spec("arkevo-llm", model="m1"),
+                            {"ARKEVO_LLM_BASE_URL": "https://user:secret@host:8443/v1?key=sk-x",
+                             "ARKEVO_LLM_API_KEY": "sk-x"})
+    assert found == {"config_id": "cfg", "model": "m1", "endpoint": "https://host:8443/v1"}
