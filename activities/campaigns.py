@@ -359,6 +359,8 @@ class CampaignActivities:
         configs = {c["config_id"]: c for c in plan["configs"]}
         trials = []
         for i in ids:
+            if self.objects.exists(keys.record(i, round_)):
+                continue  # an interrupted round being finished: this one was rerun already
             t = planned[i]
             trials.append(CampaignTrialInput(
                 r.campaign_id, i, tasks[t["task_id"]], spec_from_plan(configs[t["config_id"]]),

@@ -25,7 +25,7 @@ from temporalio.common import WorkflowIDReusePolicy
 from temporalio.exceptions import ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.campaigns import CampaignActivities
+    from activities.campaigns import CampaignActivities, pools_of
     from activities.trials import TrialActivities
     from contracts import queues
     from contracts.payloads import (CampaignInput, CampaignRecord, CampaignReportInput,
@@ -151,9 +151,7 @@ class CampaignRecovery:
         plan = await workflow.execute_activity_method(
             CampaignActivities.plan_recovery, PlanRecoveryInput(req, now()), **CPU)
         await check_endpoints([t.solver for t in plan.trials])
-        pools = {t.trial_id: (["gpu", "llm"] if t.solver.kind == "model" else ["gpu"])
-                 for t in plan.trials}
-        await self._runner.run_all([(t, pools[t.trial_id]) for t in plan.trials], plan.caps)
+        await self._runner.run_all([(t, pools_of(t.solver)) for t in plan.trials], plan.caps)
         if self._runner.failed:
             # Without a record for every named trial the round cannot be audited; the backup
             # stays, and a rerun of the same ids finishes the round.

@@ -97,3 +97,33 @@ def test_a_grade_from_another_verifier_version_is_never_pooled(var, capsys):
     err = capsys.readouterr().err
     assert "IncomparableFigures" in err and "vv2-from-other-code" in err and "never pooled" in err
     assert not (var / "campaigns" / "c2" / "report.json").exists()
+
+
+def test_an_interrupted_recovery_round_is_finished_not_restarted(var):
+    """The backup is written, one of two named trials was rerun, then the round stopped: the
+    same request resumes round 1 and reruns only the trial still without its new record."""
+    from contracts.payloads import PlanRecoveryInput, RecoveryInput, TrialFailure
+
+    objects, store = FilesystemObjects(var), FilesystemStore(var / "store")
+    write_frozen_revision(objects, store, "d", "r1", {"test": ["alpha", "beta"]})
+    acts = CampaignActivities(store, objects, PROJECT_ROOT)
+    plan = acts.plan_campaign(PlanCampaignInput(
+        CampaignInput("c3", mode="pilot", dataset=DatasetRef("d", "r1"), split="test",
+                      configs=["oracle"]), "2026-11-30T00:00:00+00:00"))
+    inputs = [CampaignTrialInput("c3", s.trial_id, plan.tasks[s.task], plan.configs[0], 1, 4)
+              for s in plan.trials]
+    for t in inputs:  # both attempts lost to the infrastructure
+        acts.record_campaign_trial(RecordTrialInput(t, TrialOutcome(
+            t.trial_id, "oracle", "campaign", 1, None, None, None, started_at="2026-11-30T00:00:00+00:00",
+            finished_at="2026-11-30T00:00:01+00:00",
+            failure=TrialFailure("infra", "TrialInfraError", "slot pool exhausted"))))
+    ids = [t.trial_id for t in inputs]
+    request = PlanRecoveryInput(RecoveryInput("c3", ids, "outage", "ops"), "2026-11-30T01:00:00+00:00")
+    first = acts.plan_recovery(request)
+    assert first.round == 1 and [t.trial_id for t in first.trials] == ids
+    done = first.trials[0]
+    acts.record_campaign_trial(RecordTrialInput(done, TrialOutcome(
+        done.trial_id, "oracle", "campaign", 1, 1.0, True, done.task.frozen.verifier_version,
+        started_at="2026-11-30T01:00:00+00:00", finished_at="2026-11-30T01:00:05+00:00")))
+    again = acts.plan_recovery(request)
+    assert again.round == 1 and [t.trial_id for t in again.trials] == ids[1:]
