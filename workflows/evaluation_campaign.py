@@ -22,10 +22,11 @@ from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import WorkflowIDReusePolicy
-from temporalio.exceptions import ChildWorkflowError
+from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from activities.campaigns import CampaignActivities, pools_of
+    from activities.errors import RECOVERY_INCOMPLETE
     from activities.trials import TrialActivities
     from contracts import queues
     from contracts.payloads import (CampaignInput, CampaignRecord, CampaignReportInput,
@@ -60,7 +61,6 @@ class _Runner:
     """Children under per-pool caps; progress for the `progress` query."""
 
     def __init__(self) -> None:
-        self.total = 0
         self.state: dict[str, str] = {}  # trial id -> pending | running | recorded | failed
         self.failed: dict[str, str] = {}
         self.infra: list[str] = []
@@ -175,9 +175,7 @@ async def check_endpoints(configs) -> None:
             **endpoint_check(queues.GPU))
 
 
-def workflow_failure(failed: dict[str, str]):
-    from temporalio.exceptions import ApplicationError
-
+def workflow_failure(failed: dict[str, str]) -> ApplicationError:
     return ApplicationError("recovery trials did not record: " + "; ".join(
-        f"{t}: {why}" for t, why in sorted(failed.items())), type="RecoveryIncomplete",
+        f"{t}: {why}" for t, why in sorted(failed.items())), type=RECOVERY_INCOMPLETE,
         non_retryable=True)
