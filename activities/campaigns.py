@@ -21,7 +21,7 @@ from activities.errors import (CAMPAIGN_PLAN_CONFLICT, DUPLICATE_TRIAL_RECORD, I
                                INVALID_CAMPAIGN, INVALID_RECOVERY)
 from activities.store import ContentStore
 from campaigns.layout import CAMPAIGN_ID, CampaignKeys, trial_id
-from campaigns.records import is_infra, jsonl, read_jsonl, record_bytes, record_sha256, trial_record
+from campaigns.records import failure_of, is_infra, jsonl, read_jsonl, record_bytes, record_sha256, trial_record
 from campaigns.report import cost_sum, figures, render_markdown
 from campaigns.statistics import IncomparableFigures
 from campaigns.tasks import CampaignSourceError, read_split, read_task
@@ -30,7 +30,7 @@ from contracts.payloads import (CampaignPlan, CampaignRecord, CampaignReportInpu
                                 CampaignTask, CampaignTrialInput, CampaignTrialSpec, DatasetRef,
                                 FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput,
                                 RecordTrialInput, RecoveryPlan, SolverSpec)
-from contracts.solver_configs import load_solver_registry
+from contracts.solver_configs import REGISTRY_PATH, load_solver_registry
 from contracts.validation import ContractError, build_document
 from dataset_revisions.layout import RevisionKeys
 from storage.objects import ObjectMissing, ObjectStore
@@ -71,7 +71,7 @@ class CampaignActivities:
     # -- plan ----------------------------------------------------------------------------------
 
     def _tasks(self, dataset: DatasetRef | None, split: str | None,
-               publications: list[str]) -> tuple[list[CampaignTask], dict, list[str]]:
+               publications: list[str]) -> tuple[list[CampaignTask], dict]:
         if (dataset is None) == (not publications):
             raise _error(INVALID_CAMPAIGN, "a campaign evaluates either a frozen dataset split "
                                            "(dataset + split) or a list of publications, not both or neither")
@@ -85,10 +85,10 @@ class CampaignActivities:
                 source = {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
                                       "split": split, "manifest_sha256": manifest_sha},
                           "publications": []}
-                return tasks, source, [key for key, _ in folders]
+                return tasks, source
             folders = [self._publication_key(p) for p in publications]
             tasks = [read_task(self.objects, self.store, key, None, None) for key in folders]
-            return tasks, {"dataset": None, "publications": folders}, folders
+            return tasks, {"dataset": None, "publications": folders}
         except CampaignSourceError as e:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
 
@@ -128,9 +128,8 @@ class CampaignActivities:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
         except ValueError as e:
             raise _error(INVALID_CAMPAIGN, f"{registry_path or 'contracts/solver_configs.json'}: {e}") from e
-        registry_bytes = (registry_path or Path(__file__).resolve().parents[1] / "contracts"
-                          / "solver_configs.json").read_bytes()
-        tasks, source, _ = self._tasks(c.dataset, c.split, c.publications)
+        registry_bytes = (registry_path or REGISTRY_PATH).read_bytes()
+        tasks, source = self._tasks(c.dataset, c.split, c.publications)
         ids = [t.frozen.task_id for t in tasks]
         if len(set(ids)) != len(ids):
             raise _error(INVALID_CAMPAIGN, f"publications: task(s) named twice: "
@@ -201,10 +200,9 @@ class CampaignActivities:
         if not self.objects.put_if_absent(key, data) and self.objects.get(key) != data:
             raise _error(DUPLICATE_TRIAL_RECORD, f"{self.objects.location(key)}: trial {t.trial_id} "
                                                  "already has another record; a trial is recorded once")
-        failure = record["failure"]
+        failure = failure_of(record)
         return CampaignRecord(t.trial_id, t.solver.config_id, t.task.frozen.task_id, t.attempt,
-                              record["reward"], record["success"],
-                              failure["kind"] if failure else ("infra" if record["exception"] else None),
+                              record["reward"], record["success"], failure and failure["kind"],
                               sha256_hex(data))
 
     def _publish_evidence(self, keys: CampaignKeys, run_id: str, outcome) -> None:
@@ -227,9 +225,12 @@ class CampaignActivities:
         return out
 
     def _plan(self, campaign_id: str) -> dict:
+        return json.loads(self._plan_bytes(campaign_id))
+
+    def _plan_bytes(self, campaign_id: str) -> bytes:
         keys = CampaignKeys(campaign_id)
         try:
-            return json.loads(self.objects.get(keys.plan))
+            return self.objects.get(keys.plan)
         except ObjectMissing:
             raise _error(INVALID_CAMPAIGN, f"campaign {campaign_id} not found "
                                            f"(no {self.objects.location(keys.plan)})") from None
@@ -251,7 +252,8 @@ class CampaignActivities:
     @activity.defn(name="write_campaign_report")
     def write_campaign_report(self, req: CampaignReportInput) -> CampaignResult:
         keys = CampaignKeys(req.campaign_id)
-        plan = self._plan(req.campaign_id)
+        plan_bytes = self._plan_bytes(req.campaign_id)
+        plan = json.loads(plan_bytes)
         original = self._records(keys, plan)
         trials_data = jsonl(original)
         self.objects.replace(keys.trials, trials_data)  # derived from create-only records
@@ -264,7 +266,7 @@ class CampaignActivities:
                 "source": plan["source"],
                 "source_text": _source_text(plan["source"]),
                 "plan": {"location": self.objects.location(keys.plan),
-                         "sha256": sha256_hex(self.objects.get(keys.plan))},
+                         "sha256": sha256_hex(plan_bytes)},
                 "configs": [{k: c[k] for k in ("config_id", "agent", "kind", "label", "model",
                                                 "validated", "attempts")} for c in plan["configs"]],
                 "statistics": plan["statistics"],
@@ -355,7 +357,7 @@ class CampaignActivities:
                 and self.objects.get(keys.backup(round_)) != backup:
             raise _error(INVALID_RECOVERY, f"recovery round {round_} of {r.campaign_id} was started for "
                                            "other trials and did not finish; finish it first")
-        tasks = self._tasks_of(plan)
+        tasks = self._tasks_of(plan, {planned[i]["task_id"] for i in ids})
         configs = {c["config_id"]: c for c in plan["configs"]}
         trials = []
         for i in ids:
@@ -369,8 +371,9 @@ class CampaignActivities:
         return RecoveryPlan(r.campaign_id, round_, trials, self.objects.location(keys.backup(round_)),
                             dict(plan["caps"]))
 
-    def _tasks_of(self, plan: dict) -> dict[str, CampaignTask]:
-        """The plan's tasks, re-read from their publications and held to the plan's sha256."""
+    def _tasks_of(self, plan: dict, task_ids: set[str]) -> dict[str, CampaignTask]:
+        """Those of the plan's tasks, re-read from their publications and held to the plan's
+        sha256."""
         source = plan["source"]
         if source["dataset"]:
             d = source["dataset"]
@@ -381,7 +384,7 @@ class CampaignActivities:
         try:
             return {t["task_id"]: read_task(self.objects, self.store, folders[t["task_id"]],
                                             t["publication_sha256"], t["split"])
-                    for t in plan["tasks"]}
+                    for t in plan["tasks"] if t["task_id"] in task_ids}
         except CampaignSourceError as e:
             raise _error(INVALID_RECOVERY, str(e)) from e
 
@@ -406,10 +409,10 @@ class CampaignActivities:
                        "sha256": sha256_hex(backup), "records": len(old)},
             "replaced": [{
                 "trial_id": i, "original_sha256": record_sha256(old[i]),
-                "original_failure": _kind_type(old[i]),
+                "original_failure": _kind_type(failure_of(old[i])),
                 "recovered_sha256": record_sha256(replaced[i]),
                 "recovered_reward": replaced[i]["reward"], "recovered_success": replaced[i]["success"],
-                "recovered_failure": _kind_type(replaced[i]) if is_infra(replaced[i]) or replaced[i]["failure"] else None,
+                "recovered_failure": _kind_type(failure_of(replaced[i])),
             } for i in req.trial_ids],
             "trials_jsonl": {"original_sha256": sha256_hex(original_data),
                              "recovered_sha256": sha256_hex(data)},
@@ -422,11 +425,8 @@ class CampaignActivities:
         return self.objects.location(keys.audit(req.round))
 
 
-def _kind_type(record: dict) -> dict:
-    failure = record.get("failure")
-    if failure:
-        return {"kind": failure["kind"], "type": failure["type"]}
-    return {"kind": "infra", "type": (record.get("exception") or {}).get("type") or "Exception"}
+def _kind_type(failure: dict | None) -> dict | None:
+    return None if failure is None else {"kind": failure["kind"], "type": failure["type"]}
 
 
 def _source_text(source: dict) -> str:

@@ -80,6 +80,18 @@ def read_jsonl(data: bytes) -> list[dict]:
     return [json.loads(line) for line in data.splitlines() if line.strip()]
 
 
+def failure_of(record: dict) -> dict | None:
+    """{kind, type, message} of a record that did not end cleanly: its failure, or an exception
+    recorded without one (always infrastructure); None for a clean attempt."""
+    if record.get("failure"):
+        return record["failure"]
+    exception = record.get("exception")
+    if exception is not None:
+        return {"kind": "infra", "type": exception.get("type") or "Exception",
+                "message": exception.get("message")}
+    return None
+
+
 def is_infra(record: dict) -> bool:
-    failure = record.get("failure")
-    return record.get("exception") is not None or (failure is not None and failure["kind"] == "infra")
+    failure = failure_of(record)
+    return failure is not None and failure["kind"] == "infra"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from campaigns.records import is_infra
+from campaigns.records import failure_of, is_infra
 from campaigns.statistics import (IncomparableFigures, check_comparable, compare,
                                   config_figures, group_by_profile, task_score)
 
@@ -84,8 +84,7 @@ def figures(plan: dict, records: list[dict]) -> dict:
                        "per_task": per_task, "pairs": pairs})
 
     exceptions = [{"trial_id": r["trial_id"], "config": r["config"], "task_id": r["task_id"],
-                   "type": (r["failure"] or r["exception"] or {}).get("type"),
-                   "message": (r["failure"] or r["exception"] or {}).get("message")}
+                   "type": failure_of(r)["type"], "message": failure_of(r)["message"]}
                   for r in records if is_infra(r)]
     kinds = {k: sum(1 for r in records if r["failure"] and r["failure"]["kind"] == k)
              for k in ("infra", "solver", "author")}
