@@ -24,7 +24,7 @@ from campaigns.layout import CAMPAIGN_ID, CampaignKeys, trial_id
 from campaigns.records import failure_of, is_infra, jsonl, read_jsonl, record_bytes, record_sha256, trial_record
 from campaigns.report import cost_sum, figures, render_markdown
 from campaigns.statistics import IncomparableFigures
-from campaigns.tasks import CampaignSourceError, read_split, read_task
+from campaigns.tasks import CampaignSourceError, publication_key, read_split, read_task
 from contracts.digests import sha256_hex
 from contracts.payloads import (CampaignPlan, CampaignRecord, CampaignReportInput, CampaignResult,
                                 CampaignTask, CampaignTrialInput, CampaignTrialSpec, DatasetRef,
@@ -86,28 +86,11 @@ class CampaignActivities:
                                       "split": split, "manifest_sha256": manifest_sha},
                           "publications": []}
                 return tasks, source
-            folders = [self._publication_key(p) for p in publications]
+            folders = [publication_key(self.objects, p) for p in publications]
             tasks = [read_task(self.objects, self.store, key, None, None) for key in folders]
             return tasks, {"dataset": None, "publications": folders}
         except CampaignSourceError as e:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
-
-    def _publication_key(self, name: str) -> str:
-        """A publication folder as an object key: given as a key, or as a local path inside the
-        object store's directory."""
-        path = Path(name)
-        if path.is_absolute():
-            probe = self.objects.local_path("publications")  # any key: its parent is the root
-            root = probe.parent if probe is not None else None
-            if root is None:
-                raise _error(INVALID_CAMPAIGN, f"publications: {name} is a local path but the object "
-                                               "store is not a directory; name the publication by its key")
-            try:
-                return path.resolve().relative_to(root.resolve()).as_posix()
-            except ValueError:
-                raise _error(INVALID_CAMPAIGN, f"publications: {name} is not inside the object store "
-                                               f"({root})") from None
-        return name.strip("/")
 
     @activity.defn(name="plan_campaign")
     def plan_campaign(self, req: PlanCampaignInput) -> CampaignPlan:

@@ -61,7 +61,7 @@ class ReviewActivities:
                 "expected": j.expected, "met": j.met, "margin": j.margin,
                 "failure": dataclasses.asdict(outcome.failure) if outcome.failure else None,
                 "delivery": ref_dict(outcome.delivery), "report": ref_dict(outcome.report),
-                "vl": ref_dict(outcome.vl),
+                "vl": ref_dict(outcome.vl), "renders": ref_dict(outcome.renders),
                 "criteria": [
                     {k: c.get(k) for k in ("id", "passed", "score", "measured", "expected", "detail")}
                     for c in (rec["criteria"] if rec else [])

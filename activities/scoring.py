@@ -48,6 +48,7 @@ class ScoringActivities:
             success=record["success"],
             verifier_version=record["verifier_version"],
             vl=req.vl.result if req.vl is not None else None,
+            renders=req.vl.evidence if req.vl is not None else None,
             judge=_judge_label(record.get("judge")),
             score=self.store.put_json({"trial_id": outcome.trial_id, **record}),
             null_reason=record.get("total_null_reason"),

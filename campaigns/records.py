@@ -35,6 +35,7 @@ def outcome_record(outcome: TrialOutcome, frozen: FrozenTask, *, config: str, co
         "delivery": ref_dict(outcome.delivery),
         "report": ref_dict(outcome.report),
         "score": ref_dict(outcome.score),
+        "renders": ref_dict(outcome.renders),
         "started_at": outcome.started_at,
         "finished_at": outcome.finished_at,
     }

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import tomllib
+from pathlib import Path
 
 from activities.store import ContentStore
 from contracts.payloads import (BlobRef, CampaignTask, DatasetRef, FrozenTask, GradingSpec,
@@ -38,6 +39,24 @@ def _get(objects: ObjectStore, key: str) -> bytes:
 
 def _ref(doc: dict | None) -> BlobRef | None:
     return None if doc is None else BlobRef(doc["key"], doc["sha256"], doc["size"])
+
+
+def publication_key(objects: ObjectStore, name: str) -> str:
+    """A publication folder as an object key: given as a key, or as an absolute local path inside
+    the object store's directory."""
+    path = Path(name)
+    if path.is_absolute():
+        probe = objects.local_path("publications")  # any key: its parent is the root
+        root = probe.parent if probe is not None else None
+        if root is None:
+            raise CampaignSourceError(f"publications: {name} is a local path but the object "
+                                      "store is not a directory; name the publication by its key")
+        try:
+            return path.resolve().relative_to(root.resolve()).as_posix()
+        except ValueError:
+            raise CampaignSourceError(f"publications: {name} is not inside the object store "
+                                      f"({root})") from None
+    return name.strip("/")
 
 
 def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[list[tuple[str, str]], str]:

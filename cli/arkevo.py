@@ -8,6 +8,8 @@
     arkevo campaign start --dataset demo/r1 --split test --mode pilot --wait
     arkevo campaign report <campaign-id>
     arkevo campaign recover <campaign-id> --trial-id <id> --reason "…" --by <who> --wait
+    arkevo site build --dataset demo/r1 --out site/          # static review site (docs/review-site.md)
+    arkevo export task --publication <folder> --out task.zip # Harbor-layout ZIP (docs/exports.md)
 
 Exit codes: 0 done (freeze-check: ready; verify: every file matches), 1 the answer is no
 (freeze-check: gaps; freeze: not ready or frozen otherwise; verify: problems; start --wait: a
@@ -28,7 +30,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli import campaign
+from cli import campaign, export, site
 
 console = Console(soft_wrap=True)  # paths and digests stay on one line (greppable)
 err = Console(stderr=True, soft_wrap=True)
@@ -67,7 +69,7 @@ def _revision_args(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="arkevo", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign}")
+    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,site,export}")
     ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
                         description="Dataset revisions: many seeds, hash-chained publications, "
                                     "frozen into balanced splits (docs/datasets.md).")
@@ -107,6 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
                                    "links, and a split manifest that no longer matches.")
     _revision_args(p)
     campaign.register(top)
+    site.register(top)
+    export.register(top)
     return ap
 
 
@@ -116,8 +120,8 @@ def main(argv: list[str] | None = None) -> int:
     from dataset_revisions.revision import DatasetNotFound
 
     try:
-        if args.area == "campaign":
-            handler = campaign.handlers()[args.command]
+        if args.area in ("campaign", "site", "export"):
+            handler = {"campaign": campaign, "site": site, "export": export}[args.area].handlers()[args.command]
         else:
             handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
                        "freeze": cmd_freeze, "verify": cmd_verify}[args.command]

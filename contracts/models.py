@@ -380,7 +380,7 @@ class TrialRecovery(Contract):
 
 # Optional properties of a trial record that may also be null (see `_leave_out_unset`).
 _TRIAL_OPTIONAL_NULLABLE = frozenset(
-    {"model", "reasoning_effort", "evidence", "trajectory", "harbor_trial", "recovery"}
+    {"model", "reasoning_effort", "evidence", "trajectory", "harbor_trial", "recovery", "renders"}
 )
 
 
@@ -421,6 +421,7 @@ class TrialRecord(Contract):
     trajectory: StoreRef | None = None
     harbor_trial: Text | None = None
     recovery: TrialRecovery | None = None
+    renders: StoreRef | None = None  # the delivery's evidence renders (review site)
 
     _absent_not_null = field_validator(
         "campaign_id", "agent", "validated", "publication_id", "cost"

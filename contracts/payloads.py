@@ -296,6 +296,7 @@ class TrialOutcome:
     evidence: BlobRef | None = None  # tree: Harbor's trial directory (keep_evidence)
     trajectory: BlobRef | None = None  # the agent's redacted ATIF trajectory, when it wrote one
     harbor_trial: str | None = None  # Harbor's trial directory name inside `evidence`
+    renders: BlobRef | None = None  # tree: the delivery's evidence renders the VL judge saw
 
 
 @dataclass

@@ -1,5 +1,6 @@
 """`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
-into three splits, verify it, and print where everything went.
+into three splits, verify it, evaluate its test split in a pilot campaign, build the review site
+(`site: <index.html>`), and print where everything went.
 
 The revision is named after the code, the spec and the seeds (`p<digest>`): an interrupted demo
 resumes it (nothing is produced twice), a finished one finds it frozen and shows it as it stands,
@@ -185,6 +186,7 @@ async def main(argv: list[str] | None = None) -> int:
                   + ("[green]ok[/]" if verified.ok else f"[red]{verified.problems}[/]"))
     console.print(f"dataset: {objects.location(keys.root)}")
     campaign_ok = await evaluate(stack, keys, objects)
+    review_site(objects, store, keys, settings_from_env().var / "site" / f"{keys.namespace}-{keys.revision}")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
     return 1 if (failed or not verified.ok or not campaign_ok) else 0
 
@@ -221,6 +223,17 @@ async def evaluate(stack, keys, objects) -> bool:
                   f"{len(result.exceptions)} infra exception(s) standing")
     console.print(f"campaign report: {result.report_md}")
     return not result.failed
+
+
+def review_site(objects, store, keys, out: Path) -> None:
+    """The static review site of the revision (docs/review-site.md); a second demo rewrites only
+    what changed."""
+    from review_site.build import build_site
+    from review_site.sources import Source
+
+    result = build_site(Source(objects, store), out, dataset=(keys.namespace, keys.revision))
+    console.print(f"review site: {result.summary()}")
+    console.print(f"site: {result.index}", soft_wrap=True)
 
 
 if __name__ == "__main__":

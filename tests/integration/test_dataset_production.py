@@ -18,7 +18,9 @@ publications with oracle, nop and the LLM agent against the local FAKE endpoint 
 the endpoint is down for table-model's model trial (503s outlive the trial's retries: an infra
 exception, kept out of the figures), `arkevo campaign recover` reruns exactly that trial id,
 and the backup, the audit manifest and both sets of figures are checked, as is Harbor's own
-viewer reading the stored trial directories.
+viewer reading the stored trial directories. Last, `arkevo site build` makes the review site of
+the revision and headless Chromium opens its index, a task page, the campaign page and a trial
+page (docs/review-site.md).
 """
 
 from __future__ import annotations
@@ -243,6 +245,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert run_cli(stack, str(ARKEVO), "dataset", "verify", *revision).returncode == 0
 
     await campaign_with_a_recovery(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
+    review_site_in_a_browser(stack, tmp_path)
 
     target = objects_root / json.loads(links[0].read_text())["publication_key"] / "task" / "instruction.md"
     target.chmod(0o644)
@@ -328,3 +331,36 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     assert before["avg_at_k"]["n"] == 1 and after["avg_at_k"]["n"] == 2  # side by side, not merged
     assert report["recovered"]["exceptions"] == []
     assert (root / "trials.jsonl").read_text().count(broken) == 1  # the original run untouched
+
+
+def review_site_in_a_browser(stack: Stack, tmp_path: Path) -> None:
+    from tests.site_support.browser import chromium, keep_screenshots, load_and_check, screenshot
+
+    out = tmp_path / "site"
+    built = run_cli(stack, str(ARKEVO), "site", "build", "--dataset", "it/r1", "--out", str(out))
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert f"site: {out / 'index.html'}" in built.stdout
+    again = run_cli(stack, str(ARKEVO), "site", "build", "--dataset", "it/r1", "--out", str(out))
+    assert "0 pages written" in again.stdout  # nothing changed: nothing rewritten
+    campaign = out / "campaigns" / "it-c1.html"
+    html = campaign.read_text()
+    assert "it-c1.table-model.llm-it.1" in html and "recovered" in html and "McNemar" in html
+    shots = tmp_path / "screenshots"
+    with chromium() as driver:
+        index = load_and_check(driver, (out / "index.html").as_uri())
+        assert driver.execute_script("return document.querySelectorAll('#tasks tbody tr').length") == 2
+        screenshot(driver, shots / "index.png")
+        task = load_and_check(driver, (out / "tasks" / "fence-array.html").as_uri())
+        # the light copies are rule-only (no renders): the score plot is the picture here;
+        # renders on the real path: tests/integration/test_task_production.py
+        assert task["images"] == 1 and "plots/scores-" in driver.page_source
+        screenshot(driver, shots / "task.png")
+        bars = load_and_check(driver, campaign.as_uri())
+        assert bars["images"] == 2  # original and recovered figures, one plot each
+        screenshot(driver, shots / "campaign.png")
+        trial = next((out / "trials" / "it-c1").glob("it-c1.fence-array.llm-it.1.html"))
+        load_and_check(driver, trial.as_uri())
+        assert "trajectory (redacted ATIF)" in driver.find_element("tag name", "body").text
+        screenshot(driver, shots / "trial.png")
+    assert index["images"] == 0
+    keep_screenshots(shots, os.environ.get("ARKEVO_SCREENSHOTS"))

@@ -16,8 +16,9 @@ import pytest
 from harbor.models.task.task import Task as HarborTask
 
 from contracts.digests import sha256_file
-from contracts.payloads import ProductionResult, TaskProductionInput
+from contracts.payloads import BlobRef, ProductionResult, TaskProductionInput
 from contracts.validation import validate_document
+from exports.harbor_zip import export_task, extract
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
 from tests.conftest import TEMPORAL_BIN
 from contracts import queues
@@ -60,6 +61,10 @@ def check_publication(result: ProductionResult, settings) -> dict:
     assert calibration["judge"] == "image-metric" and calibration["margin"] >= 0.2
     assert all(s["vl_score"] is not None for s in calibration["samples"])
     assert all(t["scoring_profile"] == calibration["scoring_profile"] for t in trials)
+    store = settings.content_store()
+    for row in [*trials, *calibration["samples"]]:  # the renders the VL judge saw, kept by reference
+        renders = store.tree_entries(BlobRef(**row["renders"]))
+        assert {"front.png", "side.png", "top.png", "close.png"} <= set(renders), row.get("trial_id")
     return {"trials": trials, "plan": plan, "calibration": calibration}
 
 
@@ -105,14 +110,39 @@ async def test_robot_carry_through_all_stages(temporal_env, workers, settings, t
     # 2 calibration samples, 6 evaluation trials)
     vl = [c.id for c in children if c.id.endswith(".vl")]
     assert len(vl) == 2 + 2 + 2 + 6, vl
+    review_site_of_the_publication(settings, result, tmp_path)
+
+
+def review_site_of_the_publication(settings, result: ProductionResult, tmp_path: Path) -> None:
+    """The publication's review site in headless Chromium: an animated task's reference and
+    delivery renders, frame strips and MP4 players all load (docs/review-site.md)."""
+    from review_site.build import build_site
+    from review_site.sources import Source
+    from tests.site_support.browser import chromium, keep_screenshots, load_and_check, screenshot
+
+    site = build_site(Source(settings.objects(), settings.content_store()), tmp_path / "site",
+                      publications=[result.publication.path])
+    with chromium() as driver:
+        media = load_and_check(driver, (site.out / "tasks" / "robot-carry.html").as_uri())
+        # the reference and one delivery per configuration (oracle, nop): 4 views, 16 frames
+        # and an MP4 each, and the score plot
+        assert media["videos"] == 3 and media["images"] == 3 * (4 + 16) + 1, media
+        screenshot(driver, tmp_path / "shots" / "task-animated.png")
+        trial = next((site.out / "trials" / "robot-carry").glob("calibration-defect*.html"))
+        assert load_and_check(driver, trial.as_uri())["videos"] == 1
+    keep_screenshots(tmp_path / "shots", os.environ.get("ARKEVO_SCREENSHOTS"))
 
 
 def test_published_task_runs_under_harbors_own_cli(tmp_path, settings, project_root):
-    """`harbor run` on a publication, with the sandbox environment: what docs/sandbox.md says."""
+    """`harbor run` on a publication exported as a ZIP and unzipped, with the sandbox environment:
+    what docs/exports.md and docs/sandbox.md say."""
     published = sorted(settings.publications.glob("*/*/task"))
     assert published, "the end-to-end tests above publish tasks first"
+    exported = export_task(settings.objects(), str(published[0].parent), tmp_path / "task.zip")
+    task_dir = extract(exported.path, tmp_path / "unzipped") / exported.root
+    assert exported.root == published[0].parent.parent.name and (task_dir / "task.toml").is_file()
     jobs = tmp_path / "jobs"
-    command = [str(Path(sys.prefix) / "bin" / "harbor"), "run", "-p", str(published[0]),
+    command = [str(Path(sys.prefix) / "bin" / "harbor"), "run", "-p", str(task_dir),
                "-a", "oracle", "-e", "sandbox.environment:ArkevoSandboxEnvironment",
                "-o", str(jobs), "-y", "-q",
                "--ek", f"base_dir={tmp_path / 'slots'}", "--ek", f"user_prefix={TEST_USER_PREFIX}"]

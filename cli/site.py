@@ -1,0 +1,93 @@
+"""`arkevo site build`: the static review site (docs/review-site.md).
+
+    arkevo site build --dataset demo/r1 --out site/
+    arkevo site build --publication publications/table-model/table-model-r1 --out site-one/
+    arkevo site build --dataset demo/r1 --out site/ --watch 30   # rebuild as publications land
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from pathlib import Path
+
+EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def register(top) -> None:
+    sp = top.add_parser("site", help="build the static review site",
+                        description="A static site (no server needed) of a dataset revision or of "
+                                    "publications: every task with its evidence, calibration, "
+                                    "evaluation and provenance, and the campaigns over them.")
+    sub = sp.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("build", help="build or bring up to date a site folder",
+                       description="Writes only what changed since the last build into --out "
+                                   "(pages whose data changed, new images and plots), so a rebuild "
+                                   "after a new publication is quick. Prints `site: <index.html>`.")
+    p.add_argument("--dataset", help="a dataset revision as NAMESPACE/REVISION (frozen or not)")
+    p.add_argument("--publication", action="append", default=[],
+                   help="a publication's folder (object key or local path); repeatable")
+    p.add_argument("--out", type=Path, required=True, help="the site folder (new, empty, or an earlier site)")
+    p.add_argument("--watch", type=float, metavar="SECONDS",
+                   help="keep rebuilding every SECONDS (incremental) until interrupted; "
+                        "prints only the builds that changed something")
+
+
+def handlers() -> dict:
+    return {"build": cmd_build}
+
+
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _parse_dataset(text: str) -> tuple[str, str] | None:
+    parts = text.split("/")
+    return (parts[0], parts[1]) if len(parts) == 2 and all(parts) else None
+
+
+def cmd_build(args) -> int:
+    from cli.arkevo import _content_store, _objects, console, err
+    from review_site.build import SiteOutputError, build_site
+    from review_site.sources import SiteSourceError, Source
+
+    dataset = None
+    if args.dataset is not None and (dataset := _parse_dataset(args.dataset)) is None:
+        err.print(f"[red]error:[/] --dataset {args.dataset!r}: expected NAMESPACE/REVISION")
+        return EXIT_BAD_INPUT
+    if (dataset is None) == (not args.publication):
+        err.print("[red]error:[/] give --dataset NAMESPACE/REVISION or --publication (not both)")
+        return EXIT_BAD_INPUT
+    if args.watch is not None and args.watch <= 0:
+        err.print("[red]error:[/] --watch: SECONDS must be positive")
+        return EXIT_BAD_INPUT
+    source = Source(_objects(), _content_store())
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    def once(quiet_if_unchanged: bool = False) -> int:
+        with Progress(TextColumn("site"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.description}"),
+                      TimeElapsedColumn(), console=err, transient=True) as bar:
+            job = bar.add_task("reading", total=None)
+            try:
+                result = build_site(source, args.out, dataset=dataset, publications=args.publication,
+                                    progress=lambda done, total, what: bar.update(
+                                        job, completed=done, total=total, description=what))
+            except (SiteSourceError, SiteOutputError) as e:
+                err.print(f"[red]error:[/] {e}")
+                return EXIT_BAD_INPUT
+        if not (quiet_if_unchanged and result.pages_written == 0 and result.removed == 0):
+            console.print(result.summary())
+            console.print(f"site: {result.index}")
+            console.file.flush()  # a watcher's output goes to logs as it happens
+        return EXIT_OK
+
+    code = once()
+    if args.watch is None or code != EXIT_OK:
+        return code
+    signal.signal(signal.SIGTERM, _stop)  # stopped by a service manager: end like Ctrl-C
+    try:
+        while True:  # a round that changes nothing prints nothing
+            time.sleep(args.watch)
+            code = once(quiet_if_unchanged=True)
+    except KeyboardInterrupt:
+        return code

@@ -1,0 +1,222 @@
+"""Build the static review site of a dataset revision or of single publications.
+
+    site/index.html                    every task: filters (group, profession, split, text), sortable
+    site/tasks/<task>.html             instruction, attachments, evidence, calibration, evaluation, provenance
+    site/trials/<task|campaign>/…html  one trial or calibration sample: criteria, VL answers, renders, records
+    site/campaigns/<id>.html           per-configuration bars with intervals, paired comparisons
+    site/files/<sha256>.<ext>          images, videos and records, content-addressed
+    site/plots/<kind>-<digest>.svg     matplotlib plots
+    site/.arkevo-site.json             what the last build wrote (incremental builds)
+
+Incremental: a page is written again only when its data (its context, with content-addressed
+URLs), its template or the site code changed; files and plots are named by content and never
+rewritten. So when a new publication lands, a rebuild writes its pages and the index.
+No server is needed: every link is relative (`python -m http.server` or file:// both work).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from contracts.digests import canonical_json_bytes, sha256_hex
+from dataset_revisions.layout import RevisionKeys
+from review_site.assets import Assets
+from review_site.pages import campaign_page, slug, task_pages
+from review_site.plots import Plots
+from review_site.sources import (SiteSourceError, Source, campaigns_over, publication_folder,
+                                 read_publication, revision_publications, taxonomy_names)
+
+HERE = Path(__file__).resolve().parent
+TEMPLATES = HERE / "templates"
+STATIC = HERE / "static"
+STATE = ".arkevo-site.json"
+INDEX = "index.html"
+
+
+class SiteOutputError(ValueError):
+    """The output folder cannot take the site (it holds something else)."""
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    index: Path
+    tasks: int
+    campaigns: int
+    pages_written: int
+    pages_unchanged: int
+    files_written: int
+    plots_drawn: int
+    removed: int
+    bytes_total: int
+    page_bytes: dict[str, int] = field(default_factory=dict)  # kind → bytes of HTML
+    seconds: float = 0.0
+
+    def summary(self) -> str:
+        weights = ", ".join(f"{k} {v / 1024:.0f} KiB" for k, v in sorted(self.page_bytes.items()))
+        return (f"{self.tasks} tasks, {self.campaigns} campaign(s): {self.pages_written} pages written, "
+                f"{self.pages_unchanged} unchanged, {self.files_written} files and {self.plots_drawn} "
+                f"plots new, {self.removed} removed; {self.bytes_total / 1e6:.1f} MB in all "
+                f"(HTML: {weights}); {self.seconds:.1f} s")
+
+
+def code_digest() -> str:
+    """The site code, templates and static files: a change rewrites every page."""
+    h = hashlib.sha256()
+    for path in sorted([*HERE.glob("*.py"), *TEMPLATES.rglob("*"), *STATIC.rglob("*")]):
+        if path.is_file():
+            h.update(path.relative_to(HERE).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def _environment() -> Environment:
+    env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=True,
+                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+                      keep_trailing_newline=True)
+    env.filters["short"] = lambda s, n=12: "" if not s else s[:n]
+    env.filters["kib"] = lambda b: f"{b / 1024:.1f} KiB" if b is not None else "–"
+    return env
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def _check_out(out: Path) -> None:
+    """Refuses a folder that holds something other than a site (nothing of it is touched)."""
+    if not (out / STATE).is_file() and out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise SiteOutputError(f"{out}: exists and is not an arkevo site (no {STATE}); "
+                              "choose an empty or new folder")
+
+
+def _claim_out(out: Path) -> dict:
+    """The previous build's state. A new folder is claimed before anything is written into
+    it, so a build that fails half-way can be rerun in place."""
+    state_file = out / STATE
+    if state_file.is_file():
+        return json.loads(state_file.read_text())
+    _write_atomic(state_file, json.dumps({"pages": {}}).encode())
+    return {}
+
+
+def _copy_static(out: Path) -> None:
+    for src in sorted(STATIC.rglob("*")):
+        if src.is_file():
+            dest = out / "static" / src.relative_to(STATIC)
+            if not dest.exists() or dest.read_bytes() != src.read_bytes():
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(src, dest)
+
+
+def _index_context(rows: list[dict], campaigns: list[dict], scope: dict) -> dict:
+    def values(key: str) -> list[dict]:
+        seen = {(r[key]["id"], r[key]["name"]) for r in rows if r[key]["id"]}
+        return [{"id": i, "name": n} for i, n in sorted(seen)]
+
+    return {"scope": scope, "rows": rows, "campaigns": campaigns,
+            "groups": values("group"), "professions": values("profession"),
+            "splits": sorted({r["split"] for r in rows if r["split"]})}
+
+
+def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = None,
+               publications: list[str] | None = None,
+               progress: Callable[[int, int, str], None] | None = None) -> BuildResult:
+    """Build (or bring up to date) the site in `out`. Exactly one of `dataset` (namespace,
+    revision) or `publications` (folders: object keys or local paths)."""
+    started = time.monotonic()
+    if (dataset is None) == (not publications):
+        raise SiteSourceError("give a dataset revision or publications, not both or neither")
+    out = out.resolve()
+    _check_out(out)
+    if dataset is not None:
+        pubs, manifest = revision_publications(source, *dataset)
+        keys = RevisionKeys(*dataset)
+        spec = source.get_json(keys.spec)
+        scope = {"kind": "dataset", "namespace": dataset[0], "revision": dataset[1],
+                 "frozen": manifest is not None,
+                 "semantic_digest": (manifest or {}).get("semantic_digest"),
+                 "manifest_sha256": sha256_hex(source.get(keys.manifest)) if manifest else None,
+                 "chain_head": (manifest or {}).get("chain_head"),
+                 "splits": {s: len(v) for s, v in (manifest or {}).get("splits", {}).items()},
+                 "targets": spec.get("splits", {}),
+                 "export_commands": [f"arkevo export split --dataset {dataset[0]}/{dataset[1]} "
+                                     f"--split {s} --out {dataset[0]}-{dataset[1]}-{s}.zip"
+                                     for s in (manifest or {}).get("splits", {})]}
+    else:
+        pubs = [read_publication(source, publication_folder(source, p)) for p in publications]
+        scope = {"kind": "publications", "folders": [p.folder for p in pubs]}
+    if not pubs:
+        raise SiteSourceError(f"nothing to show: {scope} holds no publication")
+    campaigns = campaigns_over(source, {p.sha256 for p in pubs})
+    previous = _claim_out(out)
+
+    assets, plots = Assets(out, source.store), Plots(out)
+    names = taxonomy_names()
+    pages: dict[str, tuple[str, dict]] = {}
+    rows = []
+    total = len(pubs) + len(campaigns) + 1
+    for i, pub in enumerate(pubs):
+        if progress:
+            progress(i, total, pub.publication["task_id"])
+        row, task_set = task_pages(source, pub, assets, plots, names, campaigns)
+        rows.append(row)
+        pages |= task_set.pages
+    for j, campaign in enumerate(campaigns):
+        if progress:
+            progress(len(pubs) + j, total, campaign.campaign_id)
+        pages |= campaign_page(source, campaign, assets, plots).pages
+    campaign_rows = [{"campaign_id": c.campaign_id, "url": f"campaigns/{slug(c.campaign_id)}.html",
+                      "mode": c.report.get("mode"), "source_text": c.report.get("source_text"),
+                      "trials": len(c.records)} for c in campaigns]
+    pages[INDEX] = ("index.html.j2", _index_context(rows, campaign_rows, scope))
+    if progress:
+        progress(total - 1, total, "pages")
+
+    env = _environment()
+    code = code_digest()
+    done_pages: dict[str, str] = {}
+    written = unchanged = 0
+    page_bytes: dict[str, int] = {}
+    for rel, (template, context) in sorted(pages.items()):
+        depth = rel.count("/")
+        digest = sha256_hex(canonical_json_bytes({"code": code, "template": template, "context": context}))
+        done_pages[rel] = digest
+        path = out / rel
+        kind = template.split(".")[0]
+        if previous.get("pages", {}).get(rel) == digest and path.is_file():
+            unchanged += 1
+        else:
+            html = env.get_template(template).render(**context, root="../" * depth, page=rel)
+            _write_atomic(path, html.encode())
+            written += 1
+        page_bytes[kind] = page_bytes.get(kind, 0) + path.stat().st_size
+    removed = 0
+    for rel in sorted(set(previous.get("pages", {})) - set(done_pages)):
+        if (out / rel).is_file():
+            (out / rel).unlink()
+            removed += 1
+    removed += assets.drop_unused()
+    removed += plots.drop_unused()
+    _copy_static(out)
+    _write_atomic(out / STATE, json.dumps({
+        "code": code, "scope": scope, "pages": done_pages}, indent=1, sort_keys=True).encode())
+    if progress:
+        progress(total, total, "done")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file() and p.name != STATE)
+    return BuildResult(out=out, index=out / INDEX, tasks=len(pubs), campaigns=len(campaigns),
+                       pages_written=written, pages_unchanged=unchanged,
+                       files_written=assets.written, plots_drawn=plots.drawn, removed=removed,
+                       bytes_total=size, page_bytes=page_bytes,
+                       seconds=round(time.monotonic() - started, 2))

@@ -1,0 +1,197 @@
+"""What the review site shows, read from what was published — never re-derived.
+
+A dataset revision's publications (`datasets/<ns>/<rev>/publications/<task>/<pub>/`), its split
+manifest when frozen, and the campaigns over it (`campaigns/<id>/report.json`) come from the
+object store; the records they link (delivery reports, score records, VL answers, renders,
+trajectories) from the content store. Every publication file the site shows is held to the
+sha256 its publication.json lists. What the store does not hold (a site built away from the
+workers' store) is shown as missing, never invented.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from activities.store import ContentStore
+from campaigns.layout import CampaignKeys
+from campaigns.records import read_jsonl
+from campaigns.tasks import CampaignSourceError, publication_key
+from contracts.payloads import BlobRef
+from dataset_revisions.layout import RevisionKeys
+from storage.objects import ObjectMissing, ObjectStore
+
+TAXONOMY = Path(__file__).resolve().parent.parent / "contracts" / "taxonomy.json"
+CAMPAIGNS = "campaigns/"
+EVIDENCE = "task/tests/reference_evidence/"
+PUBLIC = "task/environment/workspace/"
+
+
+class SiteSourceError(ValueError):
+    """What the site was asked to show cannot be read as published (message names the file)."""
+
+
+@dataclass
+class Source:
+    """Where the site's data lives: the object store (publications, campaigns) and the content
+    store (records, renders)."""
+
+    objects: ObjectStore
+    store: ContentStore
+
+    def get(self, key: str) -> bytes:
+        try:
+            return self.objects.get(key)
+        except ObjectMissing:
+            raise SiteSourceError(f"{self.objects.location(key)}: not found") from None
+
+    def get_json(self, key: str) -> dict:
+        data = self.get(key)
+        try:
+            return json.loads(data)
+        except ValueError as e:
+            raise SiteSourceError(f"{self.objects.location(key)}: not JSON ({e})") from None
+
+    def blob(self, doc: dict | None) -> BlobRef | None:
+        """A store reference from a record, or None when absent or not in this store."""
+        if not doc:
+            return None
+        ref = BlobRef(doc["key"], doc["sha256"], doc["size"])
+        return ref if self.store.exists(ref) else None
+
+    def blob_json(self, doc: dict | None) -> dict | None:
+        ref = self.blob(doc)
+        return None if ref is None else self.store.get_json(ref)
+
+
+@dataclass
+class PublicationFiles:
+    """A publication's files, each read at most once and held to its listed sha256."""
+
+    source: Source
+    folder: str
+    listed: dict[str, dict]
+    _cache: dict[str, bytes] = field(default_factory=dict)
+
+    def read(self, rel: str) -> bytes:
+        if rel not in self._cache:
+            entry = self.listed.get(rel)
+            where = self.source.objects.location(f"{self.folder}/{rel}")
+            if entry is None:
+                raise SiteSourceError(f"{where}: not listed in its publication.json")
+            data = self.source.get(f"{self.folder}/{rel}")
+            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+                raise SiteSourceError(f"{where}: sha256 differs from its publication.json; "
+                                      "run `arkevo dataset verify`")
+            self._cache[rel] = data
+        return self._cache[rel]
+
+    def json(self, rel: str) -> dict | None:
+        return json.loads(self.read(rel)) if rel in self.listed else None
+
+    def under(self, prefix: str) -> list[str]:
+        return sorted(p for p in self.listed if p.startswith(prefix))
+
+
+def taxonomy_names() -> dict[str, str]:
+    doc = json.loads(TAXONOMY.read_text())
+    names = {p["id"]: p["name"] for p in doc["professions"]}
+    names |= {g["id"]: g["name"] for g in doc["groups"]}
+    names |= {w["id"]: w["name"] for w in doc["workflows"]}
+    names |= {w["id"] + ":group": w["group"] for w in doc["workflows"]}
+    return names
+
+
+@dataclass
+class PublicationInput:
+    folder: str  # object key of the publication folder
+    sha256: str  # of its publication.json
+    publication: dict
+    files: PublicationFiles
+    split: str | None
+
+
+def read_publication(source: Source, folder: str, expected_sha256: str | None = None,
+                     split: str | None = None) -> PublicationInput:
+    folder = folder.rstrip("/")
+    data = source.get(f"{folder}/publication.json")
+    sha = hashlib.sha256(data).hexdigest()
+    if expected_sha256 is not None and sha != expected_sha256:
+        raise SiteSourceError(f"{source.objects.location(folder + '/publication.json')}: sha256 "
+                              f"{sha} but the split manifest records {expected_sha256}; "
+                              "run `arkevo dataset verify`")
+    publication = json.loads(data)
+    listed = {f["path"]: f for f in publication["files"]}
+    return PublicationInput(folder, sha, publication, PublicationFiles(source, folder, listed), split)
+
+
+def revision_publications(source: Source, namespace: str, revision: str) -> tuple[list[PublicationInput], dict | None]:
+    """Every publication of a revision (the latest per task), each with its split when the
+    revision is frozen; and the split manifest (None when not frozen)."""
+    keys = RevisionKeys(namespace, revision)
+    if not source.objects.exists(keys.spec):
+        raise SiteSourceError(f"dataset {namespace}/{revision} not found "
+                              f"({source.objects.location(keys.spec)})")
+    manifest = source.get_json(keys.manifest) if source.objects.exists(keys.manifest) else None
+    if manifest is not None:
+        out = []
+        for split, entries in manifest["splits"].items():
+            for e in entries:
+                out.append(read_publication(source, f"{keys.publications}/{e['task_id']}/{e['publication_id']}",
+                                            e["publication_sha256"], split))
+        return sorted(out, key=lambda p: p.publication["task_id"]), manifest
+    latest: dict[str, str] = {}
+    for key in source.objects.list(keys.publications + "/"):
+        parts = key[len(keys.publications) + 1:].split("/")
+        if len(parts) == 3 and parts[2] == "publication.json":
+            task, pub = parts[0], parts[1]
+            if task not in latest or _revision_number(pub) > _revision_number(latest[task]):
+                latest[task] = pub
+    return [read_publication(source, f"{keys.publications}/{t}/{p}") for t, p in sorted(latest.items())], None
+
+
+def _revision_number(publication_id: str) -> int:
+    tail = publication_id.rsplit("-r", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def publication_folder(source: Source, name: str) -> str:
+    """A publication folder named by its object key or by a local path inside the store."""
+    if not Path(name).is_absolute() and Path(name).is_dir():
+        name = str(Path(name).resolve())
+    try:
+        name = publication_key(source.objects, name)
+    except CampaignSourceError as e:
+        raise SiteSourceError(str(e)) from None
+    if not source.objects.exists(f"{name.rstrip('/')}/publication.json"):
+        raise SiteSourceError(f"{source.objects.location(name.rstrip('/') + '/publication.json')}: "
+                              "not found (not a publication folder)")
+    return name.rstrip("/")
+
+
+@dataclass
+class CampaignInput:
+    campaign_id: str
+    report: dict
+    records: list[dict]  # the original run's trials.jsonl, then each recovery round's
+    plan: dict
+
+
+def campaigns_over(source: Source, publication_shas: set[str]) -> list[CampaignInput]:
+    """Campaigns whose plan evaluates any of these publications (by publication.json sha256)."""
+    ids = sorted({k[len(CAMPAIGNS):].split("/", 1)[0] for k in source.objects.list(CAMPAIGNS)
+                  if k.endswith("/report.json") and k.count("/") == 2})
+    out = []
+    for cid in ids:
+        keys = CampaignKeys(cid)
+        plan = source.get_json(keys.plan)
+        if not {t["publication_sha256"] for t in plan["tasks"]} & publication_shas:
+            continue
+        records = read_jsonl(source.get(keys.trials))
+        for key in sorted(k for k in source.objects.list(f"{keys.root}/recoveries/")
+                          if k.endswith("/trials.jsonl")):  # a round's whole set: only its reruns
+            records += [dict(r, _recovered=True) for r in read_jsonl(source.get(key)) if r.get("recovery")]
+        out.append(CampaignInput(cid, source.get_json(keys.report_json), records, plan))
+    return out
