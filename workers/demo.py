@@ -232,7 +232,7 @@ def review_site(objects, store, keys, out: Path) -> None:
     from review_site.sources import Source
 
     result = build_site(Source(objects, store), out, dataset=(keys.namespace, keys.revision))
-    console.print(f"review site: {result.summary()}")
+    console.print(f"review site: {result.summary()}", soft_wrap=True)
     console.print(f"site: {result.index}", soft_wrap=True)
 
 
