@@ -33,7 +33,7 @@ from review_site.assets import Assets
 from review_site.pages import campaign_page, slug, task_pages
 from review_site.plots import Plots
 from review_site.sources import (SiteSourceError, Source, campaigns_over, publication_folder,
-                                 read_publication, revision_publications, taxonomy_names)
+                                 read_publication, read_taxonomy, revision_publications)
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -163,20 +163,20 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
     previous = _claim_out(out)
 
     assets, plots = Assets(out, source.store), Plots(out)
-    names = taxonomy_names()
+    taxonomy = read_taxonomy()
     pages: dict[str, tuple[str, dict]] = {}
     rows = []
     total = len(pubs) + len(campaigns) + 1
     for i, pub in enumerate(pubs):
         if progress:
             progress(i, total, pub.publication["task_id"])
-        row, task_set = task_pages(source, pub, assets, plots, names, campaigns)
+        row, task_set = task_pages(source, pub, assets, plots, taxonomy, campaigns)
         rows.append(row)
-        pages |= task_set.pages
+        pages |= task_set
     for j, campaign in enumerate(campaigns):
         if progress:
             progress(len(pubs) + j, total, campaign.campaign_id)
-        pages |= campaign_page(source, campaign, assets, plots).pages
+        pages |= campaign_page(source, campaign, assets, plots)
     campaign_rows = [{"campaign_id": c.campaign_id, "url": f"campaigns/{slug(c.campaign_id)}.html",
                       "mode": c.report.get("mode"), "source_text": c.report.get("source_text"),
                       "trials": len(c.records)} for c in campaigns]

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from campaigns.records import read_jsonl
 from campaigns.statistics import bootstrap_mean
 from review_site.assets import Assets
 from review_site.plots import Plots
-from review_site.sources import EVIDENCE, PUBLIC, CampaignInput, PublicationInput, Source
+from review_site.sources import EVIDENCE, PUBLIC, CampaignInput, PublicationInput, Source, Taxonomy
 
 VIEW_ORDER = ["front", "side", "top", "close"]
 TEXT_ATTACHMENTS = {".md", ".txt", ".json", ".py", ".csv"}
@@ -28,11 +27,7 @@ def slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
 
 
-@dataclass
-class PageSet:
-    """Every page of a build: path (relative to the site root) → (template, context)."""
-
-    pages: dict[str, tuple[str, dict]]
+Pages = dict[str, tuple[str, dict]]  # path relative to the site root → (template, context)
 
 
 def evidence_block(files: dict[str, str]) -> dict:
@@ -115,7 +110,7 @@ def _interval(rewards: list[float]) -> dict | None:
 
 
 def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plots,
-               names: dict[str, str], campaigns: list[CampaignInput]) -> tuple[dict, PageSet]:
+               taxonomy: Taxonomy, campaigns: list[CampaignInput]) -> tuple[dict, Pages]:
     """The task page, a page per trial and calibration sample, and the task's index row."""
     p = pub.publication
     task_id = p["task_id"]
@@ -130,9 +125,10 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
     grading = frozen.get("grading") or {}
     profile = grading.get("profile") or task.get("scoring_profile") or {}
     threshold = (grading.get("verification") or {}).get("pass_threshold")
-    group_id = names.get(f"{task.get('workflow_primary')}:group", "")
+    names = taxonomy.names
+    group_id = taxonomy.group_of.get(task.get("workflow_primary"), "")
     page = f"tasks/{slug(task_id)}.html"
-    pages: dict[str, tuple[str, dict]] = {}
+    pages: Pages = {}
     back = {"url": "../../" + page, "text": task_id}
 
     trial_rows = []
@@ -225,15 +221,15 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "margin": (calibration or {}).get("margin"), "calibrated": (calibration or {}).get("passed"),
         "summary": summary, "publication_id": p["publication_id"], "created_at": p.get("created_at"),
     }
-    return row, PageSet(pages)
+    return row, pages
 
 
-def campaign_page(source: Source, campaign: CampaignInput, assets: Assets, plots: Plots) -> PageSet:
+def campaign_page(source: Source, campaign: CampaignInput, assets: Assets, plots: Plots) -> Pages:
     report = campaign.report
     cid = slug(campaign.campaign_id)
     page = f"campaigns/{cid}.html"
     back = {"url": f"../../{page}", "text": campaign.campaign_id}
-    pages: dict[str, tuple[str, dict]] = {}
+    pages: Pages = {}
     trials = []
     for r in campaign.records:
         suffix = "-recovered" if r.get("_recovered") else ""
@@ -261,4 +257,4 @@ def campaign_page(source: Source, campaign: CampaignInput, assets: Assets, plots
         "tasks": [{"task_id": t["task_id"], "url": f"../tasks/{slug(t['task_id'])}.html"}
                   for t in campaign.plan["tasks"]],
     })
-    return PageSet(pages)
+    return pages

@@ -95,13 +95,16 @@ class PublicationFiles:
         return sorted(p for p in self.listed if p.startswith(prefix))
 
 
-def taxonomy_names() -> dict[str, str]:
+@dataclass(frozen=True)
+class Taxonomy:
+    names: dict[str, str]  # profession, group and workflow id → name
+    group_of: dict[str, str]  # workflow id → its production group
+
+
+def read_taxonomy() -> Taxonomy:
     doc = json.loads(TAXONOMY.read_text())
-    names = {p["id"]: p["name"] for p in doc["professions"]}
-    names |= {g["id"]: g["name"] for g in doc["groups"]}
-    names |= {w["id"]: w["name"] for w in doc["workflows"]}
-    names |= {w["id"] + ":group": w["group"] for w in doc["workflows"]}
-    return names
+    names = {e["id"]: e["name"] for key in ("professions", "groups", "workflows") for e in doc[key]}
+    return Taxonomy(names, {w["id"]: w["group"] for w in doc["workflows"]})
 
 
 @dataclass
