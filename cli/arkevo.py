@@ -38,6 +38,12 @@ err = Console(stderr=True, soft_wrap=True)
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 
+def parse_dataset(text: str) -> tuple[str, str] | None:
+    """(namespace, revision) of a `--dataset NAMESPACE/REVISION`; None when it is not that form."""
+    parts = text.split("/")
+    return (parts[0], parts[1]) if len(parts) == 2 and all(parts) else None
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 

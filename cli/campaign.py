@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -90,10 +89,12 @@ def cmd_start(args) -> int:
     console, err = _console()
     dataset = None
     if args.dataset:
-        if not re.match(r"^[^/]+/[^/]+$", args.dataset):
+        from cli.arkevo import parse_dataset
+
+        if (parsed := parse_dataset(args.dataset)) is None:
             err.print(f"[red]error:[/] --dataset {args.dataset!r}: give NAMESPACE/REVISION")
             return EXIT_BAD_INPUT
-        dataset = DatasetRef(*args.dataset.split("/"))
+        dataset = DatasetRef(*parsed)
     if (dataset is None) == (not args.publication):
         err.print("[red]error:[/] give --dataset NAMESPACE/REVISION --split S, or --publication (not both)")
         return EXIT_BAD_INPUT

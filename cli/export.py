@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import re
 import shlex
 import sys
 from pathlib import Path
@@ -72,10 +71,12 @@ def cmd_task(args) -> int:
 def cmd_split(args) -> int:
     from exports.harbor_zip import export_split
 
-    if not re.match(r"^[^/]+/[^/]+$", args.dataset):
+    from cli.arkevo import parse_dataset
+
+    if (dataset := parse_dataset(args.dataset)) is None:
         _console()[1].print(f"[red]error:[/] --dataset {args.dataset!r}: give NAMESPACE/REVISION")
         return EXIT_BAD_INPUT
-    namespace, revision = args.dataset.split("/")
+    namespace, revision = dataset
     return _export(args.out, lambda objects, progress: export_split(
         objects, namespace, revision, args.split, args.out, progress=progress))
 

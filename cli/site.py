@@ -41,18 +41,13 @@ def _stop(signum, frame):
     raise KeyboardInterrupt
 
 
-def _parse_dataset(text: str) -> tuple[str, str] | None:
-    parts = text.split("/")
-    return (parts[0], parts[1]) if len(parts) == 2 and all(parts) else None
-
-
 def cmd_build(args) -> int:
-    from cli.arkevo import _content_store, _objects, console, err
+    from cli.arkevo import _content_store, _objects, console, err, parse_dataset
     from review_site.build import SiteOutputError, build_site
     from review_site.sources import SiteSourceError, Source
 
     dataset = None
-    if args.dataset is not None and (dataset := _parse_dataset(args.dataset)) is None:
+    if args.dataset is not None and (dataset := parse_dataset(args.dataset)) is None:
         err.print(f"[red]error:[/] --dataset {args.dataset!r}: expected NAMESPACE/REVISION")
         return EXIT_BAD_INPUT
     if (dataset is None) == (not args.publication):
