@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from importlib.metadata import version
 from pathlib import Path
 
@@ -66,9 +67,39 @@ python3 /solution/apply_script.py --in inputs/start.blend --script /solution/sol
     --out outputs/result.blend
 """
 
-DOCKERFILE = """FROM python:3.13-slim
-RUN pip install --no-cache-dir bpy=={bpy_version}
-COPY workspace /workspace
+# Debian packages of the task image's runtime: what bpy's __init__.so links (`ldd` mapped
+# through `dpkg -S`; tests/unit/test_harbor_lint.py derives the list again on the build host),
+# and what it loads at run time without a display: EGL + Mesa's software GL (llvmpipe) for
+# Workbench/EEVEE renders (the packaged VL grading renders evidence), libXxf86vm for GL.
+BPY_LIBRARIES = (
+    "libbsd0", "libgl1", "libglvnd0", "libglx0", "libice6", "libmd0", "libsm6", "libstdc++6",
+    "libuuid1", "libx11-6", "libxau6", "libxcb1", "libxdmcp6", "libxext6", "libxfixes3",
+    "libxi6", "libxkbcommon0", "libxrender1",
+    "libegl1", "libxxf86vm1", "libegl-mesa0", "libgl1-mesa-dri", "libglx-mesa0",
+)
+
+# The task image for Harbor's Docker environments (`harbor run -e docker`, docs/exports.md).
+# Debian 13 ships Python 3.13, the version bpy's wheels are built for; its Python is externally
+# managed (PEP 668), so bpy lives in a venv, first on PATH: `python3` in test.sh and solve.sh
+# (and in the separate verifier's container, built from this same file) is the venv's. The
+# agent runs as the unprivileged `agent` (task.toml [agent] user), who owns /workspace; the
+# verifier keeps the image's root. The build host's CA bundle (optional build secret
+# `ca_bundle`, as for the worker image) is trusted for the PyPI download, for hosts behind a
+# TLS-inspecting proxy; the image keeps Debian's own trust. arkevo's own sandbox reads only
+# COPY/ADD, WORKDIR and ENV of this file (sandbox/isolation/taskimage.py): its runtime is the
+# worker's venv, and an ENV that extends the base image's `$PATH` leaves the sandbox's PATH be.
+DOCKERFILE = """FROM debian:trixie-slim
+RUN apt-get update \\
+    && apt-get install -y --no-install-recommends python3.13 python3.13-venv \\
+""" + "".join(f"        {line} \\\n" for line in textwrap.wrap(" ".join(BPY_LIBRARIES), 80)) + """\
+    && rm -rf /var/lib/apt/lists/*
+ENV PATH=/opt/bpy/bin:$PATH
+RUN --mount=type=secret,id=ca_bundle \\
+    if [ -s /run/secrets/ca_bundle ]; then export PIP_CERT=/run/secrets/ca_bundle; fi \\
+    && python3.13 -m venv /opt/bpy \\
+    && python3 -m pip install --no-cache-dir bpy=={bpy_version}
+RUN useradd --create-home --uid 1000 --shell /bin/bash agent
+COPY --chown=agent:agent workspace /workspace
 WORKDIR /workspace
 """
 
@@ -90,6 +121,8 @@ environment_mode = "separate"
 
 [agent]
 timeout_sec = 3600.0
+# Exists in the task image and owns /workspace (environment/Dockerfile).
+user = "agent"
 
 [environment]
 build_timeout_sec = 900.0

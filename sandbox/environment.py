@@ -364,10 +364,12 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
     def _note_user(self, user) -> None:
         # One identity per slot: "root" and named users all run as the slot's user (the
         # sandbox never has root); the directories Harbor chmods as root are prepared for it.
+        # A task's non-root user (`[agent] user`, which our tasks set for Docker) asks for
+        # exactly that, so it is noted, not warned about.
         if user not in (None, 0, "root", self._sandbox.slot.user) and "user" not in self._warned:
             self._warned.add("user")
-            self.logger.warning(f"user {user!r} runs as the sandbox slot user "
-                                f"{self._sandbox.slot.user}")
+            self.logger.info(f"user {user!r} runs as the sandbox slot user "
+                             f"{self._sandbox.slot.user}")
 
     @contextlib.contextmanager
     def _scratch(self):

@@ -32,7 +32,7 @@ class SandboxSettings(BaseModel):
     slot_wait_sec: float = Field(default=600.0, ge=0, description="how long start() waits for a free slot")
     user_prefix: str = Field(default="arkevo-slot-", pattern=r"^[a-z][a-z0-9-]{0,20}$")
 
-    # Per-trial cgroup (v1 memory + pids; freezer when mounted).
+    # Per-trial cgroup (v1 or v2: memory + pids; a CPU quota when the task sets cpus).
     memory_mb: int | None = Field(default=None, ge=64,
                                   description="defaults to the task's [environment].memory_mb, else 8192")
     pids_max: int = Field(default=1024, ge=8, description="tasks (processes + threads) per trial")

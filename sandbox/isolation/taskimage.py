@@ -6,7 +6,11 @@ Dockerfile is what lands in the container's writable paths:
 
 * `COPY`/`ADD` of local files (`COPY workspace /workspace`) — copied into the slot at start;
 * `WORKDIR` — the default cwd when the task's config names none;
-* `ENV` — added to every exec's environment.
+* `ENV` — added to every exec's environment, `$VAR`/`${VAR}` expanded the way Docker does
+  against the Dockerfile's earlier `ENV`s. A value that refers to anything else takes it from
+  the base image, which here is the sandbox's runtime: that assignment is left out (reported as
+  ignored) and the runtime's own value stands — `ENV PATH=/opt/bpy/bin:$PATH` leaves the
+  sandbox's PATH, the venv's `bin/` first, as it is.
 
 `FROM`, `RUN` and the rest are reported as ignored (`pip install bpy==…` is what the venv
 already is). Without a Dockerfile the whole `environment/` folder is copied into the workdir,
@@ -15,6 +19,7 @@ which is what Harbor itself does for prebuilt-image tasks.
 
 from __future__ import annotations
 
+import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -70,7 +75,10 @@ def _parse(dockerfile: Path, context: Path) -> TaskImage:
             workdir = workdir / rest  # relative WORKDIRs stack, absolute ones reset
             image.workdir = workdir
         elif keyword == "ENV":
-            image.env.update(_env_pairs(rest, where))
+            pairs, inherited = _env_pairs(rest, where, image.env)
+            image.env.update(pairs)
+            image.ignored += [f"ENV {key}: refers to ${name} of the base image (the sandbox "
+                              f"keeps its own)"[:120] for key, name in inherited]
         elif keyword in ("COPY", "ADD"):
             words = [w for w in shlex.split(rest) if not w.startswith("--")]
             if rest.lstrip().startswith("["):
@@ -94,14 +102,79 @@ def _parse(dockerfile: Path, context: Path) -> TaskImage:
     return image
 
 
-def _env_pairs(rest: str, where: str) -> dict[str, str]:
-    words = shlex.split(rest)
-    if words and "=" not in words[0]:  # legacy `ENV KEY value with spaces`
-        return {words[0]: " ".join(words[1:])}
-    pairs = {}
-    for word in words:
-        key, sep, value = word.partition("=")
-        if not sep:
-            raise TaskImageError(f"{where}: cannot read ENV {rest!r}")
-        pairs[key] = value
-    return pairs
+_REFERENCE = re.compile(r"\$(?:\{(?P<braced>[A-Za-z_][A-Za-z0-9_]*)(?P<modifier>:[-+][^}]*)?\}"
+                        r"|(?P<bare>[A-Za-z_][A-Za-z0-9_]*))")
+
+
+def _env_pairs(rest: str, where: str, known: dict[str, str]
+               ) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """An ENV line's assignments, expanded against `known` (the earlier ENVs: Docker expands a
+    whole line against the environment before it), and the (key, variable) pairs left out
+    because their value refers to a variable only the base image could define."""
+    words = _env_words(rest, where, known)
+    if words and "=" not in words[0][0]:  # legacy `ENV KEY value with spaces`
+        key, value = words[0][0], " ".join(word for word, _ in words[1:])
+        unresolved = sorted({name for _, names in words[1:] for name in names})
+        assignments = [(key, value, unresolved)]
+    else:
+        assignments = []
+        for word, unresolved in words:
+            key, sep, value = word.partition("=")
+            if not sep or not key:
+                raise TaskImageError(f"{where}: cannot read ENV {rest!r}")
+            assignments.append((key, value, sorted(unresolved)))
+    pairs, inherited = {}, []
+    for key, value, unresolved in assignments:
+        if unresolved:
+            inherited.append((key, unresolved[0]))
+        else:
+            pairs[key] = value
+    return pairs, inherited
+
+
+def _env_words(rest: str, where: str, known: dict[str, str]) -> list[tuple[str, set[str]]]:
+    """Split like Docker's ENV: quotes group (no expansion inside single quotes), a backslash
+    escapes the next character, `$VAR`, `${VAR}`, `${VAR:-word}`, `${VAR:+word}` expand
+    against `known`. Each word comes with the names it referred to that `known` lacks."""
+    words: list[tuple[str, set[str]]] = []
+    text, unresolved, quote, started, i = [], set(), None, False, 0
+    while i < len(rest):
+        char = rest[i]
+        if quote == "'":
+            if char == "'":
+                quote = None
+            else:
+                text.append(char)
+        elif char == "\\" and i + 1 < len(rest):
+            i += 1
+            text.append(rest[i])
+        elif char == quote:  # closing double quote
+            quote = None
+        elif quote is None and char in "'\"":
+            quote, started = char, True
+        elif char == "$" and (match := _REFERENCE.match(rest, i)):
+            name = match["braced"] or match["bare"]
+            modifier = match["modifier"]
+            if name not in known:
+                unresolved.add(name)
+            elif modifier and modifier[1] == "-":
+                text.append(known[name] or modifier[2:])
+            elif modifier:
+                text.append(modifier[2:] if known[name] else "")
+            else:
+                text.append(known[name])
+            i, started = match.end(), True
+            continue
+        elif quote is None and char.isspace():
+            if started or text:
+                words.append(("".join(text), unresolved))
+            text, unresolved, started = [], set(), False
+        else:
+            text.append(char)
+        started = started or bool(text)
+        i += 1
+    if quote is not None:
+        raise TaskImageError(f"{where}: unterminated quote in ENV {rest!r}")
+    if started or text:
+        words.append(("".join(text), unresolved))
+    return words

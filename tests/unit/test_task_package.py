@@ -25,7 +25,9 @@ def block_volume(probe, p):
 '''
 
 
-def _package(tmp_path: Path, with_probes: bool) -> dict[str, dict]:
+def assemble_table_model(tmp_path: Path, with_probes: bool = False):
+    """(store, admitted, assembled): the bundled table-model seed admitted and its task package
+    assembled with placeholder blends — no Blender runs."""
     seed = tmp_path / "table-model"
     shutil.copytree(ROOT / "seeds" / "table-model", seed)
     if with_probes:
@@ -37,6 +39,11 @@ def _package(tmp_path: Path, with_probes: bool) -> dict[str, dict]:
     blends = WorkspaceBuild(store.put_bytes(b"start"), store.put_bytes(b"reference"))
     assembled = env.run(AuthoringActivities(store).assemble_task_package,
                         AssembleInput(admitted.seed_tree, blends, admitted.draft, vl_judge="image-metric"))
+    return store, admitted, assembled
+
+
+def _package(tmp_path: Path, with_probes: bool) -> dict[str, dict]:
+    store, admitted, assembled = assemble_table_model(tmp_path, with_probes)
     entries = store.tree_entries(assembled.task_package)
     seed_entries = store.tree_entries(admitted.seed_tree)
     if with_probes:

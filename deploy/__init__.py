@@ -1,0 +1,1 @@
+"""Deployment helpers: building and running arkevo's artefacts outside the workers."""
