@@ -33,6 +33,7 @@ from verifiers.evidence import renderer_version
 from verifiers.profiles import get_profile
 from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
                                verifier_version_from)
+from workers import telemetry
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
 BUILD_TIMEOUT_SEC = 600
@@ -74,9 +75,11 @@ class AuthoringActivities:
         # match by hash keeps reruns on the same task version.
         cache_name = self._build_cache_name(req)
         if cached := self.store.get_name(cache_name):
+            telemetry.cache_lookup("workspace_build", hit=True)
             refs = self.store.get_json(cached)
             activity.logger.info("workspace build reused (%s)", cache_name)
             return WorkspaceBuild(BlobRef(**refs["start_blend"]), BlobRef(**refs["reference_blend"]))
+        telemetry.cache_lookup("workspace_build", hit=False)
         build = await self._build(req)
         self.store.set_name(cache_name, self.store.put_json(
             {"start_blend": build.start_blend.__dict__,

@@ -17,6 +17,7 @@ from contracts.payloads import RenderedEvidence, RenderEvidenceInput
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import RENDER_EVIDENCE
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec
+from workers import telemetry
 
 
 class EvidenceActivities:
@@ -39,7 +40,9 @@ class EvidenceActivities:
                     evidence = await self.renderer.render_elsewhere(
                         blend, spec, lambda job: self._render_in_sandbox(job, Path(tmp)))
                 except RenderFailed as exc:  # the delivery broke the renderer: nothing to judge
+                    telemetry.cache_lookup("evidence", hit=False)
                     return RenderedEvidence(None, str(exc), False)
+        telemetry.cache_lookup("evidence", hit=evidence.cache_hit)
         if evidence.error:
             return RenderedEvidence(None, evidence.error, evidence.cache_hit)
         return RenderedEvidence(evidence_tree(self.store, evidence), None, evidence.cache_hit)

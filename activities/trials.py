@@ -36,6 +36,7 @@ from privacy.checkpoints import check_dispatch, unread_blends
 from privacy.policy import load_policy_for
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import LOCAL, ScriptIsolation
+from workers import telemetry
 
 # What scripted policies may read on the worker side; never uploaded to the solver sandbox.
 PRIVILEGED = ("solution/", "private/calibration/")
@@ -60,6 +61,7 @@ class TrialActivities:
         self.sandbox = _isolation_of(backend) if sandbox is FROM_BACKEND else sandbox
 
     @activity.defn(name="run_trial")
+    @telemetry.counts_trials  # arkevo_trials_total by outcome and failure kind
     async def run_trial(self, req: TrialRequest) -> TrialOutcome:
         started = _now()
         began = time.monotonic()

@@ -34,6 +34,7 @@ from verifiers.evidence import Evidence
 from verifiers.rate_limit import TokenBucket, shared_limiter
 from verifiers.vl import VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
 from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge
+from workers import telemetry
 
 HEARTBEAT_SECONDS = 10.0
 
@@ -75,7 +76,10 @@ class JudgeActivities:
             "reference": req.reference_evidence.sha256 if req.reference_evidence else None,
             "evidence_error": req.evidence_error}))
         if (hit := self.store.get_name(cache_name)) is not None:
+            telemetry.cache_lookup("vl_judgement", hit=True)
+            telemetry.judge_call(req.judge, "cached")
             return self._outcome(hit, self.store.get_json(hit))
+        telemetry.cache_lookup("vl_judgement", hit=False)
         config = load_judge_config(self.store.get_json(req.judge_config))
         with tempfile.TemporaryDirectory(prefix="arkevo-vl-") as tmp:
             folder = Path(tmp) / "delivery"
@@ -86,6 +90,7 @@ class JudgeActivities:
                 result = await asyncio.to_thread(self._image_metric, config, req, folder, Path(tmp))
             else:
                 result = await self._model(client, config, req, folder)
+        telemetry.judge_call(req.judge, "missing" if result.missing_reason else "scored")
         doc = {"task_id": req.task_id, **result.to_dict()}
         ref = self.store.put_json(doc)
         if client is None or result.missing_reason is None:  # a model's missing answer may be transient
@@ -118,8 +123,10 @@ class JudgeActivities:
         try:
             return await client.judge(config, folder, req.evidence_error)
         except JudgeRequestError as exc:
+            telemetry.judge_call("model", "refused")
             raise ApplicationError(str(exc), type="JudgeRequestError", non_retryable=True) from exc
         except JudgeUnavailable as exc:
+            telemetry.judge_call("model", "unavailable")
             raise ApplicationError(str(exc), type="JudgeUnavailable") from exc
         finally:
             if beat is not None:

@@ -141,12 +141,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 async def _client(address: str | None):
-    from temporalio.client import Client
+    from workers.client import connect  # --address, else ARKEVO_*, else the client profile
 
-    from workers.settings import settings_from_env
-
-    settings = settings_from_env()
-    return await Client.connect(address or settings.address, namespace=settings.namespace)
+    return await connect(address=address)
 
 
 def cmd_start(args) -> int:

@@ -4,6 +4,12 @@
     python -m workers cpu --concurrency 8
     python -m workers gpu --concurrency 2  # one process per GPU; slots = concurrent sandboxes
     python -m workers llm                  # VL judge calls, rate-limited (ARKEVO_LLM_RPM)
+
+Server and namespace: --address / --namespace, else ARKEVO_TEMPORAL_ADDRESS /
+ARKEVO_TEMPORAL_NAMESPACE, else the Temporal client profile (TEMPORAL_PROFILE,
+TEMPORAL_CONFIG_FILE, TEMPORAL_ADDRESS, TEMPORAL_API_KEY, TEMPORAL_TLS*), else localhost:7233.
+Logs: one JSON object per line on stderr (ARKEVO_LOG_FORMAT=text for plain lines,
+ARKEVO_LOG_LEVEL). Metrics: ARKEVO_METRICS_ADDRESS=0.0.0.0:9464 serves /metrics there.
 """
 
 from __future__ import annotations
@@ -13,15 +19,18 @@ import asyncio
 import logging
 import os
 import signal
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from temporalio.client import Client
-
 from contracts import queues
+from workers import telemetry
+from workers.client import ClientConfigError, ClientConnectError, connect, connect_config, describe
 from workers.pools import build_worker
 from workers.settings import settings_from_env
 
 DEFAULT_CONCURRENCY = {"control": 50, "cpu": 4, "gpu": 2, "llm": 4}
+
+log = logging.getLogger("workers")
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -30,19 +39,25 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("pool", choices=sorted(queues.POOLS))
     p.add_argument("--concurrency", type=int, default=None,
                    help="max concurrent activities (gpu: concurrent Blender sandboxes)")
-    p.add_argument("--address", default=None, help="Temporal frontend (ARKEVO_TEMPORAL_ADDRESS)")
-    p.add_argument("--namespace", default=None, help="namespace (ARKEVO_TEMPORAL_NAMESPACE)")
+    p.add_argument("--address", default=None,
+                   help="Temporal frontend (else ARKEVO_TEMPORAL_ADDRESS, else the client profile)")
+    p.add_argument("--namespace", default=None,
+                   help="namespace (else ARKEVO_TEMPORAL_NAMESPACE, else the client profile)")
     return p.parse_args(argv)
 
 
 async def serve(args: argparse.Namespace) -> None:
-    if args.address:
-        os.environ["ARKEVO_TEMPORAL_ADDRESS"] = args.address
-    if args.namespace:
-        os.environ["ARKEVO_TEMPORAL_NAMESPACE"] = args.namespace
     settings = settings_from_env()
     concurrency = args.concurrency or DEFAULT_CONCURRENCY[args.pool]
-    client = await Client.connect(settings.address, namespace=settings.namespace)
+    metrics = telemetry.metrics_address()
+    runtime = telemetry.worker_runtime(metrics=metrics, pool=args.pool,
+                                       forward_logs=telemetry.log_format() == "json")
+    if metrics:
+        log.info("metrics on http://%s/metrics", metrics, extra={"metrics_address": metrics})
+    else:
+        log.info("no metrics endpoint (set %s to serve one)", telemetry.METRICS_ADDRESS_ENV)
+    target = describe(connect_config(args.namespace, args.address))
+    client = await connect(args.namespace, args.address, runtime=runtime)
     with ThreadPoolExecutor(max_workers=concurrency) as executor:
         worker = build_worker(args.pool, client, settings, concurrency=concurrency,
                               executor=executor)
@@ -50,12 +65,41 @@ async def serve(args: argparse.Namespace) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, stop.set)
-        logging.info("worker %s on %s (%s, %s), concurrency %d", args.pool,
-                     queues.POOLS[args.pool], settings.address, settings.namespace, concurrency)
+        log.info("worker %s on %s, %s, concurrency %d", args.pool, queues.POOLS[args.pool],
+                 target, concurrency,
+                 extra={"task_queue": queues.POOLS[args.pool], "concurrency": concurrency,
+                        "metrics_address": metrics})
         async with worker:
             await stop.wait()
+        log.info("worker %s stopped", args.pool)
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        telemetry.setup_logging(pool=args.pool)
+    except telemetry.TelemetryConfigError as exc:
+        print(f"python -m workers: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(args))
+    except (ClientConfigError, telemetry.TelemetryConfigError) as exc:
+        log.error("%s", exc)
+        return 2
+    except ClientConnectError as exc:
+        log.error("%s", exc)
+        return 1
+    except Exception:
+        log.exception("worker %s failed", args.pool)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    asyncio.run(serve(parse_args()))
+    code = main()
+    # The status, whatever the SDK runtime's teardown does at interpreter exit (it can crash
+    # with SIGSEGV there, which would turn any status into 139; workers/promote.py).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

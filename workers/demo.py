@@ -23,6 +23,8 @@ from rich.live import Live
 from rich.table import Table
 from temporalio.client import WorkflowFailureError
 
+from workers.client import connect
+
 DEMO_SPEC = Path("datasets/demo.json")
 console = Console(width=max(Console().width, 170))
 
@@ -61,13 +63,11 @@ def _progress_table(progress: dict, stages: dict[str, dict]) -> Table:
 
 
 async def produce(address: str, spec: dict, wid: str):
-    from temporalio.client import Client
-
     from contracts import queues
     from workflows.task_production import STAGES
     from contracts.payloads import DatasetProductionInput, DatasetProductionResult
 
-    client = await Client.connect(address)
+    client = await connect(address=address)
     handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
                                          task_queue=queues.CONTROL, result_type=DatasetProductionResult)
     console.print(f"started {wid}")
@@ -194,7 +194,6 @@ async def main(argv: list[str] | None = None) -> int:
 async def evaluate(stack, keys, objects) -> bool:
     """The evaluation campaign over the frozen test split (pilot mode: oracle 1 + nop 1 per task;
     scripted policies, not model results). Resumed, not rerun, by a second demo."""
-    from temporalio.client import Client
     from temporalio.common import WorkflowIDReusePolicy
 
     from campaigns.layout import CampaignKeys
@@ -205,7 +204,7 @@ async def evaluate(stack, keys, objects) -> bool:
     campaign_id = f"{keys.namespace}-{keys.revision}-test-pilot"
     ckeys = CampaignKeys(campaign_id)
     wid = f"campaign-{campaign_id}"
-    client = await Client.connect(stack.address)
+    client = await connect(address=stack.address)
     started = time.monotonic()
     console.print(f"campaign {campaign_id}: {stack.ui_url}/namespaces/default/workflows/{wid}")
     handle = await client.start_workflow(

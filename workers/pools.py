@@ -1,11 +1,21 @@
-"""What each pool runs. Activities are methods of classes that receive their dependencies."""
+"""What each pool runs. Activities are methods of classes that receive their dependencies.
+
+Every pool's Worker also gets `pool_options(pool)` (docs/operations.md, "Worker versioning and
+shutdown"): a graceful shutdown timeout, and, when versioning is on (ARKEVO_DEPLOYMENT_NAME or
+ARKEVO_WORKER_VERSIONING=1), the Worker Deployment Version `<deployment>.<build id>` with the
+build id computed from the code (workers/promote.py `build_id`), the same in all four pools of
+one checkout or image.
+"""
 
 from __future__ import annotations
 
+import logging
+import os
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 
 from temporalio.client import Client
-from temporalio.worker import Worker
+from temporalio.worker import Worker, WorkerDeploymentConfig
 
 from activities.admission import AdmissionActivities
 from activities.author_model import AuthorActivities
@@ -25,6 +35,8 @@ from activities.trials import TrialActivities
 from activities.vl_judge import JudgeActivities
 from contracts import queues
 from sandbox.script_run import LOCAL
+from workers import promote
+from workflows import versioning
 from workers.settings import PROJECT_ROOT, Settings
 from workflows.admission import AdmissionWorkflow
 from workflows.authoring import AuthoringWorkflow
@@ -43,6 +55,46 @@ WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWo
              ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow,
              ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow,
              DatasetProduction, EvaluationCampaign, CampaignTrial, CampaignRecovery]
+
+# Seconds a stopping worker (SIGTERM) lets its running activities finish before cancelling
+# them; a cancelled one fails with WorkerShutdown and Temporal retries it on another worker.
+# gpu: a scripted trial (oracle, nop, calibration script) takes seconds to a minute, a model
+# agent's trial usually minutes (its hard limit is the task's agent timeout, 1 h): 10 min lets
+# nearly every running trial deliver; longer ones are run again elsewhere. cpu and llm: seconds
+# to a few minutes (cpu's start-to-close timeout is 5 min, one model call's 300 s). control
+# runs no activities. ARKEVO_GRACEFUL_SHUTDOWN_SEC overrides it for the pool a process runs.
+GRACEFUL_SHUTDOWN_SEC = {"control": 0, "cpu": 300, "gpu": 600, "llm": 300}
+
+
+def graceful_shutdown(pool: str, environ=None) -> timedelta:
+    environ = os.environ if environ is None else environ
+    raw = environ.get("ARKEVO_GRACEFUL_SHUTDOWN_SEC", "").strip()
+    if not raw:
+        return timedelta(seconds=GRACEFUL_SHUTDOWN_SEC[pool])
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = -1.0
+    if not seconds >= 0:  # also refuses nan
+        raise ValueError(f"ARKEVO_GRACEFUL_SHUTDOWN_SEC={raw!r}: expected seconds, 0 or more")
+    return timedelta(seconds=seconds)
+
+
+def pool_options(pool: str, environ=None) -> dict:
+    """Worker options every pool shares: graceful shutdown, and versioning when it is on. No
+    default versioning behaviour: every workflow type declares its own in `@workflow.defn`, and
+    a versioned control worker refuses to start on one that does not."""
+    if pool not in queues.POOLS:
+        raise ValueError(f"unknown pool {pool!r}; expected one of {', '.join(queues.POOLS)}")
+    version = promote.deployment_version(environ)
+    if (version is not None) != versioning.VERSIONED:
+        raise RuntimeError(
+            "worker versioning (ARKEVO_DEPLOYMENT_NAME / ARKEVO_WORKER_VERSIONING) must be set "
+            "before the process starts: the workflow types took their versioning behaviour "
+            f"when first imported (versioned then: {versioning.VERSIONED}, now: {version is not None})")
+    return dict(graceful_shutdown_timeout=graceful_shutdown(pool, environ),
+                deployment_config=None if version is None else WorkerDeploymentConfig(
+                    version=version, use_worker_versioning=True))
 
 
 def cpu_activities(settings: Settings) -> list:
@@ -98,16 +150,21 @@ def llm_activities(settings: Settings) -> list:
 def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: int,
                  executor: ThreadPoolExecutor) -> Worker:
     """`concurrency` is activity slots: on gpu, concurrent Blender processes (sandboxes)."""
+    options = pool_options(pool)  # raises on an unknown pool
+    config = options["deployment_config"]
+    logging.getLogger(__name__).info(
+        "pool %s: %s, graceful shutdown %ss", pool,
+        f"worker deployment version {config.version.to_canonical_string()} (promote it: "
+        "python -m workers.promote)" if config else "unversioned",
+        options["graceful_shutdown_timeout"].total_seconds())
     if pool == "control":
         return Worker(client, task_queue=queues.CONTROL, workflows=WORKFLOWS,
-                      max_concurrent_activities=concurrency)
+                      max_concurrent_activities=concurrency, **options)
     if pool == "cpu":
         return Worker(client, task_queue=queues.CPU, activities=cpu_activities(settings),
-                      activity_executor=executor, max_concurrent_activities=concurrency)
+                      activity_executor=executor, max_concurrent_activities=concurrency, **options)
     if pool == "gpu":
         return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
-                      max_concurrent_activities=concurrency)
-    if pool == "llm":
-        return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings),
-                      max_concurrent_activities=concurrency)
-    raise ValueError(f"unknown pool {pool!r}; expected one of {', '.join(queues.POOLS)}")
+                      max_concurrent_activities=concurrency, **options)
+    return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings),
+                  max_concurrent_activities=concurrency, **options)

@@ -1,6 +1,13 @@
 """Where a worker connects and keeps its data, from the environment (defaults: embedded dev
 server on localhost and `var/` under the project root).
 
+Connecting: `address` / `namespace` here are the project's own variables
+(`ARKEVO_TEMPORAL_ADDRESS`, `ARKEVO_TEMPORAL_NAMESPACE`) as set, with the local defaults. A
+client is made by `workers.client.connect`, which puts these over Temporal's environment
+configuration (a TOML profile, `TEMPORAL_*` variables: TLS, API keys, Temporal Cloud); see
+docs/operations.md, "Client configuration". Logs and metrics (`ARKEVO_LOG_FORMAT`,
+`ARKEVO_LOG_LEVEL`, `ARKEVO_METRICS_ADDRESS`) are read by `workers.telemetry`.
+
 Storage (docs/operations.md, "Storage: filesystem or S3"): `ARKEVO_STORE` is the content store
 (blobs by sha256; default `var/store`), `ARKEVO_OBJECTS` holds publications, handoff events and
 dataset revisions (default `var/`). Each is a directory, `file://…` or `s3://bucket[/prefix]`.
@@ -21,8 +28,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 @dataclass(frozen=True)
 class Settings:
-    address: str
-    namespace: str
+    address: str  # ARKEVO_TEMPORAL_ADDRESS (connect with workers.client.connect, not this alone)
+    namespace: str  # ARKEVO_TEMPORAL_NAMESPACE
     var: Path
     store_uri: str | None = None  # ARKEVO_STORE
     objects_uri: str | None = None  # ARKEVO_OBJECTS

@@ -70,7 +70,7 @@ class Stack:
 
     def up(self) -> None:
         if not self._alive("temporal"):
-            if _port_open(self.port):
+            if port_open(self.port):
                 raise SystemExit(f"port {self.port} is taken by a process `make up` did not start; "
                                  "set ARKEVO_TEMPORAL_PORT or stop it")
             (self.var / "temporal").mkdir(parents=True, exist_ok=True)
@@ -92,6 +92,22 @@ class Stack:
         dead = [p for p in POOLS if not self._alive(f"worker-{p}")]
         if dead:
             raise SystemExit(f"workers exited at start: {', '.join(dead)}; see {self.log_dir}")
+        self.promote()
+
+    def promote(self) -> None:
+        """With worker versioning on (ARKEVO_DEPLOYMENT_NAME / ARKEVO_WORKER_VERSIONING=1), the
+        workers just started get no workflow task until their version is current: promote it
+        (`python -m workers.promote`, a process of its own, since `up` may run inside an event
+        loop). Unversioned workers (the default) need nothing."""
+        from workflows.versioning import versioning_enabled
+
+        if not versioning_enabled():
+            return
+        argv = [sys.executable, "-m", "workers.promote", "--address", self.address,
+                "--timeout", os.environ.get("ARKEVO_PROMOTE_TIMEOUT_SEC", "60"), "--interval", "0.5"]
+        if subprocess.run(argv, cwd=PROJECT_ROOT).returncode != 0:
+            raise SystemExit("the workers' version was not made current (see above); workers of "
+                             "another build still running? `make down`, then `make up`")
 
     def down(self) -> None:
         for name in [f"worker-{p}" for p in POOLS] + ["temporal"]:
@@ -105,15 +121,23 @@ class Stack:
         return {name: self._alive(name) for name in ["temporal"] + [f"worker-{p}" for p in POOLS]}
 
 
-def _port_open(port: int) -> bool:
+def port_open(port: int, timeout: float = 0.5) -> bool:
+    """Something accepts connections on 127.0.0.1:`port`."""
     with socket.socket() as s:
-        s.settimeout(0.5)
+        s.settimeout(timeout)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (the OS's pick)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 def _wait_for_port(port: int, timeout: float, log: Path) -> None:
     deadline = time.monotonic() + timeout
-    while not _port_open(port):
+    while not port_open(port):
         if time.monotonic() > deadline:
             raise SystemExit(f"Temporal did not open port {port} within {timeout:.0f}s; see {log}")
         time.sleep(0.3)

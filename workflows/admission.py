@@ -2,14 +2,16 @@
 store."""
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.admission import AdmissionActivities
     from contracts.payloads import AdmissionInput, AdmissionResult
     from workflows.activity_options import CPU
 
 
-@workflow.defn(name="Admission")
+@workflow.defn(name="Admission", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class AdmissionWorkflow:
     @workflow.run
     async def run(self, req: AdmissionInput) -> AdmissionResult:

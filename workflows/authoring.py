@@ -10,9 +10,11 @@ which is carried on as this stage's result.
 import dataclasses
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED
     from contracts import queues
     from contracts.payloads import AuthoringInput, AuthoringResult, ModelAuthoringInput
@@ -20,7 +22,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.task_preparation import prepare_task
 
 
-@workflow.defn(name="Authoring")
+@workflow.defn(name="Authoring", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class AuthoringWorkflow:
     @workflow.run
     async def run(self, req: AuthoringInput) -> AuthoringResult:

@@ -16,10 +16,11 @@ from __future__ import annotations
 import asyncio
 
 from temporalio import workflow
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import VersioningBehavior, WorkflowIDReusePolicy
 from temporalio.exceptions import ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.datasets import DatasetActivities
     from contracts import queues
     from contracts.payloads import (DatasetCarry, DatasetPlan, DatasetProductionInput,
@@ -30,7 +31,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.task_production import TaskProduction
 
 
-@workflow.defn(name="DatasetProduction")
+@workflow.defn(name="DatasetProduction", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class DatasetProduction:
     def __init__(self) -> None:
         self._plan: DatasetPlan | None = None

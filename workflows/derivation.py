@@ -20,9 +20,11 @@ import asyncio
 import collections
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.admission import AdmissionActivities
     from activities.derivation import DerivationActivities
     from contracts import queues
@@ -36,7 +38,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.task_production import TaskProduction
 
 
-@workflow.defn(name="TaskDerivation")
+@workflow.defn(name="TaskDerivation", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class TaskDerivationWorkflow:
     def __init__(self) -> None:
         self._tasks: list[DerivedTask] = []

@@ -3,8 +3,10 @@
 import asyncio
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.evaluation import EvaluationActivities
     from contracts.payloads import (EvaluationInput, EvaluationResult, PlanInput, ReportInput,
                                     TrialRequest)
@@ -12,7 +14,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.trial_calls import grade_trial_reporting
 
 
-@workflow.defn(name="Evaluation")
+@workflow.defn(name="Evaluation", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class EvaluationWorkflow:
     @workflow.run
     async def run(self, req: EvaluationInput) -> EvaluationResult:

@@ -21,10 +21,11 @@ import dataclasses
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import WorkflowIDReusePolicy
+from temporalio.common import VersioningBehavior, WorkflowIDReusePolicy
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.campaigns import CampaignActivities, pools_of
     from activities.errors import RECOVERY_INCOMPLETE
     from activities.trials import TrialActivities
@@ -41,7 +42,7 @@ with workflow.unsafe.imports_passed_through():
 REPORT = dict(CPU, start_to_close_timeout=timedelta(minutes=20))
 
 
-@workflow.defn(name="CampaignTrial")
+@workflow.defn(name="CampaignTrial", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class CampaignTrial:
     """One attempt: run and grade it (an infra failure that outlives its retries becomes the
     record, kind infra), then record it once."""
@@ -107,7 +108,7 @@ class _Runner:
         await asyncio.gather(*tasks)
 
 
-@workflow.defn(name="EvaluationCampaign")
+@workflow.defn(name="EvaluationCampaign", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class EvaluationCampaign:
     def __init__(self) -> None:
         self._runner = _Runner()
@@ -136,7 +137,7 @@ class EvaluationCampaign:
         return dataclasses.replace(result, failed=dict(self._runner.failed))
 
 
-@workflow.defn(name="CampaignRecovery")
+@workflow.defn(name="CampaignRecovery", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class CampaignRecovery:
     def __init__(self) -> None:
         self._runner = _Runner()

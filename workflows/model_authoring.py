@@ -19,9 +19,11 @@ from __future__ import annotations
 import dataclasses
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.authoring import AuthoringActivities
     from activities.errors import AUTHOR_SCRIPT_FAILED
     from activities.model_drafts import ModelDraftActivities
@@ -38,7 +40,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.task_preparation import prepare_task
 
 
-@workflow.defn(name="CheckDelivery")
+@workflow.defn(name="CheckDelivery", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class CheckDeliveryWorkflow:
     """One round's check_delivery: the draft admitted like a human one (plus the authored-draft
     rules), packaged, and every calibration sample graded and judged as stage 05 judges. A
@@ -85,7 +87,7 @@ class CheckDeliveryWorkflow:
                              feedback.margin)
 
 
-@workflow.defn(name="ModelAuthoring")
+@workflow.defn(name="ModelAuthoring", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class ModelAuthoringWorkflow:
     def __init__(self) -> None:
         self._rounds: list[dict] = []

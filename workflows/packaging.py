@@ -15,9 +15,11 @@ A rejection fails the stage with the non-retryable `PrivacyCoverageRejected`.
 import dataclasses
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.errors import PRIVACY_COVERAGE_REJECTED
     from activities.packaging import PackagingActivities
     from contracts.payloads import PrivacyPending, PrivacyReview, PublicationResult, PublishInput
@@ -27,7 +29,7 @@ with workflow.unsafe.imports_passed_through():
 PENDING_STAGE = "07-packaging:coverage-pending"
 
 
-@workflow.defn(name="Packaging")
+@workflow.defn(name="Packaging", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class PackagingWorkflow:
     def __init__(self) -> None:
         self._pending: list[PrivacyPending] = []

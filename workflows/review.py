@@ -4,9 +4,11 @@ freeze the task version when everything holds (automatic reviewer policy)."""
 import asyncio
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.errors import CALIBRATION_FAILED
     from activities.review import ReviewActivities
     from contracts.payloads import (AuthoringResult, CalibrationInput, FreezeInput, FrozenTask,
@@ -34,7 +36,7 @@ async def grade_samples(auth: AuthoringResult, wid: str) -> list[TrialOutcome]:
     return list(await asyncio.gather(*(grade(s) for s in auth.calibration_samples)))
 
 
-@workflow.defn(name="Review")
+@workflow.defn(name="Review", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class ReviewWorkflow:
     @workflow.run
     async def run(self, req: ReviewInput) -> FrozenTask:

@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from temporalio import workflow
-from temporalio.common import SearchAttributePair, TypedSearchAttributes
+from temporalio.common import SearchAttributePair, TypedSearchAttributes, VersioningBehavior
 from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.errors import AUTHOR_SCRIPT_FAILED
     from contracts import queues
     from contracts.payloads import (AdmissionInput, AuthoringInput, EvaluationInput,
@@ -31,7 +32,7 @@ STAGES = ["02-admission", "03-authoring", "04-trial-solves", "05-review", "06-ev
           "07-packaging"]
 
 
-@workflow.defn(name="TaskProduction")
+@workflow.defn(name="TaskProduction", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class TaskProduction:
     def __init__(self) -> None:
         self._progress: dict = {"stage": None, "stages": {s: "pending" for s in STAGES},

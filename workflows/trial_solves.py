@@ -4,8 +4,10 @@
 import asyncio
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.evaluation import EvaluationActivities
     from contracts.payloads import (PilotRecordInput, TrialRequest, TrialSolvesInput,
                                     TrialSolvesResult)
@@ -25,7 +27,7 @@ def pilot_findings(outcomes) -> list[str]:
     return findings
 
 
-@workflow.defn(name="TrialSolves")
+@workflow.defn(name="TrialSolves", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class TrialSolvesWorkflow:
     @workflow.run
     async def run(self, req: TrialSolvesInput) -> TrialSolvesResult:

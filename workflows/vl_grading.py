@@ -9,8 +9,10 @@ import dataclasses
 from datetime import timedelta
 
 from temporalio import workflow
+from temporalio.common import VersioningBehavior
 
 with workflow.unsafe.imports_passed_through():
+    from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.evidence import EvidenceActivities
     from activities.vl_judge import JudgeActivities
     from contracts.payloads import (RenderEvidenceInput, VLGradingInput, VLJudgeOutcome,
@@ -18,7 +20,7 @@ with workflow.unsafe.imports_passed_through():
     from workflows.activity_options import GPU, LLM
 
 
-@workflow.defn(name="VLGrading")
+@workflow.defn(name="VLGrading", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class VLGradingWorkflow:
     @workflow.run
     async def run(self, req: VLGradingInput) -> VLJudgeOutcome:

@@ -29,6 +29,7 @@ from sandbox.isolation.layout import Layout, Root
 from sandbox.isolation.trialns import TrialNamespaces
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.isolation.slots import Slot, SlotPool
+from workers import telemetry
 
 _HERE = Path(__file__).resolve().parent
 _LAUNCHER_FILES = ("launcher.py", "landlock.py")
@@ -67,6 +68,7 @@ class TrialSandbox:
     async def open(self) -> None:
         found = host.problems(self.settings.python_prefix, self.settings.python_base_prefix)
         if found:
+            telemetry.sandbox_launch(self, "unavailable")
             raise SandboxUnavailable("arkevo sandbox cannot run here: " + "; ".join(found))
         self.slot = await asyncio.to_thread(self.pool.acquire, self.settings.slot_wait_sec)
         try:
@@ -74,8 +76,10 @@ class TrialSandbox:
             await self.namespaces.create()
             await asyncio.to_thread(self._open_resources)
         except BaseException:
+            telemetry.sandbox_launch(self, "failed")
             await self.close()
             raise
+        telemetry.sandbox_launch(self, "started")
 
     def _open_resources(self) -> None:
         slot = self.slot

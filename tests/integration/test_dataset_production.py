@@ -172,9 +172,9 @@ async def wait_for_stage(client, wid: str, stages: set[str], timeout: float = 30
 
 
 async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_verifies(stack, tmp_path):
-    from temporalio.client import Client
+    from workers.client import connect
 
-    client = await Client.connect(stack.address)
+    client = await connect(address=stack.address)
     wid = "dataset-it-r1"
     spec = {**SPEC, "seeds": [str(table_with_a_binary_material(tmp_path)), str(light_copy("fence-array", tmp_path))]}
     handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
@@ -276,9 +276,10 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     assert "ModelEndpoint" in by_id[broken]["failure"]["message"]
     assert by_id[broken]["failure"]["evidence"]["retries_exhausted"]
     from temporalio.api.enums.v1 import RetryState
-    from temporalio.client import Client
 
-    history = await (await Client.connect(stack.address)).get_workflow_handle(
+    from workers.client import connect
+
+    history = await (await connect(address=stack.address)).get_workflow_handle(
         f"campaign-it-c1.{broken}").fetch_history()
     failed = [e for e in history.events if e.HasField("activity_task_failed_event_attributes")]
     assert [e.activity_task_failed_event_attributes.retry_state for e in failed] == [
