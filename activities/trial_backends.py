@@ -31,7 +31,7 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.blender.runner import BLENDER_SCRIPTS, HEARTBEAT_SECONDS, BlenderProcessError, run_bpy
+from activities.blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
 from activities.errors import author_script_failed
 from activities.policies import Policy
 from contracts.payloads import TrialCost, TrialFailure
@@ -166,14 +166,14 @@ class LocalBackend(TrialBackend):
         tests = verifier / "tests"
         probe = ["--blend", str(delivered), "--task", str(tests / "task.json"),
                  "--rubric", str(tests / "rubric.json"), "--out", str(report)]
-        started = verifier / "logs" / "probe-started.json"
+        probe_started = verifier / "logs" / "probe-started.json"
         try:
-            await run_bpy(tests / "rule_probe.py", [*probe, "--started", str(started)],
+            await run_bpy(tests / "rule_probe.py", [*probe, "--started", str(probe_started)],
                           cwd=verifier, timeout=600, log=work / "logs" / "verifier.log")
         except BlenderProcessError as exc:
             # As tests/test.sh: killed or timed out after it opened the delivery, the delivery
             # broke it (a 0); before that, or a Python error, the verifier failed (infra).
-            if not started.is_file() or (exc.returncode is not None and exc.returncode >= 0):
+            if not probe_started.is_file() or (exc.returncode is not None and exc.returncode >= 0):
                 raise
             problem = "DeliveryHungProbe" if exc.returncode is None else "DeliveryCrashedProbe"
             await run_bpy(tests / "rule_probe.py",
@@ -308,15 +308,68 @@ def _null_reward(report: Path) -> bool:
     return report.is_file() and json.loads(report.read_text())["reward"] is None
 
 
+# The heartbeat follows the trial's Blender host (sandbox/mcp_session.py HostLiveness,
+# docs/failures.md "Chaos tests"): checked every LIVENESS_TICK_SEC; a host judged silent for
+# HOST_QUIET_SEC gets no heartbeat; one silent for the whole heartbeat timeout is killed with
+# its trial, and the attempt is left to the server's heartbeat timeout.
+LIVENESS_TICK_SEC = 1.0
+HOST_QUIET_SEC = 3.0  # a live host answers within milliseconds; its CPU shows within a tick
+HOST_SILENCE_SEC = 60.0  # the limit where no heartbeat timeout applies (outside an activity)
+HEARTBEAT_THROTTLE = 0.8  # the SDK sends a heartbeat at most every 0.8 x the heartbeat timeout
+TRIAL_STOP_SEC = 60.0  # a cancelled trial's own cleanup (it stops its sandboxes) at most
+
+
 async def _heartbeating(coro, what: str):
-    """Await `coro`, heartbeating so a dead worker's trial is retried elsewhere quickly."""
-    task = asyncio.ensure_future(coro)
-    while True:
-        done, _ = await asyncio.wait({task}, timeout=HEARTBEAT_SECONDS)
-        if done:
-            return task.result()
-        if activity.in_activity():
-            activity.heartbeat(f"{what} running")
+    """Await `coro` (a Harbor trial), heartbeating while it lives, so that a lost worker's trial
+    is retried elsewhere, and so is one whose Blender host stopped answering before the agent
+    acted: then the host is killed, the trial cancelled (nothing of it is stored), and this
+    worker keeps the activity's slot until the server has timed the attempt out (a retry goes
+    to another worker when one is free), then raises TrialInfraError. Cancelling the activity
+    cancels the trial too."""
+    from sandbox.mcp_session import HostLiveness, watching
+
+    liveness = HostLiveness()
+    with watching(liveness):  # the trial's task, and every session started in it, see it
+        task = asyncio.ensure_future(coro)
+    info = activity.info() if activity.in_activity() else None
+    timeout = info.heartbeat_timeout.total_seconds() if info and info.heartbeat_timeout else None
+    last_beat = time.monotonic()
+    try:
+        while True:
+            done, _ = await asyncio.wait({task}, timeout=LIVENESS_TICK_SEC)
+            if done:
+                return task.result()
+            silent = liveness.silent_sec()
+            if silent is None or silent < HOST_QUIET_SEC:
+                if info is not None:
+                    activity.heartbeat(f"{what} running")
+                last_beat = time.monotonic()
+            elif silent >= (timeout or HOST_SILENCE_SEC):
+                break
+    except asyncio.CancelledError:
+        await _stop_trial(task)
+        raise
+    killed = liveness.kill_silent_hosts(silent)
+    await _stop_trial(task)
+    message = (f"{what}: the Blender host gave no sign of life for {silent:.0f}s before the "
+               f"agent's first action; killed (pids {killed}) with its trial")
+    if timeout:
+        # The server's deadline is `timeout` after the last heartbeat it received, which the
+        # SDK may have sent up to HEARTBEAT_THROTTLE x timeout after this worker made it.
+        hold = last_beat + timeout * (1 + HEARTBEAT_THROTTLE) + 2.0 - time.monotonic()
+        activity.logger.warning("%s; no heartbeat since %.0fs: holding the slot %.0fs more, "
+                                "until the server has timed the attempt out", message,
+                                time.monotonic() - last_beat, max(0.0, hold))
+        await asyncio.sleep(max(0.0, hold))
+    raise TrialInfraError(message)
+
+
+async def _stop_trial(task: asyncio.Future) -> None:
+    """Cancel the trial and let it stop its sandboxes (Harbor's cleanup is shielded)."""
+    task.cancel()
+    await asyncio.wait({task}, timeout=TRIAL_STOP_SEC)
+    if task.done() and not task.cancelled():
+        task.exception()  # retrieved: whatever it ended with, this attempt is over
 
 
 def backend_from_env() -> TrialBackend:

@@ -21,6 +21,14 @@ caller's hands: a host that dies raises ``BlenderHostDied``, one that does not a
 within ``tool_timeout_sec`` (or the stock server's own 180 s) raises ``BlenderHostHung``, and a
 save that fails with the host alive raises ``DeliverySaveFailed``; the agent decides whose call
 that was (docs/failures.md).
+
+Liveness (``HostLiveness``, docs/failures.md "Chaos tests"): inside ``watching(liveness)`` --
+the trial activity sets it around Harbor's trial -- every session registers, pings its host
+over its stdin once a second (the host echoes the number on stdout from a thread of its own)
+and samples the CPU time of the host's processes; ``liveness.silent_sec()`` is how long a host
+has shown neither sign of life while its state is infrastructure's: before the agent's first
+tool call, or when the host was already silent as that call began.  From a first call made on a
+live host on, a host that stops answering is the call's, as above.
 """
 
 from __future__ import annotations
@@ -28,9 +36,12 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import contextvars
 import json
 import logging
+import os
 import re
+import signal
 import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
@@ -47,6 +58,10 @@ from pydantic import BaseModel, ConfigDict, Field
 logger = logging.getLogger(__name__)
 
 READY_MARKER = "ARKEVO_MCP_HOST_READY"  # printed by blender_mcp_host once it listens
+ALIVE_MARKER = "ARKEVO_MCP_HOST_ALIVE"  # its answer to a liveness ping (--answer-pings)
+_ALIVE = re.compile(ALIVE_MARKER + r" ?(\d*)")
+PING_INTERVAL_SEC = 1.0  # a watched host is pinged (and its CPU time sampled) this often
+PING_GRACE_SEC = 2.0  # a ping unanswered for longer counts as silence (from when it was sent)
 SAVE_MARKER = "ARKEVO_SAVED"
 _CHUNK = 1 << 16
 # What the stock server answers when its socket to the host breaks or times out (blender_mcp
@@ -86,6 +101,88 @@ class DeliverySaveFailed(BlenderHostFailure):
 def failure_record(kind: str, exc: BlenderHostFailure) -> dict[str, Any]:
     """The ``TrialFailure`` shape (contracts/payloads.py) agents put in ``context.metadata``."""
     return {"kind": kind, "type": type(exc).__name__, "message": str(exc), "evidence": exc.evidence}
+
+
+class HostLiveness:
+    """The Blender hosts of one trial as the worker sees them, for its heartbeat.
+
+    Set with ``watching(liveness)`` around the trial (activities/trial_backends.py); every
+    ``BlenderMcpSession`` started inside registers itself, pings its host and samples its CPU
+    time. A host shows life by answering a ping (its stdin thread: pure-Python work on the main
+    thread does not stop it) or by using CPU (a long call in C that holds the GIL); a stopped or
+    frozen process does neither.
+    """
+
+    def __init__(self) -> None:
+        self._sessions: set[BlenderMcpSession] = set()
+
+    def add(self, session: BlenderMcpSession) -> None:
+        self._sessions.add(session)
+
+    def discard(self, session: BlenderMcpSession) -> None:
+        self._sessions.discard(session)
+
+    def silent_sec(self) -> float | None:
+        """The longest a registered host has shown no sign of life while infrastructure is
+        answerable for it; None when no host is judged (none started, exited, or the agent's
+        first call found it alive)."""
+        now = time.monotonic()
+        silences = [t for t in (s.host_silent_sec(now) for s in list(self._sessions)) if t is not None]
+        return max(silences, default=None)
+
+    def kill_silent_hosts(self, at_least: float) -> list[int]:
+        """SIGKILL the processes of every host silent for `at_least` seconds (a stopped one
+        cannot obey its stdin closing); returns their pids."""
+        now = time.monotonic()
+        return [pid for s in list(self._sessions) if (s.host_silent_sec(now) or 0.0) >= at_least
+                for pid in s.kill_host()]
+
+
+_LIVENESS: contextvars.ContextVar[HostLiveness | None] = contextvars.ContextVar(
+    "arkevo_host_liveness", default=None)
+
+
+@contextlib.contextmanager
+def watching(liveness: HostLiveness):
+    """Sessions started in tasks created inside this block register with `liveness` (a task
+    copies the context it is created in)."""
+    token = _LIVENESS.set(liveness)
+    try:
+        yield liveness
+    finally:
+        _LIVENESS.reset(token)
+
+
+def process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants, from /proc (children of every thread)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            threads = os.listdir(f"/proc/{current}/task")
+        except OSError:
+            continue
+        for tid in threads:
+            try:
+                with open(f"/proc/{current}/task/{tid}/children") as f:
+                    todo.extend(int(child) for child in f.read().split())
+            except (OSError, ValueError):
+                continue
+    return found
+
+
+def cpu_ticks(pids: list[int]) -> int | None:
+    """utime + stime (clock ticks) of the processes still there; None when none is."""
+    total, seen = 0, False
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        total, seen = total + int(fields[11]) + int(fields[12]), True  # fields 14 and 15
+    return total if seen else None
 
 
 class SpawningEnvironment(Protocol):
@@ -135,9 +232,11 @@ TELEMETRY_OFF = {"DISABLE_TELEMETRY": "1", "BLENDER_MCP_DISABLE_TELEMETRY": "1",
 class _ProcessLog:
     """Drains a spawned process's pipes so it never blocks on a full pipe; keeps the tail."""
 
-    def __init__(self, name: str, path: Path | None, keep: int = 200) -> None:
+    def __init__(self, name: str, path: Path | None, keep: int = 200,
+                 consume=None) -> None:
         self.name = name
         self.tail: collections.deque[str] = collections.deque(maxlen=keep)
+        self._consume = consume  # line -> what of it to keep (None: nothing)
         self._file = None
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,6 +244,8 @@ class _ProcessLog:
         self._tasks: list[asyncio.Task] = []
 
     def add(self, line: str) -> None:
+        if self._consume is not None and (line := self._consume(line)) is None:
+            return
         self.tail.append(line)
         if self._file:
             self._file.write(line + "\n")
@@ -277,7 +378,8 @@ class BlenderMcpSession:
         self.environment = environment
         self.config = config or McpSessionConfig()
         self.log_dir = log_dir
-        self.host_log = _ProcessLog("blender host", log_dir / "mcp-host.log" if log_dir else None)
+        self.host_log = _ProcessLog("blender host", log_dir / "mcp-host.log" if log_dir else None,
+                                    consume=self._host_line)
         self.server_log = _ProcessLog("mcp server", log_dir / "mcp-server.log" if log_dir else None)
         self.port: int | None = None
         self.server_info: types.Implementation | None = None
@@ -287,6 +389,14 @@ class BlenderMcpSession:
         self._stack: AsyncExitStack | None = None
         self.calls = 0  # tool calls started: from the first one on, host failures are typed
         self._in_call = False  # a call hung, was cancelled or is running: the host may be stuck
+        # Liveness (HostLiveness), when the session starts inside `watching`:
+        self._liveness: HostLiveness | None = None
+        self._pinger: asyncio.Task | None = None
+        self._pings: dict[int, float] = {}  # ping number -> when it was sent (monotonic)
+        self._ping_seq = 0
+        self._alive_at = 0.0  # latest moment the host is known to have been scheduled
+        self._cpu: tuple[int | None, float] | None = None  # last CPU sample, when taken
+        self._first_call_at: float | None = None
 
     async def __aenter__(self) -> BlenderMcpSession:
         await self.start()
@@ -329,14 +439,98 @@ class BlenderMcpSession:
     async def _start_host(self) -> None:
         cfg = self.config
         argv = [self.environment.python, "-m", "blender_mcp_host", "--blend", cfg.blend,
-                "--host", "127.0.0.1", "--port", str(cfg.port), "--exit-on-stdin-eof"]
+                "--host", "127.0.0.1", "--port", str(cfg.port), "--exit-on-stdin-eof",
+                "--answer-pings"]
         self._host = await self.environment.spawn(argv, env=self._sandbox_env(), cwd=cfg.workdir)
+        self._watch_host()
         self.host_log.drain(self._host.stderr)
         try:
             self.port, pending = await asyncio.wait_for(self._await_ready(), cfg.startup_timeout_sec)
         except asyncio.TimeoutError:
             raise self._failure(f"Blender host not ready after {cfg.startup_timeout_sec:.0f}s") from None
         self.host_log.drain(self._host.stdout, pending)
+
+    # -- liveness (HostLiveness) -------------------------------------------------------------
+
+    def _watch_host(self) -> None:
+        liveness = _LIVENESS.get()
+        if liveness is None:
+            return  # nobody asks: no pings
+        self._liveness = liveness
+        self._alive_at = time.monotonic()  # just spawned
+        liveness.add(self)
+        self._pinger = asyncio.create_task(self._ping_loop(), name="blender-host-liveness")
+
+    async def _ping_loop(self) -> None:
+        while self._host is not None and self._host.returncode is None:
+            self._sample_cpu()
+            self._ping()
+            await asyncio.sleep(PING_INTERVAL_SEC)
+
+    def _ping(self) -> None:
+        stdin = self._host.stdin if self._host is not None else None
+        if stdin is None or stdin.is_closing() or stdin.transport.get_write_buffer_size() > 4096:
+            return  # closed, or a host that stopped reading: nothing to add
+        self._ping_seq += 1
+        self._pings[self._ping_seq] = time.monotonic()
+        with contextlib.suppress(Exception):  # a pipe that just broke: the host is going
+            stdin.write(b"%d\n" % self._ping_seq)
+
+    def _sample_cpu(self) -> None:
+        now = time.monotonic()
+        ticks = cpu_ticks(process_tree(self._host.pid))
+        if ticks is not None and self._cpu is not None and self._cpu[0] is not None \
+                and ticks > self._cpu[0]:
+            self._alive_at = max(self._alive_at, self._cpu[1])  # it ran after the last sample
+        self._cpu = (ticks, now)
+        self._pings = {k: v for k, v in self._pings.items() if v > self._alive_at}
+
+    def _host_line(self, line: str) -> str | None:
+        """A line of the host's output: an answered ping is taken out (and dates the host's
+        last sign of life: when that ping was sent); what is left is logged."""
+        if ALIVE_MARKER not in line:
+            return line
+        for number in _ALIVE.findall(line):
+            if number and (sent := self._pings.get(int(number))) is not None:
+                self._alive_at = max(self._alive_at, sent)
+                self._pings = {k: v for k, v in self._pings.items() if k > int(number)}
+        rest = _ALIVE.sub("", line)
+        return rest if rest.strip() else None
+
+    def host_silent_sec(self, now: float) -> float | None:
+        """Seconds the host has shown no sign of life, while that is infrastructure's: before
+        the first tool call, or when the host was already silent as it began. None: not
+        judged (not watched, no host, host exited, or the first call found it alive).
+
+        Silence spans from its last sign of life to the newest ping it has left unanswered
+        for PING_GRACE_SEC: time this worker was not looking (its event loop busy elsewhere)
+        sent no ping and does not count against the host."""
+        if self._liveness is None or self._host is None or self._host.returncode is not None:
+            return None
+        if self._first_call_at is not None and self._alive_at >= self._first_call_at:
+            return None
+        due = [sent for sent in self._pings.values()
+               if self._alive_at < sent <= now - PING_GRACE_SEC]
+        return max(due) - self._alive_at if due else 0.0
+
+    def kill_host(self) -> list[int]:
+        """SIGKILL the host's processes (its bwrap and what runs in it); returns their pids."""
+        if self._host is None or self._host.returncode is not None:
+            return []
+        pids = process_tree(self._host.pid)
+        for pid in reversed(pids):  # innermost first
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        return pids
+
+    async def _unwatch_host(self) -> None:
+        if self._liveness is not None:
+            self._liveness.discard(self)
+            self._liveness = None
+        if self._pinger is not None:
+            self._pinger.cancel()
+            await asyncio.gather(self._pinger, return_exceptions=True)
+            self._pinger = None
 
     async def _await_ready(self) -> tuple[int, bytes]:
         """Read host stdout up to the readiness line; returns its port and any bytes after it."""
@@ -405,6 +599,13 @@ class BlenderMcpSession:
         text); a host that dies raises BlenderHostDied, one that does not answer BlenderHostHung,
         a dead server McpSessionError; other protocol errors raise McpError."""
         self._check_alive()
+        if self._first_call_at is None:
+            # From here on a host that stops answering is this call's (the solver's or the
+            # author's), unless it was already silent: the ping sent now is answered at once by
+            # a live host, before the call's code can run.
+            self._first_call_at = time.monotonic()
+            if self._liveness is not None:
+                self._ping()
         self.calls += 1
         self._in_call = True  # left set if the call hangs or is cancelled (agent timeout)
         try:
@@ -444,6 +645,7 @@ class BlenderMcpSession:
         # call first, killed at once: the stock server blocks on it and would not see its
         # stdin close.  (In the sandbox the kill reaches only bwrap; the host exits on its own
         # STOP_GRACE_SEC after its stdin closed.)
+        await self._unwatch_host()
         stuck = self._in_call
         for proc in (self._host, self._server) if stuck else (self._server, self._host):
             if proc is not None:

@@ -23,11 +23,15 @@ CPU = dict(
 )
 
 # Blender processes on the gpu pool; heartbeats let a dead worker's trial move elsewhere fast.
+# 20 s: its activities heartbeat every 5 s (trials every second while their Blender host shows
+# life), so a lost worker's (or a frozen host's) attempt is retried within 20-36 s (the SDK sends
+# at most one heartbeat per 0.8 x timeout); the price is that no gpu activity may block its
+# worker's event loop for ~15 s (docs/failures.md, "Chaos tests").
 GPU = dict(
     task_queue=queues.GPU,
     start_to_close_timeout=timedelta(minutes=45),
     schedule_to_start_timeout=timedelta(hours=6),
-    heartbeat_timeout=timedelta(seconds=60),
+    heartbeat_timeout=timedelta(seconds=20),
     retry_policy=_INFRA_RETRY,
 )
 

@@ -28,6 +28,11 @@ Runs inside the solver sandbox (stdlib + bpy + blender_mcp only).  Differences f
   stdin closes (how the worker ends it without signalling into the sandbox).  A main thread
   stuck in agent code (``while True: pass``) never gets back to the loop: ``STOP_GRACE_SEC``
   after stdin closed, the process exits anyway (signals to the sandbox's bwrap do not reach it).
+* with ``--answer-pings``, every read from stdin is the worker's liveness ping: a thread of its
+  own answers it at once with one line ``ARKEVO_MCP_HOST_ALIVE <last number read>`` on stdout,
+  from before the .blend is opened, whatever the main thread is doing.  The answer says only
+  that the process is scheduled (a stopped or frozen host gives none); the worker's use of it
+  is in ``sandbox/mcp_session.py`` (``HostLiveness``).
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ import bpy  # noqa: E402
 from blender_mcp.bundled import addon  # noqa: E402
 
 READY_MARKER = "ARKEVO_MCP_HOST_READY"
+ALIVE_MARKER = "ARKEVO_MCP_HOST_ALIVE"  # the answer to a liveness ping (--answer-pings)
 STOP_GRACE_SEC = 2.0
 
 # Scene flags the add-on's dispatcher reads to enable network integrations.  Registered as
@@ -149,12 +155,53 @@ def save_blend(filepath: str) -> dict:
     return {"saved": str(path), "bytes": path.stat().st_size}
 
 
-def _watch_stdin(server: HeadlessMCPServer) -> None:
-    try:
-        while sys.stdin.buffer.read(4096):
+class StdinWatch:
+    """The worker's pipe into the host, read by a thread of its own from the start: each read
+    is answered (`answer_pings`) with one ALIVE_MARKER line on stdout; end of file stops the
+    server (`exit_on_eof`), also when it comes before the server exists."""
+
+    def __init__(self, *, answer_pings: bool, exit_on_eof: bool) -> None:
+        self.answer_pings = answer_pings
+        self.exit_on_eof = exit_on_eof
+        self._lock = threading.Lock()
+        self._server: HeadlessMCPServer | None = None
+        self._eof = False
+
+    def start(self) -> None:
+        threading.Thread(target=self._run, name="arkevo-stdin", daemon=True).start()
+
+    def attach(self, server: HeadlessMCPServer) -> None:
+        """The server exists: an end of file already read stops it as soon as it serves."""
+        with self._lock:
+            self._server, eof = server, self._eof
+        if eof and self.exit_on_eof:
+            server.request_stop()
+
+    def _run(self) -> None:
+        try:
+            while data := os.read(sys.stdin.fileno(), 4096):
+                if self.answer_pings:
+                    self._answer(data)
+        except (OSError, ValueError, AttributeError):  # no stdin, or closed under us
             pass
-    except (OSError, ValueError):
-        pass
+        with self._lock:
+            self._eof, server = True, self._server
+        if server is not None and self.exit_on_eof:
+            _stop_after_eof(server)
+
+    @staticmethod
+    def _answer(data: bytes) -> None:
+        # The worker writes a sequence number per ping; echoing the last one read tells it
+        # which ping this answers (several may arrive in one read after a stall).
+        words = data.split()
+        number = words[-1] if words and words[-1].isdigit() else b""
+        try:
+            os.write(1, ALIVE_MARKER.encode() + b" " + number[:20] + b"\n")  # one write: one line
+        except OSError:
+            pass
+
+
+def _stop_after_eof(server: HeadlessMCPServer) -> None:
     server.request_stop()
     # Pure-Python agent code still lets this thread run; a hang holding the GIL in C does not,
     # and then only the sandbox's teardown ends the process.
@@ -182,6 +229,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--port", type=int, default=9876, help="TCP port; 0 picks a free one")
     ap.add_argument("--exit-on-stdin-eof", action="store_true",
                     help="stop when stdin reaches end of file (the parent closed it)")
+    ap.add_argument("--answer-pings", action="store_true",
+                    help=f"answer each read from stdin with a line '{ALIVE_MARKER} <n>' on stdout")
     return ap.parse_args(argv)
 
 
@@ -191,6 +240,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.blend.is_file():
         print(f"blender_mcp_host: .blend not found: {args.blend}", file=sys.stderr)
         return 2
+    stdin = StdinWatch(answer_pings=args.answer_pings, exit_on_eof=args.exit_on_stdin_eof)
+    if args.answer_pings or args.exit_on_stdin_eof:
+        stdin.start()  # before the .blend opens: a long load still answers pings
     # use_scripts=False: Python stored in the .blend must not run in the host.
     bpy.ops.wm.open_mainfile(filepath=str(args.blend.resolve()), load_ui=False, use_scripts=False)
     register_disabled_integrations()
@@ -198,8 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     server = HeadlessMCPServer(host, args.port)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: server.request_stop())
-    if args.exit_on_stdin_eof:
-        threading.Thread(target=_watch_stdin, args=(server,), daemon=True).start()
+    stdin.attach(server)
     try:
         server.listen()
     except OSError as exc:

@@ -252,6 +252,17 @@ async def test_local_backend_reports_the_authors_failure_the_same_way(task_dir, 
     assert_names_the_script(raised.value)
 
 
+async def test_local_backend_grades_the_oracle_and_times_the_trial(task_dir, tmp_path):
+    # The unisolated path end to end (ARKEVO_TRIAL_BACKEND=local): solution, rule probe, cost.
+    solve = tmp_path / "scripts" / "solution" / "solve.py"
+    solve.parent.mkdir(parents=True)
+    shutil.copy(DRAFT / "solution" / "solve.py", solve)
+    run = await LocalBackend().run(task_dir, policy_from_name("oracle"), tmp_path / "scripts", tmp_path / "work")
+    assert run.delivery is not None and run.failure is None
+    assert json.loads(run.report.read_text())["reward"] == 1.0
+    assert run.cost.wall_sec > 0
+
+
 # --- infra ----------------------------------------------------------------------------------
 
 
