@@ -2,7 +2,7 @@
 # see scripts/system-deps.sh and scripts/bootstrap.sh).
 PY := .venv/bin/python
 
-.PHONY: venv demo test up down status clean
+.PHONY: venv docker-engine demo test deploy-test up down status clean
 
 venv:
 	@bash scripts/system-deps.sh >/dev/null
@@ -11,8 +11,18 @@ venv:
 demo: venv
 	@$(PY) -m workers.demo
 
-test: venv
+# The deploy tests need a Docker engine: the set-up installs and starts one where it can, and
+# where it cannot they skip, saying why.
+docker-engine:
+	@bash scripts/docker-engine.sh || echo "make: no Docker engine; the deploy tests will skip (reason above)"
+
+test: venv docker-engine
 	@$(PY) -m pytest
+
+# docker-compose.yml with deploy/compose.offline.yml, for real (docs/deployment.md).
+deploy-test: venv
+	@bash scripts/docker-engine.sh
+	@$(PY) -m deploy.deploy_test
 
 up: venv
 	@$(PY) -m workers.stack up

