@@ -4,6 +4,8 @@
 # (debootstrap + docker import) under the same tag, so this file is the same either way.
 ARG BASE_IMAGE=debian:trixie-slim
 FROM ${BASE_IMAGE}
+LABEL org.opencontainers.image.title="arkevo-worker" \
+      org.opencontainers.image.description="arkevo worker pools (control, cpu, gpu, llm) and jobs"
 
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 # python3.13: the workers and bpy. bubblewrap, iproute2, passwd, util-linux: the trial sandbox

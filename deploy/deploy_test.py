@@ -35,6 +35,7 @@ PROJECT = "arkevo-deploy-test"
 ENV_FILE = ROOT / "deploy" / "offline" / "compose.env"
 SEED = "seeds/table-model"
 NO_ENGINE = 3
+IMAGE_LABEL = "org.opencontainers.image.title=arkevo-worker"  # the Dockerfile's
 LONG_RUNNING = ("temporal", "object-store", "worker-control", "worker-cpu", "worker-llm", "worker-gpu")
 
 
@@ -270,6 +271,9 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if not args.keep:
             run(compose("down", "-v", "--remove-orphans"), check=False, timeout=300)
+            # Earlier builds of the worker image that this one replaced (untagged, same title).
+            run(["docker", "image", "prune", "-f", "--filter", f"label={IMAGE_LABEL}"],
+                check=False, timeout=300)
     args.summary.parent.mkdir(parents=True, exist_ok=True)
     args.summary.write_text(json.dumps(figures, indent=2, sort_keys=True) + "\n")
     print(f"deploy-test: passed in {figures['total_s']} s; figures in {args.summary}")
