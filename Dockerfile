@@ -37,6 +37,10 @@ COPY . .
 RUN .venv/bin/python -m compileall -q -j 0 -x '(^|/)(\.venv|seeds)(/|$)' . >/dev/null \
  && bash scripts/bootstrap.sh >/dev/null
 
-ENV PATH=/app/.venv/bin:$PATH PYTHONUNBUFFERED=1 ARKEVO_VAR=/data ARKEVO_LOG_FORMAT=json
+# Sandbox slot users get uids 900000+N here (sandbox/isolation/settings.py uid_base): slot
+# cleanup kills every process of a slot's uid it can see, and a host's own sandboxes use
+# system uids — on one kernel the two must not meet.
+ENV PATH=/app/.venv/bin:$PATH PYTHONUNBUFFERED=1 ARKEVO_VAR=/data ARKEVO_LOG_FORMAT=json \
+    ARKEVO_SANDBOX_UID_BASE=900000
 VOLUME /data
 CMD ["python", "-m", "workers", "--help"]

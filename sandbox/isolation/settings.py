@@ -18,6 +18,16 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 
 
+def _env_int(name: str) -> int | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValueError(f"{name}={raw!r}: expected an integer") from None
+
+
 def _default_base_dir() -> Path:
     return Path(os.environ.get("ARKEVO_SANDBOX_DIR", "/var/tmp/arkevo-sandbox"))
 
@@ -31,6 +41,11 @@ class SandboxSettings(BaseModel):
     slots: int = Field(default=8, ge=1, le=256, description="concurrent sandboxes per host")
     slot_wait_sec: float = Field(default=600.0, ge=0, description="how long start() waits for a free slot")
     user_prefix: str = Field(default="arkevo-slot-", pattern=r"^[a-z][a-z0-9-]{0,20}$")
+    # Slot N's uid is uid_base + N when set; else useradd picks a system uid. Slot cleanup kills
+    # every process of the slot's uid that it can see, so sandboxes on one kernel must not
+    # share uids unless they share a pid namespace: the worker image sets its own range.
+    uid_base: int | None = Field(default_factory=lambda: _env_int("ARKEVO_SANDBOX_UID_BASE"),
+                                 ge=1000, le=2**31 - 1024)
 
     # Per-trial cgroup (v1 or v2: memory + pids; a CPU quota when the task sets cpus).
     memory_mb: int | None = Field(default=None, ge=64,

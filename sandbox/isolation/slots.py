@@ -15,6 +15,7 @@ sees its folders only through the bind mounts of its sandbox, never another slot
 from __future__ import annotations
 
 import fcntl
+import grp
 import os
 import pwd
 import shutil
@@ -61,11 +62,12 @@ LOCK_DIR = Path("/run/arkevo-sandbox")
 
 class SlotPool:
     def __init__(self, base_dir: Path, size: int, user_prefix: str = "arkevo-slot-",
-                 lock_dir: Path = LOCK_DIR):
+                 lock_dir: Path = LOCK_DIR, uid_base: int | None = None):
         self.base_dir = Path(base_dir)
         self.size = size
         self.user_prefix = user_prefix
         self.lock_dir = Path(lock_dir)
+        self.uid_base = uid_base
 
     # -- acquire / release -------------------------------------------------------------
 
@@ -146,25 +148,39 @@ class SlotPool:
     def ensure_user(self, index: int) -> tuple[int, int]:
         name = self.user_name(index)
         try:
-            entry = pwd.getpwnam(name)
-            return entry.pw_uid, entry.pw_gid
+            return self._checked(pwd.getpwnam(name), index)
         except KeyError:
             pass
         with open(self.lock_dir / "useradd.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
-                entry = pwd.getpwnam(name)  # another worker created it meanwhile
-                return entry.pw_uid, entry.pw_gid
+                return self._checked(pwd.getpwnam(name), index)  # another worker made it meanwhile
             except KeyError:
                 pass
+            ids = []
+            if self.uid_base is not None:
+                uid = self.uid_base + index
+                ids = ["--uid", str(uid)]
+                try:
+                    grp.getgrgid(uid)
+                except KeyError:
+                    subprocess.run(["groupadd", "--system", "--gid", str(uid), name],
+                                   capture_output=True, text=True, check=False)
+                    ids += ["--gid", str(uid)]
             result = subprocess.run(
-                ["useradd", "--system", "--user-group", "--no-create-home",
+                ["useradd", "--system", *(ids or ["--user-group"]), "--no-create-home",
                  "--home-dir", f"/home/{name}", "--shell", "/usr/sbin/nologin",
                  "--comment", "arkevo sandbox slot", name],
                 capture_output=True, text=True)
             if result.returncode != 0:
                 raise SlotUnavailable(f"useradd {name} failed: {result.stderr.strip()}")
-        entry = pwd.getpwnam(name)
+        return self._checked(pwd.getpwnam(name), index)
+
+    def _checked(self, entry: pwd.struct_passwd, index: int) -> tuple[int, int]:
+        if self.uid_base is not None and entry.pw_uid != self.uid_base + index:
+            raise SlotUnavailable(f"{entry.pw_name} has uid {entry.pw_uid}, not "
+                                  f"{self.uid_base + index} (ARKEVO_SANDBOX_UID_BASE); remove "
+                                  "the user or unset the variable")
         return entry.pw_uid, entry.pw_gid
 
 

@@ -54,7 +54,8 @@ class TrialSandbox:
         self.memory_bytes = memory_bytes
         self.cpus = cpus
         self.verifier = verifier
-        self.pool = SlotPool(settings.base_dir, settings.slots, settings.user_prefix)
+        self.pool = SlotPool(settings.base_dir, settings.slots, settings.user_prefix,
+                             uid_base=settings.uid_base)
         self.slot: Slot | None = None
         self.layout: Layout | None = None
         self.cgroup: TrialCgroup | None = None
