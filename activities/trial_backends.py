@@ -315,7 +315,8 @@ def _null_reward(report: Path) -> bool:
 LIVENESS_TICK_SEC = 1.0
 HOST_QUIET_SEC = 3.0  # a live host answers within milliseconds; its CPU shows within a tick
 HOST_SILENCE_SEC = 60.0  # the limit where no heartbeat timeout applies (outside an activity)
-HEARTBEAT_THROTTLE = 0.8  # the SDK sends a heartbeat at most every 0.8 x the heartbeat timeout
+HEARTBEAT_THROTTLE = 0.8  # the SDK sends a heartbeat at most every 0.8 x the heartbeat timeout,
+MAX_HEARTBEAT_THROTTLE_SEC = 2.0  # and on gpu workers at most every 2 s (workers/pools.py)
 TRIAL_STOP_SEC = 60.0  # a cancelled trial's own cleanup (it stops its sandboxes) at most
 
 
@@ -355,8 +356,9 @@ async def _heartbeating(coro, what: str):
                f"agent's first action; killed (pids {killed}) with its trial")
     if timeout:
         # The server's deadline is `timeout` after the last heartbeat it received, which the
-        # SDK may have sent up to HEARTBEAT_THROTTLE x timeout after this worker made it.
-        hold = last_beat + timeout * (1 + HEARTBEAT_THROTTLE) + 2.0 - time.monotonic()
+        # SDK may have sent up to its throttle interval after this worker made it.
+        throttle = min(timeout * HEARTBEAT_THROTTLE, MAX_HEARTBEAT_THROTTLE_SEC)
+        hold = last_beat + timeout + throttle + 2.0 - time.monotonic()
         activity.logger.warning("%s; no heartbeat since %.0fs: holding the slot %.0fs more, "
                                 "until the server has timed the attempt out", message,
                                 time.monotonic() - last_beat, max(0.0, hold))

@@ -30,7 +30,8 @@ from activities.model_drafts import ModelDraftActivities
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
 from activities.scoring import ScoringActivities
-from activities.trial_backends import LocalBackend, TrialBackend, backend_from_env
+from activities.trial_backends import (MAX_HEARTBEAT_THROTTLE_SEC, LocalBackend, TrialBackend,
+                                       backend_from_env)
 from activities.trials import TrialActivities
 from activities.vl_judge import JudgeActivities
 from contracts import queues
@@ -164,7 +165,10 @@ def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: 
         return Worker(client, task_queue=queues.CPU, activities=cpu_activities(settings),
                       activity_executor=executor, max_concurrent_activities=concurrency, **options)
     if pool == "gpu":
+        # Heartbeats reach the server within 2 s (the SDK's default throttle is 0.8 x the 20 s
+        # timeout): a lost worker's or a frozen host's trial is retried ~15 s sooner.
         return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
+                      max_heartbeat_throttle_interval=timedelta(seconds=MAX_HEARTBEAT_THROTTLE_SEC),
                       max_concurrent_activities=concurrency, **options)
     return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings),
                   max_concurrent_activities=concurrency, **options)
