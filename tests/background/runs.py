@@ -1,15 +1,15 @@
 """Suites that mostly wait run beside the rest of `make test`.
 
-`make test` has 15 minutes on 2 cores, and on its own it keeps about one of them busy: much of
-it waits. The deploy test (image layers, Docker, a heartbeat timeout after the kill), the chaos
-tests (heartbeat timeouts, a restarted server), the orchestration tests (workflows on a dev
-server with mocked activities) and the adversarial sandbox tests (each its own sandboxes and
-slots) share nothing with the rest; run one after another they push the suite past its limit,
-run as subprocesses from the moment collection ends, beside the rest, they use the idle core.
+`make test` has 15 minutes on 2 cores. Three parts of it spend most of their time waiting, not
+computing: the deploy test (image layers, Docker, a heartbeat timeout after the kill), the
+chaos tests (heartbeat timeouts, a restarted server) and the orchestration tests (workflows on
+a dev server with mocked activities). Run one after another they would push the suite past its
+limit; run as subprocesses from the moment collection ends, beside the CPU-bound suites, they
+cost little more than their CPU.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
-conftest takes the chaos, orchestration and adversarial items out of the foreground session
-and runs each folder as its own `pytest` process, and starts `python -m deploy.deploy_test` where a Docker
+conftest takes the chaos and orchestration items out of the foreground session and runs each
+folder as its own `pytest` process, and starts `python -m deploy.deploy_test` where a Docker
 engine answers. The tests in tests/background/ join them at the end of the session: one test
 per background run, which fails with the run's output when the run did not pass. A folder
 selected on its own (`pytest tests/chaos`) runs in the foreground as usual; so does a joiner
@@ -46,8 +46,7 @@ class Suite:
 
 
 SUITES = {s.name: s for s in (Suite("deploy", ""), Suite("chaos", "tests/chaos/"),
-                              Suite("orchestration", "tests/orchestration/"),
-                              Suite("adversarial", "tests/adversarial/"))}
+                              Suite("orchestration", "tests/orchestration/"))}
 
 
 class BackgroundRun:

@@ -1,4 +1,4 @@
-"""The chaos, orchestration and adversarial suites, run beside the rest of `make test` (runs.py says why):
+"""The chaos and orchestration suites, run beside the rest of `make test` (runs.py says why):
 each passes here when its own pytest process passed, and fails with that process's output
 otherwise. Where the suite's tests ran in this session's foreground there is nothing to join."""
 
@@ -9,7 +9,7 @@ import re
 import pytest
 
 
-@pytest.mark.parametrize("name", ["chaos", "orchestration", "adversarial"])
+@pytest.mark.parametrize("name", ["chaos", "orchestration"])
 def test_suite_passed_beside_the_rest(background_run, name):
     run = background_run(name)
     if run is None:
