@@ -239,7 +239,7 @@ def deploy_test(args: argparse.Namespace) -> dict:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m deploy.deploy_test", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--k", type=int, default=2, help="stage-06 attempts per configuration (default 2)")
+    p.add_argument("--k", type=int, default=1, help="stage-06 attempts per configuration (default 1)")
     p.add_argument("--timeout", type=float, default=900, help="seconds for the seed's production")
     p.add_argument("--keep", action="store_true", help="leave the stack up afterwards")
     p.add_argument("--skip-harbor", action="store_true", help="skip the Harbor Docker run")

@@ -65,6 +65,8 @@ CLEAN = [
     "keep it confidential between us (lower case prose is not a marking)",
     "server at http://127.0.0.1:8233 and http://localhost:7233",
     "digest 4cd805899cb24fc08c2b5ba8c5676696a915007d4de8e5a4c53ec5cfaeeaf21e",
+    # a sha256 whose digits run 16 long with a valid Luhn digit (a calibration report's key)
+    "objects/5f/798627db65a8d471f3288407e445de0f53261539a6060857417469795c18d5",
     "x = 0.1234567890123456 and 4111 1111 1111 1112 fails its check digit",
     "legs 0.75 m +10 cm tolerance +0.005, scale +1.25",
     "token = self.tokenizer.encode_batch",
