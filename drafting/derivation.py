@@ -27,7 +27,7 @@ ROLE_MARKER = "ARKEVO-ROLE: deriver"
 PUBLIC_SUFFIXES = (".md", ".txt", ".json")
 DEFAULT_LICENSE = "CC0-1.0"
 COLLECTED_BY = "arkevo TaskDerivation"
-SANITIZATION = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.0"}
+SANITIZATION = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.1"}
 MATERIALS = [{"path": "materials/build_reference.py", "role": "reference_project", "public": False},
              {"path": "materials/brief.md", "role": "requirement_doc", "public": True}]
 

@@ -30,7 +30,7 @@ from verifiers.bpy_procs import run_script
 
 pytestmark = [requires_landlock, pytest.mark.blender, pytest.mark.timeout(180)]
 
-POLICY = load_policy_for({"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.0"})
+POLICY = load_policy_for({"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.1"})
 # Assembled from pieces wherever it is written, so no source file holds it whole.
 KEY = "AKIA" + "Q3EGRIT4" + "VZ7XK2MB"
 MAIL = "jane.doe" + "@" + "acme-robotics.com"

@@ -35,7 +35,7 @@ PIPELINE_REF = {
 }
 SCRIPTED = "scripted policy — not a model result"
 PROFILE = {"profile_id": "rule-only", "profile_version": "1"}
-POLICY = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.0"}
+POLICY = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.1"}
 
 
 def _set(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
@@ -471,6 +471,8 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("empty-allow", _set(PRIVACY_POLICY, "rules.1.allow", [])),
         ("project", json.loads((SCHEMA_DIR.parent / "privacy"
                                 / "rl-task-basic-sanitization@0.1.0.json").read_text("utf-8"))),
+        ("project-0.1.1", json.loads((SCHEMA_DIR.parent / "privacy"
+                                      / "rl-task-basic-sanitization@0.1.1.json").read_text("utf-8"))),
     ],
 }
 

@@ -26,7 +26,7 @@ from privacy.scan import BLEND_PENDING, UNKNOWN_BINARY, scan_text, scan_tree
 from verifiers.version import REWARDKIT_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
-POLICY_REF = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.0"}
+POLICY_REF = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.1"}
 
 # One planted sample per rule, with the column where the match starts.
 SAMPLES = {

@@ -12,7 +12,7 @@ import pytest
 from contracts.seed_check import CheckedSeed, check_seed_dir
 from contracts.validation import ContractError
 
-POLICY = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.0"}
+POLICY = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.1"}
 SOFTWARE = {"name": "blender", "version": "5.2"}
 
 SEED = {
