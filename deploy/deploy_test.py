@@ -62,13 +62,11 @@ def compose(*args: str) -> list[str]:
             *args]
 
 
-def run(argv: list[str], *, timeout: float = 600, check: bool = True, quiet: bool = False) -> str:
+def run(argv: list[str], *, timeout: float = 600, check: bool = True) -> str:
     proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-25:])
         raise DeployTestFailed(f"`{' '.join(argv[:8])} …` exited {proc.returncode}:\n{tail}")
-    if not quiet and proc.returncode == 0 and proc.stderr.strip() and "--progress" in argv:
-        pass
     return proc.stdout
 
 
