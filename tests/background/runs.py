@@ -5,12 +5,14 @@ computing: the deploy test (image layers, Docker, a heartbeat timeout after the 
 chaos tests (heartbeat timeouts, a restarted server) and the orchestration tests (workflows on
 a dev server with mocked activities). Run one after another they would push the suite past its
 limit; run as subprocesses from the moment collection ends, beside the CPU-bound suites, they
-cost little more than their CPU.
+cost little more than their CPU. The deploy test ends about halfway through the session, and
+from then on one of the two cores would idle while the foreground runs one test at a time: the
+longest end-to-end runs (a dataset revision with a worker kill, model authoring) take that
+core, starting when the deploy test ends (at once where it does not run).
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
-conftest takes the chaos and orchestration items out of the foreground session and runs each
-folder as its own `pytest` process, and starts `python -m deploy.deploy_test` where a Docker
-engine answers. The tests in tests/background/ join them at the end of the session: one test
+conftest takes each suite's items out of the foreground session and runs them as their own
+`pytest` process, and starts `python -m deploy.deploy_test` where a Docker engine answers. The tests in tests/background/ join them at the end of the session: one test
 per background run, which fails with the run's output when the run did not pass. A folder
 selected on its own (`pytest tests/chaos`) runs in the foreground as usual; so does a joiner
 run alone, which then starts its run itself. ARKEVO_TEST_BACKGROUND=0 keeps everything in the
@@ -23,6 +25,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,43 +40,84 @@ CHILD_ENV = "ARKEVO_TEST_BACKGROUND"  # "0": all in the foreground; "child": a b
 @dataclass(frozen=True)
 class Suite:
     name: str
-    folder: str  # the items it takes out of the foreground ("" for the deploy test)
+    paths: tuple[str, ...]  # the items it takes out of the foreground (none for the deploy test)
+    after: str = ""  # a suite whose background run it waits for, where that one runs
 
-    def argv(self, folder: Path) -> list[str]:
+    def owns(self, item) -> bool:
+        return item.nodeid.startswith(self.paths) if self.paths else False
+
+    def argv(self, folder: Path, targets: list[str]) -> list[str]:
         if self.name == "deploy":
             return [sys.executable, "-m", "deploy.deploy_test", "--summary", str(folder / "summary.json")]
-        return [sys.executable, "-m", "pytest", self.folder, "-q", "-s", "-rfE", "-p", "no:cacheprovider"]
+        return [sys.executable, "-m", "pytest", *(targets or self.paths), "-q", "-s", "-rfE", "-p", "no:cacheprovider",
+                "--durations=5"]
 
 
-SUITES = {s.name: s for s in (Suite("deploy", ""), Suite("chaos", "tests/chaos/"),
-                              Suite("orchestration", "tests/orchestration/"))}
+SUITES = {s.name: s for s in (
+    Suite("deploy", ()),
+    Suite("chaos", ("tests/chaos/",)),
+    Suite("orchestration", ("tests/orchestration/",)),
+    Suite("long-runs", ("tests/integration/test_dataset_production.py",
+                        "tests/integration/test_model_authoring.py"), after="deploy"),
+)}
 
 
 class BackgroundRun:
-    """One suite as a subprocess; its output in var/test-background/<name>.log."""
+    """One suite as a subprocess; its output in var/test-background/<name>.log. `targets`: the
+    node ids it runs (the items the session took out of its foreground); all of its paths
+    when none are given."""
 
-    def __init__(self, suite: Suite):
+    def __init__(self, suite: Suite, targets: list[str] | None = None):
         self.suite = suite
+        self.targets = list(targets or [])
         self.folder = LOGS / suite.name
         self.folder.mkdir(parents=True, exist_ok=True)
         self.log = LOGS / f"{suite.name}.log"
         self.summary = self.folder / "summary.json"
         self.proc: subprocess.Popen | None = None
         self.started = 0.0
+        self.waiter: threading.Thread | None = None
+        self.cancelled = False
+        self.lock = threading.Lock()  # a deferred start never races a stop
+
+    def start_after(self, first: "BackgroundRun | None") -> "BackgroundRun":
+        """Starts when `first` has ended (now when there is none)."""
+        if first is None:
+            return self.start()
+        self.started = time.monotonic()
+
+        def when_done():
+            if first.waiter is not None:
+                first.waiter.join()
+            if first.proc is not None:
+                first.proc.wait()
+            self.start()
+        self.waiter = threading.Thread(target=when_done, name=f"after-{first.suite.name}", daemon=True)
+        self.waiter.start()
+        return self
 
     def start(self) -> "BackgroundRun":
-        with open(self.log, "wb") as out:
+        with self.lock, open(self.log, "wb") as out:
+            if self.cancelled:
+                out.write(b"not started: the session ended first\n")
+                return self
             self.proc = subprocess.Popen(
-                self.suite.argv(self.folder), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
+                self.suite.argv(self.folder, self.targets), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, start_new_session=True,
                 env={**os.environ, "PYTHONUNBUFFERED": "1", CHILD_ENV: "child"})
-        self.started = time.monotonic()
+        self.started = self.started or time.monotonic()
         return self
 
     def wait(self, timeout: float) -> tuple[int, str]:
-        assert self.proc is not None
+        """(exit code, log); the timeout counts from when the run was asked to start."""
+        deadline = self.started + timeout
+        if self.waiter is not None:
+            self.waiter.join(timeout=max(1.0, deadline - time.monotonic()))
+        if self.proc is None:
+            self.stop()
+            return -1, f"{self.suite.name}: did not start before its timeout ({timeout:.0f} s)"
         try:
-            rc = self.proc.wait(timeout=max(1.0, timeout - (time.monotonic() - self.started)))
+            rc = self.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.stop()
             rc = -1
@@ -82,6 +126,8 @@ class BackgroundRun:
     def stop(self) -> None:
         """SIGTERM (the deploy test then takes its stack down; pytest ends its fixtures),
         SIGKILL after a grace."""
+        with self.lock:
+            self.cancelled = True
         if self.proc is None or self.proc.poll() is not None:
             return
         os.killpg(self.proc.pid, signal.SIGTERM)
@@ -102,12 +148,11 @@ def joined(items: list) -> set[str]:
             if i.nodeid.startswith(JOINERS) and (f"[{name}]" in i.nodeid or f"test_{name}_" in i.nodeid)}
 
 
-def split(items: list) -> tuple[list, list[str], set[str]]:
-    """(the foreground items, in order; the suites to run in the background; the suites whose
-    own tests stay in the foreground). A suite goes to the background only when the selection
-    holds more than it and its joiner is selected too."""
-    own = {name: [i for i in items if suite.folder and i.nodeid.startswith(suite.folder)]
-           for name, suite in SUITES.items()}
+def split(items: list) -> tuple[list, dict[str, list[str]], set[str]]:
+    """(the foreground items, in order; the suites to run in the background, each with the node
+    ids it takes; the suites whose own tests stay in the foreground). A suite goes to the
+    background only when the selection holds more than it and its joiner is selected too."""
+    own = {name: [i for i in items if suite.owns(i)] for name, suite in SUITES.items()}
     rest = [i for i in items if not i.nodeid.startswith(JOINERS)]
     background = [] if mode() in ("0", "child") else [
         name for name in joined(items) if own[name] and len(own[name]) < len(rest)]
@@ -118,4 +163,5 @@ def split(items: list) -> tuple[list, list[str], set[str]]:
         if item.nodeid.startswith(JOINERS):
             return 2
         return 0 if item.nodeid.startswith(FIRST) else 1
-    return sorted((i for i in items if id(i) not in moved), key=rank), background, foreground
+    kept = sorted((i for i in items if id(i) not in moved), key=rank)
+    return kept, {name: [i.nodeid for i in own[name]] for name in background}, foreground

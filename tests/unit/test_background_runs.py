@@ -1,0 +1,79 @@
+"""How `make test` splits its session (tests/background/runs.py): which items leave the
+foreground, and a run that waits for another starts only when that one has ended."""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pytest
+
+from tests.background import runs
+from tests.background.runs import BackgroundRun, Suite, split
+
+JOIN = "tests/background/test_background_suites.py::test_suite_passed_beside_the_rest"
+
+
+def items(*nodeids: str) -> list:
+    return [SimpleNamespace(nodeid=n) for n in nodeids]
+
+
+@pytest.fixture(autouse=True)
+def main_session(monkeypatch):
+    monkeypatch.setenv(runs.CHILD_ENV, "1")
+
+
+def test_a_joined_suite_leaves_the_foreground_with_exactly_its_selected_items():
+    selected = items("tests/integration/test_bad_input.py::test_x",
+                     "tests/integration/test_model_authoring.py::test_a",
+                     "tests/unit/test_store.py::test_y",
+                     f"{JOIN}[long-runs]")
+    kept, background, foreground = split(selected)
+    assert background == {"long-runs": ["tests/integration/test_model_authoring.py::test_a"]}
+    assert foreground == set()
+    # unit tests first, the joiner last
+    assert [i.nodeid for i in kept] == ["tests/unit/test_store.py::test_y",
+                                        "tests/integration/test_bad_input.py::test_x", f"{JOIN}[long-runs]"]
+
+
+def test_without_its_joiner_or_alone_a_suite_stays_in_the_foreground(monkeypatch):
+    no_joiner = items("tests/integration/test_model_authoring.py::test_a", "tests/unit/test_store.py::test_y")
+    assert split(no_joiner)[1:] == ({}, {"long-runs"})
+    alone = items("tests/chaos/test_server_killed.py::test_z", f"{JOIN}[chaos]")
+    assert split(alone)[1:] == ({}, {"chaos"})
+    monkeypatch.setenv(runs.CHILD_ENV, "0")
+    everything = items("tests/chaos/test_server_killed.py::test_z", "tests/unit/test_store.py::test_y",
+                       f"{JOIN}[chaos]")
+    assert split(everything)[1:] == ({}, {"chaos"})
+
+
+@dataclass(frozen=True)
+class Sleeper(Suite):
+    seconds: float = 0.0
+
+    def argv(self, folder, targets):
+        return [sys.executable, "-c", f"import time; time.sleep({self.seconds}); print('{self.name} done')"]
+
+
+def test_a_run_after_another_starts_when_that_one_ends(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "LOGS", tmp_path)
+    first = BackgroundRun(Sleeper("first", (), seconds=1.5)).start()
+    second = BackgroundRun(Sleeper("second", (), after="first")).start_after(first)
+    time.sleep(0.5)
+    assert second.proc is None  # still waiting for the first
+    rc, out = second.wait(timeout=60)
+    assert rc == 0 and "second done" in out
+    assert first.proc.poll() == 0
+
+
+def test_a_run_still_waiting_when_the_session_ends_never_starts(tmp_path, monkeypatch):
+    monkeypatch.setattr(runs, "LOGS", tmp_path)
+    first = BackgroundRun(Sleeper("first", (), seconds=1.0)).start()
+    second = BackgroundRun(Sleeper("second", (), after="first")).start_after(first)
+    second.stop()  # the session ends in reverse order: the waiting run first
+    first.stop()
+    second.waiter.join(timeout=10)
+    assert second.proc is None
+    assert "not started" in (tmp_path / "second.log").read_text()
