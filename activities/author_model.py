@@ -7,8 +7,10 @@ scene and runs one `AuthorSession`. The draft files go to the store as a tree (p
 draft/), the redacted transcript as JSON.
 
 Errors: an endpoint that refuses the request (4xx, a reply no retry fixes) is
-`ModelEndpointError` (non-retryable); one that stays unavailable after the client's retries,
-and a sandbox or MCP session that cannot start, are plain exceptions Temporal retries.
+`ModelEndpointError` (non-retryable). The round is a live Blender session, so it retries its own
+calls (`modelapi.retry.SessionRetry`); an endpoint still busy after them is a retryable
+`ModelEndpointUnavailable` carrying the server's Retry-After, and a sandbox or MCP session that
+cannot start is a plain exception: Temporal retries both with a new round.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.errors import SANDBOX_REQUIRED
 from activities.model_calls import model_session, resolve
+from modelapi.retry import SessionRetry
 from activities.store import ContentStore
 from contracts.payloads import AuthorRoundInput, AuthorRoundResult, EndpointCheckInput
 from drafting.author_agent import AuthorSession
@@ -65,7 +68,8 @@ class AuthorActivities:
 
     @activity.defn(name="author_round")
     async def author_round(self, req: AuthorRoundInput) -> AuthorRoundResult:
-        async with model_session("author") as client:  # no endpoint: fails before any sandbox
+        # A live Blender session: the loop retries its own calls (modelapi/retry.py).
+        async with model_session("author", retry=SessionRetry()) as client:  # no endpoint: fails before any sandbox
             if self.local:
                 raise ApplicationError("model authoring needs the sandbox: run the gpu worker "
                                        "with ARKEVO_TRIAL_BACKEND=sandbox", type=SANDBOX_REQUIRED,

@@ -28,6 +28,7 @@ from contracts.payloads import (BlobRef, CandidateRequest, CandidateSet, Derivat
 from drafting.derivation import (SourceTaskError, build_candidate, candidate_messages,
                                  parse_candidates, parse_pattern, pattern_messages, read_task_dir)
 from drafting.similarity import profile_of_candidate, profile_of_source, similarity
+from modelapi.rate_budget import Budget
 
 MODEL_ROLE, USAGE_ROLE = "author", "deriver"
 
@@ -39,8 +40,10 @@ def _unreadable(what: str, exc: ReplyInvalid, transcript: BlobRef) -> Applicatio
 
 
 class DerivationActivities:
-    def __init__(self, store: ContentStore, project_root: Path, derived_root: Path | None = None):
+    def __init__(self, store: ContentStore, project_root: Path, derived_root: Path | None = None,
+                 budget: Budget | None = None):
         self.store = store
+        self.budget = budget  # the llm workers' shared request budget (modelapi/rate_budget.py)
         self.project_root = Path(project_root)
         self.derived_root = Path(derived_root or self.project_root / "var" / "derived")
 
@@ -59,7 +62,7 @@ class DerivationActivities:
     @activity.defn(name="extract_pattern")
     async def extract_pattern(self, source: SourceTask) -> TaskPattern:
         summary = self.store.get_json(source.summary)
-        async with model_session(MODEL_ROLE, USAGE_ROLE) as client:
+        async with model_session(MODEL_ROLE, USAGE_ROLE, budget=self.budget) as client:
             try:
                 pattern, messages = await ask_json(client, pattern_messages(summary), parse_pattern)
             except ReplyInvalid as exc:
@@ -74,7 +77,7 @@ class DerivationActivities:
     async def generate_candidates(self, req: CandidateRequest) -> CandidateSet:
         summary = self.store.get_json(req.source.summary)
         pattern = self.store.get_json(req.pattern.pattern)["pattern"]
-        async with model_session(MODEL_ROLE, USAGE_ROLE) as client:
+        async with model_session(MODEL_ROLE, USAGE_ROLE, budget=self.budget) as client:
             try:
                 raws, messages = await ask_json(
                     client, candidate_messages(summary, pattern, req.k), parse_candidates)

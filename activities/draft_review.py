@@ -14,15 +14,19 @@ from activities.model_calls import ReplyInvalid, ask_json, model_session, store_
 from activities.store import ContentStore
 from contracts.payloads import FinalReviewInput, FinalReviewVerdict
 from drafting.final_review import parse_verdict, review_facts, review_messages
+from modelapi.rate_budget import Budget
 
 
 class ReviewerActivities:
-    def __init__(self, store: ContentStore):
+    """`budget`: the llm workers' shared request budget (modelapi/rate_budget.py)."""
+
+    def __init__(self, store: ContentStore, budget: Budget | None = None):
         self.store = store
+        self.budget = budget
 
     @activity.defn(name="final_review")
     async def final_review(self, req: FinalReviewInput) -> FinalReviewVerdict:
-        async with model_session("reviewer") as client:
+        async with model_session("reviewer", budget=self.budget) as client:
             with tempfile.TemporaryDirectory(prefix="arkevo-review-") as tmp:
                 seed_dir = self.store.materialize_tree(req.seed_tree, Path(tmp))
                 report = self.store.get_json(req.calibration_report)

@@ -1,7 +1,9 @@
-"""Model conversations in activities (the reviewer, the deriver): an endpoint that is not
-configured or refuses the request is a non-retryable error, one that stays unavailable after the
-client's retries is left to Temporal's retries, and a reply that cannot be read gets one
-corrective follow-up."""
+"""Model conversations in activities (the reviewer, the deriver, the author): an endpoint that
+is not configured or refuses the request is a non-retryable error; a busy one (429/5xx/
+transport) is a retryable error carrying the server's Retry-After as Temporal's next retry delay
+(`modelapi.retry`: the reviewer's and deriver's calls are sent once, the author's Blender
+session retries its own calls first); a reply that cannot be read gets one corrective
+follow-up."""
 
 from __future__ import annotations
 
@@ -16,6 +18,8 @@ from activities.store import ContentStore
 from contracts.model_roles import ModelEndpoint, ModelNotConfigured, resolve_endpoint
 from contracts.payloads import BlobRef
 from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
+from modelapi.rate_budget import Budget
+from modelapi.retry import SessionRetry, activity_error
 
 
 class ReplyInvalid(ValueError):
@@ -38,14 +42,15 @@ def resolve(role: str) -> ModelEndpoint:
 
 
 @asynccontextmanager
-async def model_session(role: str, usage_role: str | None = None) -> AsyncIterator[ModelClient]:
+async def model_session(role: str, usage_role: str | None = None, *, budget: Budget | None = None,
+                        retry: SessionRetry | None = None) -> AsyncIterator[ModelClient]:
     """A ModelClient for a registry role, with endpoint failures turned into activity errors."""
-    client = ModelClient(resolve(role))
+    client = ModelClient(resolve(role), budget=budget, retry=retry)
     client.usage.role = usage_role or role
     try:
         yield client
-    except ModelEndpointUnavailable:
-        raise  # infrastructure: Temporal retries the activity
+    except ModelEndpointUnavailable as exc:  # infrastructure: Temporal retries the activity
+        raise activity_error(exc, f"{role} model endpoint") from None
     except ModelEndpointError as exc:
         raise model_endpoint_error(f"{role} model endpoint: {exc}") from None
     finally:

@@ -1,9 +1,9 @@
 """VL judge activities, meant for the rate-limited ``arkevo-llm`` queue.
 
 API keys live only on the llm workers: the judge client is built here from injected settings,
-never inside a sandbox or a Blender process.  Every model request takes a slot from the
-worker's token bucket (``verifiers.rate_limit``, default 4 requests / minute, shared by all
-activities of the worker process).
+never inside a sandbox or a Blender process.  Every model request takes a slot from the llm
+workers' shared budget (`modelapi.rate_budget.TemporalBudget`, default 4 requests / minute
+across every llm worker process).
 
 Evidence travels by reference: the request names a store tree of the delivery's renders (and
 of the reference deliverable's renders for the offline ``image-metric`` judge); the VL result
@@ -11,15 +11,18 @@ goes back to the store and the outcome carries its reference plus the few fields
 branches on.
 
 Failure semantics: an unparsable model answer is a *missing* answer (the result says why; the
-total becomes null) -- not an error.  An endpoint still failing after the client's retries
-(429 / 5xx / transport) raises a retryable ``JudgeUnavailable`` application error: Temporal
-retries the activity, and it is never recorded as a score.  A refused request (other 4xx)
-raises a non-retryable ``JudgeRequestError``.
+total becomes null) -- not an error.  A busy endpoint (429 / 5xx / transport) raises a
+retryable ``ModelEndpointUnavailable`` application error whose ``next_retry_delay`` is the
+server's Retry-After: Temporal's retry of this activity is the request's only retry, it asks
+only the questions not yet answered (answers are kept in the store under ``vl-answer/<key>``),
+and a failure is never recorded as a score.  A refused request (other 4xx) raises a
+non-retryable ``ModelEndpointError``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -27,13 +30,16 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.errors import model_endpoint_error
 from activities.store import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_hex
 from contracts.payloads import BlobRef, VLJudgeOutcome, VLJudgeRequest
+from modelapi.client import ModelEndpointError, ModelEndpointUnavailable
+from modelapi.rate_budget import Budget, LocalBudget
+from modelapi.retry import activity_error
 from verifiers.evidence import Evidence
-from verifiers.rate_limit import TokenBucket, shared_limiter
-from verifiers.vl import VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
-from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge
+from verifiers.vl import Answer, VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
+from verifiers.vl_model_judge import JudgeSettings, OpenAIVisionJudge
 from workers import telemetry
 
 HEARTBEAT_SECONDS = 10.0
@@ -45,23 +51,39 @@ def evidence_tree(store: ContentStore, evidence: Evidence) -> BlobRef:
     return store.put_tree(evidence.folder, names)
 
 
-class JudgeActivities:
-    """Dependencies are injected: the store, the worker's rate limiter, and how to build a model
-    client (``client_factory(limiter)``; default: ``OpenAIVisionJudge`` from ``settings`` or the
-    environment)."""
+class StoredAnswers:
+    """The judge's answers kept in the store by name: an activity retried after a busy endpoint
+    asks only the questions still unanswered."""
 
-    def __init__(self, store: ContentStore, limiter: TokenBucket | None = None, *,
-                 settings: ClientSettings | None = None,
-                 client_factory: Callable[[TokenBucket], OpenAIVisionJudge] | None = None):
+    def __init__(self, store: ContentStore):
         self.store = store
-        self.limiter = limiter or shared_limiter()
+
+    def get(self, key: str) -> Answer | None:
+        ref = self.store.get_name(f"vl-answer/{key}")
+        return None if ref is None else Answer(**self.store.get_json(ref))
+
+    def put(self, key: str, answer: Answer) -> None:
+        self.store.set_name(f"vl-answer/{key}", self.store.put_json(dataclasses.asdict(answer)))
+
+
+class JudgeActivities:
+    """Dependencies are injected: the store, the request budget (on llm workers the shared
+    `TemporalBudget`), and how to build the model judge (``judge_factory(budget, answers)``;
+    default: ``OpenAIVisionJudge`` from ``settings`` or the environment)."""
+
+    def __init__(self, store: ContentStore, budget: Budget | None = None, *,
+                 settings: JudgeSettings | None = None,
+                 judge_factory: Callable[..., OpenAIVisionJudge] | None = None):
+        self.store = store
+        self.budget = budget or LocalBudget()
         self._settings = settings
-        self._factory = client_factory
+        self._factory = judge_factory
 
     def _client(self) -> OpenAIVisionJudge:
+        answers = StoredAnswers(self.store)
         if self._factory is not None:
-            return self._factory(self.limiter)
-        return OpenAIVisionJudge(self._settings or ClientSettings.from_env(), self.limiter)
+            return self._factory(self.budget, answers)
+        return OpenAIVisionJudge(self._settings or JudgeSettings.from_env(), self.budget, answers=answers)
 
     @activity.defn(name="judge_vl")
     async def judge_vl(self, req: VLJudgeRequest) -> VLJudgeOutcome:
@@ -122,17 +144,17 @@ class JudgeActivities:
         beat = asyncio.create_task(self._heartbeat()) if activity.in_activity() else None
         try:
             return await client.judge(config, folder, req.evidence_error)
-        except JudgeRequestError as exc:
-            telemetry.judge_call("model", "refused")
-            raise ApplicationError(str(exc), type="JudgeRequestError", non_retryable=True) from exc
-        except JudgeUnavailable as exc:
+        except ModelEndpointUnavailable as exc:
             telemetry.judge_call("model", "unavailable")
-            raise ApplicationError(str(exc), type="JudgeUnavailable") from exc
+            raise activity_error(exc, "VL judge") from None
+        except ModelEndpointError as exc:
+            telemetry.judge_call("model", "refused")
+            raise model_endpoint_error(f"VL judge: {exc}") from None
         finally:
             if beat is not None:
                 beat.cancel()
 
     async def _heartbeat(self) -> None:
-        while True:  # waits on the rate limiter can be long; keep the activity alive
+        while True:  # waits on the budget can be long; keep the activity alive
             activity.heartbeat("judging")
             await asyncio.sleep(HEARTBEAT_SECONDS)

@@ -1,22 +1,26 @@
-"""One chat-completions client per model role, on top of the LLM agent's client.
+"""A registry role's conversation on the project's one chat client (`modelapi.client`).
 
 The endpoint comes from the models registry (`contracts/model_roles.py`) on this worker; every
 request and reply recorded here is redacted by the worker's secret rule
 (`sandbox.agents.redaction`). Usage (calls, tokens, seconds) is counted into a `ModelUsage`
 that travels into the authoring record.
+
+Retries (`modelapi.retry`): the reviewer's and the deriver's calls are sent once and Temporal
+retries their activity; the author's tool loop, a live Blender session, passes a `SessionRetry`.
+The llm workers pass their shared request budget.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import time
 from typing import Any
 
 from contracts.model_roles import ModelEndpoint
 from contracts.payloads import ModelUsage
-from sandbox.agents.llm import (ChatCompletionsClient, LlmAgentOptions, ModelEndpointError,
-                                ModelEndpointUnavailable, reply_message)
+from modelapi.client import ChatClient, ModelEndpointError, ModelEndpointUnavailable, Timeouts
+from modelapi.rate_budget import Budget
+from modelapi.retry import SessionRetry
 from sandbox.agents.redaction import Redactor
 
 __all__ = ["ModelClient", "ModelEndpointError", "ModelEndpointUnavailable", "parse_json_reply"]
@@ -24,36 +28,38 @@ __all__ = ["ModelClient", "ModelEndpointError", "ModelEndpointUnavailable", "par
 
 class ModelClient:
     def __init__(self, endpoint: ModelEndpoint, *, request_timeout_sec: float = 600.0,
-                 max_attempts: int = 6, backoff_initial_sec: float = 1.0,
+                 retry: SessionRetry | None = None, budget: Budget | None = None,
                  redactor: Redactor | None = None) -> None:
         self.endpoint = endpoint
         self.redactor = redactor or Redactor.from_environ(os.environ)
-        opts = LlmAgentOptions(request_timeout_sec=request_timeout_sec, max_attempts=max_attempts,
-                               backoff_initial_sec=backoff_initial_sec)
         extra = {"reasoning_effort": endpoint.reasoning_effort} if endpoint.reasoning_effort else {}
-        self._client = ChatCompletionsClient(endpoint.base_url, endpoint.model, endpoint.api_key,
-                                             opts, self.redactor, extra_body=extra)
+        self._client = ChatClient(endpoint.base_url, endpoint.model, endpoint.api_key,
+                                  timeouts=Timeouts(read=request_timeout_sec), extra_body=extra,
+                                  redactor=self.redactor, budget=budget)
+        self.retry = retry
         self.usage = ModelUsage(role=endpoint.role, model=endpoint.model)
-        self.transcript: list[dict[str, Any]] = []  # redacted requests' new messages + replies
+        self.transcript: list[dict[str, Any]] = []  # redacted replies with their usage
 
     @property
     def retries(self) -> list[dict]:
-        return self._client.retries
+        return self.retry.retries if self.retry else []
 
     async def complete(self, messages: list[dict], tools: list[dict] | None = None) -> dict:
         """The assistant message of one call (`content`, maybe `tool_calls`). Raises
-        ModelEndpointError for replies no retry will fix, ModelEndpointUnavailable after the
-        client's retries (infrastructure)."""
-        started = time.monotonic()
+        ModelEndpointError for replies no retry will fix, ModelEndpointUnavailable when the
+        endpoint is busy (after the session's retries, where there is one)."""
+        async def send():
+            return await self._client.complete(messages, tools)
         try:
-            reply = await self._client.complete(messages, tools or [])
+            reply = await (self.retry.call(send, label=f"call {self.usage.model_calls + 1}")
+                           if self.retry else send())
         finally:
-            self.usage.seconds = round(self.usage.seconds + time.monotonic() - started, 3)
+            self.usage.seconds = self._client.usage.seconds
         self.usage.model_calls += 1
-        message, usage = reply_message(reply, self.redactor)
-        self.usage.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        self.usage.completion_tokens += int(usage.get("completion_tokens") or 0)
-        self.transcript.append(self.redactor.value({"reply": message, "usage": usage}))
+        self.usage.prompt_tokens += int(reply.usage.get("prompt_tokens") or 0)
+        self.usage.completion_tokens += int(reply.usage.get("completion_tokens") or 0)
+        message = self.redactor.value(reply.message)
+        self.transcript.append(self.redactor.value({"reply": message, "usage": reply.usage}))
         return message
 
     async def aclose(self) -> None:

@@ -15,8 +15,6 @@ scoring the same file again renders nothing.
 Blender opens the delivery, and runs the seed's build script, the reference solution and the
 task's probes, in the trial sandbox; ``--no-sandbox`` (or ``ARKEVO_TRIAL_BACKEND=local``) runs
 them as plain subprocesses, for your own code on your own machine.
-Exit code: 0 when scored (whatever the score), 2 on a usage error, 1 on a verifier failure
-(a script of the task that raises, a sandbox that cannot start).
 """
 
 from __future__ import annotations
@@ -99,8 +97,36 @@ def print_run_failure(console: Console, exc: Exception) -> int:
     return 1
 
 
+class BadInput(Exception):
+    """What was given cannot be graded (exit 2): no task draft there, an unknown profile."""
+
+
+def load_bundle(task_dir: Path) -> TaskBundle:
+    if not (task_dir / "task.json").is_file():
+        raise BadInput(f"no task.json in {task_dir}")
+    try:
+        return TaskBundle.load(task_dir)
+    except (OSError, ValueError) as exc:  # an unreadable or malformed draft file
+        raise BadInput(f"{task_dir}: {exc}") from exc
+
+
+def profile_by_ref(ref: str):
+    try:
+        return get_profile(ref)
+    except KeyError as exc:
+        raise BadInput(exc.args[0]) from exc
+
+
+EXIT_CODES = """\
+exit codes:
+  0  scored, whatever the score (a missing or broken --blend is scored, not refused)
+  1  verifier failure: a script of the task raises, or the sandbox cannot start
+  2  bad usage or input: an unknown option, no task.json in --task-dir, an unknown --profile"""
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    ap = argparse.ArgumentParser(prog="python -m verifiers.score_delivery", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m verifiers.score_delivery", description=__doc__,
+                                 epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blend", required=True, type=Path)
     ap.add_argument("--task-dir", required=True, type=Path, help="the task draft folder: seeds/<seed>/draft")
     ap.add_argument("--profile", default=None, help="scoring profile id[@version] (default: the task's)")
@@ -117,16 +143,20 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> int:
     args = parse_args(argv)
     console = Console(width=None if sys.stdout.isatty() else 160)
-    if not (args.task_dir / "task.json").is_file():
-        console.print(f"[red]no task.json in {args.task_dir}[/]")
+    try:
+        bundle = load_bundle(args.task_dir)
+        profile = profile_by_ref(args.profile) if args.profile else profile_of_task(bundle.task)
+    except BadInput as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
         return 2
-    bundle = TaskBundle.load(args.task_dir)
-    profile = get_profile(args.profile) if args.profile else profile_of_task(bundle.task)
     judge = None if args.judge == "none" else args.judge
     vl_client = None
     if judge == "model" and profile.uses_vl:
-        from verifiers.vl_client import ClientSettings, OpenAIVisionJudge
-        vl_client = OpenAIVisionJudge(ClientSettings.from_env())
+        from modelapi.rate_budget import LocalBudget
+        from modelapi.retry import SessionRetry
+        from verifiers.vl_model_judge import JudgeSettings, OpenAIVisionJudge
+        # Outside Temporal the judge retries its own requests, within this process's budget.
+        vl_client = OpenAIVisionJudge(JudgeSettings.from_env(), LocalBudget(), retry=SessionRetry(max_attempts=5))
     out = args.out or args.blend.with_name(args.blend.stem + ".arkevo")
     out.mkdir(parents=True, exist_ok=True)
     cache = EvidenceCache(args.cache or default_cache_root())
@@ -135,7 +165,9 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
                     sandbox=LOCAL if args.no_sandbox else sandbox)
     started = time.monotonic()
     try:
-        record = scorer.score(args.blend, workdir=out)
+        # A spinner on stderr (shown on a terminal only): stdout keeps the tables alone.
+        with Console(stderr=True).status(f"scoring {escape(str(args.blend))}"):
+            record = scorer.score(args.blend, workdir=out)
     except RUN_FAILURES as exc:
         return print_run_failure(console, exc)
     seconds = time.monotonic() - started

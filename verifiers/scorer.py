@@ -211,7 +211,7 @@ class Scorer:
             frames = evidence.names("frame") or reference.names("frame")
             return image_metric_judge(config, evidence.folder, reference.folder, frames)
         if self.vl_client is None:
-            raise RuntimeError("judge 'model' needs a vl_client (verifiers.vl_client.OpenAIVisionJudge)")
+            raise RuntimeError("judge 'model' needs a vl_client (verifiers.vl_model_judge.OpenAIVisionJudge)")
         return asyncio.run(self.vl_client.judge(config, evidence.folder, evidence.error))
 
     def record(self, rule_report: dict, vl: VLResult | None, evidence: Evidence | None) -> dict:

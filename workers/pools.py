@@ -34,6 +34,7 @@ from activities.trial_backends import (MAX_HEARTBEAT_THROTTLE_SEC, LocalBackend,
                                        backend_from_env)
 from activities.trials import TrialActivities
 from activities.vl_judge import JudgeActivities
+from modelapi.rate_budget import TemporalBudget
 from contracts import queues
 from sandbox.script_run import LOCAL
 from workers import promote
@@ -46,6 +47,7 @@ from workflows.derivation import TaskDerivationWorkflow
 from workflows.evaluation_campaign import CampaignRecovery, CampaignTrial, EvaluationCampaign
 from workflows.evaluation import EvaluationWorkflow
 from workflows.model_authoring import CheckDeliveryWorkflow, ModelAuthoringWorkflow
+from workflows.model_rate_budget import ModelRateBudget
 from workflows.packaging import PackagingWorkflow
 from workflows.review import ReviewWorkflow
 from workflows.task_production import TaskProduction
@@ -55,7 +57,8 @@ from workflows.vl_grading import VLGradingWorkflow
 WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
              ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow,
              ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow,
-             DatasetProduction, EvaluationCampaign, CampaignTrial, CampaignRecovery]
+             DatasetProduction, EvaluationCampaign, CampaignTrial, CampaignRecovery,
+             ModelRateBudget]
 
 # Seconds a stopping worker (SIGTERM) lets its running activities finish before cancelling
 # them; a cancelled one fails with WorkerShutdown and Temporal retries it on another worker.
@@ -139,11 +142,13 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
             author.author_round, author.check_model_endpoints]
 
 
-def llm_activities(settings: Settings) -> list:
-    """Model calls; the token bucket (ARKEVO_LLM_RPM, default 4/min) is this process's."""
+def llm_activities(settings: Settings, client: Client) -> list:
+    """Model calls; every request draws on one budget (ARKEVO_LLM_RPM, default 4/min) shared by
+    all llm worker processes through the ModelRateBudget workflow (modelapi/rate_budget.py)."""
     store = settings.content_store()
-    derivation = DerivationActivities(store, PROJECT_ROOT)
-    return [JudgeActivities(store).judge_vl, ReviewerActivities(store).final_review,
+    budget = TemporalBudget(client)
+    derivation = DerivationActivities(store, PROJECT_ROOT, budget=budget)
+    return [JudgeActivities(store, budget).judge_vl, ReviewerActivities(store, budget).final_review,
             derivation.extract_pattern, derivation.generate_candidates,
             AuthorActivities(store).check_model_endpoints]
 
@@ -170,5 +175,5 @@ def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: 
         return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
                       max_heartbeat_throttle_interval=timedelta(seconds=MAX_HEARTBEAT_THROTTLE_SEC),
                       max_concurrent_activities=concurrency, **options)
-    return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings),
+    return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings, client),
                   max_concurrent_activities=concurrency, **options)

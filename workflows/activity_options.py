@@ -35,7 +35,9 @@ GPU = dict(
     retry_policy=_INFRA_RETRY,
 )
 
-# Model calls on the llm pool: waits on the rate limiter can be long, hence heartbeats.
+# Model calls on the llm pool: waits on the shared budget can be long, hence heartbeats. This
+# policy is the only retry of a judge request (modelapi/retry.py): a busy endpoint's Retry-After
+# comes back as the next_retry_delay.
 LLM = dict(
     task_queue=queues.LLM,
     start_to_close_timeout=timedelta(minutes=30),
@@ -45,7 +47,7 @@ LLM = dict(
         backoff_coefficient=2.0,
         maximum_interval=timedelta(minutes=2),
         maximum_attempts=5,
-        non_retryable_error_types=["JudgeRequestError", "InvalidJudge", "JudgeNotConfigured"],
+        non_retryable_error_types=["ModelEndpointError", "InvalidJudge", "JudgeNotConfigured"],
     ),
 )
 

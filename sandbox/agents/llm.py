@@ -13,8 +13,10 @@ tool call is executed through the MCP session and its result fed back, until the
 without tool calls (``final_answer``) or ``max_steps`` calls were made
 (``step_budget_exhausted``).  Either way the open scene is then saved as the delivery.
 A malformed tool call (arguments that are not a JSON object, an unknown tool) is answered to the
-model as an error tool result.  HTTP 429, 5xx and transport errors are retried with exponential
-backoff and jitter, honouring Retry-After, up to ``max_attempts``; then
+model as an error tool result.  Requests go through the project's one chat client
+(`modelapi.client`); the run is a live Blender session, so it owns its calls' retries
+(`modelapi.retry.SessionRetry`): HTTP 429, 5xx and transport errors are retried in place with
+exponential backoff and jitter, honouring Retry-After, up to ``max_attempts``; then
 ``ModelEndpointUnavailable`` is raised -- an infrastructure failure, never the model's 0.
 
 After the model's first tool call, Blender is the model's to break: a host that dies, hangs
@@ -33,13 +35,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import random
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Literal, cast
 
-import httpx
 from harbor.agents.capabilities import AgentCapabilities
 from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext
@@ -63,7 +63,9 @@ from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
 from sandbox.agents.redaction import Redactor
 from sandbox.mcp_session import (BlenderHostFailure, BlenderMcpSession, failure_record,
                                  require_spawning, save_code, tool_result_text)
-from verifiers.http_retry import parse_retry_after  # re-exported: tests import it from here
+# The endpoint errors are the agent's too: callers import them from here.
+from modelapi.client import ChatClient, ChatReply, ModelEndpointError, ModelEndpointUnavailable, Timeouts  # noqa: F401
+from modelapi.retry import SessionRetry
 
 BASE_URL_ENV, MODEL_ENV, API_KEY_ENV = "ARKEVO_LLM_BASE_URL", "ARKEVO_LLM_MODEL", "ARKEVO_LLM_API_KEY"
 
@@ -78,15 +80,6 @@ When the task is done, answer with a short summary and no tool call. The open sc
 saved as your delivery ({delivery}); do not save over the starting scene."""
 
 
-class ModelEndpointError(RuntimeError):
-    """The model endpoint failed in a way retrying will not fix (bad request, auth, bad reply).
-    Infrastructure or configuration: never scored as the model's 0."""
-
-
-class ModelEndpointUnavailable(ModelEndpointError):
-    """The endpoint kept answering 429/5xx or failing at transport level after every retry."""
-
-
 class LlmAgentOptions(McpAgentOptions):
     max_steps: int = Field(30, ge=1, description="model calls before the run ends")
     request_timeout_sec: float = Field(300.0, gt=0, description="read/write timeout of one model call")
@@ -94,79 +87,12 @@ class LlmAgentOptions(McpAgentOptions):
     max_attempts: int = Field(6, ge=1, description="tries per model call (429, 5xx, transport errors)")
     backoff_initial_sec: float = Field(1.0, ge=0)
     backoff_max_sec: float = Field(60.0, ge=0)
-    retry_after_max_sec: float = Field(300.0, ge=0, description="cap on a server's Retry-After")
     temperature: float | None = None
     max_tokens: int | None = Field(None, ge=1)
     max_tool_output_chars: int = Field(20_000, ge=200, description="tool output fed back, truncated")
     exclude_tools: list[str] = Field(default_factory=lambda: list(UNUSABLE_TOOLS))
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = Field(
         None, description="sent as the request's reasoning_effort; None: the endpoint's default")
-
-
-class ChatCompletionsClient:
-    """POST /chat/completions with bounded retries; records each retry for the trajectory."""
-
-    def __init__(self, base_url: str, model: str, api_key: str | None, opts: LlmAgentOptions,
-                 redactor: Redactor, extra_body: dict[str, Any] | None = None) -> None:
-        self.url = base_url.rstrip("/") + "/chat/completions"
-        self.model = model
-        self.extra_body = extra_body or {}  # e.g. {"reasoning_effort": "high"} from the registry
-        self.opts = opts
-        self.redactor = redactor
-        self.retries: list[dict[str, Any]] = []
-        self.calls = 0
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._http = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(
-            opts.request_timeout_sec, connect=opts.connect_timeout_sec))
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
-
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        backoff = min(self.opts.backoff_max_sec, self.opts.backoff_initial_sec * 2 ** (attempt - 1))
-        delay = backoff / 2 + random.uniform(0, backoff / 2)  # jitter: retries of many trials spread out
-        if retry_after is not None:
-            delay = max(delay, min(retry_after, self.opts.retry_after_max_sec))
-        return delay
-
-    async def complete(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": messages, **self.extra_body}
-        if tools:
-            body |= {"tools": tools, "tool_choice": "auto"}
-        if self.opts.temperature is not None:
-            body["temperature"] = self.opts.temperature
-        if self.opts.max_tokens is not None:
-            body["max_tokens"] = self.opts.max_tokens
-        self.calls += 1
-        reason = ""
-        for attempt in range(1, self.opts.max_attempts + 1):
-            retry_after = None
-            try:
-                response = await self._http.post(self.url, json=body)
-            except httpx.HTTPError as exc:  # timeouts and connection failures
-                reason = f"{type(exc).__name__}: {exc}"
-            else:
-                if response.status_code == 429 or response.status_code >= 500:
-                    reason = f"HTTP {response.status_code}"
-                    retry_after = parse_retry_after(response.headers.get("retry-after"))
-                elif response.status_code >= 400:
-                    raise ModelEndpointError(self.redactor.text(
-                        f"model endpoint answered HTTP {response.status_code}: {response.text[:500]}"))
-                else:
-                    try:
-                        return response.json()
-                    except ValueError:
-                        raise ModelEndpointError(self.redactor.text(
-                            f"model endpoint sent a non-JSON reply: {response.text[:200]!r}")) from None
-            if attempt == self.opts.max_attempts:
-                break
-            delay = self._delay(attempt, retry_after)
-            self.retries.append({"call": self.calls, "attempt": attempt, "reason": self.redactor.text(reason),
-                                 "retry_after": retry_after, "delay_sec": round(delay, 3)})
-            await asyncio.sleep(delay)
-        raise ModelEndpointUnavailable(self.redactor.text(
-            f"model endpoint {self.url} still failing after {self.opts.max_attempts} attempts; "
-            f"last: {reason}"))
 
 
 def openai_tools(tools: list[types.Tool]) -> list[dict[str, Any]]:
@@ -188,17 +114,6 @@ def parse_arguments(raw: Any) -> tuple[dict[str, Any] | None, str | None]:
     if not isinstance(parsed, dict):
         return None, f"the arguments must be a JSON object, got {type(parsed).__name__}"
     return parsed, None
-
-
-def reply_message(reply: Any, redactor: Redactor) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(assistant message, usage) of a chat completion; a reply without one is the endpoint's
-    fault, never the model's turn."""
-    try:
-        message = reply["choices"][0]["message"]
-    except (KeyError, IndexError, TypeError):
-        raise ModelEndpointError(redactor.text(
-            f"model reply has no choices[0].message: {json.dumps(reply)[:300]}")) from None
-    return message, reply.get("usage") or {}
 
 
 def normalise_calls(raw_calls: Any, step: int) -> list[dict[str, Any]]:
@@ -268,9 +183,10 @@ class LlmAgent(SandboxedMcpAgent):
     async def run(self, instruction: str, environment: BaseEnvironment, context: AgentContext) -> None:
         base_url, model, api_key = self._endpoint()
         redactor = Redactor.from_environ(os.environ, self._extra_env)
-        client = ChatCompletionsClient(base_url, model, api_key, self.opts, redactor,
-                                       extra_body=request_extras(self.opts))
-        run = _Run(self, instruction, model, client, redactor, context)
+        client = ChatClient(base_url, model, api_key, redactor=redactor, extra_body=request_extras(self.opts),
+                            timeouts=Timeouts(self.opts.request_timeout_sec, self.opts.connect_timeout_sec))
+        retry = SessionRetry(self.opts.max_attempts, self.opts.backoff_initial_sec, self.opts.backoff_max_sec)
+        run = _Run(self, instruction, model, client, retry, redactor, context)
         try:
             async with BlenderMcpSession(environment, self.opts.mcp, log_dir=self.logs_dir) as session:
                 await run.loop(session)
@@ -292,10 +208,11 @@ class LlmAgent(SandboxedMcpAgent):
 class _Run:
     """State of one LlmAgent run: the chat history, the ATIF steps, the context it fills."""
 
-    def __init__(self, agent: LlmAgent, instruction: str, model: str, client: ChatCompletionsClient,
-                 redactor: Redactor, context: AgentContext) -> None:
+    def __init__(self, agent: LlmAgent, instruction: str, model: str, client: ChatClient,
+                 retry: SessionRetry, redactor: Redactor, context: AgentContext) -> None:
         self.agent, self.opts, self.model = agent, agent.opts, model
         self.instruction, self.client, self.redactor, self.context = instruction, client, redactor, context
+        self.retry = retry
         self.messages: list[dict[str, Any]] = []
         self.steps: list[Step] = []
         self.tool_defs: list[dict[str, Any]] = []
@@ -324,7 +241,10 @@ class _Run:
         self._step(source="user", message=self.instruction)
 
         for _ in range(self.opts.max_steps):
-            reply = await self.client.complete(self.messages, self.tool_defs)
+            reply = await self.retry.call(
+                lambda: self.client.complete(self.messages, self.tool_defs, temperature=self.opts.temperature,
+                                             max_tokens=self.opts.max_tokens),
+                label=f"call {self.model_calls + 1}")
             self.model_calls += 1
             message, usage = self._read_reply(reply)
             calls = self._normalise_calls(message.get("tool_calls") or [])
@@ -355,8 +275,8 @@ class _Run:
                 return
         self.stop_reason = "step_budget_exhausted"
 
-    def _read_reply(self, reply: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        message, usage = reply_message(reply, self.redactor)
+    def _read_reply(self, reply: ChatReply) -> tuple[dict[str, Any], dict[str, Any]]:
+        message, usage = reply.message, reply.usage
         self.prompt_tokens += usage.get("prompt_tokens") or 0
         self.completion_tokens += usage.get("completion_tokens") or 0
         return message, usage
@@ -409,7 +329,7 @@ class _Run:
         ctx.metadata = self.redactor.value({
             "model": self.model, "endpoint": self.client.url, "stop_reason": self.stop_reason,
             "steps": self.model_calls, "max_steps": self.opts.max_steps, "tool_calls": self.tool_calls,
-            "malformed_tool_calls": self.bad_tool_calls, "endpoint_retries": len(self.client.retries),
+            "malformed_tool_calls": self.bad_tool_calls, "endpoint_retries": len(self.retry.retries),
             "delivery": self.delivery, "error": self.error, "failure": self.failure,
             "seconds": round(time.monotonic() - self.started, 1),
         })
@@ -436,7 +356,7 @@ class _Run:
                                        total_completion_tokens=self.completion_tokens,
                                        total_steps=len(self.steps)),
             extra={"stop_reason": self.stop_reason, "error": self.error, "failure": self.failure,
-                   "endpoint_retries": self.client.retries, "delivery": self.delivery},
+                   "endpoint_retries": self.retry.retries, "delivery": self.delivery},
         )
         data = self.redactor.value(trajectory.to_json_dict())
         path = Path(self.agent.logs_dir) / LlmAgent.TRAJECTORY_FILE

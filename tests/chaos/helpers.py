@@ -161,6 +161,7 @@ class ChaosStack:
     server: Proc | None = None
     workers: list[Proc] = field(default_factory=list)
     client: Client | None = None
+    extra_env: dict[str, str] = field(default_factory=dict)  # for every worker it starts
 
     @property
     def address(self) -> str:
@@ -209,7 +210,7 @@ class ChaosStack:
         return {**env, "ARKEVO_TEMPORAL_ADDRESS": self.address, "ARKEVO_VAR": str(self.var),
                 "ARKEVO_SANDBOX_DIR": str(self.root / "sandbox"), "ARKEVO_LOG_FORMAT": "text",
                 "ARKEVO_GRACEFUL_SHUTDOWN_SEC": "2", "PYTHONUNBUFFERED": "1",
-                "TMPDIR": str(self.root / "tmp")}
+                "TMPDIR": str(self.root / "tmp"), **self.extra_env}
 
     def start_worker(self, pool: str, concurrency: int | None = None) -> Proc:
         argv = [sys.executable, "-m", "workers", pool]

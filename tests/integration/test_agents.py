@@ -29,10 +29,10 @@ from harbor.trial.trial import Trial
 from harbor.models.agent.context import AgentContext
 from harbor.models.trajectories import Trajectory
 
-from sandbox.agents.llm import (
-    ChatCompletionsClient, LlmAgent, LlmAgentOptions, ModelEndpointError, ModelEndpointUnavailable,
-    parse_retry_after,
-)
+from modelapi.client import ChatClient, Timeouts
+from modelapi.retry import SessionRetry
+from modelapi.retry_after import parse_retry_after
+from sandbox.agents.llm import LlmAgent, LlmAgentOptions, ModelEndpointError, ModelEndpointUnavailable
 from sandbox.agents.redaction import Redactor, is_secret_name
 from sandbox.agents.scripted import ScriptedMcpAgent, ScriptFailed
 from sandbox.mcp_session import BlenderHostDied, BlenderMcpSession, McpSessionConfig, McpSessionError
@@ -294,7 +294,7 @@ async def test_llm_agent_tool_conversation(standin, tmp_path, llm_env):
     assert [len(s.tool_calls or []) for s in trajectory.steps[2:]] == [3, 1, 0, 1]
     assert trajectory.steps[-1].llm_call_count == 0  # the delivery save: no model involved
     assert trajectory.extra["stop_reason"] == "final_answer"
-    assert [r["reason"] for r in trajectory.extra["endpoint_retries"]] == ["HTTP 429", "HTTP 500"]
+    assert [r["reason"].split(": ")[1][:8] for r in trajectory.extra["endpoint_retries"]] == ["HTTP 429", "HTTP 500"]
     assert trajectory.extra["endpoint_retries"][0]["delay_sec"] >= 1.0
 
 
@@ -332,37 +332,41 @@ async def test_cancelled_llm_run_stops_blender_and_keeps_its_record(standin, tmp
     assert trajectory["extra"]["stop_reason"] == "cancelled"
 
 
-# --- endpoint client and redaction (no Blender) ------------------------------------------
+# --- the agent's endpoint calls: its options on the shared client (no Blender) ---------------
+HI = [{"role": "user", "content": "hi"}]
+
+
+def _session(fake: FakeOpenAIServer, **opts) -> tuple[ChatClient, SessionRetry]:
+    """The client and the in-place retry as LlmAgent.run builds them from its options."""
+    o = LlmAgentOptions(**{**FAST, **opts})
+    client = ChatClient(fake.base_url, "fake-model", SECRET_KEY, redactor=Redactor({"ARKEVO_LLM_API_KEY": SECRET_KEY}),
+                        timeouts=Timeouts(o.request_timeout_sec, o.connect_timeout_sec))
+    return client, SessionRetry(o.max_attempts, o.backoff_initial_sec, o.backoff_max_sec)
 
 
 async def test_request_timeout_is_retried():
     with FakeOpenAIServer([slow(final("late"), 5), final("on time")]) as fake:
-        client = _client(fake, request_timeout_sec=0.3)
-        reply = await client.complete([{"role": "user", "content": "hi"}], [])
+        client, retry = _session(fake, request_timeout_sec=0.3)
+        reply = await retry.call(lambda: client.complete(HI))
         await client.aclose()
-    assert reply["choices"][0]["message"]["content"] == "on time"
-    assert client.retries[0]["reason"].startswith("ReadTimeout")
-
-
-def _client(fake: FakeOpenAIServer, **opts) -> ChatCompletionsClient:
-    return ChatCompletionsClient(fake.base_url, "fake-model", SECRET_KEY, LlmAgentOptions(**{**FAST, **opts}),
-                                 Redactor({"ARKEVO_LLM_API_KEY": SECRET_KEY}))
+    assert reply.content == "on time"
+    assert "ReadTimeout" in retry.retries[0]["reason"]
 
 
 async def test_endpoint_that_keeps_failing_is_an_infrastructure_error():
     with FakeOpenAIServer([error(503), error(502), error(429, retry_after="0")]) as fake:
-        client = _client(fake, max_attempts=3)
-        with pytest.raises(ModelEndpointUnavailable, match="after 3 attempts; last: HTTP 429"):
-            await client.complete([{"role": "user", "content": "hi"}], [])
+        client, retry = _session(fake, max_attempts=3)
+        with pytest.raises(ModelEndpointUnavailable, match="after 3 attempts; last: .*HTTP 429"):
+            await retry.call(lambda: client.complete(HI))
         await client.aclose()
-    assert len(fake.requests) == 3 and len(client.retries) == 2
+    assert len(fake.requests) == 3 and len(retry.retries) == 2
 
 
 async def test_client_errors_are_not_retried_and_are_redacted():
     with FakeOpenAIServer([error(401, message=f"bad key {SECRET_KEY}")]) as fake:
-        client = _client(fake)
+        client, retry = _session(fake)
         with pytest.raises(ModelEndpointError) as raised:
-            await client.complete([{"role": "user", "content": "hi"}], [])
+            await retry.call(lambda: client.complete(HI))
         await client.aclose()
     assert len(fake.requests) == 1
     assert "HTTP 401" in str(raised.value) and SECRET_KEY not in str(raised.value)

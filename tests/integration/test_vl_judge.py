@@ -1,7 +1,8 @@
 """The VL channel against the FAKE OpenAI-compatible server (tests/fakes/openai_server.py, routed
 per question by tests/fakes/vision_judge_script.py): image inputs,
-A/B/C in parallel, the A-gate, 429 / 5xx retries honouring Retry-After, unparsable answers
-(-> VL missing -> total null with the reason), the rate limiter, and the Temporal activity.
+A/B/C in parallel, the A-gate, a busy endpoint (retried in place only where a `SessionRetry` is
+given, as outside Temporal; handed to Temporal with its Retry-After in the activity), unparsable
+answers (-> VL missing -> total null with the reason), the request budget, and the activity.
 No Blender: the evidence images are small PNGs written with numpy."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
@@ -22,11 +24,13 @@ from activities.vl_judge import JudgeActivities
 from contracts.payloads import VLJudgeRequest
 from tests.fakes.openai_server import error, final, slow
 from tests.fakes.vision_judge_script import RoutedVisionServer, answer, header, image_urls, question_marker
-from verifiers import png
 from verifiers.profiles import get_profile, score_record, task_with_profile
-from verifiers.rate_limit import TokenBucket
+from modelapi.client import ModelEndpointError, ModelEndpointUnavailable
+from modelapi.rate_budget import LocalBudget
+from modelapi.retry import SessionRetry
+from modelapi.token_bucket import TokenBucket
 from verifiers.vl import image_metric_judge, load_judge_config
-from verifiers.vl_client import ClientSettings, JudgeRequestError, JudgeUnavailable, OpenAIVisionJudge, parse_answer
+from verifiers.vl_model_judge import JudgeSettings, OpenAIVisionJudge, parse_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK = json.loads((ROOT / "seeds" / "table-model" / "draft" / "task.json").read_text())
@@ -55,10 +59,10 @@ def evidence(tmp_path) -> Path:
     folder.mkdir()
     img = np.zeros((12, 16, 4), dtype=np.uint8)
     img[3:9, 4:12] = (150, 100, 60, 255)
-    png.write_png(folder / "front.png", img)
+    Image.fromarray(img).save(folder / "front.png")
     img2 = img.copy()
     img2[3:9, 4:12, :3] = (90, 90, 90)
-    png.write_png(folder / "top.png", img2)
+    Image.fromarray(img2).save(folder / "top.png")
     return folder
 
 
@@ -70,9 +74,15 @@ class Sleeps:
         self.waits.append(seconds)
 
 
-def client(server, *, limiter=None, sleep=None, **settings) -> OpenAIVisionJudge:
-    s = ClientSettings(server.base_url, "fake-vision", api_key="test-key", backoff_base=0.5, **settings)
-    return OpenAIVisionJudge(s, limiter or TokenBucket(60000, 100), sleep=sleep or Sleeps())
+def client(server, *, limiter=None, sleep=None, max_attempts=5) -> OpenAIVisionJudge:
+    """The judge as `verifiers.score_delivery` builds it: retrying in place (no Temporal)."""
+    s = JudgeSettings(server.base_url, "fake-vision", api_key="test-key")
+    retry = SessionRetry(max_attempts, backoff_initial_sec=0.5, sleep=sleep or Sleeps())
+    return OpenAIVisionJudge(s, LocalBudget(limiter or TokenBucket(60000, 100)), retry=retry)
+
+
+def fast_budget() -> LocalBudget:
+    return LocalBudget(TokenBucket(60000, 10))
 
 
 def test_abc_are_asked_in_parallel_with_their_images(evidence):
@@ -111,9 +121,9 @@ def test_a_429_is_retried_after_the_retry_after_delay(evidence):
     with RoutedVisionServer(scripts) as server:
         judge = client(server, sleep=sleeps)
         result = asyncio.run(judge.judge(CONFIG, evidence))
-    assert len(server.asked("B")) == 2 and len(server.requests) == 4
+    assert len(server.asked("B")) == 2 and len(server.requests) == 4 == judge.requests
     assert sleeps.waits == [7.0]  # Retry-After honoured, not the backoff
-    assert judge.retries == 1 and result.answers["B"].attempts == 2 and result.answers["B"].score == 0.9
+    assert len(judge.retry.retries) == 1 and result.answers["B"].score == 0.9
     assert result.vl_score == pytest.approx(0.2 + 0.36 + 0.2)
 
 
@@ -121,15 +131,29 @@ def test_5xx_backs_off_exponentially_then_gives_up_as_infrastructure(evidence):
     scripts = {"A": [answer(1)], "B": [error(503, message="down")] * 4, "C": [answer(5)]}
     sleeps = Sleeps()
     with RoutedVisionServer(scripts) as server:
-        with pytest.raises(JudgeUnavailable, match="question B: gave up after 4 attempt"):
+        with pytest.raises(ModelEndpointUnavailable, match="question B: still failing after 4 attempts"):
             asyncio.run(client(server, sleep=sleeps, max_attempts=4).judge(CONFIG, evidence))
-    assert sleeps.waits == [0.5, 1.0, 2.0] and len(server.asked("B")) == 4
+    # backoff 0.5, 1, 2 s, each with jitter in its upper half
+    assert [b / 2 <= w <= b for w, b in zip(sleeps.waits, (0.5, 1.0, 2.0))] == [True] * 3
+    assert len(server.asked("B")) == 4
+
+
+def test_without_a_session_retry_the_judge_sends_each_question_once(evidence):
+    """In the activity Temporal owns the retry: the judge itself never sends a request twice,
+    and a busy question does not stop the others being answered."""
+    scripts = {"A": [answer(1)], "B": [error(429, retry_after="7")], "C": [answer(5)]}
+    with RoutedVisionServer(scripts) as server:
+        judge = OpenAIVisionJudge(JudgeSettings(server.base_url, "fake-vision"), fast_budget())
+        with pytest.raises(ModelEndpointUnavailable, match="question B") as info:
+            asyncio.run(judge.judge(CONFIG, evidence))
+    assert info.value.retry_after == 7.0
+    assert [len(server.asked(q)) for q in "ABC"] == [1, 1, 1] and judge.requests == 3
 
 
 def test_a_refused_request_is_not_retried(evidence):
     scripts = {q: [error(401, message="bad key")] for q in "ABC"}
     with RoutedVisionServer(scripts) as server:
-        with pytest.raises(JudgeRequestError, match="HTTP 401"):
+        with pytest.raises(ModelEndpointError, match="HTTP 401"):
             asyncio.run(client(server).judge(CONFIG, evidence))
     assert all(len(server.asked(q)) <= 1 for q in "ABC")  # none retried
 
@@ -166,7 +190,7 @@ def test_binary_gate_accepts_only_zero_or_one():
     assert "binary" in parse_answer(CONFIG.questions[0], '{"score": 0.5}')[2]
 
 
-def test_each_attempt_takes_a_rate_limiter_slot(evidence):
+def test_each_request_takes_a_budget_slot(evidence):
     clock = [0.0]
     waited: list[float] = []
 
@@ -192,8 +216,8 @@ def test_image_metric_is_a_different_judge(evidence, tmp_path):
     assert same.vl_score == 1.0 and same.judge["id"].startswith("image-metric@") and same.judge["kind"] == "offline-metric"
     empty = tmp_path / "empty"
     empty.mkdir()
-    png.write_png(empty / "front.png", np.zeros((12, 16, 4), dtype=np.uint8))
-    png.write_png(empty / "top.png", np.zeros((12, 16, 4), dtype=np.uint8))
+    Image.fromarray(np.zeros((12, 16, 4), dtype=np.uint8)).save(empty / "front.png")
+    Image.fromarray(np.zeros((12, 16, 4), dtype=np.uint8)).save(empty / "top.png")
     gated = image_metric_judge(CONFIG, empty, evidence, [])
     assert gated.gated and gated.vl_score == 0.0 and gated.answers["A"].score == 0.0
 
@@ -213,8 +237,8 @@ def request(store, evidence, **kw) -> VLJudgeRequest:
 
 async def test_activity_judges_from_store_refs_and_stores_the_result(store, evidence):
     with RoutedVisionServer({"A": [answer(1)], "B": [answer(6)], "C": [answer(4)]}) as server:
-        settings = ClientSettings(server.base_url, "fake-vision")
-        acts = JudgeActivities(store, TokenBucket(60000, 10), settings=settings)
+        settings = JudgeSettings(server.base_url, "fake-vision")
+        acts = JudgeActivities(store, fast_budget(), settings=settings)
         outcome = await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
     assert outcome.judge_id == "model:fake-vision" and outcome.vl_score == pytest.approx(0.2 + 0.24 + 0.16)
     stored = store.get_json(outcome.result)
@@ -223,22 +247,46 @@ async def test_activity_judges_from_store_refs_and_stores_the_result(store, evid
 
 async def test_activity_unparsable_answer_is_a_result_not_an_error(store, evidence):
     with RoutedVisionServer({"A": [answer(1)], "B": [final("eight")], "C": [answer(4)]}) as server:
-        acts = JudgeActivities(store, TokenBucket(60000, 10), settings=ClientSettings(server.base_url, "m"))
+        acts = JudgeActivities(store, fast_budget(), settings=JudgeSettings(server.base_url, "m"))
         outcome = await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
     assert outcome.vl_score is None and "question B" in outcome.missing_reason
 
 
-async def test_activity_endpoint_down_is_a_retryable_infrastructure_error(store, evidence):
-    with RoutedVisionServer({q: [error(500, message="boom")] * 2 for q in "ABC"}) as server:
-        settings = ClientSettings(server.base_url, "m", max_attempts=2, backoff_base=0.01)
-        acts = JudgeActivities(store, TokenBucket(60000, 10), settings=settings)
+async def test_activity_busy_endpoint_is_retryable_with_its_retry_after_and_keeps_the_answers(store, evidence):
+    """Sent once per question; the error asks Temporal to wait the server's Retry-After; the
+    next attempt asks only the question still unanswered."""
+    scripts = {"A": [answer(1)], "B": [error(429, retry_after="9"), answer(6)], "C": [answer(4)]}
+    with RoutedVisionServer(scripts) as server:
+        acts = JudgeActivities(store, fast_budget(), settings=JudgeSettings(server.base_url, "m"))
         with pytest.raises(ApplicationError) as info:
             await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
-    assert info.value.type == "JudgeUnavailable" and not info.value.non_retryable
+        assert info.value.type == "ModelEndpointUnavailable" and not info.value.non_retryable
+        assert info.value.next_retry_delay.total_seconds() == 9.0
+        assert len(server.requests) == 3
+        outcome = await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
+    assert [len(server.asked(q)) for q in "ABC"] == [1, 2, 1]
+    assert outcome.vl_score == pytest.approx(0.2 + 0.24 + 0.16)
+
+
+async def test_activity_endpoint_down_is_a_retryable_infrastructure_error(store, evidence):
+    with RoutedVisionServer({q: [error(500, message="boom")] for q in "ABC"}) as server:
+        acts = JudgeActivities(store, fast_budget(), settings=JudgeSettings(server.base_url, "m"))
+        with pytest.raises(ApplicationError) as info:
+            await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
+    assert info.value.type == "ModelEndpointUnavailable" and not info.value.non_retryable
+    assert info.value.next_retry_delay is None  # no Retry-After: the retry policy's backoff
+
+
+async def test_activity_refused_request_is_not_retryable(store, evidence):
+    with RoutedVisionServer({q: [error(401, message="bad key")] for q in "ABC"}) as server:
+        acts = JudgeActivities(store, fast_budget(), settings=JudgeSettings(server.base_url, "m"))
+        with pytest.raises(ApplicationError) as info:
+            await ActivityEnvironment().run(acts.judge_vl, request(store, evidence))
+    assert info.value.type == "ModelEndpointError" and info.value.non_retryable
 
 
 async def test_activity_image_metric_needs_no_model(store, evidence):
-    acts = JudgeActivities(store, TokenBucket(60000, 10), client_factory=lambda lim: pytest.fail("no model call"))
+    acts = JudgeActivities(store, fast_budget(), judge_factory=lambda budget, answers: pytest.fail("no model call"))
     req = request(store, evidence, judge="image-metric", reference_evidence=store.put_tree(evidence))
     outcome = await ActivityEnvironment().run(acts.judge_vl, req)
     assert outcome.judge_id.startswith("image-metric@") and outcome.vl_score == 1.0

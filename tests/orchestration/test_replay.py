@@ -10,7 +10,7 @@ Where the histories come from (all with mocked activities: no Blender, no model,
 
 * `task-production*.json` (TaskProduction and its six stages): `test_task_production_mocked.py`
   with ARKEVO_RECORD_HISTORIES=1.
-* every other type: `python -m tests.orchestration.test_replay --record`, which runs the stand-in
+* every other type: `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
   setups of the other `*_mocked.py` modules (and TaskDerivation's, below) against real workflow
   code on a dev server of its own and writes the histories named in `RECORDED`. It overwrites
   them: record again only when a history must change on purpose, in the change that needs it.
@@ -48,6 +48,7 @@ RECORDED = {
     "evaluation-campaign": "record-campaign",
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
+    "model-rate-budget": "model-rate-budget/record",
 }
 
 
@@ -277,7 +278,27 @@ async def _record_task_derivation(env) -> None:
     await _write(env, "task-derivation")
 
 
-async def record() -> None:
+async def _record_model_rate_budget(env) -> None:
+    """Three callers' reservations at 60 a minute, burst 2; the bucket is left running (idle)."""
+    from temporalio.worker import Worker
+
+    from contracts import queues
+    from modelapi.rate_budget import TemporalBudget
+    from workflows.model_rate_budget import ModelRateBudget
+
+    async with Worker(env.client, task_queue=queues.CONTROL, workflows=[ModelRateBudget]):
+        budget = TemporalBudget(env.client, "record", rate_per_minute=60, burst=2)
+        delays = [await budget.reserve() for _ in range(3)]
+    assert delays[:2] == [0.0, 0.0] and 0 < delays[2] <= 1.0, delays
+    await _write(env, "model-rate-budget")
+
+
+RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_authoring,
+             "dataset-production": _record_dataset_production, "task-derivation": _record_task_derivation,
+             "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget}
+
+
+async def record(names: list[str]) -> None:
     import tempfile
 
     from temporalio.testing import WorkflowEnvironment
@@ -290,11 +311,11 @@ async def record() -> None:
         search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error")
     try:
         with tempfile.TemporaryDirectory() as tmp:
-            await _record_vl_grading(env)
-            await _record_model_authoring(env)
-            await _record_dataset_production(env)
-            await _record_task_derivation(env)
-            await _record_campaign(env, Path(tmp))
+            for name in names or RECORDERS:
+                if name == "evaluation-campaign":
+                    await _record_campaign(env, Path(tmp))
+                else:
+                    await RECORDERS[name](env)
     finally:
         await env.shutdown()
 
@@ -303,8 +324,15 @@ if __name__ == "__main__":
     import argparse
     import asyncio
 
-    parser = argparse.ArgumentParser(prog="python -m tests.orchestration.test_replay",
-                                     description="Record the histories named in RECORDED.")
-    parser.add_argument("--record", action="store_true", required=True)
-    parser.parse_args()
-    asyncio.run(record())
+    parser = argparse.ArgumentParser(
+        prog="python -m tests.orchestration.test_replay",
+        description="Record the histories named in RECORDED (overwrites them; a dev server of its own).",
+        epilog="exit codes:\n  0  recorded\n  1  a recording failed (traceback)\n"
+               "  2  bad usage: --record missing, an unknown NAME",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--record", action="store_true", required=True,
+                        help="required: recording overwrites the stored histories")
+    parser.add_argument("names", nargs="*", choices=list(RECORDERS), metavar="NAME",
+                        help=f"record only these ({', '.join(RECORDERS)}); default: all")
+    args = parser.parse_args()
+    asyncio.run(record(args.names))

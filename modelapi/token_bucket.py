@@ -1,7 +1,9 @@
-"""A token bucket for model calls on the ``arkevo-llm`` queue (default 4 requests / minute).
+"""A token bucket for model requests (default 4 requests / minute).
 
-One bucket per worker process, shared by every activity that calls the model (inject it;
-``shared_limiter()`` gives the process-wide one).  Callers *reserve* a slot: the bucket refills
+`take` is the arithmetic, shared with the llm workers' common budget (the `ModelRateBudget`
+workflow, which keeps the same state in Temporal so that every worker process draws on it;
+`modelapi.rate_budget`).  `TokenBucket` is the same bucket inside one process, for a model
+judge run outside Temporal (`verifiers.score_delivery`) and for tests.  Callers *reserve* a slot: the bucket refills
 at ``rate_per_minute / 60`` tokens a second up to ``burst``; a reservation takes one token,
 going into debt if none is left, and returns how long the caller must wait before sending.
 Reservations are granted in call order, work from threads (``acquire_blocking``) and from
@@ -9,8 +11,7 @@ asyncio (``acquire``) alike, and a cancelled waiter never gives its slot back --
 errs on the side of sending fewer requests, never more.  With ``burst = 1`` at most
 ``1 + rate_per_minute * T / 60`` requests start in any window of ``T`` seconds.
 
-Configure with ``ARKEVO_LLM_RPM`` (default 4) and ``ARKEVO_LLM_BURST`` (default 1).  The bucket
-limits one process; several llm workers sharing one key must split the rate between them.
+Configure with ``ARKEVO_LLM_RPM`` (default 4) and ``ARKEVO_LLM_BURST`` (default 1).
 """
 
 from __future__ import annotations
@@ -23,6 +24,15 @@ from collections.abc import Awaitable, Callable
 
 DEFAULT_RPM = 4.0
 DEFAULT_BURST = 1.0
+
+
+def take(tokens: float, elapsed: float, rate_per_minute: float, burst: float) -> tuple[float, float]:
+    """One reservation: (tokens left, seconds to wait) from the tokens left at the last one and
+    the seconds since. Tokens refill at rate/60 a second up to `burst`; a reservation takes one,
+    going into debt when none is left, and the debt is the wait."""
+    rate = rate_per_minute / 60.0
+    tokens = min(burst, tokens + max(0.0, elapsed) * rate) - 1.0
+    return tokens, (0.0 if tokens >= 0 else -tokens / rate)
 
 
 class TokenBucket:
@@ -51,10 +61,8 @@ class TokenBucket:
         """Take one slot; returns the seconds to wait before using it (0 when free now)."""
         with self._lock:
             now = self._clock()
-            self._tokens = min(self.burst, self._tokens + max(0.0, now - self._last) * self.rate)
+            self._tokens, delay = take(self._tokens, now - self._last, self.rate_per_minute, self.burst)
             self._last = now
-            self._tokens -= 1.0
-            delay = 0.0 if self._tokens >= 0 else -self._tokens / self.rate
             self.granted += 1
             if delay > 0:
                 self.delayed += 1
@@ -78,19 +86,23 @@ class TokenBucket:
                 "delayed": self.delayed, "total_wait_s": round(self.total_wait, 3)}
 
 
-def limiter_from_env(env: dict | None = None) -> TokenBucket:
+def _number(env, name: str, default: float, least: float) -> float:
+    raw = env.get(name, "").strip()
+    try:
+        value = float(raw) if raw else default
+    except ValueError:
+        raise ValueError(f"{name}={raw!r}: expected a number") from None
+    if not value >= least or value <= 0:
+        raise ValueError(f"{name}={raw!r}: expected a number of at least {least:g} above 0")
+    return value
+
+
+def rate_from_env(env=None) -> tuple[float, float]:
+    """(requests per minute, burst) from ARKEVO_LLM_RPM and ARKEVO_LLM_BURST."""
     env = os.environ if env is None else env
-    return TokenBucket(float(env.get("ARKEVO_LLM_RPM", DEFAULT_RPM)), float(env.get("ARKEVO_LLM_BURST", DEFAULT_BURST)))
+    return (_number(env, "ARKEVO_LLM_RPM", DEFAULT_RPM, 0.0),
+            _number(env, "ARKEVO_LLM_BURST", DEFAULT_BURST, 1.0))
 
 
-_SHARED: TokenBucket | None = None
-_SHARED_LOCK = threading.Lock()
-
-
-def shared_limiter() -> TokenBucket:
-    """The process-wide bucket (configured from the environment on first use)."""
-    global _SHARED
-    with _SHARED_LOCK:
-        if _SHARED is None:
-            _SHARED = limiter_from_env()
-        return _SHARED
+def limiter_from_env(env=None) -> TokenBucket:
+    return TokenBucket(*rate_from_env(env))

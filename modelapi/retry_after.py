@@ -1,5 +1,5 @@
-"""HTTP ``Retry-After`` parsing shared by the VL judge client (``verifiers/vl_client.py``) and
-the LLM agent (``sandbox/agents/llm.py``). Standard library only."""
+"""HTTP ``Retry-After`` parsing for `modelapi.client` (a 429 or 503 says how long to wait).
+Standard library only."""
 
 from __future__ import annotations
 

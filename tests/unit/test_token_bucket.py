@@ -1,4 +1,5 @@
-"""The token bucket that limits model calls on the arkevo-llm queue (fake clock, no sleeping)."""
+"""The token bucket behind every model request budget (modelapi/token_bucket.py; fake clock, no
+sleeping). Its arithmetic, `take`, is also what the shared ModelRateBudget workflow runs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import threading
 
 import pytest
 
-from verifiers.rate_limit import DEFAULT_RPM, TokenBucket, limiter_from_env, shared_limiter
+from modelapi.token_bucket import DEFAULT_RPM, TokenBucket, limiter_from_env, rate_from_env, take
 
 
 class FakeClock:
@@ -106,9 +107,21 @@ def test_configuration_from_the_environment_and_validation():
     b = limiter_from_env({"ARKEVO_LLM_RPM": "12", "ARKEVO_LLM_BURST": "3"})
     assert b.rate_per_minute == 12 and b.burst == 3
     assert limiter_from_env({}).rate_per_minute == 4.0
-    assert shared_limiter() is shared_limiter()
+    for bad in ({"ARKEVO_LLM_RPM": "fast"}, {"ARKEVO_LLM_RPM": "0"}, {"ARKEVO_LLM_BURST": "0.5"}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            rate_from_env(bad)
     with pytest.raises(ValueError):
         TokenBucket(0)
     with pytest.raises(ValueError):
         TokenBucket(4, burst=0.5)
     assert set(b.stats()) == {"rate_per_minute", "burst", "granted", "delayed", "total_wait_s"}
+
+
+def test_take_is_the_bucket_arithmetic():
+    # full bucket of 2 at 60/min: two free, then one second apart; a long pause refills to 2 only
+    tokens, waits = 2.0, []
+    for elapsed in (0.0, 0.0, 0.0, 0.5):
+        tokens, wait = take(tokens, elapsed, 60.0, 2.0)
+        waits.append(round(wait, 6))
+    assert waits == [0.0, 0.0, 1.0, 1.5]
+    assert take(tokens, 3600.0, 60.0, 2.0) == (1.0, 0.0)

@@ -1,0 +1,81 @@
+"""Request budgets: every model request waits for a slot before it is sent (docs/models.md).
+
+* `TemporalBudget` — the llm workers' budget: one `ModelRateBudget` workflow per budget name
+  holds the bucket, so the rate (ARKEVO_LLM_RPM, default 4 a minute) holds across every worker
+  process and host that uses the key, not per process.
+* `LocalBudget` — the same bucket inside one process: a model judge run outside Temporal
+  (`python -m verifiers.score_delivery --judge model`), and tests.
+* `Unlimited` — no budget: the solver agent's and the author's own endpoints.
+
+A reservation is never handed back: a caller cancelled while it waits leaves its slot unused,
+so the budget errs on the side of fewer requests, never more.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from temporalio.client import Client, WithStartWorkflowOperation
+from temporalio.common import WorkflowIDConflictPolicy
+
+from contracts import queues
+from modelapi.token_bucket import TokenBucket, rate_from_env
+from workflows.model_rate_budget import BudgetState, ModelRateBudget, Reservation
+
+DEFAULT_BUDGET = "arkevo-llm"
+
+
+class Budget(Protocol):
+    async def acquire(self) -> float:
+        """Wait for a slot; returns the seconds waited."""
+        ...
+
+
+class Unlimited:
+    async def acquire(self) -> float:
+        return 0.0
+
+
+class LocalBudget:
+    def __init__(self, bucket: TokenBucket | None = None) -> None:
+        self.bucket = bucket or TokenBucket(*rate_from_env())
+
+    async def acquire(self) -> float:
+        return await self.bucket.acquire()
+
+
+def budget_workflow_id(name: str) -> str:
+    return f"model-rate-budget/{name}"
+
+
+class TemporalBudget:
+    """Reserve through the `ModelRateBudget` workflow (started by the first reservation, on the
+    control queue), then sleep as long as it says."""
+
+    def __init__(self, client: Client, name: str = DEFAULT_BUDGET, *, rate_per_minute: float | None = None,
+                 burst: float | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+        env_rate, env_burst = rate_from_env()
+        self.client, self.name = client, name
+        self.rate_per_minute = rate_per_minute or env_rate
+        self.burst = burst or env_burst
+        self.caller = f"{socket.gethostname()}:{os.getpid()}"
+        self._sleep = sleep
+
+    async def reserve(self) -> float:
+        state = BudgetState(self.rate_per_minute, self.burst)
+        start = WithStartWorkflowOperation(
+            ModelRateBudget.run, state, id=budget_workflow_id(self.name), task_queue=queues.CONTROL,
+            id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)
+        return await self.client.execute_update_with_start_workflow(
+            ModelRateBudget.reserve, Reservation(self.rate_per_minute, self.burst, self.caller),
+            start_workflow_operation=start)
+
+    async def acquire(self) -> float:
+        delay = await self.reserve()
+        if delay > 0:
+            await self._sleep(delay)
+        return delay
