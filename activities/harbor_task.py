@@ -14,6 +14,11 @@ import textwrap
 from importlib.metadata import version
 from pathlib import Path
 
+from harbor.models.task.config import (
+    AgentConfig, EnvironmentConfig, NetworkMode, PackageInfo, TaskConfig, VerifierConfig,
+    VerifierEnvironmentMode,
+)
+
 from activities.blender.runner import BLENDER_SCRIPTS
 from activities.store import ContentStore
 from contracts.payloads import BlobRef, GradingSpec, TaskIdentity
@@ -81,7 +86,8 @@ BPY_LIBRARIES = (
 # The task image for Harbor's Docker environments (`harbor run -e docker`, docs/exports.md).
 # Debian 13 ships Python 3.13, the version bpy's wheels are built for; its Python is externally
 # managed (PEP 668), so bpy lives in a venv, first on PATH: `python3` in test.sh and solve.sh
-# (and in the separate verifier's container, built from this same file) is the venv's. The
+# (and in the separate verifier's container, built from this same file) is the venv's. Pillow
+# (the worker's version) sits beside bpy for the packaged VL grading (verifiers/vl.py). The
 # agent runs as the unprivileged `agent` (task.toml [agent] user), who owns /workspace; the
 # verifier keeps the image's root. The build host's CA bundle (optional build secret
 # `ca_bundle`, as for the worker image) is trusted for the PyPI download, for hosts behind a
@@ -97,38 +103,52 @@ ENV PATH=/opt/bpy/bin:$PATH
 RUN --mount=type=secret,id=ca_bundle \\
     if [ -s /run/secrets/ca_bundle ]; then export PIP_CERT=/run/secrets/ca_bundle; fi \\
     && python3.13 -m venv /opt/bpy \\
-    && python3 -m pip install --no-cache-dir bpy=={bpy_version}
+    && python3 -m pip install --no-cache-dir bpy=={bpy_version} pillow=={pillow_version}
 RUN useradd --create-home --uid 1000 --shell /bin/bash agent
 COPY --chown=agent:agent workspace /workspace
 WORKDIR /workspace
 """
 
-TASK_TOML = """schema_version = "1.4"
-# The delivery travels to a separate verifier sandbox; nothing else of the solver's does.
-artifacts = ["/workspace/outputs"]
+# The Harbor registry organisation a packaged task is named under: `[task] name = "arkevo/<task_id>"`.
+HARBOR_ORG = "arkevo"
 
-[metadata]
-task_id = "{task_id}"
-task_version = "{task_version}"
-verifier_version = "{verifier_version}"
-pipeline_digest = "{pipeline_digest}"
-workflow_primary = "{workflow}"
-profession_primary = "{profession}"
 
-[verifier]
-timeout_sec = 600.0
-environment_mode = "separate"
+def dockerfile() -> str:
+    """environment/Dockerfile, with bpy and Pillow pinned to the worker's versions."""
+    return DOCKERFILE.format(bpy_version=version("bpy"), pillow_version=version("pillow"))
 
-[agent]
-timeout_sec = 3600.0
-# Exists in the task image and owns /workspace (environment/Dockerfile).
-user = "agent"
 
-[environment]
-build_timeout_sec = 900.0
-workdir = "/workspace"
-network_mode = "no-network"
-"""
+def task_config(meta: TaskIdentity) -> TaskConfig:
+    """task.toml as Harbor's own model: `[task]` names the package for a Harbor registry,
+    `[metadata]` carries the task's identity."""
+    return TaskConfig(
+        task=PackageInfo(name=f"{HARBOR_ORG}/{meta.task_id}", version=meta.task_version),
+        metadata={"task_id": meta.task_id, "task_version": meta.task_version,
+                  "verifier_version": meta.verifier_version, "pipeline_digest": meta.pipeline_digest,
+                  "workflow_primary": meta.workflow_primary, "profession_primary": meta.profession_primary},
+        # The delivery travels to a separate verifier sandbox; nothing else of the solver's does.
+        artifacts=["/workspace/outputs"],
+        verifier=VerifierConfig(timeout_sec=600.0, environment_mode=VerifierEnvironmentMode.SEPARATE),
+        # `agent` exists in the task image and owns /workspace (environment/Dockerfile).
+        agent=AgentConfig(timeout_sec=3600.0, user="agent"),
+        environment=EnvironmentConfig(build_timeout_sec=900.0, workdir="/workspace",
+                                      network_mode=NetworkMode.NO_NETWORK),
+    )
+
+
+def task_toml(meta: TaskIdentity) -> str:
+    """task.toml's text, written by Harbor's `TaskConfig.model_dump_toml`. Harbor serialises
+    with the `toml` package, which mangles control characters and a backslash before `x`; a
+    text that does not read back as the same config is refused, never written."""
+    config = task_config(meta)
+    text = config.model_dump_toml()
+    try:
+        same = TaskConfig.model_validate_toml(text) == config
+    except ValueError as exc:  # tomllib.TOMLDecodeError, pydantic.ValidationError
+        raise ValueError(f"{meta.task_id}: Harbor wrote a task.toml it cannot read back: {exc}") from None
+    if not same:
+        raise ValueError(f"{meta.task_id}: Harbor's task.toml does not read back as written")
+    return text
 
 
 def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: TaskIdentity) -> Path:
@@ -141,18 +161,15 @@ def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: T
     shutil.copyfile(BLENDER_SCRIPTS / "apply_script.py", dest / "solution" / "apply_script.py")
     _write_exec(dest / "tests" / "test.sh", TEST_SH)
     _write_exec(dest / "solution" / "solve.sh", SOLVE_SH)
-    (dest / "environment" / "Dockerfile").write_text(DOCKERFILE.format(bpy_version=version("bpy")))
-    (dest / "task.toml").write_text(TASK_TOML.format(
-        task_id=meta.task_id, task_version=meta.task_version,
-        verifier_version=meta.verifier_version, pipeline_digest=meta.pipeline_digest,
-        workflow=meta.workflow_primary, profession=meta.profession_primary))
+    (dest / "environment" / "Dockerfile").write_text(dockerfile())
+    (dest / "task.toml").write_text(task_toml(meta), encoding="utf-8")
     return dest
 
 
 # What a published VL-weighted task's verifier needs to grade under its profile offline
 # (verifiers/packaged_grade.py): the renderer and the scoring code, as the package `verifiers/`.
 PACKAGED_GRADING_SCRIPTS = ("render_evidence.py", "packaged_grade.py")
-PACKAGED_GRADING_MODULES = ("vl.py", "png.py", "colour.py", "profiles.py", "scoring.py")
+PACKAGED_GRADING_MODULES = ("vl.py", "colour_math.py", "profiles.py", "scoring.py")
 
 
 def write_packaged_grading(store: ContentStore, grading: GradingSpec, tests: Path) -> None:

@@ -3,10 +3,16 @@
 of every other metadata chunk, segment or box. Pixels and sample data (PNG IDAT, JPEG scans,
 MP4 mdat) are covered as they are: they hold no text a rule could read.
 
-Metadata only, stdlib only (the project has no Pillow; `verifiers/png.py` decodes pixels where
-the pipeline needs them): nothing here decodes an image, and a compressed text chunk is
-inflated to at most `MAX_TEXT` bytes, so a crafted file cannot blow up the scanner. A file
-that does not parse raises `MediaUnreadable`, which the scanner records as pending.
+Metadata only: nothing here decodes an image, and a compressed text chunk is inflated to at
+most `MAX_TEXT` bytes, so a crafted file cannot blow up the scanner. A file that does not parse
+raises `MediaUnreadable`, which the scanner records as pending.
+
+Hand-written byte walks, not Pillow (which decodes images where the pipeline needs pixels): a
+decoder reads what it needs to show the image and skips the rest by design — private chunks,
+bytes after IEND or EOI, JPEG segments after the first scan, EXIF entries of a type it does not
+know or at an offset it cannot follow (a warning, not an error) — and it gives no byte offsets.
+A privacy scan must see every one of those, say where it is, and call a file it cannot walk
+unreadable rather than clean.
 """
 
 from __future__ import annotations

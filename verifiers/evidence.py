@@ -42,12 +42,14 @@ from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
+from PIL import Image
+
 from contracts.digests import canonical_json_bytes, sha256_file  # noqa: F401 (sha256_file re-exported)
 from sandbox.script_run import ScriptIsolation
-from verifiers import png
 from verifiers.bpy_procs import RENDER_EVIDENCE, render_jobs
+from verifiers.vl import contact_sheet
 
-POSTPROCESS_VERSION = "1"  # contact sheet layout
+POSTPROCESS_VERSION = "2"  # contact sheet layout and encoding (2: composited and written by Pillow)
 SHEET = "frames_sheet.png"
 STATIC_VIEWS = ("front", "side", "top", "close")
 DEFAULT_RESOLUTION = (160, 120)
@@ -239,8 +241,7 @@ def _postprocess(folder: Path) -> None:
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     frames = sorted((e["index"], n) for n, e in manifest.get("files", {}).items() if e.get("kind") == "frame")
     if frames:
-        sheet = png.contact_sheet([png.read_png(folder / n) for _, n in frames], columns=4)
-        png.write_png(folder / SHEET, sheet)
+        contact_sheet([folder / n for _, n in frames], columns=4).save(folder / SHEET)
         manifest["files"][SHEET] = {"kind": "sheet", "view": "animation", "frames": len(frames),
                                     "sha256": sha256_file(folder / SHEET), "size": (folder / SHEET).stat().st_size}
     manifest["renderer_version"] = renderer_version()
@@ -395,11 +396,17 @@ def check_rendered(folder: Path, spec: dict) -> str | None:
                 return f"{name!r} is not a rendered file"
             if path.is_symlink() or sha256_file(path) != entry["sha256"]:
                 return f"{name!r} does not match its sha256"
-            if name.endswith(".png") and png.size(path) != tuple(spec["resolution"]):
+            if name.endswith(".png") and _png_size(path) != tuple(spec["resolution"]):
                 return f"{name!r} is not {spec['resolution'][0]}x{spec['resolution'][1]}"
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, Image.DecompressionBombError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+def _png_size(path: Path) -> tuple[int, int]:
+    """(width, height) from the PNG header; Pillow decodes no pixels here."""
+    with Image.open(path, formats=("PNG",)) as img:
+        return img.size
 
 
 def default_cache_root() -> Path:

@@ -7,12 +7,13 @@ A publication whose profile weights VL ships what the pipeline's grading used, s
 on it gives the same reward the pipeline gave: `grading.json` (profile, params, verification,
 the resolved view spec, the verifier version), the reference deliverable's renders
 (`reference_evidence/`), the renderer (`render_evidence.py`) and the scoring code as the package
-`verifiers/` (vl, png, colour, profiles, scoring). The judge is the offline image-metric judge,
+`verifiers/` (vl, colour_math, profiles, scoring). The judge is the offline image-metric judge,
 labelled as such in `score.json`; a model judge needs the pipeline's llm workers.
 
-Runs in the verifier sandbox with bpy's Python (numpy comes with bpy). Writes `evidence/`,
-`score.json` and Harbor's `reward.json`; a null total writes no reward and exits 3 with the
-reason — never a renormalised rule score.
+Runs in the verifier sandbox with bpy's Python: the task image's /opt/bpy venv, where numpy comes
+with bpy and `environment/Dockerfile` installs Pillow beside it (arkevo's own sandbox runs the
+worker's venv, which has both). Writes `evidence/`, `score.json` and Harbor's `reward.json`; a
+null total writes no reward and exits 3 with the reason — never a renormalised rule score.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ SHEET = "frames_sheet.png"
 
 def render(tests: Path, blend: Path, spec: dict, out: Path) -> dict:
     """The delivery's evidence, as the pipeline's sandboxed render makes it (+ contact sheet)."""
-    from verifiers import png
+    from verifiers import vl
 
     jobs = out.parent / "evidence-jobs.json"
     jobs.write_text(json.dumps([{"blend": str(blend), "spec": spec, "out": str(out)}]), encoding="utf-8")
@@ -36,7 +37,7 @@ def render(tests: Path, blend: Path, spec: dict, out: Path) -> dict:
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     frames = sorted((e["index"], n) for n, e in manifest.get("files", {}).items() if e.get("kind") == "frame")
     if frames:
-        png.write_png(out / SHEET, png.contact_sheet([png.read_png(out / n) for _, n in frames], columns=4))
+        vl.contact_sheet([out / n for _, n in frames], columns=4).save(out / SHEET)
     return manifest
 
 

@@ -11,7 +11,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 
 import bpy  # noqa: E402
 
-import colour  # noqa: E402
+import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
     Outcome, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
 )
@@ -72,17 +72,17 @@ def base_color(probe: Probe, p: dict):
     ``max_delta_e`` (CIEDE2000) of ``expected``: linear [r, g, b] or sRGB '#rrggbb'.
     ``source``: auto (default), principled or viewport."""
     mat = _material(probe, p)
-    expected = colour.parse_colour(p["expected"])
+    expected = colour_math.parse_colour(p["expected"])
     if mat is None:
         return Outcome(0.0, False, None, p["expected"], "material not found", None)
     rgb, source = material_colour(mat, p.get("source", "auto"))
     if rgb is None:
         return Outcome(0.0, False, None, p["expected"], f"{mat.name}: {source}", None)
-    de = colour.delta_e_linear(rgb, expected)
+    de = colour_math.delta_e_linear(rgb, expected)
     tol = float(p["max_delta_e"])
     detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})"
     return binary_outcome(de <= tol, rnd(list(rgb)), p["expected"], detail,
-                          {"delta_e2000": rnd(de), "source": source, "lab": rnd(list(colour.linear_to_lab(rgb)))})
+                          {"delta_e2000": rnd(de), "source": source, "lab": rnd(list(colour_math.linear_to_lab(rgb)))})
 
 
 @primitive(group="materials", required=("material|object", "node_types"),

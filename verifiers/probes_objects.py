@@ -11,7 +11,7 @@ from pathlib import Path
 if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import colour  # noqa: E402
+import colour_math  # noqa: E402
 from probe_core import Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd  # noqa: E402
 
 
@@ -99,7 +99,7 @@ def light_settings(probe: Probe, p: dict):
     names = names_param(p)
     rel_tol = float(p.get("energy_tolerance", 0.05))
     max_de = float(p.get("max_delta_e", 3.0))
-    want_rgb = colour.parse_colour(p["color"]) if "color" in p else None
+    want_rgb = colour_math.parse_colour(p["color"]) if "color" in p else None
     measured, bad = {}, {}
     for o in probe.objects(names):
         if o.type != "LIGHT":
@@ -118,7 +118,7 @@ def light_settings(probe: Probe, p: dict):
             if err > rel_tol:
                 problems.append(f"energy {light.energy:g} W")
         if want_rgb is not None:
-            de = colour.delta_e_linear(tuple(float(c) for c in light.color), want_rgb)
+            de = colour_math.delta_e_linear(tuple(float(c) for c in light.color), want_rgb)
             entry["delta_e2000"] = rnd(de)
             if de > max_de:
                 problems.append(f"colour dE2000 {de:.1f}")

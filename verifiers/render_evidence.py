@@ -139,7 +139,8 @@ def place_camera(scene, view: dict, aspect: float) -> bpy.types.Object:
 
 
 # Text and time chunks carry render statistics (Cycles writes its render time there): drop
-# them so identical pixels always mean identical bytes.
+# them so identical pixels always mean identical bytes. A stdlib chunk filter, not Pillow: this
+# runs inside bpy's Python (ARKEVO_BPY_PYTHON may have no Pillow), and it keeps Blender's bytes.
 VOLATILE_PNG_CHUNKS = {b"tEXt", b"zTXt", b"iTXt", b"tIME"}
 
 

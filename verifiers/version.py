@@ -22,7 +22,7 @@ VERIFIERS = Path(__file__).resolve().parent
 # them together into a packaged task's tests/.
 PROBE_FILES = (
     "rule_probe.py", "probe_primitives.py", "probe_core.py", "probes_objects.py", "probes_geometry.py",
-    "probes_animation.py", "probes_materials.py", "probes_render_spec.py", "colour.py", "scoring.py",
+    "probes_animation.py", "probes_materials.py", "probes_render_spec.py", "colour_math.py", "scoring.py",
 )
 # What a packaged task's tests/ holds to also run under Harbor + RewardKit (python -m rewardkit).
 REWARDKIT_FILES = PROBE_FILES + ("rewardkit_rules.py",)

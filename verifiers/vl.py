@@ -17,9 +17,15 @@ say (the A-gate); otherwise any unanswered question makes the VL score *missing*
 the reason) and otherwise it is the weight-normalised sum of the answers (each 0..1).
 
 Two kinds of judge fill the answers: a vision model over an OpenAI-compatible API
-(``verifiers.vl_client``) and ``image-metric``, which compares the delivery's evidence renders
+(``verifiers.vl_model_judge``) and ``image-metric``, which compares the delivery's evidence renders
 with the reference deliverable's renders using the question's ``metric``.  They carry
 different judge ids, and ``verifiers.profiles.aggregate`` refuses to mix them.
+
+The module runs in the worker and, copied into a published task's ``tests/verifiers/``, in the
+task image's bpy venv (``verifiers/packaged_grade.py``), where ``environment/Dockerfile``
+installs Pillow, pinned to the worker's version, beside bpy and its numpy: one image code path,
+so a published task grades with the pipeline's own decoding.  ``contact_sheet`` lives here for
+the same reason: the evidence cache and the packaged grader both build the frames' sheet.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
-from verifiers import colour, png
+from verifiers import colour_math
 
 IMAGE_METRIC_ID = "image-metric"
 IMAGE_METRIC_VERSION = "1"
@@ -143,8 +150,30 @@ def image_metric_judge_id() -> dict:
 
 
 def _load(folder: Path, name: str) -> np.ndarray | None:
+    """A render as (height, width, 4) RGBA uint8, or None when it is not there."""
     p = Path(folder) / name
-    return png.rgba(png.read_png(p)) if p.is_file() else None
+    if not p.is_file():
+        return None
+    with Image.open(p, formats=("PNG",)) as img:
+        return np.asarray(img.convert("RGBA"))
+
+
+def contact_sheet(frames: list[Path], columns: int = 4, background=(40, 40, 40)) -> Image.Image:
+    """Equally sized frames tiled row-major onto an opaque RGB sheet, each alpha-composited
+    over ``background``."""
+    if not frames:
+        raise ValueError("no frames for a contact sheet")
+    tiles = []
+    for path in frames:
+        with Image.open(path, formats=("PNG",)) as img:
+            tiles.append(img.convert("RGBA"))
+    width, height = tiles[0].size
+    rows = -(-len(tiles) // columns)
+    sheet = Image.new("RGB", (columns * width, rows * height), background)
+    for i, tile in enumerate(tiles):
+        row, column = divmod(i, columns)
+        sheet.paste(tile, (column * width, row * height), tile)  # the tile's alpha as the mask
+    return sheet
 
 
 def _mask(img: np.ndarray) -> np.ndarray:
@@ -183,7 +212,7 @@ def mean_colour_linear(img: np.ndarray | None) -> tuple[float, float, float] | N
     if not m.any():
         return None
     srgb = img[..., :3][m].astype(np.float64).mean(axis=0) / 255.0
-    return tuple(colour.srgb_to_linear(float(c)) for c in srgb)
+    return tuple(colour_math.srgb_to_linear(float(c)) for c in srgb)
 
 
 def colour_similarity(a: np.ndarray | None, b: np.ndarray | None, scale: float = 30.0) -> float:
@@ -191,7 +220,7 @@ def colour_similarity(a: np.ndarray | None, b: np.ndarray | None, scale: float =
     ca, cb = mean_colour_linear(a), mean_colour_linear(b)
     if ca is None or cb is None:
         return 0.0
-    return max(0.0, 1.0 - colour.delta_e_linear(ca, cb) / float(scale))
+    return max(0.0, 1.0 - colour_math.delta_e_linear(ca, cb) / float(scale))
 
 
 def _views(metric: dict) -> list[str]:

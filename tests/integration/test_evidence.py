@@ -10,10 +10,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from PIL import Image
 
 from sandbox.isolation.settings import SandboxSettings
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
-from verifiers import bpy_procs, png, score_delivery
+from verifiers import bpy_procs, score_delivery
 from verifiers.evidence import SHEET, EvidenceCache, EvidenceRenderer, renderer_version, resolve_spec, sha256_file
 from verifiers.profiles import get_profile
 from verifiers.scorer import Scorer, TaskBundle
@@ -99,7 +100,7 @@ def test_static_views_frame_the_deliverable(scored_twice):
     cache, _, first, *_ = scored_twice
     ev = cache.lookup(first["evidence"]["key"])
     for name in ("front.png", "side.png", "top.png", "close.png"):
-        img = png.read_png(ev.path(name))
+        img = np.asarray(Image.open(ev.path(name)))
         assert img.shape == (120, 160, 4)
         coverage = (img[..., 3] > 127).mean()
         assert 0.02 < coverage < 0.95, f"{name}: {coverage:.3f} of the frame covered"
@@ -134,7 +135,7 @@ def test_animation_evidence_has_16_frames_an_mp4_and_is_deterministic(workspaces
     assert set(a.names("static")) == {"front.png", "side.png", "top.png", "close.png"}
     # Blender's FFmpeg is available in bpy 5.2: a real MP4 (ISO base media, 'ftyp' box)
     assert a.manifest["mp4"] == "written" and a.path("animation.mp4").read_bytes()[4:8] == b"ftyp"
-    sheet = png.read_png(a.path(SHEET))
+    sheet = np.asarray(Image.open(a.path(SHEET)))
     assert sheet.shape == (480, 640, 3)
     assert a.manifest["renderer_version"] == renderer_version()
 
@@ -162,5 +163,5 @@ def test_cycles_is_deterministic_with_fixed_samples_and_seed(workspaces, tmp_pat
     for name in ("x", "y"):  # two separate bpy processes
         renders.append(EvidenceRenderer(EvidenceCache(tmp_path / name), sandbox=isolation).render(delivery, spec))
     assert renders[0].hashes() == renders[1].hashes()
-    img = png.read_png(renders[0].path("front.png"))
+    img = np.asarray(Image.open(renders[0].path("front.png")))
     assert img.shape == (48, 64, 4) and np.any(img[..., 3] > 0)

@@ -21,16 +21,16 @@ import signal
 import subprocess
 import sys
 import time
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 from temporalio.exceptions import ApplicationError
 
 from activities.errors import AUTHOR_SCRIPT_FAILED
-from activities.harbor_task import DOCKERFILE, TASK_TOML, TEST_SH
+from activities.harbor_task import TEST_SH, dockerfile, task_toml
 from activities.policies import policy_from_name
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialInfraError, TrialRun
+from contracts.payloads import TaskIdentity
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from tests.fakes.openai_server import FakeOpenAIServer, final, tool_call
 from tests.integration.test_agents import DRAFT, FAST, start_blend  # noqa: F401 (session fixture)
@@ -71,11 +71,10 @@ def write_task(root: Path, start: Path) -> Path:
     (workspace / "outputs").mkdir()
     shutil.copy(start, workspace / "inputs" / "start.blend")
     shutil.copy(DRAFT / "public" / "spec.md", workspace / "inputs" / "spec.md")
-    (root / "environment" / "Dockerfile").write_text(DOCKERFILE.format(bpy_version=version("bpy")))
+    (root / "environment" / "Dockerfile").write_text(dockerfile())
     shutil.copy(DRAFT / "instruction.md", root / "instruction.md")
-    (root / "task.toml").write_text(TASK_TOML.format(
-        task_id="robot-carry", task_version="draft", verifier_version="vv-test", pipeline_digest="",
-        workflow=task["workflow_primary"], profession=task["profession_primary"]))
+    (root / "task.toml").write_text(task_toml(TaskIdentity(
+        "robot-carry", "draft", "vv-test", "", task["workflow_primary"], task["profession_primary"])))
     return root
 
 

@@ -16,7 +16,9 @@ import pytest
 from harbor.models.job.config import DatasetConfig
 from harbor.models.task.task import Task
 
+from activities.harbor_task import task_toml
 from cli.arkevo import main
+from contracts.payloads import TaskIdentity
 from dataset_revisions.layout import RevisionKeys
 from exports.harbor_zip import (MANIFEST, SUMS, ExportError, ExportSourceError, export_split,
                                 export_task, extract)
@@ -31,8 +33,8 @@ def _sha(data: bytes) -> str:
 
 def _files(task_id: str) -> dict[str, bytes]:
     return {
-        "task/task.toml": (f'schema_version = "1.4"\n[metadata]\ntask_id = "{task_id}"\n\n'
-                           '[verifier]\ntimeout_sec = 60.0\n\n[environment]\nworkdir = "/workspace"\n').encode(),
+        "task/task.toml": task_toml(TaskIdentity(task_id, "v1-abc", "vv2-00000000000000aa", "", "MOD-01",
+                                                 "PRF-3DART")).encode(),
         "task/instruction.md": f"Fix the {task_id} scene.\n".encode(),
         "task/environment/Dockerfile": b"FROM ubuntu:24.04\n",
         "task/environment/workspace/inputs/spec.md": b"# spec\n" + b"x" * 4000,
@@ -188,7 +190,8 @@ def test_harbors_loader_accepts_the_unzipped_task(objects, tmp_path):
     dest = extract(result.path, tmp_path / "unzipped")
     assert Task.is_valid_dir(dest / "gamma")
     task = Task(dest / "gamma")
-    assert task.name == "gamma" and task.instruction == "Fix the gamma scene.\n"
+    # task.toml's [task] name, as a Harbor registry knows the task
+    assert task.name == "arkevo/gamma" and task.instruction == "Fix the gamma scene.\n"
     assert not Task.is_valid_dir(dest)  # the manifest's folder is not a task
 
 

@@ -22,6 +22,7 @@ from importlib.metadata import version
 from pathlib import Path, PurePosixPath
 
 import pytest
+from harbor.models.task.task import Task
 
 from activities.harbor_task import write_harbor_task, write_packaged_grading
 from sandbox.isolation.taskimage import read_task_image
@@ -78,6 +79,15 @@ def test_with_every_rule_only_the_base_image_digest_is_left(task_dirs, kind):
         [("unpinned-image", "Dockerfile", 1)], findings
 
 
+@pytest.mark.parametrize("kind", ["trial", "publication"])
+def test_harbor_loads_the_task_under_its_registry_name(task_dirs, kind):
+    """`[task] name` is what `harbor publish` files the package under; [metadata] is the identity."""
+    task = Task(task_dirs[kind])
+    assert task.name == "arkevo/table-model"
+    assert task.config.metadata["task_id"] == "table-model"
+    assert task.config.metadata["task_version"] == task.config.task.version
+
+
 def _dockerfile(task: Path) -> str:
     return (task / "environment" / "Dockerfile").read_text()
 
@@ -95,7 +105,9 @@ def test_the_image_runs_bpy_from_a_venv_as_a_non_root_agent(task_dirs):
     dockerfile = _dockerfile(task)
     assert dockerfile.startswith("FROM debian:trixie-slim\n")
     assert {"python3.13", "python3.13-venv"} <= _apt_packages(dockerfile)
-    assert f"python3 -m pip install --no-cache-dir bpy=={version('bpy')}\n" in dockerfile
+    # Pillow beside bpy: the packaged VL grading decodes renders with it (verifiers/vl.py)
+    assert (f"python3 -m pip install --no-cache-dir bpy=={version('bpy')} pillow=={version('pillow')}\n"
+            in dockerfile)
     assert "ENV PATH=/opt/bpy/bin:$PATH\n" in dockerfile
     assert re.search(r"^RUN useradd .*\bagent$", dockerfile, re.M)
     assert "COPY --chown=agent:agent workspace /workspace\n" in dockerfile

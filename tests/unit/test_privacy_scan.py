@@ -7,17 +7,17 @@ scans clean."""
 from __future__ import annotations
 
 import json
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
+from PIL import ExifTags, Image, PngImagePlugin
 from temporalio.exceptions import ApplicationError
 
 from activities import harbor_task
 from activities.blender.runner import BLENDER_SCRIPTS
 from activities.errors import NON_RETRYABLE, PRIVACY_FINDING
 from activities.store import FilesystemStore
+from contracts.payloads import TaskIdentity
 from contracts.validation import ContractError
 from privacy.checkpoints import check_export, solver_view
 from privacy.extract import cache_name, reader_version
@@ -156,24 +156,23 @@ def test_licences_are_checked_against_the_policy(policy, tmp_path, licence, ok):
 # --- binaries ---------------------------------------------------------------------------------
 
 
-def _chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-
-def _png(*chunks: bytes) -> bytes:
-    ihdr = _chunk(b"IHDR", struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0))
-    idat = _chunk(b"IDAT", zlib.compress(b"\0\0\0\0"))
-    return b"\x89PNG\r\n\x1a\n" + ihdr + b"".join(chunks) + idat + _chunk(b"IEND", b"")
+def _png(path: Path, *texts: tuple[str, str, str]) -> None:
+    """A 1x1 PNG written by Pillow with text chunks: (kind, key, value), kind tEXt, zTXt or iTXt."""
+    info = PngImagePlugin.PngInfo()
+    for kind, key, value in texts:
+        if kind == "iTXt":
+            info.add_itxt(key, value, lang="en")
+        else:
+            info.add_text(key, value, zip=kind == "zTXt")
+    Image.new("RGB", (1, 1)).save(path, "PNG", pnginfo=info)
 
 
 def test_png_text_chunks_are_read_and_pixels_covered(policy, tmp_path):
     key = "ghp_Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
-    (tmp_path / "plain.png").write_bytes(_png())
-    (tmp_path / "text.png").write_bytes(_png(_chunk(b"tEXt", b"Comment\0pushed with " + key.encode())))
-    (tmp_path / "ztext.png").write_bytes(_png(_chunk(b"zTXt", b"Author\0\0" + zlib.compress(
-        b"jane.doe@acme-robotics.com"))))
-    (tmp_path / "itext.png").write_bytes(_png(_chunk(b"iTXt", b"Description\0\0\0en\0\0"
-                                                     + "仅限内部 review".encode())))
+    _png(tmp_path / "plain.png")
+    _png(tmp_path / "text.png", ("tEXt", "Comment", "pushed with " + key))
+    _png(tmp_path / "ztext.png", ("zTXt", "Author", "jane.doe@acme-robotics.com"))
+    _png(tmp_path / "itext.png", ("iTXt", "Description", "仅限内部 review"))
     report = scan_tree(tmp_path, policy)
     got = {(f.file, f.location, f.rule, f.line) for f in report.findings}
     assert got == {("text.png", "png:tEXt:Comment", "github-token", 1),
@@ -185,35 +184,15 @@ def test_png_text_chunks_are_read_and_pixels_covered(policy, tmp_path):
     assert report.pending == [] and report.files_scanned == 4
 
 
-def _exif() -> bytes:
-    """A little-endian TIFF block: IFD0 (Artist, Exif and GPS pointers), an Exif IFD with a
-    UserComment, a GPS IFD with a position."""
-    artist = b"Jane Roe\0"
-    comment = b"ASCII\0\0\0key AKIAQ3EGRIT4VZ7XK2MB"
-    data_at = 8 + (2 + 3 * 12 + 4) + (2 + 12 + 4) + (2 + 4 * 12 + 4)
-    exif_at, gps_at = 8 + 42, 8 + 42 + 18
-    a_off, c_off = data_at, data_at + len(artist)
-    lat_off = c_off + len(comment)
-    lon_off = lat_off + 24
-    entry = lambda tag, kind, count, value: struct.pack("<HHII", tag, kind, count, value)  # noqa: E731
-    ifd0 = struct.pack("<H", 3) + entry(0x013B, 2, len(artist), a_off) + entry(
-        0x8769, 4, 1, exif_at) + entry(0x8825, 4, 1, gps_at) + struct.pack("<I", 0)
-    exif = struct.pack("<H", 1) + entry(0x9286, 7, len(comment), c_off) + struct.pack("<I", 0)
-    gps = (struct.pack("<H", 4) + struct.pack("<HHI", 1, 2, 2) + b"N\0\0\0"
-           + entry(2, 5, 3, lat_off) + struct.pack("<HHI", 3, 2, 2) + b"E\0\0\0"
-           + entry(4, 5, 3, lon_off) + struct.pack("<I", 0))
-    rationals = struct.pack("<6I", 52, 1, 22, 1, 1278, 100) + struct.pack("<6I", 4, 1, 53, 1, 3600, 100)
-    block = b"II" + struct.pack("<HI", 42, 8) + ifd0 + exif + gps + artist + comment + rationals
-    assert len(b"II" + struct.pack("<HI", 42, 8) + ifd0 + exif + gps) == data_at
-    return block
-
-
 def test_jpeg_comment_and_exif_are_read(policy, tmp_path):
-    app1 = b"Exif\0\0" + _exif()
-    com = "INTERNAL ONLY".encode()
-    jpeg = (b"\xff\xd8" + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1
-            + b"\xff\xfe" + struct.pack(">H", len(com) + 2) + com + b"\xff\xd9")
-    (tmp_path / "photo.jpg").write_bytes(jpeg)
+    """A JPEG as Pillow writes one (JFIF, EXIF with Exif and GPS sub-IFDs, a comment, a scan)."""
+    exif = Image.Exif()
+    exif[ExifTags.Base.Artist] = "Jane Roe"
+    exif.get_ifd(ExifTags.IFD.Exif)[ExifTags.Base.UserComment] = b"ASCII\0\0\0key AKIAQ3EGRIT4VZ7XK2MB"
+    exif.get_ifd(ExifTags.IFD.GPSInfo).update({
+        ExifTags.GPS.GPSLatitudeRef: "N", ExifTags.GPS.GPSLatitude: (52.0, 22.0, 12.78),
+        ExifTags.GPS.GPSLongitudeRef: "E", ExifTags.GPS.GPSLongitude: (4.0, 53.0, 36.0)})
+    Image.new("RGB", (8, 8)).save(tmp_path / "photo.jpg", "JPEG", exif=exif, comment="INTERNAL ONLY")
     report = scan_tree(tmp_path, policy)
     got = {(f.location, f.rule) for f in report.findings}
     assert got == {("exif:UserComment", "aws-access-key-id"), ("jpeg:COM", "confidential-marking"),
@@ -358,8 +337,11 @@ def test_what_the_repository_puts_in_a_task_package_scans_clean(policy):
     files = {f"tests/{name}": (verifiers / name).read_text() for name in (
         *REWARDKIT_FILES, *harbor_task.PACKAGED_GRADING_SCRIPTS, *harbor_task.PACKAGED_GRADING_MODULES)}
     files["solution/apply_script.py"] = (BLENDER_SCRIPTS / "apply_script.py").read_text()
-    for name in ("TEST_SH", "SOLVE_SH", "DOCKERFILE", "TASK_TOML"):
+    for name in ("TEST_SH", "SOLVE_SH"):
         files[name] = getattr(harbor_task, name)
+    files["environment/Dockerfile"] = harbor_task.dockerfile()
+    files["task.toml"] = harbor_task.task_toml(
+        TaskIdentity("table-model", "draft", "vv2-00000000000000aa", "0" * 64, "MOD-01", "PRF-3DART"))
     findings = [f for rel, text in files.items() for f in scan_text(text, policy, rel)]
     assert findings == [], [f.message() for f in findings]
 

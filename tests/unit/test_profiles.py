@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from verifiers import colour, scoring
+from verifiers import colour_math, scoring
 from verifiers.profiles import (
     CAP_LADDER, REGISTRY, ScoringProfileMismatch, aggregate, check_task_profile, get_profile, profile_of_task,
     score_record, task_with_profile,
@@ -228,10 +228,10 @@ def test_standalone_probe_files_import_only_stdlib_bpy_numpy_and_each_other():
     ((2.0776, 0.0795, -1.135), (0.9033, -0.0636, -0.5514), 0.9082),
 ])
 def test_ciede2000_matches_published_values(lab1, lab2, expected):
-    assert colour.delta_e2000(lab1, lab2) == pytest.approx(expected, abs=1e-4)
+    assert colour_math.delta_e2000(lab1, lab2) == pytest.approx(expected, abs=1e-4)
 
 
 def test_colour_parsing_and_lab():
-    assert colour.parse_colour("#ffffff") == pytest.approx((1.0, 1.0, 1.0))
-    assert colour.linear_to_lab((1.0, 1.0, 1.0)) == pytest.approx((100.0, 0.0, 0.0), abs=1e-3)
-    assert colour.delta_e_linear((0.5, 0.2, 0.1), (0.5, 0.2, 0.1)) == 0.0
+    assert colour_math.parse_colour("#ffffff") == pytest.approx((1.0, 1.0, 1.0))
+    assert colour_math.linear_to_lab((1.0, 1.0, 1.0)) == pytest.approx((100.0, 0.0, 0.0), abs=1e-3)
+    assert colour_math.delta_e_linear((0.5, 0.2, 0.1), (0.5, 0.2, 0.1)) == 0.0

@@ -1,6 +1,13 @@
-"""Colour arithmetic for probes and judges (stdlib only): sRGB <-> linear, CIE Lab (D65) and
-the CIEDE2000 colour difference.  Blender stores material colours scene-linear (Rec.709
-primaries), so probe expectations are linear RGB unless given as an sRGB hex string."""
+"""Colour arithmetic for probes and judges: sRGB <-> linear, CIE Lab (D65) and the CIEDE2000
+colour difference.  Blender stores material colours scene-linear (Rec.709 primaries), so probe
+expectations are linear RGB unless given as an sRGB hex string.
+
+Named ``colour_math``, not ``colour``: the probes put this folder first on ``sys.path``, where a
+``colour.py`` would shadow the ``colour`` (colour-science) package.
+"""
+
+# Hand-written and stdlib only: the rule probe imports it inside bpy's Python (the task image's
+# /opt/bpy venv, or ARKEVO_BPY_PYTHON), where no colour-science package is installed.
 
 from __future__ import annotations
 
