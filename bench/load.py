@@ -63,6 +63,13 @@ from contracts import queues  # noqa: E402
 from workers.client import connect  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
 
+EXIT_CODES = """\
+exit codes:
+  0    measured (the figures are printed, and written to --json)
+  1    an unexpected error (traceback)
+  2    bad usage, or nothing measured (the reason is printed): no such publication, the server
+       or a worker did not start or died, no trial started or ended for --stall-timeout
+  130  interrupted (SIGINT/SIGTERM); the workers and the server are stopped"""
 TARGET_EVENTS = 200  # history events per trial workflow
 TARGET_RSS_MB = 1536  # per worker process, at 1,000 queued
 console = Console(stderr=True)
@@ -71,7 +78,7 @@ out = Console(width=None if sys.stdout.isatty() else 120)
 
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="bench/load.py", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__.split("\n\n", 2)[2],
+                                epilog=__doc__.split("\n\n", 2)[2] + "\n" + EXIT_CODES,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--trials", type=int, default=None,
                    help="trials in the campaign (default 200; with --queued Q: Q)")
@@ -485,4 +492,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from workers.client import exit_process
+
+    exit_process(main())  # the status, whatever the SDK runtime does at exit

@@ -24,6 +24,9 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import track
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -33,6 +36,12 @@ from verifiers.calibration import samples_of  # noqa: E402
 from verifiers.scorer import TaskBundle  # noqa: E402
 
 SEEDS = ("robot-carry", "table-model")
+EXIT_CODES = """\
+exit codes:
+  0  measured; both modes' reports agree on every deliverable
+  1  the modes' reports differ for some deliverable (both kept in <work>/reports), or Blender
+     failed
+  2  bad usage"""
 
 
 def bundled_deliverables(work: Path, sandbox=None) -> list[tuple[str, TaskBundle, Path]]:
@@ -54,12 +63,16 @@ def bundled_deliverables(work: Path, sandbox=None) -> list[tuple[str, TaskBundle
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables")
-    ap.add_argument("--json", type=Path, default=None)
+    ap = argparse.ArgumentParser(prog="bench/probe_throughput.py", description=__doc__, epilog=EXIT_CODES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3, help="probes of every deliverable per mode (default 3)")
+    ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables",
+                    help="where the deliverables are built once and kept (default var/bench/deliverables)")
+    ap.add_argument("--json", type=Path, default=None, help="write every figure as JSON here")
     ap.add_argument("--no-sandbox", action="store_true", help="plain subprocesses, as before issue 7")
     args = ap.parse_args(argv)
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
     sandbox = LOCAL if args.no_sandbox else None
 
     t0 = time.monotonic()
@@ -76,18 +89,19 @@ def main(argv: list[str] | None = None) -> int:
     probe._start()  # measure start-up apart from the per-probe cost
     warm_startup = time.monotonic() - started
     try:
-        for _ in range(args.rounds):
-            for label, bundle, blend in items:
-                slug = label.replace("/", "_").replace(":", "-")
-                t = time.monotonic()
-                a = bpy_procs.probe_fresh(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.fresh.json",
-                                          sandbox=sandbox)
-                fresh[label].append(time.monotonic() - t)
-                t = time.monotonic()
-                b = probe.probe(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.warm.json")
-                warm[label].append(time.monotonic() - t)
-                if a != b:
-                    mismatches.append(label)
+        # The bar on stderr, gone when done: stdout keeps the table alone.
+        for label, bundle, blend in track(items * args.rounds, "probes (fresh + warm)",
+                                          console=Console(stderr=True), transient=True):
+            slug = label.replace("/", "_").replace(":", "-")
+            t = time.monotonic()
+            a = bpy_procs.probe_fresh(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.fresh.json",
+                                      sandbox=sandbox)
+            fresh[label].append(time.monotonic() - t)
+            t = time.monotonic()
+            b = probe.probe(blend, bundle.task_path, bundle.rubric_path, reports / f"{slug}.warm.json")
+            warm[label].append(time.monotonic() - t)
+            if a != b:
+                mismatches.append(label)
     finally:
         probe.close()
 

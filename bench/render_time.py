@@ -25,6 +25,9 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import track
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
@@ -35,18 +38,28 @@ from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, resolve_spec  # noqa: E402
 
 
+EXIT_CODES = """\
+exit codes:
+  0  every deliverable rendered and timed
+  1  a render failed, or its second request was not served from the cache
+  2  bad usage"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--engine", default=None)
-    ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables")
-    ap.add_argument("--json", type=Path, default=None)
-    ap.add_argument("--no-sandbox", action="store_true")
+    ap = argparse.ArgumentParser(prog="bench/render_time.py", description=__doc__, epilog=EXIT_CODES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--engine", default=None, help="render engine (default: each task's judge.json)")
+    ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "deliverables",
+                    help="where the deliverables are built once and kept (default var/bench/deliverables)")
+    ap.add_argument("--json", type=Path, default=None, help="write every figure as JSON here")
+    ap.add_argument("--no-sandbox", action="store_true", help="plain subprocesses instead of the trial sandbox")
     args = ap.parse_args(argv)
     sandbox = LOCAL if args.no_sandbox else None
     items = bundled_deliverables(args.work, sandbox)
     rows = []
     with tempfile.TemporaryDirectory(prefix="arkevo-render-bench-") as tmp:
-        for label, bundle, blend in items:
+        # The bar on stderr, gone when done: stdout keeps the table alone.
+        for label, bundle, blend in track(items, "renders", console=Console(stderr=True), transient=True):
             spec = resolve_spec(bundle.judge.evidence, engine=args.engine)
             cache_dir = Path(tmp) / label.replace("/", "_").replace(":", "-")
             cache = EvidenceCache(cache_dir)

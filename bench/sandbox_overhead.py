@@ -20,6 +20,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import track
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from harbor.models.task.config import EnvironmentConfig, NetworkMode, NetworkPolicy  # noqa: E402
@@ -94,18 +97,32 @@ def _row(label: str, values: list[float]) -> str:
             f"{max(values) * 1000:.0f} |")
 
 
-async def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+EXIT_CODES = """\
+exit codes:
+  0  measured
+  1  a run failed (its stderr is printed), or the sandbox cannot start here
+  2  bad usage"""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="bench/sandbox_overhead.py", description=__doc__, epilog=EXIT_CODES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", type=int, default=10, help="repetitions of each (default 10)")
     parser.add_argument("--base-dir", type=Path, default=None, help="sandbox base folder")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
+    if args.n < 1:
+        parser.error("-n must be at least 1")
+    return args
 
+
+async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="arkevo-bench-") as tmp:
         root = Path(tmp)
         plain_run(root)  # warm the page cache for bpy before anything is timed
         await sandboxed_run(root, -1, args.base_dir)
         plain, sandboxed, trues = [], [], []
-        for i in range(args.n):  # interleaved, so drift hits both sides alike
+        # interleaved, so drift hits both sides alike; the bar on stderr keeps stdout the table
+        for i in track(range(args.n), "plain + sandboxed runs", console=Console(stderr=True), transient=True):
             plain.append(plain_run(root))
             sandboxed.append(await sandboxed_run(root, i, args.base_dir))
             trues.append(plain_true())
@@ -128,4 +145,4 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    asyncio.run(main(parse_args()))

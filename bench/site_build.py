@@ -17,6 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from rich.console import Console
+from rich.progress import Progress
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -26,29 +29,46 @@ from review_site.sources import Source  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
 
 
+EXIT_CODES = """\
+exit codes:
+  0  measured
+  1  a build failed (no such revision in the store, a file that cannot be read as published)
+  2  bad usage"""
+
+
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="bench/site_build.py", description=__doc__, epilog=EXIT_CODES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--dataset", required=True, help="NAMESPACE/REVISION")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of the three builds; medians (default 3)")
     args = ap.parse_args(argv)
-    namespace, revision = args.dataset.split("/")
+    namespace, _, revision = args.dataset.partition("/")
+    if not namespace or not revision or "/" in revision:
+        ap.error(f"--dataset {args.dataset!r}: give NAMESPACE/REVISION")
+    if args.repeat < 1:
+        ap.error("--repeat must be at least 1")
     settings = settings_from_env()
     source = Source(settings.objects(), settings.content_store())
     times: dict[str, list[float]] = {"first build": [], "rebuild, nothing changed": [],
                                      "rebuild after a code change": []}
     result = None
-    for _ in range(args.repeat):
-        with tempfile.TemporaryDirectory(prefix="arkevo-site-bench-") as tmp:
-            out = Path(tmp) / "site"
-            for name in times:
-                if name == "rebuild after a code change":  # as if the templates had changed
-                    state = json.loads((out / STATE).read_text())
-                    state["pages"] = {k: "stale" for k in state["pages"]}
-                    (out / STATE).write_text(json.dumps(state))
-                started = time.perf_counter()
-                built = build_site(source, out, dataset=(namespace, revision))
-                times[name].append(time.perf_counter() - started)
-                result = result if name != "first build" else built
+    # The bar on stderr, gone when done: stdout keeps the table alone.
+    with Progress(console=Console(stderr=True), transient=True) as bar:
+        job = bar.add_task("builds", total=args.repeat * len(times))
+        for _ in range(args.repeat):
+            with tempfile.TemporaryDirectory(prefix="arkevo-site-bench-") as tmp:
+                out = Path(tmp) / "site"
+                for name in times:
+                    if name == "rebuild after a code change":  # as if the templates had changed
+                        state = json.loads((out / STATE).read_text())
+                        state["pages"] = {k: "stale" for k in state["pages"]}
+                        (out / STATE).write_text(json.dumps(state))
+                    bar.update(job, description=name)
+                    started = time.perf_counter()
+                    built = build_site(source, out, dataset=(namespace, revision))
+                    times[name].append(time.perf_counter() - started)
+                    result = result if name != "first build" else built
+                    bar.advance(job)
     median = {k: statistics.median(v) for k, v in times.items()}
     first = median["first build"]
     print(f"review site of {args.dataset}: {result.tasks} tasks, {result.campaigns} campaign(s), "

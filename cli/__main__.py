@@ -1,6 +1,5 @@
-import sys
-
 from cli.arkevo import main
+from workers.client import exit_process
 
 if __name__ == "__main__":
-    sys.exit(main())
+    exit_process(main())  # the status, whatever the SDK runtime does at exit (workers/client.py)

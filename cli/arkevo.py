@@ -11,10 +11,8 @@
     arkevo site build --dataset demo/r1 --out site/          # static review site (docs/review-site.md)
     arkevo export task --publication <folder> --out task.zip # Harbor-layout ZIP (docs/exports.md)
 
-Exit codes: 0 done (freeze-check: ready; verify: every file matches), 1 the answer is no
-(freeze-check: gaps; freeze: not ready or frozen otherwise; verify: problems; start --wait: a
-seed failed), 2 bad input (a usage error, an invalid spec, no such revision, no server).
 The store is the workers' (ARKEVO_VAR, ARKEVO_STORE); the server is ARKEVO_TEMPORAL_ADDRESS.
+Every command's --help lists its own exit codes.
 """
 
 from __future__ import annotations
@@ -22,20 +20,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from cli import campaign, export, site
+from cli.help import HelpFormatter, add_command, exit_codes
 
 console = Console(soft_wrap=True)  # paths and digests stay on one line (greppable)
 err = Console(stderr=True, soft_wrap=True)
 
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
+
 
 
 def parse_dataset(text: str) -> tuple[str, str] | None:
@@ -73,46 +73,62 @@ def _revision_args(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="arkevo", description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(prog="arkevo", description=__doc__, epilog=exit_codes(
+        "done (freeze-check: ready; verify: every file matches)",
+        "the answer is no (freeze-check: gaps; freeze: not ready or frozen otherwise; verify: "
+        "problems; --wait: a seed or a trial failed; export: a file does not match its sha256)",
+        "an invalid spec, no such revision or campaign, no server"), formatter_class=HelpFormatter)
     top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,site,export}")
     ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
                         description="Dataset revisions: many seeds, hash-chained publications, "
                                     "frozen into balanced splits (docs/datasets.md).")
     sub = ds.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("start", help="start DatasetProduction for a dataset spec",
-                       description="Validate the spec here, then start DatasetProduction on the "
-                                   "Temporal server. Re-running the same spec resumes it: seeds "
-                                   "already published in that revision are skipped.")
+    p = add_command(sub, "start", exit_codes(
+        "started (with --wait: every seed published or skipped)",
+        "with --wait: a seed failed, or the production failed",
+        "an invalid spec, no Temporal server, the workflow could not start"),
+                    help="start DatasetProduction for a dataset spec",
+                    description="Validate the spec here, then start DatasetProduction on the "
+                                "Temporal server. Re-running the same spec resumes it: seeds "
+                                "already published in that revision are skipped.")
     p.add_argument("spec", type=Path, help="dataset spec (JSON, contracts/schemas/dataset-spec.schema.json)")
     p.add_argument("--workflow-id", help="default: dataset-<namespace>-<revision>")
     p.add_argument("--wait", action="store_true", help="follow progress until the production ends")
     p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS or localhost:7233)")
 
-    p = sub.add_parser("status", help="progress of a production and the state of its revision",
-                       description="Without --workflow-id: what the store holds for the revision.")
+    p = add_command(sub, "status", exit_codes(
+        "printed", None, "neither --workflow-id nor --namespace and --revision, no such revision, "
+        "no Temporal server"),
+                    help="progress of a production and the state of its revision",
+                    description="Without --workflow-id: what the store holds for the revision.")
     p.add_argument("--workflow-id", help="a DatasetProduction's workflow id (its progress query)")
     p.add_argument("--namespace")
     p.add_argument("--revision")
     p.add_argument("--address", help="Temporal frontend")
     p.add_argument("--json", action="store_true", help="print JSON")
 
-    p = sub.add_parser("freeze-check", help="would the revision freeze? every gap; writes nothing",
-                       description="Runs the selection freeze would run and every freeze rule "
-                                   "(split minimums, max per source, sources isolated, group, "
-                                   "profession and source coverage, determinism), then the export "
-                                   "privacy checkpoint and verify over the selected publications. "
-                                   "Writes nothing.")
+    p = add_command(sub, "freeze-check", exit_codes("ready to freeze", "gaps (each printed)", "no such revision"),
+                    help="would the revision freeze? every gap; writes nothing",
+                    description="Runs the selection freeze would run and every freeze rule "
+                                "(split minimums, max per source, sources isolated, group, "
+                                "profession and source coverage, determinism), then the export "
+                                "privacy checkpoint and verify over the selected publications. "
+                                "Writes nothing.")
     _revision_args(p)
-    p = sub.add_parser("freeze", help="freeze the revision into its splits (once; immutable)",
-                       description="Writes freeze/split-manifest.json (create-only) with its "
-                                   "semantic digest and announces it with a freeze handoff event. "
-                                   "Refuses a revision with gaps.")
+    p = add_command(sub, "freeze", exit_codes(
+        "frozen now, or already frozen the same way", "not ready (gaps), or frozen otherwise",
+        "no such revision"),
+                    help="freeze the revision into its splits (once; immutable)",
+                    description="Writes freeze/split-manifest.json (create-only) with its "
+                                "semantic digest and announces it with a freeze handoff event. "
+                                "Refuses a revision with gaps.")
     _revision_args(p)
-    p = sub.add_parser("verify", help="re-hash every file and the hash chain of a revision",
-                       description="Names every file that changed or went missing, broken chain "
-                                   "links, and a split manifest that no longer matches.")
+    p = add_command(sub, "verify", exit_codes("every file and link matches", "problems (each printed)",
+                                              "no such revision"),
+                    help="re-hash every file and the hash chain of a revision",
+                    description="Names every file that changed or went missing, broken chain "
+                                "links, and a split manifest that no longer matches.")
     _revision_args(p)
     campaign.register(top)
     site.register(top)
@@ -133,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
                        "freeze": cmd_freeze, "verify": cmd_verify}[args.command]
         return handler(args)
     except (ContractError, DatasetNotFound) as e:
-        err.print(f"[red]error:[/] {e}")
+        err.print(f"[red]error:[/] {escape(str(e))}")
         return EXIT_BAD_INPUT
 
 
@@ -263,8 +279,17 @@ def cmd_status(args) -> int:
 
 
 async def _status_of_workflow(args) -> int:
-    client = await _client(args.address)
-    progress = await client.get_workflow_handle(args.workflow_id).query("progress")
+    from temporalio.service import RPCError
+
+    try:
+        client = await _client(args.address)
+        progress = await client.get_workflow_handle(args.workflow_id).query("progress")
+    except RuntimeError as e:  # what connect raises
+        err.print(f"[red]error:[/] cannot reach the Temporal server: {escape(str(e))}")
+        return EXIT_BAD_INPUT
+    except RPCError as e:  # no such workflow
+        err.print(f"[red]error:[/] {args.workflow_id}: {escape(str(e))}")
+        return EXIT_BAD_INPUT
     if args.json:
         print(json.dumps(progress, indent=2))
     else:
@@ -349,4 +374,6 @@ def cmd_verify(args) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from workers.client import exit_process
+
+    exit_process(main())  # the status, whatever the SDK runtime does at exit

@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import json
 
+from cli.help import add_command, exit_codes
+
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -22,10 +24,15 @@ def register(top) -> None:
                                     "and recovery of infrastructure exceptions by trial id.")
     sub = ca.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("start", help="register the plan and run the campaign",
-                       description="Starts EvaluationCampaign on the Temporal server. The plan "
-                                   "(evaluation-plan.json) is stored before the first trial; the "
-                                   "same id submitted again resumes (recorded trials are not rerun).")
+    p = add_command(sub, "start", exit_codes(
+        "started (with --wait: every planned trial recorded)",
+        "with --wait: a trial without a record, or the campaign failed",
+        "--dataset/--split/--publication/--id, an invalid campaign, a plan that differs from the "
+        "stored one, no Temporal server"),
+                    help="register the plan and run the campaign",
+                    description="Starts EvaluationCampaign on the Temporal server. The plan "
+                                "(evaluation-plan.json) is stored before the first trial; the "
+                                "same id submitted again resumes (recorded trials are not rerun).")
     p.add_argument("--id", dest="campaign_id", help="campaign id (default: <namespace>-<revision>-<split>-<mode>)")
     p.add_argument("--dataset", help="a frozen dataset revision as NAMESPACE/REVISION")
     p.add_argument("--split", help="the split to evaluate (with --dataset)")
@@ -42,24 +49,33 @@ def register(top) -> None:
     p.add_argument("--wait", action="store_true", help="follow progress and print the report")
     p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS)")
 
-    p = sub.add_parser("status", help="progress of a running campaign, or what is recorded",
-                       description="Queries the campaign's workflow when it runs, else counts its records.")
+    p = add_command(sub, "status", exit_codes("printed", None, "no such campaign"),
+                    help="progress of a running campaign, or what is recorded",
+                    description="Queries the campaign's workflow when it runs, else counts its records.")
     p.add_argument("campaign_id")
     p.add_argument("--address", help="Temporal frontend")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("report", help="print report.md (or report.json)",
-                       description="Prints the stored report; --rebuild recomputes it from the records "
-                                   "(the same figures: the bootstrap seed is in the plan).")
+    p = add_command(sub, "report", exit_codes(
+        "printed", "--rebuild refused: the records cannot make one report (figures that would pool grades)",
+        "no such campaign, no report yet"),
+                    help="print report.md (or report.json)",
+                    description="Prints the stored report; --rebuild recomputes it from the records "
+                                "(the same figures: the bootstrap seed is in the plan).")
     p.add_argument("campaign_id")
     p.add_argument("--json", action="store_true", help="print report.json")
     p.add_argument("--rebuild", action="store_true", help="recompute from the stored records first")
 
-    p = sub.add_parser("recover", help="rerun named infrastructure exceptions by trial id",
-                       description="Reruns exactly the named trial ids (infrastructure exceptions "
-                                   "only; never 'all of a kind'), keeps the replaced records in a "
-                                   "backup, writes an audit manifest and a report with the original "
-                                   "and recovered figures side by side.")
+    p = add_command(sub, "recover", exit_codes(
+        "started (with --wait: every named trial recorded again)",
+        "with --wait: a trial without a record, or the recovery failed",
+        "an invalid recovery (a trial id that is not a recorded infrastructure exception of the "
+        "campaign, no reason or requester), no Temporal server"),
+                    help="rerun named infrastructure exceptions by trial id",
+                    description="Reruns exactly the named trial ids (infrastructure exceptions "
+                                "only; never 'all of a kind'), keeps the replaced records in a "
+                                "backup, writes an audit manifest and a report with the original "
+                                "and recovered figures side by side.")
     p.add_argument("campaign_id")
     p.add_argument("--trial-id", action="append", required=True, dest="trial_ids")
     p.add_argument("--reason", required=True, help="why (recorded in the audit)")

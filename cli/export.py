@@ -10,10 +10,16 @@ import shlex
 import sys
 from pathlib import Path
 
+from cli.help import add_command, exit_codes
+
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 _HOLD = ("Every file is read from the object store and held to the sha256 its publication.json "
          "lists; on a mismatch nothing is written (exit 1). The same input gives the same bytes.")
+
+
+_EXIT_CODES = exit_codes("the ZIP written", "not exported: a file does not hold to its sha256 (nothing written)",
+                         "no such publication, dataset or split, no folder to write the ZIP in")
 
 
 def register(top) -> None:
@@ -23,20 +29,21 @@ def register(top) -> None:
                                     "SHA256SUMS at its root (docs/exports.md).")
     sub = ex.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("task", help="one publication's task/ as <task_id>/ in a ZIP",
-                       description="Exports the publication's task/ folder (a Harbor task "
-                                   "directory) as <task_id>/; never private/, review/, "
-                                   "admission/ or evaluation/. " + _HOLD)
+    p = add_command(sub, "task", _EXIT_CODES, help="one publication's task/ as <task_id>/ in a ZIP",
+                    description="Exports the publication's task/ folder (a Harbor task "
+                                "directory) as <task_id>/; never private/, review/, "
+                                "admission/ or evaluation/. " + _HOLD)
     p.add_argument("--publication", required=True, metavar="KEY_OR_PATH",
                    help="the publication's folder: an object key (datasets/<ns>/<rev>/publications/"
                         "<task>/<pub>) or a local path inside the object store")
     p.add_argument("--out", required=True, type=Path, metavar="FILE.zip", help="the ZIP to write")
 
-    p = sub.add_parser("split", help="every task of a frozen split as <ns>-<rev>-<split>/<task_id>/",
-                       description="Exports each task of the split named by the revision's split "
-                                   "manifest, its publication.json held to the manifest's sha256; "
-                                   "`harbor run -p <ns>-<rev>-<split>` runs the folder as a "
-                                   "dataset. " + _HOLD)
+    p = add_command(sub, "split", _EXIT_CODES,
+                    help="every task of a frozen split as <ns>-<rev>-<split>/<task_id>/",
+                    description="Exports each task of the split named by the revision's split "
+                                "manifest, its publication.json held to the manifest's sha256; "
+                                "`harbor run -p <ns>-<rev>-<split>` runs the folder as a "
+                                "dataset. " + _HOLD)
     p.add_argument("--dataset", required=True, help="a frozen dataset revision as NAMESPACE/REVISION")
     p.add_argument("--split", required=True, help="the split to export (train, validation, test)")
     p.add_argument("--out", required=True, type=Path, metavar="FILE.zip", help="the ZIP to write")

@@ -11,6 +11,8 @@ import signal
 import time
 from pathlib import Path
 
+from cli.help import add_command, exit_codes
+
 EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 
@@ -20,10 +22,14 @@ def register(top) -> None:
                                     "publications: every task with its evidence, calibration, "
                                     "evaluation and provenance, and the campaigns over them.")
     sub = sp.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("build", help="build or bring up to date a site folder",
-                       description="Writes only what changed since the last build into --out "
-                                   "(pages whose data changed, new images and plots), so a rebuild "
-                                   "after a new publication is quick. Prints `site: <index.html>`.")
+    p = add_command(sub, "build", exit_codes(
+        "built (--watch: until interrupted; the last build's code)", None,
+        "--dataset/--publication, --watch not positive, a source that cannot be read as published, "
+        "an --out folder that holds something else"),
+                    help="build or bring up to date a site folder",
+                    description="Writes only what changed since the last build into --out "
+                                "(pages whose data changed, new images and plots), so a rebuild "
+                                "after a new publication is quick. Prints `site: <index.html>`.")
     p.add_argument("--dataset", help="a dataset revision as NAMESPACE/REVISION (frozen or not)")
     p.add_argument("--publication", action="append", default=[],
                    help="a publication's folder (object key or local path); repeatable")

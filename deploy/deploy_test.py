@@ -12,8 +12,7 @@
 6. the published task, exported from the shared store, runs under Harbor's Docker environment
    (`harbor run -e docker -a oracle`) and scores 1.0.
 
-Prints what each step took and writes the figures to var/deploy-test/summary.json. Exit 0 all
-held, 1 a check failed (with the services' log tails), 3 no Docker engine (with the reason).
+Prints what each step took and writes the figures to var/deploy-test/summary.json.
 """
 
 from __future__ import annotations
@@ -234,14 +233,23 @@ def deploy_test(args: argparse.Namespace) -> dict:
     return figures
 
 
+EXIT_CODES = f"""\
+exit codes:
+  0  every check held
+  1  a check failed (with the services' log tails)
+  2  bad usage
+  {NO_ENGINE}  no Docker engine answers (the reason is printed)"""
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m deploy.deploy_test", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+                                epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--k", type=int, default=1, help="stage-06 attempts per configuration (default 1)")
     p.add_argument("--timeout", type=float, default=900, help="seconds for the seed's production")
     p.add_argument("--keep", action="store_true", help="leave the stack up afterwards")
     p.add_argument("--skip-harbor", action="store_true", help="skip the Harbor Docker run")
-    p.add_argument("--summary", type=Path, default=ROOT / "var" / "deploy-test" / "summary.json")
+    p.add_argument("--summary", type=Path, default=ROOT / "var" / "deploy-test" / "summary.json",
+                   help="where the figures go (default var/deploy-test/summary.json)")
     return p.parse_args(argv)
 
 

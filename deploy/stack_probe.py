@@ -14,8 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
-import os
 import sys
 import time
 from collections import Counter
@@ -24,7 +22,7 @@ from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
-from workers.client import connect as client_connect
+from workers.client import connect as client_connect, exit_process
 from workers.settings import settings_from_env
 
 
@@ -133,10 +131,4 @@ async def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    code = asyncio.run(main())
-    # The status, whatever the SDK runtime's teardown does at interpreter exit (it can crash
-    # with SIGSEGV there, which would turn any status into 139; workers/promote.py).
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    exit_process(asyncio.run(main()))  # the status, whatever the SDK runtime does at exit

@@ -39,7 +39,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,8 @@ from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 from verifiers.vl import VLResult
 
 REPORT_VERSION = "1"
+# progress(stage, done, total): "deliveries", "probes", "renders", "VL" as they advance.
+StepCallback = Callable[[str, int, int], None]
 KINDS = ("reference", "input", "defect", "variant")
 GOOD = ("reference", "variant")
 
@@ -262,22 +265,41 @@ def _write_json_atomic(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def _stepper(progress: StepCallback | None, stage: str, total: int) -> Callable[[], None]:
+    """Reports `stage` at 0 of `total` now; the returned function reports one more step done.
+    Thread-safe: the steps finish in worker threads."""
+    if progress is None:
+        return lambda: None
+    lock, done = threading.Lock(), [0]
+    progress(stage, 0, total)
+
+    def step() -> None:
+        with lock:
+            done[0] += 1
+            progress(stage, done[0], total)
+    return step
+
+
 def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_blend: Path | None,
-                    parallel: int, render: bool) -> list[Measured]:
+                    parallel: int, render: bool, progress: StepCallback | None = None) -> list[Measured]:
     """Deliveries (apply_script), rule reports (warm probes), evidence and VL answers."""
     start = Path(start_blend) if start_blend else bundle.build_start(work / "workspace", scorer.sandbox)
     samples = samples_of(bundle)
     deliveries = work / "deliveries"
     deliveries.mkdir(parents=True, exist_ok=True)
+    delivered = _stepper(progress, "deliveries", len(samples))
 
     def deliver(s: Sample) -> Path | ScriptFailed:
         if s.script is None:
+            delivered()
             return start
         try:
             return bpy_procs.apply_script(start, s.script, deliveries / f"{s.slug}.blend",
                                           sandbox=scorer.sandbox)
         except ScriptFailed as exc:  # run the others too: the author sees every failing script
             return exc
+        finally:
+            delivered()
 
     with ThreadPoolExecutor(parallel) as pool:
         blends = list(pool.map(deliver, samples))
@@ -286,11 +308,16 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
     reports = work / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     probes = [bpy_procs.WarmProbe(sandbox=scorer.sandbox) for _ in range(min(parallel, len(samples)))]
+    probed = _stepper(progress, "probes", len(samples))
     try:
+        def probe_one(i: int, j: int) -> tuple[int, dict]:
+            report = probes[i].probe(blends[j], bundle.task_path, bundle.rubric_path,
+                                     reports / f"{samples[j].slug}.json", bundle.task_probes)
+            probed()
+            return j, report
+
         def probe_share(i: int) -> list[tuple[int, dict]]:
-            return [(j, probes[i].probe(blends[j], bundle.task_path, bundle.rubric_path,
-                                        reports / f"{samples[j].slug}.json", bundle.task_probes))
-                    for j in range(i, len(samples), len(probes))]
+            return [probe_one(i, j) for j in range(i, len(samples), len(probes))]
 
         with ThreadPoolExecutor(len(probes)) as pool:
             by_index = dict(pair for share in pool.map(probe_share, range(len(probes))) for pair in share)
@@ -300,14 +327,20 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
     measured = [Measured(s, b, sha256_file(b) if b.is_file() else None, by_index[i])
                 for i, (s, b) in enumerate(zip(samples, blends))]
     if render and scorer.renderer is not None:
+        if progress is not None:  # one batch: its start and its end
+            progress("renders", 0, len(measured))
         evidences = scorer.renderer.render_many([(m.delivery, scorer.spec) for m in measured])
+        if progress is not None:
+            progress("renders", len(measured), len(measured))
         for m, ev in zip(measured, evidences):
             m.evidence = ev
         reference = next(m for m in measured if m.sample.kind == "reference")
         scorer.remember_reference(reference.evidence)
         if scorer.needs_vl:
+            judged = _stepper(progress, "VL", len(measured))
             for m in measured:
                 m.vl = scorer.judge_vl(m.evidence, reference.evidence)
+                judged()
     return measured
 
 
@@ -315,10 +348,12 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
               judge: str | None = "image-metric", cache: EvidenceCache | None = None,
               start_blend: Path | None = None, margin: float = 0.2, reference_min: float = 0.9,
               parallel: int = 2, profile_params: dict[str, dict] | None = None,
-              vl_client=None, sandbox: ScriptIsolation = None) -> CalibrationResult:
+              vl_client=None, sandbox: ScriptIsolation = None,
+              progress: StepCallback | None = None) -> CalibrationResult:
     """Run the calibration samples of the task draft in ``draft`` and judge them under each
     profile (default: the task's own).  ``profile_params`` ({profile key: params}) fixes
-    params instead of calibrating them; ``sandbox``: where Blender runs (see ``bpy_procs``)."""
+    params instead of calibrating them; ``sandbox``: where Blender runs (see ``bpy_procs``);
+    ``progress(stage, done, total)`` is told how the samples advance."""
     bundle = TaskBundle.load(draft)
     profiles = profiles or [profile_of_task(bundle.task)]
     out_dir = Path(out_dir)
@@ -329,7 +364,7 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
     # the VL answers do not depend on the profile: judge once with a VL-weighting scorer if any
     lead = next((s for s in scorers.values() if s.needs_vl), next(iter(scorers.values())))
     measured = measure_samples(bundle, lead, work, start_blend=start_blend, parallel=parallel,
-                               render=cache is not None)
+                               render=cache is not None, progress=progress)
 
     evidence_files: dict[str, dict[str, dict]] = {}
     for m in measured:
@@ -371,37 +406,66 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
     return CalibrationResult(bundle.task["task_id"], report_path, report, verdicts, measured)
 
 
+EXIT_CODES = """\
+exit codes:
+  0  calibration passed under every profile: the task version may be frozen
+  1  it failed: an expectation missed, a script of the task raises, or the sandbox cannot start
+  2  bad usage or input: an unknown option, no task.json in --task-dir, an unknown --profile"""
+
+
 def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> int:
     """python -m verifiers.calibration --task-dir seeds/<seed>/draft --out DIR [--profile ...]
-    [--no-sandbox]; exit 0 passed, 1 failed (a miss, a failing script, no sandbox)."""
+    [--no-sandbox]; the exit codes are EXIT_CODES."""
     import argparse
 
     from rich.console import Console
+    from rich.markup import escape
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from verifiers.evidence import default_cache_root
-    from verifiers.profiles import get_profile
-    from verifiers.score_delivery import RUN_FAILURES, print_run_failure
+    from verifiers.score_delivery import RUN_FAILURES, BadInput, load_bundle, print_run_failure, profile_by_ref
 
-    ap = argparse.ArgumentParser(prog="python -m verifiers.calibration")
-    ap.add_argument("--task-dir", required=True, type=Path)
-    ap.add_argument("--out", required=True, type=Path)
-    ap.add_argument("--profile", action="append", default=None, help="id[@version]; repeatable")
+    ap = argparse.ArgumentParser(prog="python -m verifiers.calibration",
+                                 description=__doc__.split("\n\n")[0], epilog=EXIT_CODES,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--task-dir", required=True, type=Path, help="the task draft folder: seeds/<seed>/draft")
+    ap.add_argument("--out", required=True, type=Path,
+                    help="where the deliveries and private/validation/report.json go")
+    ap.add_argument("--profile", action="append", default=None,
+                    help="scoring profile id[@version]; repeatable (default: the task's)")
     ap.add_argument("--judge", default="image-metric", choices=("image-metric", "none"))
-    ap.add_argument("--cache", type=Path, default=None)
-    ap.add_argument("--margin", type=float, default=0.2)
+    ap.add_argument("--cache", type=Path, default=None, help="evidence cache folder")
+    ap.add_argument("--margin", type=float, default=0.2,
+                    help="required separation of good and bad totals (default %(default)s)")
     ap.add_argument("--no-sandbox", action="store_true",
                     help="run Blender on the seed's code unisolated (your own code, your own machine)")
     args = ap.parse_args(argv)
-    profiles = [get_profile(p) for p in args.profile] if args.profile else None
     console = Console(width=160)
     try:
-        result = calibrate(args.task_dir, args.out, profiles=profiles,
-                           judge=None if args.judge == "none" else args.judge,
-                           cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin,
-                           sandbox=LOCAL if args.no_sandbox else sandbox)
-    except RUN_FAILURES as exc:
-        return print_run_failure(console, exc)
+        load_bundle(args.task_dir)
+        profiles = [profile_by_ref(p) for p in args.profile] if args.profile else None
+    except BadInput as exc:
+        console.print(f"[red]error:[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
+        return 2
+    # The bar goes to stderr and disappears when done (nothing at all when not a terminal).
+    err = Console(stderr=True)
+    with Progress(TextColumn("{task.description:>11}"), BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
+        stages: dict[str, int] = {}
+
+        def on_step(stage: str, done: int, total: int) -> None:
+            if stage not in stages:
+                stages[stage] = bar.add_task(stage, total=total)
+            bar.update(stages[stage], completed=done, total=total)
+
+        try:
+            result = calibrate(args.task_dir, args.out, profiles=profiles,
+                               judge=None if args.judge == "none" else args.judge,
+                               cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin,
+                               sandbox=LOCAL if args.no_sandbox else sandbox, progress=on_step)
+        except RUN_FAILURES as exc:
+            return print_run_failure(console, exc)
     for key, section in result.report["profiles"].items():
         t = Table(title=f"{result.task_id} under {key}: margin {section['margin']} "
                         f"({'passed' if section['passed'] else 'FAILED'})")

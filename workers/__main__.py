@@ -17,14 +17,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from contracts import queues
 from workers import telemetry
-from workers.client import ClientConfigError, ClientConnectError, connect, connect_config, describe
+from workers.client import (ClientConfigError, ClientConnectError, connect, connect_config, describe,
+                            exit_process)
 from workers.pools import build_worker
 from workers.settings import settings_from_env
 
@@ -33,8 +33,16 @@ DEFAULT_CONCURRENCY = {"control": 50, "cpu": 4, "gpu": 2, "llm": 4}
 log = logging.getLogger("workers")
 
 
+EXIT_CODES = """\
+exit codes:
+  0  stopped by SIGINT or SIGTERM
+  1  the worker failed: the Temporal server did not answer, or an error while serving
+  2  bad usage or configuration: an unknown pool or option, an unreadable client profile,
+     a bad ARKEVO_LOG_FORMAT / ARKEVO_LOG_LEVEL / ARKEVO_METRICS_ADDRESS"""
+
+
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m workers", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m workers", description=__doc__, epilog=EXIT_CODES,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("pool", choices=sorted(queues.POOLS))
     p.add_argument("--concurrency", type=int, default=None,
@@ -96,10 +104,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    code = main()
-    # The status, whatever the SDK runtime's teardown does at interpreter exit (it can crash
-    # with SIGSEGV there, which would turn any status into 139; workers/promote.py).
-    logging.shutdown()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)
+    exit_process(main())  # the status, whatever the SDK runtime does at exit

@@ -21,6 +21,7 @@ the file.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping
@@ -159,3 +160,14 @@ async def connect(namespace: str | None = None, address: str | None = None, *,
         return await Client.connect(target, **config)
     except RuntimeError as exc:  # the SDK's "Failed client connect: ..."
         raise ClientConnectError(f"{exc} ({describe({**config, 'target_host': target})})") from exc
+
+
+def exit_process(code: int):
+    """End a process that used a Temporal client with `code`, skipping interpreter teardown:
+    the SDK runtime's threads can crash CPython's finalization (SIGSEGV or SIGABRT at exit,
+    temporalio/sdk-python#300), which would turn any status into 139 or 134. Logs and output
+    are flushed first."""
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

@@ -13,13 +13,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import sys
 import time
 from datetime import datetime, timezone
 from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
+from rich.markup import escape
 from rich.table import Table
 from temporalio.client import WorkflowFailureError
 
@@ -123,15 +123,29 @@ def tasks_table(objects, keys) -> Table:
     return table
 
 
-async def main(argv: list[str] | None = None) -> int:
+EXIT_CODES = """\
+exit codes:
+  0  every seed published, the revision frozen and verified, the campaign without a failed trial
+  1  a seed failed, freeze refused, verify found problems, the campaign failed, or the stack did
+     not start (the reason is printed)
+  2  bad usage or a dataset spec that does not load or validate"""
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Parsed before anything else happens: `--help` and a bad option start no stack."""
     parser = argparse.ArgumentParser(prog="python -m workers.demo", description=__doc__,
+                                     epilog=EXIT_CODES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spec", type=Path, default=DEMO_SPEC, help="dataset spec (default %(default)s)")
     parser.add_argument("--revision", help="default: p<digest of the code and the seeds>")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+async def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
 
     from cli.arkevo import print_freeze_report
-    from contracts.validation import load_json_file, validate_document
+    from contracts.validation import ContractError, load_json_file, validate_document
     from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
     from dataset_revisions.layout import RevisionKeys
     from dataset_revisions.revision import is_frozen
@@ -139,9 +153,13 @@ async def main(argv: list[str] | None = None) -> int:
     from workers.settings import PROJECT_ROOT, settings_from_env
     from workers.stack import stack_from_env
 
-    spec = load_json_file(args.spec, str(args.spec))
-    spec["revision"] = args.revision or demo_revision(PROJECT_ROOT, spec)
-    spec = validate_document("dataset-spec", spec, str(args.spec)).model_dump(mode="json")
+    try:
+        spec = load_json_file(args.spec, str(args.spec))
+        spec["revision"] = args.revision or demo_revision(PROJECT_ROOT, spec)
+        spec = validate_document("dataset-spec", spec, str(args.spec)).model_dump(mode="json")
+    except ContractError as e:
+        console.print(f"[red]error:[/] {escape(str(e))}", highlight=False)
+        return 2
     keys = RevisionKeys(spec["namespace"], spec["revision"])
 
     stack = stack_from_env()
@@ -236,4 +254,6 @@ def review_site(objects, store, keys, out: Path) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(asyncio.run(main()))
+    from workers.client import exit_process
+
+    exit_process(asyncio.run(main()))  # the status, whatever the SDK runtime does at exit

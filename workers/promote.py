@@ -18,8 +18,7 @@ one-shot job run from the same image promotes exactly the version those workers 
 Environment: ARKEVO_DEPLOYMENT_NAME (default "arkevo"); ARKEVO_TEMPORAL_ADDRESS and
 ARKEVO_TEMPORAL_NAMESPACE (default localhost:7233, "default"; the connection is made as the
 workers make it, so TLS and API-key settings apply alike); ARKEVO_PROMOTE_TIMEOUT_SEC (default
-600). Exit status: 0 promoted (or already current), 1 not promoted (the reason on stderr),
-2 bad usage.
+600).
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from contracts import queues
 from contracts.digests import canonical_file_bytes, canonical_json_bytes, sha256_hex
-from workers.client import ClientConfigError
+from workers.client import ClientConfigError, exit_process
 from workers.client import connect as client_connect
 from workflows.versioning import versioning_enabled
 
@@ -246,8 +245,17 @@ async def connect(address: str | None, namespace: str | None, *, timeout: float)
             await asyncio.sleep(1.0)
 
 
+EXIT_CODES = """\
+exit codes:
+  0  promoted, or already current (--print-build-id, --print-manifest: printed)
+  1  not promoted: the server did not answer (or the client settings do not load), or the
+     version's pollers did not all appear within --timeout (the reason on stderr)
+  2  bad usage: an unknown option, a bad deployment name or ARKEVO_PROMOTE_TIMEOUT_SEC"""
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m workers.promote", description=__doc__,
+                                epilog=EXIT_CODES,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--print-build-id", action="store_true",
                    help="print this code's build id and exit (no server needed)")
@@ -320,7 +328,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    code = main()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(code)  # the status the job reports, whatever the SDK runtime does at interpreter exit
+    exit_process(main())  # the status the job reports, whatever the SDK runtime does at exit

@@ -1,5 +1,6 @@
-"""`make up` / `make down`: the embedded Temporal dev server (SQLite under var/) and the three
-worker pools as background processes, with logs and pid files under var/.
+"""`make up` / `make down`: the embedded Temporal dev server (SQLite under var/) and the four
+worker pools (control, cpu, gpu, llm) as background processes, with logs and pid files under
+var/.
 
 `down` stops exactly what `up` started: each pid file records the pid and the command line,
 and a process is signalled only if it still runs that command.
@@ -169,15 +170,32 @@ def stack_from_env() -> Stack:
                  int(os.environ.get("ARKEVO_TEMPORAL_UI_PORT", "8233")))
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(prog="python -m workers.stack")
-    parser.add_argument("command", choices=["up", "down", "status"])
-    cmd = parser.parse_args().command
+EXIT_CODES = """\
+exit codes:
+  0  up: the server and every pool run; down: stopped; status: printed
+  1  up failed: the port is taken by a process `make up` did not start, the server did not open
+     its port, a worker exited at start, or the workers' version was not made current
+  2  bad usage"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m workers.stack", description=__doc__,
+                                     epilog=EXIT_CODES,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["up", "down", "status"],
+                        help="up: start what is not running; down: stop what up started; "
+                             "status: what is running")
+    cmd = parser.parse_args(argv).command
     stack = stack_from_env()
     if cmd == "up":
-        stack.up()
+        stack.up()  # raises SystemExit(reason) on a failure: status 1
     elif cmd == "down":
         stack.down()
     else:
         for name, pid in stack.status().items():
             print(f"{name:15} {'running (pid %d)' % pid if pid else 'stopped'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

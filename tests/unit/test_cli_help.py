@@ -1,0 +1,139 @@
+"""Every entry point answers `--help` with its usage and exit codes, and an unknown option with
+exit 2, and does nothing else: no file written anywhere in the project or under ARKEVO_VAR or
+HOME, no process left behind, no server started (the demo would start the Temporal dev server
+on ARKEVO_TEMPORAL_PORT).
+
+Each runs as a subprocess, as a user runs it, in a copy of the checkout without var/: anything
+written (a var/ folder, a summary, bytecode) shows as a changed tree."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from workers.settings import PROJECT_ROOT
+from workers.stack import free_port, port_open
+
+# name -> (the command after the interpreter, arguments that would pass the parser: an unknown
+# option next to them is the only mistake)
+ENTRY_POINTS = {
+    "workers": (["-m", "workers"], ["control"]),
+    "workers.demo": (["-m", "workers.demo"], []),
+    "workers.stack": (["-m", "workers.stack"], ["status"]),
+    "workers.promote": (["-m", "workers.promote"], []),
+    "verifiers.score_delivery": (["-m", "verifiers.score_delivery"], ["--blend", "x.blend", "--task-dir", "t"]),
+    "verifiers.calibration": (["-m", "verifiers.calibration"], ["--task-dir", "t", "--out", "o"]),
+    "arkevo": (["-m", "cli"], ["dataset", "verify", "--namespace", "n", "--revision", "r"]),
+    "deploy.deploy_test": (["-m", "deploy.deploy_test"], []),
+    "tests.orchestration.test_replay": (["-m", "tests.orchestration.test_replay"], ["--record"]),
+    "bench/load.py": (["bench/load.py"], []),
+    "bench/probe_throughput.py": (["bench/probe_throughput.py"], []),
+    "bench/render_time.py": (["bench/render_time.py"], []),
+    "bench/sandbox_overhead.py": (["bench/sandbox_overhead.py"], []),
+    "bench/site_build.py": (["bench/site_build.py"], ["--dataset", "demo/r1"]),
+}
+# The `arkevo` command's subcommands: each has its own --help with its own exit codes.
+ARKEVO_COMMANDS = [["dataset", c] for c in ("start", "status", "freeze-check", "freeze", "verify")] + \
+    [["campaign", c] for c in ("start", "status", "report", "recover")] + \
+    [["site", "build"], ["export", "task"], ["export", "split"]]
+SECONDS = 20  # a --help imports the modules and prints; the demo's stack start alone takes longer
+
+
+def _snapshot(root: Path) -> dict[str, tuple[int, int]]:
+    return {str(p.relative_to(root)): (p.stat().st_mtime_ns, p.stat().st_size)
+            for p in root.rglob("*")}
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    """The project's code without var/, .venv or bytecode."""
+    dest = tmp_path_factory.mktemp("checkout") / "arkevo"
+    shutil.copytree(PROJECT_ROOT, dest, symlinks=True, ignore=shutil.ignore_patterns(
+        ".venv", "var", ".git", "__pycache__", "*.pyc", ".pytest_cache"))
+    return dest
+
+
+def run_isolated(argv: list[str], checkout: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+    """Runs `argv` in the copy with a fresh ARKEVO_VAR, HOME and Temporal ports, and asserts
+    that it left nothing behind: the tree, the var and home folders as they were, no process of
+    its group alive, nothing listening on the ports it was given."""
+    var, home = tmp_path / "var", tmp_path / "home"
+    var.mkdir()
+    home.mkdir()
+    port, ui_port = free_port(), free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ARKEVO_", "TEMPORAL_"))
+           and k != "PYTHONPATH"}
+    env.update(ARKEVO_VAR=str(var), HOME=str(home), PYTHONDONTWRITEBYTECODE="1",
+               ARKEVO_TEMPORAL_PORT=str(port), ARKEVO_TEMPORAL_UI_PORT=str(ui_port),
+               ARKEVO_TEMPORAL_ADDRESS=f"127.0.0.1:{port}", COLUMNS="100")
+    before = _snapshot(checkout)
+    started = time.monotonic()
+    proc = subprocess.Popen(argv, cwd=checkout, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, start_new_session=True, stdin=subprocess.DEVNULL)
+    try:
+        out, err = proc.communicate(timeout=SECONDS)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):  # it may be gone, its detached child not
+            os.killpg(proc.pid, signal.SIGKILL)
+        pytest.fail(f"{' '.join(argv[1:])}: still running after {SECONDS}s, or it left a process "
+                    "that holds its output")
+    seconds = time.monotonic() - started
+    done = subprocess.CompletedProcess(argv, proc.returncode, out, err)
+    what = f"{' '.join(argv[1:])}: exit {done.returncode} in {seconds:.1f}s\n{out[-2000:]}{err[-2000:]}"
+    with pytest.raises(ProcessLookupError):  # its process group: nothing it started still runs
+        os.killpg(proc.pid, 0)
+    assert not port_open(port) and not port_open(ui_port), f"a server was started: {what}"
+    assert list(var.iterdir()) == [], f"wrote under ARKEVO_VAR: {what}"
+    assert list(home.iterdir()) == [], f"wrote under HOME: {what}"
+    changed = {k for k in _snapshot(checkout).items() ^ before.items()}
+    assert not changed, f"changed the checkout ({sorted(changed)[:5]}): {what}"
+    return done
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_help_prints_usage_and_exit_codes_and_does_nothing_else(name, checkout, tmp_path):
+    command, _ = ENTRY_POINTS[name]
+    done = run_isolated([sys.executable, *command, "--help"], checkout, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage:"), done.stdout[:500]
+    assert "exit codes:" in done.stdout and "  0  " in done.stdout and "  2  " in done.stdout, done.stdout
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("name", ENTRY_POINTS)
+def test_an_unknown_option_exits_2_naming_it(name, checkout, tmp_path):
+    command, valid = ENTRY_POINTS[name]
+    done = run_isolated([sys.executable, *command, *valid, "--no-such-option"], checkout, tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "usage:" in done.stderr and "unrecognized arguments: --no-such-option" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("command", ARKEVO_COMMANDS, ids=" ".join)
+def test_each_arkevo_command_lists_its_exit_codes(command, capsys):
+    """In process (the parser writes nothing; the subprocess tests above prove it for one)."""
+    from cli.arkevo import main
+
+    with pytest.raises(SystemExit) as e:
+        main([*command, "--help"])
+    out = capsys.readouterr().out
+    assert e.value.code == 0
+    assert out.startswith(f"usage: arkevo {' '.join(command)}") and "exit codes:\n  0  " in out, out
+
+
+def test_the_arkevo_launcher_runs_the_cli():
+    """`arkevo` as the set-up installs it: a launcher of `python -m cli` in .venv/bin
+    (scripts/bootstrap.sh; the project is not installed as a package)."""
+    launcher = Path(sys.prefix) / "bin" / "arkevo"
+    if not launcher.is_file():
+        pytest.skip(f"no {launcher}: scripts/bootstrap.sh (make venv) writes it")
+    done = subprocess.run([str(launcher), "--help"], capture_output=True, text=True, timeout=SECONDS,
+                          env={**os.environ, "ARKEVO_VAR": "/nonexistent/arkevo-var"})
+    assert done.returncode == 0 and done.stdout.startswith("usage: arkevo "), done.stdout + done.stderr
