@@ -54,12 +54,13 @@ def budget_workflow_id(name: str) -> str:
 
 class TemporalBudget:
     """Reserve through the `ModelRateBudget` workflow (started by the first reservation, on the
-    control queue), then sleep as long as it says."""
+    control queue unless told otherwise), then sleep as long as it says."""
 
     def __init__(self, client: Client, name: str = DEFAULT_BUDGET, *, rate_per_minute: float | None = None,
-                 burst: float | None = None, sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
+                 burst: float | None = None, task_queue: str = queues.CONTROL,
+                 sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         env_rate, env_burst = rate_from_env()
-        self.client, self.name = client, name
+        self.client, self.name, self.task_queue = client, name, task_queue
         self.rate_per_minute = rate_per_minute or env_rate
         self.burst = burst or env_burst
         self.caller = f"{socket.gethostname()}:{os.getpid()}"
@@ -68,7 +69,7 @@ class TemporalBudget:
     async def reserve(self) -> float:
         state = BudgetState(self.rate_per_minute, self.burst)
         start = WithStartWorkflowOperation(
-            ModelRateBudget.run, state, id=budget_workflow_id(self.name), task_queue=queues.CONTROL,
+            ModelRateBudget.run, state, id=budget_workflow_id(self.name), task_queue=self.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)
         return await self.client.execute_update_with_start_workflow(
             ModelRateBudget.reserve, Reservation(self.rate_per_minute, self.burst, self.caller),

@@ -5,10 +5,12 @@ computing: the deploy test (image layers, Docker, a heartbeat timeout after the 
 chaos tests (heartbeat timeouts, a restarted server) and the orchestration tests (workflows on
 a dev server with mocked activities). Run one after another they would push the suite past its
 limit; run as subprocesses from the moment collection ends, beside the CPU-bound suites, they
-cost little more than their CPU. The deploy test ends about halfway through the session, and
-from then on one of the two cores would idle while the foreground runs one test at a time: the
-longest end-to-end runs (a dataset revision with a worker kill, model authoring) take that
-core, starting when the deploy test ends (at once where it does not run).
+cost little more than their CPU. Two lanes of long end-to-end runs follow them, so that the
+second core never idles while the foreground runs one test at a time: `long-runs` (a dataset
+revision with a worker kill, model authoring) starts when the deploy test ends, about halfway
+through the session; `end-to-end` (a seed through all seven stages, the shared model budget
+across two worker processes) starts when the orchestration suite ends, while the deploy test
+mostly waits on downloads. Each starts at once where the run it follows does not run.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
 conftest takes each suite's items out of the foreground session and runs them as their own
@@ -59,6 +61,8 @@ SUITES = {s.name: s for s in (
     Suite("orchestration", ("tests/orchestration/",)),
     Suite("long-runs", ("tests/integration/test_dataset_production.py",
                         "tests/integration/test_model_authoring.py"), after="deploy"),
+    Suite("end-to-end", ("tests/integration/test_task_production.py",
+                         "tests/integration/test_model_retry_and_budget.py"), after="orchestration"),
 )}
 
 

@@ -1,6 +1,7 @@
-"""The chaos and orchestration suites and the long end-to-end runs, run beside the rest of
-`make test` (runs.py says why): each passes here when its own pytest process passed, and fails
-with that process's output otherwise. Where the suite's tests ran in this session's foreground there is nothing to join."""
+"""The chaos and orchestration suites and the two lanes of long end-to-end runs, run beside
+the rest of `make test` (runs.py says why): each passes here when its own pytest process
+passed, and fails with that process's output otherwise. Where the suite's tests ran in this
+session's foreground there is nothing to join."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import pytest
 
 
-@pytest.mark.parametrize("name", ["chaos", "orchestration", "long-runs"])
+@pytest.mark.parametrize("name", ["chaos", "orchestration", "long-runs", "end-to-end"])
 def test_suite_passed_beside_the_rest(background_run, name):
     run = background_run(name)
     if run is None:

@@ -72,10 +72,10 @@ async def test_a_429_with_retry_after_then_success_is_two_requests_in_all(tempor
     store = FilesystemStore(tmp_path / "store")
     req = evidence_request(store, tmp_path / "evidence", 150)
     with FakeOpenAIServer([error(429, retry_after="2", message="slow down"), answer(1)]) as fake:
-        judge = JudgeActivities(store, TemporalBudget(client, f"test-{queue}", rate_per_minute=6000, burst=10),
-                                settings=JudgeSettings(fake.base_url, "fake-vision"))
-        async with Worker(client, task_queue=queue, workflows=[JudgeAll], activities=[judge.judge_vl]), \
-                Worker(client, task_queue=queues.CONTROL, workflows=[ModelRateBudget]):
+        # Its own queue for everything: the session's control worker may be polling arkevo-control.
+        budget = TemporalBudget(client, f"test-{queue}", rate_per_minute=6000, burst=10, task_queue=queue)
+        judge = JudgeActivities(store, budget, settings=JudgeSettings(fake.base_url, "fake-vision"))
+        async with Worker(client, task_queue=queue, workflows=[JudgeAll, ModelRateBudget], activities=[judge.judge_vl]):
             handle = await client.start_workflow(JudgeAll.run, args=[[req], queue],
                                                  id=f"judge-once-{queue}", task_queue=queue)
             (outcome,) = await asyncio.wait_for(handle.result(), 60)
