@@ -35,6 +35,7 @@ _HERE = Path(__file__).resolve().parent
 _LAUNCHER_FILES = ("launcher.py", "landlock.py")
 _BWRAP_ENV = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"}
 LAUNCH_STATUS_TIMEOUT_SEC = 60.0
+LAUNCH_ATTEMPTS = 3  # a bwrap that dies before its launcher runs is started again
 
 
 class SandboxUnavailable(RuntimeError):
@@ -43,6 +44,10 @@ class SandboxUnavailable(RuntimeError):
 
 class LaunchFailed(RuntimeError):
     """The sandbox could not be set up around a command: an infrastructure fault."""
+
+
+class BwrapDiedEarly(LaunchFailed):
+    """bwrap ended before the launcher inside it reported anything: the command never ran."""
 
 
 class TrialSandbox:
@@ -63,6 +68,7 @@ class TrialSandbox:
         self._processes: list[asyncio.subprocess.Process] = []
         self._launches = 0
         self.hits: dict[str, int] = {}
+        self.early_deaths: list[str] = []  # bwraps started again (launch), for the trial's log
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -117,7 +123,7 @@ class TrialSandbox:
         self._processes.clear()
         if self.cgroup is not None:
             try:
-                stats = {**self.cgroup.stats(), **self.hits}
+                stats = {**self.cgroup.stats(), **self.hits, "bwrap_relaunched": len(self.early_deaths)}
                 await asyncio.to_thread(self.cgroup.remove)
             except Exception as exc:  # noqa: BLE001 - keep releasing the rest
                 errors.append(exc)
@@ -202,7 +208,27 @@ class TrialSandbox:
         Returns the bwrap process (its stdio are the command's) and the launch's own child
         cgroup, which holds the command and everything it forks. Raises LaunchFailed when a
         layer could not be set up (the command never ran).
+
+        A bwrap that dies before the launcher runs (no status at all) is started again, up to
+        LAUNCH_ATTEMPTS times: the command has not run, so nothing is repeated, and under load
+        this happens now and then (docs/sandbox.md). A launcher that reports a broken layer is
+        not retried: that is not transient.
         """
+        for attempt in range(1, LAUNCH_ATTEMPTS + 1):
+            try:
+                return await self._launch_once(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
+                                               stderr=stderr, track=track, kind=kind)
+            except BwrapDiedEarly as exc:
+                self.early_deaths.append(str(exc))
+                if attempt == LAUNCH_ATTEMPTS:
+                    raise
+                if hasattr(stdin, "seek"):
+                    stdin.seek(0)
+                await asyncio.sleep(0.2 * attempt)
+        raise AssertionError("unreachable")
+
+    async def _launch_once(self, argv: list[str], *, env: dict[str, str], cwd: str, stdin, stdout,
+                           stderr, track: bool, kind: str) -> tuple[asyncio.subprocess.Process, Cgroup]:
         if not self.is_open:
             raise LaunchFailed("the sandbox is not started")
         self._launches += 1
@@ -253,9 +279,11 @@ class TrialSandbox:
         if status != b"ok":
             await self.end(process, group, kill=True)
             detail = status.decode(errors="replace")
-            if not detail and process.stderr is not None:
-                detail = (await process.stderr.read()).decode(errors="replace").strip()
-            raise LaunchFailed(f"sandbox launch failed: {detail or 'bwrap exited early'}")
+            if not detail:  # EOF: bwrap died before the launcher ran
+                said = (await process.stderr.read()).decode(errors="replace").strip() if process.stderr else ""
+                raise BwrapDiedEarly(f"sandbox launch failed: bwrap exited early "
+                                     f"(status {process.returncode}){': ' + said if said else ''}")
+            raise LaunchFailed(f"sandbox launch failed: {detail}")
         return process, group
 
     async def end(self, process: asyncio.subprocess.Process, group: Cgroup, *,

@@ -192,3 +192,28 @@ async def test_missing_landlock_or_an_allowlist_is_a_clear_error(tmp_path, base_
     env = make_env(tmp_path, "nolandlock", base_dir=base_dir)
     with pytest.raises(SandboxUnavailable, match="no Landlock"):
         await env.start(force_build=False)
+
+
+async def test_a_bwrap_that_dies_before_its_launcher_is_started_again(tmp_path, base_dir, monkeypatch):
+    """The rare "bwrap exited early" (no launcher status: the command never ran) costs nothing:
+    the launch starts bwrap again. Here a wrapper in bwrap's place dies on its first start."""
+    import shutil as real_shutil
+
+    from sandbox.isolation import trial as trial_module
+
+    real = real_shutil.which("bwrap")
+    marker = tmp_path / "died-once"
+    wrapper = tmp_path / "bwrap"
+    wrapper.write_text(f"#!/bin/sh\nif [ ! -e {marker} ]; then : > {marker}; echo 'simulated early death' >&2; "
+                       f"exit 1; fi\nexec {real} \"$@\"\n")
+    wrapper.chmod(0o755)
+    env = make_env(tmp_path, "relaunch", base_dir=base_dir)
+    async with started(env):
+        monkeypatch.setattr(trial_module.shutil, "which",
+                            lambda name: str(wrapper) if name == "bwrap" else real_shutil.which(name))
+        result = await env.exec("echo ran once")
+        early = list(env._sandbox.early_deaths)
+    assert result.return_code == 0 and result.stdout.strip() == "ran once"
+    assert len(early) == 1 and "bwrap exited early (status 1)" in early[0]
+    assert "simulated early death" in result.stderr  # what bwrap said goes where its stderr went
+    assert [r.get("bwrap_relaunched") for r in exec_log(env) if r["event"] == "stop"] == [1]

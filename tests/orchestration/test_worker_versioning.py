@@ -153,6 +153,8 @@ async def main():
             await stop.wait()
 
 asyncio.run(main())
+from workers.client import exit_process  # as python -m workers leaves (temporalio/sdk-python#300)
+exit_process(0)
 """
 
 
