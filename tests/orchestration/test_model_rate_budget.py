@@ -18,12 +18,14 @@ pytestmark = pytest.mark.temporal
 async def test_reservations_queue_behind_each_other_and_the_latest_rate_wins(env):
     async with Worker(env.client, task_queue=queues.CONTROL, workflows=[ModelRateBudget]):
         slow = TemporalBudget(env.client, "order", rate_per_minute=6, burst=1)  # one per 10 s
-        assert [round(await slow.reserve(), 1) for _ in range(3)] == [0.0, pytest.approx(10.0, abs=0.3),
-                                                                     pytest.approx(20.0, abs=0.3)]
+        # Slots 0, 10 and 20 s from the first; each wait is shorter by the time since (workflow
+        # clock), which is small but not nothing on a loaded machine.
+        first, second, third = [await slow.reserve() for _ in range(3)]
+        assert first == 0.0 and 9.0 < second <= 10.0 and 19.0 < third <= 20.0 and third - second > 9.0
         # A faster configuration (a restarted worker with a new ARKEVO_LLM_RPM): the debt of the
-        # three already granted is repaid at the new rate.
+        # three already granted is repaid at the new rate, 0.3 s less the time since.
         fast = TemporalBudget(env.client, "order", rate_per_minute=600, burst=1)
-        assert await fast.reserve() == pytest.approx(0.3, abs=0.05)
+        assert 0.0 < await fast.reserve() <= 0.3
         handle = env.client.get_workflow_handle(budget_workflow_id("order"))
         with pytest.raises(WorkflowUpdateFailedError) as refused:
             await handle.execute_update(ModelRateBudget.reserve, Reservation(0, 1, "broken"))
