@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import time
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
@@ -67,13 +68,16 @@ class TemporalBudget:
         self._sleep = sleep
 
     async def reserve(self) -> float:
+        """Seconds to wait before sending (0: now): the slot's time less this host's clock,
+        which is assumed synchronised with the Temporal server's (NTP)."""
         state = BudgetState(self.rate_per_minute, self.burst)
         start = WithStartWorkflowOperation(
             ModelRateBudget.run, state, id=budget_workflow_id(self.name), task_queue=self.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)
-        return await self.client.execute_update_with_start_workflow(
+        not_before = await self.client.execute_update_with_start_workflow(
             ModelRateBudget.reserve, Reservation(self.rate_per_minute, self.burst, self.caller),
             start_workflow_operation=start)
+        return max(0.0, not_before - time.time())
 
     async def acquire(self) -> float:
         delay = await self.reserve()

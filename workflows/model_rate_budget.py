@@ -3,7 +3,8 @@
 A model key allows so many requests a minute, whichever worker sends them. One workflow per
 budget name holds the token bucket (`modelapi.token_bucket.take`); a client reserves a slot with
 an update (`modelapi.rate_budget.TemporalBudget`, update-with-start: the first reservation
-starts it) and is told how long to wait before sending. Updates are handled one at a time in
+starts it) and is told when it may send (an absolute time, so the answer's own latency does not
+move the slot). Updates are handled one at a time in
 arrival order, so two processes can never both take the last token. The clock is the
 workflow's, so replay gives the same answers.
 
@@ -67,7 +68,9 @@ class ModelRateBudget:
 
     @workflow.update
     def reserve(self, req: Reservation) -> float:
-        """Seconds the caller waits before sending its request (0: now)."""
+        """When the caller may send its request: epoch seconds on the workflow's clock (the
+        server's). An absolute time, so that however long the answer takes to reach the
+        caller, its request keeps its slot."""
         s = self.state
         s.rate_per_minute, s.burst = req.rate_per_minute, req.burst
         now = workflow.now().timestamp()
@@ -77,7 +80,7 @@ class ModelRateBudget:
         s.last = now
         s.granted += 1
         self.this_run += 1
-        return delay
+        return now + delay
 
     @reserve.validator
     def _valid(self, req: Reservation) -> None:
