@@ -24,7 +24,7 @@ from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
 
 from contracts import queues
-from modelapi.token_bucket import TokenBucket, rate_from_env
+from modelapi.token_bucket import TokenBucket, limiter_from_env, rate_from_env
 from workflows.model_rate_budget import BudgetState, ModelRateBudget, Reservation
 
 DEFAULT_BUDGET = "arkevo-llm"
@@ -43,7 +43,7 @@ class Unlimited:
 
 class LocalBudget:
     def __init__(self, bucket: TokenBucket | None = None) -> None:
-        self.bucket = bucket or TokenBucket(*rate_from_env())
+        self.bucket = bucket or limiter_from_env()
 
     async def acquire(self) -> float:
         return await self.bucket.acquire()
