@@ -86,14 +86,18 @@ class TokenBucket:
                 "delayed": self.delayed, "total_wait_s": round(self.total_wait, 3)}
 
 
+class RateConfigError(ValueError):
+    """ARKEVO_LLM_RPM or ARKEVO_LLM_BURST is not a usable number (the message names it)."""
+
+
 def _number(env, name: str, default: float, least: float) -> float:
     raw = env.get(name, "").strip()
     try:
         value = float(raw) if raw else default
     except ValueError:
-        raise ValueError(f"{name}={raw!r}: expected a number") from None
+        raise RateConfigError(f"{name}={raw!r}: expected a number") from None
     if not value >= least or value <= 0:
-        raise ValueError(f"{name}={raw!r}: expected a number of at least {least:g} above 0")
+        raise RateConfigError(f"{name}={raw!r}: expected a number of at least {least:g} above 0")
     return value
 
 

@@ -22,6 +22,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from contracts import queues
+from modelapi.token_bucket import RateConfigError
 from workers import telemetry
 from workers.client import (ClientConfigError, ClientConnectError, connect, connect_config, describe,
                             exit_process)
@@ -38,7 +39,8 @@ exit codes:
   0  stopped by SIGINT or SIGTERM
   1  the worker failed: the Temporal server did not answer, or an error while serving
   2  bad usage or configuration: an unknown pool or option, an unreadable client profile,
-     a bad ARKEVO_LOG_FORMAT / ARKEVO_LOG_LEVEL / ARKEVO_METRICS_ADDRESS"""
+     a bad ARKEVO_LOG_FORMAT / ARKEVO_LOG_LEVEL / ARKEVO_METRICS_ADDRESS, a bad
+     ARKEVO_LLM_RPM / ARKEVO_LLM_BURST (llm)"""
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -91,7 +93,7 @@ def main(argv=None) -> int:
         return 2
     try:
         asyncio.run(serve(args))
-    except (ClientConfigError, telemetry.TelemetryConfigError) as exc:
+    except (ClientConfigError, telemetry.TelemetryConfigError, RateConfigError) as exc:
         log.error("%s", exc)
         return 2
     except ClientConnectError as exc:
