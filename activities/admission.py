@@ -23,6 +23,7 @@ from contracts.seed_check import CheckedSeed, check_seed_dir
 from contracts.validation import ContractError
 from drafting.ledger import check_ledger
 from privacy.checkpoints import check_admission
+from verifiers.mutation_testing import check_allowed
 from verifiers.profiles import ScoringProfileMismatch, check_task_profile
 from verifiers.scorer import JUDGES as VL_JUDGES
 from verifiers.vl import load_judge_config
@@ -151,6 +152,10 @@ def draft_plan(checked: CheckedSeed, seed: str) -> DraftPlan:
         profile = check_task_profile(task_doc)
     except (ScoringProfileMismatch, KeyError) as e:
         raise invalid_seed(f"{seed}/draft/task.json: scoring_profile: {e}") from e
+    try:
+        check_allowed(task_doc, f"{seed}/draft/task.json")
+    except ValueError as e:
+        raise invalid_seed(str(e)) from e
     if profile.uses_vl:
         judge = checked.seed_dir / "draft" / "judge.json"
         if not judge.is_file():
@@ -164,8 +169,8 @@ def draft_plan(checked: CheckedSeed, seed: str) -> DraftPlan:
     draft_files = set(checked.draft_files)
     samples = [CalibrationSample("reference", "reference", "oracle"),
                CalibrationSample("input", "input", "nop")]
-    for kind in ("defect", "variant"):
-        prefix = f"draft/calibration/{kind}s/"
+    for kind in ("defect", "variant", "gaming"):
+        prefix = f"draft/calibration/{'gaming' if kind == 'gaming' else kind + 's'}/"
         for rel in sorted(f for f in draft_files if f.startswith(prefix) and f.endswith(".py")
                           and "/" not in f[len(prefix):]):
             name = Path(rel).stem

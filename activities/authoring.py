@@ -159,6 +159,8 @@ class AuthoringActivities:
         take("draft/rubric.json", "tests/rubric.json")
         if draft.has_task_probes:  # the seed's own primitives travel with its verifier
             take("draft/task_probes.py", "tests/task_probes.py")
+        if "draft/start_scene.json" in seed:  # what the scene-diff criteria compare against
+            take("draft/start_scene.json", "tests/start_scene.json")
         take("draft/solution/solve.py", "solution/solve.py")
         if "draft/ledger.json" in seed:  # cites private materials: reviewers' eyes only
             take("draft/ledger.json", "private/ledger.json")
@@ -204,6 +206,9 @@ class AuthoringActivities:
         if draft.has_task_probes:  # same digest as probe_code_digests gives a file: LF text
             raw = self.store.get_bytes(self._ref(entries["tests/task_probes.py"]))
             probe_files["task_probes.py"] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+        if "tests/start_scene.json" in entries:
+            raw = self.store.get_bytes(self._ref(entries["tests/start_scene.json"]))
+            probe_files["start_scene.json"] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
         return scoring_verifier_basis(
             task=task, rubric=rubric, profile_ref=profile.ref(),
             renderer=renderer_version() if profile.uses_vl else None,

@@ -243,6 +243,11 @@ class Verification(Contract):
     core_failure_cap: UnitInterval
 
 
+class MutationAllowance(Contract):
+    operator: Annotated[str, Field(min_length=1)]
+    reason: Annotated[str, Field(min_length=1)]
+
+
 class Task(Contract):
     """`<seed>/draft/task.json`, and the frozen copy in the store."""
 
@@ -260,6 +265,8 @@ class Task(Contract):
     scoring_profile: ScoringProfileRef
     pipeline_ref: PipelineRef | None
     sanitization_policy: SanitizationPolicy
+    # gaming operators this grader may let survive, each with the reason the reviewer reads
+    mutation_allowed: list[MutationAllowance] | None = None
 
     @model_validator(mode="after")
     def _frozen_has_pipeline(self) -> Task:

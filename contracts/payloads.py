@@ -429,6 +429,25 @@ class ReviewInput:
 
 
 @dataclass
+class MutationInput:
+    """Mutation testing of the package's grader on the reference delivery (stage 05)."""
+
+    task_id: str
+    task_package: BlobRef
+    delivery: BlobRef  # the reference trial's delivery
+    grading: GradingSpec
+
+
+@dataclass
+class MutationRows:
+    """The gaming operators' rows (verifiers/mutations.py), stored as JSON: judged in review."""
+
+    rows: BlobRef
+    operators: int
+    applicable: int
+
+
+@dataclass
 class CalibrationInput:
     task_id: str
     grading: GradingSpec
@@ -437,6 +456,8 @@ class CalibrationInput:
     samples: list[CalibrationSample]
     outcomes: list[TrialOutcome]
     pilot_findings: list[str]
+    mutations: MutationRows | None = None
+    package: BlobRef | None = None  # the task package (its tests/task.json lists allowed operators)
 
 
 @dataclass
@@ -446,6 +467,8 @@ class CalibrationVerdict:
     misses: list[str]
     grading: GradingSpec  # with the params calibration chose (and their verifier version)
     input_reward: float | None  # the untouched input, scored under those params
+    # applicable gaming operators the grader did not kill (GraderGameable when not empty)
+    survivors: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -46,6 +46,8 @@ APPLY_SCRIPT = ROOT / "activities" / "blender" / "apply_script.py"
 BUILD_WORKSPACE = ROOT / "activities" / "blender" / "build_workspace.py"
 BUILD_ERROR = "build_workspace: error:"  # what build_workspace.py prints before exiting 2
 TASK_PROBES = "task_probes.py"
+START_SCENE = "start_scene.json"  # the start scene's snapshot, beside the rubric (rule_probe.py)
+MUTATIONS = "mutations.py"  # the gaming operators: warm probes load them beside the probe code
 LOG_BYTES = 65536  # how much of a sandboxed run's log is read back to name a failure
 
 
@@ -238,6 +240,8 @@ def probe_fresh(blend: Path, task: Path, rubric: Path, out: Path, probes: Path |
         seen = job.input(probes, f"/tests/task/{TASK_PROBES}")
         args += ["--probes", seen]
         authored[seen] = probes
+    if (start := Path(rubric).with_name(START_SCENE)).is_file():
+        args += ["--start-scene", job.input(start, f"/tests/task/{START_SCENE}")]
     for name in PROBE_FILES:  # rule_probe.py's siblings, next to it in /tests
         job.input(VERIFIERS / name, f"/tests/{name}")
     job.run(RULE_PROBE, args, timeout=timeout, authored=authored)
@@ -314,7 +318,7 @@ class WarmProbe:
             self._task_dirs.clear()
             self._server = self._call(SandboxedServer.start(
                 PROBE_SERVER, ["--reply-fd", "1"], log=self.log, settings=self.isolation,
-                inputs={f"/tests/{name}": VERIFIERS / name for name in PROBE_FILES}))
+                inputs={f"/tests/{name}": VERIFIERS / name for name in (*PROBE_FILES, MUTATIONS)}))
         self.starts += 1
         ready = self._read_reply(120)
         if not ready.get("ready"):
@@ -406,6 +410,56 @@ class WarmProbe:
             os.replace(tmp, out)
             return report
 
+    def mutate(self, blend: Path, task: Path, rubric: Path, probes: Path | None = None,
+               operators: list[str] | None = None) -> list[dict]:
+        """Mutation testing in this warm process: every gaming operator (``mutations.py``)
+        applied to ``blend`` in turn -- open, apply, probe in memory, re-open -- one row each
+        (operator, applicable, why, criteria, error)."""
+        probes = task_probes(rubric, probes)
+        start = Path(rubric).with_name(START_SCENE)
+        with self._lock:
+            if not self._running():
+                self._start()
+            if self.local:
+                self._send({"cmd": "mutate", "blend": str(blend), "task": str(task), "rubric": str(rubric),
+                            "probes": str(probes) if probes else None, "operators": operators,
+                            "start_scene": str(start) if start.is_file() else None})
+                answer, authored = self._read_reply(self.timeout), ({str(probes): probes} if probes else {})
+            else:
+                folder = self._task_folder(task, rubric, probes)
+                delivery = f"/tests/delivery/{Path(blend).name}"
+                if Path(blend).is_file():
+                    self._call(self._server.add_inputs({delivery: Path(blend)}))
+                try:
+                    self._send({"cmd": "mutate", "blend": delivery, "task": f"{folder}/task.json",
+                                "rubric": f"{folder}/rubric.json", "operators": operators})
+                    answer = self._read_reply(self.timeout)
+                finally:
+                    if self._server is not None:
+                        self._server.discard("/tests/delivery")
+                authored = {f"{folder}/{TASK_PROBES}": probes} if probes else {}
+            self.jobs += 1
+            if not answer.get("ok"):
+                error = answer.get("error") or ""
+                raise _script_failure(error, authored) or BpyProcessError(
+                    f"mutation testing of {blend} failed in the warm process:\n{error}")
+            return answer["mutations"]
+
+    def _task_folder(self, task: Path, rubric: Path, probes: Path | None) -> str:
+        """The sandbox folder holding this task's verifier files (by content: a changed file is
+        a new folder), copied in once."""
+        start = Path(rubric).with_name(START_SCENE)
+        files = {"task.json": task, "rubric.json": rubric, **({TASK_PROBES: probes} if probes else {}),
+                 **({START_SCENE: start} if start.is_file() else {})}
+        digest = hashlib.sha256(json.dumps(
+            {name: hashlib.sha256(Path(p).read_bytes()).hexdigest() for name, p in files.items()},
+            sort_keys=True).encode()).hexdigest()[:16]
+        folder = f"/tests/task-{digest}"
+        if folder not in self._task_dirs:
+            self._call(self._server.add_inputs({f"{folder}/{name}": Path(p) for name, p in files.items()}))
+            self._task_dirs.add(folder)
+        return folder
+
     def _ask(self, blend, task, rubric, out, probes) -> dict:
         self._send({"blend": str(blend), "task": str(task), "rubric": str(rubric), "out": str(out),
                     "probes": str(probes) if probes else None})
@@ -413,14 +467,7 @@ class WarmProbe:
 
     def _ask_sandboxed(self, blend: Path, task: Path, rubric: Path, probes: Path | None
                        ) -> tuple[dict, dict[str, Path]]:
-        files = {"task.json": task, "rubric.json": rubric, **({TASK_PROBES: probes} if probes else {})}
-        digest = hashlib.sha256(json.dumps(
-            {name: hashlib.sha256(Path(p).read_bytes()).hexdigest() for name, p in files.items()},
-            sort_keys=True).encode()).hexdigest()[:16]
-        folder = f"/tests/task-{digest}"  # by content: a changed file is a new folder
-        if folder not in self._task_dirs:
-            self._call(self._server.add_inputs({f"{folder}/{name}": Path(p) for name, p in files.items()}))
-            self._task_dirs.add(folder)
+        folder = self._task_folder(task, rubric, probes)
         delivery = f"/tests/delivery/{blend.name}"
         if blend.is_file():
             self._call(self._server.add_inputs({delivery: blend}))
@@ -463,3 +510,19 @@ class WarmProbe:
 def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_forever()
     loop.close()
+
+
+def snapshot_scene(blend: Path, out: Path, *, frame: int = 1, timeout: float = 600,
+                   sandbox: ScriptIsolation = None) -> dict:
+    """The snapshot of `blend` (``scene_snapshot.py``: the start scene's fingerprint that the
+    ``scene_unchanged`` criterion compares against), written to `out` and returned."""
+    job = _Job(sandbox)
+    Path(out).unlink(missing_ok=True)  # a stale snapshot must not pass for this run's
+    args = ["--blend", job.input(Path(blend), f"/workspace/{Path(blend).name}"),
+            "--out", job.output(Path(out), f"/workspace/out/{START_SCENE}"), "--frame", str(int(frame))]
+    for name in PROBE_FILES:  # scene_snapshot.py's siblings, next to it in /tests
+        job.input(VERIFIERS / name, f"/tests/{name}")
+    job.run(VERIFIERS / "scene_snapshot.py", args, timeout=timeout)
+    if not Path(out).is_file():
+        raise BpyProcessError(f"scene_snapshot.py wrote no {Path(out).name}")
+    return json.loads(Path(out).read_text(encoding="utf-8"))

@@ -49,6 +49,7 @@ from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
 from verifiers.bpy_procs import ScriptFailed
 from verifiers.evidence import Evidence, EvidenceCache, sha256_file
+from verifiers.mutation_testing import GraderGameable, allowed_operators, mutation_table
 from verifiers.profiles import ScoringProfile, profile_of_task, score_record
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 from verifiers.vl import VLResult
@@ -56,7 +57,11 @@ from verifiers.vl import VLResult
 REPORT_VERSION = "1"
 # progress(stage, done, total): "deliveries", "probes", "renders", "VL" as they advance.
 StepCallback = Callable[[str, int, int], None]
-KINDS = ("reference", "input", "defect", "variant")
+KINDS = ("reference", "input", "defect", "variant", "gaming")
+# gaming samples (draft/calibration/gaming/*.py): the author's own attacks on the grader, each
+# expected to fail like a defect; MIN_GAMING of them per task (a named miss otherwise)
+SAMPLE_FOLDERS = ("defect", "variant", "gaming")
+MIN_GAMING = 2
 GOOD = ("reference", "variant")
 
 
@@ -77,8 +82,9 @@ class Sample:
 
 def samples_of(bundle: TaskBundle) -> list[Sample]:
     out = [Sample("reference", "reference", bundle.solution), Sample("input", "input", None)]
-    for kind in ("defect", "variant"):
-        for script in sorted((bundle.draft / "calibration" / f"{kind}s").glob("*.py")):
+    for kind in SAMPLE_FOLDERS:
+        folder = "gaming" if kind == "gaming" else f"{kind}s"
+        for script in sorted((bundle.draft / "calibration" / folder).glob("*.py")):
             out.append(Sample(f"{kind}:{script.stem}", kind, script))
     return out
 
@@ -93,6 +99,7 @@ class Measured:
     rule_report: dict
     evidence: Evidence | None = None
     vl: VLResult | None = None
+    mutations: list[dict] | None = None  # reference only: the gaming operators' rows
 
 
 @dataclass
@@ -107,6 +114,7 @@ class ProfileVerdict:
     misses: list[str]
     sample_margins: dict[str, float | None]
     records: dict[str, dict] = field(repr=False)
+    mutations: dict | None = None  # the mutation table (mutation_testing.mutation_table)
 
 
 @dataclass
@@ -129,6 +137,13 @@ class CalibrationResult:
         if not self.passed:
             misses = [f"{k}: {m}" for k, v in self.verdicts.items() for m in v.misses]
             raise CalibrationFailed(f"calibration of {self.task_id} failed: " + "; ".join(misses))
+
+    def require_ungameable(self) -> None:
+        """Raise ``GraderGameable`` naming every operator some profile's grader did not kill."""
+        survivors = sorted({s for sec in self.report["profiles"].values()
+                            for s in (sec.get("mutations") or {}).get("survivors", [])})
+        if survivors:
+            raise GraderGameable(self.task_id, survivors)
 
 
 EPS = 1e-9  # float slack on the bound and margin comparisons
@@ -238,8 +253,18 @@ def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measur
         pass_threshold=threshold, reference_min=reference_min, margin=margin)
     for s in judgement.samples:
         records[s.name]["expected"], records[s.name]["met"] = s.expected, s.met
-    return ProfileVerdict(profile.key, vv, params, judgement.passed, judgement.margin, judgement.min_good,
-                          judgement.max_bad, judgement.misses, judgement.sample_margins, records)
+    misses = list(judgement.misses)
+    rows = next((m.mutations for m in measured if m.mutations is not None), None)
+    mutations = None
+    if rows is not None:
+        mutations = mutation_table(rows, profile, task, params, allowed_operators(task))
+        if mutations["survivors"]:
+            misses.append(f"grader gameable: operators not killed: {', '.join(mutations['survivors'])}")
+    gaming = sum(1 for m in measured if m.sample.kind == "gaming")
+    if gaming < MIN_GAMING:
+        misses.append(f"{gaming} gaming sample(s) in calibration/gaming/, at least {MIN_GAMING} required")
+    return ProfileVerdict(profile.key, vv, params, not misses, judgement.margin, judgement.min_good,
+                          judgement.max_bad, misses, judgement.sample_margins, records, mutations)
 
 
 def _row(m: Measured, record: dict, margin: float | None, evidence_rel: dict[str, dict]) -> dict:
@@ -281,8 +306,11 @@ def _stepper(progress: StepCallback | None, stage: str, total: int) -> Callable[
 
 
 def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_blend: Path | None,
-                    parallel: int, render: bool, progress: StepCallback | None = None) -> list[Measured]:
-    """Deliveries (apply_script), rule reports (warm probes), evidence and VL answers."""
+                    parallel: int, render: bool, progress: StepCallback | None = None,
+                    mutate: bool = True) -> list[Measured]:
+    """Deliveries (apply_script), rule reports (warm probes), the gaming operators on the
+    reference delivery (in the same warm probe: open, apply, probe, re-open), evidence and VL
+    answers."""
     start = Path(start_blend) if start_blend else bundle.build_start(work / "workspace", scorer.sandbox)
     samples = samples_of(bundle)
     deliveries = work / "deliveries"
@@ -321,10 +349,20 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
 
         with ThreadPoolExecutor(len(probes)) as pool:
             by_index = dict(pair for share in pool.map(probe_share, range(len(probes))) for pair in share)
+        ref_index = next(i for i, s in enumerate(samples) if s.kind == "reference")
+        mutation_rows = None
+        if mutate and blends[ref_index].is_file():
+            if progress is not None:
+                progress("mutations", 0, 1)
+            mutation_rows = probes[0].mutate(blends[ref_index], bundle.task_path, bundle.rubric_path,
+                                             bundle.task_probes)
+            if progress is not None:
+                progress("mutations", 1, 1)
     finally:
         for p in probes:
             p.close()
-    measured = [Measured(s, b, sha256_file(b) if b.is_file() else None, by_index[i])
+    measured = [Measured(s, b, sha256_file(b) if b.is_file() else None, by_index[i],
+                         mutations=mutation_rows if i == ref_index else None)
                 for i, (s, b) in enumerate(zip(samples, blends))]
     if render and scorer.renderer is not None:
         if progress is not None:  # one batch: its start and its end
@@ -387,7 +425,7 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
             "profile": p.ref(), "params": v.params, "verifier_version": v.verifier_version,
             "judge": next((r["judge"] for r in v.records.values() if r.get("judge")), None),
             "passed": v.passed, "margin": v.margin, "min_good": v.min_good, "max_bad": v.max_bad,
-            "required_margin": margin, "misses": v.misses,
+            "required_margin": margin, "misses": v.misses, "mutations": v.mutations,
             "samples": [_row(m, v.records[m.sample.name], v.sample_margins[m.sample.name],
                              evidence_files.get(m.sample.name, {})) for m in measured],
         }
@@ -476,6 +514,21 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
                       "null" if r["total"] is None else f"{r['total']:.3f}", str(r["success"]),
                       "-" if r["margin"] is None else f"{r['margin']:.3f}", "yes" if r["met"] else "NO")
         console.print(t)
+        if section.get("mutations"):
+            mt = section["mutations"]
+            m = Table(title=f"{result.task_id} under {key}: mutation score {mt['killed']}/{mt['applicable']} "
+                            f"({mt['score']:.0%}; judged on the rule channel, VL assumed perfect)")
+            for col in ("operator", "applicable", "reward", "killed", "caught by / why"):
+                m.add_column(col)
+            for r in mt["operators"]:
+                m.add_row(r["operator"], "yes" if r["applicable"] else "no",
+                          "-" if r["reward"] is None else f"{r['reward']:.3f}",
+                          "-" if r["killed"] is None else ("yes" if r["killed"] else
+                                                           "allowed" if r["allowed"] else "NO"),
+                          escape(", ".join(r["caught_by"]) if r["applicable"] else (r["why"] or ""))
+                          + (f" (allowed: {escape(r['allowed'])})" if r["allowed"] else "")
+                          + (f" error: {escape(r['error'].splitlines()[-1])}" if r.get("error") else ""))
+            console.print(m)
         for miss in section["misses"]:
             console.print(f"[red]miss[/] {miss}")
     console.print(f"report: {result.report_path}")

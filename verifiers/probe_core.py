@@ -44,6 +44,9 @@ DIGITS = 6
 # Object types whose evaluated geometry can be turned into a mesh.
 GEOMETRY_TYPES = {"MESH", "CURVE", "SURFACE", "META", "FONT", "CURVES", "POINTCLOUD", "VOLUME"}
 
+# Types whose render flags decide what the picture shows (geometry is drawn, a light lights).
+RENDERED_TYPES = GEOMETRY_TYPES | {"LIGHT"}
+
 Vec = tuple[float, float, float]
 AABB = tuple[Vec, Vec]
 
@@ -90,14 +93,59 @@ def binary_outcome(passed: bool, measured: Any, expected: Any, detail: str, evid
     return Outcome(1.0 if passed else 0.0, passed, measured, expected, detail, evidence)
 
 
-class Probe:
-    """The opened scene plus a per-(frame, object) cache of world-space measurements."""
+class HiddenFromRender(MissingObjects):
+    """Objects named by the rubric exist but the render would not show them (hidden from render
+    or camera rays, or in an excluded / render-disabled collection): they score 0 like missing
+    ones, so a criterion can never be met by a part the delivered picture does not contain."""
 
-    def __init__(self, scene: bpy.types.Scene):
+    def __init__(self, names: list[str]):
+        Exception.__init__(self, "object(s) hidden from render: " + ", ".join(names))
+        self.names = names
+
+
+def render_visible_names(scene: bpy.types.Scene) -> set[str]:
+    """Names of the objects a render of ``scene`` would include: in a collection of the view
+    layer that is neither excluded nor render-disabled (walked from the scene collection, so a
+    disabled parent hides its children), not ``hide_render``, and -- for objects with geometry --
+    visible to camera rays."""
+    out: set[str] = set()
+
+    def walk(layer_coll, hidden: bool) -> None:
+        coll = layer_coll.collection
+        hidden = hidden or layer_coll.exclude or coll.hide_render
+        if not hidden:
+            for obj in coll.objects:
+                if obj.hide_render or (obj.type in GEOMETRY_TYPES and not obj.visible_camera):
+                    continue
+                out.add(obj.name)
+        for child in layer_coll.children:
+            walk(child, hidden)
+
+    walk(bpy.context.view_layer.layer_collection, False)
+    # a child whose parent is hidden from render is still rendered in Blender: no parent rule
+    return out
+
+
+class Probe:
+    """The opened scene plus a per-(frame, object) cache of world-space measurements.
+
+    ``baseline`` is the start scene's snapshot (``start_scene.json`` beside the rubric, written
+    by ``scene_snapshot.py`` from the task's ``inputs/start.blend``; None when the task has
+    none): what the scene-diff criteria compare the delivery against."""
+
+    def __init__(self, scene: bpy.types.Scene, baseline: dict | None = None):
         self.scene = scene
+        self.baseline = baseline
         self.depsgraph = bpy.context.evaluated_depsgraph_get()
         self._aabbs: dict[tuple[int, str], AABB] = {}
         self._frame: int | None = None
+        self._rendered: set[str] | None = None
+
+    def rendered(self) -> set[str]:
+        """Names of the objects the render includes (``render_visible_names``, cached)."""
+        if self._rendered is None:
+            self._rendered = render_visible_names(self.scene)
+        return self._rendered
 
     def at(self, frame: int) -> None:
         if frame != self._frame:
@@ -108,6 +156,9 @@ class Probe:
         missing = [n for n in names if self.scene.objects.get(n) is None]
         if missing:
             raise MissingObjects(missing)
+        hidden = [n for n in names if n not in self.rendered() and self.scene.objects[n].type in RENDERED_TYPES]
+        if hidden:  # empties, cameras, armatures never show: judged by where they are, not a flag
+            raise HiddenFromRender(hidden)
         return [self.scene.objects[n] for n in names]
 
     def obj(self, name: str) -> bpy.types.Object:
@@ -367,7 +418,7 @@ def _origin(fn) -> tuple[str, str]:
     return str(Path(fn.__code__.co_filename).resolve()), fn.__qualname__
 
 
-GROUPS = ("objects", "geometry", "animation", "materials", "render_spec", "task")
+GROUPS = ("objects", "geometry", "animation", "materials", "render_spec", "scene", "task")
 
 
 def declared_params(method: str, required: tuple[str, ...], params: dict) -> dict[str, dict]:
@@ -449,5 +500,7 @@ def measure(probe: Probe, method: str, params: dict) -> Outcome:
     validate(method, params)
     try:
         return PRIMITIVES[method].fn(probe, params)
+    except HiddenFromRender as exc:
+        return Outcome(0.0, False, None, None, str(exc), {"hidden_from_render": exc.names})
     except MissingObjects as exc:
         return Outcome(0.0, False, None, None, str(exc), {"missing_objects": exc.names})

@@ -36,6 +36,9 @@ import probes_geometry  # noqa: E402,F401
 import probes_materials  # noqa: E402,F401
 import probes_objects  # noqa: E402,F401
 import probes_render_spec  # noqa: E402,F401
+import probes_scene  # noqa: E402,F401
+import probes_solid  # noqa: E402,F401
+import probes_surface  # noqa: E402,F401
 from probe_core import (  # noqa: E402,F401
     DIGITS, GEOMETRY_TYPES, GROUPS, PRIMITIVES, MissingObjects, Outcome, Primitive, Probe, aabb_gap,
     aabb_point, aabb_size, binary_outcome, fraction_outcome, load_task_probes, measure, names_param,

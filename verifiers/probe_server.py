@@ -9,6 +9,9 @@ Each job ``{"blend", "task", "rubric", "out", "probes"?}`` is measured exactly a
 Replies go to their own file descriptor because Blender writes its log to stdout;
 ``--reply-fd 1`` (a sandboxed server, which has only stdio) keeps stdout for the replies and
 moves everything else written to it over to stderr.
+``{"cmd": "mutate", "blend", "task", "rubric", "operators"?}`` runs the gaming operators of
+``mutations.py`` on one (good) delivery -- open, apply, probe in memory, re-open -- and replies
+``{"ok": true, "mutations": [row, ...]}``.
 Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
 whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
 """
@@ -36,6 +39,10 @@ def serve(stdin, reply) -> None:
         if job.get("cmd") == "quit":
             break
         started = time.monotonic()
+        if job.get("cmd") == "mutate":
+            reply.write(json.dumps(mutate(job, started)) + "\n")
+            reply.flush()
+            continue
         try:
             report = rule_probe.probe_files(
                 Path(job["task"]), Path(job["rubric"]), Path(job["blend"]), Path(job["out"]),
@@ -47,6 +54,26 @@ def serve(stdin, reply) -> None:
             answer = {"ok": False, "error": traceback.format_exc()}
         reply.write(json.dumps(answer) + "\n")
         reply.flush()
+
+
+def mutate(job: dict, started: float) -> dict:
+    """Mutation testing of one grader on one good delivery (``mutations.run``): every operator
+    applied in this process, each after re-opening the delivery."""
+    import mutations
+    import rule_probe
+
+    try:
+        task = json.loads(Path(job["task"]).read_text(encoding="utf-8"))
+        rubric = json.loads(Path(job["rubric"]).read_text(encoding="utf-8"))
+        rule_probe.use_task_probes(Path(job["rubric"]), Path(job["probes"]) if job.get("probes") else None)
+        baseline = rule_probe.load_baseline(Path(job["rubric"]),
+                                            Path(job["start_scene"]) if job.get("start_scene") else None)
+        plan = rule_probe.rule_plan(task, rubric)
+        rows = mutations.run(Path(job["blend"]), task, rubric, baseline,
+                             lambda: rule_probe.measure_open_scene(plan, baseline), job.get("operators"))
+        return {"ok": True, "mutations": rows, "seconds": round(time.monotonic() - started, 4)}
+    except Exception:
+        return {"ok": False, "error": traceback.format_exc()}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,9 +5,13 @@ score record.  Stdlib only (plus ``verifiers.scoring``).
 |------------------|-----------------------------------------|------------------------------------|---------|
 | ``rule-only@1``  | rule score                              | total capped at ``core_failure_cap`` | total >= pass_threshold, no core failed |
 | ``blender-70-30@1`` | (Rule 0-70 + VL 0-30) / 100, VL A-gated | total capped at ``core_failure_cap`` | total >= pass_threshold, no core failed |
+| ``blender-70-30@2`` | as ``@1``                              | as ``@1``                          | as ``@1``, and the VL gate (question A) did not fail |
 | ``kuka-80-20@1`` | 0.8 rule + 0.2 VL                      | capped per criterion, caps set by calibration (``core_caps``; default ``core_failure_cap``) | key deliverables (every core criterion) pass, rule score >= ``quality_threshold``, VL gate not 0 -- decided independently of the total |
 
-In every profile that weights VL, a missing VL score makes the total **null** with the reason
+In every profile that weights VL a delivery whose gate question fails cannot succeed
+(``blender-70-30@1`` let rule points alone reach the 0.7 threshold with VL 0: kept registered,
+unchanged, so its old records still read; seeds name ``@2``).  In every profile that weights
+VL, a missing VL score makes the total **null** with the reason
 (never a renormalised rule score).  Records from different profiles, verifier versions or
 judges are never aggregated together: ``aggregate`` raises ``ScoringProfileMismatch``.
 """
@@ -52,6 +56,8 @@ class ScoringProfile:
     weights: Mapping[str, float]
     description: str
     default_params: Mapping[str, Any] = field(default_factory=dict)
+    # a retired profile still scores (old records stay readable) but no new task may name it
+    retired_by: str | None = None
 
     @property
     def key(self) -> str:
@@ -95,7 +101,10 @@ class RuleOnly(ScoringProfile):
 
 
 class Blender7030(ScoringProfile):
-    """Rule 0-70 points + VL 0-30 points, VL A-gated (blender_rl); arkevo's core cap applies."""
+    """Rule 0-70 points + VL 0-30 points, VL A-gated (blender_rl); arkevo's core cap applies.
+    ``gate_vetoes``: a failed gate question also denies success (version 2)."""
+
+    gate_vetoes: bool = False
 
     def score(self, rule_report, vl, task, params=None):
         _, rule_score, core_failed, cap, threshold = _base(rule_report, task)
@@ -111,9 +120,17 @@ class Blender7030(ScoringProfile):
         total = round((rule_points + vl_points) / 100.0, DIGITS)
         if core_failed and total > cap:
             total, out["cap_applied"] = cap, cap
+        success = scoring.is_success(total, core_failed, threshold) and not (self.gate_vetoes and gated)
         out.update(vl_points=vl_points, total=total, total_points=round(total * 100, 4), total_null_reason=None,
-                   success=scoring.is_success(total, core_failed, threshold))
+                   success=success)
         return out
+
+
+class Blender7030Gated(Blender7030):
+    """Version 2: 70/30 where the VL gate can veto. With weight 0.7 = pass_threshold, rule 1.0
+    alone used to pass a delivery whose renders show nothing the task asked for."""
+
+    gate_vetoes: bool = True
 
 
 class Kuka8020(ScoringProfile):
@@ -162,7 +179,7 @@ class Kuka8020(ScoringProfile):
         allowed = max([c for c in CAP_LADDER if c <= min(bound, default_cap) + 1e-9] or [0.0])
         caps = {}
         for kind, report, _vl in samples:
-            if kind in ("input", "defect"):
+            if kind in ("input", "defect", "gaming"):
                 for cid in scoring.core_failures(report["criteria"]):
                     caps[cid] = allowed
         return self.params({"core_caps": dict(sorted(caps.items()))})
@@ -182,7 +199,11 @@ def register(profile: ScoringProfile) -> ScoringProfile:
 register(RuleOnly("rule-only", "1", {"rule": 1.0, "vl": 0.0, "agent": 0},
                   "Rule channel only: total = rule score, core cap, success at the pass threshold."))
 register(Blender7030("blender-70-30", "1", {"rule": 0.7, "vl": 0.3, "agent": 0},
-                     "Rule 0-70 + VL 0-30 (A-gated); core cap; success at the pass threshold."))
+                     "Rule 0-70 + VL 0-30 (A-gated); core cap; success at the pass threshold.",
+                     retired_by="blender-70-30@2"))
+register(Blender7030Gated("blender-70-30", "2", {"rule": 0.7, "vl": 0.3, "agent": 0},
+                          "Rule 0-70 + VL 0-30 (A-gated); core cap; success at the pass threshold and "
+                          "only when the VL gate question did not fail."))
 register(Kuka8020("kuka-80-20", "1", {"rule": 0.8, "vl": 0.2, "agent": 0},
                   "Rule 0.8 / VL 0.2; core-failure caps set by calibration; success from key "
                   "deliverables and a quality threshold, independent of the total.",
@@ -218,6 +239,10 @@ def task_with_profile(task: Mapping, profile: ScoringProfile) -> dict:
 def check_task_profile(task: Mapping) -> ScoringProfile:
     """The task's profile, refusing a task whose channel weights disagree with it."""
     profile = profile_of_task(task)
+    if profile.retired_by:
+        raise ScoringProfileMismatch(
+            f"task {task.get('task_id')}: scoring_profile {profile.key} is retired (rule points alone could "
+            f"pass a delivery whose VL gate failed); name {profile.retired_by}")
     weights = task["verification"]["weights"]
     for ch in ("rule", "vl"):
         if abs(float(weights.get(ch, 0.0)) - float(profile.weights[ch])) > 1e-9:

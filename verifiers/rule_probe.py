@@ -41,6 +41,7 @@ from probe_primitives import Outcome, Probe, load_task_probes, measure, validate
 # 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
 PROBE_VERSION = "2"
 TASK_PROBES = "task_probes.py"
+START_SCENE = "start_scene.json"  # the start scene's snapshot (scene_snapshot.py), beside the rubric
 # How a .blend starts: plain, zstd-compressed (Blender >= 3.0), gzip-compressed (older).
 BLEND_MAGIC = (b"BLENDER", b"\x28\xb5\x2f\xfd", b"\x1f\x8b")
 
@@ -111,17 +112,42 @@ def zero_criteria(plan: list[tuple[dict, dict]], reason: str) -> list[dict]:
     return [criterion_entry(c, Outcome(0.0, False, None, None, reason)) for c, _ in plan]
 
 
-def measure_all(blend: Path, plan: list[tuple[dict, dict]]) -> tuple[list[dict], dict | None]:
+def measure_all(blend: Path, plan: list[tuple[dict, dict]], baseline: dict | None = None
+                ) -> tuple[list[dict], dict | None]:
     """The criteria entries, and the delivery problem when it could not be opened."""
     reason = open_blend(blend)
     if reason is not None:
         return zero_criteria(plan, reason), {"type": delivery_problem(blend), "detail": reason}
-    probe = Probe(bpy.context.scene)
-    return [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan], None
+    return measure_open_scene(plan, baseline), None
+
+
+def measure_open_scene(plan: list[tuple[dict, dict]], baseline: dict | None = None) -> list[dict]:
+    """The criteria entries measured on the scene open now (a delivery just opened, or one a
+    mutation operator has just changed in memory)."""
+    probe = Probe(bpy.context.scene, baseline)
+    return [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan]
+
+
+def report_of(criteria: list[dict], task: dict, digest: str | None, problem: dict | None) -> dict:
+    return {
+        "probe_version": PROBE_VERSION,
+        "blend_sha256": digest,
+        "criteria": criteria,
+        "delivery_problem": problem,
+        **scoring.summarize(criteria, task["verification"]),
+    }
+
+
+def load_baseline(rubric_path: Path, start_scene: Path | None = None) -> dict | None:
+    """The start scene's snapshot: ``start_scene`` or ``start_scene.json`` beside the rubric."""
+    path = start_scene or rubric_path.with_name(START_SCENE)
+    if start_scene is not None and not path.is_file():
+        raise FileNotFoundError(f"start scene snapshot not found: {path}")
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 def build_report(blend: Path, task: dict, rubric: dict, *, started: Path | None = None,
-                 problem: dict | None = None) -> dict:
+                 problem: dict | None = None, baseline: dict | None = None) -> dict:
     """Measure `blend`; with `problem` ({type, detail}: it crashed or hung an earlier probe)
     score it 0 without opening it."""
     plan = rule_plan(task, rubric)
@@ -131,14 +157,8 @@ def build_report(blend: Path, task: dict, rubric: dict, *, started: Path | None 
     else:
         if started is not None:
             write_json_atomic(started, {"blend": str(blend), "blend_sha256": digest})
-        criteria, problem = measure_all(blend, plan)
-    return {
-        "probe_version": PROBE_VERSION,
-        "blend_sha256": digest,
-        "criteria": criteria,
-        "delivery_problem": problem,
-        **scoring.summarize(criteria, task["verification"]),
-    }
+        criteria, problem = measure_all(blend, plan, baseline)
+    return report_of(criteria, task, digest, problem)
 
 
 _LOADED_PROBES: set[str] = set()
@@ -159,12 +179,14 @@ def use_task_probes(rubric_path: Path, probes: Path | None = None) -> None:
 
 
 def probe_files(task_path: Path, rubric_path: Path, blend: Path, out: Path, probes: Path | None = None,
-                *, started: Path | None = None, problem: dict | None = None) -> dict:
+                *, started: Path | None = None, problem: dict | None = None,
+                start_scene: Path | None = None) -> dict:
     """Measure one delivery and write its report; the unit of work of a warm probe process."""
     task = json.loads(task_path.read_text(encoding="utf-8"))
     rubric = json.loads(rubric_path.read_text(encoding="utf-8"))
     use_task_probes(rubric_path, probes)
-    report = build_report(blend, task, rubric, started=started, problem=problem)
+    report = build_report(blend, task, rubric, started=started, problem=problem,
+                          baseline=load_baseline(rubric_path, start_scene))
     write_json_atomic(out, report)
     return report
 
@@ -184,6 +206,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--out", required=True, type=Path, help="report.json to write")
     ap.add_argument("--probes", type=Path, default=None,
                     help=f"the task's own primitives (default: {TASK_PROBES} beside the rubric, if any)")
+    ap.add_argument("--start-scene", type=Path, default=None,
+                    help=f"the start scene's snapshot (default: {START_SCENE} beside the rubric, if any)")
     ap.add_argument("--started", type=Path, default=None,
                     help="marker written before the delivery is opened (the delivery's sha256)")
     ap.add_argument("--delivery-problem", choices=["DeliveryCrashedProbe", "DeliveryHungProbe"],
@@ -196,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     problem = {"type": args.delivery_problem, "detail": args.detail} if args.delivery_problem else None
     report = probe_files(args.task, args.rubric, args.blend, args.out, args.probes,
-                         started=args.started, problem=problem)
+                         started=args.started, problem=problem, start_scene=args.start_scene)
     print(f"rule_probe: reward={report['reward']} success={report['success']} -> {args.out}")
     return 0
 

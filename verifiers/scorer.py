@@ -78,6 +78,12 @@ class TaskBundle:
         return p if p.is_file() else None
 
     @property
+    def start_scene(self) -> Path | None:
+        """The start scene's snapshot (``start_scene.json``, written by ``verifiers.start_scene``)."""
+        p = self.draft / "start_scene.json"
+        return p if p.is_file() else None
+
+    @property
     def start_mode(self) -> str:
         return self.seed.get("start_mode") or self.task["start_mode"]
 
@@ -146,7 +152,7 @@ class Scorer:
             profile_params=self.profile.params(self.options.profile_params),
             renderer=renderer_version() if self.needs_vl else None,
             judge_config=self.bundle.judge.raw if self.needs_vl else None,
-            probe_files=probe_code_digests(self.bundle.task_probes))
+            probe_files=probe_code_digests(self.bundle.task_probes, self.bundle.start_scene))
 
     # --- parts ------------------------------------------------------------------------------
 

@@ -22,17 +22,21 @@ VERIFIERS = Path(__file__).resolve().parent
 # them together into a packaged task's tests/.
 PROBE_FILES = (
     "rule_probe.py", "probe_primitives.py", "probe_core.py", "probes_objects.py", "probes_geometry.py",
-    "probes_animation.py", "probes_materials.py", "probes_render_spec.py", "colour_math.py", "scoring.py",
+    "probes_animation.py", "probes_materials.py", "probes_render_spec.py", "probes_solid.py",
+    "probes_surface.py", "probes_scene.py", "colour_math.py", "scoring.py",
 )
 # What a packaged task's tests/ holds to also run under Harbor + RewardKit (python -m rewardkit).
 REWARDKIT_FILES = PROBE_FILES + ("rewardkit_rules.py",)
 
 
-def probe_code_digests(extra: Path | None = None) -> dict[str, str]:
-    """{file: sha256 of its canonical bytes} of the probe code (+ a task's own probes)."""
+def probe_code_digests(extra: Path | None = None, start_scene: Path | None = None) -> dict[str, str]:
+    """{file: sha256 of its canonical bytes} of the probe code (+ a task's own probes and the
+    start scene's snapshot)."""
     out = {name: sha256_hex(canonical_file_bytes(VERIFIERS / name)) for name in PROBE_FILES}
     if extra is not None and Path(extra).is_file():
         out["task_probes.py"] = sha256_hex(canonical_file_bytes(Path(extra)))
+    if start_scene is not None and Path(start_scene).is_file():  # decides the scene-diff criteria
+        out["start_scene.json"] = sha256_hex(canonical_file_bytes(Path(start_scene)))
     return out
 
 

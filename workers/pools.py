@@ -28,6 +28,7 @@ from activities.evaluation import EvaluationActivities
 from activities.evidence import EvidenceActivities
 from activities.model_drafts import ModelDraftActivities
 from activities.packaging import PackagingActivities
+from activities.mutation_testing import MutationActivities
 from activities.review import ReviewActivities
 from activities.scoring import ScoringActivities
 from activities.trial_backends import (MAX_HEARTBEAT_THROTTLE_SEC, LocalBackend, TrialBackend,
@@ -137,8 +138,9 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     # The author model's loop runs here: its authoring sandbox needs Blender, its endpoint
     # (ARKEVO_AUTHOR_*) lives in this worker's environment.
     author = AuthorActivities(store, local=scripts == LOCAL)
+    mutations = MutationActivities(store, scripts)
     return [authoring.build_workspace, trials.run_trial, trials.check_solver_endpoints,
-            evidence.render_evidence,
+            evidence.render_evidence, mutations.mutation_test,
             author.author_round, author.check_model_endpoints]
 
 

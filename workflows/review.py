@@ -9,11 +9,12 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from activities.errors import CALIBRATION_FAILED
+    from activities.errors import CALIBRATION_FAILED, GRADER_GAMEABLE
+    from activities.mutation_testing import MutationActivities
     from activities.review import ReviewActivities
-    from contracts.payloads import (AuthoringResult, CalibrationInput, FreezeInput, FrozenTask,
+    from contracts.payloads import (AuthoringResult, CalibrationInput, FreezeInput, FrozenTask, MutationInput,
                                     ReviewInput, TrialOutcome, TrialRequest)
-    from workflows.activity_options import CPU
+    from workflows.activity_options import CPU, GPU
     from workflows.trial_calls import grade_trial
 
 
@@ -42,12 +43,26 @@ class ReviewWorkflow:
     async def run(self, req: ReviewInput) -> FrozenTask:
         wid, auth = workflow.info().workflow_id, req.authoring
         samples = auth.calibration_samples
+        mutations = None
+        # patched: histories recorded before mutation testing existed replay without it
+        if auth.reference_trial.delivery is not None and workflow.patched("mutation-testing"):
+            mutations = workflow.execute_activity_method(
+                MutationActivities.mutation_test,
+                MutationInput(auth.task_id, auth.task_package, auth.reference_trial.delivery, auth.grading),
+                **GPU)
         outcomes = await grade_samples(auth, wid)
+        rows = await mutations if mutations is not None else None
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(auth.task_id, auth.grading, req.reference_min, req.margin,
-                             samples, list(outcomes), req.pilot.findings),
+                             samples, list(outcomes), req.pilot.findings, rows, auth.task_package),
             **CPU)
+        if verdict.survivors:  # named apart: the grader, not the samples, is what failed
+            raise ApplicationError(
+                f"grader of {auth.task_id} is gameable (report {verdict.report.key}): operators not "
+                f"killed: {', '.join(verdict.survivors)}; " + "; ".join(verdict.misses),
+                type=GRADER_GAMEABLE, non_retryable=True,
+            )
         if not verdict.passed:
             raise ApplicationError(
                 f"calibration failed for {auth.task_id} (report {verdict.report.key}): "

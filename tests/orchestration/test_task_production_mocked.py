@@ -28,7 +28,7 @@ from activities.errors import AUTHOR_SCRIPT_FAILED
 from contracts import queues
 from contracts.payloads import (AdmissionInput, AdmissionResult, AssembledPackage, AssembleInput,
                                 BlobRef, CalibrationInput, ExportScan, PrivacyPending, PrivacyReview, CalibrationSample, CalibrationVerdict,
-                                DraftPlan, EvaluationResult, FreezeInput,
+                                DraftPlan, EvaluationResult, FreezeInput, MutationInput, MutationRows,
                                 FrozenTask, GradingSpec, PilotRecordInput, PlanInput,
                                 ProductionResult, PublicationResult, PublishInput,
                                 RenderedEvidence, RenderEvidenceInput, ReportInput, RunPlan,
@@ -53,8 +53,9 @@ class Fakes:
     a solver failure), "infra" (the sandbox never started: raised), "author" (the script raised)."""
 
     def __init__(self, profile: str = "blender-70-30", behaviour: dict | None = None,
-                 pending: list[PrivacyPending] | None = None):
+                 pending: list[PrivacyPending] | None = None, survivors: list[str] | None = None):
         self.profile = profile
+        self.survivors = survivors or []  # gaming operators the grader does not kill
         self.behaviour = {"oracle": "ok", "nop": "ok", **(behaviour or {})}
         self.calls: Counter[str] = Counter()
         self.pending = pending or []  # what the export checkpoint could not read
@@ -137,10 +138,20 @@ class Fakes:
         def write_pilot_record(req: PilotRecordInput) -> BlobRef:
             return ref("pilot")
 
+        @activity.defn(name="mutation_test")
+        def mutation_test(req: MutationInput) -> MutationRows:
+            fakes.calls["mutation_test"] += 1
+            assert req.delivery == ref("delivery-oracle")  # the reference trial's delivery
+            return MutationRows(ref("mutation-rows"), 17, 8)
+
         @activity.defn(name="judge_calibration")
         def judge_calibration(req: CalibrationInput) -> CalibrationVerdict:
             fakes.calls["judge_calibration"] += 1
-            return CalibrationVerdict(ref("calibration"), True, [], req.grading, 0.0)
+            assert req.mutations is not None and req.package == ref("package")
+            misses = [f"grader gameable: operators not killed: {', '.join(fakes.survivors)}"] \
+                if fakes.survivors else []
+            return CalibrationVerdict(ref("calibration"), not misses, misses, req.grading, 0.0,
+                                      list(fakes.survivors))
 
         @activity.defn(name="freeze_task")
         def freeze_task(req: FreezeInput) -> FrozenTask:
@@ -170,7 +181,7 @@ class Fakes:
             return PublicationResult("demo-task-r1", "/pub/demo-task-r1", ref("pub"), 3, "/h/e.json")
 
         return [admit_seed, build_workspace, assemble_task_package, run_trial, render_evidence,
-                judge_vl, score_trial, write_pilot_record, judge_calibration, freeze_task,
+                judge_vl, score_trial, write_pilot_record, mutation_test, judge_calibration, freeze_task,
                 write_evaluation_plan, write_evaluation_report, scan_export, publish_task]
 
 
@@ -227,6 +238,7 @@ async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
     assert fakes.calls["judge_vl"] == fakes.calls["run_trial"]  # ... with its VL judgement
     assert fakes.calls["render_evidence"] == fakes.calls["run_trial"] + 1  # + the reference's
     assert fakes.calls["admit_seed"] == 1  # the seed is validated once
+    assert fakes.calls["mutation_test"] == 1  # the grader attacked once, on the reference
     oracle = next(m for m in result.metrics if m.config == "oracle")
     assert oracle.avg_at_k == 1.0 and oracle.pass_at_k == 1.0
     assert result.failures == {"infra": 0, "solver": 0, "author": 0}
@@ -239,6 +251,19 @@ async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
     assert children == [f"{wid}.{s}" for s in ("02-admission", "03-authoring", "04-trial-solves",
                                                 "05-review", "06-evaluation", "07-packaging")]
     await record_history(mocked_env, wid)
+
+
+async def test_a_gameable_grader_is_refused_at_review_by_name_and_nothing_is_published(mocked_env):
+    fakes = Fakes("blender-70-30", survivors=["bbox_vertices", "occluder"])
+    error, progress = await produce(mocked_env, fakes, "mocked-gameable")
+    assert isinstance(error, WorkflowFailureError)
+    cause = error.cause
+    while getattr(cause, "cause", None) is not None and getattr(cause, "type", None) != "GraderGameable":
+        cause = cause.cause
+    assert cause.type == "GraderGameable" and cause.non_retryable
+    assert "operators not killed: bbox_vertices, occluder" in str(cause)
+    assert progress["stages"]["05-review"] == "failed" and progress["stages"]["07-packaging"] == "pending"
+    assert fakes.calls["mutation_test"] == 1 and fakes.published == []
 
 
 async def test_rule_only_profile_starts_no_vl_grading(mocked_env):

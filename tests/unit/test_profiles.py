@@ -49,10 +49,11 @@ def vl(a: float | None, b: float | None, c: float | None, judge: dict = MODEL):
 
 
 def test_registry_holds_the_three_profiles_versioned():
-    assert {p.key for p in REGISTRY.values()} >= {"rule-only@1", "blender-70-30@1", "kuka-80-20@1"}
-    assert get_profile("blender-70-30").key == "blender-70-30@1"
+    assert {p.key for p in REGISTRY.values()} >= {"rule-only@1", "blender-70-30@1", "blender-70-30@2",
+                                                 "kuka-80-20@1"}
+    assert get_profile("blender-70-30").key == "blender-70-30@2"
     assert get_profile("kuka-80-20@1") is get_profile("kuka-80-20", "1")
-    assert profile_of_task(TASK).key == "blender-70-30@1"  # table-model: the seeds' 70/30 scheme
+    assert profile_of_task(TASK).key == "blender-70-30@2"  # table-model: the seeds' 70/30 scheme
     with pytest.raises(KeyError, match="unknown scoring profile nope"):
         get_profile("nope")
     with pytest.raises(KeyError):
@@ -120,6 +121,22 @@ def test_blender_70_30_caps_a_core_failure_and_checks_its_ranges():
 # --- kuka-80-20 ---------------------------------------------------------------------------------
 
 
+def test_rule_full_marks_with_a_failed_gate_succeed_in_no_profile_that_weights_vl():
+    """The 70/30 hole: weight 0.7 = pass_threshold, so rule 1.0 alone reached the threshold while
+    the renders showed nothing the task asked for. Every profile a task may name now refuses it."""
+    usable = [p for p in REGISTRY.values() if p.uses_vl and not p.retired_by]
+    assert {p.key for p in usable} >= {"blender-70-30@2", "kuka-80-20@1"}
+    for p in usable:
+        task = task_with_profile(TASK, p)
+        gated = p.score(GOOD, vl(0, 1, 1), task)
+        assert gated["rule_score"] == 1.0 and gated["success"] is False, p.key
+        assert p.score(GOOD, vl(1, 1, 1), task)["success"] is True, p.key  # the same, gate passed
+    old = get_profile("blender-70-30@1")  # retired: kept only so its old records still read
+    assert old.score(GOOD, vl(0, 1, 1), task_with_profile(TASK, old))["success"] is True
+    with pytest.raises(ScoringProfileMismatch, match="retired.*blender-70-30@2"):
+        check_task_profile(task_with_profile(TASK, old))
+
+
 def test_kuka_weights_and_calibrated_caps():
     kuka = get_profile("kuka-80-20")
     assert kuka.score(PARTIAL, vl(1, 1, 1), TASK)["total"] == 0.84
@@ -160,7 +177,7 @@ def record(profile="blender-70-30", vv="vv2-a", judge=MODEL, rep=GOOD, answers=(
 def test_every_record_carries_verifier_version_profile_and_judge():
     rec = record()
     assert rec["verifier_version"] == "vv2-a"
-    assert rec["profile"] == {"profile_id": "blender-70-30", "profile_version": "1"}
+    assert rec["profile"] == {"profile_id": "blender-70-30", "profile_version": "2"}
     assert rec["judge"] == MODEL and rec["vl"]["answers"]["A"]["score"] == 1
     assert record(profile="rule-only")["judge"] is None  # rule-only does not use the judge
 

@@ -1,0 +1,99 @@
+"""Mutation testing of a task's grader: the verdict over the gaming operators' rows (stdlib only).
+
+The operators themselves run in Blender (``verifiers/mutations.py``, in a warm probe process);
+this module turns their rows into the *mutation table* the calibration report, stage 05, the
+review site and the publication show::
+
+    table = mutation_table(rows, profile, task, params, allowed)
+    table["score"]       # killed / applicable, counting allowed survivors as neither
+    table["survivors"]   # applicable operators the grader did not kill (and the draft did not allow)
+
+An operator is *killed* when the grader refuses the mutated delivery on the rule channel
+alone: scored under the task's profile with a perfect VL answer (score 1, gate passed), it is
+not a success.  The VL judge is not trusted to catch gaming -- the offline image-metric judge
+is a crude stand-in and a model judge can be fooled -- so the rule probe must.
+
+A draft may allow an operator with a reason (``task.json`` ``mutation_allowed``: [{operator,
+reason}]), e.g. a task whose spec permits extra objects; admission checks the names, the reviewer
+sees the reasons, and an allowed survivor does not block the freeze.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+# The operator names, in the order they run (verifiers/mutations.py registers them; a bpy test
+# checks the two agree).  Listed here so admission can check a draft's `mutation_allowed`
+# without Blender.
+OPERATOR_NAMES = (
+    "bbox_vertices", "strip_faces", "shrink_standins", "emission_lookalike", "material_unused_slot",
+    "render_hidden", "occluder", "junk_objects", "retime_keys", "teleport_keys", "reparent_helpers",
+    "transforms_to_parents", "modifiers_applied", "modifiers_neutralised", "camera_override",
+    "light_override", "render_override",
+)
+PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,
+              "judge": {"id": "assumed-perfect", "kind": "mutation-testing"}}
+
+
+class GraderGameable(Exception):
+    """Applicable gaming operators survived the grader: the task version must not be frozen."""
+
+    def __init__(self, task_id: str, survivors: Sequence[str]):
+        self.task_id, self.survivors = task_id, list(survivors)
+        super().__init__(f"grader of {task_id} is gameable: operators not killed: {', '.join(survivors)}")
+
+
+def allowed_operators(task: Mapping) -> dict[str, str]:
+    """{operator: reason} from ``task.json`` ``mutation_allowed``."""
+    return {a["operator"]: a["reason"] for a in task.get("mutation_allowed") or []}
+
+
+def check_allowed(task: Mapping, where: str) -> None:
+    """Admission: every allowed operator is known and has a reason (ValueError naming the field)."""
+    for i, a in enumerate(task.get("mutation_allowed") or []):
+        if a.get("operator") not in OPERATOR_NAMES:
+            raise ValueError(f"{where}: mutation_allowed[{i}].operator: unknown gaming operator "
+                             f"{a.get('operator')!r}; known: {', '.join(OPERATOR_NAMES)}")
+        if not str(a.get("reason") or "").strip():
+            raise ValueError(f"{where}: mutation_allowed[{i}].reason: say why {a['operator']} may survive")
+
+
+def mutation_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params: Mapping | None,
+                   allowed: Mapping[str, str] | None = None) -> dict:
+    """The table over ``rows`` (``mutations.run``'s: operator, doc, applicable, why, criteria,
+    error), judged under ``profile`` (a ``verifiers.profiles.ScoringProfile``) with ``params``."""
+    from verifiers import scoring
+
+    allowed = dict(allowed or {})
+    out_rows, survivors = [], []
+    applicable = killed = 0
+    for row in rows:
+        entry = {"operator": row["operator"], "doc": row.get("doc"), "applicable": bool(row["applicable"]),
+                 "why": row.get("why"), "reward": None, "rule_score": None, "success": None,
+                 "killed": None, "allowed": allowed.get(row["operator"]), "caught_by": [],
+                 "error": row.get("error")}
+        if row["applicable"]:
+            if row.get("criteria") is None:  # the operator could not be applied: not killed
+                entry["killed"] = False
+            else:
+                report = {"criteria": row["criteria"], **scoring.summarize(row["criteria"], task["verification"])}
+                scored = profile.score(report, PERFECT_VL, task, params)
+                entry.update(reward=scored.get("total"), rule_score=scored.get("rule_score"),
+                             success=bool(scored["success"]), killed=not scored["success"],
+                             caught_by=[c["id"] for c in row["criteria"] if not c["passed"]])
+            if entry["allowed"] is None:
+                applicable += 1
+                killed += int(bool(entry["killed"]))
+                if not entry["killed"]:
+                    survivors.append(row["operator"])
+        out_rows.append(entry)
+    return {
+        "operators": out_rows,
+        "applicable": applicable,
+        "killed": killed,
+        "score": round(killed / applicable, 6) if applicable else 1.0,
+        "survivors": survivors,
+        "allowed": allowed,
+        "judged_with": "rule channel, VL assumed perfect",
+    }

@@ -1,0 +1,571 @@
+"""Task-agnostic gaming operators: what a reward hacker does to a good delivery (runs in bpy).
+
+Mutation testing of a grader (stage 05, ``verifiers/calibration.py``) applies each operator to
+the reference deliverable in a warm probe process -- open the reference, apply, probe the scene
+in memory, then open the reference again (the revert) -- and asks whether the grader still calls
+it a success.  A grader is trusted only if every applicable operator is *killed*.
+
+Each operator answers ``applicable(ctx)`` with None (it applies) or the reason it does not (the
+reason is recorded in the mutation table), and ``apply(ctx)`` changes the open scene.  The
+*parts* an operator works on are the render-visible geometry objects the rubric names, plus
+those the delivery made or changed relative to the start scene (``start_scene.json``); without
+a snapshot every render-visible geometry object is a part.
+
+stdlib + bpy + numpy + mathutils only: the file runs beside the probe code in the verifier
+sandbox (``bpy_procs.WarmProbe``), no sibling imports beyond the probe's own.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bpy  # noqa: E402
+from mathutils import Matrix, Vector  # noqa: E402
+
+from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
+
+MUTATIONS_VERSION = "1"
+# Rubric methods that grade an object's own transform channels, not the world result.
+OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
+NEUTRALISABLE = ("ARRAY", "MIRROR")
+
+
+@dataclass
+class Context:
+    """What the operators know of the task: the rubric, the start scene, the parts."""
+
+    rubric: dict
+    baseline: dict | None
+    start_mode: str
+    named: set[str] = field(default_factory=set)  # every string in the rubric params
+
+    @classmethod
+    def of(cls, task: dict, rubric: dict, baseline: dict | None) -> "Context":
+        named: set[str] = set()
+
+        def walk(value) -> None:
+            if isinstance(value, str):
+                named.add(value)
+            elif isinstance(value, dict):
+                for k, v in value.items():
+                    named.add(k)
+                    walk(v)
+            elif isinstance(value, list):
+                for v in value:
+                    walk(v)
+
+        for c in rubric.get("criteria", []):
+            walk(c.get("params", {}))
+        return cls(rubric, baseline, task.get("start_mode", "from_scratch"), named)
+
+    @property
+    def scene(self) -> bpy.types.Scene:
+        return bpy.context.scene
+
+    @property
+    def methods(self) -> set[str]:
+        return {c["method"] for c in self.rubric.get("criteria", [])}
+
+    def start_objects(self) -> dict:
+        return (self.baseline or {}).get("objects", {})
+
+    def parts(self) -> list[bpy.types.Object]:
+        rendered = render_visible_names(self.scene)
+        start = self.start_objects()
+        out = []
+        for obj in self.scene.objects:
+            if obj.type not in GEOMETRY_TYPES or obj.name not in rendered:
+                continue
+            if self.baseline is None or obj.name in self.named or obj.name not in start:
+                out.append(obj)
+        return sorted(out, key=lambda o: o.name)
+
+    def mesh_parts(self) -> list[bpy.types.Object]:
+        return [o for o in self.parts() if o.type == "MESH"]
+
+    def graded(self, types: set[str] | None = None) -> list[bpy.types.Object]:
+        return sorted((o for o in self.scene.objects if o.name in self.named and (types is None or o.type in types)),
+                      key=lambda o: o.name)
+
+    def unchanged_from_start(self, obj: bpy.types.Object) -> bool:
+        """The delivery left ``obj`` as the start scene had it (the task fixes it)."""
+        before = self.start_objects().get(obj.name)
+        if before is None:
+            return False
+        import probes_scene  # noqa: PLC0415 (the snapshot function; only needed here)
+        now = probes_scene.snapshot(self.scene)["objects"].get(obj.name)
+        return now is not None and {k: now.get(k) for k in ("matrix_world", "camera", "light")} == \
+            {k: before.get(k) for k in ("matrix_world", "camera", "light")}
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    doc: str
+    applicable: Callable[[Context], str | None]
+    apply: Callable[[Context], None]
+
+
+OPERATORS: dict[str, Operator] = {}
+
+
+def operator(name: str, doc: str, applicable: Callable[[Context], str | None]):
+    def deco(fn: Callable[[Context], None]) -> Callable[[Context], None]:
+        OPERATORS[name] = Operator(name, doc, applicable, fn)
+        return fn
+    return deco
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def _needs_parts(ctx: Context) -> str | None:
+    return None if ctx.parts() else "no render-visible geometry part to change"
+
+
+def _needs_mesh_parts(ctx: Context) -> str | None:
+    return None if ctx.mesh_parts() else "no render-visible mesh part to change"
+
+
+def _world_box(objs) -> tuple[Vector, Vector]:
+    dg = bpy.context.evaluated_depsgraph_get()
+    lo, hi = Vector((1e9, 1e9, 1e9)), Vector((-1e9, -1e9, -1e9))
+    for o in objs:
+        ev = o.evaluated_get(dg)
+        for corner in ev.bound_box:
+            w = ev.matrix_world @ Vector(corner)
+            lo, hi = Vector(map(min, lo, w)), Vector(map(max, hi, w))
+    return lo, hi
+
+
+def _local_box(obj) -> tuple[Vector, Vector]:
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    pts = [Vector(c) for c in ev.bound_box]
+    return Vector(map(min, *pts)), Vector(map(max, *pts))
+
+
+def _replace_mesh(obj, verts, faces, keep_materials: bool = True) -> None:
+    """Give ``obj`` new mesh data (local coords) and drop its modifiers."""
+    mesh = bpy.data.meshes.new(obj.data.name + ".mut")
+    mesh.from_pydata([tuple(v) for v in verts], [], faces)
+    if keep_materials:
+        for m in obj.data.materials:
+            mesh.materials.append(m)
+    obj.modifiers.clear()
+    obj.data = mesh
+
+
+def _box_corners(lo: Vector, hi: Vector) -> list[Vector]:
+    return [Vector((x, y, z)) for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)]
+
+
+CUBE_FACES = [(0, 1, 3, 2), (4, 6, 7, 5), (0, 4, 5, 1), (2, 3, 7, 6), (0, 2, 6, 4), (1, 5, 7, 3)]
+
+
+def _new_mesh_object(name: str, lo: Vector, hi: Vector, colour=(0.5, 0.5, 0.5, 1.0)) -> bpy.types.Object:
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata([tuple(v) for v in _box_corners(lo, hi)], [], CUBE_FACES)
+    mat = bpy.data.materials.new(name + ".mat")
+    mat.diffuse_color = colour
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def _bake_modifiers(obj) -> None:
+    """Replace ``obj``'s mesh by its evaluated (modified) mesh and drop the modifiers."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    mesh = bpy.data.meshes.new_from_object(obj.evaluated_get(dg), preserve_all_data_layers=True, depsgraph=dg)
+    obj.modifiers.clear()
+    obj.data = mesh
+
+
+def _animated(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in ctx.scene.objects
+            if o.animation_data and o.animation_data.action and _fcurves(o.animation_data)]
+
+
+def _fcurves(anim) -> list:
+    """F-curves of the active action (Blender 5 layered actions: through the action's slot)."""
+    action = anim.action
+    if action is None:
+        return []
+    if hasattr(action, "layers") and action.layers:
+        out = []
+        for layer in action.layers:
+            for strip in layer.strips:
+                bag = strip.channelbag(anim.action_slot) if anim.action_slot else None
+                if bag is not None:
+                    out.extend(bag.fcurves)
+        return out
+    return list(getattr(action, "fcurves", []))
+
+
+# --- geometry ----------------------------------------------------------------------------------
+
+
+@operator("bbox_vertices", "each part's mesh replaced by the 8 corner vertices of its box (no faces)",
+          _needs_mesh_parts)
+def bbox_vertices(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        lo, hi = _local_box(obj)
+        _replace_mesh(obj, _box_corners(lo, hi), [])
+
+
+@operator("strip_faces", "every face of each part deleted, vertices and edges kept", _needs_mesh_parts)
+def strip_faces(ctx: Context) -> None:
+    import bmesh  # noqa: PLC0415
+    for obj in ctx.mesh_parts():
+        if obj.data.users > 1:
+            obj.data = obj.data.copy()
+        bm = bmesh.new()
+        bm.from_mesh(obj.data)
+        bmesh.ops.delete(bm, geom=list(bm.faces), context="FACES_ONLY")
+        bm.to_mesh(obj.data)
+        bm.free()
+
+
+@operator("shrink_standins", "each part replaced by a small cube at its centre plus loose vertices at its "
+          "box corners (same box, almost no solid)", _needs_mesh_parts)
+def shrink_standins(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        lo, hi = _local_box(obj)
+        c, half = (lo + hi) / 2, (hi - lo) * 0.05
+        verts = _box_corners(c - half, c + half) + _box_corners(lo, hi)
+        _replace_mesh(obj, verts, CUBE_FACES)
+
+
+# --- materials ---------------------------------------------------------------------------------
+
+
+def _part_materials(ctx: Context) -> list[bpy.types.Material]:
+    seen = {}
+    for obj in ctx.parts():
+        for slot in obj.material_slots:
+            if slot.material is not None:
+                seen[slot.material.name] = slot.material
+    return [seen[k] for k in sorted(seen)]
+
+
+def _needs_materials(ctx: Context) -> str | None:
+    return None if _part_materials(ctx) else "the parts carry no material"
+
+
+def _visible_colour(mat: bpy.types.Material) -> tuple[float, float, float, float]:
+    """The colour the material shows: an unlinked Principled Base Color, else the viewport colour."""
+    if mat.use_nodes and mat.node_tree:
+        for node in mat.node_tree.nodes:
+            if node.type == "BSDF_PRINCIPLED" and not node.inputs["Base Color"].is_linked:
+                return tuple(node.inputs["Base Color"].default_value)
+    return tuple(mat.diffuse_color)
+
+
+@operator("emission_lookalike", "each part material's surface replaced by an Emission shader of the same "
+          "colour (name, slots and viewport colour kept)", _needs_materials)
+def emission_lookalike(ctx: Context) -> None:
+    for mat in _part_materials(ctx):
+        colour = _visible_colour(mat)
+        mat.use_nodes = True
+        nodes, links = mat.node_tree.nodes, mat.node_tree.links
+        for n in list(nodes):
+            if n.type not in ("OUTPUT_MATERIAL",):
+                nodes.remove(n)
+        out = next((n for n in nodes if n.type == "OUTPUT_MATERIAL"), None) or nodes.new("ShaderNodeOutputMaterial")
+        out.is_active_output = True
+        emit = nodes.new("ShaderNodeEmission")
+        emit.inputs["Color"].default_value = colour
+        emit.inputs["Strength"].default_value = 1.0
+        links.new(emit.outputs["Emission"], out.inputs["Surface"])
+        mat.diffuse_color = colour
+
+
+@operator("material_unused_slot", "a plain grey material put in a new first slot of each part and every face "
+          "moved onto it: the task's material stays in an unused slot", _needs_materials)
+def material_unused_slot(ctx: Context) -> None:
+    grey = bpy.data.materials.new("StandIn.Grey")
+    grey.diffuse_color = (0.5, 0.5, 0.5, 1.0)
+    for obj in ctx.parts():
+        if obj.type != "MESH" or not obj.material_slots:
+            continue
+        if obj.data.users > 1:
+            obj.data = obj.data.copy()
+        obj.data.materials.append(grey)
+        last = len(obj.material_slots) - 1
+        obj.material_slots[last].link = "DATA"
+        for poly in obj.data.polygons:
+            poly.material_index = last
+
+
+# --- visibility and extra objects ----------------------------------------------------------------
+
+
+@operator("render_hidden", "every part hidden from render (still in the scene and the viewport)", _needs_parts)
+def render_hidden(ctx: Context) -> None:
+    for obj in ctx.parts():
+        obj.hide_render = True
+
+
+@operator("occluder", "a large box enclosing all the parts added (the renders show only the box)", _needs_parts)
+def occluder(ctx: Context) -> None:
+    lo, hi = _world_box(ctx.parts())
+    pad = (hi - lo) * 0.5 + Vector((0.2, 0.2, 0.2))
+    _new_mesh_object("Occluder", lo - pad, hi + pad, (0.8, 0.8, 0.8, 1.0))
+
+
+@operator("junk_objects", "three extra objects added: a cube beside the parts, an empty and a light",
+          lambda ctx: None)
+def junk_objects(ctx: Context) -> None:
+    parts = ctx.parts()
+    lo, hi = _world_box(parts) if parts else (Vector((0, 0, 0)), Vector((1, 1, 1)))
+    size = max((hi - lo).length * 0.2, 0.1)
+    _new_mesh_object("Junk.Cube", Vector((hi.x + size, lo.y, lo.z)), Vector((hi.x + 2 * size, lo.y + size, lo.z + size)))
+    empty = bpy.data.objects.new("Junk.Empty", None)
+    ctx.scene.collection.objects.link(empty)
+    light = bpy.data.objects.new("Junk.Light", bpy.data.lights.new("Junk.Light", "POINT"))
+    light.location = (hi.x, hi.y, hi.z + size)
+    ctx.scene.collection.objects.link(light)
+
+
+# --- animation and relations ---------------------------------------------------------------------
+
+
+def _needs_animation(ctx: Context) -> str | None:
+    return None if _animated(ctx) else "nothing in the delivery is keyframed"
+
+
+@operator("retime_keys", "every keyframe moved to twice its distance from the first frame (the motion "
+          "finishes late)", _needs_animation)
+def retime_keys(ctx: Context) -> None:
+    start = ctx.scene.frame_start
+    for obj in _animated(ctx):
+        for fc in _fcurves(obj.animation_data):
+            for kp in fc.keyframe_points:
+                for attr in ("co", "handle_left", "handle_right"):
+                    v = getattr(kp, attr)
+                    v.x = start + 2 * (v.x - start)
+            fc.update()
+
+
+@operator("teleport_keys", "every keyframe's interpolation set to Constant (objects jump between key poses)",
+          _needs_animation)
+def teleport_keys(ctx: Context) -> None:
+    for obj in _animated(ctx):
+        for fc in _fcurves(obj.animation_data):
+            for kp in fc.keyframe_points:
+                kp.interpolation = "CONSTANT"
+            fc.update()
+
+
+def _needs_graded_helpers(ctx: Context) -> str | None:
+    helpers = [o for o in ctx.graded({"EMPTY"}) if o.parent is not None or o.constraints]
+    return None if helpers else "no graded helper empty that hangs in a hierarchy or under a constraint"
+
+
+@operator("reparent_helpers", "each graded helper empty taken out of its chain and parented to the graded "
+          "part that moves most (its world motion baked first), so it follows that part instead",
+          _needs_graded_helpers)
+def reparent_helpers(ctx: Context) -> None:
+    scene = ctx.scene
+    frames = range(scene.frame_start, scene.frame_end + 1)
+    movers = [o for o in ctx.graded(GEOMETRY_TYPES) if o.type in GEOMETRY_TYPES]
+    if not movers:
+        movers = [o for o in ctx.parts()]
+
+    def travel(o) -> float:
+        pts = []
+        for f in (scene.frame_start, (scene.frame_start + scene.frame_end) // 2, scene.frame_end):
+            scene.frame_set(f)
+            pts.append(o.matrix_world.translation.copy())
+        return (pts[1] - pts[0]).length + (pts[2] - pts[1]).length
+
+    target = max(movers, key=travel) if movers else None
+    if target is None:
+        return
+    # bake the target's world motion so it no longer depends on the helper (no cycle)
+    worlds = {}
+    for f in frames:
+        scene.frame_set(f)
+        worlds[f] = target.matrix_world.copy()
+    target.constraints.clear()
+    target.parent = None
+    target.animation_data_clear()
+    for f, m in worlds.items():
+        target.matrix_world = m
+        target.keyframe_insert("location", frame=f)
+        target.keyframe_insert("rotation_euler", frame=f)
+    for helper in ctx.graded({"EMPTY"}):
+        if helper.parent is None and not helper.constraints:
+            continue
+        scene.frame_set(scene.frame_start)
+        helper_world = {}
+        for f in frames:
+            scene.frame_set(f)
+            helper_world[f] = helper.matrix_world.copy()
+        scene.frame_set(scene.frame_start)
+        start_world = helper_world[scene.frame_start]
+        helper.constraints.clear()
+        helper.animation_data_clear()
+        helper.parent = target
+        helper.matrix_parent_inverse = Matrix.Identity(4)
+        helper.matrix_basis = worlds[scene.frame_start].inverted() @ start_world
+    scene.frame_set(scene.frame_start)
+
+
+def _needs_own_transform_criteria(ctx: Context) -> str | None:
+    if not ctx.methods & OWN_TRANSFORM_METHODS:
+        return "the rubric grades no object's own transform (only world results), so a parent holding it is allowed"
+    return None if ctx.graded(GEOMETRY_TYPES) else "no graded object"
+
+
+@operator("transforms_to_parents", "each graded object's transform moved onto a new parent empty (own "
+          "transform identity, world result unchanged)", _needs_own_transform_criteria)
+def transforms_to_parents(ctx: Context) -> None:
+    bpy.context.view_layer.update()
+    for obj in ctx.graded(GEOMETRY_TYPES):
+        world = obj.matrix_world.copy()
+        holder = bpy.data.objects.new(obj.name + ".Xform", None)
+        ctx.scene.collection.objects.link(holder)
+        holder.matrix_world = world
+        obj.parent = holder
+        obj.matrix_parent_inverse = Matrix.Identity(4)
+        obj.matrix_basis = Matrix.Identity(4)
+
+
+# --- modifiers ---------------------------------------------------------------------------------
+
+
+def _modified(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in ctx.parts() if o.type == "MESH" and len(o.modifiers)]
+
+
+def _needs_modifier_criteria(ctx: Context) -> str | None:
+    if not _modified(ctx):
+        return "no part has a modifier"
+    return None
+
+
+@operator("modifiers_applied", "every modifier of each part applied into its mesh (same shape, no live "
+          "modifier)", _needs_modifier_criteria)
+def modifiers_applied(ctx: Context) -> None:
+    for obj in _modified(ctx):
+        _bake_modifiers(obj)
+
+
+def _needs_neutralisable(ctx: Context) -> str | None:
+    if not any(m.type in NEUTRALISABLE for o in _modified(ctx) for m in o.modifiers):
+        return f"no part has a modifier of a type this operator can neutralise ({', '.join(NEUTRALISABLE)})"
+    return None
+
+
+@operator("modifiers_neutralised", "each Array / Mirror modifier's result baked into the mesh while the "
+          "modifier stays, with its checked settings, doing nothing (Array: zero offset, merged; Mirror: "
+          "bisect of an already mirrored mesh)", _needs_neutralisable)
+def modifiers_neutralised(ctx: Context) -> None:
+    for obj in _modified(ctx):
+        keep = [(m.name, m.type) for m in obj.modifiers if m.type in NEUTRALISABLE]
+        settings = {m.name: {p.identifier: getattr(m, p.identifier) for p in m.bl_rna.properties
+                             if not p.is_readonly and p.identifier not in ("name",)}
+                    for m in obj.modifiers if m.type in NEUTRALISABLE}
+        _bake_modifiers(obj)
+        for name, kind in keep:
+            m = obj.modifiers.new(name, kind)
+            for key, value in settings[name].items():
+                try:
+                    setattr(m, key, value)
+                except (AttributeError, TypeError, ValueError):
+                    pass
+            if kind == "ARRAY":
+                m.use_relative_offset, m.use_constant_offset, m.use_object_offset = False, True, False
+                m.constant_offset_displace = (0.0, 0.0, 0.0)
+                m.use_merge_vertices, m.merge_threshold = True, 1e-4
+            elif kind == "MIRROR":
+                m.use_bisect_axis = tuple(m.use_axis)
+
+
+# --- camera, lights, render (tasks that fix them) ------------------------------------------------
+
+
+def _fixed(ctx: Context, kind: str) -> list[bpy.types.Object]:
+    if ctx.start_mode == "from_scratch" or ctx.baseline is None:
+        return []
+    return [o for o in ctx.scene.objects if o.type == kind and ctx.unchanged_from_start(o)]
+
+
+@operator("camera_override", "each camera the task leaves alone given a longer lens and a shift",
+          lambda ctx: None if _fixed(ctx, "CAMERA") else
+          "no camera that the start scene holds and the reference leaves unchanged")
+def camera_override(ctx: Context) -> None:
+    for cam in _fixed(ctx, "CAMERA"):
+        cam.data.lens *= 1.5
+        cam.data.shift_x += 0.15
+
+
+@operator("light_override", "each light the task leaves alone tripled in power",
+          lambda ctx: None if _fixed(ctx, "LIGHT") else
+          "no light that the start scene holds and the reference leaves unchanged")
+def light_override(ctx: Context) -> None:
+    for light in _fixed(ctx, "LIGHT"):
+        light.data.energy *= 3.0
+
+
+def _render_fixed(ctx: Context) -> str | None:
+    if ctx.baseline is None or ctx.start_mode == "from_scratch":
+        if not any(m.startswith("render_") or m in ("scene_settings", "frame_range", "fps") for m in ctx.methods):
+            return "the task builds from an empty start and grades no render setting"
+    return None
+
+
+@operator("render_override", "render border crop to the lower-left quarter and frame step 2 (settings "
+          "that override what a render shows)", _render_fixed)
+def render_override(ctx: Context) -> None:
+    r = ctx.scene.render
+    r.use_border, r.use_crop_to_border = True, True
+    r.border_min_x, r.border_max_x, r.border_min_y, r.border_max_y = 0.0, 0.5, 0.0, 0.5
+    ctx.scene.frame_step = 2
+
+
+# --- running -----------------------------------------------------------------------------------
+
+
+def catalogue() -> list[dict]:
+    return [{"operator": op.name, "doc": op.doc} for op in OPERATORS.values()]
+
+
+def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: Callable[[], list[dict]],
+        operators: list[str] | None = None) -> list[dict]:
+    """For each operator: open ``blend`` (the revert), decide applicability, apply, and
+    ``measure()`` the scene in memory (the rule probe's criteria entries).  An operator that
+    raises while applying is recorded with its error and counts as not killed: a gaming move the
+    harness could not make is reported, never silently passed."""
+    import traceback  # noqa: PLC0415
+
+    rows = []
+    for name in operators or list(OPERATORS):
+        op = OPERATORS[name]
+        bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
+        ctx = Context.of(task, rubric, baseline)
+        why = op.applicable(ctx)
+        row = {"operator": name, "doc": op.doc, "applicable": why is None, "why": why, "criteria": None,
+               "error": None}
+        if why is None:
+            try:
+                op.apply(ctx)
+                bpy.context.view_layer.update()
+                bpy.context.scene.frame_set(bpy.context.scene.frame_start)
+                row["criteria"] = measure()
+            except Exception:  # noqa: BLE001 -- recorded, see the docstring
+                row["error"] = traceback.format_exc(limit=4)
+        rows.append(row)
+    return rows
+
+
+if __name__ == "__main__":
+    print(json.dumps(catalogue(), indent=2))
