@@ -1,0 +1,212 @@
+"""The solid-geometry probes (verifiers/probes_solid.py) in real Blender: one scene holding a small
+table and the usual bounding-box fakes (loose corner vertices, a zero-thickness sheet, a tiny
+stand-in inside the expected box, a leg that floats, a leg "on the floor" by one loose vertex),
+graded by one probe run; every case's score is checked."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from sandbox.script_run import LOCAL
+from verifiers.bpy_procs import probe_fresh
+
+pytestmark = pytest.mark.blender
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Voxel grid around Leg.Good (x, y in [-0.425, -0.375], z in [0, 0.7]): no voxel centre on a face.
+GRID_MIN, GRID_MAX, GRID_SIZE = [-0.5, -0.5, -0.05], [-0.3, -0.3, 0.8], [8, 8, 17]
+
+SCENE = '''
+import json, sys
+import bpy
+out, verifiers, grid = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+for o in list(bpy.data.objects):
+    bpy.data.objects.remove(o)
+scene = bpy.context.scene
+FACES = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+
+
+def corners(lo, hi):
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    return [(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
+            (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)]
+
+
+def obj(name, verts, faces=()):
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], list(faces))
+    mesh.update()
+    o = bpy.data.objects.new(name, mesh)
+    scene.collection.objects.link(o)
+    return o
+
+
+def box(name, lo, hi, loose=()):
+    return obj(name, corners(lo, hi) + list(loose), FACES)
+
+
+def leg(name, cx, cy, z0, z1, loose=()):
+    return box(name, (cx - 0.025, cy - 0.025, z0), (cx + 0.025, cy + 0.025, z1), loose)
+
+
+box("Slab", (-0.5, -0.5, 0.7), (0.5, 0.5, 0.75))
+leg("Leg.Good", -0.4, -0.4, 0.0, 0.7)                              # stands on the floor, holds the slab
+leg("Leg.Float", 0.4, -0.4, 0.0, 0.65)                             # 5 cm short of the slab
+hover = leg("Leg.Hover", -0.4, 0.4, 0.05, 0.7)                     # 5 cm above the floor at frame 1 ...
+hover.keyframe_insert("location", frame=1)
+hover.location.z = -0.05                                           # ... standing at frame 10
+hover.keyframe_insert("location", frame=10)
+leg("Leg.Vertex", 0.4, 0.4, 0.05, 0.7, loose=[(0.4, 0.4, 0.0)])    # "on the floor" by a loose vertex
+mirror = leg("Leg.Mirror", 0.0, 0.0, 0.0, 0.7)                     # negative scale: winding mirrored
+mirror.location, mirror.scale = (0.0, -0.4, 0.0), (-1.0, 1.0, 1.0)
+leg("Leg.Through", 0.0, 0.4, 0.0, 0.72)                            # runs 2 cm into the slab
+box("Dowel", (0.19, 0.19, 0.715), (0.21, 0.21, 0.735))             # wholly inside the slab
+box("StandIn", (-0.41, -0.41, 0.34), (-0.39, -0.39, 0.36),         # a 2 cm cube + Leg.Good's corners
+    loose=corners((-0.425, -0.425, 0.0), (-0.375, -0.375, 0.7)))
+obj("Corners", corners((-0.025, -0.025, 0.0), (0.025, 0.025, 0.7)))  # 8 loose vertices, no faces
+obj("Sheet", [(1.75, -0.25, 0), (2.25, -0.25, 0), (2.25, 0.25, 0), (1.75, 0.25, 0)], [(0, 1, 2, 3)])
+panel = obj("Panel", [(1.75, -2.25, 0.1), (2.25, -2.25, 0.1), (2.25, -1.75, 0.1), (1.75, -1.75, 0.1)],
+            [(0, 1, 2, 3)])
+panel.modifiers.new("Thick", "SOLIDIFY").thickness = 0.02         # a sheet made solid by a modifier
+leg("Sunk", 3.0, 0.0, -0.05, 0.65)                                 # 5 cm into the floor
+scene.frame_set(1)
+
+sys.path.insert(0, verifiers)
+from probe_core import Probe  # noqa: E402
+from probes_solid import voxel_signature  # noqa: E402
+
+sig = voxel_signature(Probe(scene), [bpy.data.objects["Leg.Good"]], grid["min"], grid["max"], grid["size"], 1)
+bpy.ops.wm.save_as_mainfile(filepath=out)
+with open(out + ".json", "w") as fh:
+    json.dump({"signature": sig}, fh)
+'''
+
+
+def box_signature(lo, hi, grid_min=GRID_MIN, grid_max=GRID_MAX) -> str:
+    """Occupied hex of an axis-aligned box on a GRID_SIZE grid, computed without Blender."""
+    lo_g, hi_g, n = np.array(grid_min), np.array(grid_max), np.array(GRID_SIZE)
+    xs, ys, zs = (lo_g[i] + (np.arange(n[i]) + 0.5) * (hi_g[i] - lo_g[i]) / n[i] for i in range(3))
+    z, y, x = np.meshgrid(zs, ys, xs, indexing="ij")  # (nz, ny, nx): x fastest when flattened
+    occ = (x > lo[0]) & (x < hi[0]) & (y > lo[1]) & (y < hi[1]) & (z > lo[2]) & (z < hi[2])
+    return np.packbits(occ.ravel().astype(np.uint8), bitorder="little").tobytes().hex()
+
+
+LEG_SIGNATURE = box_signature((-0.425, -0.425, 0.0), (-0.375, -0.375, 0.7))  # 2 x 2 x 14 voxels
+LEG_GRID = {"min": GRID_MIN, "max": GRID_MAX, "size": GRID_SIZE, "occupied": LEG_SIGNATURE}
+# Leg.Hover as it stands at frame 10 (z in [0, 0.65]; 13 layers), on a grid around its x, y
+HOVER_MIN, HOVER_MAX = [-0.5, 0.3, -0.05], [-0.3, 0.5, 0.8]
+HOVER_GRID = {"min": HOVER_MIN, "max": HOVER_MAX, "size": GRID_SIZE,
+              "occupied": box_signature((-0.425, 0.375, 0.0), (-0.375, 0.425, 0.65), HOVER_MIN, HOVER_MAX)}
+SOLID = {"min_faces": 6, "min_volume": 1e-4, "min_extent": 0.01}
+LEG_SHAPE = {"volume": [0.0016, 0.0019], "area": [0.13, 0.16], "fill": [0.9, 1.01]}  # from Leg.Good, +-~8 %
+FAKES = ["Leg.Good", "Sheet", "Corners", "StandIn", "Leg.Vertex"]
+
+# (method, params, expected score)
+CASES = [
+    ("solid_parts", {"objects": ["Slab", "Leg.Good", "Leg.Mirror", "Panel"], **SOLID}, 1.0),
+    # Sheet: no volume, flat; Corners: no faces; StandIn: tiny, half its vertices loose; Leg.Vertex: a loose vertex
+    ("solid_parts", {"objects": FAKES, **SOLID}, 0.2),
+    ("solid_parts", {"object": "Leg.Vertex", "max_loose_fraction": 0.2, "min_area": 0.1, "frame": 1}, 1.0),
+    ("shape_measures", {"objects": ["Leg.Good", "Leg.Mirror", "Leg.Through"], **LEG_SHAPE}, 1.0),
+    ("shape_measures", {"objects": ["Leg.Good", "StandIn", "Corners", "Sheet"], **LEG_SHAPE}, 0.25),
+    ("shape_measures", {"object": "StandIn", "fill": [0.5, 1.01]}, 0.0),  # corners blow up its box
+    ("parts_touch", {"object": "Slab", "others": ["Leg.Good", "Leg.Hover", "Leg.Mirror", "Leg.Through", "Dowel"],
+                     "tolerance": 0.001}, 1.0),
+    # Leg.Float: 5 cm gap; Corners and StandIn reach the slab only with loose vertices
+    ("parts_touch", {"object": "Slab", "others": ["Leg.Good", "Leg.Float", "Corners", "StandIn"],
+                     "tolerance": 0.003}, 0.25),
+    ("parts_touch", {"object": "Leg.Float", "others": ["Slab"], "tolerance": 0.06}, 1.0),
+    ("ground_contact", {"objects": ["Leg.Good", "Leg.Float", "Leg.Mirror", "Leg.Through"]}, 1.0),
+    ("ground_contact", {"objects": ["Leg.Good", "Leg.Hover", "Leg.Vertex", "Corners", "Sheet", "Sunk"]}, 1 / 6),
+    ("ground_contact", {"object": "Leg.Hover", "frame": 10}, 1.0),
+    ("ground_contact", {"objects": ["Slab", "Leg.Good"], "z": 0.7, "tolerance": 0.001, "min_area": 0.5}, 0.5),
+    ("shape_match", {"object": "Leg.Good", "grid": LEG_GRID, "min_iou": 0.95}, 1.0),
+    ("shape_match", {"objects": ["Leg.Good", "StandIn"], "grid": LEG_GRID, "min_iou": 0.95}, 1.0),
+    ("shape_match", {"object": "StandIn", "grid": LEG_GRID, "min_iou": 0.5}, 0.0),
+    ("shape_match", {"object": "Leg.Hover", "grid": HOVER_GRID, "min_iou": 0.95}, 0.0),  # frame 1: 5 cm up
+    ("shape_match", {"object": "Leg.Hover", "grid": HOVER_GRID, "min_iou": 0.95, "frame": 10}, 1.0),
+    ("shape_match", {"object": "Leg.Float", "grid": LEG_GRID, "min_iou": 0.5}, 0.0),  # elsewhere
+    ("shape_match", {"object": "Corners", "grid": LEG_GRID, "min_iou": 0.1}, 0.0),
+]
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[dict, dict]:
+    tmp = tmp_path_factory.mktemp("solid")
+    script, blend = tmp / "scene.py", tmp / "solid.blend"
+    script.write_text(SCENE)
+    grid = json.dumps({"min": GRID_MIN, "max": GRID_MAX, "size": GRID_SIZE})
+    proc = subprocess.run([sys.executable, str(script), str(blend), str(ROOT / "verifiers"), grid],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    built = json.loads(Path(str(blend) + ".json").read_text())
+    criteria = [{"id": f"S{i:02d}", "requirement_id": "REQ-SOLID", "channel": "rule", "method": m,
+                 "weight": 1 / len(CASES), "core": False, "description": f"{m} case {i}"}
+                for i, (m, _, _) in enumerate(CASES)]
+    task = {"task_id": "probes-solid", "criteria": criteria,
+            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
+                             "core_failure_cap": 0.4},
+            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
+    rubric = {"rubric_version": "1", "criteria": [{"id": c["id"], "method": m, "params": p}
+                                                   for c, (m, p, _) in zip(criteria, CASES)]}
+    (tmp / "task.json").write_text(json.dumps(task))
+    (tmp / "rubric.json").write_text(json.dumps(rubric))
+    report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+    return built, {c["id"]: c for c in report["criteria"]}
+
+
+@pytest.mark.parametrize(("index", "method", "params", "want"),
+                         [(i, m, p, w) for i, (m, p, w) in enumerate(CASES)],
+                         ids=[f"S{i:02d}-{m}" for i, (m, _, _) in enumerate(CASES)])
+def test_case_scores(graded, index, method, params, want):
+    entry = graded[1][f"S{index:02d}"]
+    assert entry["method"] == method
+    assert entry["score"] == pytest.approx(want, abs=1e-6), entry
+    assert entry["passed"] is (want == 1.0), entry
+
+
+def test_every_primitive_has_a_passing_and_a_failing_case():
+    for method in {m for m, _, _ in CASES}:
+        scores = [w for m, _, w in CASES if m == method]
+        assert 1.0 in scores and min(scores) < 1.0, method
+
+
+def test_measures_and_evidence_name_what_failed(graded):
+    _, got = graded
+    fakes = got["S01"]
+    assert fakes["evidence"]["failing"] == {
+        "Sheet": ["min_faces", "min_volume", "min_extent"],
+        "Corners": ["min_faces", "min_volume", "min_extent", "max_loose_fraction"],
+        "StandIn": ["min_volume", "max_loose_fraction"], "Leg.Vertex": ["max_loose_fraction"]}
+    good = fakes["measured"]["Leg.Good"]
+    assert good["faces"] == 6 and good["volume"] == pytest.approx(0.00175) and good["area"] == pytest.approx(0.145)
+    assert good["loose_fraction"] == 0 and good["extent"] == pytest.approx([0.05, 0.05, 0.7])
+    assert fakes["measured"]["Leg.Vertex"]["loose_fraction"] == pytest.approx(1 / 9)
+    solid = got["S00"]["measured"]
+    assert solid["Leg.Mirror"]["volume"] == pytest.approx(0.00175)  # negative scale: still positive
+    assert solid["Panel"]["volume"] == pytest.approx(0.005)  # the Solidify modifier counts
+    touch = got["S06"]["evidence"]["contact"]
+    assert touch["Leg.Through"] == "intersecting" and touch["Dowel"] == "inside"
+    apart = got["S07"]
+    assert apart["measured"]["Leg.Float"] == pytest.approx(0.05)
+    assert apart["measured"]["Corners"] is None and apart["evidence"]["contact"]["Corners"] == "no faces"
+    assert apart["measured"]["StandIn"] == pytest.approx(0.34)  # its cube's top to the slab's bottom
+    floor = got["S10"]["evidence"]["failing"]
+    assert floor == {"Leg.Hover": ["contact_area"], "Leg.Vertex": ["contact_area"], "Corners": ["no faces"],
+                     "Sheet": ["contact_area"], "Sunk": ["contact_area", "below"]}
+    assert got["S09"]["measured"]["Leg.Mirror"]["contact_area"] == pytest.approx(0.0025)
+    hover = got["S16"]["measured"]
+    assert hover["iou"] == pytest.approx(12 / 14) and hover["reference_occupied"] == 52  # one layer off
+
+
+def test_voxel_signature_matches_the_box_computed_without_blender(graded):
+    built, _ = graded
+    assert built["signature"] == LEG_SIGNATURE
+    assert bin(int(LEG_SIGNATURE, 16)).count("1") == 56
