@@ -266,7 +266,8 @@ class Task(Contract):
     pipeline_ref: PipelineRef | None
     sanitization_policy: SanitizationPolicy
     # gaming operators this grader may let survive, each with the reason the reviewer reads
-    mutation_allowed: list[MutationAllowance] | None = None
+    # (left out of the dump when absent: documents are hashed, a model must not add a null)
+    mutation_allowed: list[MutationAllowance] | None = Field(default=None, exclude_if=lambda v: v is None)
 
     @model_validator(mode="after")
     def _frozen_has_pipeline(self) -> Task:

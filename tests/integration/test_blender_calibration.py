@@ -56,8 +56,8 @@ def seed_dir(seed: str) -> Path:
 def seed_samples(seed: str, every_defect: bool = True) -> list[Sample]:
     draft = seed_dir(seed) / "draft"
     samples = [Sample(seed, "reference", draft / "solution" / "solve.py"), Sample(seed, "input", None)]
-    for kind in ("defect", "variant"):
-        scripts = sorted((draft / "calibration" / f"{kind}s").glob("*.py"))
+    for kind in ("defect", "variant", "gaming"):
+        scripts = sorted((draft / "calibration" / ("gaming" if kind == "gaming" else f"{kind}s")).glob("*.py"))
         for script in scripts if (every_defect or kind == "variant") else scripts[:1]:
             samples.append(Sample(seed, f"{kind}:{script.stem}", script))
     return samples
@@ -143,6 +143,7 @@ def test_each_seed_has_defects_and_variants():
     for seed in SEEDS:
         kinds = [s.kind for s in seed_samples(seed)]
         assert kinds.count("defect") >= 3 and kinds.count("variant") >= 1, seed
+        assert kinds.count("gaming") >= 2, seed  # the author's own attacks on the grader
 
 
 @pytest.mark.parametrize("sample", ALL_SAMPLES, ids=lambda s: f"{s.seed}:{s.name}")
@@ -154,7 +155,7 @@ def test_calibration(calibration, sample):
         assert report["reward"] >= 0.9 and report["success"], summary(report)
     elif sample.kind == "variant":
         assert report["reward"] >= threshold and report["success"], summary(report)
-    else:  # input, defect
+    else:  # input, defect, gaming
         assert report["reward"] <= threshold - MARGIN and not report["success"], summary(report)
 
 

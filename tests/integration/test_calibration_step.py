@@ -51,13 +51,16 @@ def calibrated(tmp_path_factory, isolation) -> dict:
 @pytest.mark.parametrize("profile", PROFILES)
 def test_calibration_separates_good_from_bad_by_the_margin(calibrated, seed, profile):
     result = calibrated[seed]
-    section = result.report["profiles"][f"{profile}@1"]
+    section = result.report["profiles"][get_profile(profile).key]
     print(f"\n{seed} {profile}: margin {section['margin']} (min good {section['min_good']}, "
           f"max bad {section['max_bad']})")
     assert section["passed"], section["misses"]
     assert section["margin"] >= MARGIN
     kinds = {s["kind"] for s in section["samples"]}
-    assert kinds == {"reference", "input", "defect", "variant"}
+    assert kinds == {"reference", "input", "defect", "variant", "gaming"}
+    mutations = section["mutations"]  # every applicable gaming operator killed, under every profile
+    assert mutations["survivors"] == [] and mutations["score"] == 1.0 and mutations["applicable"] >= 6, mutations
+    print(f"{seed} {profile}: mutation score {mutations['killed']}/{mutations['applicable']}")
     for s in section["samples"]:
         assert s["met"] and s["total"] is not None
         assert s["success"] is (s["kind"] in ("reference", "variant"))
@@ -72,7 +75,7 @@ def test_report_has_per_sample_per_criterion_results_and_evidence(calibrated):
     result.require_passed()
     report = json.loads(result.report_path.read_text())
     assert result.report_path.parts[-3:] == ("private", "validation", "report.json")
-    section = report["profiles"]["blender-70-30@1"]
+    section = report["profiles"]["blender-70-30@2"]
     drop = next(s for s in section["samples"] if s["sample"] == "defect:drop_from_height")
     c06 = next(c for c in drop["criteria"] if c["id"] == "C06")
     assert c06["passed"] is False and c06["evidence"]["frames_unsupported"]  # which frames failed

@@ -56,7 +56,10 @@ def check_publication(result: ProductionResult, settings) -> dict:
     assert len(frozen["pipeline_ref"]["pipeline_digest"]) == 64
     calibration = json.loads((path / "review/calibration-report.json").read_text())
     assert calibration["passed"] and {s["kind"] for s in calibration["samples"]} == {
-        "reference", "input", "defect", "variant"}
+        "reference", "input", "defect", "variant", "gaming"}
+    # the grader was attacked on the reference delivery and killed every applicable operator
+    mutations = calibration["mutations"]
+    assert mutations["survivors"] == [] and mutations["killed"] == mutations["applicable"] >= 6, mutations
     # graded with the VL part, by the offline judge, labelled as such
     assert calibration["judge"] == "image-metric" and calibration["margin"] >= 0.2
     assert all(s["vl_score"] is not None for s in calibration["samples"])

@@ -31,6 +31,7 @@ ENTRY_POINTS = {
     "workers.promote": (["-m", "workers.promote"], []),
     "verifiers.score_delivery": (["-m", "verifiers.score_delivery"], ["--blend", "x.blend", "--task-dir", "t"]),
     "verifiers.calibration": (["-m", "verifiers.calibration"], ["--task-dir", "t", "--out", "o"]),
+    "verifiers.start_scene": (["-m", "verifiers.start_scene"], ["--task-dir", "t"]),
     "arkevo": (["-m", "cli"], ["dataset", "verify", "--namespace", "n", "--revision", "r"]),
     "deploy.deploy_test": (["-m", "deploy.deploy_test"], []),
     "tests.orchestration.test_replay": (["-m", "tests.orchestration.test_replay"], ["--record"]),

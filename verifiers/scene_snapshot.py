@@ -1,0 +1,56 @@
+"""Write a scene's snapshot (``probes_scene.snapshot``) as JSON: the start scene's fingerprint the
+``scene_unchanged`` criterion compares a delivery against.
+
+    python scene_snapshot.py --blend start.blend --out start_scene.json [--frame 1]
+
+Runs in a plain Python with ``bpy``; standalone (sibling imports only), like ``rule_probe.py``.
+The .blend opens with ``use_scripts=False``; the snapshot is taken after ``frame_set(--frame)``
+and written with sorted keys, indented, plus ``snapshot_version``.  Host side:
+``python -m verifiers.start_scene`` builds a task's start scene and runs this on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bpy  # noqa: E402
+from probes_scene import SNAPSHOT_VERSION, snapshot  # noqa: E402  (siblings: need the sys.path entry above)
+
+
+def snapshot_file(blend: Path, frame: int = 1) -> dict:
+    """The snapshot of the first scene of ``blend`` at ``frame``, with its version."""
+    if not blend.is_file():
+        raise FileNotFoundError(f"no such .blend: {blend}")
+    bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
+    scene = bpy.context.scene
+    scene.frame_set(int(frame))
+    return {**snapshot(scene), "snapshot_version": SNAPSHOT_VERSION}
+
+
+def snapshot_text(data: dict) -> str:
+    return json.dumps(data, indent=2, sort_keys=True) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--blend", required=True, type=Path, help="the scene to fingerprint (start.blend)")
+    ap.add_argument("--out", required=True, type=Path, help="start_scene.json to write")
+    ap.add_argument("--frame", type=int, default=1, help="frame the world matrices are read at (default 1)")
+    args = ap.parse_args(argv)
+    data = snapshot_file(args.blend, args.frame)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_name(args.out.name + ".tmp")
+    tmp.write_text(snapshot_text(data), encoding="utf-8")
+    os.replace(tmp, args.out)
+    print(f"scene_snapshot: {len(data['objects'])} objects -> {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
