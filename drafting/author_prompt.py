@@ -54,6 +54,15 @@ The draft contract (draft/...):
 - calibration/defects/*.py: at least 3 plausible wrong deliveries, each failing a criterion
   (a core one for at least one); calibration/variants/*.py: at least 1 different but valid
   delivery that must pass. The same bpy form as solve.py.
+- calibration/gaming/*.py: at least 2 ways a reward-hacking solver would try to pass this
+  grader without doing the work (loose vertices or a box in place of the parts, the material
+  name on an unused slot, an emission shader of the right colour, a helper re-parented to fake
+  an attachment, a setting overridden elsewhere); each must fail. The grader is also attacked
+  with task-agnostic gaming operators (read_catalogue probes lists them): every applicable one
+  must fail, so measure solid parts, the material on the faces and the shader that reaches the
+  surface, attachment over the animation, and everything the task leaves unchanged
+  (scene_unchanged against the start scene), never a name or a bounding box alone. An operator
+  the spec truly permits goes in task.json "mutation_allowed": [{{"operator", "reason"}}].
 - ledger.json: {{"requirements": [{{"requirement_id", "source": {{"file": "materials/...",
   "passage": "<verbatim quote from that material>"}}, "public": {{"file": "public/...",
   "anchor": "<text in that file>"}}, "criteria": ["C01", ...], "evidence": "<how the
@@ -104,11 +113,14 @@ def catalogue(section: str) -> str:
             + ["professions (profession_primary: id | name):"]
             + [f"{p['id']} | {p['name']}" for p in taxonomy["professions"]])
     if section == "probes":
+        from verifiers.mutation_testing import OPERATOR_NAMES
         from verifiers.probe_catalogue import rule_methods
         return "\n".join(["rubric methods (method | group | params: name: type, * required; object or objects where both "
                           "appear: give one; admission checks them against the full JSON Schema):"]
                          + [f"{name} | {m.group} | {_params(m.schema())}"
-                            for name, m in sorted(rule_methods().items())])
+                            for name, m in sorted(rule_methods().items())]
+                         + ["gaming operators every applicable one of which the grader must kill (docs: "
+                            "Gaming resistance): " + ", ".join(OPERATOR_NAMES)])
     if section == "profiles":
         from verifiers.profiles import REGISTRY
         return "\n".join(["scoring profiles (scoring_profile | verification.weights | description):"]

@@ -18,7 +18,7 @@ from drafting.similarity import number_key, numbers_in
 
 ROLE_MARKER = "ARKEVO-ROLE: reviewer"
 VERDICTS = ("accept", "revise", "reject")
-CHECKS = ("coverage", "leaks", "client_request", "margins")
+CHECKS = ("coverage", "leaks", "client_request", "margins", "gaming")
 MIN_CODE_LINE = 25  # shorter solution lines (imports, `bm.free()`) are not evidence of copying
 _IDENTIFIER = re.compile(r"^[A-Za-z][\w.-]{2,}$")
 _REQUIREMENT = re.compile(r"(?<![\w.-])REQ-[A-Z0-9][A-Z0-9-]*(?![\w-])")
@@ -36,12 +36,19 @@ files to judge what cannot be measured. Check four things:
 3. client_request: the instruction reads as a client's request for the work, not as a
    description of the grader or a walkthrough of the solution.
 4. margins: the calibration margin is at least the required margin.
+5. gaming: for every requirement of the ledger, the criterion that measures it measures the
+   property itself on the evaluated scene (solid parts, the material on the faces and the shader
+   that reaches the surface, attachment over the animation, what must stay unchanged) rather than
+   a proxy the solver controls (a name, a bounding box, a helper's position), and at least one
+   gaming sample (draft/calibration/gaming/) or gaming operator attacks it and fails; the
+   measured facts list the gaming samples and the operators the grader did not kill.
 Reply with one JSON object only:
 {{"verdict": "accept" | "revise" | "reject",
   "reasons": ["<why, one line each; required for revise and reject>"],
   "checks": {{"coverage": {{"ok": true|false, "note": "<short>"}}, "leaks": {{"ok": ..., "note": ...}},
-             "client_request": {{"ok": ..., "note": ...}}, "margins": {{"ok": ..., "note": ...}}}}}}
-accept: all four hold. revise: the author can fix what you name. reject: the task cannot be
+             "client_request": {{"ok": ..., "note": ...}}, "margins": {{"ok": ..., "note": ...}},
+             "gaming": {{"ok": ..., "note": ...}}}}}}
+accept: all five hold. revise: the author can fix what you name. reject: the task cannot be
 made sound from these materials."""
 
 
@@ -161,7 +168,18 @@ def review_facts(seed_dir: Path, calibration_report: dict) -> dict:
                   "numbers": leaked_numbers, "identifiers": leaked_names},
         "solution_lines_in_public": copied,
         "margins": margins,
+        "gaming": _gaming(draft, calibration_report),
     }
+
+
+def _gaming(draft: Path, calibration_report: dict) -> dict:
+    """The author's gaming samples and what the task-agnostic operators found."""
+    mutations = calibration_report.get("mutations") or {}
+    return {"samples": sorted(p.name for p in (draft / "calibration" / "gaming").glob("*.py")),
+            "sample_results": [{k: row.get(k) for k in ("sample", "reward", "success", "met")}
+                               for row in calibration_report.get("samples", []) if row.get("kind") == "gaming"],
+            "operators_applicable": mutations.get("applicable"), "operators_killed": mutations.get("killed"),
+            "operators_not_killed": mutations.get("survivors"), "operators_allowed": mutations.get("allowed")}
 
 
 def _calibration_summary(report: dict) -> dict:

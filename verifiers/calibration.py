@@ -256,7 +256,9 @@ def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measur
     misses = list(judgement.misses)
     rows = next((m.mutations for m in measured if m.mutations is not None), None)
     mutations = None
-    if rows is not None:
+    if rows is None:  # never frozen on an unattacked grader
+        misses.append("mutation testing did not run (no reference delivery, or mutate=False)")
+    else:
         mutations = mutation_table(rows, profile, task, params, allowed_operators(task))
         if mutations["survivors"]:
             misses.append(f"grader gameable: operators not killed: {', '.join(mutations['survivors'])}")
@@ -387,11 +389,12 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
               start_blend: Path | None = None, margin: float = 0.2, reference_min: float = 0.9,
               parallel: int = 2, profile_params: dict[str, dict] | None = None,
               vl_client=None, sandbox: ScriptIsolation = None,
-              progress: StepCallback | None = None) -> CalibrationResult:
+              progress: StepCallback | None = None, mutate: bool = True) -> CalibrationResult:
     """Run the calibration samples of the task draft in ``draft`` and judge them under each
     profile (default: the task's own).  ``profile_params`` ({profile key: params}) fixes
     params instead of calibrating them; ``sandbox``: where Blender runs (see ``bpy_procs``);
-    ``progress(stage, done, total)`` is told how the samples advance."""
+    ``progress(stage, done, total)`` is told how the samples advance; ``mutate=False`` skips the
+    gaming operators (benchmarks only: a report without them never allows a freeze)."""
     bundle = TaskBundle.load(draft)
     profiles = profiles or [profile_of_task(bundle.task)]
     out_dir = Path(out_dir)
@@ -402,7 +405,7 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
     # the VL answers do not depend on the profile: judge once with a VL-weighting scorer if any
     lead = next((s for s in scorers.values() if s.needs_vl), next(iter(scorers.values())))
     measured = measure_samples(bundle, lead, work, start_blend=start_blend, parallel=parallel,
-                               render=cache is not None, progress=progress)
+                               render=cache is not None, progress=progress, mutate=mutate)
 
     evidence_files: dict[str, dict[str, dict]] = {}
     for m in measured:

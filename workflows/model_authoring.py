@@ -36,7 +36,7 @@ with workflow.unsafe.imports_passed_through():
                                     ModelAuthoringResult, ModelUsage)
     from workflows.activity_options import AUTHOR, CPU, GPU, MODEL_CALL, endpoint_check
     from workflows.failures import root_cause
-    from workflows.review import grade_samples
+    from workflows.review import grade_samples, mutation_rows
     from workflows.task_preparation import prepare_task
 
 
@@ -64,6 +64,7 @@ class CheckDeliveryWorkflow:
                 samples = [s for s in samples if s.kind in ("reference", "input")]
                 prepared = dataclasses.replace(prepared, calibration_samples=samples)
             outcomes = await grade_samples(prepared, wid)
+            rows = await mutation_rows(prepared) if len(samples) > 2 else None
         except (ActivityError, ChildWorkflowError) as e:
             root = root_cause(e)
             if isinstance(root, ApplicationError) and root.type == AUTHOR_SCRIPT_FAILED:
@@ -76,7 +77,7 @@ class CheckDeliveryWorkflow:
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(prepared.task_id, prepared.grading, req.run.reference_min,
-                             req.run.margin, samples, outcomes, []), **CPU)
+                             req.run.margin, samples, outcomes, [], rows, prepared.task_package), **CPU)
         feedback = await workflow.execute_activity_method(
             ModelDraftActivities.calibration_feedback, verdict.report, **CPU)
         graded = [GradedSample(s.name, o) for s, o in zip(samples, outcomes)

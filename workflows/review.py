@@ -13,6 +13,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.mutation_testing import MutationActivities
     from activities.review import ReviewActivities
     from contracts.payloads import (AuthoringResult, CalibrationInput, FreezeInput, FrozenTask, MutationInput,
+                                    MutationRows,
                                     ReviewInput, TrialOutcome, TrialRequest)
     from workflows.activity_options import CPU, GPU
     from workflows.trial_calls import grade_trial
@@ -37,21 +38,26 @@ async def grade_samples(auth: AuthoringResult, wid: str) -> list[TrialOutcome]:
     return list(await asyncio.gather(*(grade(s) for s in auth.calibration_samples)))
 
 
+async def mutation_rows(auth: AuthoringResult) -> MutationRows | None:
+    """The gaming operators on the reference delivery (``activities/mutation_testing.py``); None
+    without a reference delivery, and in histories recorded before mutation testing existed
+    (``patched``: they replay without it)."""
+    if auth.reference_trial.delivery is None or not workflow.patched("mutation-testing"):
+        return None
+    return await workflow.execute_activity_method(
+        MutationActivities.mutation_test,
+        MutationInput(auth.task_id, auth.task_package, auth.reference_trial.delivery, auth.grading),
+        **GPU)
+
+
 @workflow.defn(name="Review", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class ReviewWorkflow:
     @workflow.run
     async def run(self, req: ReviewInput) -> FrozenTask:
         wid, auth = workflow.info().workflow_id, req.authoring
         samples = auth.calibration_samples
-        mutations = None
-        # patched: histories recorded before mutation testing existed replay without it
-        if auth.reference_trial.delivery is not None and workflow.patched("mutation-testing"):
-            mutations = workflow.execute_activity_method(
-                MutationActivities.mutation_test,
-                MutationInput(auth.task_id, auth.task_package, auth.reference_trial.delivery, auth.grading),
-                **GPU)
-        outcomes = await grade_samples(auth, wid)
-        rows = await mutations if mutations is not None else None
+        # the gaming operators run beside the samples
+        outcomes, rows = await asyncio.gather(grade_samples(auth, wid), mutation_rows(auth))
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(auth.task_id, auth.grading, req.reference_min, req.margin,

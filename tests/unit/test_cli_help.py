@@ -35,6 +35,7 @@ ENTRY_POINTS = {
     "arkevo": (["-m", "cli"], ["dataset", "verify", "--namespace", "n", "--revision", "r"]),
     "deploy.deploy_test": (["-m", "deploy.deploy_test"], []),
     "tests.orchestration.test_replay": (["-m", "tests.orchestration.test_replay"], ["--record"]),
+    "bench/grader_cost.py": (["bench/grader_cost.py"], []),
     "bench/load.py": (["bench/load.py"], []),
     "bench/probe_throughput.py": (["bench/probe_throughput.py"], []),
     "bench/render_time.py": (["bench/render_time.py"], []),
