@@ -12,6 +12,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 import bpy  # noqa: E402
 
 import colour_math  # noqa: E402
+import probes_surface  # noqa: E402  (which output the engine renders, and what reaches it)
 from probe_core import (  # noqa: E402
     Outcome, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
 )
@@ -29,16 +30,14 @@ def material_assigned(probe: Probe, p: dict):
 
 
 def _surface_bsdf(mat: bpy.types.Material):
-    """The Principled BSDF feeding the active material output's Surface, if any."""
-    tree = mat.node_tree
-    if tree is None:
+    """The Principled BSDF that reaches the Surface of the material output the scene's engine
+    renders (an engine-targeted output before an ALL one, through reroutes and muted nodes:
+    ``probes_surface.surface_node``), if any.  Reading only the active output let a second,
+    EEVEE-targeted output show something else while every check read the spec shader."""
+    if mat is None or mat.node_tree is None:
         return None
-    outputs = [n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"]
-    active = next((n for n in outputs if n.is_active_output), outputs[0] if outputs else None)
-    if active is None or not active.inputs["Surface"].is_linked:
-        return None
-    node = active.inputs["Surface"].links[0].from_node
-    return node if node.type == "BSDF_PRINCIPLED" else None
+    node, _why = probes_surface.surface_node(mat, probes_surface.engine_target(bpy.context.scene))
+    return node if node is not None and node.type == "BSDF_PRINCIPLED" else None
 
 
 def material_colour(mat: bpy.types.Material, source: str = "auto") -> tuple[tuple[float, float, float], str]:
