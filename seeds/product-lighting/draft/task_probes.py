@@ -1,0 +1,246 @@
+"""product-lighting's own primitives (runs in bpy beside the probe library; stdlib + bpy + numpy).
+
+The built-in ``light_settings`` / ``camera_settings`` read a light's Power and colour fields and
+a camera's focal length; Blender has other settings that change what those lights and that
+camera put in the picture while leaving the checked fields as specified.  These primitives
+measure what the render gets:
+
+- ``lights_as_set``: each named light emits what its fields say (no exposure, temperature,
+  contribution factors, ray visibility, light linking, cut-off distance, light nodes or
+  un-normalised area power changing it) and casts shadows;
+- ``studio_extras``: what else may light the product stays within the spec: other lights are
+  weak (at most ``max_power`` W, no suns), the world stays dark, no view layer overrides the
+  materials or the world, and no empty instances geometry into the set;
+- ``shot_framing``: the whole product is in the camera's picture (inside the frame and the clip
+  range, at least ``min_fill`` of the frame height), on a ``sensor_width`` mm sensor, and depth
+  of field, when on, focuses on the product.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import bpy  # noqa: E402
+import numpy as np  # noqa: E402
+from bpy_extras.object_utils import world_to_camera_view  # noqa: E402
+from mathutils import Vector  # noqa: E402
+
+from probe_core import GEOMETRY_TYPES, Outcome, fraction_outcome, names_param, primitive, rnd  # noqa: E402
+
+FACTORS = ("diffuse_factor", "specular_factor", "transmission_factor", "volume_factor")
+RAYS = ("visible_diffuse", "visible_glossy")
+TOL = 1e-4
+
+
+def _surface_tools():
+    """probes_surface's node helpers (imported late: they are a sibling module of the probe)."""
+    import probes_surface  # noqa: PLC0415
+    return probes_surface
+
+
+def _light_nodes_neutral(light) -> str | None:
+    """Why the light's node tree changes its output, or None when it does not (no tree in use,
+    or an Emission of white at strength 1 straight into the light output)."""
+    if not getattr(light, "use_nodes", False) or light.node_tree is None:
+        return None
+    ps = _surface_tools()
+    outs = [n for n in light.node_tree.nodes if n.type == "OUTPUT_LIGHT" and not n.mute]
+    if not outs:
+        return "light node tree has no Light Output"
+    out = next((n for n in outs if n.is_active_output), outs[0])
+    found = ps.upstream(out.inputs["Surface"])
+    if found is None:
+        return "nothing reaches the light output's Surface"
+    node = found[0]
+    if node.type != "EMISSION":
+        return f"light nodes: the output comes from {node.type}"
+    colour, strength = ps.colour_of(node.inputs["Color"]), ps.value_of(node.inputs["Strength"])
+    if isinstance(colour, ps.Unknown) or isinstance(strength, ps.Unknown):
+        return "light nodes: emission not a constant colour and strength"
+    if max(abs(c - 1.0) for c in colour) > 1e-3 or abs(strength - 1.0) > 1e-3:
+        return f"light nodes: emission colour {rnd(list(colour))} strength {strength:g}"
+    return None
+
+
+def light_problems(obj) -> list[str]:
+    """What makes the light ``obj`` emit other than its Power and Color fields say."""
+    light, out = obj.data, []
+    if abs(float(light.exposure)) > TOL:
+        out.append(f"exposure {light.exposure:g}")
+    if getattr(light, "use_temperature", False):
+        out.append("colour temperature on")
+    for f in FACTORS:
+        if hasattr(light, f) and abs(float(getattr(light, f)) - 1.0) > TOL:
+            out.append(f"{f} {getattr(light, f):g}")
+    for ray in RAYS:
+        if not getattr(obj, ray):
+            out.append(f"{ray} off")
+    if not light.use_shadow or not obj.visible_shadow:
+        out.append("casts no shadow")
+    if light.type == "AREA" and not light.normalize:
+        out.append("area power not normalised")
+    if getattr(light, "use_custom_distance", False):
+        out.append(f"custom cut-off distance {light.cutoff_distance:g} m")
+    linking = obj.light_linking
+    if linking.receiver_collection is not None or linking.blocker_collection is not None:
+        out.append("light linking")
+    why = _light_nodes_neutral(light)
+    if why:
+        out.append(why)
+    return out
+
+
+@primitive(required=("objects",), params={"objects": "names"})
+def lights_as_set(probe, p: dict):
+    """Each named, render-visible light emits what its Power and Color say and casts shadows:
+    exposure 0, no colour temperature, diffuse / specular / transmission / volume factors 1,
+    diffuse and glossy ray visibility on, shadows on, area power normalised, no cut-off
+    distance, no light linking, and its light nodes (if any) an Emission of white at strength 1.
+    Scores the share of lights that pass."""
+    names = names_param(p)
+    measured, bad = {}, {}
+    for obj in probe.objects(names):
+        if obj.type != "LIGHT":
+            measured[obj.name], bad[obj.name] = [f"a {obj.type}, not a light"], f"{obj.name} is a {obj.type}"
+            continue
+        problems = light_problems(obj)
+        measured[obj.name] = problems or "as set"
+        if problems:
+            bad[obj.name] = f"{obj.name}: " + ", ".join(problems)
+    detail = "every light emits as set" if not bad else "; ".join(bad.values())
+    return fraction_outcome(len(names) - len(bad), len(names), measured, "emits as its Power and Color say",
+                            detail, {"off": sorted(bad)})
+
+
+def _world_radiance(world) -> tuple[float | None, str]:
+    """(max channel of background colour x strength, how it was read); None when unknown."""
+    if world is None:
+        return 0.0, "no world"
+    if not getattr(world, "use_nodes", True) or world.node_tree is None:
+        return max(world.color), "world colour (no nodes)"
+    ps = _surface_tools()
+    tree = world.node_tree
+    outs = [n for n in tree.nodes if n.type == "OUTPUT_WORLD" and not n.mute]
+    if not outs:
+        return 0.0, "no world output"
+    out = next((n for n in outs if n.is_active_output), outs[0])
+    if ps.upstream(out.inputs["Volume"]) is not None:
+        return None, "something is linked into the world Volume"
+    found = ps.upstream(out.inputs["Surface"])
+    if found is None:
+        return 0.0, "nothing reaches the world Surface"
+    node = found[0]
+    if node.type != "BACKGROUND":
+        return None, f"world surface is {node.type}, not a Background"
+    colour, strength = ps.colour_of(node.inputs["Color"]), ps.value_of(node.inputs["Strength"])
+    if isinstance(colour, ps.Unknown) or isinstance(strength, ps.Unknown):
+        return None, "world background is not a constant colour and strength"
+    return max(colour) * strength, f"background {rnd(list(colour))} x {strength:g}"
+
+
+@primitive(required=("expected", "max_power", "max_world"),
+           params={"expected": "names", "max_power": "tolerance", "max_world": "tolerance"})
+def studio_extras(probe, p: dict):
+    """What else may light the product stays within the spec: every render-visible light not in
+    ``expected`` is no sun and emits at most ``max_power`` W (Power x 2^exposure, and no
+    un-normalised area light); the world's background (colour x strength, max channel) is at
+    most ``max_world`` and it has no volume; no view layer overrides the materials or the world;
+    and no object instances a collection (no geometry brought into the set that way).  Scores
+    the share of the four checks met."""
+    expected = set(p["expected"])
+    rendered = probe.rendered()
+    strong = {}
+    for obj in probe.scene.objects:
+        if obj.type != "LIGHT" or obj.name in expected or obj.name not in rendered:
+            continue
+        light = obj.data
+        power = float(light.energy) * 2.0 ** float(light.exposure)
+        if light.type == "SUN":
+            strong[obj.name] = f"a sun ({power:g} W/m2)"
+        elif power > float(p["max_power"]) + TOL:
+            strong[obj.name] = f"{power:g} W"
+        elif light.type == "AREA" and not light.normalize:
+            strong[obj.name] = "area power not normalised"
+    layers = [vl for vl in probe.scene.view_layers if vl.use]
+    overrides = [f"{vl.name}: {kind}" for vl in layers for kind in ("material_override", "world_override")
+                 if getattr(vl, kind) is not None]
+    worlds = [probe.scene.world] + [vl.world_override for vl in layers if vl.world_override is not None]
+    radiance, why = [], []
+    for w in worlds:
+        value, how = _world_radiance(w)
+        radiance.append(value)
+        why.append(f"{w.name if w else None}: {how}")
+    world_ok = all(v is not None and v <= float(p["max_world"]) + 1e-6 for v in radiance)
+    instancers = sorted(o.name for o in probe.scene.objects
+                        if o.instance_type != "NONE" and (o.instance_type != "COLLECTION" or o.instance_collection))
+    checks = {"other_lights": not strong, "world": world_ok, "view_layer_overrides": not overrides,
+              "instancing": not instancers}
+    off = [k for k, ok in checks.items() if not ok]
+    notes = {"other_lights": f"other lights too strong: {strong}", "world": f"world too bright: {'; '.join(why)}",
+             "view_layer_overrides": f"view layer overrides: {overrides}",
+             "instancing": f"objects instancing geometry: {instancers}"}
+    detail = "extras within the spec" if not off else "; ".join(notes[k] for k in off)
+    measured = {"strong_lights": strong, "world": [rnd(v) if v is not None else None for v in radiance],
+                "world_read": why, "view_layer_overrides": overrides, "instancers": instancers}
+    return fraction_outcome(len(checks) - len(off), len(checks), measured,
+                            {k: p[k] for k in ("expected", "max_power", "max_world")}, detail, {"off": off})
+
+
+@primitive(required=("camera", "target", "min_fill"),
+           params={"camera": "name", "target": "name", "min_fill": {"type": "number", "minimum": 0, "maximum": 1,
+                                                                    "description": "number 0..1"},
+                   "sensor_width": {"type": "number", "exclusiveMinimum": 0, "description": "number > 0 (mm)"},
+                   "sensor_tolerance": "tolerance", "focus_margin": "tolerance", "frame": "integer"})
+def shot_framing(probe, p: dict):
+    """The scene camera is ``camera`` and the whole ``target`` (its evaluated vertices) is in
+    its picture at ``frame`` (default 1): inside the frame (shift, sensor fit and the render's
+    aspect included) and between the clip distances, spanning at least ``min_fill`` of the
+    frame height; with ``sensor_width``, the sensor is that wide within ``sensor_tolerance``
+    (default 0.5 mm); and depth of field, when on, focuses within ``focus_margin`` (default
+    0.1 m) of the target's depth range.  Scores the share of the checks met."""
+    frame = int(p.get("frame", 1))
+    cam = probe.scene.objects.get(p["camera"])
+    target = probe.obj(p["target"])  # a missing or render-hidden target scores 0
+    if cam is None or cam.type != "CAMERA":
+        return Outcome(0.0, False, None, p["camera"], f"no camera {p['camera']!r}", {"off": ["camera"]})
+    probe.at(frame)
+    scene = probe.scene
+    cam_ev = cam.evaluated_get(probe.depsgraph)
+    points = [Vector(tuple(v)) for v in probe._world_points(target)] if target.type in GEOMETRY_TYPES else []
+    view = np.array([tuple(world_to_camera_view(scene, cam_ev, pt)) for pt in points]) if points else np.zeros((0, 3))
+    data = cam.data
+    checks, measured = {}, {}
+    checks["scene_camera"] = scene.camera is not None and scene.camera.name == cam.name
+    measured["scene_camera"] = scene.camera.name if scene.camera else None
+    if len(view):
+        lo, hi = view.min(axis=0), view.max(axis=0)
+        measured.update(x=rnd([float(lo[0]), float(hi[0])]), y=rnd([float(lo[1]), float(hi[1])]),
+                        depth=rnd([float(lo[2]), float(hi[2])]), fill=rnd(float(hi[1] - lo[1])))
+        checks["in_frame"] = bool(lo[0] >= 0 and lo[1] >= 0 and hi[0] <= 1 and hi[1] <= 1)
+        checks["in_clip_range"] = bool(lo[2] >= data.clip_start and hi[2] <= data.clip_end)
+        checks["fill"] = bool(hi[1] - lo[1] >= float(p["min_fill"]))
+    else:
+        checks.update(in_frame=False, in_clip_range=False, fill=False)
+    if "sensor_width" in p:
+        measured["sensor_width"] = rnd(float(data.sensor_width))
+        checks["sensor_width"] = abs(float(data.sensor_width) - float(p["sensor_width"])) <= float(
+            p.get("sensor_tolerance", 0.5))
+    if data.dof.use_dof and len(view):
+        if data.dof.focus_object is not None:
+            fo = data.dof.focus_object.evaluated_get(probe.depsgraph).matrix_world.translation
+            focus = float(world_to_camera_view(scene, cam_ev, fo)[2])
+        else:
+            focus = float(data.dof.focus_distance)
+        margin = float(p.get("focus_margin", 0.1))
+        measured["focus_distance"] = rnd(focus)
+        checks["focus"] = bool(view[:, 2].min() - margin <= focus <= view[:, 2].max() + margin)
+    off = [k for k, ok in checks.items() if not ok]
+    detail = (f"{target.name} fully in {cam.name}'s picture" if not off else
+              f"{target.name} in {cam.name}'s picture: off " + ", ".join(off) + f" ({rnd(measured)})")
+    expected = {k: p[k] for k in ("camera", "target", "min_fill", "sensor_width") if k in p}
+    return fraction_outcome(len(checks) - len(off), len(checks), measured, expected, detail, {"off": off})
