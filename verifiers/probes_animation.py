@@ -1,6 +1,7 @@
 """Probe group: transforms and animation (keyframes on a channel, value or location at a frame,
-a path through sampled frames, resting / support / interpenetration over sampled frames, frame
-range, fps).  Runs in bpy."""
+a path through sampled frames, resting / support / interpenetration over sampled frames, one
+object moving with another (attachment through the hierarchy or constraints), frame range, fps).
+Runs in bpy."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 
 import bpy  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
+from mathutils import Matrix  # noqa: E402
 
 from probe_core import (  # noqa: E402
     POINTS, Outcome, Probe, aabb_point, binary_outcome, first_frames, fraction_outcome,
@@ -270,3 +272,63 @@ def stays_in_place(probe: Probe, p: dict):
     detail = "all stayed in place" if not bad else "moved: " + ", ".join(bad)
     return fraction_outcome(len(drift) - len(bad), len(drift), {"max_drift": rnd(drift)}, places, detail,
                             {"moved": bad})
+
+
+@primitive(group="animation", required=("object", "to", *FRAMES),
+           params={"object": "name", "to": "name", "tolerance": "tolerance", "min_frames": "count", **SAMPLING})
+def attached_to(probe: Probe, p: dict):
+    """The object moves with ``to`` (e.g. a carried box with the arm's last link, a helper empty
+    with the link that should hold it), through the hierarchy, constraints or baked keys alike:
+    at each sampled frame the object's evaluated world matrix is taken relative to ``to``'s
+    (its location and rotation: a change of ``to``'s scale stretches, it does not carry); over a
+    run of consecutive sampled frames the object is attached when the translation of that
+    relative transform stays within ``tolerance`` (default 0.005 m, in world metres: how far the
+    object's origin is from where it would be had it stayed rigidly fixed to ``to`` since the
+    run's first frame) of its value at the run's first frame.  Passes when the longest such run
+    holds >= ``min_frames`` sampled frames (default: all of them); scores longest /
+    ``min_frames``.  Only the origin is followed: the object may turn about it (a joint's pivot
+    stays on its link while the link rotates)."""
+    obj, to = probe.objects([p["object"], p["to"]])
+    frames, tol = sampled_frames(p), float(p.get("tolerance", 0.005))
+    need = int(p.get("min_frames", len(frames)))
+    if need > len(frames):
+        raise ValueError(f"attached_to: min_frames {need} exceeds the {len(frames)} sampled frames")
+    world, local = [], []  # per frame: to's world matrix, the object's origin in to's space
+    for f in frames:
+        probe.at(f)
+        loc, rot, _scale = to.evaluated_get(probe.depsgraph).matrix_world.decompose()
+        t = Matrix.Translation(loc) @ rot.to_matrix().to_4x4()  # rigid: scale left out
+        o = obj.evaluated_get(probe.depsgraph).matrix_world.translation.copy()
+        world.append((t, o))
+        local.append(t.inverted() @ o)
+
+    def drift(i: int, j: int) -> float:
+        """World distance at frame j between the object's origin and where frame i's relative
+        placement puts it."""
+        t, o = world[j]
+        return (o - t @ local[i]).length
+
+    best, best_at, worst_in_best = 0, 0, 0.0
+    for i in range(len(frames)):
+        if len(frames) - i <= best:
+            break
+        j, worst = i + 1, 0.0
+        while j < len(frames):
+            d = drift(i, j)
+            if d > tol:
+                break
+            worst, j = max(worst, d), j + 1
+        if j - i > best:
+            best, best_at, worst_in_best = j - i, i, worst
+    run = [frames[best_at], frames[best_at + best - 1]] if best else None
+    # where it first comes loose from its placement at the first sampled frame (evidence)
+    loose = next((frames[j] for j in range(1, len(frames)) if drift(0, j) > tol), None)
+    max_drift = max((drift(0, j) for j in range(len(frames))), default=0.0)
+    ok = best >= need
+    score = 1.0 if need == 0 else min(1.0, best / need)
+    detail = (f"{obj.name} moves with {to.name} for {best} consecutive sampled frame(s) at the longest"
+              + (f" ({run[0]}..{run[1]})" if run else "") + f", need {need} (tolerance {tol} m)")
+    measured = {"longest_run": best, "run_frames": run, "frames_sampled": len(frames)}
+    evidence = {"max_drift_in_run": rnd(worst_in_best), "drift_from_first_frame": rnd(max_drift),
+                "first_loose_frame": loose}
+    return Outcome(score, ok, measured, {"min_frames": need, "tolerance": tol}, detail, evidence)
