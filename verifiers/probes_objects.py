@@ -1,5 +1,6 @@
 """Probe group: objects and hierarchy (existence, type, parent, counts), light and camera settings,
-applied transforms and naming conventions.  Runs in bpy."""
+applied transforms, naming conventions and modifiers (their settings, and their effect on the
+evaluated mesh).  Runs in bpy."""
 
 from __future__ import annotations
 
@@ -294,3 +295,74 @@ def modifier_settings(probe: Probe, p: dict):
         return binary_outcome(True, {"modifier": m.name, "modifiers": stack}, expected, detail)
     return fraction_outcome(len(settings) - len(off), len(settings), {"modifier": m.name, **values}, expected,
                             detail, {"off": off, "modifiers": stack})
+
+
+# A modifier judged by what it does: the evaluated mesh with it against the mesh without it.
+RATIO = {"type": "number", "minimum": 0, "description": "number >= 0"}
+
+
+def _effect_counts(probe: Probe, obj, frame: int) -> dict:
+    """Vertices and separate parts (vertices joined by edges) of the object's evaluated mesh."""
+    from probes_geometry import mesh_islands_of  # noqa: PLC0415 (a sibling; only this probe needs it)
+    mesh = probe.mesh_arrays(obj, frame)
+    if mesh is None or not len(mesh["co"]):
+        return {"vertices": 0, "islands": 0}
+    return {"vertices": len(mesh["co"]), "islands": len(mesh_islands_of(mesh))}
+
+
+def _without(probe: Probe, obj, mod, frame: int) -> dict:
+    """The counts with ``mod`` off in the viewport and in renders; its flags restored after."""
+    flags = (mod.show_viewport, mod.show_render)
+    try:
+        mod.show_viewport = mod.show_render = False
+        probe.depsgraph.update()
+        return _effect_counts(probe, obj, frame)
+    finally:
+        mod.show_viewport, mod.show_render = flags
+        probe.depsgraph.update()
+
+
+@primitive(group="objects", required=("object", "type", "min_vertex_ratio|min_islands_added"),
+           params={"object": "name", "type": "name", "name": "name", "frame": "integer",
+                   "min_vertex_ratio": RATIO, "min_islands_added": "count"})
+def modifier_effect(probe: Probe, p: dict):
+    """The object's live modifier of ``type`` (with ``name``, that one; shown in the viewport
+    and in renders) changes the evaluated mesh at ``frame`` (default 1) as much as asked: the
+    vertex count with it over the count without it (both flags off, re-evaluated, restored) is
+    at least ``min_vertex_ratio`` (an Array of 10: ~10, a Mirror: ~2), and it adds at least
+    ``min_islands_added`` separate parts.  A modifier kept but made to do nothing (zero offset,
+    merged copies, a bisect of an already mirrored mesh) adds nothing.  Of several such
+    modifiers the best counts.  Scores the share of the given checks met (0 without one)."""
+    obj, frame = probe.obj(p["object"]), int(p.get("frame", 1))
+    checks = [k for k in ("min_vertex_ratio", "min_islands_added") if k in p]
+    expected = {k: p[k] for k in ("type", "name", *checks) if k in p}
+    stack = [f"{m.name} ({m.type})" for m in obj.modifiers]
+    mods = [m for m in obj.modifiers if m.type == p["type"] and ("name" not in p or m.name == p["name"])
+            and m.show_viewport and m.show_render]
+    if not mods:
+        return Outcome(0.0, False, {"modifiers": stack}, expected,
+                       f"{obj.name} has no live {p['type']} modifier (stack: {stack or 'empty'})",
+                       {"modifiers": stack, "failed": checks})
+    probe.at(frame)
+    with_it = _effect_counts(probe, obj, frame)
+    best = None
+    for m in mods:
+        without = _without(probe, obj, m, frame)
+        ratio = (with_it["vertices"] / without["vertices"] if without["vertices"]
+                 else (math.inf if with_it["vertices"] else 0.0))
+        entry = {"modifier": m.name, "vertices_with": with_it["vertices"], "vertices_without": without["vertices"],
+                 "vertex_ratio": rnd(ratio) if math.isfinite(ratio) else None,
+                 "islands_with": with_it["islands"], "islands_without": without["islands"],
+                 "islands_added": with_it["islands"] - without["islands"]}
+        failed = [k for k, ok in (("min_vertex_ratio", ratio >= float(p.get("min_vertex_ratio", 0))),
+                                  ("min_islands_added", entry["islands_added"] >= int(p.get("min_islands_added", 0))))
+                  if k in p and not ok]
+        if best is None or len(failed) < len(best[1]):
+            best = (entry, failed)
+    entry, failed = best
+    ratio_text = "no vertices without it" if entry["vertex_ratio"] is None else f"x{entry['vertex_ratio']:g} vertices"
+    what = f"{obj.name}: {entry['modifier']} ({p['type']}) gives {ratio_text}, {entry['islands_added']:+d} parts"
+    detail = what if not failed else what + " (want " + ", ".join(
+        f"{'ratio' if k == 'min_vertex_ratio' else 'parts added'} >= {p[k]}" for k in failed) + ")"
+    return fraction_outcome(len(checks) - len(failed), len(checks), entry, expected, detail,
+                            {"failed": failed, "modifiers": stack})

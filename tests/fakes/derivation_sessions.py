@@ -42,8 +42,9 @@ def pattern_reply(skill: str = "model a piece of furniture from primitives to ex
                   check_kinds: list[str] | None = None, varies: list[str] | None = None) -> Reply:
     return final(json.dumps({
         "skill": skill, "deliverable": deliverable,
-        "check_kinds": check_kinds or ["objects_exist", "dimensions", "object_min_z",
-                                       "aabb_within", "aabb_contact", "material_assigned"],
+        "check_kinds": check_kinds or ["objects_exist", "solid_parts", "dimensions", "ground_contact",
+                                       "aabb_within", "parts_touch", "material_on_faces", "surface_shader",
+                                       "new_objects"],
         "varies": varies or ["the product", "overall size", "part names", "material name"],
         "keeps": ["named parts", "sizes graded on world bounding boxes", "one named material"]}))
 
@@ -79,12 +80,13 @@ Our shop is listing the {product} and needs it as a Blender model built in an em
 Measurements, in metres: overall footprint {_m(width)} along X by {_m(depth)} along Y, total
 height {_m(height)} from the floor (z = 0). The board on top is {_m(top)} thick. Legs stand
 at the four corners, each within {_m(min(width, depth) / 4)} of both edges of the board that
-meet there, reach up to the board and rest on the floor.
+meet there, reach up to the board and rest on the floor. Every part is a closed solid.
 
-Name the parts {names}, and give every part a material named `{material}`.
+Name the parts {names}, and give every part a material named `{material}`, a plain surface
+our shader swap can replace. Anything else in the scene must stay inside the {product}'s outline.
 
 Checklist: REQ-PARTS, REQ-OVERALL-SIZE, REQ-TOP-SIZE, REQ-ON-FLOOR, REQ-LEG-PLACEMENT,
-REQ-LEGS-MEET-TOP, REQ-MATERIAL.
+REQ-LEGS-MEET-TOP, REQ-MATERIAL, REQ-OTHER-OBJECTS.
 """
     build = f'''"""Reference project for {seed_id}: the {product} built from primitives (run in bpy).
 
@@ -95,12 +97,15 @@ REQ-LEGS-MEET-TOP, REQ-MATERIAL.
                   top_name, leg_prefix, material)
     requirements = [
         ("REQ-PARTS", "objects_exist", ["objects"]),
+        ("REQ-PARTS", "solid_parts", ["objects", "min_faces", "min_volume", "min_extent", "max_loose_fraction"]),
         ("REQ-OVERALL-SIZE", "dimensions", ["objects", "expected", "tolerance"]),
         ("REQ-TOP-SIZE", "dimensions", ["object", "expected", "tolerance"]),
-        ("REQ-ON-FLOOR", "object_min_z", ["objects", "expected", "tolerance"]),
+        ("REQ-ON-FLOOR", "ground_contact", ["objects", "z", "tolerance", "min_area"]),
         ("REQ-LEG-PLACEMENT", "aabb_within", ["regions"]),
-        ("REQ-LEGS-MEET-TOP", "aabb_contact", ["object", "others", "tolerance"]),
-        ("REQ-MATERIAL", "material_assigned", ["objects", "material"]),
+        ("REQ-LEGS-MEET-TOP", "parts_touch", ["object", "others", "tolerance"]),
+        ("REQ-MATERIAL", "material_on_faces", ["objects", "material", "min_share"]),
+        ("REQ-MATERIAL", "surface_shader", ["material", "shader", "max_emission", "min_alpha"]),
+        ("REQ-OTHER-OBJECTS", "new_objects", ["expected", "others_max", "others_types", "others_within"]),
     ]
     return {"seed_id": seed_id, "title": title, "workflow_primary": "MOD-01",
             "profession_primary": "PRF-3DART", "start_mode": "from_scratch", "brief": brief,
@@ -131,7 +136,7 @@ def harbor_task_from_draft(draft: Path, dest: Path) -> Path:
 
 TABLE_DRAFT = TABLE_SEED / "draft"
 REQUIREMENTS = ("REQ-PARTS", "REQ-OVERALL-SIZE", "REQ-TOP-SIZE", "REQ-ON-FLOOR",
-                "REQ-LEG-PLACEMENT", "REQ-LEGS-MEET-TOP", "REQ-MATERIAL")
+                "REQ-LEG-PLACEMENT", "REQ-LEGS-MEET-TOP", "REQ-MATERIAL", "REQ-OTHER-OBJECTS")
 
 
 def template_passages(width: float, top: float, material: str) -> dict[str, str]:
@@ -140,7 +145,8 @@ def template_passages(width: float, top: float, material: str) -> dict[str, str]
             "REQ-TOP-SIZE": f"The board on top is {_m(top)} thick",
             "REQ-ON-FLOOR": "rest on the floor", "REQ-LEG-PLACEMENT": "Legs stand at the four corners",
             "REQ-LEGS-MEET-TOP": "reach up to the board",
-            "REQ-MATERIAL": f"give every part a material named `{material}`"}
+            "REQ-MATERIAL": f"give every part a material named `{material}`",
+            "REQ-OTHER-OBJECTS": "Anything else in the scene must stay inside"}
 
 
 def table_like_draft(seed_id: str, product: str, width: float, depth: float, height: float,
@@ -173,12 +179,23 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
                                                           "tolerance": 0.01, "frame": 1}},
         {"id": "C03", "method": "dimensions", "params": {"object": top_name, "expected": [width, depth, top],
                                                           "tolerance": 0.005, "frame": 1}},
-        {"id": "C04", "method": "object_min_z", "params": {"objects": legs, "expected": 0.0, "tolerance": 0.003,
-                                                            "frame": 1}},
+        {"id": "C04", "method": "ground_contact", "params": {"objects": legs, "z": 0.0, "tolerance": 0.003,
+                                                              "min_area": 0.0001, "frame": 1}},
         {"id": "C05", "method": "aabb_within", "params": {"frame": 1, "regions": region}},
-        {"id": "C06", "method": "aabb_contact", "params": {"object": top_name, "others": legs,
-                                                            "tolerance": 0.003, "frame": 1}},
-        {"id": "C07", "method": "material_assigned", "params": {"objects": parts, "material": material}}]}
+        {"id": "C06", "method": "parts_touch", "params": {"object": top_name, "others": legs,
+                                                           "tolerance": 0.003, "frame": 1}},
+        {"id": "C07", "method": "material_on_faces", "params": {"objects": parts, "material": material,
+                                                                 "min_share": 0.999, "frame": 1}},
+        {"id": "C08", "method": "solid_parts", "params": {"objects": parts, "min_faces": 4, "min_volume": 0.0002,
+                                                           "min_extent": 0.02, "max_loose_fraction": 0.0, "frame": 1}},
+        {"id": "C09", "method": "surface_shader", "params": {"material": material,
+                                                              "shader": ["BSDF_PRINCIPLED", "BSDF_DIFFUSE"],
+                                                              "max_emission": 0.0, "min_alpha": 0.99}},
+        {"id": "C10", "method": "new_objects", "params": {
+            "expected": parts, "others_max": 12, "others_types": ["MESH", "CAMERA", "LIGHT", "EMPTY"],
+            "others_within": {"min": [round(-w2 - 0.01, 4), round(-d2 - 0.01, 4), -0.01],
+                              "max": [round(w2 + 0.01, 4), round(d2 + 0.01, 4), round(height + 0.01, 4)]},
+            "frame": 1}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
@@ -186,7 +203,10 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         "C02": f"the five parts together measure {_m(width)} x {_m(depth)} x {_m(height)} m (+-1 cm)",
         "C03": f"{top_name} measures {_m(width)} x {_m(depth)} x {_m(top)} m (+-5 mm)",
         "C05": f"each leg lies in its own corner zone, within {zone} m of both edges meeting there",
-        "C07": f"every part has the material {material} in one of its slots"}
+        "C07": f"the material {material} covers every face of the five parts",
+        "C09": f"{material}'s surface is a Principled or Diffuse BSDF, not emissive, opaque",
+        "C10": f"at most 12 other objects, each a mesh, camera, light or empty; every other mesh inside the "
+               f"{product}'s own box (1 cm slack)"}
     for c in task["criteria"]:
         c["description"] = described.get(c["id"], c["description"])
     if profile == "rule-only":
@@ -212,13 +232,14 @@ with its long side along X. **Front** is the -Y side, **left** is -X.
 """ + "".join(f"| `{p}` | {'the top' if p == top_name else 'leg ' + p.split('.')[-1]} |\n" for p in parts) + f"""
 Sizes are measured on the world-space bounding box of what Blender shows.
 
-- **REQ-PARTS** - the five objects above exist. *(critical)*
+- **REQ-PARTS** - the five objects above exist, each a solid: faces enclosing at least 0.2 litres, at least 2 cm across on every axis, no loose vertices. *(critical)*
 - **REQ-OVERALL-SIZE** - together they measure {_m(width)} (X) x {_m(depth)} (Y) x {_m(height)} (Z), each within 1 cm. *(critical)*
 - **REQ-TOP-SIZE** - `{top_name}` measures {_m(width)} x {_m(depth)} and is {_m(top)} thick, each within 5 mm.
-- **REQ-ON-FLOOR** - every leg's lowest point is at z = 0 within 3 mm.
+- **REQ-ON-FLOOR** - every leg stands on z = 0 (within 3 mm) by downward faces of at least 1 cm², nothing below.
 - **REQ-LEG-PLACEMENT** - each leg lies entirely within {zone} m of both edges of the top meeting at its corner, and no higher than the top surface.
-- **REQ-LEGS-MEET-TOP** - every leg reaches the top: a gap of at most 3 mm.
-- **REQ-MATERIAL** - every part has a material named exactly `{material}`. *(critical)*
+- **REQ-LEGS-MEET-TOP** - every leg's surface reaches the top's: a gap of at most 3 mm.
+- **REQ-MATERIAL** - every face of the five parts uses a material named exactly `{material}`, a Principled or Diffuse BSDF with no emission and alpha 1. *(critical)*
+- **REQ-OTHER-OBJECTS** - at most 12 other objects, each a mesh, camera, light or empty; every other mesh inside x +-{_m(w2 + 0.01)}, y +-{_m(d2 + 0.01)}, z -0.01..{_m(height + 0.01)}. *(critical)*
 """
     instruction = f"""# {product.capitalize()} for our catalogue
 
@@ -245,4 +266,6 @@ are in `inputs/spec.md`. Save the finished scene as `outputs/result.blend`. Than
         "draft/calibration/defects/missing_leg.py": script("calibration/defects/missing_leg.py"),
         "draft/calibration/defects/no_material.py": script("calibration/defects/no_material.py"),
         "draft/calibration/variants/tapered_round_legs.py": script("calibration/variants/tapered_round_legs.py"),
+        **{f"draft/calibration/gaming/{p.name}": script(f"calibration/gaming/{p.name}")
+           for p in sorted((TABLE_DRAFT / "calibration" / "gaming").glob("*.py"))},
     }

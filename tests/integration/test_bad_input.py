@@ -83,7 +83,7 @@ def weights_disagree_with_profile(seed: Path) -> None:
 
 
 def vl_criterion_names_no_question(seed: Path) -> None:
-    edit_json(seed / "draft" / "task.json", lambda d: d["criteria"][7].update(method="judge_z"))
+    edit_json(seed / "draft" / "task.json", lambda d: d["criteria"][10].update(method="judge_z"))
 
 
 def judge_questions_missing(seed: Path) -> None:
@@ -101,11 +101,11 @@ CASES = [
     # the rubric against the probe library (field, then the criterion id and method)
     (rubric_unknown_method, "rubric.json", "criteria[0].method: C01: unknown probe method"),
     (rubric_param_wrong_type, "rubric.json", 'criteria[2].params.tolerance: C03 (dimensions): expected number'),
-    (rubric_param_missing, "rubric.json", "criteria[5].params.others: C06 (aabb_contact): missing"),
+    (rubric_param_missing, "rubric.json", "criteria[5].params.others: C06 (parts_touch): missing"),
     (task_probe_shadows_builtin, "task_probes.py", "line 4: rule method 'object_exists' is a built-in"),
     # the VL channel and the scoring profile
     (weights_disagree_with_profile, "task.json", "scoring_profile: task table-model: verification.weights.rule=0.8"),
-    (vl_criterion_names_no_question, "task.json", "criteria[7].method (V01): 'judge_z' names no judge question"),
+    (vl_criterion_names_no_question, "task.json", "criteria[10].method (V01): 'judge_z' names no judge question"),
     (judge_questions_missing, "judge.json", "weights the VL channel"),
 ]
 

@@ -2,8 +2,9 @@
 
 Built with Blender's primitive operators instead of bmesh: tapered round legs set 8 cm in
 from the edges and parented to the top, a top whose origin sits on the floor and whose edges
-are softened by a (live, unapplied) Bevel modifier, an extra apron frame, and a ``Wood``
-material added as a second slot after a ``Varnish`` slot.
+are softened by a (live, unapplied) Bevel modifier, an extra apron frame inside the table's
+outline, and a ``Wood`` material in a second slot after a spare ``Varnish`` slot that no face
+uses (every face of the top is assigned to Wood).
 """
 
 import bpy
@@ -27,6 +28,8 @@ def finish(obj, name, *materials):
 # The top: a cube scaled to size, origin moved down to the floor below its centre.
 bpy.ops.mesh.primitive_cube_add(size=1.0, location=(0, 0, LEG_H + TOP / 2), scale=(WIDTH, DEPTH, TOP))
 top = finish(bpy.context.active_object, "Tabletop", varnish, wood)
+for face in top.data.polygons:
+    face.material_index = 1  # the Wood slot; Varnish stays as a spare
 bpy.ops.object.transform_apply(location=False, rotation=False, scale=True)
 bpy.context.scene.cursor.location = (0, 0, 0)
 bpy.ops.object.origin_set(type="ORIGIN_CURSOR")

@@ -1,0 +1,51 @@
+"""Gaming (must fail): ten pickets modelled as geometry, under an Array that does nothing.
+
+The panel is the reference's to the millimetre, and both modifiers are there with the checked
+settings (Array: Fixed Count, count 10; Mirror: X), but the pickets and the second post are
+baked into the meshes: the Array repeats the whole row with a zero offset and merges the
+copies back into one, the Mirror bisects the already mirrored posts.  Changing the count or
+the length in the configurator does nothing.
+"""
+
+import bmesh
+import bpy
+from mathutils import Matrix
+
+POST, POST_H, POST_X = 0.10, 1.10, 0.85
+RAIL_LEN, RAIL_D, RAIL_H, RAIL_Y, RAIL_Z = 1.60, 0.03, 0.07, -0.035, (0.25, 0.80)
+PICKET_W, PICKET_D, PICKET_Z0, PICKET_Z1, PICKET_Y = 0.08, 0.02, 0.05, 1.00, -0.06
+COUNT, PITCH = 10, 0.16
+
+
+def mesh_object(name, boxes, mat):
+    bm = bmesh.new()
+    for size, centre in boxes:
+        bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(centre) @ Matrix.Diagonal((*size, 1.0)))
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+wood = bpy.data.materials.new("FenceWood")
+wood.diffuse_color = (0.62, 0.50, 0.36, 1.0)
+posts = mesh_object("Fence.Posts", [((POST, POST, POST_H), (x, 0.0, POST_H / 2)) for x in (-POST_X, POST_X)], wood)
+mirror = posts.modifiers.new("Mirror", "MIRROR")
+mirror.use_axis = (True, False, False)
+mirror.use_bisect_axis = (True, False, False)  # cut away the right post, mirror the left one back
+mesh_object("Fence.Rails", [((RAIL_LEN, RAIL_D, RAIL_H), (0.0, RAIL_Y, z)) for z in RAIL_Z], wood)
+first_x = -(COUNT - 1) * PITCH / 2
+pickets = mesh_object("Fence.Pickets", [((PICKET_W, PICKET_D, PICKET_Z1 - PICKET_Z0),
+                                          (first_x + i * PITCH, PICKET_Y, (PICKET_Z0 + PICKET_Z1) / 2))
+                                         for i in range(COUNT)], wood)
+array = pickets.modifiers.new("Array", "ARRAY")
+array.fit_type = "FIXED_COUNT"
+array.count = COUNT
+array.use_relative_offset = False
+array.use_constant_offset = True
+array.constant_offset_displace = (0.0, 0.0, 0.0)
+array.use_merge_vertices = True
+array.merge_threshold = 0.0001
