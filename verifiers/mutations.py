@@ -354,12 +354,20 @@ def retime_keys(ctx: Context) -> None:
             fc.update()
 
 
-@operator("teleport_keys", "every keyframe's interpolation set to Constant (objects jump between key poses)",
+@operator("teleport_keys", "every keyframed channel cut to its first and last key with Constant "
+          "interpolation: objects hold their start pose, then jump to the end pose on the last key",
           _needs_animation)
 def teleport_keys(ctx: Context) -> None:
     for obj in _animated(ctx):
         for fc in _fcurves(obj.animation_data):
-            for kp in fc.keyframe_points:
+            points = fc.keyframe_points
+            if len(points) < 2:
+                continue
+            first, last = points[0].co.copy(), points[-1].co.copy()
+            while len(points) > 2:  # every key between the first and the last
+                points.remove(points[1], fast=True)
+            points[0].co, points[1].co = first, last
+            for kp in points:
                 kp.interpolation = "CONSTANT"
             fc.update()
 

@@ -6,17 +6,20 @@ group:
 
     probes_objects      objects and hierarchy: object_exists, objects_exist, object_type,
                         parent_is, object_count, light_settings, camera_settings,
-                        transforms_applied, names_match, modifier_settings
+                        transforms_applied, names_match, modifier_settings, modifier_effect
     probes_geometry     dimensions, object_min_z, aabb_within, aabb_contact, mesh_counts,
                         manifold, normals_outward, aimed_at, placed_around, origin_at,
                         uv_map, uv_bounds, uv_stretch, uv_overlap, mesh_islands
     probes_animation    keyframes_on_channel, location_at_frame, value_at_frame, path_through,
                         rests_on_at_frame, no_interpenetration, supported_throughout,
-                        frame_range, fps, stays_in_place
+                        frame_range, fps, stays_in_place, attached_to
     probes_materials    material_assigned, base_color (CIEDE2000), material_node_types,
                         principled_inputs, image_texture
     probes_render_spec  render_engine, render_resolution, file_version, render_output,
                         colour_management, scene_units, scene_settings
+    probes_solid        solid_parts, shape_measures, parts_touch, ground_contact, shape_match
+    probes_surface      material_on_faces, surface_shader, texture_influence
+    probes_scene        scene_unchanged, render_overrides, new_objects (the start-scene diff)
 
 ``probe_core`` holds the measured scene (``Probe``), ``Outcome``, the registry and
 ``validate`` / ``measure``; this module re-exports them so callers keep importing from here.

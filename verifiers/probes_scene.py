@@ -31,22 +31,32 @@ from probe_core import (  # noqa: E402
     render_visible_names, rnd,
 )
 
-SNAPSHOT_VERSION = "1"  # written into start_scene.json; a probe refuses a snapshot of another version
+# written into start_scene.json; a probe refuses a snapshot of another version.  2: light and
+# camera settings in full, ray visibility, the data's own animation, view layers and overrides
+SNAPSHOT_VERSION = "2"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 
 # The keys of one object's snapshot entry and of the render section (what allow_changed names).
 OBJECT_KEYS = ("type", "parent", "matrix_world", "data", "topology", "geometry", "hide_render", "visible_camera",
                "rendered", "is_holdout", "collections", "materials", "modifiers", "constraints", "camera", "light",
-               "animation")
+               "animation", "ray_visibility", "light_linking", "data_animation")
 RENDER_SETTINGS = ("engine", "resolution_x", "resolution_y", "resolution_percentage", "use_border",
                    "use_crop_to_border", "border_min_x", "border_max_x", "border_min_y", "border_max_y",
                    "frame_start", "frame_end", "frame_step", "fps", "fps_base", "film_transparent", "use_nodes",
                    "use_compositing", "compositor_alters", "use_sequencer", "view_transform", "look", "exposure",
-                   "gamma", "use_simplify", "world")
+                   "gamma", "use_simplify", "world", "world_nodes", "use_curve_mapping", "use_white_balance",
+                   "film_exposure", "view_layers")
 RENDER_KEYS = (*RENDER_SETTINGS, "camera")  # "camera": the scene camera's name
-CAMERA_KEYS = ("type", "lens", "ortho_scale", "sensor_width", "shift_x", "shift_y", "clip_start", "clip_end")
-LIGHT_KEYS = ("type", "energy", "color", "shadow_soft_size", "spot_size", "spot_blend", "size", "angle")
+CAMERA_KEYS = ("type", "lens", "ortho_scale", "sensor_width", "sensor_height", "sensor_fit", "shift_x", "shift_y",
+               "clip_start", "clip_end")
+DOF_KEYS = ("use_dof", "focus_distance", "aperture_fstop")
+LIGHT_KEYS = ("type", "energy", "color", "shadow_soft_size", "spot_size", "spot_blend", "size", "size_y", "shape",
+              "angle", "exposure", "use_temperature", "temperature", "diffuse_factor", "specular_factor",
+              "volume_factor", "transmission_factor", "use_shadow", "normalize", "use_custom_distance",
+              "cutoff_distance")
+RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
+            "visible_shadow")
 
 # --- param schemas (literals: probe_catalogue.py reads them without bpy) ------------------------
 
@@ -118,10 +128,10 @@ def _mesh_hashes(mesh: bpy.types.Mesh) -> tuple[str, str]:
     return topology, geometry
 
 
-def _animation_hash(obj: bpy.types.Object) -> str | None:
-    """sha256 of the keyframe points of the object's F-curves (active action slot and NLA
-    strips), or None without any."""
-    ad = obj.animation_data
+def _animation_hash(obj) -> str | None:
+    """sha256 of the keyframe points of the F-curves (active action slot and NLA strips) of an
+    object or an ID's data (a camera's lens, a light's energy keyed over time), or None."""
+    ad = getattr(obj, "animation_data", None)
     if ad is None:
         return None
     pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for t in ad.nla_tracks for s in t.strips]
@@ -189,12 +199,16 @@ def _object_entry(obj: bpy.types.Object, rendered: set[str]) -> dict:
         "camera": None,
         "light": None,
         "animation": _animation_hash(obj),
+        "ray_visibility": [bool(getattr(obj, k, True)) for k in RAY_KEYS],
+        "light_linking": _light_linking(obj),
+        "data_animation": _animation_hash(data) if data is not None else None,
     }
     if obj.type == "MESH" and data is not None:
         entry["topology"], entry["geometry"] = _mesh_hashes(data)
     elif obj.type == "CAMERA":
         entry["camera"] = {k: _plain(getattr(data, k)) for k in CAMERA_KEYS}
-        entry["camera"]["use_dof"] = bool(data.dof.use_dof)
+        entry["camera"].update({k: _plain(getattr(data.dof, k)) for k in DOF_KEYS})
+        entry["camera"]["focus_object"] = data.dof.focus_object.name if data.dof.focus_object else None
     elif obj.type == "LIGHT":
         entry["light"] = {k: _plain(getattr(data, k, None)) for k in LIGHT_KEYS}
     return entry
@@ -213,8 +227,40 @@ def _render_entry(scene: bpy.types.Scene) -> dict:
     out.update({"camera": scene.camera.name if scene.camera else None, "use_nodes": use_nodes,
                 "compositor_alters": compositor_alters(scene)[0], "view_transform": vs.view_transform,
                 "look": vs.look, "exposure": _r(float(vs.exposure)), "gamma": _r(float(vs.gamma)),
-                "world": scene.world.name if scene.world else None})
+                "world": scene.world.name if scene.world else None,
+                "world_nodes": _node_tree_hash(scene.world.node_tree if scene.world else None),
+                "use_curve_mapping": bool(vs.use_curve_mapping), "use_white_balance": bool(vs.use_white_balance),
+                "film_exposure": _r(float(scene.cycles.film_exposure)) if hasattr(scene, "cycles") else None,
+                "view_layers": [[vl.name, bool(vl.use), vl.material_override.name if vl.material_override else None,
+                                 vl.world_override.name if getattr(vl, "world_override", None) else None,
+                                 int(vl.samples)] for vl in scene.view_layers]})
     return out
+
+
+def _light_linking(obj) -> list | None:
+    """The collections a light (or an emitter) is linked to or blocked by, when set."""
+    link = getattr(obj, "light_linking", None)
+    if link is None:
+        return None
+    names = [c.name if c else None for c in (link.receiver_collection, link.blocker_collection)]
+    return names if any(names) else None
+
+
+def _node_tree_hash(tree) -> str | None:
+    """sha256 of a node tree's nodes (type, name, unlinked input values) and links."""
+    if tree is None:
+        return None
+    nodes = []
+    for n in sorted(tree.nodes, key=lambda n: n.name):
+        values = []
+        for sock in n.inputs:
+            if not sock.is_linked and hasattr(sock, "default_value"):
+                v = sock.default_value
+                values.append([sock.identifier, _plain(v)])
+        nodes.append([n.bl_idname, n.name, bool(n.mute), values])
+    links = sorted([l.from_node.name, l.from_socket.identifier, l.to_node.name, l.to_socket.identifier]
+                   for l in tree.links)
+    return _digest([nodes, links])
 
 
 def snapshot(scene: bpy.types.Scene) -> dict:

@@ -63,6 +63,9 @@ def configure(scene, spec: dict) -> None:
     r.film_transparent = True
     r.use_compositing = False
     r.use_sequencer = False
+    # the verifier's own framing: a delivery's border crop must not blank the judge's views
+    r.use_border = False
+    r.use_crop_to_border = False
     r.threads_mode = "FIXED"
     r.threads = int(spec.get("threads", 2))
     for name in r.bl_rna.properties.keys():

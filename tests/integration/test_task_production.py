@@ -81,13 +81,16 @@ def check_metrics(result: ProductionResult, threshold: float) -> None:
 
 
 def robot_carry_with_one_defect(tmp_path: Path) -> Path:
-    """robot-carry as bundled, but calibrated on its first defect and its variant only (each
-    sample is a trial plus an animation render: `make test` keeps its time; every sample of every
-    seed is calibrated by test_blender_calibration.py, test_calibration_step.py and the demo)."""
+    """robot-carry as bundled, but calibrated on its first defect, its variant and the two gaming
+    samples review requires (each sample is a trial plus an animation render: `make test` keeps
+    its time; every sample of every seed is calibrated by test_blender_calibration.py,
+    test_calibration_step.py and the demo)."""
     seed = tmp_path / "robot-carry"
     shutil.copytree(Path(__file__).resolve().parents[2] / "seeds" / "robot-carry", seed)
     for defect in sorted((seed / "draft" / "calibration" / "defects").glob("*.py"))[1:]:
         defect.unlink()
+    for gaming in sorted((seed / "draft" / "calibration" / "gaming").glob("*.py"))[2:]:
+        gaming.unlink()
     return seed
 
 
@@ -110,9 +113,9 @@ async def test_robot_carry_through_all_stages(temporal_env, workers, settings, t
     stages = sorted(c.id for c in children if "/" not in c.id)
     assert stages == sorted(f"{wid}.{s}" for s in STAGES)
     # kuka-80-20 weights VL: every trial had its VL grading child (baseline, reference, 2 pilot,
-    # 2 calibration samples, 6 evaluation trials)
+    # 4 calibration samples, 6 evaluation trials)
     vl = [c.id for c in children if c.id.endswith(".vl")]
-    assert len(vl) == 2 + 2 + 2 + 6, vl
+    assert len(vl) == 2 + 2 + 4 + 6, vl
     review_site_of_the_publication(settings, result, tmp_path)
 
 
