@@ -12,6 +12,9 @@ Per seed:
   ``mutate=False`` then ``mutate=True``; ``added_s`` = the difference of the medians, and
   ``mutation_s`` the mutation phase alone (one warm process: open, apply, probe, re-open per
   operator).  Target: at most 30 s per task on 2 cores.
+* ``mutations``: the gaming operators on the reference delivery, judged under the rubric at
+  ``--base`` and under today's (killed / applicable, and the survivors): the before and after
+  of the grader's attack surface.
 * ``probe``: every calibration delivery of the seed (built once into ``--work``) probed in one
   warm probe process with the seed's rubric at ``--base`` (the pre-hardening commit; read with
   ``git show``, so the bench needs the repository's history) and with today's, alternating;
@@ -43,7 +46,8 @@ sys.path.insert(0, str(ROOT))
 from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers import bpy_procs  # noqa: E402
 from verifiers.calibration import calibrate, samples_of  # noqa: E402
-from verifiers.profiles import get_profile  # noqa: E402
+from verifiers.mutation_testing import allowed_operators, mutation_table  # noqa: E402
+from verifiers.profiles import get_profile, profile_of_task  # noqa: E402
 from verifiers.scorer import TaskBundle  # noqa: E402
 
 BASE = "5aa657e"  # main before issue 22: the rubrics every bundled seed had when it was gamed
@@ -93,6 +97,12 @@ def bench_seed(seed: str, args, sandbox, err: Console) -> dict:
     new_t: list[float] = []
     with bpy_procs.WarmProbe(sandbox=sandbox) as probe:
         probe.probe(blends[0], bundle.task_path, bundle.rubric_path, work / "warmup.json")
+        tables = {}
+        for label, task, rubric in (("base", task_old, rubric_old),
+                                    ("hardened", bundle.task_path, bundle.rubric_path)):
+            doc = json.loads(task.read_text(encoding="utf-8"))
+            rows = probe.mutate(blends[0], task, rubric)  # blends[0]: the reference delivery
+            tables[label] = mutation_table(rows, profile_of_task(doc), doc, None, allowed_operators(doc))
         for _ in range(args.rounds):
             for i, blend in enumerate(blends):
                 old_t.append(timed(lambda: probe.probe(blend, task_old, rubric_old, work / f"old-{i}.json")))
@@ -118,6 +128,8 @@ def bench_seed(seed: str, args, sandbox, err: Console) -> dict:
     med = statistics.median
     return {
         "seed": seed, "deliveries": len(blends),
+        "mutations": {label: {"killed": t["killed"], "applicable": t["applicable"], "survivors": t["survivors"],
+                              "allowed": sorted(t["allowed"])} for label, t in tables.items()},
         "probe_ms": {"base": round(1000 * med(old_t), 1), "hardened": round(1000 * med(new_t), 1),
                      "ratio": round(med(new_t) / med(old_t), 2)},
         "calibration_s": {"without_mutations": round(med(without), 2), "with_mutations": round(med(with_), 2),
@@ -149,12 +161,18 @@ def main(argv: list[str] | None = None) -> int:
     except bpy_procs.BpyProcessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"{'seed':18} {'probe ms base':>13} {'hardened':>9} {'ratio':>6} {'cal s w/o':>10} {'with':>6} "
-          f"{'added':>6} {'mutation':>9}")
+    print(f"{'seed':18} {'killed base':>11} {'hardened':>9} {'probe ms base':>13} {'hardened':>9} {'ratio':>6} "
+          f"{'cal s w/o':>10} {'with':>6} {'added':>6} {'mutation':>9}")
     for r in rows:
-        p, c = r["probe_ms"], r["calibration_s"]
-        print(f"{r['seed']:18} {p['base']:13.1f} {p['hardened']:9.1f} {p['ratio']:6.2f} "
+        p, c, m = r["probe_ms"], r["calibration_s"], r["mutations"]
+        kb, kh = (f"{m[k]['killed']}/{m[k]['applicable']}" for k in ("base", "hardened"))
+        print(f"{r['seed']:18} {kb:>11} {kh:>9} {p['base']:13.1f} {p['hardened']:9.1f} {p['ratio']:6.2f} "
               f"{c['without_mutations']:10.2f} {c['with_mutations']:6.2f} {c['added_s']:6.2f} {c['mutation_s']:9.2f}")
+    for r in rows:
+        print(f"{r['seed']}: base survivors: {', '.join(r['mutations']['base']['survivors']) or '-'}; "
+              f"hardened survivors: {', '.join(r['mutations']['hardened']['survivors']) or '-'}"
+              + (f" (allowed: {', '.join(r['mutations']['hardened']['allowed'])})"
+                 if r['mutations']['hardened']['allowed'] else ""))
     result = {"bench": "grader_cost", "base": args.base, "rounds": args.rounds,
               "isolation": "local" if args.no_sandbox else "sandbox",
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),

@@ -27,7 +27,7 @@ from sandbox.script_run import SandboxUnavailable
 from tests.adversarial.sandbox_helpers import (assert_doors_closed, door_probe, free_port, read_scenes,
                                                requires_landlock, sandbox_kwargs)
 from verifiers import calibration, score_delivery
-from verifiers.bpy_procs import ScriptFailed
+from verifiers.bpy_procs import MUTATIONS, ScriptFailed
 from verifiers.profiles import get_profile
 from verifiers.version import PROBE_FILES
 
@@ -108,7 +108,7 @@ def test_probing_seed_scripts_find_every_door_closed(tmp_path, seed_copy, settin
     assert found["defect"]["listing"]["/workspace"] == ["doors.py", "inputs"]
     tests = found["task_probes"]["listing"]["/tests"]
     task_dir = next(name for name in tests if name.startswith("task-"))
-    assert set(tests) <= {*PROBE_FILES, "probe_server.py", "delivery", task_dir}, tests
+    assert set(tests) <= {*PROBE_FILES, MUTATIONS, "probe_server.py", "delivery", task_dir}, tests
 
 
 @requires_landlock

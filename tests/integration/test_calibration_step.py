@@ -318,7 +318,7 @@ def test_packaged_tests_run_under_rewardkit(calibrated, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     reward = json.loads((logs / "reward.json").read_text())
     assert reward == {"reward": 0.4}  # late_finish: a core criterion failed -> cap 0.4
-    assert sample.rule_report["reward"] == 0.4 and sample.rule_report["core_failed"]
+    assert sample.rule_report["core_failed"]  # (its own reward waits for the VL part: kuka-80-20)
     details = json.loads((logs / "reward-details.json").read_text())["reward"]
     by_name = {c["name"]: c for c in details["criteria"]}
     assert by_name["C01"]["value"] == 0.0 and "1..180" in by_name["C01"]["reasoning"]

@@ -64,7 +64,8 @@ ARKEVO = PROJECT_ROOT / ".venv" / "bin" / "arkevo"
 
 def light_copy(name: str, tmp_path: Path) -> Path:
     """A bundled seed as the test runs it: graded on rules alone (its VL criteria and judge.json
-    dropped: no evidence renders) with one defect and its variant as calibration samples. What
+    dropped: no evidence renders) with one defect, its variant and two gaming samples as
+    calibration samples. What
     this test checks — orchestration, durability, the chain, freeze, verify, the review signal —
     does not depend on either; every bundled seed's full calibration is test_blender_calibration's
     and the demo's business."""
@@ -80,6 +81,8 @@ def light_copy(name: str, tmp_path: Path) -> Path:
         (draft / extra).unlink(missing_ok=True)
     for defect in sorted((draft / "calibration" / "defects").glob("*.py"))[1:]:
         defect.unlink()
+    for gaming in sorted((draft / "calibration" / "gaming").glob("*.py"))[2:]:  # the two review needs
+        gaming.unlink()
     return seed
 
 

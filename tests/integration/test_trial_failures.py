@@ -63,7 +63,9 @@ def write_task(root: Path, start: Path) -> Path:
     for name in PROBE_FILES:
         shutil.copy(VERIFIERS / name, tests / name)
     (tests / "task.json").write_text(json.dumps(task))
-    shutil.copy(DRAFT / "rubric.json", tests / "rubric.json")
+    for name in ("rubric.json", "start_scene.json", "task_probes.py"):  # as packaging lays tests/ out
+        if (DRAFT / name).is_file():
+            shutil.copy(DRAFT / name, tests / name)
     (tests / "test.sh").write_text(TEST_SH)
     (tests / "test.sh").chmod(0o755)
     workspace = root / "environment" / "workspace"

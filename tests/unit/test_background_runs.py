@@ -27,11 +27,11 @@ def main_session(monkeypatch):
 
 def test_a_joined_suite_leaves_the_foreground_with_exactly_its_selected_items():
     selected = items("tests/integration/test_bad_input.py::test_x",
-                     "tests/integration/test_model_authoring.py::test_a",
+                     "tests/integration/test_dataset_production.py::test_a",
                      "tests/unit/test_store.py::test_y",
                      f"{JOIN}[long-runs]")
     kept, background, foreground = split(selected)
-    assert background == {"long-runs": ["tests/integration/test_model_authoring.py::test_a"]}
+    assert background == {"long-runs": ["tests/integration/test_dataset_production.py::test_a"]}
     assert foreground == set()
     # unit tests first, the joiner last
     assert [i.nodeid for i in kept] == ["tests/unit/test_store.py::test_y",
@@ -39,7 +39,7 @@ def test_a_joined_suite_leaves_the_foreground_with_exactly_its_selected_items():
 
 
 def test_without_its_joiner_or_alone_a_suite_stays_in_the_foreground(monkeypatch):
-    no_joiner = items("tests/integration/test_model_authoring.py::test_a", "tests/unit/test_store.py::test_y")
+    no_joiner = items("tests/integration/test_dataset_production.py::test_a", "tests/unit/test_store.py::test_y")
     assert split(no_joiner)[1:] == ({}, {"long-runs"})
     alone = items("tests/chaos/test_server_killed.py::test_z", f"{JOIN}[chaos]")
     assert split(alone)[1:] == ({}, {"chaos"})
