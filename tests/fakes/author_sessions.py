@@ -46,11 +46,17 @@ def author_needs_input(missing: list[str], summary: str = "FAKE author: the mate
             tool_call("needs_input", {"missing": missing, "summary": summary})]
 
 
-def bundled_draft_files(seed_dir: Path) -> dict[str, str]:
-    """Every file under a seed's draft/ as {"draft/<rel>": text} (what a scripted author writes)."""
+def bundled_draft_files(seed_dir: Path, max_gaming: int | None = None) -> dict[str, str]:
+    """Every file under a seed's draft/ as {"draft/<rel>": text} (what a scripted author writes);
+    with ``max_gaming``, only that many gaming samples (review needs two: the rest cost a test
+    time, each a graded, rendered trial per round)."""
     draft = Path(seed_dir) / "draft"
-    return {f"draft/{p.relative_to(draft).as_posix()}": p.read_text(encoding="utf-8")
-            for p in sorted(draft.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    files = {f"draft/{p.relative_to(draft).as_posix()}": p.read_text(encoding="utf-8")
+             for p in sorted(draft.rglob("*")) if p.is_file() and "__pycache__" not in p.parts}
+    gaming = sorted(k for k in files if k.startswith("draft/calibration/gaming/"))
+    for extra in gaming[max_gaming:] if max_gaming is not None else []:
+        del files[extra]
+    return files
 
 
 _ROLE = re.compile(r"^ARKEVO-ROLE:\s*(\S+)", re.M)

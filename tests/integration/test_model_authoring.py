@@ -91,7 +91,7 @@ WRONG_HEIGHT = "WIDTH, DEPTH, HEIGHT, TOP = 1.20, 0.80, 0.80, 0.04"  # round 1's
 async def test_table_seed_without_draft_is_authored_repaired_and_published(
         temporal_env, workers, settings, store, endpoint, tmp_path):
     seed = seed_without_draft(tmp_path, "table-authored")
-    files = bundled_draft_files(TABLE)
+    files = bundled_draft_files(TABLE, max_gaming=2)
     files["draft/task.json"] = files["draft/task.json"].replace('"task_id": "table-model"',
                                                               '"task_id": "table-authored"')
     solve = files["draft/solution/solve.py"]

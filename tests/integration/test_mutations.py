@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.probe_cases import write_rule_task
+
 from sandbox.script_run import LOCAL
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES, mutation_table
@@ -100,19 +102,8 @@ OWN = ("own", "transforms_applied", {"object": "Row"})
 
 
 def write_task(folder: Path, criteria: list[tuple[str, str, dict]], start_mode: str) -> tuple[Path, Path]:
-    folder.mkdir(parents=True, exist_ok=True)
-    weight = round(1.0 / len(criteria), 6)
-    task = {"task_id": "mutations", "start_mode": start_mode,
-            "criteria": [{"id": cid, "requirement_id": "REQ-X", "channel": "rule", "method": method,
-                          "weight": weight, "core": True, "description": cid} for cid, method, _ in criteria],
-            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
-                             "core_failure_cap": 0.4},
-            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
-    rubric = {"rubric_version": "1", "criteria": [{"id": cid, "method": method, "params": params}
-                                                  for cid, method, params in criteria]}
-    (folder / "task.json").write_text(json.dumps(task), encoding="utf-8")
-    (folder / "rubric.json").write_text(json.dumps(rubric), encoding="utf-8")
-    return folder / "task.json", folder / "rubric.json"
+    return write_rule_task(folder, {cid: (method, params) for cid, method, params in criteria}, "mutations",
+                           start_mode=start_mode, core=True)
 
 
 @pytest.fixture(scope="module")

@@ -6,12 +6,13 @@ and one on a link that stretches; graded by one probe run, every case's score ch
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.probe_cases import write_rule_task
 
 from sandbox.script_run import LOCAL
 from verifiers.bpy_procs import probe_fresh
@@ -136,17 +137,7 @@ def graded(tmp_path_factory) -> dict:
     script.write_text(SCENE)
     proc = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    criteria = [{"id": f"A{i:02d}", "requirement_id": "REQ-ATTACHED", "channel": "rule", "method": "attached_to",
-                 "weight": 1 / len(CASES), "core": False, "description": f"attached_to case {i}"}
-                for i in range(len(CASES))]
-    task = {"task_id": "probe-attached-to", "criteria": criteria,
-            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
-                             "core_failure_cap": 0.4},
-            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
-    rubric = {"rubric_version": "1", "criteria": [{"id": c["id"], "method": "attached_to", "params": p}
-                                                   for c, (p, _, _) in zip(criteria, CASES)]}
-    (tmp / "task.json").write_text(json.dumps(task))
-    (tmp / "rubric.json").write_text(json.dumps(rubric))
+    write_rule_task(tmp, {f"A{i:02d}": ("attached_to", p) for i, (p, _, _) in enumerate(CASES)}, "probe-attached-to")
     report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
     return {c["id"]: c for c in report["criteria"]}
 

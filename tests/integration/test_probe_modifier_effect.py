@@ -7,12 +7,13 @@ are graded by the same rubric: the settings and the part count still pass on the
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.probe_cases import write_rule_task
 
 from sandbox.script_run import LOCAL
 from verifiers.bpy_procs import probe_fresh
@@ -87,17 +88,7 @@ CASES = [
 
 
 def _grade(tmp: Path, blend: Path, out: str) -> dict:
-    criteria = [{"id": f"M{i:02d}", "requirement_id": "REQ-EFFECT", "channel": "rule", "method": m,
-                 "weight": 1 / len(CASES), "core": False, "description": f"{m} case {i}"}
-                for i, (m, _, _, _) in enumerate(CASES)]
-    task = {"task_id": "probe-modifier-effect", "criteria": criteria,
-            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
-                             "core_failure_cap": 0.4},
-            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
-    rubric = {"rubric_version": "1", "criteria": [{"id": c["id"], "method": m, "params": p}
-                                                   for c, (m, p, _, _) in zip(criteria, CASES)]}
-    (tmp / "task.json").write_text(json.dumps(task))
-    (tmp / "rubric.json").write_text(json.dumps(rubric))
+    write_rule_task(tmp, {f"M{i:02d}": (m, p) for i, (m, p, _, _) in enumerate(CASES)}, "probe-modifier-effect")
     report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / out, sandbox=LOCAL)
     return {c["id"]: c for c in report["criteria"]}
 

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from tests.probe_cases import write_rule_task
 from jsonschema import Draft202012Validator
 
 from sandbox.script_run import LOCAL
@@ -164,18 +166,7 @@ ISOLATED = {
 
 
 def write_task(folder: Path, cases: dict) -> tuple[Path, Path]:
-    criteria = [{"id": cid, "requirement_id": "REQ-KEEP", "channel": "rule", "method": m, "weight": 1 / len(cases),
-                 "core": False, "description": cid} for cid, (m, *_rest) in cases.items()]
-    task = {"task_id": "scene-diff", "criteria": criteria,
-            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
-                             "core_failure_cap": 0.4},
-            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
-    rubric = {"rubric_version": "1", "criteria": [{"id": cid, "method": m, "params": p}
-                                                   for cid, (m, p, *_rest) in cases.items()]}
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "task.json").write_text(json.dumps(task), encoding="utf-8")
-    (folder / "rubric.json").write_text(json.dumps(rubric), encoding="utf-8")
-    return folder / "task.json", folder / "rubric.json"
+    return write_rule_task(folder, {cid: (m, p) for cid, (m, p, *_rest) in cases.items()}, "scene-diff")
 
 
 def run_bpy(*argv: str | Path) -> None:

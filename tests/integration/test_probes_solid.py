@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.probe_cases import write_rule_task
+
 from sandbox.script_run import LOCAL
 from verifiers.bpy_procs import probe_fresh
 
@@ -147,17 +149,7 @@ def graded(tmp_path_factory) -> tuple[dict, dict]:
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     built = json.loads(Path(str(blend) + ".json").read_text())
-    criteria = [{"id": f"S{i:02d}", "requirement_id": "REQ-SOLID", "channel": "rule", "method": m,
-                 "weight": 1 / len(CASES), "core": False, "description": f"{m} case {i}"}
-                for i, (m, _, _) in enumerate(CASES)]
-    task = {"task_id": "probes-solid", "criteria": criteria,
-            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
-                             "core_failure_cap": 0.4},
-            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
-    rubric = {"rubric_version": "1", "criteria": [{"id": c["id"], "method": m, "params": p}
-                                                   for c, (m, p, _) in zip(criteria, CASES)]}
-    (tmp / "task.json").write_text(json.dumps(task))
-    (tmp / "rubric.json").write_text(json.dumps(rubric))
+    write_rule_task(tmp, {f"S{i:02d}": (m, p) for i, (m, p, _) in enumerate(CASES)}, "probes-solid")
     report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
     return built, {c["id"]: c for c in report["criteria"]}
 

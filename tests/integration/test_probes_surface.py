@@ -4,12 +4,12 @@ scene, one probe run, one criterion per case."""
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+
+from tests.probe_cases import write_rule_task
 
 from sandbox.script_run import LOCAL
 from verifiers import bpy_procs
@@ -201,16 +201,7 @@ def report(tmp_path_factory) -> dict:
     script, blend = tmp / "scene.py", tmp / "scene.blend"
     script.write_text(SCENE)
     subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True, timeout=300)
-    criteria = [{"id": f"S{i:02d}", "requirement_id": "REQ-SURFACE", "channel": "rule", "method": m,
-                 "weight": 1 / len(CASES), "core": False, "description": m} for i, (m, _, _) in enumerate(CASES)]
-    task = {"task_id": "probes-surface", "criteria": criteria,
-            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
-                             "core_failure_cap": 0.4},
-            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
-    rubric = {"rubric_version": "1", "criteria": [{"id": c["id"], "method": m, "params": p}
-                                                   for c, (m, p, _) in zip(criteria, CASES)]}
-    (tmp / "task.json").write_text(json.dumps(task))
-    (tmp / "rubric.json").write_text(json.dumps(rubric))
+    write_rule_task(tmp, {f"S{i:02d}": (m, p) for i, (m, p, _) in enumerate(CASES)}, "probes-surface")
     out = bpy_procs.probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
     return {c["id"]: c for c in out["criteria"]}
 

@@ -1,0 +1,28 @@
+"""A throwaway rule-only task for probe tests: one criterion per case, written as task.json and
+rubric.json (the shapes `seeds/*/draft` use), so a test can run the real probe on its scene."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+
+def write_rule_task(folder: Path, cases: dict[str, tuple[str, dict]], task_id: str, *,
+                    start_mode: str | None = None, core: bool = False) -> tuple[Path, Path]:
+    """task.json + rubric.json in ``folder`` for ``cases`` {criterion id: (method, params)}: equal
+    weights, graded rule-only; returns their paths."""
+    criteria = [{"id": cid, "requirement_id": "REQ-CASE", "channel": "rule", "method": method,
+                 "weight": 1 / len(cases), "core": core, "description": f"{method} ({cid})"}
+                for cid, (method, _) in cases.items()]
+    task = {"task_id": task_id, "criteria": criteria,
+            "verification": {"weights": {"rule": 1.0, "vl": 0.0, "agent": 0}, "pass_threshold": 0.7,
+                             "core_failure_cap": 0.4},
+            "scoring_profile": {"profile_id": "rule-only", "profile_version": "1"}}
+    if start_mode is not None:
+        task["start_mode"] = start_mode
+    rubric = {"rubric_version": "1", "criteria": [{"id": cid, "method": method, "params": params}
+                                                  for cid, (method, params) in cases.items()]}
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "task.json").write_text(json.dumps(task), encoding="utf-8")
+    (folder / "rubric.json").write_text(json.dumps(rubric), encoding="utf-8")
+    return folder / "task.json", folder / "rubric.json"
