@@ -1,6 +1,10 @@
-"""Stage 05 mutation testing: the task-agnostic gaming operators applied to the reference delivery.
+"""Stage 05 mutation testing: the task-agnostic gaming operators applied to the reference
+delivery, and the author's own gaming samples.
 
-One warm probe process in the verifier sandbox (``bpy_procs.WarmProbe``; unisolated only when
+Each gaming sample (``private/calibration/gaming/*.py`` of the package) is applied to the
+package's ``workspace/inputs/start.blend`` in its own sandboxed Blender (author code); its
+delivery goes to the store.  One warm probe process in the verifier sandbox probes the gaming
+deliveries and then (``bpy_procs.WarmProbe``; unisolated only when
 the worker runs trials unisolated) opens the reference delivery, applies each operator of
 ``verifiers/mutations.py``, probes the scene in memory with the package's own ``tests/``
 (rubric, task probes, start-scene snapshot) and re-opens it for the next.  The rows go to the
@@ -20,9 +24,12 @@ from temporalio.exceptions import ApplicationError
 
 from activities.errors import AUTHOR_SCRIPT_FAILED
 from activities.store import ContentStore
-from contracts.payloads import MutationInput, MutationRows
+from contracts.payloads import MutationInput, MutationRows, ref_dict
 from sandbox.script_run import ScriptIsolation
+from verifiers import bpy_procs
 from verifiers.bpy_procs import ScriptFailed, WarmProbe
+
+GAMING = "private/calibration/gaming/"
 
 HEARTBEAT_SECONDS = 5
 
@@ -35,23 +42,35 @@ class MutationActivities:
     @activity.defn(name="mutation_test")
     async def mutation_test(self, req: MutationInput) -> MutationRows:
         with tempfile.TemporaryDirectory(prefix="arkevo-mutations-") as tmp:
-            tests = self.store.materialize_tree(req.task_package, Path(tmp) / "tests", prefix="tests/")
-            blend = self.store.fetch_to(req.delivery, Path(tmp) / "reference.blend")
+            work = Path(tmp)
+            tests = self.store.materialize_tree(req.task_package, work / "tests", prefix="tests/")
+            scripts = self.store.materialize_tree(req.task_package, work / "gaming", prefix=GAMING)
+            start = self.store.fetch_to(self.store.tree_file(req.task_package, "workspace/inputs/start.blend"),
+                                        work / "start.blend")
+            blend = self.store.fetch_to(req.delivery, work / "reference.blend")
             probes = tests / "task_probes.py"
             run = asyncio.create_task(asyncio.to_thread(
-                self._run, blend, tests / "task.json", tests / "rubric.json",
-                probes if probes.is_file() else None))
+                self._run, blend, start, sorted(scripts.glob("*.py")), tests / "task.json", tests / "rubric.json",
+                probes if probes.is_file() else None, work))
             while not run.done():  # Blender works off the event loop; keep heartbeating
                 await asyncio.wait({run}, timeout=HEARTBEAT_SECONDS)
                 activity.heartbeat("mutation testing")
             try:
-                rows = run.result()
-            except ScriptFailed as exc:
-                raise ApplicationError(f"{req.task_id}: task probes failed under mutation testing: {exc}",
+                rows, gaming = run.result()
+            except ScriptFailed as exc:  # a gaming script, or the task's probes, raised
+                raise ApplicationError(f"{req.task_id}: under mutation testing: {exc}",
                                        type=AUTHOR_SCRIPT_FAILED, non_retryable=True) from exc
-        return MutationRows(self.store.put_json({"task_id": req.task_id, "rows": rows}), len(rows),
-                            sum(1 for r in rows if r["applicable"]))
+            for row in gaming:  # kept: the review site shows what each attack delivered
+                row["delivery"] = ref_dict(self.store.put_file(Path(row.pop("path"))))
+        return MutationRows(self.store.put_json({"task_id": req.task_id, "rows": rows, "gaming": gaming}),
+                            len(rows), sum(1 for r in rows if r["applicable"]), len(gaming))
 
-    def _run(self, blend: Path, task: Path, rubric: Path, probes: Path | None) -> list[dict]:
+    def _run(self, blend: Path, start: Path, scripts: list[Path], task: Path, rubric: Path,
+             probes: Path | None, work: Path) -> tuple[list[dict], list[dict]]:
+        deliveries = [bpy_procs.apply_script(start, s, work / "gaming-out" / f"{s.stem}.blend", sandbox=self.sandbox)
+                      for s in scripts]
         with WarmProbe(sandbox=self.sandbox) as probe:
-            return probe.mutate(blend, task, rubric, probes)
+            gaming = [{"sample": f"gaming:{s.stem}", "script": GAMING + s.name, "path": str(d),
+                       "criteria": probe.probe(d, task, rubric, work / "gaming-out" / f"{s.stem}.json", probes)["criteria"]}
+                      for s, d in zip(scripts, deliveries)]
+            return probe.mutate(blend, task, rubric, probes), gaming

@@ -24,8 +24,8 @@ from contracts.digests import canonical_json_bytes, task_version_of
 from contracts.payloads import (BlobRef, CalibrationInput, CalibrationVerdict, FreezeInput,
                                 FrozenTask, GradingSpec, TrialOutcome, ref_dict)
 from contracts.validation import validate_document
-from verifiers.calibration import MIN_GAMING, judge_samples
-from verifiers.mutation_testing import allowed_operators, mutation_table
+from verifiers.calibration import judge_samples
+from verifiers.mutation_testing import allowed_operators, gaming_table, mutation_table
 from verifiers.version import verifier_version_from
 
 
@@ -69,12 +69,11 @@ class ReviewActivities:
                 ],
             })
         misses = judgement.misses + [f"pilot finding: {f}" for f in req.pilot_findings]
-        mutations = self._mutations(req, grading)
+        mutations, gaming = self._attacks(req, grading)
         if mutations is not None and mutations["survivors"]:
             misses.append(f"grader gameable: operators not killed: {', '.join(mutations['survivors'])}")
-        gaming = sum(1 for s in req.samples if s.kind == "gaming")
-        if gaming < MIN_GAMING:
-            misses.append(f"{gaming} gaming sample(s) in calibration/gaming/, at least {MIN_GAMING} required")
+        if gaming is not None:
+            misses += gaming["misses"]
         doc = {
             "task_id": req.task_id,
             "scoring_profile": grading.profile,
@@ -91,21 +90,25 @@ class ReviewActivities:
             "misses": misses,
             "samples": rows,
             "mutations": mutations,
+            "gaming": gaming,
         }
         input_row = next((r for r in rows if r["kind"] == "input"), None)
         return CalibrationVerdict(self.store.put_json(doc), not misses, misses, grading,
                                   input_row["reward"] if input_row else None,
-                                  list(mutations["survivors"]) if mutations else [])
+                                  (list(mutations["survivors"]) if mutations else [])
+                                  + [g["sample"] for g in (gaming or {}).get("samples", []) if not g["refused"]])
 
-    def _mutations(self, req: CalibrationInput, grading: GradingSpec) -> dict | None:
-        """The mutation table under the calibrated grading (None when none was run)."""
+    def _attacks(self, req: CalibrationInput, grading: GradingSpec) -> tuple[dict | None, dict | None]:
+        """The mutation table and the gaming samples' table under the calibrated grading (None
+        when mutation testing did not run)."""
         if req.mutations is None:
-            return None
+            return None, None
         profile, task = profile_and_task(grading)
         doc = self.store.get_json(req.mutations.rows)
         package_task = self.store.get_json(self.store.tree_file(req.package, "tests/task.json")) \
             if req.package is not None else {}
-        return mutation_table(doc["rows"], profile, task, grading.params, allowed_operators(package_task))
+        return (mutation_table(doc["rows"], profile, task, grading.params, allowed_operators(package_task)),
+                gaming_table(doc.get("gaming", []), profile, task, grading.params))
 
     def _calibrated(self, grading: GradingSpec, pairs, reports, vls, margin: float) -> GradingSpec:
         """The profile's params chosen from the samples (kuka-80-20: core caps); most profiles

@@ -440,11 +440,13 @@ class MutationInput:
 
 @dataclass
 class MutationRows:
-    """The gaming operators' rows (verifiers/mutations.py), stored as JSON: judged in review."""
+    """The gaming operators' rows (verifiers/mutations.py) and the author's gaming samples' probe
+    reports, stored as JSON ({rows, gaming}): judged in review."""
 
     rows: BlobRef
     operators: int
     applicable: int
+    gaming: int = 0  # gaming samples probed
 
 
 @dataclass
@@ -467,7 +469,8 @@ class CalibrationVerdict:
     misses: list[str]
     grading: GradingSpec  # with the params calibration chose (and their verifier version)
     input_reward: float | None  # the untouched input, scored under those params
-    # applicable gaming operators the grader did not kill (GraderGameable when not empty)
+    # applicable gaming operators the grader did not kill, and gaming samples ("gaming:<name>")
+    # it did not refuse (GraderGameable when not empty)
     survivors: list[str] = field(default_factory=list)
 
 

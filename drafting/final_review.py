@@ -175,9 +175,10 @@ def review_facts(seed_dir: Path, calibration_report: dict) -> dict:
 def _gaming(draft: Path, calibration_report: dict) -> dict:
     """The author's gaming samples and what the task-agnostic operators found."""
     mutations = calibration_report.get("mutations") or {}
+    gaming = calibration_report.get("gaming") or {}
     return {"samples": sorted(p.name for p in (draft / "calibration" / "gaming").glob("*.py")),
-            "sample_results": [{k: row.get(k) for k in ("sample", "reward", "success", "met")}
-                               for row in calibration_report.get("samples", []) if row.get("kind") == "gaming"],
+            "sample_results": [{k: row.get(k) for k in ("sample", "rule_score", "refused", "caught_by")}
+                               for row in gaming.get("samples", [])],
             "operators_applicable": mutations.get("applicable"), "operators_killed": mutations.get("killed"),
             "operators_not_killed": mutations.get("survivors"), "operators_allowed": mutations.get("allowed")}
 

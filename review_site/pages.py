@@ -204,7 +204,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "calibration": None if calibration is None else {
             k: calibration.get(k) for k in ("margin", "required_margin", "min_good", "max_bad",
                                             "pass_threshold", "reference_min", "passed", "misses",
-                                            "mutations")},
+                                            "mutations", "gaming")},
         "samples": samples, "metrics": metrics, "bootstrap": BOOTSTRAP,
         "input_reward": frozen.get("input_reward"), "plot": plot, "trials": trial_rows,
         "campaigns": in_campaigns,

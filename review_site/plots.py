@@ -15,7 +15,7 @@ from review_site.assets import drop_unreferenced
 
 PLOTS = "plots"
 COLOURS = ["#1f6feb", "#d1242f", "#2da44e", "#bf8700", "#8250df", "#57606a", "#cf222e", "#0a7e8c"]
-KIND_MARKERS = {"reference": "*", "variant": "D", "defect": "X", "input": "s", "gaming": "v"}
+KIND_MARKERS = {"reference": "*", "variant": "D", "defect": "X", "input": "s"}
 
 
 class Plots:

@@ -49,7 +49,7 @@ from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
 from verifiers.bpy_procs import ScriptFailed
 from verifiers.evidence import Evidence, EvidenceCache, sha256_file
-from verifiers.mutation_testing import GraderGameable, allowed_operators, mutation_table
+from verifiers.mutation_testing import GraderGameable, allowed_operators, gaming_table, mutation_table
 from verifiers.profiles import ScoringProfile, profile_of_task, score_record
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 from verifiers.vl import VLResult
@@ -57,11 +57,11 @@ from verifiers.vl import VLResult
 REPORT_VERSION = "1"
 # progress(stage, done, total): "deliveries", "probes", "renders", "VL" as they advance.
 StepCallback = Callable[[str, int, int], None]
-KINDS = ("reference", "input", "defect", "variant", "gaming")
-# gaming samples (draft/calibration/gaming/*.py): the author's own attacks on the grader, each
-# expected to fail like a defect; MIN_GAMING of them per task (a named miss otherwise)
+KINDS = ("reference", "input", "defect", "variant")
+# + gaming samples (draft/calibration/gaming/*.py): the author's own attacks on the grader,
+# delivered and probed like the samples, then judged like the gaming operators
+# (mutation_testing.gaming_table: no renders, no VL, not in the margin)
 SAMPLE_FOLDERS = ("defect", "variant", "gaming")
-MIN_GAMING = 2
 GOOD = ("reference", "variant")
 
 
@@ -100,6 +100,7 @@ class Measured:
     evidence: Evidence | None = None
     vl: VLResult | None = None
     mutations: list[dict] | None = None  # reference only: the gaming operators' rows
+    gaming: list[dict] | None = None  # reference only: the gaming samples' probe rows
 
 
 @dataclass
@@ -115,6 +116,7 @@ class ProfileVerdict:
     sample_margins: dict[str, float | None]
     records: dict[str, dict] = field(repr=False)
     mutations: dict | None = None  # the mutation table (mutation_testing.mutation_table)
+    gaming: dict | None = None  # the gaming samples' table (mutation_testing.gaming_table)
 
 
 @dataclass
@@ -139,9 +141,12 @@ class CalibrationResult:
             raise CalibrationFailed(f"calibration of {self.task_id} failed: " + "; ".join(misses))
 
     def require_ungameable(self) -> None:
-        """Raise ``GraderGameable`` naming every operator some profile's grader did not kill."""
+        """Raise ``GraderGameable`` naming every operator some profile's grader did not kill and
+        every gaming sample it did not refuse."""
         survivors = sorted({s for sec in self.report["profiles"].values()
-                            for s in (sec.get("mutations") or {}).get("survivors", [])})
+                            for s in (sec.get("mutations") or {}).get("survivors", [])}
+                           | {g["sample"] for sec in self.report["profiles"].values()
+                              for g in (sec.get("gaming") or {}).get("samples", []) if not g["refused"]})
         if survivors:
             raise GraderGameable(self.task_id, survivors)
 
@@ -262,11 +267,11 @@ def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measur
         mutations = mutation_table(rows, profile, task, params, allowed_operators(task))
         if mutations["survivors"]:
             misses.append(f"grader gameable: operators not killed: {', '.join(mutations['survivors'])}")
-    gaming = sum(1 for m in measured if m.sample.kind == "gaming")
-    if gaming < MIN_GAMING:
-        misses.append(f"{gaming} gaming sample(s) in calibration/gaming/, at least {MIN_GAMING} required")
+    gaming_rows = next((m.gaming for m in measured if m.gaming is not None), [])
+    gaming = gaming_table(gaming_rows, profile, task, params)
+    misses += gaming["misses"]
     return ProfileVerdict(profile.key, vv, params, not misses, judgement.margin, judgement.min_good,
-                          judgement.max_bad, misses, judgement.sample_margins, records, mutations)
+                          judgement.max_bad, misses, judgement.sample_margins, records, mutations, gaming)
 
 
 def _row(m: Measured, record: dict, margin: float | None, evidence_rel: dict[str, dict]) -> dict:
@@ -363,9 +368,14 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
     finally:
         for p in probes:
             p.close()
-    measured = [Measured(s, b, sha256_file(b) if b.is_file() else None, by_index[i],
-                         mutations=mutation_rows if i == ref_index else None)
-                for i, (s, b) in enumerate(zip(samples, blends))]
+    everything = [Measured(s, b, sha256_file(b) if b.is_file() else None, by_index[i],
+                           mutations=mutation_rows if i == ref_index else None)
+                  for i, (s, b) in enumerate(zip(samples, blends))]
+    measured = [m for m in everything if m.sample.kind != "gaming"]
+    next(m for m in measured if m.sample.kind == "reference").gaming = [
+        {"sample": m.sample.name, "script": f"calibration/gaming/{m.sample.script.name}",
+         "delivery": m.delivery_sha256, "criteria": m.rule_report["criteria"]}
+        for m in everything if m.sample.kind == "gaming"]
     if render and scorer.renderer is not None:
         if progress is not None:  # one batch: its start and its end
             progress("renders", 0, len(measured))
@@ -428,7 +438,7 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
             "profile": p.ref(), "params": v.params, "verifier_version": v.verifier_version,
             "judge": next((r["judge"] for r in v.records.values() if r.get("judge")), None),
             "passed": v.passed, "margin": v.margin, "min_good": v.min_good, "max_bad": v.max_bad,
-            "required_margin": margin, "misses": v.misses, "mutations": v.mutations,
+            "required_margin": margin, "misses": v.misses, "mutations": v.mutations, "gaming": v.gaming,
             "samples": [_row(m, v.records[m.sample.name], v.sample_margins[m.sample.name],
                              evidence_files.get(m.sample.name, {})) for m in measured],
         }
@@ -532,6 +542,16 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
                           + (f" (allowed: {escape(r['allowed'])})" if r["allowed"] else "")
                           + (f" error: {escape(r['error'].splitlines()[-1])}" if r.get("error") else ""))
             console.print(m)
+        if section.get("gaming"):
+            gt = section["gaming"]
+            g = Table(title=f"{result.task_id} under {key}: gaming samples refused {gt['refused']}/{gt['total']} "
+                            "(rule channel, VL assumed perfect)")
+            for col in ("gaming sample", "rule", "reward", "refused", "caught by"):
+                g.add_column(col)
+            for r in gt["samples"]:
+                g.add_row(r["sample"], f"{r['rule_score']:.3f}", "-" if r["reward"] is None else f"{r['reward']:.3f}",
+                          "yes" if r["refused"] else "NO", ", ".join(r["caught_by"]))
+            console.print(g)
         for miss in section["misses"]:
             console.print(f"[red]miss[/] {miss}")
     console.print(f"report: {result.report_path}")

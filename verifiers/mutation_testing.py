@@ -13,6 +13,12 @@ alone: scored under the task's profile with a perfect VL answer (score 1, gate p
 not a success.  The VL judge is not trusted to catch gaming -- the offline image-metric judge
 is a crude stand-in and a model judge can be fooled -- so the rule probe must.
 
+The author's own *gaming samples* (``draft/calibration/gaming/*.py``, at least ``MIN_GAMING``)
+are judged the same way (``gaming_table``): each script is applied to the start scene in its
+own sandboxed Blender, the delivery probed, and it must not succeed on the rule channel with a
+perfect VL answer -- an attack the judge might miss must fail anyway.  They are attacks on the
+grader, not calibration samples of known quality: no renders, no VL, not in the margin.
+
 A draft may allow an operator with a reason (``task.json`` ``mutation_allowed``: [{operator,
 reason}]), e.g. a task whose spec permits extra objects; admission checks the names, the reviewer
 sees the reasons, and an allowed survivor does not block the freeze.
@@ -32,6 +38,7 @@ OPERATOR_NAMES = (
     "transforms_to_parents", "modifiers_applied", "modifiers_neutralised", "camera_override",
     "light_override", "render_override",
 )
+MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,
               "judge": {"id": "assumed-perfect", "kind": "mutation-testing"}}
 
@@ -63,8 +70,6 @@ def mutation_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params:
                    allowed: Mapping[str, str] | None = None) -> dict:
     """The table over ``rows`` (``mutations.run``'s: operator, doc, applicable, why, criteria,
     error), judged under ``profile`` (a ``verifiers.profiles.ScoringProfile``) with ``params``."""
-    from verifiers import scoring
-
     allowed = dict(allowed or {})
     out_rows, survivors = [], []
     applicable = killed = 0
@@ -77,11 +82,8 @@ def mutation_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params:
             if row.get("criteria") is None:  # the operator could not be applied: not killed
                 entry["killed"] = False
             else:
-                report = {"criteria": row["criteria"], **scoring.summarize(row["criteria"], task["verification"])}
-                scored = profile.score(report, PERFECT_VL, task, params)
-                entry.update(reward=scored.get("total"), rule_score=scored.get("rule_score"),
-                             success=bool(scored["success"]), killed=not scored["success"],
-                             caught_by=[c["id"] for c in row["criteria"] if not c["passed"]])
+                judged = _judged(row["criteria"], profile, task, params)
+                entry.update(judged, killed=not judged["success"])
             if entry["allowed"] is None:
                 applicable += 1
                 killed += int(bool(entry["killed"]))
@@ -97,3 +99,31 @@ def mutation_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params:
         "allowed": allowed,
         "judged_with": "rule channel, VL assumed perfect",
     }
+
+
+def _judged(criteria: Sequence[Mapping], profile: Any, task: Mapping, params: Mapping | None) -> dict:
+    """The rule report of ``criteria`` scored under ``profile`` with a perfect VL answer."""
+    from verifiers import scoring
+
+    report = {"criteria": list(criteria), **scoring.summarize(criteria, task["verification"])}
+    scored = profile.score(report, PERFECT_VL, task, params)
+    return {"reward": scored.get("total"), "rule_score": scored.get("rule_score"),
+            "success": bool(scored["success"]), "caught_by": [c["id"] for c in criteria if not c["passed"]]}
+
+
+def gaming_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params: Mapping | None) -> dict:
+    """The author's gaming samples (rows: sample, script, criteria, delivery) judged like the
+    operators: each must not succeed with a perfect VL answer.  ``misses`` says what failed."""
+    out, misses = [], []
+    for row in rows:
+        judged = _judged(row["criteria"], profile, task, params)
+        entry = {"sample": row["sample"], "script": row.get("script"), "delivery": row.get("delivery"),
+                 **judged, "refused": not judged["success"]}
+        if not entry["refused"]:
+            misses.append(f"gaming sample {row['sample']!r} succeeds (rule {judged['rule_score']:.3f} with a "
+                          "perfect VL answer): the grader does not refuse the author's own attack")
+        out.append(entry)
+    if len(rows) < MIN_GAMING:
+        misses.append(f"{len(rows)} gaming sample(s) in calibration/gaming/, at least {MIN_GAMING} required")
+    return {"samples": out, "refused": sum(1 for e in out if e["refused"]), "total": len(out),
+            "misses": misses, "judged_with": "rule channel, VL assumed perfect"}

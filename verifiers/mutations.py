@@ -29,7 +29,11 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 import bpy  # noqa: E402
 from mathutils import Matrix, Vector  # noqa: E402
 
+import probes_scene  # noqa: E402
 from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
+
+# What a delivery changes of a start object that makes it one of the parts the task worked on.
+PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
 MUTATIONS_VERSION = "1"
 # Rubric methods that grade an object's own transform channels, not the world result.
@@ -77,13 +81,17 @@ class Context:
         return (self.baseline or {}).get("objects", {})
 
     def parts(self) -> list[bpy.types.Object]:
+        """Render-visible geometry the rubric names, or that the delivery made or changed."""
         rendered = render_visible_names(self.scene)
         start = self.start_objects()
+        now = probes_scene.snapshot(self.scene)["objects"] if self.baseline is not None else {}
         out = []
         for obj in self.scene.objects:
             if obj.type not in GEOMETRY_TYPES or obj.name not in rendered:
                 continue
-            if self.baseline is None or obj.name in self.named or obj.name not in start:
+            changed = obj.name not in start or any(
+                now.get(obj.name, {}).get(k) != start[obj.name].get(k) for k in PART_KEYS)
+            if self.baseline is None or obj.name in self.named or changed:
                 out.append(obj)
         return sorted(out, key=lambda o: o.name)
 
@@ -99,7 +107,6 @@ class Context:
         before = self.start_objects().get(obj.name)
         if before is None:
             return False
-        import probes_scene  # noqa: PLC0415 (the snapshot function; only needed here)
         now = probes_scene.snapshot(self.scene)["objects"].get(obj.name)
         return now is not None and {k: now.get(k) for k in ("matrix_world", "camera", "light")} == \
             {k: before.get(k) for k in ("matrix_world", "camera", "light")}

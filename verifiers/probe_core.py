@@ -138,6 +138,7 @@ class Probe:
         self.baseline = baseline
         self.depsgraph = bpy.context.evaluated_depsgraph_get()
         self._aabbs: dict[tuple[int, str], AABB] = {}
+        self._worlds: dict[int, dict[str, Any]] = {}
         self._frame: int | None = None
         self._rendered: set[str] | None = None
 
@@ -164,9 +165,19 @@ class Probe:
     def obj(self, name: str) -> bpy.types.Object:
         return self.objects([name])[0]
 
+    def world(self, obj: bpy.types.Object, frame: int):
+        """The evaluated world matrix of ``obj`` at ``frame`` (a copy).  The first call for a
+        frame sets it once and keeps every object's matrix: criteria that walk the same frames
+        (attachment, places, origins) share one ``frame_set`` per frame."""
+        frame = int(frame)
+        if frame not in self._worlds:
+            self.at(frame)
+            self._worlds[frame] = {o.name: o.evaluated_get(self.depsgraph).matrix_world.copy()
+                                   for o in self.scene.objects}
+        return self._worlds[frame][obj.name]
+
     def origin(self, obj: bpy.types.Object, frame: int) -> Vec:
-        self.at(frame)
-        return tuple(obj.evaluated_get(self.depsgraph).matrix_world.translation)
+        return tuple(self.world(obj, frame).translation)
 
     def aabb(self, obj: bpy.types.Object, frame: int) -> AABB:
         key = (int(frame), obj.name)

@@ -295,10 +295,9 @@ def attached_to(probe: Probe, p: dict):
         raise ValueError(f"attached_to: min_frames {need} exceeds the {len(frames)} sampled frames")
     world, local = [], []  # per frame: to's world matrix, the object's origin in to's space
     for f in frames:
-        probe.at(f)
-        loc, rot, _scale = to.evaluated_get(probe.depsgraph).matrix_world.decompose()
+        loc, rot, _scale = probe.world(to, f).decompose()
         t = Matrix.Translation(loc) @ rot.to_matrix().to_4x4()  # rigid: scale left out
-        o = obj.evaluated_get(probe.depsgraph).matrix_world.translation.copy()
+        o = probe.world(obj, f).translation.copy()
         world.append((t, o))
         local.append(t.inverted() @ o)
 

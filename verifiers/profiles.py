@@ -179,7 +179,7 @@ class Kuka8020(ScoringProfile):
         allowed = max([c for c in CAP_LADDER if c <= min(bound, default_cap) + 1e-9] or [0.0])
         caps = {}
         for kind, report, _vl in samples:
-            if kind in ("input", "defect", "gaming"):
+            if kind in ("input", "defect"):
                 for cid in scoring.core_failures(report["criteria"]):
                     caps[cid] = allowed
         return self.params({"core_caps": dict(sorted(caps.items()))})

@@ -66,7 +66,7 @@ class ReviewWorkflow:
         if verdict.survivors:  # named apart: the grader, not the samples, is what failed
             raise ApplicationError(
                 f"grader of {auth.task_id} is gameable (report {verdict.report.key}): operators not "
-                f"killed: {', '.join(verdict.survivors)}; " + "; ".join(verdict.misses),
+                f"killed: {', '.join(verdict.survivors)}; " + "; ".join(verdict.misses),  # gaming:<x> = a sample
                 type=GRADER_GAMEABLE, non_retryable=True,
             )
         if not verdict.passed:

@@ -57,7 +57,9 @@ def test_calibration_separates_good_from_bad_by_the_margin(calibrated, seed, pro
     assert section["passed"], section["misses"]
     assert section["margin"] >= MARGIN
     kinds = {s["kind"] for s in section["samples"]}
-    assert kinds == {"reference", "input", "defect", "variant", "gaming"}
+    assert kinds == {"reference", "input", "defect", "variant"}
+    gaming = section["gaming"]  # the author's attacks, judged like the operators: every one refused
+    assert gaming["total"] >= 2 and gaming["refused"] == gaming["total"] and not gaming["misses"], gaming
     mutations = section["mutations"]  # every applicable gaming operator killed, under every profile
     assert mutations["survivors"] == [] and mutations["score"] == 1.0 and mutations["applicable"] >= 6, mutations
     print(f"{seed} {profile}: mutation score {mutations['killed']}/{mutations['applicable']}")

@@ -56,7 +56,10 @@ def check_publication(result: ProductionResult, settings) -> dict:
     assert len(frozen["pipeline_ref"]["pipeline_digest"]) == 64
     calibration = json.loads((path / "review/calibration-report.json").read_text())
     assert calibration["passed"] and {s["kind"] for s in calibration["samples"]} == {
-        "reference", "input", "defect", "variant", "gaming"}
+        "reference", "input", "defect", "variant"}
+    gaming = calibration["gaming"]  # the author's attacks: applied, probed, every one refused
+    assert gaming["total"] >= 2 and gaming["refused"] == gaming["total"], gaming
+    assert all(g["delivery"]["sha256"] for g in gaming["samples"])  # kept in the store
     # the grader was attacked on the reference delivery and killed every applicable operator
     mutations = calibration["mutations"]
     assert mutations["survivors"] == [] and mutations["killed"] == mutations["applicable"] >= 6, mutations
@@ -82,9 +85,9 @@ def check_metrics(result: ProductionResult, threshold: float) -> None:
 
 def robot_carry_with_one_defect(tmp_path: Path) -> Path:
     """robot-carry as bundled, but calibrated on its first defect, its variant and the two gaming
-    samples review requires (each sample is a trial plus an animation render: `make test` keeps
-    its time; every sample of every seed is calibrated by test_blender_calibration.py,
-    test_calibration_step.py and the demo)."""
+    samples review requires (each calibration sample is a trial plus an animation render: `make
+    test` keeps its time; every sample of every seed is calibrated by
+    test_blender_calibration.py, test_calibration_step.py and the demo)."""
     seed = tmp_path / "robot-carry"
     shutil.copytree(Path(__file__).resolve().parents[2] / "seeds" / "robot-carry", seed)
     for defect in sorted((seed / "draft" / "calibration" / "defects").glob("*.py"))[1:]:
@@ -113,9 +116,9 @@ async def test_robot_carry_through_all_stages(temporal_env, workers, settings, t
     stages = sorted(c.id for c in children if "/" not in c.id)
     assert stages == sorted(f"{wid}.{s}" for s in STAGES)
     # kuka-80-20 weights VL: every trial had its VL grading child (baseline, reference, 2 pilot,
-    # 4 calibration samples, 6 evaluation trials)
+    # 2 calibration samples, 6 evaluation trials; gaming samples are judged without VL)
     vl = [c.id for c in children if c.id.endswith(".vl")]
-    assert len(vl) == 2 + 2 + 4 + 6, vl
+    assert len(vl) == 2 + 2 + 2 + 6, vl
     review_site_of_the_publication(settings, result, tmp_path)
 
 
