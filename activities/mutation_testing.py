@@ -20,9 +20,8 @@ import tempfile
 from pathlib import Path
 
 from temporalio import activity
-from temporalio.exceptions import ApplicationError
 
-from activities.errors import AUTHOR_SCRIPT_FAILED
+from activities.errors import author_script_failed
 from activities.store import ContentStore
 from contracts.payloads import MutationInput, MutationRows, ref_dict
 from sandbox.script_run import ScriptIsolation
@@ -58,8 +57,10 @@ class MutationActivities:
             try:
                 rows, gaming = run.result()
             except ScriptFailed as exc:  # a gaming script, or the task's probes, raised
-                raise ApplicationError(f"{req.task_id}: under mutation testing: {exc}",
-                                       type=AUTHOR_SCRIPT_FAILED, non_retryable=True) from exc
+                file, exception = exc.problems[0]
+                rel = f"draft/calibration/gaming/{file.name}" if file.parent == scripts else f"draft/{file.name}"
+                raise author_script_failed(f"{rel}: {exception} (under mutation testing)", file=rel,
+                                           exception=exception, log_tail=exc.log_tail[-2000:]) from exc
             for row in gaming:  # kept: the review site shows what each attack delivered
                 row["delivery"] = ref_dict(self.store.put_file(Path(row.pop("path"))))
         return MutationRows(self.store.put_json({"task_id": req.task_id, "rows": rows, "gaming": gaming}),
