@@ -7,7 +7,8 @@ a dev server with mocked activities). Run one after another they would push the 
 limit; run as subprocesses from the moment collection ends, beside the CPU-bound suites, they
 cost little more than their CPU. Two lanes of long end-to-end runs follow them, so that the
 second core never idles while the foreground runs one test at a time: `long-runs` (a dataset
-revision with a worker kill, a gameable grader refused at review) starts when the deploy test ends, about halfway through the
+revision with a worker kill, a gameable grader refused at review, every bundled seed's
+calibration samples probed) starts when the deploy test ends, about halfway through the
 session; `end-to-end` (a seed through all seven stages, the shared model budget across two
 worker processes, model authoring) starts when the orchestration suite ends, while the deploy test
 mostly waits on downloads. Each starts at once where the run it follows does not run.
@@ -60,7 +61,8 @@ SUITES = {s.name: s for s in (
     Suite("chaos", ("tests/chaos/",)),
     Suite("orchestration", ("tests/orchestration/",)),
     Suite("long-runs", ("tests/integration/test_dataset_production.py",
-                        "tests/integration/test_gameable_grader.py"), after="deploy"),
+                        "tests/integration/test_gameable_grader.py",
+                        "tests/integration/test_blender_calibration.py"), after="deploy"),
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py"), after="orchestration"),

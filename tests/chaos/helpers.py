@@ -184,10 +184,18 @@ class ChaosStack:
         self.server = Proc("temporal", argv, self.root / "log" / "temporal.log").start()
         await until(f"dev server listening on {self.address}", lambda: port_open(self.port),
                     deadline_sec, every=0.2)
-        if self.client is None:
-            self.client = await Client.connect(self.address)
+        if self.client is None:  # a listening port can still answer "frontend not healthy yet"
+            self.client = await until("a client connected to the dev server", self._connect, deadline_sec, 0.2)
         await until("dev server answering for namespace default", self._answers, deadline_sec, 0.2)
         return time.monotonic() - started
+
+    async def _connect(self) -> Client | None:
+        try:
+            return await Client.connect(self.address)
+        except RuntimeError as exc:  # the bridge's "Failed client connect": not up yet
+            if "not healthy" in str(exc) or "Unavailable" in str(exc):
+                return None
+            raise
 
     async def _answers(self) -> bool:
         try:
