@@ -180,7 +180,7 @@ class AuthoringActivities:
             take("draft/judge.json", "tests/judge.json")
             judge_config = self._ref(seed["draft/judge.json"])
         package = self.store.put_tree_manifest(entries)
-        basis = self._verifier_basis(entries, draft, profile, judge_config)
+        basis = self._verifier_basis(entries, profile, judge_config)
         params = profile.params()
         grading = GradingSpec(
             task_id=draft.task_id, profile=profile.ref(), params=params,
@@ -196,19 +196,17 @@ class AuthoringActivities:
     def _ref(self, entry: dict) -> BlobRef:
         return self.store.ref_for(entry["sha256"], entry["size"])
 
-    def _verifier_basis(self, entries: dict, draft, profile, judge_config: BlobRef | None) -> str:
+    def _verifier_basis(self, entries: dict, profile, judge_config: BlobRef | None) -> str:
         """Everything that decides a grade except the profile's params (calibration may still
         choose those): the package's tests/ code and rubric, the grading fields, the renderer
         and the judge questions when VL is weighted."""
         task = self.store.get_json(self._ref(entries["tests/task.json"]))
         rubric = self.store.get_json(self._ref(entries["tests/rubric.json"]))
         probe_files = probe_code_digests()
-        if draft.has_task_probes:  # same digest as probe_code_digests gives a file: LF text
-            raw = self.store.get_bytes(self._ref(entries["tests/task_probes.py"]))
-            probe_files["task_probes.py"] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
-        if "tests/start_scene.json" in entries:
-            raw = self.store.get_bytes(self._ref(entries["tests/start_scene.json"]))
-            probe_files["start_scene.json"] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+        for name in ("task_probes.py", "start_scene.json"):  # the task's own verifier files, if any
+            if f"tests/{name}" in entries:  # same digest as probe_code_digests gives a file: LF text
+                raw = self.store.get_bytes(self._ref(entries[f"tests/{name}"]))
+                probe_files[name] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
         return scoring_verifier_basis(
             task=task, rubric=rubric, profile_ref=profile.ref(),
             renderer=renderer_version() if profile.uses_vl else None,

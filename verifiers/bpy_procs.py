@@ -389,18 +389,8 @@ class WarmProbe:
     def probe(self, blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
         probes = task_probes(rubric, probes)
         with self._lock:
-            if not self._running():
-                self._start()
-            if self.local:
-                answer = self._ask(blend, task, rubric, out, probes)
-                authored = {str(probes): probes} if probes else {}
-            else:
-                answer, authored = self._ask_sandboxed(Path(blend), task, rubric, probes)
-            self.jobs += 1
-            if not answer.get("ok"):
-                error = answer.get("error") or ""
-                raise _script_failure(error, authored) or BpyProcessError(
-                    f"probe of {blend} failed in the warm process:\n{error}")
+            answer = self._exchange(Path(blend), task, rubric, probes, "probe",
+                                    {"out": str(out) if self.local else "/tmp/report.json"})
             if self.local:
                 return json.loads(Path(out).read_text(encoding="utf-8"))
             report = answer["report"]
@@ -416,34 +406,41 @@ class WarmProbe:
         applied to ``blend`` in turn -- open, apply, probe in memory, re-open -- one row each
         (operator, applicable, why, criteria, error)."""
         probes = task_probes(rubric, probes)
-        start = Path(rubric).with_name(START_SCENE)
         with self._lock:
-            if not self._running():
-                self._start()
-            if self.local:
-                self._send({"cmd": "mutate", "blend": str(blend), "task": str(task), "rubric": str(rubric),
-                            "probes": str(probes) if probes else None, "operators": operators,
-                            "start_scene": str(start) if start.is_file() else None})
-                answer, authored = self._read_reply(self.timeout), ({str(probes): probes} if probes else {})
-            else:
-                folder = self._task_folder(task, rubric, probes)
-                delivery = f"/tests/delivery/{Path(blend).name}"
-                if Path(blend).is_file():
-                    self._call(self._server.add_inputs({delivery: Path(blend)}))
-                try:
-                    self._send({"cmd": "mutate", "blend": delivery, "task": f"{folder}/task.json",
-                                "rubric": f"{folder}/rubric.json", "operators": operators})
-                    answer = self._read_reply(self.timeout)
-                finally:
-                    if self._server is not None:
-                        self._server.discard("/tests/delivery")
-                authored = {f"{folder}/{TASK_PROBES}": probes} if probes else {}
-            self.jobs += 1
-            if not answer.get("ok"):
-                error = answer.get("error") or ""
-                raise _script_failure(error, authored) or BpyProcessError(
-                    f"mutation testing of {blend} failed in the warm process:\n{error}")
+            answer = self._exchange(Path(blend), task, rubric, probes, "mutation testing",
+                                    {"cmd": "mutate", "operators": operators})
             return answer["mutations"]
+
+    def _exchange(self, blend: Path, task: Path, rubric: Path, probes: Path | None, what: str,
+                  job: dict) -> dict:
+        """Send one job about ``blend`` (with the task's files; sandboxed, copied in first, the
+        delivery removed after) and read its answer; a failed answer raises ``ScriptFailed``
+        when the task's own probes raised, else ``BpyProcessError``.  Caller holds the lock."""
+        if not self._running():
+            self._start()
+        if self.local:
+            self._send({"blend": str(blend), "task": str(task), "rubric": str(rubric),
+                        "probes": str(probes) if probes else None, **job})
+            answer, authored = self._read_reply(self.timeout), ({str(probes): probes} if probes else {})
+        else:
+            folder = self._task_folder(task, rubric, probes)
+            delivery = f"/tests/delivery/{blend.name}"
+            if blend.is_file():
+                self._call(self._server.add_inputs({delivery: blend}))
+            try:
+                self._send({"blend": delivery, "task": f"{folder}/task.json", "rubric": f"{folder}/rubric.json",
+                            **job})
+                answer = self._read_reply(self.timeout)
+            finally:
+                if self._server is not None:
+                    self._server.discard("/tests/delivery")
+            authored = {f"{folder}/{TASK_PROBES}": probes} if probes else {}
+        self.jobs += 1
+        if not answer.get("ok"):
+            error = answer.get("error") or ""
+            raise _script_failure(error, authored) or BpyProcessError(
+                f"{what} of {blend} failed in the warm process:\n{error}")
+        return answer
 
     def _task_folder(self, task: Path, rubric: Path, probes: Path | None) -> str:
         """The sandbox folder holding this task's verifier files (by content: a changed file is
@@ -459,26 +456,6 @@ class WarmProbe:
             self._call(self._server.add_inputs({f"{folder}/{name}": Path(p) for name, p in files.items()}))
             self._task_dirs.add(folder)
         return folder
-
-    def _ask(self, blend, task, rubric, out, probes) -> dict:
-        self._send({"blend": str(blend), "task": str(task), "rubric": str(rubric), "out": str(out),
-                    "probes": str(probes) if probes else None})
-        return self._read_reply(self.timeout)
-
-    def _ask_sandboxed(self, blend: Path, task: Path, rubric: Path, probes: Path | None
-                       ) -> tuple[dict, dict[str, Path]]:
-        folder = self._task_folder(task, rubric, probes)
-        delivery = f"/tests/delivery/{blend.name}"
-        if blend.is_file():
-            self._call(self._server.add_inputs({delivery: blend}))
-        try:
-            self._send({"blend": delivery, "task": f"{folder}/task.json",
-                        "rubric": f"{folder}/rubric.json", "out": "/tmp/report.json"})
-            answer = self._read_reply(self.timeout)
-        finally:
-            if self._server is not None:
-                self._server.discard("/tests/delivery")
-        return answer, ({f"{folder}/{TASK_PROBES}": probes} if probes else {})
 
     def _kill(self) -> None:
         if self._server is not None:

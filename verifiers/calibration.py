@@ -49,7 +49,7 @@ from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
 from verifiers.bpy_procs import ScriptFailed
 from verifiers.evidence import Evidence, EvidenceCache, sha256_file
-from verifiers.mutation_testing import GraderGameable, allowed_operators, gaming_table, mutation_table
+from verifiers.mutation_testing import allowed_operators, gaming_table, mutation_table
 from verifiers.profiles import ScoringProfile, profile_of_task, score_record
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 from verifiers.vl import VLResult
@@ -139,16 +139,6 @@ class CalibrationResult:
         if not self.passed:
             misses = [f"{k}: {m}" for k, v in self.verdicts.items() for m in v.misses]
             raise CalibrationFailed(f"calibration of {self.task_id} failed: " + "; ".join(misses))
-
-    def require_ungameable(self) -> None:
-        """Raise ``GraderGameable`` naming every operator some profile's grader did not kill and
-        every gaming sample it did not refuse."""
-        survivors = sorted({s for sec in self.report["profiles"].values()
-                            for s in (sec.get("mutations") or {}).get("survivors", [])}
-                           | {g["sample"] for sec in self.report["profiles"].values()
-                              for g in (sec.get("gaming") or {}).get("samples", []) if not g["refused"]})
-        if survivors:
-            raise GraderGameable(self.task_id, survivors)
 
 
 EPS = 1e-9  # float slack on the bound and margin comparisons

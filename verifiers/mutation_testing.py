@@ -43,14 +43,6 @@ PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,
               "judge": {"id": "assumed-perfect", "kind": "mutation-testing"}}
 
 
-class GraderGameable(Exception):
-    """Applicable gaming operators survived the grader: the task version must not be frozen."""
-
-    def __init__(self, task_id: str, survivors: Sequence[str]):
-        self.task_id, self.survivors = task_id, list(survivors)
-        super().__init__(f"grader of {task_id} is gameable: operators not killed: {', '.join(survivors)}")
-
-
 def allowed_operators(task: Mapping) -> dict[str, str]:
     """{operator: reason} from ``task.json`` ``mutation_allowed``."""
     return {a["operator"]: a["reason"] for a in task.get("mutation_allowed") or []}

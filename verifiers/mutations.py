@@ -17,9 +17,9 @@ sandbox (``bpy_procs.WarmProbe``), no sibling imports beyond the probe's own.
 
 from __future__ import annotations
 
-import json
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -27,6 +27,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+from bpy_extras import anim_utils  # noqa: E402
 from mathutils import Matrix, Vector  # noqa: E402
 
 import probes_scene  # noqa: E402
@@ -80,11 +81,15 @@ class Context:
     def start_objects(self) -> dict:
         return (self.baseline or {}).get("objects", {})
 
-    def parts(self) -> list[bpy.types.Object]:
-        """Render-visible geometry the rubric names, or that the delivery made or changed."""
+    @cached_property
+    def delivered(self) -> dict:
+        """The delivery's snapshot objects, taken once, before an operator changes anything."""
+        return probes_scene.snapshot(self.scene)["objects"] if self.baseline is not None else {}
+
+    @cached_property
+    def _parts(self) -> list[bpy.types.Object]:
         rendered = render_visible_names(self.scene)
-        start = self.start_objects()
-        now = probes_scene.snapshot(self.scene)["objects"] if self.baseline is not None else {}
+        start, now = self.start_objects(), self.delivered
         out = []
         for obj in self.scene.objects:
             if obj.type not in GEOMETRY_TYPES or obj.name not in rendered:
@@ -94,6 +99,11 @@ class Context:
             if self.baseline is None or obj.name in self.named or changed:
                 out.append(obj)
         return sorted(out, key=lambda o: o.name)
+
+    def parts(self) -> list[bpy.types.Object]:
+        """Render-visible geometry the rubric names, or that the delivery made or changed
+        (decided once, on the delivery as opened)."""
+        return list(self._parts)
 
     def mesh_parts(self) -> list[bpy.types.Object]:
         return [o for o in self.parts() if o.type == "MESH"]
@@ -107,7 +117,7 @@ class Context:
         before = self.start_objects().get(obj.name)
         if before is None:
             return False
-        now = probes_scene.snapshot(self.scene)["objects"].get(obj.name)
+        now = self.delivered.get(obj.name)
         return now is not None and {k: now.get(k) for k in ("matrix_world", "camera", "light")} == \
             {k: before.get(k) for k in ("matrix_world", "camera", "light")}
 
@@ -201,19 +211,10 @@ def _animated(ctx: Context) -> list[bpy.types.Object]:
 
 
 def _fcurves(anim) -> list:
-    """F-curves of the active action (Blender 5 layered actions: through the action's slot)."""
-    action = anim.action
-    if action is None:
-        return []
-    if hasattr(action, "layers") and action.layers:
-        out = []
-        for layer in action.layers:
-            for strip in layer.strips:
-                bag = strip.channelbag(anim.action_slot) if anim.action_slot else None
-                if bag is not None:
-                    out.extend(bag.fcurves)
-        return out
-    return list(getattr(action, "fcurves", []))
+    """F-curves of the active action's slot (Blender 5 layered actions)."""
+    bag = anim_utils.action_get_channelbag_for_slot(anim.action, anim.action_slot) \
+        if anim.action and anim.action_slot else None
+    return list(bag.fcurves) if bag else []
 
 
 # --- geometry ----------------------------------------------------------------------------------
@@ -550,10 +551,6 @@ def render_override(ctx: Context) -> None:
 # --- running -----------------------------------------------------------------------------------
 
 
-def catalogue() -> list[dict]:
-    return [{"operator": op.name, "doc": op.doc} for op in OPERATORS.values()]
-
-
 def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: Callable[[], list[dict]],
         operators: list[str] | None = None) -> list[dict]:
     """For each operator: open ``blend`` (the revert), decide applicability, apply, and
@@ -580,7 +577,3 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
                 row["error"] = traceback.format_exc(limit=4)
         rows.append(row)
     return rows
-
-
-if __name__ == "__main__":
-    print(json.dumps(catalogue(), indent=2))

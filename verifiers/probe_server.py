@@ -66,8 +66,7 @@ def mutate(job: dict, started: float) -> dict:
         task = json.loads(Path(job["task"]).read_text(encoding="utf-8"))
         rubric = json.loads(Path(job["rubric"]).read_text(encoding="utf-8"))
         rule_probe.use_task_probes(Path(job["rubric"]), Path(job["probes"]) if job.get("probes") else None)
-        baseline = rule_probe.load_baseline(Path(job["rubric"]),
-                                            Path(job["start_scene"]) if job.get("start_scene") else None)
+        baseline = rule_probe.load_baseline(Path(job["rubric"]))  # start_scene.json beside it, if any
         plan = rule_probe.rule_plan(task, rubric)
         rows = mutations.run(Path(job["blend"]), task, rubric, baseline,
                              lambda: rule_probe.measure_open_scene(plan, baseline), job.get("operators"))
