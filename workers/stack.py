@@ -22,6 +22,23 @@ from workers.settings import PROJECT_ROOT, settings_from_env
 
 SEARCH_ATTRIBUTES = {"ArkevoStage": "Keyword", "ArkevoSeedId": "Keyword"}
 POOLS = ("control", "cpu", "gpu", "llm")
+GPU_CONCURRENCY_ENV = "ARKEVO_GPU_CONCURRENCY"
+
+
+def local_gpu_concurrency(environ=os.environ, cpus: int | None = None) -> int:
+    """The gpu worker's activity slots when the whole stack shares one machine: two per core.
+    Its activities are Blender in the sandbox, CPU-bound except for process start-up
+    handshakes and file transfers: at one per core a fifth of the CPU stays idle, at two per
+    core a batch of trials takes 0.81x the time (bench/gpu_slots.py, docs/performance.md).
+    Capped at the sandbox's slots; `ARKEVO_GPU_CONCURRENCY` overrides."""
+    from sandbox.isolation.settings import SandboxSettings
+
+    value = environ.get(GPU_CONCURRENCY_ENV)
+    if value:
+        if not value.isdigit() or int(value) < 1:
+            raise SystemExit(f"{GPU_CONCURRENCY_ENV}={value!r}: expected a positive integer")
+        return int(value)
+    return min(2 * (cpus or os.cpu_count() or 1), SandboxSettings.model_fields["slots"].default)
 
 
 def temporal_bin() -> str:
@@ -87,7 +104,10 @@ class Stack:
         env = {"ARKEVO_TEMPORAL_ADDRESS": self.address, "ARKEVO_VAR": str(self.var)}
         for pool in POOLS:
             if not self._alive(f"worker-{pool}"):
-                pid = self._spawn(f"worker-{pool}", [sys.executable, "-m", "workers", pool], env)
+                argv = [sys.executable, "-m", "workers", pool]
+                if pool == "gpu":
+                    argv += ["--concurrency", str(local_gpu_concurrency())]
+                pid = self._spawn(f"worker-{pool}", argv, env)
                 print(f"worker {pool} started (pid {pid}, log {self.log_dir / f'worker-{pool}.log'})")
         time.sleep(1.0)
         dead = [p for p in POOLS if not self._alive(f"worker-{p}")]

@@ -100,7 +100,8 @@ class TaskProduction:
         pilot = await self._stage("04-trial-solves", TrialSolvesWorkflow.run,
                                   TrialSolvesInput(authoring, run.pilot_policies))
         self._progress["pilot_findings"] = pilot.findings
-        self._count_failures(pilot.trials)
+        # Only the pilot's own trials: the ones it carried from stage 03 are counted there.
+        self._count_failures([t for t in pilot.trials if t.stage == "pilot"])
 
         frozen = await self._stage("05-review", ReviewWorkflow.run, ReviewInput(
             authoring, pilot, run.reference_min, run.margin, run.pipeline_ref))

@@ -1,5 +1,10 @@
 """04 trial solves: a pilot of solver configurations tries the task; what looks wrong
-(verifier disagreement, trivial task) becomes a finding for review."""
+(verifier disagreement, trivial task) becomes a finding for review.
+
+The scripted `oracle` and `nop` were already graded on this very package in stage 03 (the
+reference deliverable and the input baseline, same trial path and grading): a pilot that names
+them carries those outcomes instead of running the same scripts again. Every other policy (a
+model, a registry config, a script) is a new trial."""
 
 import asyncio
 
@@ -13,6 +18,10 @@ with workflow.unsafe.imports_passed_through():
                                     TrialSolvesResult)
     from workflows.activity_options import CPU
     from workflows.trial_calls import grade_trial_reporting
+
+
+# Policies whose stage-03 outcome on the same package is the pilot's outcome.
+GRADED_IN_AUTHORING = {"oracle": "reference_trial", "nop": "input_trial"}
 
 
 def pilot_findings(outcomes) -> list[str]:
@@ -32,11 +41,16 @@ class TrialSolvesWorkflow:
     @workflow.run
     async def run(self, req: TrialSolvesInput) -> TrialSolvesResult:
         wid, auth = workflow.info().workflow_id, req.authoring
-        outcomes = await asyncio.gather(*(
-            grade_trial_reporting(
-                TrialRequest(auth.task_package, auth.identity, p, f"{wid}/{p}", "pilot"), auth.grading)
-            for p in req.policies
-        ))
+        carried = GRADED_IN_AUTHORING if workflow.patched("pilot-carries-stage-03-trials") else {}
+
+        async def pilot(policy: str):
+            if policy in carried:
+                return getattr(auth, carried[policy])
+            return await grade_trial_reporting(
+                TrialRequest(auth.task_package, auth.identity, policy, f"{wid}/{policy}", "pilot"),
+                auth.grading)
+
+        outcomes = await asyncio.gather(*(pilot(p) for p in req.policies))
         findings = pilot_findings(outcomes)
         record = await workflow.execute_activity_method(
             EvaluationActivities.write_pilot_record,

@@ -115,10 +115,12 @@ async def test_robot_carry_through_all_stages(temporal_env, workers, settings, t
     children = [c async for c in temporal_env.client.list_workflows(f"WorkflowId STARTS_WITH '{wid}.'")]
     stages = sorted(c.id for c in children if "/" not in c.id)
     assert stages == sorted(f"{wid}.{s}" for s in STAGES)
-    # kuka-80-20 weights VL: every trial had its VL grading child (baseline, reference, 2 pilot,
-    # 2 calibration samples, 6 evaluation trials; gaming samples are judged without VL)
+    # kuka-80-20 weights VL: every trial had its VL grading child (baseline, reference,
+    # 2 calibration samples, 6 evaluation trials; the pilot's oracle and nop are the baseline
+    # and reference, carried; gaming samples are judged without VL)
     vl = [c.id for c in children if c.id.endswith(".vl")]
-    assert len(vl) == 2 + 2 + 2 + 6, vl
+    assert len(vl) == 2 + 2 + 6, vl
+    assert not any(".04-trial-solves" in c for c in vl), vl
     review_site_of_the_publication(settings, result, tmp_path)
 
 

@@ -132,8 +132,9 @@ async def test_repair_round_then_accept_publishes_with_the_authoring_record(mock
     assert fakes.feedback_seen[0] == []
     assert fakes.feedback_seen[1][0]["sample"] == "defect:a"  # round 1's finding, structured
     # round 1 and 2 each graded reference, input and defect:a; review (05) judged round 2's
-    # graded samples again without running any: 2 x 3 trials + pilot 2 + evaluation 4
-    assert fakes.calls["run_trial"] == 2 * 3 + 2 + 4
+    # graded samples again without running any; the pilot (04) carries round 2's oracle and
+    # nop: 2 x 3 trials + evaluation 4
+    assert fakes.calls["run_trial"] == 2 * 3 + 4
     assert fakes.round_of_calibration == [1, 2, 2]
     assert fakes.record.outcome == "authored" and [r["verdict"] for r in fakes.record.rounds] == [
         "check_failed", "accept"]
@@ -150,7 +151,7 @@ async def test_admission_findings_skip_the_trials_and_go_back_to_the_author(mock
     assert result.task_version == "v1-abc"
     assert fakes.feedback_seen[1] == [{"check": "ledger", "file": "draft/ledger.json",
                                        "message": "REQ-X has no ledger entry"}]
-    assert fakes.calls["run_trial"] == 3 + 2 + 4  # round 2 only, then pilot and evaluation
+    assert fakes.calls["run_trial"] == 3 + 4  # round 2 only (the pilot carries it), then evaluation
 
 
 async def test_revise_gives_one_more_round_with_the_reviewers_reasons(mocked_env):

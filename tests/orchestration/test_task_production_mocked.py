@@ -33,7 +33,7 @@ from contracts.payloads import (AdmissionInput, AdmissionResult, AssembledPackag
                                 ProductionResult, PublicationResult, PublishInput,
                                 RenderedEvidence, RenderEvidenceInput, ReportInput, RunPlan,
                                 ScoreTrialInput, TaskIdentity, TaskProductionInput, TrialFailure,
-                                TrialOutcome, TrialRequest, VLJudgeOutcome, VLJudgeRequest,
+                                TrialOutcome, TrialRequest, TrialSolvesResult, VLJudgeOutcome, VLJudgeRequest,
                                 WorkspaceBuild, BuildWorkspaceInput)
 from tests.conftest import TEMPORAL_BIN, free_port
 from workers.pools import WORKFLOWS
@@ -53,8 +53,10 @@ class Fakes:
     a solver failure), "infra" (the sandbox never started: raised), "author" (the script raised)."""
 
     def __init__(self, profile: str = "blender-70-30", behaviour: dict | None = None,
-                 pending: list[PrivacyPending] | None = None, survivors: list[str] | None = None):
+                 pending: list[PrivacyPending] | None = None, survivors: list[str] | None = None,
+                 pilot: list[str] | None = None):
         self.profile = profile
+        self.pilot = pilot or ["oracle", "nop"]  # stage 04's policies
         self.survivors = survivors or []  # gaming operators the grader does not kill
         self.behaviour = {"oracle": "ok", "nop": "ok", **(behaviour or {})}
         self.calls: Counter[str] = Counter()
@@ -83,7 +85,7 @@ class Fakes:
             draft = DraftPlan("demo-task", "instruction.md", [], "MOD-01", "PRF-3DART",
                               {"profile_id": fakes.profile, "profile_version": "1"},
                               fakes.grading().verification, False, samples)
-            run = RunPlan(["oracle", "nop"], ["oracle", "nop"], 2, 0.9, 0.2, "image-metric",
+            run = RunPlan(list(fakes.pilot), ["oracle", "nop"], 2, 0.9, 0.2, "image-metric",
                           {"pipeline_id": "p", "pipeline_version": "1", "pipeline_digest": "d" * 64})
             return AdmissionResult("demo-seed", "demo-task", ref("seed"), ref("admission"), 1,
                                    "materials/build.py", "from_scratch", run, draft)
@@ -232,8 +234,9 @@ async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
     wid = "task-production"  # also the recorded histories' id (test_replay.py)
     result, progress = await produce(mocked_env, fakes, wid)
     assert result.task_version == "v1-abc" and result.publication.publication_id == "demo-task-r1"
-    # trials: baseline + reference (03), 2 pilot (04), 1 defect (05), 2 configs x k=2 (06)
-    assert fakes.calls["run_trial"] == 2 + 2 + 1 + 4
+    # trials: baseline + reference (03), none in the pilot (04: its oracle and nop are stage
+    # 03's, carried), 1 defect (05), 2 configs x k=2 (06)
+    assert fakes.calls["run_trial"] == 2 + 1 + 4
     assert fakes.calls["score_trial"] == fakes.calls["run_trial"]  # every trial scored by profile
     assert fakes.calls["judge_vl"] == fakes.calls["run_trial"]  # ... with its VL judgement
     assert fakes.calls["render_evidence"] == fakes.calls["run_trial"] + 1  # + the reference's
@@ -251,6 +254,21 @@ async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
     assert children == [f"{wid}.{s}" for s in ("02-admission", "03-authoring", "04-trial-solves",
                                                 "05-review", "06-evaluation", "07-packaging")]
     await record_history(mocked_env, wid)
+
+
+async def test_pilot_carries_the_scripted_trials_of_stage_03_and_runs_every_other_policy(mocked_env):
+    fakes = Fakes("blender-70-30", pilot=["oracle", "nop", "llm"])
+    wid = "mocked-pilot"
+    await produce(mocked_env, fakes, wid)
+    pilot = await mocked_env.client.get_workflow_handle(
+        f"{wid}.04-trial-solves", result_type=TrialSolvesResult).result()
+    assert [(t.policy, t.stage, t.trial_id) for t in pilot.trials] == [
+        ("oracle", "authoring", f"{wid}.03-authoring/reference"),
+        ("nop", "authoring", f"{wid}.03-authoring/input-baseline"),
+        ("llm", "pilot", f"{wid}.04-trial-solves/llm")]
+    assert all(t.reward is not None for t in pilot.trials)  # graded, carried or not
+    # baseline + reference (03), the llm pilot (04), 1 defect (05), 2 configs x k=2 (06)
+    assert fakes.calls["run_trial"] == 2 + 1 + 1 + 4
 
 
 async def test_a_gameable_grader_is_refused_at_review_by_name_and_nothing_is_published(mocked_env):
@@ -281,8 +299,9 @@ async def test_solver_failures_are_graded_attempts_counted_by_kind(mocked_env):
     nop = next(m for m in result.metrics if m.config == "nop")
     assert nop.scored == 2 and nop.exceptions == 0 and nop.avg_at_k == 0.0 and nop.pass_at_k == 0.0
     assert nop.failures["solver"] == 2
-    # pilot nop + baseline nop + eval nop x2 (the input sample reuses the baseline)
-    assert result.failures["solver"] == 4 and progress["failures"]["solver"] == 4
+    # baseline nop + eval nop x2 (the pilot's nop and the input sample are the baseline: one
+    # attempt, counted once)
+    assert result.failures["solver"] == 3 and progress["failures"]["solver"] == 3
 
 
 async def test_infra_failures_are_reported_apart_and_never_scored(mocked_env):
