@@ -13,6 +13,7 @@ from temporalio.exceptions import ApplicationError
 from activities.policies import policy_from_name
 from activities.store import ContentStore
 from campaigns.records import outcome_record
+from campaigns.statistics import task_score
 from contracts.digests import canonical_json_bytes
 from contracts.payloads import (FAILURE_KINDS, BlobRef, ConfigMetrics, EvaluationResult,
                                 PilotRecordInput, PlanInput, ReportInput, TrialOutcome,
@@ -21,15 +22,17 @@ from contracts.validation import build_document
 
 def config_metrics(config: str, k: int, outcomes: list[TrialOutcome],
                    input_reward: float | None) -> ConfigMetrics:
-    """avg@k: mean reward of the scored attempts; pass@k: 1 if any attempt succeeded. A solver
-    failure is a scored attempt (its delivery as it stands); an infra exception is not."""
+    """avg@k and pass@k as campaigns define them (`campaigns.statistics.task_score`, the one
+    definition): avg@k the mean reward of the scored attempts; pass@k 1 if a scored attempt
+    succeeded, 0 only when all k were scored and none did, else undetermined (None): an attempt
+    lost to infrastructure might have passed. A solver failure is a scored attempt (its
+    delivery as it stands); an infra exception is not."""
     mine = [o for o in outcomes if o.policy == config]
-    scored = [o for o in mine if o.exception is None and o.reward is not None]
-    avg = sum(o.reward for o in scored) / len(scored) if scored else None
-    passed = float(any(o.success for o in scored)) if scored else None
-    delta = avg - input_reward if avg is not None and input_reward is not None else None
-    return ConfigMetrics(config, k, len(scored), len(mine) - len(scored), avg, passed, delta,
-                         failure_counts(mine))
+    rewards = [o.reward if o.exception is None else None for o in mine]
+    score = task_score(rewards, [o.success for o in mine], max(k, len(mine)))
+    delta = score.avg - input_reward if score.avg is not None and input_reward is not None else None
+    return ConfigMetrics(config, k, score.scored, len(mine) - score.scored, score.avg, score.passed,
+                         delta, failure_counts(mine))
 
 
 class EvaluationActivities:

@@ -209,3 +209,15 @@ async def assemble_seed(store, seed_dir: Path, vl_judge: str = "image-metric"):
     build = await authoring.build_workspace(
         BuildWorkspaceInput(tree, checked.reference_project, checked.manifest.start_mode))
     return authoring.assemble_task_package(AssembleInput(tree, build, draft, vl_judge))
+
+
+async def activity_attempts(client, workflow_id_prefix: str) -> list[int]:
+    """The attempt number of every activity that the workflows whose id starts with the prefix
+    started, from their histories: "no retry" read from events, never from how long a run took
+    on a loaded machine."""
+    attempts = []
+    async for run in client.list_workflows(f"WorkflowId STARTS_WITH '{workflow_id_prefix}'"):
+        history = await client.get_workflow_handle(run.id, run_id=run.run_id).fetch_history()
+        attempts += [e.activity_task_started_event_attributes.attempt for e in history.events
+                     if e.HasField("activity_task_started_event_attributes")]
+    return attempts

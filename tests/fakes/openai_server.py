@@ -38,6 +38,9 @@ class Reply:
     body: dict[str, Any] | str = field(default_factory=dict)
     headers: dict[str, str] = field(default_factory=dict)
     delay_sec: float = 0.0  # wait before answering (a slow or hanging endpoint)
+    # Answer only once every party of the barrier has a request in flight (proves a client
+    # asks in parallel by events, not by timing); a barrier that never fills answers 504.
+    together: threading.Barrier | None = None
 
 
 @dataclass
@@ -85,6 +88,11 @@ def slow(reply: Reply, seconds: float) -> Reply:
     return reply
 
 
+def together(reply: Reply, barrier: threading.Barrier) -> Reply:
+    reply.together = barrier
+    return reply
+
+
 def error(status: int, retry_after: str | None = None, message: str = "fake error") -> Reply:
     headers = {"Retry-After": retry_after} if retry_after is not None else {}
     return Reply(status=status, body={"error": {"message": message, "type": "fake"}}, headers=headers)
@@ -115,6 +123,11 @@ class FakeOpenAIServer:
                                                      time.monotonic()))
                 if reply.delay_sec and fake._stopping.wait(reply.delay_sec):
                     return  # server stopping: drop the connection unanswered
+                if reply.together is not None:
+                    try:
+                        reply.together.wait(timeout=30)
+                    except threading.BrokenBarrierError:
+                        reply = error(504, message="fake server: the other requests never came")
                 payload = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
                 data = payload.encode("utf-8")
                 self.send_response(reply.status)

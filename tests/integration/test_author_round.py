@@ -10,7 +10,6 @@ Blender on the reference scene. The loop's file tools are also tested without Bl
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import pytest
@@ -156,10 +155,8 @@ async def test_no_author_endpoint_fails_fast(tmp_path, monkeypatch):
     dummy = BlobRef("missing", "0" * 64, 0)  # never read: the endpoint is resolved first
     req = AuthorRoundInput("table-model", dummy, WorkspaceBuild(dummy, dummy), 1, None, [])
     activities = AuthorActivities(FilesystemStore(tmp_path / "store"))
-    started = time.monotonic()
-    with pytest.raises(ApplicationError) as caught:
+    with pytest.raises(ApplicationError) as caught:  # before reading anything (dummy refs)
         await activities.author_round(req)
-    assert time.monotonic() - started < 5
     assert caught.value.type == "ModelNotConfigured" and caught.value.non_retryable
     assert "ARKEVO_AUTHOR_BASE_URL" in str(caught.value)
     with pytest.raises(ApplicationError) as caught:

@@ -7,7 +7,6 @@ the workers call them."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -100,7 +99,6 @@ async def test_admission_stops_a_planted_key_before_anything_is_stored(tmp_path,
     store = FilesystemStore(tmp_path / "store")
     store.put_bytes(b"already here")
     before = (store.count(), sorted(p.name for p in (tmp_path / "store").rglob("*")))
-    started = time.monotonic()
     with pytest.raises(ApplicationError) as raised:
         AdmissionActivities(store, project_root).admit_seed(
             AdmissionInput(str(seed), "2026-01-31T12:00:00Z"))
@@ -110,7 +108,6 @@ async def test_admission_stops_a_planted_key_before_anything_is_stored(tmp_path,
                              "rule aws-access-key-id (secret) AKIA…")
     assert KEY not in str(error.details)
     assert (store.count(), sorted(p.name for p in (tmp_path / "store").rglob("*"))) == before
-    assert time.monotonic() - started < 5
 
 
 BUILD_TIME_NOTE = """

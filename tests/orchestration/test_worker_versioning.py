@@ -227,10 +227,8 @@ async def test_versioned_pools_get_work_once_promoted_pinned_or_auto_upgrade_per
 
 async def test_promote_fails_with_the_reason_when_the_version_never_polls(env):
     missing = WorkerDeploymentVersion(DEPLOYMENT, "no-such-build")
-    started = time.monotonic()
-    with pytest.raises(PromoteError) as e:
+    with pytest.raises(PromoteError) as e:  # gives up after its timeout, saying so
         await promote(env.client, missing, timeout=1, interval=0.3)
-    assert time.monotonic() - started < 5
     assert "not made current within 1s" in str(e.value) and "does not exist yet" in str(e.value)
 
     target = env.client.service_client.config.target_host
@@ -309,9 +307,10 @@ def test_each_pool_has_its_graceful_timeout_and_the_variable_overrides_it(monkey
             pool_options("gpu")
 
 
-async def _stop_gpu_worker_during_a_trial(env, wid: str, trial_seconds: float) -> tuple[object, float]:
+async def _stop_gpu_worker_during_a_trial(env, wid: str, trial_seconds: float):
     """Start a GraceTrial on a gpu worker with the gpu pool's options, stop that worker (what
-    SIGTERM does) 0.4 s into the activity; return the workflow handle and how long the stop took."""
+    SIGTERM does) 0.4 s into the activity; return the workflow handle. What the stop did is
+    read from the outcome and the history, never from how long it took (a loaded machine)."""
     gpu = Worker(env.client, task_queue=GRACE_GPU, activities=[fake_trial], **pool_options("gpu"))
     running = asyncio.create_task(gpu.run())
     handle = await env.client.start_workflow(GraceTrial.run, trial_seconds, id=wid, task_queue=GRACE_CONTROL)
@@ -321,11 +320,9 @@ async def _stop_gpu_worker_during_a_trial(env, wid: str, trial_seconds: float) -
             break
         await asyncio.sleep(0.05)
     await asyncio.sleep(0.4)
-    begun = time.monotonic()
     await gpu.shutdown()
-    took = time.monotonic() - begun
     await running
-    return handle, took
+    return handle
 
 
 async def test_a_stopping_worker_lets_a_running_trial_deliver_or_hands_it_over(env, monkeypatch):
@@ -334,14 +331,12 @@ async def test_a_stopping_worker_lets_a_running_trial_deliver_or_hands_it_over(e
     async with Worker(env.client, task_queue=GRACE_CONTROL, workflows=[GraceTrial], **pool_options("control")):
         # Within the graceful timeout: the stop waits for the trial, whose result is delivered.
         monkeypatch.setenv("ARKEVO_GRACEFUL_SHUTDOWN_SEC", "5")
-        handle, took = await _stop_gpu_worker_during_a_trial(env, "grace-finishes", 1.5)
-        assert 0.5 < took < 4.5
-        assert await asyncio.wait_for(handle.result(), 10) == "attempt 1 done"
+        handle = await _stop_gpu_worker_during_a_trial(env, "grace-finishes", 1.5)
+        assert await asyncio.wait_for(handle.result(), 10) == "attempt 1 done"  # the stop waited
 
         # Past it: cancelled as WorkerShutdown, retried on the next gpu worker with its heartbeat.
         monkeypatch.setenv("ARKEVO_GRACEFUL_SHUTDOWN_SEC", "0.5")
-        handle, took = await _stop_gpu_worker_during_a_trial(env, "grace-hands-over", 30)
-        assert took < 3
+        handle = await _stop_gpu_worker_during_a_trial(env, "grace-hands-over", 30)
         async with Worker(env.client, task_queue=GRACE_GPU, activities=[fake_trial], **pool_options("gpu")):
             result = await asyncio.wait_for(handle.result(), 15)
         assert result.startswith("attempt 2 after a heartbeat at ")

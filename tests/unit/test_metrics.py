@@ -31,6 +31,26 @@ def test_infra_exception_is_reported_not_scored_zero():
     assert (m.scored, m.exceptions) == (1, 1)
 
 
+CRASHED = {"type": "BlenderProcessError", "message": "crashed"}
+
+
+@pytest.mark.parametrize("attempts,expected", [
+    ([(0.8, True), (None, None)], 1.0),  # one scored attempt passed: passed, whatever the other
+    ([(0.2, False), (0.3, False), (None, None)], None),  # the lost one might have passed
+    ([(0.2, False), (0.3, False)], None),  # k=3 planned, only 2 recorded: undetermined too
+    ([(0.2, False), (0.3, False), (0.1, False)], 0.0),  # all k scored, none passed
+])
+def test_pass_at_k_is_campaigns_definition_with_missing_attempts(attempts, expected):
+    """Stage 06 and campaign reports give one pass@k: undetermined, never 0, while an attempt
+    that might have passed is missing."""
+    from campaigns.statistics import task_score
+
+    outs = [outcome("a", r, s, None if r is not None else CRASHED) for r, s in attempts]
+    m = config_metrics("a", 3, outs, input_reward=0.0)
+    assert m.pass_at_k == expected
+    assert m.pass_at_k == task_score([r for r, _ in attempts], [s for _, s in attempts], 3).passed
+
+
 def test_all_attempts_broken_gives_no_metric():
     outs = [outcome("a", None, None, {"type": "X", "message": "y"})]
     m = config_metrics("a", 1, outs, input_reward=0.3)
