@@ -9,7 +9,7 @@ venv:
 	@bash scripts/bootstrap.sh
 
 demo: venv
-	@$(PY) -m workers.demo
+	@$(PY) -m cli.demo
 
 # The deploy tests need a Docker engine: the set-up installs and starts one where it can, and
 # where it cannot they skip, saying why.

@@ -13,13 +13,14 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.errors import invalid_seed
+from contracts.errors import invalid_seed
 from activities.policies import policy_from_name
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.digests import load_pipeline_config, pipeline_ref
 from contracts.payloads import (AdmissionInput, AdmissionResult, CalibrationSample, DraftPlan,
                                 PipelineDefaults, ProductionOptions, RunPlan)
-from contracts.seed_check import CheckedSeed, check_seed_dir
+from contracts.seed_check import CheckedSeed
+from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError
 from drafting.ledger import check_ledger
 from privacy.checkpoints import check_admission

@@ -23,10 +23,10 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import SANDBOX_REQUIRED
+from contracts.errors import SANDBOX_REQUIRED
 from activities.model_calls import model_session, resolve
 from modelapi.retry import SessionRetry
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.payloads import AuthorRoundInput, AuthorRoundResult, EndpointCheckInput
 from drafting.author_agent import AuthorSession
 from drafting.authoring_sandbox import authoring_sandbox

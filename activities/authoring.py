@@ -21,9 +21,9 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
-from activities.errors import author_script_failed
-from activities.store import ContentStore
+from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
+from contracts.errors import author_script_failed
+from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import (AssembledPackage, AssembleInput, BlobRef, BuildWorkspaceInput,
                                 GradingSpec, TaskIdentity, WorkspaceBuild)
@@ -33,7 +33,7 @@ from verifiers.evidence import renderer_version
 from verifiers.profiles import get_profile
 from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
                                verifier_version_from)
-from workers import telemetry
+from observability import telemetry
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
 BUILD_TIMEOUT_SEC = 600

@@ -17,9 +17,9 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.policies import policy_from_solver
-from activities.errors import (CAMPAIGN_PLAN_CONFLICT, DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES,
+from contracts.errors import (CAMPAIGN_PLAN_CONFLICT, DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES,
                                INVALID_CAMPAIGN, INVALID_RECOVERY)
-from activities.store import ContentStore
+from storage.content import ContentStore
 from campaigns.layout import CAMPAIGN_ID, CampaignKeys, trial_id
 from campaigns.records import failure_of, is_infra, jsonl, read_jsonl, record_bytes, record_sha256, trial_record
 from campaigns.report import cost_sum, figures, render_markdown

@@ -14,7 +14,7 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
+from contracts.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
                                INVALID_DATASET_SPEC)
 from contracts.digests import sha256_hex
 from contracts.payloads import (DatasetPlan, DatasetSeed, OpenRevisionInput, ProductionOptions,

@@ -20,8 +20,8 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.model_calls import ReplyInvalid, ask_json, model_session, store_transcript
-from activities.errors import DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK
-from activities.store import ContentStore
+from contracts.errors import DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK
+from storage.content import ContentStore
 from contracts.payloads import (BlobRef, CandidateRequest, CandidateSet, DerivationRecordInput,
                                 NoveltyInput, NoveltyVerdict, SeedCandidate, SourceTask,
                                 TaskPattern, WriteSeedInput)

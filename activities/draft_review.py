@@ -9,9 +9,9 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import REVIEWER_REPLY_INVALID
+from contracts.errors import REVIEWER_REPLY_INVALID
 from activities.model_calls import ReplyInvalid, ask_json, model_session, store_transcript
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.payloads import FinalReviewInput, FinalReviewVerdict
 from drafting.final_review import parse_verdict, review_facts, review_messages
 from modelapi.rate_budget import Budget

@@ -11,7 +11,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.policies import policy_from_name
-from activities.store import ContentStore
+from storage.content import ContentStore
 from campaigns.records import outcome_record
 from campaigns.statistics import task_score
 from contracts.digests import canonical_json_bytes

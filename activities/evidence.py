@@ -10,14 +10,14 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.blender.runner import HEARTBEAT_SECONDS
-from activities.store import ContentStore
+from blender.runner import HEARTBEAT_SECONDS
+from storage.content import ContentStore
 from activities.vl_judge import evidence_tree
 from contracts.payloads import RenderedEvidence, RenderEvidenceInput
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import RENDER_EVIDENCE
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec
-from workers import telemetry
+from observability import telemetry
 
 
 class EvidenceActivities:

@@ -19,8 +19,8 @@ from harbor.models.task.config import (
     VerifierEnvironmentMode,
 )
 
-from activities.blender.runner import BLENDER_SCRIPTS
-from activities.store import ContentStore
+from blender.runner import BLENDER_SCRIPTS
+from storage.content import ContentStore
 from contracts.payloads import BlobRef, GradingSpec, TaskIdentity
 from verifiers.evidence import resolve_spec
 

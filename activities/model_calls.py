@@ -13,8 +13,8 @@ from typing import Any
 
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import MODEL_NOT_CONFIGURED, model_endpoint_error, model_not_configured
-from activities.store import ContentStore
+from contracts.errors import MODEL_NOT_CONFIGURED, model_endpoint_error, model_not_configured
+from storage.content import ContentStore
 from contracts.model_roles import ModelEndpoint, ModelNotConfigured, resolve_endpoint
 from contracts.payloads import BlobRef
 from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable

@@ -17,11 +17,12 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.admission import draft_plan
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.model_roles import load_registry
 from contracts.payloads import (AuthoringRecordInput, BlobRef, CalibrationFeedback, CheckDraftInput,
                                 DraftAdmission)
-from contracts.seed_check import CheckedSeed, check_seed_dir
+from contracts.seed_check import CheckedSeed
+from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError
 from drafting.feedback import Finding, from_calibration_report, from_contract_error
 from drafting.ledger import check_ledger

@@ -21,8 +21,8 @@ from pathlib import Path
 
 from temporalio import activity
 
-from activities.errors import author_script_failed
-from activities.store import ContentStore
+from contracts.errors import author_script_failed
+from storage.content import ContentStore
 from contracts.payloads import MutationInput, MutationRows, ref_dict
 from sandbox.script_run import ScriptIsolation
 from verifiers import bpy_procs

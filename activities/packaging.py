@@ -18,10 +18,10 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import (DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
+from contracts.errors import (DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
                                PUBLICATION_CONFLICT)
 from activities.harbor_task import write_harbor_task, write_packaged_grading
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import ExportScan, PrivacyPending, PublicationResult, PublishInput
 from contracts.validation import build_document

@@ -19,7 +19,7 @@ from pathlib import Path
 from temporalio import activity
 
 from activities.scoring import grade_record, profile_and_task
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, task_version_of
 from contracts.payloads import (BlobRef, CalibrationInput, CalibrationVerdict, FreezeInput,
                                 FrozenTask, GradingSpec, TrialOutcome, ref_dict)

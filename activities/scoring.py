@@ -13,7 +13,7 @@ import dataclasses
 
 from temporalio import activity
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.payloads import GradingSpec, ScoreTrialInput, TrialOutcome
 from verifiers.profiles import ScoringProfile, get_profile, score_record
 

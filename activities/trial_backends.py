@@ -31,8 +31,8 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
-from activities.errors import author_script_failed
+from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
+from contracts.errors import author_script_failed
 from activities.policies import Policy
 from contracts.payloads import TrialCost, TrialFailure
 

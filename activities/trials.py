@@ -24,10 +24,10 @@ import os
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import MODEL_NOT_CONFIGURED, invalid_draft
+from contracts.errors import MODEL_NOT_CONFIGURED, invalid_draft
 from activities.harbor_task import write_harbor_task
 from activities.policies import policy_for
-from activities.store import ContentStore
+from storage.content import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
 from contracts.payloads import (BlobRef, SolverEndpointCheckInput, TrialCost, TrialOutcome,
                                 TrialRequest)
@@ -36,7 +36,7 @@ from privacy.checkpoints import check_dispatch, unread_blends
 from privacy.policy import load_policy_for
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import LOCAL, ScriptIsolation
-from workers import telemetry
+from observability import telemetry
 
 # What scripted policies may read on the worker side; never uploaded to the solver sandbox.
 PRIVILEGED = ("solution/", "private/calibration/")

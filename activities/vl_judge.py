@@ -30,8 +30,8 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import model_endpoint_error
-from activities.store import ContentStore
+from contracts.errors import model_endpoint_error
+from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_hex
 from contracts.payloads import BlobRef, VLJudgeOutcome, VLJudgeRequest
 from modelapi.client import ModelEndpointError, ModelEndpointUnavailable
@@ -40,7 +40,7 @@ from modelapi.retry import activity_error
 from verifiers.evidence import Evidence
 from verifiers.vl import Answer, VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
 from verifiers.vl_model_judge import JudgeSettings, OpenAIVisionJudge
-from workers import telemetry
+from observability import telemetry
 
 HEARTBEAT_SECONDS = 10.0
 

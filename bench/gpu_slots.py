@@ -30,7 +30,7 @@ from rich.console import Console
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from activities.store import FilesystemStore  # noqa: E402
+from storage.content import FilesystemStore  # noqa: E402
 from activities.trial_backends import HarborSandboxBackend  # noqa: E402
 from activities.trials import TrialActivities  # noqa: E402
 from contracts.payloads import TrialRequest  # noqa: E402

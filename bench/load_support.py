@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from activities.store import ContentStore, FilesystemStore  # noqa: E402
+from storage.content import ContentStore, FilesystemStore  # noqa: E402
 from storage.objects import FilesystemObjects, ObjectMissing, ObjectStore  # noqa: E402
 from workers.stack import POOLS, SEARCH_ATTRIBUTES, free_port, port_open, temporal_bin  # noqa: E402
 

@@ -15,7 +15,7 @@ import json
 import tomllib
 from pathlib import Path
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.payloads import (BlobRef, CampaignTask, DatasetRef, FrozenTask, GradingSpec,
                                 TaskIdentity)
 from dataset_revisions.layout import RevisionKeys

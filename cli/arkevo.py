@@ -23,25 +23,16 @@ import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from cli import campaign, export, site
+from cli.common import (EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, follow, start_workflow,
+                        temporal_client, worker_objects, worker_store)
 from cli.help import HelpFormatter, add_command, exit_codes
 
-console = Console(soft_wrap=True)  # paths and digests stay on one line (greppable)
-err = Console(stderr=True, soft_wrap=True)
 
-EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
-
-
-
-def parse_dataset(text: str) -> tuple[str, str] | None:
-    """(namespace, revision) of a `--dataset NAMESPACE/REVISION`; None when it is not that form."""
-    parts = text.split("/")
-    return (parts[0], parts[1]) if len(parts) == 2 and all(parts) else None
 
 
 def _now() -> str:
@@ -52,18 +43,6 @@ def _keys(args):
     from dataset_revisions.layout import RevisionKeys
 
     return RevisionKeys(args.namespace, args.revision)
-
-
-def _objects():
-    from workers.settings import settings_from_env
-
-    return settings_from_env().objects()
-
-
-def _content_store():
-    from workers.settings import settings_from_env
-
-    return settings_from_env().content_store()
 
 
 def _revision_args(p: argparse.ArgumentParser) -> None:
@@ -156,12 +135,6 @@ def main(argv: list[str] | None = None) -> int:
 # --- start / status ---------------------------------------------------------------------------
 
 
-async def _client(address: str | None):
-    from workers.client import connect  # --address, else ARKEVO_*, else the client profile
-
-    return await connect(address=address)
-
-
 def cmd_start(args) -> int:
     from contracts.validation import load_json_file, validate_document
 
@@ -169,27 +142,6 @@ def cmd_start(args) -> int:
     spec = validate_document("dataset-spec", doc, str(args.spec))
     wid = args.workflow_id or f"dataset-{spec.namespace}-{spec.revision}"
     return asyncio.run(_start(doc, wid, args))
-
-
-async def start_workflow(address: str | None, workflow: str, arg, wid: str, result_type, **options):
-    """Start `workflow` on arkevo-control; its handle, or None after saying why not."""
-    from temporalio.service import RPCError
-
-    from contracts import queues
-
-    try:
-        client = await _client(address)
-    except RuntimeError as e:
-        err.print(f"[red]error:[/] cannot reach the Temporal server: {e} (start it with `make up`)")
-        return None
-    try:
-        handle = await client.start_workflow(workflow, arg, id=wid, task_queue=queues.CONTROL,
-                                             result_type=result_type, **options)
-    except RPCError as e:
-        err.print(f"[red]error:[/] could not start {wid}: {e}")
-        return None
-    console.print(f"started {workflow} [bold]{wid}[/] (run {handle.result_run_id})")
-    return handle
 
 
 async def _start(doc: dict, wid: str, args) -> int:
@@ -204,7 +156,7 @@ async def _start(doc: dict, wid: str, args) -> int:
     if not args.wait:
         return EXIT_OK
     try:
-        result = await follow(handle)
+        result = await follow(handle, "seeds", dataset_progress)
     except WorkflowFailureError as e:
         err.print(f"[red]{wid} failed:[/] {e.cause or e}")
         return EXIT_NO
@@ -216,23 +168,6 @@ def dataset_progress(p: dict) -> tuple[int | None, int, str]:
     c = p["counts"]
     return (p["total"] or None, c["published"] + c["skipped"] + c["failed"],
             f"running {c['running']}, failed {c['failed']}, skipped {c['skipped']}")
-
-
-async def follow(handle, what: str = "seeds", measure=dataset_progress, poll: float = 2.0):
-    """A progress bar from the workflow's `progress` query until it ends; its result.
-    `measure(progress) -> (total, completed, detail)`."""
-    task = asyncio.ensure_future(handle.result())
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[detail]}"), TimeElapsedColumn(), console=console) as bar:
-        tid = bar.add_task(what, total=None, detail="")
-        while not task.done():
-            try:
-                total, completed, detail = measure(await handle.query("progress"))
-                bar.update(tid, total=total, completed=completed, detail=detail)
-            except Exception:  # before the first workflow task, or between runs  # noqa: BLE001
-                pass
-            await asyncio.wait([task], timeout=poll)
-    return task.result()
 
 
 def print_result(result) -> None:
@@ -257,7 +192,7 @@ def cmd_status(args) -> int:
     from dataset_revisions.chain import read_chain
     from dataset_revisions.revision import is_frozen, outcomes, read_spec
 
-    objects, keys = _objects(), _keys(args)
+    objects, keys = worker_objects(), _keys(args)
     spec, spec_sha = read_spec(objects, keys)
     links = read_chain(objects, keys)
     outs = outcomes(objects, keys)
@@ -282,7 +217,7 @@ async def _status_of_workflow(args) -> int:
     from temporalio.service import RPCError
 
     try:
-        client = await _client(args.address)
+        client = await temporal_client(args.address)
         progress = await client.get_workflow_handle(args.workflow_id).query("progress")
     except RuntimeError as e:  # what connect raises
         err.print(f"[red]error:[/] cannot reach the Temporal server: {escape(str(e))}")
@@ -324,7 +259,7 @@ def print_freeze_report(report) -> None:
 def cmd_freeze_check(args) -> int:
     from dataset_revisions.freeze import freeze_check
 
-    report = freeze_check(_objects(), _keys(args), store=_content_store())
+    report = freeze_check(worker_objects(), _keys(args), store=worker_store())
     if args.json:
         print(json.dumps(report.to_dict(), indent=2))
     else:
@@ -336,7 +271,7 @@ def cmd_freeze(args) -> int:
     from dataset_revisions.freeze import FreezeNotReady, FrozenRevisionImmutable, freeze
 
     try:
-        result = freeze(_objects(), _keys(args), _now(), store=_content_store())
+        result = freeze(worker_objects(), _keys(args), _now(), store=worker_store())
     except (FreezeNotReady, FrozenRevisionImmutable) as e:
         err.print(f"[red]error:[/] {e}")
         return EXIT_NO
@@ -356,7 +291,7 @@ def cmd_freeze(args) -> int:
 def cmd_verify(args) -> int:
     from dataset_revisions.verify import verify_revision
 
-    objects, keys = _objects(), _keys(args)
+    objects, keys = worker_objects(), _keys(args)
     with Progress(TextColumn("verify"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=err, transient=True) as bar:
         tid = bar.add_task("publications", total=None)

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import json
 
+from cli.common import (EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, parse_dataset,
+                        start_workflow, temporal_client, worker_objects)
+from cli.common import follow as follow_progress
 from cli.help import add_command, exit_codes
 
-EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(top) -> None:
@@ -89,12 +91,6 @@ def handlers() -> dict:
     return {"start": cmd_start, "status": cmd_status, "report": cmd_report, "recover": cmd_recover}
 
 
-def _console():
-    from cli.arkevo import console, err
-
-    return console, err
-
-
 def _wid(campaign_id: str) -> str:
     return f"campaign-{campaign_id}"
 
@@ -102,11 +98,8 @@ def _wid(campaign_id: str) -> str:
 def cmd_start(args) -> int:
     from contracts.payloads import CampaignInput, DatasetRef
 
-    console, err = _console()
     dataset = None
     if args.dataset:
-        from cli.arkevo import parse_dataset
-
         if (parsed := parse_dataset(args.dataset)) is None:
             err.print(f"[red]error:[/] --dataset {args.dataset!r}: give NAMESPACE/REVISION")
             return EXIT_BAD_INPUT
@@ -133,7 +126,7 @@ def cmd_recover(args) -> int:
 
     req = RecoveryInput(args.campaign_id, list(args.trial_ids), args.reason, args.requested_by,
                         args.trial_attempts)
-    n = 1 + sum(k.endswith("/audit.json") for k in _objects().list(f"campaigns/{args.campaign_id}/recoveries/"))
+    n = 1 + sum(k.endswith("/audit.json") for k in worker_objects().list(f"campaigns/{args.campaign_id}/recoveries/"))
     return asyncio.run(_run("CampaignRecovery", req, f"{_wid(args.campaign_id)}-recover-{n}", args))
 
 
@@ -141,10 +134,8 @@ async def _run(workflow: str, req, wid: str, args) -> int:
     from temporalio.client import WorkflowFailureError
     from temporalio.common import WorkflowIDReusePolicy
 
-    from cli.arkevo import start_workflow
     from contracts.payloads import CampaignResult
 
-    console, err = _console()
     handle = await start_workflow(args.address, workflow, req, wid, CampaignResult,
                                   id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
     if handle is None:
@@ -174,23 +165,14 @@ def campaign_progress(p: dict) -> tuple[int | None, int, str]:
 
 async def follow(handle):
     """A progress bar over the campaign's trials until it ends; its result."""
-    from cli.arkevo import follow as follow_progress
-
     return await follow_progress(handle, "trials", campaign_progress)
-
-
-def _objects():
-    from cli.arkevo import _objects as objects
-
-    return objects()
 
 
 def print_report(campaign_id: str, as_json: bool = False) -> int:
     from campaigns.layout import CampaignKeys
     from storage.objects import ObjectMissing
 
-    console, err = _console()
-    objects, keys = _objects(), CampaignKeys(campaign_id)
+    objects, keys = worker_objects(), CampaignKeys(campaign_id)
     try:
         data = objects.get(keys.report_json if as_json else keys.report_md).decode()
     except ObjectMissing:
@@ -218,7 +200,7 @@ def cmd_report(args) -> int:
             CampaignActivities(settings.content_store(), settings.objects(), PROJECT_ROOT) \
                 .write_campaign_report(CampaignReportInput(args.campaign_id))
         except ApplicationError as e:  # no such campaign, or figures that would pool grades
-            _console()[1].print(f"[red]error:[/] {e.type}: {e.message}")
+            err.print(f"[red]error:[/] {e.type}: {e.message}")
             return EXIT_BAD_INPUT if e.type == "InvalidCampaign" else EXIT_NO
     return print_report(args.campaign_id, args.json)
 
@@ -230,15 +212,12 @@ def cmd_status(args) -> int:
 async def _status(args) -> int:
     from campaigns.layout import CampaignKeys
 
-    console, err = _console()
     keys = CampaignKeys(args.campaign_id)
-    objects = _objects()
+    objects = worker_objects()
     progress = None
     try:
-        from cli.arkevo import _client
-
-        client = await _client(args.address)
-        progress = await client.get_workflow_handle(_wid(args.campaign_id)).query("progress")
+        temporal = await temporal_client(args.address)
+        progress = await temporal.get_workflow_handle(_wid(args.campaign_id)).query("progress")
     except Exception:  # no server, or the workflow ended: the store answers  # noqa: BLE001
         pass
     if not objects.exists(keys.plan):

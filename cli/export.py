@@ -10,9 +10,9 @@ import shlex
 import sys
 from pathlib import Path
 
+from cli.common import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, parse_dataset, worker_objects
 from cli.help import add_command, exit_codes
 
-EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 _HOLD = ("Every file is read from the object store and held to the sha256 its publication.json "
          "lists; on a mismatch nothing is written (exit 1). The same input gives the same bytes.")
@@ -53,18 +53,6 @@ def handlers() -> dict:
     return {"task": cmd_task, "split": cmd_split}
 
 
-def _console():
-    from cli.arkevo import console, err
-
-    return console, err
-
-
-def _objects():
-    from cli.arkevo import _objects as objects
-
-    return objects()
-
-
 def cmd_task(args) -> int:
     from exports.harbor_zip import export_task
 
@@ -78,10 +66,8 @@ def cmd_task(args) -> int:
 def cmd_split(args) -> int:
     from exports.harbor_zip import export_split
 
-    from cli.arkevo import parse_dataset
-
     if (dataset := parse_dataset(args.dataset)) is None:
-        _console()[1].print(f"[red]error:[/] --dataset {args.dataset!r}: give NAMESPACE/REVISION")
+        err.print(f"[red]error:[/] --dataset {args.dataset!r}: give NAMESPACE/REVISION")
         return EXIT_BAD_INPUT
     namespace, revision = dataset
     return _export(args.out, lambda objects, progress: export_split(
@@ -94,13 +80,12 @@ def _export(out: Path, build) -> int:
 
     from exports.harbor_zip import ExportError, ExportSourceError
 
-    console, err = _console()
     try:
         with Progress(TextColumn("export"), BarColumn(), MofNCompleteColumn(),
                       TextColumn("{task.fields[name]}"), TimeElapsedColumn(), console=err,
                       transient=True, disable=not err.is_terminal) as bar:
             tid = bar.add_task("files", total=None, name="")
-            result = build(_objects(), lambda done, total, name: bar.update(
+            result = build(worker_objects(), lambda done, total, name: bar.update(
                 tid, completed=done, total=total, name=name))
     except ExportSourceError as e:
         err.print(f"[red]error:[/] {_escape(e)}")

@@ -11,9 +11,9 @@ import signal
 import time
 from pathlib import Path
 
+from cli.common import EXIT_BAD_INPUT, EXIT_OK, console, err, parse_dataset, worker_objects, worker_store
 from cli.help import add_command, exit_codes
 
-EXIT_OK, EXIT_NO, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def register(top) -> None:
@@ -48,7 +48,6 @@ def _stop(signum, frame):
 
 
 def cmd_build(args) -> int:
-    from cli.arkevo import _content_store, _objects, console, err, parse_dataset
     from review_site.build import SiteOutputError, build_site
     from review_site.sources import SiteSourceError, Source
 
@@ -62,7 +61,7 @@ def cmd_build(args) -> int:
     if args.watch is not None and args.watch <= 0:
         err.print("[red]error:[/] --watch: SECONDS must be positive")
         return EXIT_BAD_INPUT
-    source = Source(_objects(), _content_store())
+    source = Source(worker_objects(), worker_store())
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     def once(quiet_if_unchanged: bool = False) -> int:

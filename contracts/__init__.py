@@ -4,7 +4,7 @@ pipeline configuration, and pure-Python helpers around them.
 - `contracts.models`: pydantic models mirroring the schemas;
 - `contracts.validation`: `validate_document`, `read_json`, `ContractError`;
 - `contracts.digests`: canonical JSON, sha256 helpers, `pipeline_digest`, `pipeline_ref`;
-- `contracts.seed_check`: `check_seed_dir`, `load_taxonomy`.
+- `contracts.seed_check`: `check_seed_dir` (the probe library injected; `verifiers.seed_check` binds it), `load_taxonomy`.
 
 Nothing is imported here on purpose: workflow code imports `contracts.payloads` inside
 Temporal's sandbox, and importing the package must not drag pydantic and jsonschema in.

@@ -8,6 +8,9 @@ draft/task.json, files that exist and stay inside the seed, criterion weights, t
 matching the rule criteria, its params fitting the probe library (the built-ins and the seed's
 own `draft/task_probes.py`, read statically: the seed's code never runs here), and every graded
 requirement being discoverable by the solver.
+
+The probe library lives above contracts/: `check_seed_dir` takes it as `probe_methods` (a
+`ProbeMethods`); `verifiers.seed_check.check_seed_dir` is this check with the library bound.
 """
 
 from __future__ import annotations
@@ -19,19 +22,36 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
-from typing import cast
+from typing import Any, Protocol, cast
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 
 from contracts.models import Rubric, SeedManifest, Task, Taxonomy
 from contracts.validation import ROOT, ContractError, format_path, read_json
-from verifiers.probe_catalogue import TASK_PROBES, Method, rule_methods
+
+TASK_PROBES = "task_probes.py"  # a draft's own probe methods (draft/task_probes.py)
 
 TAXONOMY_PATH = Path(__file__).resolve().parent / "taxonomy.json"
 WEIGHT_TOLERANCE = 1e-6
 REFERENCE_SUFFIXES = frozenset({".blend", ".py"})
 CHANNELS = ("rule", "vl")
+
+
+class Method(Protocol):
+    """A rubric method as the probe catalogue describes it (`verifiers.probe_catalogue.Method`)."""
+
+    name: str
+    params: dict[str, Any]
+
+    def schema(self) -> dict[str, Any]: ...
+
+
+class ProbeMethods(Protocol):
+    """The methods a rubric may name: the built-ins, plus a draft's own file when given
+    (`verifiers.probe_catalogue.rule_methods`)."""
+
+    def __call__(self, task_probes: Path | None = None, source: str | None = None) -> dict[str, Method]: ...
 
 
 @dataclass(frozen=True)
@@ -178,7 +198,7 @@ def _check_rubric(task: Task, rubric: Rubric, source: str, task_source: str) -> 
         raise ContractError(source, "criteria", f"no entry for rule criteria {missing}")
 
 
-def _probe_methods(draft: Path) -> dict[str, Method]:
+def _probe_methods(draft: Path, rule_methods: ProbeMethods) -> dict[str, Method]:
     """The methods a rubric may name: built-ins, plus the seed's `draft/task_probes.py` (parsed,
     never run), which must stay inside draft/ like every other draft file."""
     path = draft / TASK_PROBES
@@ -270,11 +290,12 @@ def _draft_files(seed_dir: Path, draft: Path) -> tuple[str, ...]:
     return tuple(files)
 
 
-def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None, *,
+def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None, *, probe_methods: ProbeMethods,
                    authored: bool = False) -> CheckedSeed:
     """Validate a seed folder without writing to it; raise `ContractError` on the first
-    problem. `taxonomy` defaults to the project's `contracts/taxonomy.json`. `authored`: the
-    folder holds a draft the author model wrote, which is checked whatever seed.json says."""
+    problem. `taxonomy` defaults to the project's `contracts/taxonomy.json`. `probe_methods`:
+    the probe library the rubric is checked against. `authored`: the folder holds a draft the
+    author model wrote, which is checked whatever seed.json says."""
     seed_dir = Path(seed_dir)
     if not seed_dir.is_dir():
         raise ContractError(str(seed_dir), ROOT, "not a seed folder (no such directory)")
@@ -308,7 +329,7 @@ def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None, *,
     ]
     _check_criteria(task, task_source)
     _check_rubric(task, rubric, rubric_source, task_source)
-    _check_params(rubric, _probe_methods(draft), rubric_source)
+    _check_params(rubric, _probe_methods(draft, probe_methods), rubric_source)
     texts = [path.read_bytes().decode("utf-8", "replace") for path in [instruction, *attachments]]
     _check_requirements(task, texts, task_source)
     return CheckedSeed(seed_dir, seed, task, rubric, materials, _draft_files(seed_dir, draft))

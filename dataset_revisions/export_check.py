@@ -9,7 +9,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from dataset_revisions.chain import ChainLink
 from dataset_revisions.freeze_rules import Gap
 from privacy.extract import blend_text_lookup

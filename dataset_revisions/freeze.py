@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.validation import build_document
 from dataset_revisions.export_check import privacy_gaps
 from dataset_revisions.freeze_rules import RULES, Gap

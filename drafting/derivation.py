@@ -18,7 +18,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from contracts.seed_check import check_seed_dir
+from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError, build_document
 from drafting.model_client import parse_json_reply
 from verifiers.probe_catalogue import rule_methods

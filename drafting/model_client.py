@@ -2,7 +2,7 @@
 
 The endpoint comes from the models registry (`contracts/model_roles.py`) on this worker; every
 request and reply recorded here is redacted by the worker's secret rule
-(`sandbox.agents.redaction`). Usage (calls, tokens, seconds) is counted into a `ModelUsage`
+(`observability.redaction`). Usage (calls, tokens, seconds) is counted into a `ModelUsage`
 that travels into the authoring record.
 
 Retries (`modelapi.retry`): the reviewer's and the deriver's calls are sent once and Temporal
@@ -21,7 +21,7 @@ from contracts.payloads import ModelUsage
 from modelapi.client import ChatClient, ModelEndpointError, ModelEndpointUnavailable, Timeouts
 from modelapi.rate_budget import Budget
 from modelapi.retry import SessionRetry
-from sandbox.agents.redaction import Redactor
+from observability.redaction import Redactor
 
 __all__ = ["ModelClient", "ModelEndpointError", "ModelEndpointUnavailable", "parse_json_reply"]
 

@@ -22,7 +22,7 @@ import httpx
 
 from modelapi.rate_budget import Budget, Unlimited
 from modelapi.retry_after import parse_retry_after
-from sandbox.agents.redaction import Redactor
+from observability.redaction import Redactor
 
 RETRY_AFTER_MAX_SEC = 300.0  # a server's Retry-After is honoured up to this
 

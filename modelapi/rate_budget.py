@@ -25,7 +25,7 @@ from temporalio.common import WorkflowIDConflictPolicy
 
 from contracts import queues
 from modelapi.token_bucket import TokenBucket, limiter_from_env, rate_from_env
-from workflows.model_rate_budget import BudgetState, ModelRateBudget, Reservation
+from contracts.rate_budget import RESERVE, WORKFLOW, BudgetState, Reservation
 
 DEFAULT_BUDGET = "arkevo-llm"
 
@@ -72,11 +72,11 @@ class TemporalBudget:
         which is assumed synchronised with the Temporal server's (NTP)."""
         state = BudgetState(self.rate_per_minute, self.burst)
         start = WithStartWorkflowOperation(
-            ModelRateBudget.run, state, id=budget_workflow_id(self.name), task_queue=self.task_queue,
+            WORKFLOW, state, id=budget_workflow_id(self.name), task_queue=self.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)
         not_before = await self.client.execute_update_with_start_workflow(
-            ModelRateBudget.reserve, Reservation(self.rate_per_minute, self.burst, self.caller),
-            start_workflow_operation=start)
+            RESERVE, Reservation(self.rate_per_minute, self.burst, self.caller),
+            start_workflow_operation=start, result_type=float)
         return max(0.0, not_before - time.time())
 
     async def acquire(self) -> float:

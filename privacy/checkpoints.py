@@ -1,5 +1,5 @@
 """The three privacy checkpoints (docs/privacy.md). Each scans with the policy the seed or task
-names; a finding raises the non-retryable `PrivacyFinding` (activities.errors) listing every
+names; a finding raises the non-retryable `PrivacyFinding` (contracts.errors) listing every
 finding; what could not be read comes back as the report's `pending`.
 
 * admission (`check_admission`): every material and draft file of a seed and seed.json, before
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from activities.errors import privacy_finding
-from activities.store import ContentStore
+from contracts.errors import privacy_finding
+from storage.content import ContentStore
 from privacy.extract import blend_text_lookup, cached_blend_text, read_blend_texts
 from privacy.policy import Policy, load_policy_for
 from privacy.report import PrivacyReport

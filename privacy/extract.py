@@ -6,7 +6,7 @@ opened by the worker (docs/sandbox.md, "Outside code the worker opens itself"): 
 `sandbox.script_run.run_sandboxed_script` — its own slot user, Landlock, no network, only the
 .blend files go in and only the JSON comes out — or, when the worker runs outside code
 unisolated (`ARKEVO_TRIAL_BACKEND=local`, `sandbox=LOCAL`), as a plain Blender subprocess
-(`activities.blender.runner.run_bpy`), like `build_workspace` and `render_evidence` do.
+(`blender.runner.run_bpy`), like `build_workspace` and `render_evidence` do.
 
 Each extraction is cached in the content store under the name `privacy/blend-text/<sha256>`,
 so a .blend is read once: the dispatch checkpoint reads a task's .blend files on the first
@@ -24,7 +24,7 @@ from functools import cache
 from importlib.metadata import version
 from pathlib import Path
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.digests import sha256_file
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 
@@ -83,7 +83,7 @@ async def _read(blends: dict[str, Path], tmp: Path, sandbox: ScriptIsolation) ->
     ids = {f"b{i}": sha for i, sha in enumerate(sorted(blends))}
     out, log = tmp / "texts.json", tmp / "blend_text.log"
     if sandbox == LOCAL:
-        from activities.blender.runner import BlenderProcessError, run_bpy
+        from blender.runner import BlenderProcessError, run_bpy
         args = ["--out", str(out), *(f"{i}={blends[sha].resolve()}" for i, sha in ids.items())]
         try:
             await run_bpy(BLEND_TEXT, args, cwd=tmp, timeout=TIMEOUT_SEC, log=log)

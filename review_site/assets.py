@@ -11,7 +11,7 @@ import hashlib
 import os
 from pathlib import Path
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from contracts.payloads import BlobRef
 
 FILES = "files"

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from campaigns.layout import CampaignKeys
 from campaigns.records import read_jsonl
 from campaigns.tasks import CampaignSourceError, publication_key

@@ -1,6 +1,6 @@
 """Where immutable bytes live: a flat key space on the local filesystem (the default) or on S3.
 
-The content store (`activities/store.py`), publications, handoff events and dataset revisions
+The content store (`storage/content.py`), publications, handoff events and dataset revisions
 are all written through this interface, so one configuration (`ARKEVO_STORE`) moves all of them
 between a directory and a bucket. Keys are relative POSIX paths (`publications/x/x-r1/...`).
 

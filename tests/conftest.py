@@ -16,7 +16,7 @@ import pytest
 import pytest_asyncio
 from temporalio.testing import WorkflowEnvironment
 
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from workers.pools import build_worker
 from workers.settings import PROJECT_ROOT, Settings
 from workers.stack import free_port  # noqa: F401 (the tests' shared import)
@@ -200,7 +200,7 @@ async def assemble_seed(store, seed_dir: Path, vl_judge: str = "image-metric"):
     from activities.admission import draft_plan
     from activities.authoring import AuthoringActivities
     from contracts.payloads import AssembleInput, BuildWorkspaceInput
-    from contracts.seed_check import check_seed_dir
+    from verifiers.seed_check import check_seed_dir
 
     checked = check_seed_dir(seed_dir)
     draft = draft_plan(checked, str(seed_dir))

@@ -32,7 +32,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from sandbox.agents.redaction import is_secret_name
+from contracts.seed_check import TASK_PROBES  # the draft's own probes file
+from observability.redaction import is_secret_name
 from sandbox.script_run import (LOCAL, SandboxedServer, ScriptIsolation, run_sandboxed_script,
                                 script_isolation)
 from verifiers.version import PROBE_FILES
@@ -42,10 +43,9 @@ ROOT = VERIFIERS.parent
 RULE_PROBE = VERIFIERS / "rule_probe.py"
 PROBE_SERVER = VERIFIERS / "probe_server.py"
 RENDER_EVIDENCE = VERIFIERS / "render_evidence.py"
-APPLY_SCRIPT = ROOT / "activities" / "blender" / "apply_script.py"
-BUILD_WORKSPACE = ROOT / "activities" / "blender" / "build_workspace.py"
+APPLY_SCRIPT = ROOT / "blender" / "apply_script.py"
+BUILD_WORKSPACE = ROOT / "blender" / "build_workspace.py"
 BUILD_ERROR = "build_workspace: error:"  # what build_workspace.py prints before exiting 2
-TASK_PROBES = "task_probes.py"
 START_SCENE = "start_scene.json"  # the start scene's snapshot, beside the rubric (rule_probe.py)
 MUTATIONS = "mutations.py"  # the gaming operators: warm probes load them beside the probe code
 LOG_BYTES = 65536  # how much of a sandboxed run's log is read back to name a failure

@@ -5,7 +5,7 @@
 
 Samples: ``reference`` (the reference solution applied to the starting workspace), ``input``
 (the untouched ``start.blend``), every ``defect:<name>`` and ``variant:<name>`` script under
-``calibration/``.  Each becomes a delivery via ``activities/blender/apply_script.py``, is
+``calibration/``.  Each becomes a delivery via ``blender/apply_script.py``, is
 probed (warm bpy probe processes, at most ``parallel`` at a time), rendered (evidence cache)
 and judged (the VL judge compares against the reference sample's renders), then scored under
 every requested profile.  Deliveries are made and probed once; each profile only re-scores.

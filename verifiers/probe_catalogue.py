@@ -30,7 +30,6 @@ from contracts.validation import ContractError
 VERIFIERS = Path(__file__).resolve().parent
 CORE = VERIFIERS / "probe_core.py"
 LIBRARY = VERIFIERS / "probe_primitives.py"  # its `import probes_*` lines are the built-in groups
-TASK_PROBES = "task_probes.py"
 REGISTRY_MODULES = ("probe_core", "probe_primitives")  # where `primitive` can be imported from
 DECORATOR_ARGS = ("name", "required", "params", "group")
 

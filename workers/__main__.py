@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from contracts import queues
 from modelapi.token_bucket import RateConfigError
-from workers import telemetry
+from observability import telemetry
 from workers.client import (ClientConfigError, ClientConnectError, connect, connect_config, describe,
                             exit_process)
 from workers.pools import build_worker

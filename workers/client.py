@@ -147,7 +147,7 @@ async def connect(namespace: str | None = None, address: str | None = None, *,
     """A connected client (see the module docstring for where its settings come from).
 
     `runtime`: the SDK runtime the client (and every worker built on it) uses; the workers'
-    carries the Prometheus exporter (workers.telemetry.worker_runtime). Other keyword
+    carries the Prometheus exporter (observability.telemetry.worker_runtime). Other keyword
     arguments go to `Client.connect` as they are (data_converter, interceptors, identity...)
     and win over the resolved settings."""
     config = connect_config(namespace, address, profile=profile, config_file=config_file,

@@ -6,7 +6,7 @@ Connecting: `address` / `namespace` here are the project's own variables
 client is made by `workers.client.connect`, which puts these over Temporal's environment
 configuration (a TOML profile, `TEMPORAL_*` variables: TLS, API keys, Temporal Cloud); see
 docs/operations.md, "Client configuration". Logs and metrics (`ARKEVO_LOG_FORMAT`,
-`ARKEVO_LOG_LEVEL`, `ARKEVO_METRICS_ADDRESS`) are read by `workers.telemetry`.
+`ARKEVO_LOG_LEVEL`, `ARKEVO_METRICS_ADDRESS`) are read by `observability.telemetry`.
 
 Storage (docs/operations.md, "Storage: filesystem or S3"): `ARKEVO_STORE` is the content store
 (blobs by sha256; default `var/store`), `ARKEVO_OBJECTS` holds publications, handoff events and
@@ -19,7 +19,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from activities.store import ContentStore, FilesystemStore
+from storage.content import ContentStore, FilesystemStore
 from storage.objects import FilesystemObjects, ObjectStore
 from storage.uri import filesystem_root, objects_from_uri
 

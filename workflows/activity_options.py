@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from temporalio.common import RetryPolicy
 
-from activities.errors import NON_RETRYABLE
+from contracts.errors import NON_RETRYABLE
 from contracts import queues
 
 _INFRA_RETRY = RetryPolicy(

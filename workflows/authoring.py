@@ -15,7 +15,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from activities.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED
+    from contracts.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED
     from contracts import queues
     from contracts.payloads import AuthoringInput, AuthoringResult, ModelAuthoringInput
     from workflows.model_authoring import ModelAuthoringWorkflow

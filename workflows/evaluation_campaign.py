@@ -27,7 +27,7 @@ from temporalio.exceptions import ApplicationError, ChildWorkflowError
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.campaigns import CampaignActivities, pools_of
-    from activities.errors import RECOVERY_INCOMPLETE
+    from contracts.errors import RECOVERY_INCOMPLETE
     from activities.trials import TrialActivities
     from contracts import queues
     from contracts.payloads import (CampaignInput, CampaignRecord, CampaignReportInput,

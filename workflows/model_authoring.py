@@ -25,7 +25,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflow
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.authoring import AuthoringActivities
-    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED
     from activities.model_drafts import ModelDraftActivities
     from activities.review import ReviewActivities
     from contracts import queues

@@ -14,13 +14,13 @@ completes after `IDLE` with no reservation: an idle bucket is full, so nothing i
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import VersioningBehavior
 
 with workflow.unsafe.imports_passed_through():
+    from contracts.rate_budget import RESERVE, WORKFLOW, BudgetState, Reservation
     from modelapi.token_bucket import take
     from workflows.versioning import versioned
 
@@ -28,26 +28,7 @@ RESERVATIONS_PER_RUN = 500
 IDLE = timedelta(hours=1)
 
 
-@dataclass
-class BudgetState:
-    rate_per_minute: float
-    burst: float
-    tokens: float | None = None  # None: a full bucket
-    last: float | None = None  # workflow time (epoch seconds) of the last reservation
-    granted: int = 0  # over the budget's whole life, across continue-as-new
-
-
-@dataclass
-class Reservation:
-    """The caller's configured rate: the latest one wins, so a changed ARKEVO_LLM_RPM takes
-    effect on the next request."""
-
-    rate_per_minute: float
-    burst: float
-    caller: str = ""
-
-
-@workflow.defn(name="ModelRateBudget", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
+@workflow.defn(name=WORKFLOW, versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class ModelRateBudget:
     @workflow.init
     def __init__(self, state: BudgetState) -> None:
@@ -66,7 +47,7 @@ class ModelRateBudget:
         if self.this_run >= RESERVATIONS_PER_RUN:
             workflow.continue_as_new(self.state)
 
-    @workflow.update
+    @workflow.update(name=RESERVE)
     def reserve(self, req: Reservation) -> float:
         """When the caller may send its request: epoch seconds on the workflow's clock (the
         server's). An absolute time, so that however long the answer takes to reach the

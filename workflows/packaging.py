@@ -20,7 +20,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from activities.errors import PRIVACY_COVERAGE_REJECTED
+    from contracts.errors import PRIVACY_COVERAGE_REJECTED
     from activities.packaging import PackagingActivities
     from contracts.payloads import PrivacyPending, PrivacyReview, PublicationResult, PublishInput
     from workflows.activity_options import CPU

@@ -9,7 +9,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from activities.errors import CALIBRATION_FAILED, GRADER_GAMEABLE
+    from contracts.errors import CALIBRATION_FAILED, GRADER_GAMEABLE
     from activities.mutation_testing import MutationActivities
     from activities.review import ReviewActivities
     from contracts.payloads import (AuthoringResult, CalibrationInput, FreezeInput, FrozenTask, MutationInput,

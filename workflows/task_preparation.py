@@ -10,7 +10,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.authoring import AuthoringActivities
-    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED
     from activities.evidence import EvidenceActivities
     from contracts.payloads import (AssembleInput, AuthoringResult, BlobRef, BuildWorkspaceInput,
                                     DraftPlan, RenderEvidenceInput, TrialRequest)

@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED
     from contracts import queues
     from contracts.payloads import (AdmissionInput, AuthoringInput, EvaluationInput,
                                     ProductionResult, PublishInput, ReviewInput,

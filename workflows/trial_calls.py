@@ -18,7 +18,7 @@ from temporalio import workflow
 from temporalio.exceptions import ActivityError, ApplicationError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED
     from activities.scoring import ScoringActivities
     from activities.trials import TrialActivities
     from contracts import queues

@@ -26,7 +26,7 @@ After the model's first tool call, Blender is the model's to break: a host that 
 it stands.  Before it (host start, MCP handshake), session failures are raised: infrastructure.
 
 The trajectory is written as ATIF (``trajectory.json`` in the agent logs dir) with every secret
-value of the worker's environment redacted (``sandbox.agents.redaction``); tool arguments are
+value of the worker's environment redacted (``observability.redaction``); tool arguments are
 redacted before they are sent into the sandbox, tool outputs before the model sees them.
 """
 
@@ -60,7 +60,7 @@ from mcp.shared.exceptions import McpError
 from pydantic import Field
 
 from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
-from sandbox.agents.redaction import Redactor
+from observability.redaction import Redactor
 from sandbox.mcp_session import (BlenderHostFailure, BlenderMcpSession, failure_record,
                                  require_spawning, save_code, tool_result_text)
 # The endpoint errors are the agent's too: callers import them from here.

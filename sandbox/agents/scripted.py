@@ -7,7 +7,7 @@
 * ``oracle``: the task's reference solution, ``script``: any other bpy script (a calibration
   defect or variant).  The script is read here, on the worker -- the solver sandbox never sees
   ``solution/`` or calibration files -- and sent through the ``execute_blender_code`` tool, run
-  with the globals ``activities/blender/apply_script.py`` gives it (``bpy``, ``__name__ ==
+  with the globals ``blender/apply_script.py`` gives it (``bpy``, ``__name__ ==
   "__main__"``, ``__file__``), then the scene is saved as the delivery.
 
 Every record labels the run a scripted policy: these are not model results.  A script that
@@ -32,7 +32,7 @@ from harbor.models.agent.context import AgentContext
 from pydantic import Field, model_validator
 
 from sandbox.agents.base import McpAgentOptions, SandboxedMcpAgent
-from sandbox.agents.redaction import Redactor
+from observability.redaction import Redactor
 from sandbox.mcp_session import (BlenderHostFailure, BlenderMcpSession, failure_record,
                                  require_spawning, tool_result_text)
 

@@ -29,7 +29,7 @@ from sandbox.isolation.layout import Layout, Root
 from sandbox.isolation.trialns import TrialNamespaces
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.isolation.slots import Slot, SlotPool
-from workers import telemetry
+from observability import telemetry
 
 _HERE = Path(__file__).resolve().parent
 _LAUNCHER_FILES = ("launcher.py", "landlock.py")

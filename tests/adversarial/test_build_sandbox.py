@@ -22,10 +22,10 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from activities.authoring import AuthoringActivities
-from activities.errors import AUTHOR_SCRIPT_FAILED
-from activities.store import FilesystemStore
+from contracts.errors import AUTHOR_SCRIPT_FAILED
+from storage.content import FilesystemStore
 from contracts.payloads import BuildWorkspaceInput
-from contracts.seed_check import check_seed_dir
+from verifiers.seed_check import check_seed_dir
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import LOCAL, SandboxUnavailable
 from tests.adversarial.sandbox_helpers import (assert_doors_closed, door_probe, free_port, read_scenes,

@@ -16,7 +16,7 @@ import pytest
 
 import activities.evidence as evidence_module
 from activities.evidence import EvidenceActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from contracts.payloads import RenderEvidenceInput
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.isolation.slots import user_pids

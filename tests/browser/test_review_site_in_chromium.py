@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from review_site.build import build_site
 from review_site.sources import Source
 from storage.objects import FilesystemObjects

@@ -10,7 +10,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from dataset_revisions.layout import RevisionKeys
 from storage.objects import ObjectStore
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from contracts.payloads import CampaignTask, FrozenTask
 from tests.chaos.helpers import TEMPORAL_BIN, ChaosStack
 from tests.conftest import assemble_seed

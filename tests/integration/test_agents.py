@@ -33,7 +33,7 @@ from modelapi.client import ChatClient, Timeouts
 from modelapi.retry import SessionRetry
 from modelapi.retry_after import parse_retry_after
 from sandbox.agents.llm import LlmAgent, LlmAgentOptions, ModelEndpointError, ModelEndpointUnavailable
-from sandbox.agents.redaction import Redactor, is_secret_name
+from observability.redaction import Redactor, is_secret_name
 from sandbox.agents.scripted import ScriptedMcpAgent, ScriptFailed
 from sandbox.mcp_session import BlenderHostDied, BlenderMcpSession, McpSessionConfig, McpSessionError
 from tests.adversarial.sandbox_helpers import (
@@ -110,7 +110,7 @@ def run_py(*args: str) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="session")
 def start_blend(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("robot-carry")
-    run_py("activities/blender/build_workspace.py", "--reference", str(SEED / "materials" / "build_reference.py"),
+    run_py("blender/build_workspace.py", "--reference", str(SEED / "materials" / "build_reference.py"),
            "--start-mode", "continue", "--out-start", str(out / "start.blend"),
            "--out-reference", str(out / "ref.blend"))
     return out / "start.blend"

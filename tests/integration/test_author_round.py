@@ -17,11 +17,11 @@ from temporalio.exceptions import ApplicationError
 
 from activities.author_model import AuthorActivities
 from activities.authoring import AuthoringActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from contracts.model_roles import resolve_endpoint
 from contracts.payloads import (AuthorRoundInput, BlobRef, BuildWorkspaceInput, EndpointCheckInput,
                                WorkspaceBuild)
-from contracts.seed_check import check_seed_dir
+from verifiers.seed_check import check_seed_dir
 from drafting.author_agent import AuthorSession
 from drafting.draft_folder import DraftFolder
 from drafting.model_client import ModelClient
@@ -168,7 +168,7 @@ async def test_no_author_endpoint_fails_fast(tmp_path, monkeypatch):
     described = await activities.check_model_endpoints(EndpointCheckInput(["author"]))
     assert described[0]["model"] and SECRET not in json.dumps(described)
     with pytest.raises(ApplicationError) as caught:
-        await AuthorActivities(activities.store, local=True).author_round(req)
+        await AuthorActivities(storage.content, local=True).author_round(req)
     assert caught.value.type == "SandboxRequired" and caught.value.non_retryable
 
 

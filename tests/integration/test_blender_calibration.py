@@ -25,8 +25,8 @@ from verifiers.profiles import get_profile, task_with_profile
 pytestmark = pytest.mark.blender
 
 ROOT = Path(__file__).resolve().parents[2]
-BUILD = ROOT / "activities" / "blender" / "build_workspace.py"
-APPLY = ROOT / "activities" / "blender" / "apply_script.py"
+BUILD = ROOT / "blender" / "build_workspace.py"
+APPLY = ROOT / "blender" / "apply_script.py"
 PROBE = ROOT / "verifiers" / "rule_probe.py"
 SEEDS = ("robot-carry", "table-model", "product-lighting", "asset-hygiene", "render-setup",
          "mug-material", "crate-texture", "fence-array")

@@ -10,7 +10,7 @@ import pytest
 
 from modelapi.client import ChatClient, ModelEndpointError, ModelEndpointUnavailable
 from modelapi.retry import SessionRetry, activity_error
-from sandbox.agents.redaction import Redactor
+from observability.redaction import Redactor
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, error, final
 from workers.stack import free_port
 

@@ -12,12 +12,12 @@ from temporalio.exceptions import ApplicationError
 
 from activities.derivation import DerivationActivities
 from activities.draft_review import ReviewerActivities
-from activities.errors import (DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK,
+from contracts.errors import (DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK,
                                MODEL_ENDPOINT_ERROR, MODEL_NOT_CONFIGURED, REVIEWER_REPLY_INVALID)
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from contracts.payloads import (CandidateRequest, DerivationRecordInput, DerivedTask,
                                 FinalReviewInput, NoveltyInput, WriteSeedInput)
-from contracts.seed_check import check_seed_dir
+from verifiers.seed_check import check_seed_dir
 from tests.fakes.derivation_sessions import (candidates_reply, harbor_task_from_draft,
                                              pattern_reply, reviewer_reply, table_like_candidate)
 from tests.fakes.openai_server import FakeOpenAIServer, error, final

@@ -24,7 +24,7 @@ from temporalio import workflow
 from temporalio.api.enums.v1 import EventType
 from temporalio.worker import Worker
 
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from activities.vl_judge import JudgeActivities
 from contracts import queues
 from contracts.payloads import VLJudgeOutcome, VLJudgeRequest

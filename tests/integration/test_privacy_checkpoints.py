@@ -14,8 +14,8 @@ from temporalio.exceptions import ApplicationError
 
 import privacy.extract as extract_module
 from activities.admission import AdmissionActivities
-from activities.errors import PRIVACY_FINDING
-from activities.store import FilesystemStore
+from contracts.errors import PRIVACY_FINDING
+from storage.content import FilesystemStore
 from activities.trial_backends import HarborSandboxBackend
 from activities.trials import TrialActivities
 from contracts.payloads import AdmissionInput, TrialRequest

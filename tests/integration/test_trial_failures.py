@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import AUTHOR_SCRIPT_FAILED
+from contracts.errors import AUTHOR_SCRIPT_FAILED
 from activities.harbor_task import TEST_SH, dockerfile, task_toml
 from activities.policies import policy_from_name
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialInfraError, TrialRun

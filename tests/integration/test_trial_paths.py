@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import AUTHOR_SCRIPT_FAILED
+from contracts.errors import AUTHOR_SCRIPT_FAILED
 from activities.trial_backends import HarborSandboxBackend, TrialInfraError
 from activities.trials import TrialActivities
 from contracts.payloads import TrialRequest

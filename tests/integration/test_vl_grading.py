@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.blender, pytest.mark.temporal]
 
 
 def bpy_script(project_root, script: str, *args: str) -> None:
-    done = subprocess.run([sys.executable, str(project_root / "activities" / "blender" / script), *args],
+    done = subprocess.run([sys.executable, str(project_root / "blender" / script), *args],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 

@@ -19,7 +19,7 @@ from PIL import Image
 from temporalio.exceptions import ApplicationError
 from temporalio.testing import ActivityEnvironment
 
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from activities.vl_judge import JudgeActivities
 from contracts.payloads import VLJudgeRequest
 from tests.fakes.openai_server import error, final, together

@@ -7,8 +7,8 @@ import pytest
 
 from activities.authoring import AuthoringActivities
 from contracts.payloads import BuildWorkspaceInput
-from activities.store import FilesystemStore
-from contracts.seed_check import check_seed_dir
+from storage.content import FilesystemStore
+from verifiers.seed_check import check_seed_dir
 
 pytestmark = [pytest.mark.blender]
 

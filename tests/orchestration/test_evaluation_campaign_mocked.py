@@ -28,7 +28,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from activities.campaigns import CampaignActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from campaigns.layout import CampaignKeys
 from contracts import queues
 from contracts.payloads import (CampaignInput, CampaignResult, DatasetRef, RecoveryInput,

@@ -16,7 +16,7 @@ from temporalio import activity
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from activities.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, MODEL_NOT_CONFIGURED
+from contracts.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, MODEL_NOT_CONFIGURED
 from contracts.payloads import (AdmissionInput, AdmissionResult, AuthoringRecordInput,
                                 AuthorRoundInput, AuthorRoundResult, BlobRef, CalibrationFeedback,
                                 CalibrationInput, CalibrationVerdict, CheckDraftInput,

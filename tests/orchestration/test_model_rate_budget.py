@@ -10,7 +10,8 @@ from temporalio.worker import Worker
 
 from contracts import queues
 from modelapi.rate_budget import TemporalBudget, budget_workflow_id
-from workflows.model_rate_budget import RESERVATIONS_PER_RUN, ModelRateBudget, Reservation
+from contracts.rate_budget import Reservation
+from workflows.model_rate_budget import RESERVATIONS_PER_RUN, ModelRateBudget
 
 pytestmark = pytest.mark.temporal
 

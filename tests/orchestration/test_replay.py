@@ -155,7 +155,7 @@ async def _record_campaign(env, tmp: Path) -> None:
     from temporalio.worker import Worker
 
     from activities.campaigns import CampaignActivities
-    from activities.store import FilesystemStore
+    from storage.content import FilesystemStore
     from contracts import queues
     from contracts.payloads import CampaignInput, CampaignResult, DatasetRef, RecoveryInput
     from storage.objects import FilesystemObjects

@@ -24,7 +24,7 @@ from temporalio.exceptions import ApplicationError
 from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
-from activities.errors import AUTHOR_SCRIPT_FAILED
+from contracts.errors import AUTHOR_SCRIPT_FAILED
 from contracts import queues
 from contracts.payloads import (AdmissionInput, AdmissionResult, AssembledPackage, AssembleInput,
                                 BlobRef, CalibrationInput, ExportScan, PrivacyPending, PrivacyReview, CalibrationSample, CalibrationVerdict,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from activities.store import ContentStore
+from storage.content import ContentStore
 from dataset_revisions.layout import RevisionKeys
 from storage.objects import ObjectStore
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from activities.campaigns import CampaignActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from cli.arkevo import main
 from contracts.payloads import (CampaignInput, CampaignTrialInput, DatasetRef, PlanCampaignInput,
                                 RecordTrialInput, TrialCost, TrialOutcome)

@@ -26,7 +26,7 @@ from workers.stack import free_port, port_open
 # option next to them is the only mistake)
 ENTRY_POINTS = {
     "workers": (["-m", "workers"], ["control"]),
-    "workers.demo": (["-m", "workers.demo"], []),
+    "cli.demo": (["-m", "cli.demo"], []),
     "workers.stack": (["-m", "workers.stack"], ["status"]),
     "workers.promote": (["-m", "workers.promote"], []),
     "verifiers.score_delivery": (["-m", "verifiers.score_delivery"], ["--blend", "x.blend", "--task-dir", "t"]),

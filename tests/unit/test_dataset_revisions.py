@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError
 
 from activities.datasets import DatasetActivities
 from activities.packaging import PackagingActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from contracts.payloads import DatasetRef, OpenRevisionInput, PublishInput, TaskIdentity
 from dataset_revisions import freeze_rules
 from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
@@ -272,7 +272,7 @@ def test_candidates_skip_uncommitted_links(rev):
 
 
 def test_a_revision_on_s3_chains_freezes_and_verifies(tmp_path, s3_client, s3_bucket):
-    from activities.store import ContentStore
+    from storage.content import ContentStore
     from storage.s3 import S3Objects
 
     store = ContentStore(S3Objects(s3_bucket, "store", s3_client))

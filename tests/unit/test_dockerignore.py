@@ -38,7 +38,7 @@ def test_secrets_products_and_caches_stay_out(path):
     assert ignored(path), path
 
 
-@pytest.mark.parametrize("path", ["pyproject.toml", "uv.lock", "scripts/bootstrap.sh", "activities/store.py",
+@pytest.mark.parametrize("path", ["pyproject.toml", "uv.lock", "scripts/bootstrap.sh", "storage/content.py",
                                   "seeds/table-model/seed.json", "contracts/pipeline.json",
                                   "deploy/gpu-worker-entrypoint.sh", "deploy/env/models.env.example",
                                   "deploy/temporal/scripts/register-search-attributes.sh"])

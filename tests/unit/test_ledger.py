@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from activities.model_drafts import authored_draft_rules
-from contracts.seed_check import check_seed_dir
+from verifiers.seed_check import check_seed_dir
 from drafting.ledger import check_ledger
 
 TABLE = Path(__file__).resolve().parents[2] / "seeds" / "table-model"

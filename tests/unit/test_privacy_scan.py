@@ -14,9 +14,9 @@ from PIL import ExifTags, Image, PngImagePlugin
 from temporalio.exceptions import ApplicationError
 
 from activities import harbor_task
-from activities.blender.runner import BLENDER_SCRIPTS
-from activities.errors import NON_RETRYABLE, PRIVACY_FINDING
-from activities.store import FilesystemStore
+from blender.runner import BLENDER_SCRIPTS
+from contracts.errors import NON_RETRYABLE, PRIVACY_FINDING
+from storage.content import FilesystemStore
 from contracts.payloads import TaskIdentity
 from contracts.validation import ContractError
 from privacy.checkpoints import check_export, solver_view
@@ -139,7 +139,7 @@ def test_a_tree_reports_every_kind_with_file_line_column_and_a_redacted_excerpt(
 
 
 def _error(report) -> ApplicationError:
-    from activities.errors import privacy_finding
+    from contracts.errors import privacy_finding
     return privacy_finding(report)
 
 

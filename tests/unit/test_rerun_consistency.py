@@ -17,7 +17,7 @@ import pytest
 
 from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
 from contracts.payloads import (EvaluationResult, FreezeInput, GradingSpec, PrivacyReview,
                                 PublishInput, TaskIdentity)

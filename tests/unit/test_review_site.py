@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from cli.arkevo import main
 from review_site.build import STATE, SiteOutputError, build_site
 from review_site.sources import SiteSourceError, Source

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from contracts.seed_check import CheckedSeed, check_seed_dir
+from contracts.seed_check import CheckedSeed
+from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError
 
 POLICY = {"policy_id": "rl-task-basic-sanitization", "policy_version": "0.1.1"}

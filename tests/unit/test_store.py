@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from botocore.exceptions import ClientError
 
-from activities.store import ContentStore, FilesystemStore, StoreIntegrityError, store_from_env
+from storage.content import ContentStore, FilesystemStore, StoreIntegrityError, store_from_env
 from storage.objects import FilesystemObjects, ObjectMissing
 from storage.s3 import MIN_PART_SIZE, S3Objects
 from storage.uri import objects_from_uri

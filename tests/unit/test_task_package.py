@@ -10,7 +10,7 @@ from temporalio.testing import ActivityEnvironment
 
 from activities.admission import AdmissionActivities
 from activities.authoring import AuthoringActivities
-from activities.store import FilesystemStore
+from storage.content import FilesystemStore
 from contracts.payloads import AdmissionInput, AssembleInput, WorkspaceBuild
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""workers.telemetry: JSON log lines (from a plain logger, from inside a real activity run by
+"""observability.telemetry: JSON log lines (from a plain logger, from inside a real activity run by
 ActivityEnvironment and from a real workflow), the project's counters with their labels (the
 SDK's own meter, buffered), and one Prometheus endpoint serving both the SDK's metrics and the
 arkevo_ counters of a real Worker on a real dev server (scraped over HTTP)."""
@@ -27,7 +27,7 @@ from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
 from contracts import queues
 from tests.conftest import free_port
-from workers import telemetry
+from observability import telemetry
 from workers.client import connect
 
 
@@ -254,7 +254,7 @@ async def test_a_counter_never_breaks_the_activity(monkeypatch, caplog):
         t.join()
         return "done"
 
-    with caplog.at_level(logging.WARNING, logger="workers.telemetry"):
+    with caplog.at_level(logging.WARNING, logger="observability.telemetry"):
         assert await ActivityEnvironment().run(judged) == "done"
         telemetry.count("arkevo_no_such_counter")
     assert [r.message for r in caplog.records] == [

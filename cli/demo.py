@@ -133,7 +133,7 @@ exit codes:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Parsed before anything else happens: `--help` and a bad option start no stack."""
-    parser = argparse.ArgumentParser(prog="python -m workers.demo", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m cli.demo", description=__doc__,
                                      epilog=EXIT_CODES,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--spec", type=Path, default=DEMO_SPEC, help="dataset spec (default %(default)s)")

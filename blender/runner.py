@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from sandbox.agents.redaction import is_secret_name
+from observability.redaction import is_secret_name
 from sandbox.script_run import HEARTBEAT_SECONDS, wait_heartbeating  # noqa: F401 (re-exported)
 
 BLENDER_SCRIPTS = Path(__file__).resolve().parent

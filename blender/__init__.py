@@ -1,0 +1,3 @@
+"""Running Blender: `runner.py` starts a bpy script out of process (unisolated; the sandboxed
+path is `sandbox.script_run`), and the standalone bpy scripts it and the sandbox run
+(`apply_script.py`, `build_workspace.py`: stdlib + bpy only)."""

@@ -1,0 +1,1 @@
+"""What every layer reports: structured logs and Temporal metrics (telemetry.py)."""
