@@ -16,7 +16,9 @@ demo: venv
 docker-engine:
 	@bash scripts/docker-engine.sh || echo "make: no Docker engine; the deploy tests will skip (reason above)"
 
+# ruff first (seconds): a lint finding fails before any Blender starts.
 test: venv docker-engine
+	@.venv/bin/ruff check .
 	@$(PY) -m pytest
 
 # docker-compose.yml with deploy/compose.offline.yml, for real (docs/deployment.md).

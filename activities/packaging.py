@@ -91,7 +91,7 @@ class PackagingActivities:
         record = self.store.get_json(req.admission_record)
         while True:
             links = read_chain(self.objects, keys)
-            mine = [l for l in links if l.task_id == req.frozen.task_id and l.content_sha256 == content_digest]
+            mine = [link for link in links if link.task_id == req.frozen.task_id and link.content_sha256 == content_digest]
             if mine:  # a retry of this publication: finish it (it may have died after its link)
                 link = mine[-1]
                 self.objects.put_if_absent(f"{link.publication_key}/publication.json",

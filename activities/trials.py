@@ -165,7 +165,7 @@ def solver_endpoint(spec, environ) -> dict:
         raise ApplicationError(
             f"solver config {spec.config_id!r} ({spec.agent}) has no model endpoint on this gpu "
             f"worker: set {' and '.join(missing)} in its environment"
-            + (f" (or name a model in the config)" if MODEL_ENV in missing else ""),
+            + (" (or name a model in the config)" if MODEL_ENV in missing else ""),
             type=MODEL_NOT_CONFIGURED, non_retryable=True)
     url = urlsplit(base_url)  # no userinfo, query or fragment: nothing secret in the answer
     host = url.hostname or "" if url.port is None else f"{url.hostname}:{url.port}"

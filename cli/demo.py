@@ -195,7 +195,7 @@ async def main(argv: list[str] | None = None) -> int:
         console.print(f"[red]{e}[/]")
         return 1
     console.print(("already frozen: " if frozen.already_frozen else "frozen: ") + frozen.manifest)
-    console.print(f"  split sizes      " + ", ".join(f"{n} {s.count}" for n, s in frozen.report.splits.items()))
+    console.print("  split sizes      " + ", ".join(f"{n} {s.count}" for n, s in frozen.report.splits.items()))
     console.print(f"  manifest sha256  {frozen.manifest_sha256}")
     console.print(f"  semantic digest  {frozen.semantic_digest}")
     console.print(f"  handoff event    {frozen.handoff_event}")

@@ -93,7 +93,7 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
                         "the selection changed when the candidates were listed in another order"))
     if store is not None:
         picked_ids = {c.publication_id for tasks in chosen.values() for c in tasks}
-        gaps += privacy_gaps(objects, store, [l for l in links if l.publication_id in picked_ids])
+        gaps += privacy_gaps(objects, store, [link for link in links if link.publication_id in picked_ids])
         gaps += [Gap("integrity", problem) for problem in verify_revision(objects, keys).problems]
     picked = {c.task_id for tasks in chosen.values() for c in tasks}
     report = FreezeReport(

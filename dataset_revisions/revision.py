@@ -65,10 +65,10 @@ def candidates_from(links: list[ChainLink]) -> list[Candidate]:
     latest: dict[str, ChainLink] = {}
     for link in links:
         latest[link.task_id] = link
-    return [Candidate(task_id=l.task_id, task_version=l.task_version, publication_id=l.publication_id,
-                      publication_sha256=l.publication_sha256, source=l.source,
-                      workflow_group=l.workflow_group, profession=l.profession_primary)
-            for l in sorted(latest.values(), key=lambda l: l.task_id)]
+    return [Candidate(task_id=link.task_id, task_version=link.task_version, publication_id=link.publication_id,
+                      publication_sha256=link.publication_sha256, source=link.source,
+                      workflow_group=link.workflow_group, profession=link.profession_primary)
+            for link in sorted(latest.values(), key=lambda link: link.task_id)]
 
 
 def outcomes(objects: ObjectStore, keys: RevisionKeys) -> list[dict]:

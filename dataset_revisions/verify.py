@@ -110,4 +110,4 @@ def _verify_freeze(objects: ObjectStore, keys: RevisionKeys, shas: dict[int, str
                 report.problems.append(f"freeze: {split} task {c.task_id} names publication "
                                        f"{c.publication_id} that is not in the chain with that sha256")
     if semantic_digest(chosen) != manifest["semantic_digest"]:
-        report.problems.append(f"freeze: the manifest's semantic digest does not match its splits")
+        report.problems.append("freeze: the manifest's semantic digest does not match its splits")

@@ -194,7 +194,7 @@ def deploy_test(args: argparse.Namespace) -> dict:
     figures["kill"] = kill_gpu_worker()
     print(f"deploy-test: gpu worker restarted after {figures['kill']['back_after_s']} s", flush=True)
 
-    done = probe("result", "--workflow-id", wid, "--timeout", str(args.timeout), timeout=args.timeout)
+    probe("result", "--workflow-id", wid, "--timeout", str(args.timeout), timeout=args.timeout)
     figures["production_s"] = round(time.monotonic() - submitted, 1)
     t = step("seed production (incl. the kill)", submitted)
     checked = probe("records", "--workflow-id", wid)

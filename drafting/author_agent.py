@@ -18,7 +18,6 @@ model's doing: the call is answered with the error and the round ends as "no_sub
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 

@@ -14,7 +14,7 @@ from review_site.build import build_site
 from review_site.sources import Source
 from storage.objects import FilesystemObjects
 from tests.site_support.browser import chromium, http_server, keep_screenshots, load_and_check, screenshot
-from tests.site_support.publications import frozen_revision, write_reviewed_publication
+from tests.site_support.publications import frozen_revision
 
 
 @pytest.fixture(scope="module")

@@ -168,7 +168,7 @@ async def test_no_author_endpoint_fails_fast(tmp_path, monkeypatch):
     described = await activities.check_model_endpoints(EndpointCheckInput(["author"]))
     assert described[0]["model"] and SECRET not in json.dumps(described)
     with pytest.raises(ApplicationError) as caught:
-        await AuthorActivities(storage.content, local=True).author_round(req)
+        await AuthorActivities(activities.store, local=True).author_round(req)
     assert caught.value.type == "SandboxRequired" and caught.value.non_retryable
 
 

@@ -271,7 +271,7 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     assert started.returncode == 0, started.stdout + started.stderr
     assert "Evaluation campaign `it-c1`" in started.stdout  # the report, printed
     broken = "it-c1.table-model.llm-it.1"
-    lines = [json.loads(l) for l in (root / "trials.jsonl").read_text().splitlines()]
+    lines = [json.loads(line) for line in (root / "trials.jsonl").read_text().splitlines()]
     assert sorted(r["trial_id"] for r in lines) == sorted(
         f"it-c1.{t}.{c}.1" for t in ("fence-array", "table-model") for c in ("oracle", "nop", "llm-it"))
     by_id = {r["trial_id"]: r for r in lines}

@@ -7,7 +7,6 @@ the workers call them."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 from temporalio.exceptions import ApplicationError

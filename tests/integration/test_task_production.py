@@ -20,7 +20,6 @@ from contracts.payloads import BlobRef, ProductionResult, TaskProductionInput
 from contracts.validation import validate_document
 from exports.harbor_zip import export_task, extract
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
-from tests.conftest import TEMPORAL_BIN
 from contracts import queues
 from workflows.task_production import STAGES
 

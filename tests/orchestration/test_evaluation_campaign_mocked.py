@@ -162,8 +162,8 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
             assert gpu.calls.count(BROKEN) == 2  # trial_attempts, then recorded as infra
             assert len(gpu.calls) == 22
             lines = (tmp_path / "objects" / keys.trials).read_text().splitlines()
-            assert len(lines) == 21 and len({json.loads(l)["trial_id"] for l in lines}) == 21
-            broken = next(json.loads(l) for l in lines if json.loads(l)["trial_id"] == BROKEN)
+            assert len(lines) == 21 and len({json.loads(line)["trial_id"] for line in lines}) == 21
+            broken = next(json.loads(line) for line in lines if json.loads(line)["trial_id"] == BROKEN)
             assert broken["reward"] is None and broken["failure"]["kind"] == "infra"
             assert broken["failure"]["type"] == "TrialInfraError"
 
@@ -203,7 +203,7 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
             assert audit["replaced"][0]["recovered_reward"] == 0.9
             original_bytes = (tmp_path / "objects" / keys.trials).read_bytes()
             assert original_bytes == "\n".join(lines).encode() + b"\n"  # the original run untouched
-            rec_lines = [json.loads(l) for l in
+            rec_lines = [json.loads(line) for line in
                          (tmp_path / "objects" / keys.recovered_trials(1)).read_text().splitlines()]
             assert len(rec_lines) == 21
             fixed = next(r for r in rec_lines if r["trial_id"] == BROKEN)

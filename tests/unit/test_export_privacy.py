@@ -14,10 +14,16 @@ from temporalio.exceptions import ApplicationError
 
 from activities.packaging import PackagingActivities
 from contracts.payloads import PrivacyReview, PublishInput
+from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
-from tests.unit.test_rerun_consistency import draft_package, evaluation, freeze, store  # noqa: F401
+from tests.unit.test_rerun_consistency import draft_package, evaluation, freeze
 
 NOW = "2026-11-30T10:00:00+00:00"
+
+
+@pytest.fixture
+def store(tmp_path) -> FilesystemStore:  # the session's store would start Temporal
+    return FilesystemStore(tmp_path / "store")
 
 
 def request(store, tmp_path, package) -> PublishInput:

@@ -21,7 +21,7 @@ import pytest
 from temporalio import activity, workflow
 from temporalio.common import MetricMeter, RetryPolicy
 from temporalio.exceptions import ActivityError, ApplicationError
-from temporalio.runtime import MetricBuffer, PrometheusConfig, Runtime, TelemetryConfig
+from temporalio.runtime import MetricBuffer, Runtime, TelemetryConfig
 from temporalio.testing import ActivityEnvironment
 from temporalio.worker import UnsandboxedWorkflowRunner, Worker
 
@@ -348,8 +348,8 @@ async def test_one_endpoint_serves_sdk_metrics_and_arkevo_counters(temporal_env,
                 await asyncio.sleep(0.1)
 
     def find(name: str, **labels) -> list[tuple[dict, float]]:
-        return [(l, v) for n, l, v in samples
-                if n == name and all(l.get(k) == v for k, v in labels.items())]
+        return [(got, v) for n, got, v in samples
+                if n == name and all(got.get(k) == v for k, v in labels.items())]
 
     # The SDK's own metrics, on the same endpoint.
     sdk = {n for n, _, _ in samples if n.startswith("temporal_")}
