@@ -1,4 +1,4 @@
-"""The chaos and orchestration suites and the two lanes of long end-to-end runs, run beside
+"""The chaos and orchestration suites and the three lanes that follow them, run beside
 the rest of `make test` (runs.py says why): each passes here when its own pytest process
 passed, and fails with that process's output otherwise. Where the suite's tests ran in this
 session's foreground there is nothing to join."""
@@ -10,7 +10,7 @@ import re
 import pytest
 
 
-@pytest.mark.parametrize("name", ["chaos", "orchestration", "long-runs", "end-to-end"])
+@pytest.mark.parametrize("name", ["chaos", "orchestration", "long-runs", "end-to-end", "sandboxed-trials"])
 def test_suite_passed_beside_the_rest(background_run, name):
     run = background_run(name)
     if run is None:
