@@ -26,7 +26,10 @@ from sandbox.environment import ArkevoSandboxEnvironment
 from sandbox.isolation import host
 
 IMPORT_PATH = "sandbox.environment:ArkevoSandboxEnvironment"
-TEST_USER_PREFIX = "arkevo-test-"
+# The tests' own slot users. A background lane of `make test` (tests/background/runs.py) gets
+# users of its own: two pytest processes sharing slot users would take the same slot from two
+# slot pools, and each one's clean-up kills every process of the slot's user.
+TEST_USER_PREFIX = os.environ.get("ARKEVO_TEST_SLOT_PREFIX", "arkevo-test-")
 
 requires_landlock = pytest.mark.skipif(
     host.landlock_problem() is not None,

@@ -40,6 +40,13 @@ LOGS = ROOT / "var" / "test-background"
 JOINERS = "tests/background/"
 FIRST = ("tests/unit/",)  # CPU-bound and quick: they run while the background starts
 CHILD_ENV = "ARKEVO_TEST_BACKGROUND"  # "0": all in the foreground; "child": a background run
+SLOT_PREFIX_ENV = "ARKEVO_TEST_SLOT_PREFIX"  # tests/adversarial/sandbox_helpers.py
+
+
+def slot_prefix(suite: str) -> str:
+    """A background lane's own sandbox slot users (arkevo-<lane initials>-N), apart from the
+    foreground's arkevo-test-N: lanes run sandboxes at the same time."""
+    return "arkevo-" + "".join(word[0] for word in suite.split("-")) + "-"
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,8 @@ class BackgroundRun:
             self.proc = subprocess.Popen(
                 self.suite.argv(self.folder, self.targets), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, start_new_session=True,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", CHILD_ENV: "child"})
+                env={**os.environ, "PYTHONUNBUFFERED": "1", CHILD_ENV: "child",
+                     SLOT_PREFIX_ENV: slot_prefix(self.suite.name)})
         self.started = self.started or time.monotonic()
         return self
 
