@@ -2,8 +2,9 @@
 delivery, and the author's own gaming samples.
 
 Each gaming sample (``private/calibration/gaming/*.py`` of the package) is applied to the
-package's ``workspace/inputs/start.blend`` in its own sandboxed Blender (author code); its
-delivery goes to the store.  One warm probe process in the verifier sandbox probes the gaming
+package's ``workspace/inputs/start.blend`` in one sandboxed Blender for all of them (author
+code; each on a fresh open of the start scene, ``bpy_procs.apply_scripts``); each delivery goes
+to the store.  One warm probe process in the verifier sandbox probes the gaming
 deliveries and then (``bpy_procs.WarmProbe``; unisolated only when
 the worker runs trials unisolated) opens the reference delivery, applies each operator of
 ``verifiers/mutations.py``, probes the scene in memory with the package's own ``tests/``
@@ -68,8 +69,8 @@ class MutationActivities:
 
     def _run(self, blend: Path, start: Path, scripts: list[Path], task: Path, rubric: Path,
              probes: Path | None, work: Path) -> tuple[list[dict], list[dict]]:
-        deliveries = [bpy_procs.apply_script(start, s, work / "gaming-out" / f"{s.stem}.blend", sandbox=self.sandbox)
-                      for s in scripts]
+        deliveries = bpy_procs.apply_scripts(  # one Blender for the author's samples (one author)
+            start, [(s, work / "gaming-out" / f"{s.stem}.blend") for s in scripts], sandbox=self.sandbox)
         with WarmProbe(sandbox=self.sandbox) as probe:
             gaming = [{"sample": f"gaming:{s.stem}", "script": GAMING + s.name, "path": str(d),
                        "criteria": probe.probe(d, task, rubric, work / "gaming-out" / f"{s.stem}.json", probes)["criteria"]}

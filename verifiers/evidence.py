@@ -5,12 +5,12 @@ spec*: static ``front`` / ``side`` / ``top`` (orthographic) and ``close`` (persp
 of the deliverable and, for animation tasks, ``count`` (16) evenly spaced frames from a fixed
 camera, an MP4 of them and a 4x4 contact sheet (``frames_sheet.png``).
 
-Cache key = sha256 of canonical JSON ``{delivery sha256, resolved view spec, renderer
-version}``.  "Identical deliverable" means *identical bytes*: a saved .blend differs byte-wise
-between two builds of the same scene (Blender writes pointers and a thumbnail), so
-re-applying the same script gives a new key and a fresh render.  That is the conservative
-choice -- a scene-level digest would reuse more, but a digest that misses one setting would
-hand one delivery another's evidence.  Scoring the *same file* twice renders nothing.
+Cache key = sha256 of canonical JSON ``{delivery scene digest, resolved view spec, renderer
+version}``.  The scene digest (``blender/blend_digest.py``) is the sha256 of the delivery's bytes
+with the two fields Blender seeds from the clock zeroed (a mesh's face-set colour seed, a node's
+id in its tree); every other byte counts, so two deliveries share evidence only when Blender
+reads the same scene from both -- the same script applied twice, a scripted policy's repeated
+attempts -- and a file the digest cannot read shares nothing (raw sha256).
 
 Entries live under ``<root>/objects/<key[:2]>/<key>/`` with ``manifest.json`` (per-file
 sha256); they are written into a temp folder and renamed into place, and every hit
@@ -47,6 +47,7 @@ from PIL import Image
 from contracts.digests import canonical_json_bytes, sha256_file  # noqa: F401 (sha256_file re-exported)
 from sandbox.script_run import ScriptIsolation
 from verifiers.bpy_procs import RENDER_EVIDENCE, render_jobs
+from blender.blend_digest import scene_digest
 from verifiers.vl import contact_sheet
 
 POSTPROCESS_VERSION = "2"  # contact sheet layout and encoding (2: composited and written by Pillow)
@@ -198,8 +199,9 @@ class EvidenceCache:
         self._lock = threading.Lock()
 
     @staticmethod
-    def key(blend_sha256: str | None, spec: dict, renderer: str | None = None) -> str:
-        basis = {"blend_sha256": blend_sha256, "spec": spec, "renderer": renderer or renderer_version()}
+    def key(scene: str | None, spec: dict, renderer: str | None = None) -> str:
+        """``scene``: the delivery's ``blend_digest.scene_digest`` (None: nothing delivered)."""
+        basis = {"scene": scene, "spec": spec, "renderer": renderer or renderer_version()}
         return hashlib.sha256(canonical_json_bytes(basis)).hexdigest()
 
     def folder(self, key: str) -> Path:
@@ -255,6 +257,7 @@ class RenderRequest:
     blend: Path
     spec: dict
     blend_sha256: str | None = None
+    scene: str | None = None
     key: str = field(default="", init=False)
 
 
@@ -273,8 +276,10 @@ class EvidenceRenderer:
         return self.render_many([(blend, spec)])[0]
 
     def _request(self, blend: Path, spec: dict) -> RenderRequest:
-        req = RenderRequest(Path(blend), spec, sha256_file(blend) if Path(blend).is_file() else None)
-        req.key = self.cache.key(req.blend_sha256, spec)
+        present = Path(blend).is_file()
+        req = RenderRequest(Path(blend), spec, sha256_file(blend) if present else None,
+                            scene_digest(blend) if present else None)
+        req.key = self.cache.key(req.scene, spec)
         return req
 
     def _known(self, req: RenderRequest) -> Evidence | None:

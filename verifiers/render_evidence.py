@@ -28,8 +28,15 @@ import sys
 import time
 from pathlib import Path
 
-import bpy
-from mathutils import Matrix, Vector
+# Workbench draws through Mesa's llvmpipe on these CPU machines, and every process compiles its
+# shaders afresh (no shader cache is shared between deliveries: one could plant code for the
+# next). Unoptimised shader JIT and drawing on the main thread cut a render's CPU time by a
+# quarter; the images are byte-identical (docs/performance.md). A GPU driver ignores both.
+os.environ.setdefault("GALLIVM_PERF", "nopt")
+os.environ.setdefault("LP_NUM_THREADS", "0")
+
+import bpy  # noqa: E402
+from mathutils import Matrix, Vector  # noqa: E402
 
 # Bumped whenever the rendering of the same spec could change; part of the cache key together
 # with this file's digest (see evidence.renderer_version()).

@@ -4,7 +4,7 @@
 |-------------------------|------------------|-------|----------------|
 | task workdir (/workspace) | work/workspace | slot  | read-write     |
 | /tmp                    | work/tmp         | slot  | read-write     |
-| /home/arkevo-slot-N     | work/home        | slot  | read-write     |
+| /home/sandbox ($HOME)   | work/home        | slot  | read-write     |
 | /logs (agent, verifier, artifacts, user-agent) | work/logs | slot | read-write |
 | /tests, /solution       | work/tests, work/solution | root | read-only |
 | /private (verifier only)| work/private     | root  | read-only      |

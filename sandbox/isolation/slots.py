@@ -52,9 +52,9 @@ class Slot:
     def dir(self, name: str) -> Path:
         return self.work / name
 
-    @property
-    def container_home(self) -> str:
-        return f"/home/{self.user}"
+    # One $HOME path for every slot: Blender saves it in a .blend's UI data (the file browser's
+    # directory), so a per-slot path made the same work differ byte-wise with the slot it ran in.
+    container_home = "/home/sandbox"
 
 
 LOCK_DIR = Path("/run/arkevo-sandbox")

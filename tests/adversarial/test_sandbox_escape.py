@@ -283,12 +283,11 @@ async def test_no_process_survives_the_trial_and_the_slot_starts_clean(tmp_path,
     second = make_env(tmp_path, "next-trial", base_dir=base_dir, slots=1)
     async with started(second):
         assert second._sandbox.slot.index == slot
-        user = second._sandbox.slot.user
         listing = await second.exec("ls -A /workspace /tmp ~")
         # Only mount points of the read-only runtime may appear (a checkout under /tmp).
         runtime = {PurePosixPath(p).relative_to("/tmp").parts[0] for p in (sys.prefix, sys.base_prefix)
                    if PurePosixPath(p).is_relative_to("/tmp")}
-        assert sorted(listing.stdout.split()) == sorted(["/workspace:", "/tmp:", f"/home/{user}:", *runtime])
+        assert sorted(listing.stdout.split()) == sorted(["/workspace:", "/tmp:", "/home/sandbox:", *runtime])
         assert "sleep" not in (await second.exec("ps -eo comm=")).stdout
 
 

@@ -5,6 +5,7 @@ runs in the trial sandbox, as the scoring CLI runs it (test slot users, a tempor
 from __future__ import annotations
 
 import json
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -115,6 +116,25 @@ def test_a_damaged_cache_entry_is_rendered_again(scored_twice, isolation):
     again = EvidenceRenderer(cache, sandbox=isolation).render(delivery, spec)
     assert cache.counters.corrupt == corrupt + 1 and cache.counters.renders == renders + 1
     assert again.hashes() == first["evidence"]["files"] and not again.cache_hit
+
+
+def test_the_same_scene_saved_twice_is_rendered_once(workspaces, tmp_path, isolation):
+    """A scripted policy's repeated attempts save one scene into different bytes (Blender seeds a
+    mesh's face-set colours and a node's id from the clock); the cache keys on the scene digest
+    (blender/blend_digest.py), so the second delivery's evidence is the first's, unrendered."""
+    start = workspaces["table-model"]["start"]
+    solve = SEEDS / "table-model" / "draft" / "solution" / "solve.py"
+    first_blend = bpy_procs.apply_script(start, solve, tmp_path / "a" / "result.blend", sandbox=isolation)
+    time.sleep(1.1)  # the face-set colour seed changes with the second
+    second_blend = bpy_procs.apply_script(start, solve, tmp_path / "b" / "result.blend", sandbox=isolation)
+    assert sha256_file(first_blend) != sha256_file(second_blend)
+    cache = EvidenceCache(tmp_path / "cache")
+    spec = resolve_spec(load_judge_config(SEEDS / "table-model" / "draft" / "judge.json").evidence)
+    first = EvidenceRenderer(cache, sandbox=isolation).render(first_blend, spec)
+    second = EvidenceRenderer(cache, sandbox=isolation).render(second_blend, spec)
+    assert not first.cache_hit and second.cache_hit and first.error is None
+    assert cache.counters.renders == 1 and cache.counters.hits == 1
+    assert second.hashes() == first.hashes()
 
 
 def robot_spec() -> dict:

@@ -1,0 +1,196 @@
+"""A .blend file's scene digest: sha256 of its bytes with the fields Blender fills from the clock
+zeroed, so that the same work saved twice has one digest.
+
+Blender 5.2 writes a scene deterministically except for two fields seeded from the wall clock
+when the data is created: ``Mesh.face_sets_color_seed`` (the colours sculpt mode draws face sets
+in) and ``bNode.identifier`` (a node's id inside its tree; what refers to it, such as a zone's
+paired output node, is stored elsewhere and is *not* masked).  Neither changes what the scene
+is, how it renders or how it is graded.  Every other byte counts, the file's own SDNA (its type
+catalogue) included, so two files share a digest only when Blender reads the same scene from
+both.  (A third source, the file browser's directory in the saved UI data, is the process's
+``$HOME``; the sandbox gives every slot the same one, see ``sandbox/isolation/slots.py``.)
+
+Anything this reader does not fully understand -- a compressed file, an older header layout,
+a block or type table that does not add up, a masked field whose type is not the expected one
+-- gives the sha256 of the raw bytes instead, which shares nothing: the digest is only ever used
+to recognise identical scenes (the evidence render cache), never to tell scenes apart.
+
+Streaming: the DNA1 block sits at the end of the file, so one pass walks the
+block headers and a second hashes the blocks, zeroing the masked fields.
+Hand-written because no PyPI package reads Blender 5's large-block-header format.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from contracts.digests import sha256_file
+
+DIGEST_VERSION = "blend-scene/1"
+# (struct, field, C type): the clock-seeded fields (see the module docstring).
+MASKED_FIELDS = (("Mesh", "face_sets_color_seed", "int"), ("bNode", "identifier", "int"))
+
+_HEADER = re.compile(rb"BLENDER17-01v\d{4}")  # Blender >= 5.0: 64-bit, little-endian, large BHead
+_BHEAD = struct.Struct("<4sIQqq")  # code, SDNA index, old address, length, count
+_CHUNK = 1 << 20
+_MAX_DNA = 64 << 20
+
+
+class Unreadable(ValueError):
+    """The file is not one this reader understands completely."""
+
+
+@dataclass(frozen=True)
+class _Block:
+    code: bytes
+    sdna: int
+    length: int
+    count: int
+    head: int  # offset of the block header
+
+
+def _blocks(fh: BinaryIO, size: int) -> Iterator[_Block]:
+    offset = 17
+    while True:
+        fh.seek(offset)
+        raw = fh.read(_BHEAD.size)
+        if len(raw) != _BHEAD.size:
+            raise Unreadable("truncated block header")
+        code, sdna, _old, length, count = _BHEAD.unpack(raw)
+        if length < 0 or count < 0 or offset + _BHEAD.size + length > size:
+            raise Unreadable("block runs past the end of the file")
+        yield _Block(code, sdna, length, count, offset)
+        if code == b"ENDB":
+            if offset + _BHEAD.size + length != size:
+                raise Unreadable("bytes after ENDB")
+            return
+        offset += _BHEAD.size + length
+
+
+def _strings(dna: bytes, pos: int, count: int) -> tuple[list[str], int]:
+    out = []
+    for _ in range(count):
+        end = dna.find(b"\0", pos)
+        if end < 0:
+            raise Unreadable("unterminated SDNA name")
+        out.append(dna[pos:end].decode("ascii", "strict"))
+        pos = end + 1
+    return out, (pos + 3) & ~3
+
+
+def _count(dna: bytes, pos: int, tag: bytes) -> tuple[int, int]:
+    if dna[pos:pos + 4] != tag:
+        raise Unreadable(f"SDNA lacks {tag.decode()}")
+    (n,) = struct.unpack_from("<i", dna, pos + 4)
+    if not 0 <= n <= len(dna):
+        raise Unreadable(f"SDNA {tag.decode()} count out of range")
+    return n, pos + 8
+
+
+def _field_size(type_size: int, name: str) -> int:
+    size = 8 if name.startswith(("*", "(*")) else type_size
+    for dim in re.findall(r"\[(\d+)\]", name):
+        size *= int(dim)
+    return size
+
+
+def _masks(dna: bytes) -> dict[int, tuple[int, list[tuple[int, int]]]]:
+    """{SDNA struct index: (struct size, [(offset, size) to zero])} for MASKED_FIELDS."""
+    try:
+        if dna[:4] != b"SDNA":
+            raise Unreadable("DNA1 block is not SDNA")
+        n, pos = _count(dna, 4, b"NAME")
+        names, pos = _strings(dna, pos, n)
+        n, pos = _count(dna, pos, b"TYPE")
+        types, pos = _strings(dna, pos, n)
+        if dna[pos:pos + 4] != b"TLEN":
+            raise Unreadable("SDNA lacks TLEN")
+        n_types, pos = len(types), pos + 4  # one length per type, no count of its own
+        lengths = struct.unpack_from(f"<{n_types}h", dna, pos)
+        pos = (pos + 2 * n_types + 3) & ~3
+        n_structs, pos = _count(dna, pos, b"STRC")
+        wanted = {(s, f): t for s, f, t in MASKED_FIELDS}
+        out: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+        seen: set[str] = set()
+        for index in range(n_structs):
+            type_index, n_fields = struct.unpack_from("<hh", dna, pos)
+            fields = struct.unpack_from(f"<{2 * n_fields}h", dna, pos + 4)
+            pos += 4 + 4 * n_fields
+            name = types[type_index]
+            if name not in {s for s, _, _ in MASKED_FIELDS}:
+                continue
+            if name in seen:
+                raise Unreadable(f"SDNA defines {name} twice")
+            seen.add(name)
+            offset, spans, field_names = 0, [], []
+            for ftype, fname in zip(fields[::2], fields[1::2]):
+                size = _field_size(lengths[ftype], names[fname])
+                field_names.append(names[fname])
+                if (name, names[fname]) in wanted:
+                    if types[ftype] != wanted[(name, names[fname])] or size != 4:
+                        raise Unreadable(f"{name}.{names[fname]} is not a 4-byte {wanted[(name, names[fname])]}")
+                    spans.append((offset, size))
+                offset += size
+            if offset != lengths[type_index] or len(set(field_names)) != len(field_names):
+                raise Unreadable(f"SDNA struct {name} does not add up")
+            out[index] = (offset, spans)
+        return out
+    except (struct.error, IndexError, UnicodeDecodeError) as exc:
+        raise Unreadable(f"malformed SDNA: {exc}") from None
+
+
+def _scene_digest(path: Path) -> str:
+    size = path.stat().st_size
+    with path.open("rb") as fh:
+        if not _HEADER.fullmatch(fh.read(17)):
+            raise Unreadable("not an uncompressed Blender 5 file")
+        blocks = list(_blocks(fh, size))
+        dna_blocks = [b for b in blocks if b.code == b"DNA1"]
+        if len(dna_blocks) != 1 or dna_blocks[0].length > _MAX_DNA:
+            raise Unreadable("expected one SDNA block")
+        fh.seek(dna_blocks[0].head + _BHEAD.size)
+        masks = _masks(fh.read(dna_blocks[0].length))
+        h = hashlib.sha256(DIGEST_VERSION.encode() + b"\0")
+        fh.seek(0)
+        h.update(fh.read(17))
+        for block in blocks:
+            fh.seek(block.head)
+            h.update(fh.read(_BHEAD.size))
+            mask = masks.get(block.sdna) if block.code != b"DNA1" else None
+            if mask is None or not mask[1]:
+                _copy(fh, block.length, h)
+                continue
+            struct_size, spans = mask
+            if block.length != struct_size * block.count:
+                raise Unreadable(f"block of {block.count} x {struct_size} bytes has length {block.length}")
+            data = bytearray(fh.read(block.length))
+            for i in range(block.count):
+                for offset, span in spans:
+                    start = i * struct_size + offset
+                    data[start:start + span] = bytes(span)
+            h.update(data)
+        return h.hexdigest()
+
+
+def _copy(fh: BinaryIO, length: int, h) -> None:
+    while length > 0:
+        chunk = fh.read(min(_CHUNK, length))
+        if not chunk:
+            raise Unreadable("file shrank while reading")
+        h.update(chunk)
+        length -= len(chunk)
+
+
+def scene_digest(path: Path) -> str:
+    """``blend-scene/1:<sha256>`` of the masked bytes, or ``sha256:<hex>`` of the raw bytes when
+    the file is not one this reader understands completely (see the module docstring)."""
+    try:
+        return f"{DIGEST_VERSION}:{_scene_digest(Path(path))}"
+    except Unreadable:
+        return f"sha256:{sha256_file(Path(path))}"
