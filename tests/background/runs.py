@@ -12,8 +12,8 @@ calibration samples probed) starts when the deploy test ends, about halfway thro
 session; `end-to-end` (a seed through all seven stages, the shared model budget across two
 worker processes, model authoring) starts when the orchestration suite ends, while the deploy test
 mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
-host, and the agents' MCP sessions: much of it waiting on timeouts) starts when the chaos suite
-ends. Each starts at once where the run it follows does not run.
+host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
+adversarial tests and the review site in Chromium) starts when the chaos suite ends. Each starts at once where the run it follows does not run.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
 conftest takes each suite's items out of the foreground session and runs them as their own
@@ -76,7 +76,8 @@ SUITES = {s.name: s for s in (
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py"), after="orchestration"),
     Suite("sandboxed-trials", ("tests/integration/test_trial_failures.py",
-                               "tests/integration/test_agents.py"), after="chaos"),
+                               "tests/integration/test_agents.py", "tests/adversarial/",
+                               "tests/browser/"), after="chaos"),
 )}
 
 
