@@ -15,8 +15,6 @@ cannot start is a plain exception: Temporal retries both with a new round.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import tempfile
 from pathlib import Path
 
@@ -31,26 +29,7 @@ from contracts.payloads import AuthorRoundInput, AuthorRoundResult, EndpointChec
 from drafting.author_agent import AuthorSession
 from drafting.authoring_sandbox import authoring_sandbox
 from drafting.draft_folder import DraftFolder
-
-HEARTBEAT_SECONDS = 5.0  # gpu activities time out after 60 s without one; a model call takes minutes
-
-
-@contextlib.asynccontextmanager
-async def _heartbeats(what: str):
-    """Heartbeat in the background while the body awaits the model and the sandbox."""
-    async def beat() -> None:
-        while True:
-            await asyncio.sleep(HEARTBEAT_SECONDS)
-            activity.heartbeat(what)
-
-    task = asyncio.create_task(beat()) if activity.in_activity() else None
-    try:
-        yield
-    finally:
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+from observability.heartbeats import heartbeating
 
 
 class AuthorActivities:
@@ -83,7 +62,7 @@ class AuthorActivities:
                 folder = DraftFolder(seed_dir)
                 start = self.store.fetch_to(req.workspace.start_blend, work / "start.blend")
                 reference = self.store.fetch_to(req.workspace.reference_blend, work / "reference.blend")
-                async with _heartbeats(f"author round {req.round} of {req.seed_id}"):
+                async with heartbeating(f"author round {req.round} of {req.seed_id}"):
                     async with authoring_sandbox(
                             seed_dir, start, reference, work=work / "sandbox",
                             name=f"author-{req.seed_id}-r{req.round}",

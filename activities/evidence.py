@@ -3,14 +3,12 @@ the worker's content-hash cache, put into the store as a tree for the VL judge."
 
 from __future__ import annotations
 
-import asyncio
 import json
 import tempfile
 from pathlib import Path
 
 from temporalio import activity
 
-from blender.runner import HEARTBEAT_SECONDS
 from storage.content import ContentStore
 from activities.vl_judge import evidence_tree
 from contracts.payloads import RenderedEvidence, RenderEvidenceInput
@@ -18,6 +16,7 @@ from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import RENDER_EVIDENCE
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec
 from observability import telemetry
+from observability.heartbeats import in_thread
 
 
 class EvidenceActivities:
@@ -48,12 +47,7 @@ class EvidenceActivities:
         return RenderedEvidence(evidence_tree(self.store, evidence), None, evidence.cache_hit)
 
     async def _render_unisolated(self, blend: Path, spec: dict):
-        render = asyncio.create_task(asyncio.to_thread(self.renderer.render, blend, spec))
-        while not render.done():  # Blender renders off the event loop; keep heartbeating
-            await asyncio.wait({render}, timeout=HEARTBEAT_SECONDS)
-            if activity.in_activity():
-                activity.heartbeat("rendering evidence")
-        return render.result()
+        return await in_thread(self.renderer.render, blend, spec, what="rendering evidence")
 
     async def _render_in_sandbox(self, job: dict, work: Path) -> None:
         """Render one job in a fresh sandbox: the delivery and the job go in; the render folder

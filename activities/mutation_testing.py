@@ -16,7 +16,6 @@ store; ``ReviewActivities.judge_calibration`` judges them under the calibrated g
 
 from __future__ import annotations
 
-import asyncio
 import tempfile
 from pathlib import Path
 
@@ -25,13 +24,12 @@ from temporalio import activity
 from contracts.errors import author_script_failed
 from storage.content import ContentStore
 from contracts.payloads import MutationInput, MutationRows, ref_dict
+from observability.heartbeats import in_thread
 from sandbox.script_run import ScriptIsolation
 from verifiers import bpy_procs
 from verifiers.bpy_procs import ScriptFailed, WarmProbe
 
 GAMING = "private/calibration/gaming/"
-
-HEARTBEAT_SECONDS = 5
 
 
 class MutationActivities:
@@ -49,14 +47,10 @@ class MutationActivities:
                                         work / "start.blend")
             blend = self.store.fetch_to(req.delivery, work / "reference.blend")
             probes = tests / "task_probes.py"
-            run = asyncio.create_task(asyncio.to_thread(
-                self._run, blend, start, sorted(scripts.glob("*.py")), tests / "task.json", tests / "rubric.json",
-                probes if probes.is_file() else None, work))
-            while not run.done():  # Blender works off the event loop; keep heartbeating
-                await asyncio.wait({run}, timeout=HEARTBEAT_SECONDS)
-                activity.heartbeat("mutation testing")
             try:
-                rows, gaming = run.result()
+                rows, gaming = await in_thread(
+                    self._run, blend, start, sorted(scripts.glob("*.py")), tests / "task.json",
+                    tests / "rubric.json", probes if probes.is_file() else None, work, what="mutation testing")
             except ScriptFailed as exc:  # a gaming script, or the task's probes, raised
                 file, exception = exc.problems[0]
                 rel = f"draft/calibration/gaming/{file.name}" if file.parent == scripts else f"draft/{file.name}"

@@ -41,6 +41,7 @@ from verifiers.evidence import Evidence
 from verifiers.vl import Answer, VLResult, image_metric_judge, load_judge_config, no_evidence_result, image_metric_judge_id
 from verifiers.vl_model_judge import JudgeSettings, OpenAIVisionJudge
 from observability import telemetry
+from observability.heartbeats import heartbeating
 
 HEARTBEAT_SECONDS = 10.0
 
@@ -141,20 +142,12 @@ class JudgeActivities:
         return image_metric_judge(config, folder, reference, frames)
 
     async def _model(self, client: OpenAIVisionJudge, config, req: VLJudgeRequest, folder: Path) -> VLResult:
-        beat = asyncio.create_task(self._heartbeat()) if activity.in_activity() else None
         try:
-            return await client.judge(config, folder, req.evidence_error)
+            async with heartbeating("judging", every=HEARTBEAT_SECONDS):  # budget waits can be long
+                return await client.judge(config, folder, req.evidence_error)
         except ModelEndpointUnavailable as exc:
             telemetry.judge_call("model", "unavailable")
             raise activity_error(exc, "VL judge") from None
         except ModelEndpointError as exc:
             telemetry.judge_call("model", "refused")
             raise model_endpoint_error(f"VL judge: {exc}") from None
-        finally:
-            if beat is not None:
-                beat.cancel()
-
-    async def _heartbeat(self) -> None:
-        while True:  # waits on the budget can be long; keep the activity alive
-            activity.heartbeat("judging")
-            await asyncio.sleep(HEARTBEAT_SECONDS)

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from observability.redaction import is_secret_name
-from sandbox.script_run import HEARTBEAT_SECONDS, wait_heartbeating  # noqa: F401 (re-exported)
+from sandbox.script_run import wait_heartbeating
 
 BLENDER_SCRIPTS = Path(__file__).resolve().parent
 

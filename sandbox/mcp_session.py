@@ -422,8 +422,11 @@ class BlenderMcpSession:
             )
             self.server_log.drain(self._server.stderr)
             read, write = await stack.enter_async_context(process_transport(self._server))
+            # The default bounds what the MCP server answers itself (initialize, the tool list):
+            # its start-up, which a loaded host can stretch well past a short tool timeout.
+            # Every tool call passes the tool timeout (call_tool).
             self._session = await stack.enter_async_context(ClientSession(
-                read, write, read_timeout_seconds=timedelta(seconds=self.config.tool_timeout_sec),
+                read, write, read_timeout_seconds=timedelta(seconds=self.config.startup_timeout_sec),
             ))
             try:
                 with anyio.fail_after(self.config.startup_timeout_sec):

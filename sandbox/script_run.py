@@ -37,13 +37,13 @@ from typing import Literal
 from temporalio import activity
 
 from sandbox.isolation.layout import Layout, SandboxPathError
+from observability.heartbeats import HEARTBEAT_SECONDS
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.isolation.slots import SlotUnavailable
 from sandbox.isolation.trial import LaunchFailed, SandboxUnavailable, TrialSandbox
 
 WORKDIR = PurePosixPath("/workspace")
 SCRIPTS = PurePosixPath("/tests")  # root-owned and read-only inside: the script cannot change itself
-HEARTBEAT_SECONDS = 5.0
 LOG_TAIL_BYTES = 4000
 
 # How the worker runs Blender on outside code, as its activity classes take it: None = this

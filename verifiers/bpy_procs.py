@@ -25,13 +25,13 @@ import json
 import os
 import select
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from blender.runner import bpy_python
 from contracts.seed_check import TASK_PROBES  # the draft's own probes file
 from observability.redaction import is_secret_name
 from sandbox.script_run import (LOCAL, SandboxedServer, ScriptIsolation, run_sandboxed_script,
@@ -63,11 +63,6 @@ class ScriptFailed(Exception):
     def __init__(self, problems: list[tuple[Path, str]], log_tail: str = ""):
         self.problems, self.log_tail = problems, log_tail
         super().__init__("; ".join(f"{file}: {exception}" for file, exception in problems))
-
-
-def bpy_python() -> str:
-    """The interpreter that has ``bpy``: this one unless ARKEVO_BPY_PYTHON says otherwise."""
-    return os.environ.get("ARKEVO_BPY_PYTHON", sys.executable)
 
 
 def _clean_env() -> dict[str, str]:
