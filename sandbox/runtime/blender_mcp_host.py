@@ -38,6 +38,7 @@ Runs inside the solver sandbox (stdlib + bpy + blender_mcp only).  Differences f
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import ipaddress
 import json
 import os
@@ -54,8 +55,26 @@ for _name in ("DISABLE_TELEMETRY", "BLENDER_MCP_DISABLE_TELEMETRY", "MCP_DISABLE
 for _name in [n for n in os.environ if n.startswith("BLENDERMCP_")]:
     del os.environ[_name]  # premium licence / provider keys would switch network handlers on
 
-import bpy  # noqa: E402
-from blender_mcp.bundled import addon  # noqa: E402
+import bpy  # noqa: E402, F401 (the add-on needs it imported first)
+
+
+def _load_addon():
+    """The bundled add-on, loaded from its file. `import blender_mcp.bundled.addon` would first run
+    the package's __init__, which imports the MCP *server* (mcp, pydantic, httpx): about half a
+    CPU-second per trial that this process never uses. The add-on imports no sibling module."""
+    package = importlib.util.find_spec("blender_mcp")  # locates the package without running it
+    if package is None or not package.submodule_search_locations:
+        raise SystemExit("blender_mcp_host: the blender_mcp package is not installed")
+    path = Path(package.submodule_search_locations[0]) / "bundled" / "addon.py"
+    name = "blender_mcp.bundled.addon"  # its own name: it looks its preferences up by __name__
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+addon = _load_addon()
 
 READY_MARKER = "ARKEVO_MCP_HOST_READY"
 ALIVE_MARKER = "ARKEVO_MCP_HOST_ALIVE"  # the answer to a liveness ping (--answer-pings)
