@@ -28,6 +28,8 @@ USED_WITHOUT_IMPORT = {
                     "dev server, the Temporal commands in README.md",
     "pytest-timeout": "a pytest plugin (entry point): the tests' @pytest.mark.timeout",
     "ruff": "the linter `make test` runs first (Makefile, [tool.ruff] in pyproject.toml)",
+    "mcp-for-blender": "the stock MCP server (`python -m blender_mcp.server`, sandbox/mcp_session.py) and "
+                       "the bundled add-on the MCP host loads from its file (sandbox/runtime/blender_mcp_host.py)",
 }
 # Modules that come with Blender's bpy wheel (built into bpy or under its scripts/modules), which
 # the wheel's metadata does not list as top-level names.
