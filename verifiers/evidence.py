@@ -45,9 +45,9 @@ from pathlib import Path
 from PIL import Image
 
 from contracts.digests import canonical_json_bytes, sha256_file  # noqa: F401 (sha256_file re-exported)
+from blender.blend_digest import scene_digest
 from sandbox.script_run import ScriptIsolation
 from verifiers.bpy_procs import RENDER_EVIDENCE, render_jobs
-from blender.blend_digest import scene_digest
 from verifiers.vl import contact_sheet
 
 POSTPROCESS_VERSION = "2"  # contact sheet layout and encoding (2: composited and written by Pillow)
@@ -256,8 +256,7 @@ def _postprocess(folder: Path) -> None:
 class RenderRequest:
     blend: Path
     spec: dict
-    blend_sha256: str | None = None
-    scene: str | None = None
+    scene: str | None = None  # blend_digest.scene_digest; None: nothing delivered
     key: str = field(default="", init=False)
 
 
@@ -276,15 +275,13 @@ class EvidenceRenderer:
         return self.render_many([(blend, spec)])[0]
 
     def _request(self, blend: Path, spec: dict) -> RenderRequest:
-        present = Path(blend).is_file()
-        req = RenderRequest(Path(blend), spec, sha256_file(blend) if present else None,
-                            scene_digest(blend) if present else None)
+        req = RenderRequest(Path(blend), spec, scene_digest(blend) if Path(blend).is_file() else None)
         req.key = self.cache.key(req.scene, spec)
         return req
 
     def _known(self, req: RenderRequest) -> Evidence | None:
         """Evidence that needs no render (nothing delivered, or a cache hit); None: render it."""
-        if req.blend_sha256 is None:  # nothing delivered: nothing to render, nothing to cache
+        if req.scene is None:  # nothing delivered: nothing to render, nothing to cache
             with self.cache._lock:
                 self.cache.counters.absent += 1
             manifest = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
@@ -303,7 +300,7 @@ class EvidenceRenderer:
         results: dict[str, Evidence] = {}
         todo: dict[str, RenderRequest] = {}
         for req in requests:
-            if req.blend_sha256 is not None and (req.key in results or req.key in todo):
+            if req.scene is not None and (req.key in results or req.key in todo):
                 continue
             if (known := self._known(req)) is not None:
                 results[req.key] = known
@@ -350,7 +347,7 @@ class EvidenceRenderer:
             except (RenderFailed, ValueError, KeyError, TypeError) as exc:  # nothing to judge
                 shutil.rmtree(scratch[r.key], ignore_errors=True)
                 out[r.key] = Evidence(r.key, self.cache.root / "tmp", {
-                    "renderer": _renderer_id(), "blend_sha256": r.blend_sha256, "files": {},
+                    "renderer": _renderer_id(), "blend_sha256": sha256_file(r.blend), "files": {},
                     "error": f"the renderer's output is malformed: {exc}"}, cache_hit=False)
                 continue
             out[r.key] = self.cache.commit(r.key, scratch[r.key])

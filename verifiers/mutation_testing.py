@@ -15,8 +15,8 @@ is a crude stand-in and a model judge can be fooled -- so the rule probe must.
 
 The author's own *gaming samples* (``draft/calibration/gaming/*.py``, at least ``MIN_GAMING``)
 are judged the same way (``gaming_table``): each script is applied to a fresh open of the start
-scene (all of a draft's in one sandboxed Blender, apart from the probe), the delivery probed, and it must not succeed on the rule channel with a
-perfect VL answer -- an attack the judge might miss must fail anyway.  They are attacks on the
+scene (all of a draft's in one sandboxed Blender, apart from the probe), the delivery probed,
+and it must not succeed on the rule channel with a perfect VL answer -- an attack the judge might miss must fail anyway.  They are attacks on the
 grader, not calibration samples of known quality: no renders, no VL, not in the margin.
 
 A draft may allow an operator with a reason (``task.json`` ``mutation_allowed``: [{operator,

@@ -30,8 +30,8 @@ from pathlib import Path
 
 # Workbench draws through Mesa's llvmpipe on these CPU machines, and every process compiles its
 # shaders afresh (no shader cache is shared between deliveries: one could plant code for the
-# next). Unoptimised shader JIT and drawing on the main thread cut a render's CPU time by a
-# quarter; the images are byte-identical (docs/performance.md). A GPU driver ignores both.
+# next). Unoptimised shader JIT and drawing on the main thread cut a render's CPU time to
+# 0.83x; the images are byte-identical (docs/performance.md). A GPU driver ignores both.
 os.environ.setdefault("GALLIVM_PERF", "nopt")
 os.environ.setdefault("LP_NUM_THREADS", "0")
 

@@ -60,8 +60,8 @@ import bpy  # noqa: E402, F401 (the add-on needs it imported first)
 
 def _load_addon():
     """The bundled add-on, loaded from its file. `import blender_mcp.bundled.addon` would first run
-    the package's __init__, which imports the MCP *server* (mcp, pydantic, httpx): about half a
-    CPU-second per trial that this process never uses. The add-on imports no sibling module."""
+    the package's __init__, which imports the MCP *server* (mcp, pydantic, httpx): about a CPU-second
+    per trial that this process never uses. The add-on imports no sibling module."""
     package = importlib.util.find_spec("blender_mcp")  # locates the package without running it
     if package is None or not package.submodule_search_locations:
         raise SystemExit("blender_mcp_host: the blender_mcp package is not installed")
