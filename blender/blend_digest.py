@@ -5,9 +5,12 @@ Blender 5.2 writes a scene deterministically except for two fields seeded from t
 when the data is created: ``Mesh.face_sets_color_seed`` (the colours sculpt mode draws face sets
 in) and ``bNode.identifier`` (a node's id inside its tree; what refers to it, such as a zone's
 paired output node, is stored elsewhere and is *not* masked).  Neither changes what the scene
-is, how it renders or how it is graded.  Every other byte counts, the file's own SDNA (its type
-catalogue) included, so two files share a digest only when Blender reads the same scene from
-both.  (A third source, the file browser's directory in the saved UI data, is the process's
+is, how it renders or how it is graded.  One more field is an unordered pair written in an
+order that depends on where malloc put things: a screen edge's two vertices
+(``ScrEdge.v1``/``v2``; Blender orders them by run-time address, which ASLR changes, then
+writes stable ids), so the pair is sorted before hashing -- CI saw 1 save in ~6 swap one edge.
+Every other byte counts, the file's own SDNA (its type catalogue) included, so two files share
+a digest only when Blender reads the same scene from both.  (A third source, the file browser's directory in the saved UI data, is the process's
 ``$HOME``; the sandbox gives every slot the same one, see ``sandbox/isolation/slots.py``.)
 
 Anything this reader does not fully understand -- a compressed file, an older header layout,
@@ -32,9 +35,11 @@ from typing import BinaryIO
 
 from contracts.digests import sha256_file
 
-DIGEST_VERSION = "blend-scene/1"
+DIGEST_VERSION = "blend-scene/2"
 # (struct, field, C type): the clock-seeded fields (see the module docstring).
 MASKED_FIELDS = (("Mesh", "face_sets_color_seed", "int"), ("bNode", "identifier", "int"))
+# (struct, first, second, pointee type): adjacent pointers that form an unordered pair.
+UNORDERED_PAIRS = (("ScrEdge", "*v1", "*v2", "ScrVert"),)
 
 _HEADER = re.compile(rb"BLENDER17-01v\d{4}")  # Blender >= 5.0: 64-bit, little-endian, large BHead
 _BHEAD = struct.Struct("<4sIQqq")  # code, SDNA index, old address, length, count
@@ -100,8 +105,15 @@ def _field_size(type_size: int, name: str) -> int:
     return size
 
 
-def _masks(dna: bytes) -> dict[int, tuple[int, list[tuple[int, int]]]]:
-    """{SDNA struct index: (struct size, [(offset, size) to zero])} for MASKED_FIELDS."""
+@dataclass(frozen=True)
+class _Mask:
+    size: int  # the struct's size
+    zero: tuple[tuple[int, int], ...]  # (offset, size) of each masked field
+    pairs: tuple[int, ...]  # offset of each unordered pair of adjacent 8-byte pointers
+
+
+def _masks(dna: bytes) -> dict[int, _Mask]:
+    """{SDNA struct index: _Mask} for the structs MASKED_FIELDS and UNORDERED_PAIRS name."""
     try:
         if dna[:4] != b"SDNA":
             raise Unreadable("DNA1 block is not SDNA")
@@ -116,30 +128,41 @@ def _masks(dna: bytes) -> dict[int, tuple[int, list[tuple[int, int]]]]:
         pos = (pos + 2 * n_types + 3) & ~3
         n_structs, pos = _count(dna, pos, b"STRC")
         wanted = {(s, f): t for s, f, t in MASKED_FIELDS}
-        out: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+        paired = {s: (a, b, t) for s, a, b, t in UNORDERED_PAIRS}
+        interesting = {s for s, _, _ in MASKED_FIELDS} | set(paired)
+        out: dict[int, _Mask] = {}
         seen: set[str] = set()
         for index in range(n_structs):
             type_index, n_fields = struct.unpack_from("<hh", dna, pos)
             fields = struct.unpack_from(f"<{2 * n_fields}h", dna, pos + 4)
             pos += 4 + 4 * n_fields
             name = types[type_index]
-            if name not in {s for s, _, _ in MASKED_FIELDS}:
+            if name not in interesting:
                 continue
             if name in seen:
                 raise Unreadable(f"SDNA defines {name} twice")
             seen.add(name)
-            offset, spans, field_names = 0, [], []
+            offset, zero, field_at = 0, [], {}
             for ftype, fname in zip(fields[::2], fields[1::2]):
                 size = _field_size(lengths[ftype], names[fname])
-                field_names.append(names[fname])
+                if names[fname] in field_at:
+                    raise Unreadable(f"SDNA struct {name} names {names[fname]} twice")
+                field_at[names[fname]] = (offset, size, types[ftype])
                 if (name, names[fname]) in wanted:
                     if types[ftype] != wanted[(name, names[fname])] or size != 4:
                         raise Unreadable(f"{name}.{names[fname]} is not a 4-byte {wanted[(name, names[fname])]}")
-                    spans.append((offset, size))
+                    zero.append((offset, size))
                 offset += size
-            if offset != lengths[type_index] or len(set(field_names)) != len(field_names):
+            if offset != lengths[type_index]:
                 raise Unreadable(f"SDNA struct {name} does not add up")
-            out[index] = (offset, spans)
+            pairs = []
+            if name in paired:
+                first, second, pointee = paired[name]
+                a, b = field_at.get(first), field_at.get(second)
+                if a is None or b is None or a[1:] != (8, pointee) or b != (a[0] + 8, 8, pointee):
+                    raise Unreadable(f"{name}.{first}/{second} are not adjacent pointers to {pointee}")
+                pairs.append(a[0])
+            out[index] = _Mask(offset, tuple(zero), tuple(pairs))
         return out
     except (struct.error, IndexError, UnicodeDecodeError) as exc:
         raise Unreadable(f"malformed SDNA: {exc}") from None
@@ -163,17 +186,19 @@ def _scene_digest(path: Path) -> str:
             fh.seek(block.head)
             h.update(fh.read(_BHEAD.size))
             mask = masks.get(block.sdna) if block.code != b"DNA1" else None
-            if mask is None or not mask[1]:
+            if mask is None:
                 _copy(fh, block.length, h)
                 continue
-            struct_size, spans = mask
-            if block.length != struct_size * block.count:
-                raise Unreadable(f"block of {block.count} x {struct_size} bytes has length {block.length}")
+            if block.length != mask.size * block.count:
+                raise Unreadable(f"block of {block.count} x {mask.size} bytes has length {block.length}")
             data = bytearray(fh.read(block.length))
             for i in range(block.count):
-                for offset, span in spans:
-                    start = i * struct_size + offset
-                    data[start:start + span] = bytes(span)
+                base = i * mask.size
+                for offset, span in mask.zero:
+                    data[base + offset:base + offset + span] = bytes(span)
+                for offset in mask.pairs:
+                    a, b = data[base + offset:base + offset + 8], data[base + offset + 8:base + offset + 16]
+                    data[base + offset:base + offset + 16] = min(a, b) + max(a, b)
             h.update(data)
         return h.hexdigest()
 
@@ -188,7 +213,7 @@ def _copy(fh: BinaryIO, length: int, h) -> None:
 
 
 def scene_digest(path: Path) -> str:
-    """``blend-scene/1:<sha256>`` of the masked bytes, or ``sha256:<hex>`` of the raw bytes when
+    """``blend-scene/2:<sha256>`` of the masked bytes, or ``sha256:<hex>`` of the raw bytes when
     the file is not one this reader understands completely (see the module docstring)."""
     try:
         return f"{DIGEST_VERSION}:{_scene_digest(Path(path))}"

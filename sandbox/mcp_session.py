@@ -72,6 +72,12 @@ HOST_TIMEOUT = "Timeout waiting for Blender response"
 HOST_EXIT_GRACE_SEC = 5.0  # a lost connection: how long to wait for the host's exit to be seen
 
 
+def ready_port(line: str) -> int:
+    """The port on the host's readiness line. raw_decode: the host writes the line in one
+    write(2), but text another writer appends before the newline must not cost the trial."""
+    return int(json.JSONDecoder().raw_decode(line.split(READY_MARKER, 1)[1].lstrip())[0]["port"])
+
+
 class McpSessionError(RuntimeError):
     """The MCP plumbing in the sandbox failed (infrastructure): retry the trial, never score it."""
 
@@ -544,9 +550,8 @@ class BlenderMcpSession:
                 line = raw.decode("utf-8", "replace")
                 self.host_log.add(line)
                 if READY_MARKER in line:
-                    port = json.loads(line.split(READY_MARKER, 1)[1])["port"]
                     rest = b"\n".join(lines[i + 1:] + [buffer])
-                    return int(port), rest
+                    return ready_port(line), rest
         await self._host.wait()
         await self.host_log.flush()  # its stderr says why
         raise self._failure(f"Blender host exited with code {self._host.returncode} before it was ready")

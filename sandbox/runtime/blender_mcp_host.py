@@ -275,8 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"blender_mcp_host: cannot listen on {host}:{args.port}: {exc}", file=sys.stderr)
         return 3
-    # Printed before the add-on's threads start, so none of their output splits this line.
-    print(f"{READY_MARKER} {json.dumps({'host': host, 'port': server.port})}", flush=True)
+    # One write(2), printed before the add-on's threads start: the stdin thread answers pings
+    # with its own os.write, and print() under PYTHONUNBUFFERED writes the text and the newline
+    # separately -- a ping answered between them split this line once in CI.
+    sys.stdout.flush()
+    os.write(1, f"{READY_MARKER} {json.dumps({'host': host, 'port': server.port})}\n".encode())
     try:
         server.start()
         server.serve_forever()
