@@ -9,6 +9,7 @@ untouched.
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 from temporalio import activity
@@ -45,7 +46,16 @@ class AdmissionActivities:
 
     @activity.defn(name="admit_seed")
     def admit_seed(self, req: AdmissionInput) -> AdmissionResult:
-        seed_dir = self.resolve_seed(req.seed)
+        if req.seed_tree is None:
+            return self._admit(req, self.resolve_seed(req.seed))
+        # A seed in the store (a derived one): whichever worker wrote its folder, this one reads
+        # the same bytes -- no worker's disk is shared state.
+        with tempfile.TemporaryDirectory(prefix="arkevo-seed-") as tmp:
+            seed_dir = Path(tmp) / (Path(req.seed).name or "seed")
+            self.store.materialize_tree(req.seed_tree, seed_dir)
+            return self._admit(req, seed_dir)
+
+    def _admit(self, req: AdmissionInput, seed_dir: Path) -> AdmissionResult:
         try:
             checked = check_seed_dir(seed_dir)
         except ContractError as e:

@@ -24,6 +24,7 @@ from dataset_revisions.chain import read_chain
 from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.revision import is_frozen
 from storage.objects import ObjectStore
+from publications.layout import document_key
 
 
 def _invalid(message: str) -> ApplicationError:
@@ -110,7 +111,7 @@ class DatasetActivities:
                 f"({self.objects.location(keys.manifest)}); a frozen revision is immutable: "
                 f"use a new revision", type=DATASET_REVISION_FROZEN, non_retryable=True)
         published = {link.seed_id: link.publication_id for link in read_chain(self.objects, keys)
-                     if self.objects.exists(f"{link.publication_key}/publication.json")}
+                     if self.objects.exists(document_key(link.publication_key))}
         activity.logger.info("opened dataset %s/%s: %d seeds, %d already published", spec.namespace,
                              spec.revision, len(seeds), len(published))
         return DatasetPlan(namespace=spec.namespace, revision=spec.revision,

@@ -25,8 +25,10 @@ from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads import ExportScan, PrivacyPending, PublicationResult, PublishInput
 from contracts.validation import build_document
-from dataset_revisions.chain import ChainLink, claim, publication_bytes, read_chain
-from dataset_revisions.layout import PUBLICATIONS, RevisionKeys, handoff_key
+from dataset_revisions.chain import ChainLink, claim, read_chain
+from dataset_revisions.layout import RevisionKeys, handoff_key
+from publications.layout import DOCUMENT, FROZEN_TASK, OUTSIDE_REVISIONS, PRIVACY, document_key
+from publications.writer import publication_bytes
 from dataset_revisions.revision import is_frozen, object_sha256
 from privacy.checkpoints import check_export
 from privacy.extract import cached_blend_text
@@ -61,7 +63,7 @@ class PackagingActivities:
     @activity.defn(name="publish_task")
     def publish_task(self, req: PublishInput) -> PublicationResult:
         keys = RevisionKeys(req.dataset.namespace, req.dataset.revision) if req.dataset else None
-        root = keys.publications if keys else PUBLICATIONS
+        root = keys.publications if keys else OUTSIDE_REVISIONS
         task_root = f"{root}/{req.frozen.task_id}"
         with tempfile.TemporaryDirectory(prefix="arkevo-publication-") as tmp:
             staging = Path(tmp) / "publication"
@@ -77,8 +79,8 @@ class PackagingActivities:
                 # earlier attempt may have died between publication.json and the event).
                 return self._announce(req, previous[0], previous[1])
             doc, prefix = self._write_files(req, task_root, previous, files, content_digest, None, staging)
-            if not self.objects.put_if_absent(f"{prefix}/publication.json", publication_bytes(doc)):
-                if self.objects.get(f"{prefix}/publication.json") != publication_bytes(doc):
+            if not self.objects.put_if_absent(document_key(prefix), publication_bytes(doc)):
+                if self.objects.get(document_key(prefix)) != publication_bytes(doc):
                     raise ApplicationError(
                         f"{self.objects.location(prefix)} was published by another run meanwhile; "
                         f"retrying picks the next revision", type=PUBLICATION_CONFLICT)
@@ -94,7 +96,7 @@ class PackagingActivities:
             mine = [link for link in links if link.task_id == req.frozen.task_id and link.content_sha256 == content_digest]
             if mine:  # a retry of this publication: finish it (it may have died after its link)
                 link = mine[-1]
-                self.objects.put_if_absent(f"{link.publication_key}/publication.json",
+                self.objects.put_if_absent(document_key(link.publication_key),
                                            publication_bytes(link.publication))
                 return self._announce(req, link.publication_key, link.publication)
             if is_frozen(self.objects, keys):
@@ -118,7 +120,7 @@ class PackagingActivities:
                 workflow_primary=req.frozen.identity.workflow_primary,
                 profession_primary=req.frozen.identity.profession_primary, publication=doc)
             if claim(self.objects, keys, link):
-                self.objects.put_if_absent(f"{prefix}/publication.json", data)
+                self.objects.put_if_absent(document_key(prefix), data)
                 activity.logger.info("published %s as link %d of %s/%s", doc["publication_id"],
                                      link.sequence, keys.namespace, keys.revision)
                 return self._announce(req, prefix, doc)
@@ -148,7 +150,7 @@ class PackagingActivities:
             "task_version": req.frozen.task_version,
             "revision": revision,
             "previous": {"publication_id": previous[1]["publication_id"],
-                         "sha256": object_sha256(self.objects, f"{previous[0]}/publication.json")}
+                         "sha256": object_sha256(self.objects, document_key(previous[0]))}
             if previous else None,
             "pipeline_ref": req.frozen.pipeline_ref,
             "created_at": req.created_at,
@@ -157,13 +159,13 @@ class PackagingActivities:
         }
         if dataset is not None:
             doc["dataset"] = dataset
-        return build_document("publication", doc, f"{pub_id}/publication.json")
+        return build_document("publication", doc, f"{pub_id}/{DOCUMENT}")
 
     def _upload(self, task_root: str, doc: dict, staging: Path) -> str | None:
         """Every file but publication.json, create-only; None when the folder holds other bytes
         (a retry of this same publication finds its own bytes there, and goes on)."""
         prefix = f"{task_root}/{doc['publication_id']}"
-        if self.objects.exists(f"{prefix}/publication.json"):
+        if self.objects.exists(document_key(prefix)):
             return None
         for entry in doc["files"]:
             key = f"{prefix}/{entry['path']}"
@@ -191,7 +193,7 @@ class PackagingActivities:
                   "review": None if review is None else {
                       "approved": review.approved, "reviewer": review.reviewer, "note": review.note,
                       "reviewed_at": review.reviewed_at, "files": [f.__dict__ for f in review.files]}}
-        out = staging / "review" / "privacy.json"
+        out = staging / PRIVACY
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
 
@@ -204,7 +206,7 @@ class PackagingActivities:
                           ("evaluation/trials.jsonl", req.evaluation.trials_jsonl),
                           ("evaluation/report.json", req.evaluation.report),
                           ("review/calibration-report.json", req.frozen.calibration_report),
-                          ("review/frozen-task.json", req.frozen.frozen_record),
+                          (FROZEN_TASK, req.frozen.frozen_record),
                           ("admission/admission-record.json", req.admission_record),
                           ("authoring/authoring-record.json", req.authoring_record)):
             if ref is not None:  # the authoring record: model-authored drafts only
@@ -212,7 +214,7 @@ class PackagingActivities:
 
     def _announce(self, req: PublishInput, prefix: str, doc: dict) -> PublicationResult:
         """Write the handoff event (create-only: at least once, and the first one stands)."""
-        pub_key = f"{prefix}/publication.json"
+        pub_key = document_key(prefix)
         pub_bytes = self.objects.get(pub_key)
         pub_sha = sha256_hex(pub_bytes)
         event = build_document("handoff-event", {
@@ -240,7 +242,7 @@ class PackagingActivities:
         pubs = []
         for key in self.objects.list(f"{task_root}/"):
             prefix, _, name = key.rpartition("/")
-            if name == "publication.json" and prefix.count("/") == task_root.count("/") + 1 \
+            if name == DOCUMENT and prefix.count("/") == task_root.count("/") + 1 \
                     and _REVISION.search(prefix):
                 doc = json.loads(self.objects.get(key))
                 pubs.append((doc["revision"], prefix, doc))

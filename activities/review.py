@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
-from pathlib import Path
 
 from temporalio import activity
 
 from activities.scoring import grade_record, profile_and_task
 from storage.content import ContentStore
+from storage.objects import ObjectStore
 from contracts.digests import canonical_json_bytes, task_version_of
 from contracts.payloads import (BlobRef, CalibrationInput, CalibrationVerdict, FreezeInput,
                                 FrozenTask, GradingSpec, TrialOutcome, ref_dict)
@@ -29,10 +28,17 @@ from verifiers.mutation_testing import allowed_operators, gaming_table, mutation
 from verifiers.version import verifier_version_from
 
 
+def frozen_record_key(task_id: str, version: str) -> str:
+    """Where the first record of a frozen task version lives in the object store."""
+    return f"tasks/{task_id}/{version}.json"
+
+
 class ReviewActivities:
-    def __init__(self, store: ContentStore, tasks_root: Path):
+    def __init__(self, store: ContentStore, objects: ObjectStore):
         self.store = store
-        self.tasks_root = tasks_root
+        # Frozen-version records are shared state: every cpu worker of a deployment must see
+        # the first one written, so they live in the object store (create-only on S3 too).
+        self.objects = objects
 
     @activity.defn(name="judge_calibration")
     def judge_calibration(self, req: CalibrationInput) -> CalibrationVerdict:
@@ -165,17 +171,10 @@ class ReviewActivities:
 
     def _write_once(self, task_id: str, version: str, record: dict) -> dict:
         """Frozen versions are immutable: the first record written for a version stands."""
-        path = self.tasks_root / task_id / f"{version}.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        tmp.write_bytes(canonical_json_bytes(record))
-        try:
-            os.link(tmp, path)  # atomic create-if-absent
-        except FileExistsError:
-            record = json.loads(path.read_text())
-        finally:
-            tmp.unlink()
-        return record
+        key = frozen_record_key(task_id, version)
+        if self.objects.put_if_absent(key, canonical_json_bytes(record)):
+            return record
+        return json.loads(self.objects.get(key))
 
 
 def _grading_of(doc: dict) -> GradingSpec:

@@ -19,6 +19,8 @@ from storage.content import ContentStore
 from contracts.payloads import (BlobRef, CampaignTask, DatasetRef, FrozenTask, GradingSpec,
                                 TaskIdentity)
 from dataset_revisions.layout import RevisionKeys
+from publications.layout import FROZEN_TASK, TASK_TOML, folder as publication_folder
+from publications.reader import read_publication
 from storage.objects import ObjectMissing, ObjectStore
 
 
@@ -79,29 +81,16 @@ def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[l
                                   f"(it has {', '.join(sorted(splits))})")
     if not splits[split]:
         raise CampaignSourceError(f"{objects.location(keys.manifest)}: splits.{split} is empty")
-    return ([(f"{keys.publications}/{e['task_id']}/{e['publication_id']}", e["publication_sha256"])
+    return ([(publication_folder(keys.publications, e["task_id"], e["publication_id"]), e["publication_sha256"])
              for e in splits[split]], _sha(data))
 
 
 def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,
               split: str | None) -> CampaignTask:
-    folder = folder.rstrip("/")
-    pub_bytes = _get(objects, f"{folder}/publication.json")
-    pub_sha = _sha(pub_bytes)
-    where = objects.location(f"{folder}/publication.json")
-    if expected_sha256 is not None and pub_sha != expected_sha256:
-        raise CampaignSourceError(f"{where}: sha256 {pub_sha} but the split manifest records "
-                                  f"{expected_sha256}; run `arkevo dataset verify`")
-    publication = json.loads(pub_bytes)
-    listed = {f["path"]: f["sha256"] for f in publication["files"]}
-    frozen_bytes = _get(objects, f"{folder}/review/frozen-task.json")
-    if listed.get("review/frozen-task.json") != _sha(frozen_bytes):
-        raise CampaignSourceError(f"{objects.location(folder + '/review/frozen-task.json')}: "
-                                  "does not match the sha256 its publication.json lists")
-    toml_bytes = _get(objects, f"{folder}/task/task.toml")
-    if listed.get("task/task.toml") != _sha(toml_bytes):
-        raise CampaignSourceError(f"{objects.location(folder + '/task/task.toml')}: "
-                                  "does not match the sha256 its publication.json lists")
+    pub = read_publication(objects, folder, expected_sha256, error=CampaignSourceError)
+    publication, pub_sha, where = pub.doc, pub.sha256, pub.location()
+    frozen_bytes = pub.read(FROZEN_TASK)
+    toml_bytes = pub.read(TASK_TOML)
     doc = json.loads(frozen_bytes)
     meta = tomllib.loads(toml_bytes.decode())["metadata"]
     package = _ref(doc["task_package"])
@@ -120,7 +109,7 @@ def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_s
         workflow_primary=meta["workflow_primary"], profession_primary=meta["profession_primary"])
     if (identity.task_id, identity.task_version, identity.verifier_version) != (
             doc["task_id"], doc["task_version"], grading.verifier_version):
-        raise CampaignSourceError(f"{where}: task.toml and review/frozen-task.json disagree on the "
+        raise CampaignSourceError(f"{where}: task.toml and {FROZEN_TASK} disagree on the "
                                   "task id, version or verifier version")
     frozen = FrozenTask(
         task_id=doc["task_id"], task_version=doc["task_version"], task_package=package,

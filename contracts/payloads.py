@@ -49,11 +49,14 @@ class DatasetRef:
 @dataclass
 class TaskProductionInput:
     """Input of `TaskProduction`: `seed` is absolute or relative to the worker's project root;
-    `dataset` publishes into that dataset revision's chain (set by DatasetProduction)."""
+    `dataset` publishes into that dataset revision's chain (set by DatasetProduction).
+    `seed_tree`, when set, is the seed folder's content tree: admission reads that from the
+    store and `seed` only names it (a derived seed, written on another worker's disk)."""
 
     seed: str
     options: ProductionOptions | None = None
     dataset: DatasetRef | None = None
+    seed_tree: BlobRef | None = None
 
 
 # --- 02 admission -----------------------------------------------------------------------------
@@ -78,6 +81,7 @@ class AdmissionInput:
     seed: str
     admitted_at: str
     options: ProductionOptions | None = None  # checked at admission, with the seed
+    seed_tree: BlobRef | None = None  # the seed folder in the store (TaskProductionInput)
 
 
 @dataclass

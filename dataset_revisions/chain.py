@@ -37,11 +37,6 @@ class ChainLink:
         return json.dumps(self.__dict__, indent=2, ensure_ascii=False).encode() + b"\n"
 
 
-def publication_bytes(doc: dict) -> bytes:
-    """How publication.json is written (and rewritten from a link after a crash)."""
-    return json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n"
-
-
 def read_chain(objects: ObjectStore, keys: RevisionKeys) -> list[ChainLink]:
     """Every link, in sequence order."""
     links = [ChainLink(**json.loads(objects.get(key))) for key in objects.list(keys.chain)

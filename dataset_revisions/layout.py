@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-PUBLICATIONS = "publications"  # publications outside any dataset revision
 HANDOFF = "handoff"
 
 

@@ -11,6 +11,7 @@ from dataset_revisions.chain import ChainLink, read_chain
 from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.selection import Candidate
 from storage.objects import ObjectMissing, ObjectStore
+from publications.layout import document_key
 
 
 class DatasetNotFound(LookupError):
@@ -53,7 +54,7 @@ def committed_links(objects: ObjectStore, keys: RevisionKeys) -> list[ChainLink]
     """Links whose publication.json is in place with the sha256 the link records (a link whose
     commit did not finish, or whose publication changed, is not a candidate; `verify` names it)."""
     return [link for link in read_chain(objects, keys)
-            if object_sha256(objects, f"{link.publication_key}/publication.json") == link.publication_sha256]
+            if object_sha256(objects, document_key(link.publication_key)) == link.publication_sha256]
 
 
 def candidates(objects: ObjectStore, keys: RevisionKeys) -> list[Candidate]:

@@ -18,6 +18,7 @@ from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.revision import object_sha256, read_spec
 from dataset_revisions.selection import Candidate, semantic_digest
 from storage.objects import ObjectMissing, ObjectStore
+from publications.layout import document_key, file_key
 
 
 @dataclass
@@ -49,7 +50,7 @@ def verify_revision(objects: ObjectStore, keys: RevisionKeys,
         if on_publication:
             on_publication(report.publications, len(links))
         report.publications += 1
-        pj_key = f"{link.publication_key}/publication.json"
+        pj_key = document_key(link.publication_key)
         pj_sha = object_sha256(objects, pj_key)
         shas[link.sequence] = link.publication_sha256
         if pj_sha is None:
@@ -66,7 +67,7 @@ def verify_revision(objects: ObjectStore, keys: RevisionKeys,
                                    f"names previous {prev and prev.get('sha256')}, the chain has {want}")
         listed = set()
         for entry in doc["files"]:
-            key = f"{link.publication_key}/{entry['path']}"
+            key = file_key(link.publication_key, entry["path"])
             listed.add(key)
             report.files += 1
             sha = object_sha256(objects, key)

@@ -32,7 +32,9 @@ from pathlib import Path
 
 from campaigns.tasks import CampaignSourceError, publication_key, read_split
 from contracts.payloads import DatasetRef
-from storage.objects import ObjectMissing, ObjectStore, check_key
+from publications.layout import TASK, TASK_TOML
+from publications.reader import Publication, read_publication
+from storage.objects import ObjectStore, check_key
 
 FORMAT = "arkevo-export/1"
 MANIFEST, SUMS = "manifest.json", "SHA256SUMS"
@@ -64,7 +66,8 @@ class ExportResult:
 @dataclass(frozen=True)
 class _Entry:
     name: str  # path in the ZIP
-    key: str  # object key
+    pub: Publication
+    rel: str  # path in the publication
     sha256: str
     size: int
     mode: int
@@ -84,27 +87,17 @@ def _publication(objects: ObjectStore, folder: str, top: str | None,
                  expected_sha256: str | None) -> tuple[dict, list[_Entry]]:
     """The publication's summary for the manifest and the entries of its task/ tree, which lands
     under `<top>/<task_id>/` (`<task_id>/` without a top)."""
-    key = f"{folder}/publication.json"
-    try:
-        data = objects.get(key)
-    except ObjectMissing:
-        raise ExportSourceError(f"{objects.location(key)}: not found: no publication at {folder}") from None
-    where = objects.location(key)
-    sha = _sha(data)
-    if expected_sha256 is not None and sha != expected_sha256:
-        raise ExportError(f"{where}: sha256 {sha} but the split manifest records {expected_sha256}; "
-                          "run `arkevo dataset verify`")
-    pub = json.loads(data)
-    task_id = pub.get("task_id", "")
+    pub = read_publication(objects, folder, expected_sha256, error=ExportError, missing=ExportSourceError)
+    where, sha = pub.location(), pub.sha256
+    task_id = pub.doc.get("task_id", "")
     if not TASK_ID.match(task_id):
         raise ExportError(f"{where}: task_id {task_id!r} cannot name a folder ({TASK_ID.pattern})")
-    listed = {f["path"]: f for f in pub["files"] if f["path"].startswith("task/")}
-    if "task/task.toml" not in listed:
-        raise ExportError(f"{where}: lists no task/task.toml: not a Harbor task")
-    unlisted = sorted({k[len(folder) + 1:] for k in objects.list(f"{folder}/task/")} - set(listed))
+    listed = {path: f for path, f in pub.listed.items() if path.startswith(TASK)}
+    if TASK_TOML not in listed:
+        raise ExportError(f"{where}: lists no {TASK_TOML}: not a Harbor task")
+    unlisted = pub.unlisted(TASK)
     if unlisted:
-        raise ExportError(f"{objects.location(f'{folder}/{unlisted[0]}')}: {unlisted[0]} is not listed "
-                          f"in {where}")
+        raise ExportError(f"{pub.location(unlisted[0])}: {unlisted[0]} is not listed in {where}")
     prefix = f"{top}/{task_id}" if top else task_id
     entries = []
     for path, f in sorted(listed.items()):
@@ -112,24 +105,12 @@ def _publication(objects: ObjectStore, folder: str, top: str | None,
             file_key = check_key(f"{folder}/{path}")
         except ValueError:
             raise ExportError(f"{where}: lists {path!r}, not a path inside the publication") from None
-        entries.append(_Entry(f"{prefix}/{path[len('task/'):]}", file_key, f["sha256"], f["size"],
+        entries.append(_Entry(f"{prefix}/{path[len(TASK):]}", pub, path, f["sha256"], f["size"],
                               _mode(file_key)))
-    summary = {"publication_id": pub["publication_id"], "task_id": task_id,
-               "task_version": pub.get("task_version"), "publication_sha256": sha, "key": folder,
-               "pipeline_ref": pub.get("pipeline_ref"), "dataset": pub.get("dataset")}
+    summary = {"publication_id": pub.doc["publication_id"], "task_id": task_id,
+               "task_version": pub.doc.get("task_version"), "publication_sha256": sha, "key": pub.folder,
+               "pipeline_ref": pub.doc.get("pipeline_ref"), "dataset": pub.doc.get("dataset")}
     return summary, entries
-
-
-def _read(objects: ObjectStore, entry: _Entry) -> bytes:
-    """The entry's bytes, held to the sha256 and size its publication.json lists."""
-    try:
-        data = objects.get(entry.key)
-    except ObjectMissing:
-        raise ExportError(f"{objects.location(entry.key)}: listed in publication.json but missing") from None
-    if len(data) != entry.size or _sha(data) != entry.sha256:
-        raise ExportError(f"{objects.location(entry.key)}: sha256 {_sha(data)} ({len(data)} bytes) but "
-                          f"publication.json lists {entry.sha256} ({entry.size} bytes)")
-    return data
 
 
 def _info(name: str, mode: int) -> zipfile.ZipInfo:
@@ -164,7 +145,7 @@ def _write(objects: ObjectStore, out: Path, kind: str, root: str, source: dict, 
             with zipfile.ZipFile(fh, "w") as zf:
                 for done, name in enumerate(sorted(items), 1):
                     item = items[name]
-                    data, mode = (item, 0o644) if isinstance(item, bytes) else (_read(objects, item), item.mode)
+                    data, mode = (item, 0o644) if isinstance(item, bytes) else (item.pub.read(item.rel, keep=False), item.mode)
                     zf.writestr(_info(name, mode), data, compresslevel=COMPRESSLEVEL)
                     if progress:
                         progress(done, len(items), name)

@@ -15,6 +15,7 @@ from campaigns.records import read_jsonl
 from campaigns.statistics import bootstrap_mean
 from review_site.assets import Assets
 from review_site.plots import Plots
+from publications.layout import FROZEN_TASK, PRIVACY
 from review_site.sources import EVIDENCE, PUBLIC, CampaignInput, PublicationInput, Source, Taxonomy
 
 VIEW_ORDER = ["front", "side", "top", "close"]
@@ -116,7 +117,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
     task_id = p["task_id"]
     files = pub.files
     task = files.json("task/tests/task.json") or {}
-    frozen = files.json("review/frozen-task.json") or {}
+    frozen = files.json(FROZEN_TASK) or {}
     calibration = files.json("review/calibration-report.json")
     evaluation = files.json("evaluation/report.json")
     admission = files.json("admission/admission-record.json") or {}
@@ -210,7 +211,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "campaigns": in_campaigns,
         "provenance": admission.get("provenance"), "authoring": admission.get("authoring"),
         "seed_id": admission.get("seed_id"),
-        "privacy": (files.json("review/privacy.json") or {}).get("export"),
+        "privacy": (files.json(PRIVACY) or {}).get("export"),
         "files": [{"path": f["path"], "size": f["size"], "sha256": f["sha256"]} for f in p["files"]],
         "export_command": f"arkevo export task --publication {pub.folder} --out {task_id}.zip",
     }

@@ -10,9 +10,8 @@ workers' store) is shown as missing, never invented.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from storage.content import ContentStore
@@ -21,6 +20,9 @@ from campaigns.records import read_jsonl
 from campaigns.tasks import CampaignSourceError, publication_key
 from contracts.payloads import BlobRef
 from dataset_revisions.layout import RevisionKeys
+from publications.layout import DOCUMENT, document_key, folder
+from publications.reader import Publication
+from publications.reader import read_publication as read_published
 from storage.objects import ObjectMissing, ObjectStore
 
 TAXONOMY = Path(__file__).resolve().parent.parent / "contracts" / "taxonomy.json"
@@ -66,35 +68,6 @@ class Source:
         return None if ref is None else self.store.get_json(ref)
 
 
-@dataclass
-class PublicationFiles:
-    """A publication's files, each read at most once and held to its listed sha256."""
-
-    source: Source
-    folder: str
-    listed: dict[str, dict]
-    _cache: dict[str, bytes] = field(default_factory=dict)
-
-    def read(self, rel: str) -> bytes:
-        if rel not in self._cache:
-            entry = self.listed.get(rel)
-            where = self.source.objects.location(f"{self.folder}/{rel}")
-            if entry is None:
-                raise SiteSourceError(f"{where}: not listed in its publication.json")
-            data = self.source.get(f"{self.folder}/{rel}")
-            if hashlib.sha256(data).hexdigest() != entry["sha256"]:
-                raise SiteSourceError(f"{where}: sha256 differs from its publication.json; "
-                                      "run `arkevo dataset verify`")
-            self._cache[rel] = data
-        return self._cache[rel]
-
-    def json(self, rel: str) -> dict | None:
-        return json.loads(self.read(rel)) if rel in self.listed else None
-
-    def under(self, prefix: str) -> list[str]:
-        return sorted(p for p in self.listed if p.startswith(prefix))
-
-
 @dataclass(frozen=True)
 class Taxonomy:
     names: dict[str, str]  # profession, group and workflow id → name
@@ -112,22 +85,14 @@ class PublicationInput:
     folder: str  # object key of the publication folder
     sha256: str  # of its publication.json
     publication: dict
-    files: PublicationFiles
+    files: Publication  # each file read at most once, held to its listed sha256
     split: str | None
 
 
 def read_publication(source: Source, folder: str, expected_sha256: str | None = None,
                      split: str | None = None) -> PublicationInput:
-    folder = folder.rstrip("/")
-    data = source.get(f"{folder}/publication.json")
-    sha = hashlib.sha256(data).hexdigest()
-    if expected_sha256 is not None and sha != expected_sha256:
-        raise SiteSourceError(f"{source.objects.location(folder + '/publication.json')}: sha256 "
-                              f"{sha} but the split manifest records {expected_sha256}; "
-                              "run `arkevo dataset verify`")
-    publication = json.loads(data)
-    listed = {f["path"]: f for f in publication["files"]}
-    return PublicationInput(folder, sha, publication, PublicationFiles(source, folder, listed), split)
+    pub = read_published(source.objects, folder, expected_sha256, error=SiteSourceError)
+    return PublicationInput(pub.folder, pub.sha256, pub.doc, pub, split)
 
 
 def revision_publications(source: Source, namespace: str, revision: str) -> tuple[list[PublicationInput], dict | None]:
@@ -142,17 +107,17 @@ def revision_publications(source: Source, namespace: str, revision: str) -> tupl
         out = []
         for split, entries in manifest["splits"].items():
             for e in entries:
-                out.append(read_publication(source, f"{keys.publications}/{e['task_id']}/{e['publication_id']}",
+                out.append(read_publication(source, folder(keys.publications, e["task_id"], e["publication_id"]),
                                             e["publication_sha256"], split))
         return sorted(out, key=lambda p: p.publication["task_id"]), manifest
     latest: dict[str, str] = {}
     for key in source.objects.list(keys.publications + "/"):
         parts = key[len(keys.publications) + 1:].split("/")
-        if len(parts) == 3 and parts[2] == "publication.json":
+        if len(parts) == 3 and parts[2] == DOCUMENT:
             task, pub = parts[0], parts[1]
             if task not in latest or _revision_number(pub) > _revision_number(latest[task]):
                 latest[task] = pub
-    return [read_publication(source, f"{keys.publications}/{t}/{p}") for t, p in sorted(latest.items())], None
+    return [read_publication(source, folder(keys.publications, t, p)) for t, p in sorted(latest.items())], None
 
 
 def _revision_number(publication_id: str) -> int:
@@ -168,8 +133,8 @@ def publication_folder(source: Source, name: str) -> str:
         name = publication_key(source.objects, name)
     except CampaignSourceError as e:
         raise SiteSourceError(str(e)) from None
-    if not source.objects.exists(f"{name.rstrip('/')}/publication.json"):
-        raise SiteSourceError(f"{source.objects.location(name.rstrip('/') + '/publication.json')}: "
+    if not source.objects.exists(document_key(name)):
+        raise SiteSourceError(f"{source.objects.location(document_key(name))}: "
                               "not found (not a publication folder)")
     return name.rstrip("/")
 

@@ -106,7 +106,7 @@ def cpu_activities(settings: Settings) -> list:
     store = settings.content_store()
     admission = AdmissionActivities(store, PROJECT_ROOT)
     authoring = AuthoringActivities(store)
-    review = ReviewActivities(store, settings.tasks)
+    review = ReviewActivities(store, settings.objects())
     evaluation = EvaluationActivities(store)
     packaging = PackagingActivities(store, settings.objects())
     datasets = DatasetActivities(settings.objects(), PROJECT_ROOT)

@@ -53,18 +53,6 @@ class Settings:
             return objects_from_uri(self.objects_uri, variable="ARKEVO_OBJECTS")
         return FilesystemObjects(self.var)
 
-    @property
-    def publications(self) -> Path:
-        return self.var / "publications"
-
-    @property
-    def handoff(self) -> Path:
-        return self.var / "handoff"
-
-    @property
-    def tasks(self) -> Path:
-        return self.var / "tasks"
-
 
 def settings_from_env() -> Settings:
     return Settings(

@@ -76,7 +76,8 @@ class TaskDerivationWorkflow:
                 async with productions:
                     result: ProductionResult = await workflow.execute_child_workflow(
                         TaskProduction.run,
-                        TaskProductionInput(task.seed_path, req.options),
+                        TaskProductionInput(task.seed_path, req.options,
+                                            seed_tree=candidate.files),
                         id=f"{wid}.{candidate.seed_id}", task_queue=queues.CONTROL)
                 task.status, task.publication = "published", result.publication.path
             except (ActivityError, ChildWorkflowError) as e:

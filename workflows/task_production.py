@@ -82,7 +82,8 @@ class TaskProduction:
         self._progress["seed"] = req.seed
 
         admission = await self._stage("02-admission", AdmissionWorkflow.run,
-                                      AdmissionInput(req.seed, now(), req.options))
+                                      AdmissionInput(req.seed, now(), req.options,
+                                                     req.seed_tree))
         self._seed_id = admission.seed_id
         self._progress["seed_id"] = admission.seed_id
         workflow.upsert_search_attributes([SEED_KEY.value_set(admission.seed_id)])

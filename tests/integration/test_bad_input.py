@@ -148,9 +148,10 @@ async def produce_failing(temporal_env, wid: str, seed: Path):
 
 
 def _published(settings) -> tuple[int, int]:
-    """Frozen task versions and publications on disk."""
-    return (len(list(settings.tasks.glob("*/*.json"))),
-            len(list(settings.publications.glob("*/*/publication.json"))))
+    """Frozen task versions and publications in the object store."""
+    objects = settings.objects()
+    return (len(objects.list("tasks/")),
+            len([k for k in objects.list("publications/") if k.endswith("/publication.json")]))
 
 
 def solution_raises(seed: Path) -> None:

@@ -168,7 +168,7 @@ async def test_a_seed_the_materials_cannot_support_ends_in_needs_input(
     assert progress["stages"]["03-authoring"] == "failed"
     assert "the materials cannot support a task" in progress["error"]
     assert "the table's overall dimensions" in progress["error"]
-    assert not (settings.publications / "table-vague").exists()
+    assert not settings.objects().list("publications/table-vague/")
 
 
 async def test_no_endpoint_fails_stage_03_without_retries_naming_the_variables(
@@ -183,7 +183,7 @@ async def test_no_endpoint_fails_stage_03_without_retries_naming_the_variables(
     attempts = await activity_attempts(temporal_env.client, "it-model-no-endpoint")
     assert attempts and set(attempts) == {1}, attempts
     assert "ARKEVO_AUTHOR_BASE_URL" in progress["error"] and "ARKEVO_AUTHOR_API_KEY" in progress["error"]
-    assert not (settings.publications / "table-unset").exists()
+    assert not settings.objects().list("publications/table-unset/")
 
 
 async def test_derivation_from_a_publication_yields_new_tasks_and_drops_a_near_copy(

@@ -21,6 +21,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("blender",),  # running a bpy script, and the standalone bpy scripts
     ("verifiers",),  # probes, scoring profiles, calibration, evidence, VL judges
     ("privacy", "drafting"),  # the privacy checkpoints; the author model's drafting
+    ("publications",),  # a publication's layout, its reader and writer
     ("dataset_revisions",),  # hash chain, selection, freeze, verify
     ("campaigns",),  # campaign statistics, figures, report
     ("exports", "review_site"),  # ZIP exports; the static review site

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from activities.packaging import PackagingActivities
-from activities.review import ReviewActivities
+from activities.review import ReviewActivities, frozen_record_key
 from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
 from contracts.payloads import (EvaluationResult, FreezeInput, GradingSpec, PrivacyReview,
@@ -67,7 +67,7 @@ def identity() -> TaskIdentity:
 
 
 def freeze(store, tmp_path, package, report_text: str, frozen_at: str, input_reward=0.1):
-    review = ReviewActivities(store, tmp_path / "tasks")
+    review = ReviewActivities(store, FilesystemObjects(tmp_path))
     report = store.put_json({"calibration": report_text})
     return review.freeze_task(FreezeInput(identity(), package, report, grading(store, tmp_path), input_reward,
                                           PIPELINE_REF, frozen_at))
@@ -103,8 +103,27 @@ def test_a_rerun_never_pairs_the_frozen_task_with_another_runs_calibration(store
     assert store.get_json(second.calibration_report) == {"calibration": "first run"}
     assert second.input_reward == first.input_reward == 0.1
     assert second.grading == first.grading and second.identity.task_version == first.task_version
-    record = json.loads((tmp_path / "tasks" / "table-model" / f"{first.task_version}.json").read_text())
+    record = json.loads(FilesystemObjects(tmp_path).get(frozen_record_key("table-model", first.task_version)))
     assert record["calibration_report"]["sha256"] == first.calibration_report.sha256
+
+
+def test_two_workers_sharing_only_an_s3_store_keep_the_first_frozen_record(tmp_path, s3_client, s3_bucket):
+    """Two cpu workers with their own disks and one S3 bucket: the second freeze of the same
+    version finds the first record (a conditional, create-only write), not its own."""
+    from storage.s3 import S3Objects
+
+    store = FilesystemStore(tmp_path / "store")
+    package = draft_package(store, tmp_path)
+    workers = [ReviewActivities(store, S3Objects(s3_bucket, "var", s3_client)) for _ in range(2)]
+    args = [(f"run {n}", f"2026-11-30T1{n}:00:00+00:00", 0.1 * (n + 1)) for n in range(2)]
+    frozen = [w.freeze_task(FreezeInput(identity(), package, store.put_json({"calibration": text}),
+                                        grading(store, tmp_path), reward, PIPELINE_REF, at))
+              for w, (text, at, reward) in zip(workers, args)]
+    assert frozen[0].task_version == frozen[1].task_version
+    assert frozen[1].calibration_report == frozen[0].calibration_report
+    assert frozen[1].input_reward == frozen[0].input_reward == 0.1
+    keys = S3Objects(s3_bucket, "var", s3_client).list("tasks/")
+    assert keys == [frozen_record_key("table-model", frozen[0].task_version)]
 
 
 def test_the_handoff_event_is_written_at_least_once(store, tmp_path):

@@ -58,3 +58,16 @@ def test_task_probes_are_packaged_beside_the_rubric(tmp_path: Path) -> None:
 
 def test_no_task_probes_no_file(tmp_path: Path) -> None:
     assert "tests/task_probes.py" not in _package(tmp_path, with_probes=False)
+
+
+def test_a_seed_given_by_its_tree_is_admitted_without_its_folder(tmp_path: Path) -> None:
+    """A derived seed's folder is on the disk of the worker that wrote it; the production reads
+    its tree from the store instead, and admits the same files as from the folder."""
+    store, admitted, _ = assemble_table_model(tmp_path)
+    elsewhere = str(tmp_path / "on-another-worker" / "table-model")  # no such folder here
+    from_tree = ActivityEnvironment().run(
+        AdmissionActivities(store, ROOT).admit_seed,
+        AdmissionInput(seed=elsewhere, admitted_at="2025-01-01T00:00:00Z", seed_tree=admitted.seed_tree))
+    assert from_tree.seed_tree == admitted.seed_tree
+    assert (from_tree.seed_id, from_tree.task_id) == (admitted.seed_id, admitted.task_id)
+    assert store.get_json(from_tree.admission_record)["seed_path"] == elsewhere

@@ -1,0 +1,96 @@
+"""Reading a publication: its `publication.json` (held to a sha256 a manifest recorded, when
+one did) and each listed file held to the sha256 and size `publication.json` gives it.
+
+Every reader of publications -- campaigns, the review site, exports -- reads through here, so
+"the file is what was published" is checked one way. Each caller names its own error class
+(`error=`), so its command reports the failure as its own kind; the message is the same.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from publications.layout import DOCUMENT, document_key, file_key
+from storage.objects import ObjectMissing, ObjectStore
+
+
+class PublicationError(ValueError):
+    """A publication is missing, or not what was published (the message names the object)."""
+
+
+@dataclass
+class Publication:
+    objects: ObjectStore
+    folder: str  # object key of the publication folder
+    sha256: str  # of its publication.json
+    doc: dict  # publication.json
+    error: type[Exception] = PublicationError
+    _cache: dict[str, bytes] = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def listed(self) -> dict[str, dict]:
+        """{path: {"path", "sha256", "size"}} of every file publication.json lists."""
+        return {f["path"]: f for f in self.doc["files"]}
+
+    def location(self, rel: str = DOCUMENT) -> str:
+        return self.objects.location(file_key(self.folder, rel))
+
+    def read(self, rel: str, *, keep: bool = True) -> bytes:
+        """The listed file's bytes, held to its listed sha256 and size; kept for the next read
+        unless `keep` is False (an export streams every file once)."""
+        if rel in self._cache:
+            return self._cache[rel]
+        entry = self.listed.get(rel)
+        if entry is None:
+            raise self.error(f"{self.location(rel)}: not listed in its publication.json")
+        try:
+            data = self.objects.get(file_key(self.folder, rel))
+        except ObjectMissing:
+            raise self.error(f"{self.location(rel)}: listed in publication.json but missing") from None
+        sha = hashlib.sha256(data).hexdigest()
+        if sha != entry["sha256"] or ("size" in entry and len(data) != entry["size"]):
+            raise self.error(f"{self.location(rel)}: sha256 {sha} ({len(data)} bytes) but "
+                             f"publication.json lists {entry['sha256']} ({entry.get('size')} bytes); "
+                             "run `arkevo dataset verify`")
+        if keep:
+            self._cache[rel] = data
+        return data
+
+    def json(self, rel: str) -> dict | None:
+        """A listed JSON file's document; None when publication.json does not list it."""
+        return json.loads(self.read(rel)) if rel in self.listed else None
+
+    def under(self, prefix: str) -> list[str]:
+        return sorted(p for p in self.listed if p.startswith(prefix))
+
+    def unlisted(self, prefix: str) -> list[str]:
+        """Paths under `prefix` in the store that publication.json does not list."""
+        start = len(self.folder) + 1
+        return sorted({k[start:] for k in self.objects.list(file_key(self.folder, prefix))} - set(self.listed))
+
+
+def read_publication(objects: ObjectStore, folder: str, expected_sha256: str | None = None, *,
+                     error: type[Exception] = PublicationError,
+                     missing: type[Exception] | None = None) -> Publication:
+    """The publication at `folder`; `expected_sha256` is what a split manifest recorded.
+    `missing` is the error for no publication there (bad input to some callers), else `error`."""
+    folder = folder.rstrip("/")
+    key = document_key(folder)
+    try:
+        data = objects.get(key)
+    except ObjectMissing:
+        raise (missing or error)(f"{objects.location(key)}: not found: no publication at {folder}") from None
+    sha = hashlib.sha256(data).hexdigest()
+    if expected_sha256 is not None and sha != expected_sha256:
+        raise error(f"{objects.location(key)}: sha256 {sha} but the split manifest records "
+                    f"{expected_sha256}; run `arkevo dataset verify`")
+    try:
+        doc = json.loads(data)
+        if not isinstance(doc, dict) or not isinstance(doc.get("files"), list):
+            raise ValueError("no files list")
+    except ValueError as exc:
+        raise error(f"{objects.location(key)}: not a publication.json ({exc})") from None
+    return Publication(objects, folder, sha, doc, error)
