@@ -16,9 +16,11 @@ demo: venv
 docker-engine:
 	@bash scripts/docker-engine.sh || echo "make: no Docker engine; the deploy tests will skip (reason above)"
 
-# ruff first (seconds): a lint finding fails before any Blender starts.
+# ruff and mypy first (seconds; [tool.mypy] in pyproject.toml): a lint or type finding fails
+# before any Blender starts.
 test: venv docker-engine
 	@.venv/bin/ruff check .
+	@.venv/bin/mypy
 	@$(PY) -m pytest
 
 # docker-compose.yml with deploy/compose.offline.yml, for real (docs/deployment.md).

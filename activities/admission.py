@@ -67,6 +67,7 @@ class AdmissionActivities:
         by_model = checked.task is None
         draft = None if by_model else draft_plan(checked, req.seed)
         if "draft/ledger.json" in checked.draft_files:  # optional for a human draft; checked if there
+            assert checked.task is not None  # draft files come only with a checked draft
             for finding in check_ledger(checked.seed_dir, manifest, checked.task):
                 raise invalid_seed(f"{req.seed}/{finding.file}: {finding.field or '<file>'}: "
                                    f"{finding.message}")
@@ -100,7 +101,7 @@ class AdmissionActivities:
                              len(files), "model" if by_model else "human")
         return AdmissionResult(
             seed_id=manifest.seed_id,
-            task_id=manifest.seed_id if by_model else draft.task_id,
+            task_id=manifest.seed_id if draft is None else draft.task_id,
             seed_tree=tree,
             admission_record=record_ref,
             material_count=len(manifest.materials),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 
@@ -76,7 +77,7 @@ class AuthoringActivities:
         cache_name = self._build_cache_name(req)
         if cached := self.store.get_name(cache_name):
             telemetry.cache_lookup("workspace_build", hit=True)
-            refs = self.store.get_json(cached)
+            refs = cast(dict, self.store.get_json(cached))
             activity.logger.info("workspace build reused (%s)", cache_name)
             return WorkspaceBuild(BlobRef(**refs["start_blend"]), BlobRef(**refs["reference_blend"]))
         telemetry.cache_lookup("workspace_build", hit=False)
@@ -123,6 +124,7 @@ class AuthoringActivities:
 
     async def _build_sandboxed(self, req: BuildWorkspaceInput, seed_dir: Path, start: Path,
                                reference: Path, log: Path) -> None:
+        assert self.sandbox != LOCAL  # _build runs LOCAL unisolated
         run = await run_sandboxed_script(
             BLENDER_SCRIPTS / "build_workspace.py",
             ["--reference", f"/workspace/seed/{req.reference_project}",
@@ -200,8 +202,8 @@ class AuthoringActivities:
         """Everything that decides a grade except the profile's params (calibration may still
         choose those): the package's tests/ code and rubric, the grading fields, the renderer
         and the judge questions when VL is weighted."""
-        task = self.store.get_json(self._ref(entries["tests/task.json"]))
-        rubric = self.store.get_json(self._ref(entries["tests/rubric.json"]))
+        task = cast(dict, self.store.get_json(self._ref(entries["tests/task.json"])))
+        rubric = cast(dict, self.store.get_json(self._ref(entries["tests/rubric.json"])))
         probe_files = probe_code_digests()
         for name in ("task_probes.py", "start_scene.json"):  # the task's own verifier files, if any
             if f"tests/{name}" in entries:  # same digest as probe_code_digests gives a file: LF text
@@ -210,5 +212,5 @@ class AuthoringActivities:
         return scoring_verifier_basis(
             task=task, rubric=rubric, profile_ref=profile.ref(),
             renderer=renderer_version() if profile.uses_vl else None,
-            judge_config=self.store.get_json(judge_config) if judge_config else None,
+            judge_config=cast(dict, self.store.get_json(judge_config)) if judge_config else None,
             probe_files=probe_files)

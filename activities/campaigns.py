@@ -80,8 +80,8 @@ class CampaignActivities:
                 if not split:
                     raise _error(INVALID_CAMPAIGN, "split: which split of the dataset to evaluate "
                                                    "(train, validation, test)")
-                folders, manifest_sha = read_split(self.objects, dataset, split)
-                tasks = [read_task(self.objects, self.store, key, sha, split) for key, sha in folders]
+                listed, manifest_sha = read_split(self.objects, dataset, split)
+                tasks = [read_task(self.objects, self.store, key, sha, split) for key, sha in listed]
                 source = {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
                                       "split": split, "manifest_sha256": manifest_sha},
                           "publications": []}
@@ -185,7 +185,7 @@ class CampaignActivities:
                                                  "already has another record; a trial is recorded once")
         failure = failure_of(record)
         return CampaignRecord(t.trial_id, t.solver.config_id, t.task.frozen.task_id, t.attempt,
-                              record["reward"], record["success"], failure and failure["kind"],
+                              record["reward"], record["success"], failure["kind"] if failure else None,
                               sha256_hex(data))
 
     def _publish_evidence(self, keys: CampaignKeys, run_id: str, outcome) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -17,6 +18,7 @@ from temporalio.exceptions import ApplicationError
 from contracts.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
                                INVALID_DATASET_SPEC)
 from contracts.digests import sha256_hex
+from contracts.models import DatasetSpec, SeedManifest
 from contracts.payloads import (DatasetPlan, DatasetSeed, OpenRevisionInput, ProductionOptions,
                                 SeedOutcome)
 from contracts.validation import ContractError, load_json_file, validate_document
@@ -48,6 +50,7 @@ class DatasetActivities:
                            "`spec_path` (its file, relative to the worker's project root)")
         if req.spec is not None:
             return req.spec, "DatasetProduction input spec"
+        assert req.spec_path is not None  # exactly one of the two, checked above
         path = self.project_root / req.spec_path
         try:
             return load_json_file(path, req.spec_path), req.spec_path
@@ -66,14 +69,15 @@ class DatasetActivities:
             if not paths:
                 raise _invalid(f"{source}: seeds.folder: no seed (a folder with seed.json) in "
                                f"{spec.seeds.folder}")
-        seeds, seen = [], {}
+        seeds: list[DatasetSeed] = []
+        seen: dict[str, str] = {}
         for field, rel in paths:
             seed_json = self.project_root / rel / "seed.json"
             if not seed_json.is_file():
                 raise _invalid(f"{source}: {field}: {rel} has no seed.json")
             try:
-                seed_id = validate_document("seed", load_json_file(seed_json, f"{rel}/seed.json"),
-                                            f"{rel}/seed.json").seed_id
+                seed_id = cast(SeedManifest, validate_document("seed", load_json_file(seed_json, f"{rel}/seed.json"),
+                                                               f"{rel}/seed.json")).seed_id
             except ContractError as e:
                 raise _invalid(f"{source}: {field}: {e}") from e
             if seed_id in seen:
@@ -86,7 +90,7 @@ class DatasetActivities:
     def open_dataset_revision(self, req: OpenRevisionInput) -> DatasetPlan:
         doc, source = self._read_spec(req)
         try:
-            spec = validate_document("dataset-spec", doc, source)
+            spec = cast(DatasetSpec, validate_document("dataset-spec", doc, source))
         except ContractError as e:
             raise _invalid(str(e)) from e
         options = None

@@ -15,6 +15,7 @@ import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -61,7 +62,7 @@ class DerivationActivities:
 
     @activity.defn(name="extract_pattern")
     async def extract_pattern(self, source: SourceTask) -> TaskPattern:
-        summary = self.store.get_json(source.summary)
+        summary = cast(dict, self.store.get_json(source.summary))
         async with model_session(MODEL_ROLE, USAGE_ROLE, budget=self.budget) as client:
             try:
                 pattern, messages = await ask_json(client, pattern_messages(summary), parse_pattern)
@@ -75,8 +76,8 @@ class DerivationActivities:
 
     @activity.defn(name="generate_candidates")
     async def generate_candidates(self, req: CandidateRequest) -> CandidateSet:
-        summary = self.store.get_json(req.source.summary)
-        pattern = self.store.get_json(req.pattern.pattern)["pattern"]
+        summary = cast(dict, self.store.get_json(req.source.summary))
+        pattern = cast(dict, self.store.get_json(req.pattern.pattern))["pattern"]
         async with model_session(MODEL_ROLE, USAGE_ROLE, budget=self.budget) as client:
             try:
                 raws, messages = await ask_json(
@@ -124,7 +125,7 @@ class DerivationActivities:
     def measure_novelty(self, req: NoveltyInput) -> list[NoveltyVerdict]:
         """Each candidate against the source and every earlier accepted candidate, so of two
         near-identical candidates the first survives."""
-        source = profile_of_source(self.store.get_json(req.source.summary))
+        source = profile_of_source(cast(dict, self.store.get_json(req.source.summary)))
         accepted: dict[str, dict] = {}
         verdicts = []
         for candidate in req.candidates:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -29,7 +30,7 @@ class ReviewerActivities:
         async with model_session("reviewer", budget=self.budget) as client:
             with tempfile.TemporaryDirectory(prefix="arkevo-review-") as tmp:
                 seed_dir = self.store.materialize_tree(req.seed_tree, Path(tmp))
-                report = self.store.get_json(req.calibration_report)
+                report = cast(dict, self.store.get_json(req.calibration_report))
                 facts = review_facts(seed_dir, report)
                 messages = review_messages(seed_dir, report, facts)
             try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 
@@ -29,7 +30,7 @@ class EvidenceActivities:
     async def render_evidence(self, req: RenderEvidenceInput) -> RenderedEvidence:
         if req.delivery is None:
             return RenderedEvidence(None, "nothing was delivered", False)
-        spec = resolve_spec(self.store.get_json(req.judge_config).get("evidence"))
+        spec = resolve_spec(cast(dict, self.store.get_json(req.judge_config)).get("evidence"))
         with tempfile.TemporaryDirectory(prefix="arkevo-evidence-") as tmp:
             blend = self.store.fetch_to(req.delivery, Path(tmp) / "delivery.blend")
             if self.sandbox == LOCAL:
@@ -53,6 +54,7 @@ class EvidenceActivities:
         """Render one job in a fresh sandbox: the delivery and the job go in; the render folder
         comes out into the cache's scratch folder `job["out"]`. A crash or hang is the
         delivery's (RenderFailed); a sandbox that cannot start raises (infrastructure)."""
+        assert self.sandbox != LOCAL  # render_evidence renders LOCAL unisolated
         jobs = work / "jobs.json"
         jobs.write_text(json.dumps([{"blend": "/workspace/delivery.blend", "spec": job["spec"],
                                      "out": "/workspace/evidence"}]), encoding="utf-8")

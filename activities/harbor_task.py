@@ -13,6 +13,7 @@ import shutil
 import textwrap
 from importlib.metadata import version
 from pathlib import Path
+from typing import cast
 
 from harbor.models.task.config import (
     AgentConfig, EnvironmentConfig, NetworkMode, PackageInfo, TaskConfig, VerifierConfig,
@@ -179,11 +180,12 @@ def write_packaged_grading(store: ContentStore, grading: GradingSpec, tests: Pat
         return  # rule-only: test.sh's rule reward is the whole grade
     if grading.reference_evidence is None:
         raise ValueError(f"{grading.task_id}: VL is weighted but the grading has no reference renders")
+    assert grading.judge_config is not None  # set whenever the profile weights VL (assemble_package)
     doc = {
         "task_id": grading.task_id, "profile": grading.profile, "params": grading.params,
         "verification": grading.verification, "verifier_version": grading.verifier_version,
         "judge": "image-metric",
-        "evidence_spec": resolve_spec(store.get_json(grading.judge_config).get("evidence")),
+        "evidence_spec": resolve_spec(cast(dict, store.get_json(grading.judge_config)).get("evidence")),
     }
     (tests / "grading.json").write_text(json.dumps(doc, indent=2, sort_keys=True) + "\n")
     store.materialize_tree(grading.reference_evidence, tests / "reference_evidence")

@@ -12,13 +12,14 @@ import dataclasses
 import tempfile
 from datetime import datetime
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.admission import draft_plan
 from storage.content import ContentStore
-from contracts.model_roles import load_registry
+from contracts.model_roles import ModelRole, load_registry
 from contracts.payloads import (AuthoringRecordInput, BlobRef, CalibrationFeedback, CheckDraftInput,
                                 DraftAdmission)
 from contracts.seed_check import CheckedSeed
@@ -34,6 +35,7 @@ def authored_draft_rules(checked: CheckedSeed) -> list[Finding]:
     """What only a model-authored draft must satisfy: it is the seed's task, it has enough
     calibration samples to be judged, and its ledger traces every graded requirement."""
     task, seed_id = checked.task, checked.manifest.seed_id
+    assert task is not None  # checked with authored=True: a draft was written and checked
     findings = []
     if task.task_id != seed_id:
         findings.append(Finding("draft_rules", f"task_id must be the seed's id {seed_id!r}",
@@ -83,12 +85,12 @@ class ModelDraftActivities:
     @activity.defn(name="calibration_feedback")
     def calibration_feedback(self, report: BlobRef) -> CalibrationFeedback:
         """A round's calibration report as findings for the author (workflows read no blobs)."""
-        doc = self.store.get_json(report)
+        doc = cast(dict, self.store.get_json(report))
         return CalibrationFeedback([f.as_dict() for f in from_calibration_report(doc)], doc.get("margin"))
 
     @activity.defn(name="write_authoring_record")
     def write_authoring_record(self, req: AuthoringRecordInput) -> BlobRef:
-        roles = load_registry().roles
+        roles = cast(dict[str, ModelRole], load_registry().roles)  # looked up by any usage role
         models = {u.role: {"model": u.model, "validated": roles[u.role].validated
                            if u.role in roles else None} for u in req.usage}
         totals = {k: sum(getattr(u, k) for u in req.usage)

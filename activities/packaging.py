@@ -14,6 +14,7 @@ import json
 import re
 import tempfile
 from pathlib import Path
+from typing import Any, cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -90,7 +91,7 @@ class PackagingActivities:
                              staging: Path, files: list[dict], content_digest: str) -> PublicationResult:
         """Append to the revision's hash chain: claim the next link (create-only), then commit
         publication.json. A retry after a crash between the two finishes the claimed link."""
-        record = self.store.get_json(req.admission_record)
+        record = cast(dict, self.store.get_json(req.admission_record))
         while True:
             links = read_chain(self.objects, keys)
             mine = [link for link in links if link.task_id == req.frozen.task_id and link.content_sha256 == content_digest]
@@ -105,7 +106,7 @@ class PackagingActivities:
                     f"is immutable; publish into a new revision", type=DATASET_REVISION_FROZEN,
                     non_retryable=True)
             head = links[-1] if links else None
-            dataset = {"namespace": keys.namespace, "revision": keys.revision,
+            dataset: dict[str, Any] = {"namespace": keys.namespace, "revision": keys.revision,
                        "sequence": head.sequence + 1 if head else 1,
                        "previous": {"publication_id": head.publication_id,
                                     "sha256": head.publication_sha256} if head else None}

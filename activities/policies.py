@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from typing import Any
 
 from contracts.payloads import SolverSpec, TrialRequest
 
@@ -86,14 +87,14 @@ def policy_from_solver(spec: SolverSpec) -> Policy:
     * `harbor:<name>`: an agent Harbor knows by name; `<module>:<Class>`: any Harbor agent by
       import path -- both with the config's model and kwargs, plus `reasoning_effort` when set.
     """
-    common = dict(label=spec.label, timeout_sec=spec.timeout_sec)
+    common: dict[str, Any] = dict(label=spec.label, timeout_sec=spec.timeout_sec)
     kwargs = dict(spec.agent_kwargs)
     if spec.agent in ("oracle", "nop"):
         base = policy_from_name(spec.agent)
         return Policy(spec.config_id, "scripted", script=base.script, kwargs=kwargs, **common)
     if spec.reasoning_effort is not None:
         kwargs["reasoning_effort"] = spec.reasoning_effort
-    model = dict(model=spec.model, reasoning_effort=spec.reasoning_effort, kwargs=kwargs, **common)
+    model: dict[str, Any] = dict(model=spec.model, reasoning_effort=spec.reasoning_effort, kwargs=kwargs, **common)
     if spec.agent == "arkevo-llm":
         return Policy(spec.config_id, "model", import_path=LLM_AGENT, **model)
     if spec.agent.startswith("harbor:"):

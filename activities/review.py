@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from typing import Any, cast
 
 from temporalio import activity
 
@@ -43,8 +44,8 @@ class ReviewActivities:
     @activity.defn(name="judge_calibration")
     def judge_calibration(self, req: CalibrationInput) -> CalibrationVerdict:
         pairs = list(zip(req.samples, req.outcomes, strict=True))
-        reports = [self.store.get_json(o.report) if o.report else None for _, o in pairs]
-        vls = [self.store.get_json(o.vl) if o.vl else None for _, o in pairs]
+        reports = [cast(dict, self.store.get_json(o.report)) if o.report else None for _, o in pairs]
+        vls = [cast(dict, self.store.get_json(o.vl)) if o.vl else None for _, o in pairs]
         grading = self._calibrated(req.grading, pairs, reports, vls, req.margin)
         # Every sample is re-scored under the params in force (kuka-80-20's caps change totals).
         records = [grade_record(grading, r, v) if r is not None else None
@@ -57,7 +58,7 @@ class ReviewActivities:
              for (s, o), rec in zip(pairs, records)],
             pass_threshold=grading.pass_threshold, reference_min=req.reference_min,
             margin=req.margin)
-        rows = []
+        rows: list[dict[str, Any]] = []
         for (sample, outcome), rec, j in zip(pairs, records, judgement.samples):
             rows.append({
                 "sample": sample.name, "kind": sample.kind, "policy": sample.policy,
@@ -110,8 +111,8 @@ class ReviewActivities:
         if req.mutations is None:
             return None, None
         profile, task = profile_and_task(grading)
-        doc = self.store.get_json(req.mutations.rows)
-        package_task = self.store.get_json(self.store.tree_file(req.package, "tests/task.json")) \
+        doc = cast(dict, self.store.get_json(req.mutations.rows))
+        package_task = cast(dict, self.store.get_json(self.store.tree_file(req.package, "tests/task.json"))) \
             if req.package is not None else {}
         return (mutation_table(doc["rows"], profile, task, grading.params, allowed_operators(package_task)),
                 gaming_table(doc.get("gaming", []), profile, task, grading.params))
@@ -137,7 +138,7 @@ class ReviewActivities:
         frozen_tree = self.store.put_tree_manifest(entries)
         version = task_version_of(frozen_tree.sha256)
 
-        record = {
+        record: dict[str, Any] = {
             "task_id": req.identity.task_id,
             "task_version": version,
             "task_package": ref_dict(frozen_tree),

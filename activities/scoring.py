@@ -10,6 +10,7 @@ report (an infra exception) is returned as it is: it has nothing to score.
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 from temporalio import activity
 
@@ -40,8 +41,8 @@ class ScoringActivities:
         outcome = req.outcome
         if outcome.report is None:
             return outcome
-        vl = self.store.get_json(req.vl.result) if req.vl is not None else None
-        record = grade_record(req.grading, self.store.get_json(outcome.report), vl)
+        vl = cast(dict, self.store.get_json(req.vl.result)) if req.vl is not None else None
+        record = grade_record(req.grading, cast(dict, self.store.get_json(outcome.report)), vl)
         return dataclasses.replace(
             outcome,
             reward=record["total"],

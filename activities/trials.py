@@ -17,6 +17,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlsplit
 
 import os
@@ -58,7 +59,7 @@ class TrialActivities:
         # Where the dispatch privacy check opens the task's .blend files: as the trials run
         # (the one switch): unisolated with the local backend, else in the trial sandbox with
         # the backend's own sandbox settings.
-        self.sandbox = _isolation_of(backend) if sandbox is FROM_BACKEND else sandbox
+        self.sandbox = _isolation_of(backend) if sandbox is FROM_BACKEND else cast(ScriptIsolation, sandbox)
 
     @activity.defn(name="run_trial")
     @telemetry.counts_trials  # arkevo_trials_total by outcome and failure kind
@@ -129,7 +130,7 @@ class TrialActivities:
         reviewer settles there."""
         entries = self.store.tree_entries(req.task_package)
         # The package's own statement of its policy (tests/task.json, required by the schema).
-        task = self.store.get_json(self.store.tree_file(req.task_package, "tests/task.json"))
+        task = cast(dict, self.store.get_json(self.store.tree_file(req.task_package, "tests/task.json")))
         try:
             policy = load_policy_for(task["sanitization_policy"])
         except ContractError as exc:  # deterministic: no retry makes the policy appear

@@ -26,6 +26,7 @@ import dataclasses
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -61,7 +62,7 @@ class StoredAnswers:
 
     def get(self, key: str) -> Answer | None:
         ref = self.store.get_name(f"vl-answer/{key}")
-        return None if ref is None else Answer(**self.store.get_json(ref))
+        return None if ref is None else Answer(**cast(dict, self.store.get_json(ref)))
 
     def put(self, key: str, answer: Answer) -> None:
         self.store.set_name(f"vl-answer/{key}", self.store.put_json(dataclasses.asdict(answer)))
@@ -101,9 +102,9 @@ class JudgeActivities:
         if (hit := self.store.get_name(cache_name)) is not None:
             telemetry.cache_lookup("vl_judgement", hit=True)
             telemetry.judge_call(req.judge, "cached")
-            return self._outcome(hit, self.store.get_json(hit))
+            return self._outcome(hit, cast(dict, self.store.get_json(hit)))
         telemetry.cache_lookup("vl_judgement", hit=False)
-        config = load_judge_config(self.store.get_json(req.judge_config))
+        config = load_judge_config(cast(dict, self.store.get_json(req.judge_config)))
         with tempfile.TemporaryDirectory(prefix="arkevo-vl-") as tmp:
             folder = Path(tmp) / "delivery"
             folder.mkdir()

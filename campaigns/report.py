@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import combinations
 from pathlib import Path
+from typing import cast
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -84,7 +85,7 @@ def figures(plan: dict, records: list[dict]) -> dict:
                        "per_task": per_task, "pairs": pairs})
 
     exceptions = [{"trial_id": r["trial_id"], "config": r["config"], "task_id": r["task_id"],
-                   "type": failure_of(r)["type"], "message": failure_of(r)["message"]}
+                   "type": cast(dict, failure_of(r))["type"], "message": cast(dict, failure_of(r))["message"]}
                   for r in records if is_infra(r)]
     kinds = {k: sum(1 for r in records if r["failure"] and r["failure"]["kind"] == k)
              for k in ("infra", "solver", "author")}

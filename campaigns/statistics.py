@@ -273,8 +273,8 @@ def config_figures(config: str, scores: dict[str, TaskScore],
     ``input_rewards`` has no input reward. ``undetermined_pass`` counts tasks whose pass@k is
     ``None``."""
     order = sorted(scores)
-    avgs = [scores[t].avg for t in order if scores[t].avg is not None]
-    passes = [scores[t].passed for t in order if scores[t].passed is not None]
+    avgs = [a for t in order if (a := scores[t].avg) is not None]
+    passes = [p for t in order if (p := scores[t].passed) is not None]
     deltas = []
     for t in order:
         avg, base = scores[t].avg, input_rewards.get(t)

@@ -14,6 +14,7 @@ import hashlib
 import json
 import tomllib
 from pathlib import Path
+from typing import cast
 
 from storage.content import ContentStore
 from contracts.payloads import (BlobRef, CampaignTask, DatasetRef, FrozenTask, GradingSpec,
@@ -93,7 +94,7 @@ def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_s
     toml_bytes = pub.read(TASK_TOML)
     doc = json.loads(frozen_bytes)
     meta = tomllib.loads(toml_bytes.decode())["metadata"]
-    package = _ref(doc["task_package"])
+    package = cast(BlobRef, _ref(doc["task_package"]))  # a frozen task always has its package
     if not store.exists(package):
         raise CampaignSourceError(f"{where}: its frozen task package {package.sha256[:12]} is not in "
                                   "this deployment's content store (ARKEVO_STORE)")
@@ -114,6 +115,6 @@ def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_s
     frozen = FrozenTask(
         task_id=doc["task_id"], task_version=doc["task_version"], task_package=package,
         frozen_record=store.put_bytes(frozen_bytes),
-        calibration_report=_ref(doc["calibration_report"]), identity=identity, grading=grading,
+        calibration_report=cast(BlobRef, _ref(doc["calibration_report"])), identity=identity, grading=grading,
         input_reward=doc["input_reward"], pipeline_ref=doc["pipeline_ref"])
     return CampaignTask(publication["publication_id"], pub_sha, split, frozen)

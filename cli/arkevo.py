@@ -22,6 +22,7 @@ import asyncio
 import json
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import cast
 
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -136,10 +137,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def cmd_start(args) -> int:
+    from contracts.models import DatasetSpec
     from contracts.validation import load_json_file, validate_document
 
     doc = load_json_file(args.spec, str(args.spec))
-    spec = validate_document("dataset-spec", doc, str(args.spec))
+    spec = cast(DatasetSpec, validate_document("dataset-spec", doc, str(args.spec)))
     wid = args.workflow_id or f"dataset-{spec.namespace}-{spec.revision}"
     return asyncio.run(_start(doc, wid, args))
 

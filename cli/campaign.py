@@ -147,7 +147,7 @@ async def _run(workflow: str, req, wid: str, args) -> int:
     except WorkflowFailureError as e:
         cause = e.cause
         while getattr(cause, "cause", None) is not None:
-            cause = cause.cause
+            cause = cause.cause  # type: ignore[attr-defined]  # the loop's condition checked it has one
         err.print(f"[red]{wid} failed:[/] {cause or e}")
         return EXIT_BAD_INPUT if getattr(cause, "type", "") in (
             "InvalidCampaign", "InvalidRecovery", "CampaignPlanConflict") else EXIT_NO

@@ -16,12 +16,14 @@ import json
 import time
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import cast
 
 from rich.console import Console
 from rich.live import Live
 from rich.markup import escape
 from rich.table import Table
 from temporalio.client import WorkflowFailureError
+from temporalio.exceptions import TemporalError
 
 from workers.client import connect
 
@@ -177,7 +179,8 @@ async def main(argv: list[str] | None = None) -> int:
         try:
             result = await produce(stack.address, spec, wid)
         except WorkflowFailureError as e:
-            console.print(f"[red]{wid} failed:[/] {e.cause.cause if e.cause and e.cause.cause else e.cause or e}")
+            cause = cast(TemporalError, e.cause)  # a decoded failure: Temporal's own error types
+            console.print(f"[red]{wid} failed:[/] {cause.cause if cause and cause.cause else cause or e}")
             return 1
         failed = result.failed
         console.print(f"produced {len(result.published) - len(result.skipped)} tasks, skipped "
@@ -233,7 +236,8 @@ async def evaluate(stack, keys, objects) -> bool:
     try:
         result = await follow(handle)
     except WorkflowFailureError as e:
-        console.print(f"[red]{wid} failed:[/] {e.cause.cause if e.cause and e.cause.cause else e.cause or e}")
+        cause = cast(TemporalError, e.cause)  # a decoded failure: Temporal's own error types
+        console.print(f"[red]{wid} failed:[/] {cause.cause if cause and cause.cause else cause or e}")
         return False
     console.print(objects.get(ckeys.report_md).decode(), markup=False, highlight=False)
     console.print(f"campaign: {result.trials} trials in {time.monotonic() - started:.0f}s, "

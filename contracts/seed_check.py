@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path, PurePosixPath
@@ -41,8 +41,11 @@ CHANNELS = ("rule", "vl")
 class Method(Protocol):
     """A rubric method as the probe catalogue describes it (`verifiers.probe_catalogue.Method`)."""
 
-    name: str
-    params: dict[str, Any]
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def params(self) -> dict[str, Any]: ...
 
     def schema(self) -> dict[str, Any]: ...
 
@@ -51,7 +54,7 @@ class ProbeMethods(Protocol):
     """The methods a rubric may name: the built-ins, plus a draft's own file when given
     (`verifiers.probe_catalogue.rule_methods`)."""
 
-    def __call__(self, task_probes: Path | None = None, source: str | None = None) -> dict[str, Method]: ...
+    def __call__(self, task_probes: Path | None = None, source: str | None = None) -> Mapping[str, Method]: ...
 
 
 @dataclass(frozen=True)
@@ -160,9 +163,9 @@ def _check_criteria(task: Task, source: str) -> None:
             raise ContractError(source, f"criteria[{index}].id", f"duplicate id {criterion.id!r}")
         ids.add(criterion.id)
     for channel in CHANNELS:
-        weights = [c.weight for c in task.criteria if c.channel == channel]
-        if weights and abs(math.fsum(weights) - 1) > WEIGHT_TOLERANCE:
-            reason = f"the {channel} criteria weights sum to {math.fsum(weights):g}, not 1"
+        channel_weights = [c.weight for c in task.criteria if c.channel == channel]
+        if channel_weights and abs(math.fsum(channel_weights) - 1) > WEIGHT_TOLERANCE:
+            reason = f"the {channel} criteria weights sum to {math.fsum(channel_weights):g}, not 1"
             raise ContractError(source, "criteria", reason)
     # The reward is weights.rule * rule_score + weights.vl * vl_score, and lies in [0, 1] only
     # if the channel weights sum to 1; a weighted channel without criteria never has a score,
@@ -198,7 +201,7 @@ def _check_rubric(task: Task, rubric: Rubric, source: str, task_source: str) -> 
         raise ContractError(source, "criteria", f"no entry for rule criteria {missing}")
 
 
-def _probe_methods(draft: Path, rule_methods: ProbeMethods) -> dict[str, Method]:
+def _probe_methods(draft: Path, rule_methods: ProbeMethods) -> Mapping[str, Method]:
     """The methods a rubric may name: built-ins, plus the seed's `draft/task_probes.py` (parsed,
     never run), which must stay inside draft/ like every other draft file."""
     path = draft / TASK_PROBES
@@ -247,7 +250,7 @@ def _param_problem(method: Method, params: dict[str, object]) -> tuple[list[str 
     return path, f"expected {wanted}, got {_json_text(error.instance)}"
 
 
-def _check_params(rubric: Rubric, methods: dict[str, Method], source: str) -> None:
+def _check_params(rubric: Rubric, methods: Mapping[str, Method], source: str) -> None:
     """Each rubric entry names a known method and gives it params of the declared types, so a
     broken rubric is refused here rather than failing inside a trial."""
     for index, entry in enumerate(rubric.criteria):

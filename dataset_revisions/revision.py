@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from typing import cast
 
 from contracts.models import DatasetSpec
 from contracts.validation import validate_document
@@ -25,7 +26,7 @@ def read_spec(objects: ObjectStore, keys: RevisionKeys) -> tuple[DatasetSpec, st
     except ObjectMissing:
         raise DatasetNotFound(f"dataset {keys.namespace} revision {keys.revision} not found: "
                               f"no {objects.location(keys.spec)}") from None
-    spec = validate_document("dataset-spec", json.loads(data), objects.location(keys.spec))
+    spec = cast(DatasetSpec, validate_document("dataset-spec", json.loads(data), objects.location(keys.spec)))
     return spec, hashlib.sha256(data).hexdigest()
 
 

@@ -41,6 +41,7 @@ async def wait_trial(client: Client, workflow_id: str, stage: str, timeout: floa
     while time.monotonic() < deadline:
         parent = await client.get_workflow_handle(workflow_id).describe()
         if parent.status != WorkflowExecutionStatus.RUNNING:
+            assert parent.status is not None  # a described execution always has a status
             raise ProbeError(f"{workflow_id} is {parent.status.name} before a stage {stage} trial ran")
         try:
             desc = await client.get_workflow_handle(child).describe()
@@ -71,10 +72,10 @@ async def run_trial_attempts(client: Client, workflow_id: str) -> dict[str, int]
             if attrs.activity_type.name == "run_trial":
                 names[event.event_id] = attrs.activity_id
         elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-            attrs = event.activity_task_started_event_attributes
-            if attrs.scheduled_event_id in names:
-                activity = names[attrs.scheduled_event_id]
-                attempts[activity] = max(attempts.get(activity, 0), attrs.attempt)
+            started = event.activity_task_started_event_attributes
+            if started.scheduled_event_id in names:
+                activity = names[started.scheduled_event_id]
+                attempts[activity] = max(attempts.get(activity, 0), started.attempt)
     return attempts
 
 

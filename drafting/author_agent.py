@@ -177,6 +177,7 @@ class AuthorSession:
         return await self._blender(name, args)
 
     async def _blender(self, name: str, args: dict[str, Any]) -> str:
+        assert self.mcp is not None  # only Blender tools reach here, and they are listed only with a session
         try:
             result = await self.mcp.call_tool(name, args)
         except McpError as exc:

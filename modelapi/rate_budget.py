@@ -18,7 +18,7 @@ import os
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 from temporalio.client import Client, WithStartWorkflowOperation
 from temporalio.common import WorkflowIDConflictPolicy
@@ -71,7 +71,7 @@ class TemporalBudget:
         """Seconds to wait before sending (0: now): the slot's time less this host's clock,
         which is assumed synchronised with the Temporal server's (NTP)."""
         state = BudgetState(self.rate_per_minute, self.burst)
-        start = WithStartWorkflowOperation(
+        start: WithStartWorkflowOperation[Any, Any] = WithStartWorkflowOperation(
             WORKFLOW, state, id=budget_workflow_id(self.name), task_queue=self.task_queue,
             id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)
         not_before = await self.client.execute_update_with_start_workflow(

@@ -155,6 +155,7 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
                                      f"--split {s} --out {dataset[0]}-{dataset[1]}-{s}.zip"
                                      for s in (manifest or {}).get("splits", {})]}
     else:
+        assert publications  # the check above: without a dataset, publications were given
         pubs = [read_publication(source, publication_folder(source, p)) for p in publications]
         scope = {"kind": "publications", "folders": [p.folder for p in pubs]}
     if not pubs:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from pathlib import Path
+from typing import Any
 
 from campaigns.records import read_jsonl
 from campaigns.statistics import bootstrap_mean
@@ -116,7 +117,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
     p = pub.publication
     task_id = p["task_id"]
     files = pub.files
-    task = files.json("task/tests/task.json") or {}
+    task: Any = files.json("task/tests/task.json") or {}  # its ids may be absent: they then name nothing
     frozen = files.json(FROZEN_TASK) or {}
     calibration = files.json("review/calibration-report.json")
     evaluation = files.json("evaluation/report.json")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from storage.content import ContentStore
 from campaigns.layout import CampaignKeys
@@ -65,7 +66,7 @@ class Source:
 
     def blob_json(self, doc: dict | None) -> dict | None:
         ref = self.blob(doc)
-        return None if ref is None else self.store.get_json(ref)
+        return None if ref is None else cast(dict, self.store.get_json(ref))
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from harbor.environments.base import (
     BaseEnvironment,
@@ -158,6 +159,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             self.logger.warning(f"storage_mb={self._effective_storage_mb} is not enforced by the "
                                 f"arkevo sandbox; each file is capped at {self.settings.fsize_mb} MiB")
         slot = sandbox.slot
+        assert slot is not None  # held since open()
         self._log.event("start", role=self.role, slot=slot.index, user=slot.user, uid=slot.uid,
                         workdir=str(self.workdir), memory_bytes=sandbox.memory_bytes, cpus=cpus,
                         pids_max=self.settings.pids_max, rlimits=self.settings.rlimits(),
@@ -199,7 +201,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         timeout = timeout_sec or self.settings.default_timeout_sec
         env = {**self._image.env, **(self._merge_env(env) or {})}
         seq, started = self._log.next_seq(), time.monotonic()
-        record = dict(command=command, cwd=cwd, user=user, started=started)
+        record: dict[str, Any] = dict(command=command, cwd=cwd, user=user, started=started)
         limit = self.settings.max_output_mb * 1024 * 1024
         callback = self._output_callback()
         # Our own pipes, so the exec can end (and stop reading) when its command does, even
@@ -337,7 +339,9 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
 
     @property
     def _layout(self) -> Layout:
-        return self._require_started().layout
+        layout = self._require_started().layout
+        assert layout is not None  # laid out by open()
+        return layout
 
     def _require_started(self) -> TrialSandbox:
         if self._sandbox is None:
@@ -346,6 +350,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
 
     def _owner(self, writable: bool) -> tuple[int, int] | None:
         slot = self._require_started().slot
+        assert slot is not None  # held while started
         return (slot.uid, slot.gid) if writable else None
 
     def _locate(self, path: str, action: str):
@@ -366,6 +371,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         # sandbox never has root); the directories Harbor chmods as root are prepared for it.
         # A task's non-root user (`[agent] user`, which our tasks set for Docker) asks for
         # exactly that, so it is noted, not warned about.
+        assert self._sandbox is not None and self._sandbox.slot is not None  # exec() checked it is started
         if user not in (None, 0, "root", self._sandbox.slot.user) and "user" not in self._warned:
             self._warned.add("user")
             self.logger.info(f"user {user!r} runs as the sandbox slot user "
@@ -406,6 +412,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                         if stream is stdout:
                             stream.truncate()
                 await asyncio.sleep(0.5 * attempt)
+        assert process.stderr is not None  # launch() pipes stderr by default
         try:
             stderr = await asyncio.wait_for(process.stderr.read(), TRANSFER_TIMEOUT_SEC)
             await asyncio.wait_for(process.wait(), TRANSFER_TIMEOUT_SEC)
@@ -466,7 +473,7 @@ class _Capture:
         return text + "\n[output truncated by the sandbox]\n" if self.truncated else text
 
 
-async def _finish(pumps: list[asyncio.Future], *captures: _Capture,
+async def _finish(pumps: Sequence[asyncio.Future], *captures: _Capture,
                   grace_sec: float = OUTPUT_GRACE_SEC) -> None:
     """Let the output pumps drain for up to grace_sec, then stop reading and close the pipes."""
     _, pending = await asyncio.wait(pumps, timeout=grace_sec)

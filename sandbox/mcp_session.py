@@ -216,17 +216,17 @@ class McpSessionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    workdir: str = Field("/workspace", description="working directory of both processes")
-    blend: str = Field("inputs/start.blend", description=".blend the host opens (relative to workdir)")
-    port: int = Field(0, ge=0, le=65535,
+    workdir: str = Field(default="/workspace", description="working directory of both processes")
+    blend: str = Field(default="inputs/start.blend", description=".blend the host opens (relative to workdir)")
+    port: int = Field(default=0, ge=0, le=65535,
                       description="host port on the sandbox loopback; 0 lets the host pick one")
-    state_dir: str = Field("/tmp/blender-mcp",
+    state_dir: str = Field(default="/tmp/blender-mcp",
                            description="XDG data/config home for blender_mcp's own state files, "
                                        "kept out of the workspace")
-    startup_timeout_sec: float = Field(180.0, gt=0, description="host ready + MCP initialize")
-    tool_timeout_sec: float = Field(300.0, gt=0,
+    startup_timeout_sec: float = Field(default=180.0, gt=0, description="host ready + MCP initialize")
+    tool_timeout_sec: float = Field(default=300.0, gt=0,
                                     description="one tool call; a host that takes longer is hung")
-    shutdown_timeout_sec: float = Field(15.0, gt=0, description="per process, before it is killed")
+    shutdown_timeout_sec: float = Field(default=15.0, gt=0, description="per process, before it is killed")
 
 
 # blender_mcp's telemetry switches (see blender_mcp/telemetry.py); the sandbox has no network
@@ -301,6 +301,7 @@ async def process_transport(process: asyncio.subprocess.Process):
 
     async def read_stdout() -> None:
         buffer = b""
+        assert process.stdout is not None  # checked above
         async with read_writer:
             while chunk := await process.stdout.read(_CHUNK):
                 *lines, buffer = (buffer + chunk).split(b"\n")
@@ -315,6 +316,7 @@ async def process_transport(process: asyncio.subprocess.Process):
                     await read_writer.send(SessionMessage(message))
 
     async def write_stdin() -> None:
+        assert process.stdin is not None  # checked above
         async with write_reader:
             async for session_message in write_reader:
                 data = session_message.message.model_dump_json(by_alias=True, exclude_none=True)
@@ -487,6 +489,7 @@ class BlenderMcpSession:
 
     def _sample_cpu(self) -> None:
         now = time.monotonic()
+        assert self._host is not None  # sampled only by the ping loop, while the host runs
         ticks = cpu_ticks(process_tree(self._host.pid))
         if ticks is not None and self._cpu is not None and self._cpu[0] is not None \
                 and ticks > self._cpu[0]:
@@ -544,6 +547,8 @@ class BlenderMcpSession:
     async def _await_ready(self) -> tuple[int, bytes]:
         """Read host stdout up to the readiness line; returns its port and any bytes after it."""
         buffer = b""
+        # Spawned just before by _start_host, with stdout piped (SpawningEnvironment).
+        assert self._host is not None and self._host.stdout is not None
         while chunk := await self._host.stdout.read(_CHUNK):
             *lines, buffer = (buffer + chunk).split(b"\n")
             for i, raw in enumerate(lines):
@@ -581,6 +586,7 @@ class BlenderMcpSession:
                                self._evidence(timeout_sec=self.config.tool_timeout_sec))
 
     async def _await_host_exit(self) -> None:
+        assert self._host is not None  # a tool call was made: the host was started
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(asyncio.shield(self._host.wait()), HOST_EXIT_GRACE_SEC)
         await self.host_log.flush()

@@ -49,7 +49,7 @@ LOG_TAIL_BYTES = 4000
 # How the worker runs Blender on outside code, as its activity classes take it: None = this
 # sandbox with default settings, SandboxSettings = this sandbox with those, LOCAL = the old
 # unisolated subprocess, for hosts that cannot run the sandbox (ARKEVO_TRIAL_BACKEND=local).
-LOCAL = "local"
+LOCAL: Literal["local"] = "local"
 ScriptIsolation = SandboxSettings | Literal["local"] | None
 NO_SANDBOX_SWITCH = ("to run Blender on outside code unisolated on this host, set "
                      "ARKEVO_TRIAL_BACKEND=local (the authoring CLIs: --no-sandbox)")
@@ -101,6 +101,7 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
     started = time.monotonic()
     try:
         layout = sandbox.layout
+        assert layout is not None and sandbox.slot is not None  # opened by _open_sandbox
         for path in outputs:
             if not layout.locate(path)[0].writable:
                 raise SandboxPathError(f"{path}: outputs must lie in a writable sandbox folder")
@@ -163,6 +164,7 @@ class SandboxedServer:
                     kind="server")
             finally:
                 if log:
+                    assert not isinstance(err, int)  # the log file opened above
                     err.close()
             return server
         except BaseException:
@@ -171,6 +173,7 @@ class SandboxedServer:
 
     async def add_inputs(self, files: dict[str, Path]) -> None:
         layout = self.sandbox.layout
+        assert layout is not None  # opened by _open_sandbox
         for path in files:
             if layout.locate(path)[0].writable:
                 raise SandboxPathError(f"{path}: a running server's inputs go under {SCRIPTS}")
@@ -178,6 +181,7 @@ class SandboxedServer:
 
     def discard(self, path: str) -> None:
         """Remove an input again (worker-side; /tests is root's)."""
+        assert self.sandbox.layout is not None  # opened by _open_sandbox
         root, rel = self.sandbox.layout.locate(path)
         target = root.host / rel
         if target.is_dir():
@@ -186,11 +190,13 @@ class SandboxedServer:
             target.unlink(missing_ok=True)
 
     async def send(self, message: dict) -> None:
+        assert self.process is not None and self.process.stdin is not None  # PIPE, set by start()
         self.process.stdin.write(json.dumps(message).encode() + b"\n")
         await self.process.stdin.drain()
 
     async def receive(self, timeout: float) -> dict | None:
         """The next reply; None once the script has ended. TimeoutError at the timeout."""
+        assert self.process is not None and self.process.stdout is not None  # PIPE, set by start()
         line = await asyncio.wait_for(self.process.stdout.readline(), timeout)
         return json.loads(line) if line else None
 
@@ -217,7 +223,7 @@ async def wait_heartbeating(process: asyncio.subprocess.Process, timeout: float,
         waiter.cancel()
 
 
-def _copy_in(layout: Layout, owner: tuple[int, int], files: dict[str, Path]) -> None:
+def _copy_in(layout: Layout, owner: tuple[int, int] | None, files: dict[str, Path]) -> None:
     """Worker-side copies into the fresh slot, before any sandboxed process exists: the slot
     user owns what lands in a writable folder; the read-only folders stay root's."""
     for target, source in files.items():

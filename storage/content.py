@@ -19,6 +19,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any, cast
 
 from contracts.digests import canonical_json_bytes, sha256_file
 from contracts.payloads import BlobRef
@@ -126,7 +127,7 @@ class ContentStore:
         return self.put_json({"files": dict(sorted(entries.items()))})
 
     def tree_entries(self, tree: BlobRef) -> dict[str, dict]:
-        return dict(self.get_json(tree)["files"])
+        return dict(cast(dict[str, Any], self.get_json(tree))["files"])
 
     def tree_file(self, tree: BlobRef, rel: str) -> BlobRef:
         entry = self.tree_entries(tree)[rel]

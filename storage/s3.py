@@ -191,7 +191,7 @@ class S3Objects(ObjectStore):
         full = "/".join(p for p in (self.prefix, folder) if p)
         full = f"{full}/" if full else ""
         skip = len(self.prefix) + 1 if self.prefix else 0
-        keys = []
+        keys: list[str] = []
         for page in self.client.get_paginator("list_objects_v2").paginate(
                 Bucket=self.bucket, Prefix=full):
             keys.extend(item["Key"][skip:] for item in page.get("Contents", ()))

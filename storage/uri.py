@@ -37,7 +37,9 @@ def objects_from_uri(uri: str, *, variable: str = "ARKEVO_STORE") -> ObjectStore
     root = filesystem_root(uri, variable=variable)
     if root is not None:
         return FilesystemObjects(root)
-    scheme = _SCHEME.match(uri).group(1).lower()
+    match = _SCHEME.match(uri)
+    assert match is not None  # filesystem_root gives None only for a URI with a scheme
+    scheme = match.group(1).lower()
     if scheme != "s3":
         raise ValueError(f"{variable}={uri!r}: unknown scheme {scheme!r}; "
                          "use a directory, file://… or s3://bucket[/prefix]")

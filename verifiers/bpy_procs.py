@@ -28,12 +28,15 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TextIO, cast
 
 from blender.runner import bpy_python
 from contracts.seed_check import TASK_PROBES  # the draft's own probes file
 from observability.redaction import is_secret_name
+from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import (LOCAL, SandboxedServer, ScriptIsolation, run_sandboxed_script,
                                 script_isolation)
 from verifiers.version import PROBE_FILES
@@ -70,7 +73,7 @@ def _clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
 
 
-def run_script(script: Path, args: list[str | Path], *, timeout: float = 600,
+def run_script(script: Path, args: Sequence[str | Path], *, timeout: float = 600,
                cwd: Path | None = None) -> subprocess.CompletedProcess:
     """A plain, unisolated bpy subprocess (LOCAL)."""
     argv = [bpy_python(), str(script), *map(str, args)]
@@ -156,7 +159,7 @@ class _Job:
             log = Path(tmp) / "run.log"
             run = _sync(run_sandboxed_script(
                 script, args, inputs=self.inputs, outputs=self.outputs, timeout=timeout, log=log,
-                settings=self.isolation, cwd=inside_cwd))
+                settings=cast(SandboxSettings, self.isolation), cwd=inside_cwd))  # not LOCAL here
             with open(log, "rb") as f:
                 f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_BYTES))
                 text = f.read().decode("utf-8", "replace")
@@ -300,7 +303,7 @@ class WarmProbe:
         self.log = log
         self.isolation = script_isolation(sandbox)
         self._proc: subprocess.Popen | None = None  # LOCAL
-        self._reader = None
+        self._reader: TextIO | None = None
         self._server: SandboxedServer | None = None  # sandboxed
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task_dirs: set[str] = set()
@@ -321,7 +324,10 @@ class WarmProbe:
     def _running(self) -> bool:
         if self.local:
             return self._proc is not None and self._proc.poll() is None
-        return self._server is not None and self._server.process.returncode is None
+        if self._server is None:
+            return False
+        assert self._server.process is not None  # set by SandboxedServer.start
+        return self._server.process.returncode is None
 
     def _start(self) -> None:
         if self.local:
@@ -330,7 +336,8 @@ class WarmProbe:
             self._kill()  # a process that died still holds its sandbox's slot
             self._task_dirs.clear()
             self._server = self._call(SandboxedServer.start(
-                PROBE_SERVER, ["--reply-fd", "1"], log=self.log, settings=self.isolation,
+                PROBE_SERVER, ["--reply-fd", "1"], log=self.log,
+                settings=cast(SandboxSettings, self.isolation),  # not LOCAL here
                 inputs={f"/tests/{name}": VERIFIERS / name for name in (*PROBE_FILES, MUTATIONS)}))
         self.starts += 1
         ready = self._read_reply(120)
@@ -349,6 +356,7 @@ class WarmProbe:
         finally:
             os.close(write_fd)
             if out is not subprocess.DEVNULL:
+                assert not isinstance(out, int)  # the log file opened above
                 out.close()
         self._reader = os.fdopen(read_fd, "r", encoding="utf-8")
 
@@ -361,6 +369,7 @@ class WarmProbe:
 
     def _read_reply(self, timeout: float) -> dict:
         if not self.local:
+            assert self._server is not None  # started by _start
             try:
                 answer = self._call(self._server.receive(timeout))
             except TimeoutError:
@@ -373,6 +382,7 @@ class WarmProbe:
                 self._kill()
                 raise BpyProcessError("warm probe process exited")
             return answer
+        assert self._reader is not None  # opened by _start_local
         deadline = time.monotonic() + timeout
         while True:
             left = deadline - time.monotonic()
@@ -391,9 +401,11 @@ class WarmProbe:
     def _send(self, job: dict) -> None:
         try:
             if self.local:
+                assert self._proc is not None and self._proc.stdin is not None  # started by _start_local, stdin=PIPE
                 self._proc.stdin.write(json.dumps(job) + "\n")
                 self._proc.stdin.flush()
             else:
+                assert self._server is not None  # started by _start
                 self._call(self._server.send(job))
         except (BrokenPipeError, ConnectionResetError) as exc:
             self._kill()
@@ -439,6 +451,7 @@ class WarmProbe:
             folder = self._task_folder(task, rubric, probes)
             delivery = f"/tests/delivery/{blend.name}"
             if blend.is_file():
+                assert self._server is not None  # started by _start
                 self._call(self._server.add_inputs({delivery: blend}))
             try:
                 self._send({"blend": delivery, "task": f"{folder}/task.json", "rubric": f"{folder}/rubric.json",
@@ -466,6 +479,7 @@ class WarmProbe:
             sort_keys=True).encode()).hexdigest()[:16]
         folder = f"/tests/task-{digest}"
         if folder not in self._task_dirs:
+            assert self._server is not None  # started by _start (_exchange)
             self._call(self._server.add_inputs({f"{folder}/{name}": Path(p) for name, p in files.items()}))
             self._task_dirs.add(folder)
         return folder
@@ -481,6 +495,7 @@ class WarmProbe:
 
     def close(self) -> None:
         if self._proc is not None and self._proc.poll() is None:
+            assert self._proc.stdin is not None  # started with stdin=PIPE
             try:
                 self._proc.stdin.write(json.dumps({"cmd": "quit"}) + "\n")
                 self._proc.stdin.close()

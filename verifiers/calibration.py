@@ -44,6 +44,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
@@ -327,9 +328,10 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
             delivered()
 
     with ThreadPoolExecutor(parallel) as pool:
-        blends = list(pool.map(deliver, samples))
-    if failed := [b for b in blends if isinstance(b, ScriptFailed)]:
+        outcomes = list(pool.map(deliver, samples))
+    if failed := [b for b in outcomes if isinstance(b, ScriptFailed)]:
         raise ScriptFailed([p for f in failed for p in f.problems], failed[0].log_tail)
+    blends = cast(list[Path], outcomes)  # none failed
     reports = work / "reports"
     reports.mkdir(parents=True, exist_ok=True)
     probes = [bpy_procs.WarmProbe(sandbox=scorer.sandbox) for _ in range(min(parallel, len(samples)))]
@@ -363,7 +365,7 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
                   for i, (s, b) in enumerate(zip(samples, blends))]
     measured = [m for m in everything if m.sample.kind != "gaming"]
     next(m for m in measured if m.sample.kind == "reference").gaming = [
-        {"sample": m.sample.name, "script": f"calibration/gaming/{m.sample.script.name}",
+        {"sample": m.sample.name, "script": f"calibration/gaming/{cast(Path, m.sample.script).name}",  # samples_of
          "delivery": m.delivery_sha256, "criteria": m.rule_report["criteria"]}
         for m in everything if m.sample.kind == "gaming"]
     if render and scorer.renderer is not None:
@@ -375,6 +377,7 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
         for m, ev in zip(measured, evidences):
             m.evidence = ev
         reference = next(m for m in measured if m.sample.kind == "reference")
+        assert reference.evidence is not None  # rendered just above
         scorer.remember_reference(reference.evidence)
         if scorer.needs_vl:
             judged = _stepper(progress, "VL", len(measured))
@@ -461,7 +464,7 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
 
     from rich.console import Console
     from rich.markup import escape
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
     from verifiers.evidence import default_cache_root
@@ -493,7 +496,7 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
     err = Console(stderr=True)
     with Progress(TextColumn("{task.description:>11}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, transient=True, disable=not err.is_terminal) as bar:
-        stages: dict[str, int] = {}
+        stages: dict[str, TaskID] = {}
 
         def on_step(stage: str, done: int, total: int) -> None:
             if stage not in stages:

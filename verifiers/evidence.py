@@ -284,7 +284,7 @@ class EvidenceRenderer:
         if req.scene is None:  # nothing delivered: nothing to render, nothing to cache
             with self.cache._lock:
                 self.cache.counters.absent += 1
-            manifest = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
+            manifest: dict = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
                         "error": f"delivered .blend not found: {req.blend}"}
             return Evidence(req.key, self.cache.root / "tmp", manifest, cache_hit=False)
         hit = self.cache.lookup(req.key)

@@ -20,7 +20,7 @@ import ast
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
@@ -159,15 +159,15 @@ def _read_module(path: Path, source: str, core: dict[str, Any]) -> tuple[dict[st
                     allowed.add(id(func))
                     methods.append(_method(node, deco, names, core, source))
             names.pop(node.name, None)
-    for node in ast.walk(tree):
-        if _names_primitive(node, decorators, modules) and id(node) not in allowed:
+    for walked in ast.walk(tree):
+        if _names_primitive(walked, decorators, modules) and id(walked) not in allowed:
             reason = ("primitive is used other than as the decorator @primitive(...) of a module-level "
                       "function, so admission cannot read what it registers")
-            raise ContractError(source, f"line {node.lineno}", reason)
+            raise ContractError(source, f"line {walked.lineno}", reason)
     return names, methods
 
 
-def _names_primitive(node: ast.AST, decorators: set[str], modules: set[str]) -> bool:
+def _names_primitive(node: ast.AST, decorators: set[str], modules: set[str]) -> TypeGuard[ast.Name | ast.Attribute]:
     if isinstance(node, ast.Name):
         return node.id in decorators
     return (isinstance(node, ast.Attribute) and node.attr == "primitive" and isinstance(node.value, ast.Name)

@@ -27,6 +27,7 @@ import tempfile
 from dataclasses import dataclass, field
 from importlib.metadata import version as pkg_version
 from pathlib import Path
+from typing import cast
 
 from contracts.digests import canonical_json_bytes, sha256_file
 from sandbox.script_run import ScriptIsolation
@@ -151,7 +152,7 @@ class Scorer:
             task=self.task, rubric=self.bundle.rubric, profile_ref=self.profile.ref(),
             profile_params=self.profile.params(self.options.profile_params),
             renderer=renderer_version() if self.needs_vl else None,
-            judge_config=self.bundle.judge.raw if self.needs_vl else None,
+            judge_config=cast(JudgeConfig, self.bundle.judge).raw if self.needs_vl else None,  # set: __init__
             probe_files=probe_code_digests(self.bundle.task_probes, self.bundle.start_scene))
 
     # --- parts ------------------------------------------------------------------------------
@@ -173,6 +174,7 @@ class Scorer:
         return hashlib.sha256(canonical_json_bytes(basis)).hexdigest()
 
     def _ref_pointer(self) -> Path:
+        assert self.cache is not None  # the reference renders are cached: only with a cache
         return self.cache.root / "refs" / f"{self.reference_key()}.json"
 
     def remember_reference(self, evidence: Evidence) -> None:
@@ -189,6 +191,7 @@ class Scorer:
         -> render) and cached."""
         if self._reference is not None:
             return self._reference
+        assert self.cache is not None and self.renderer is not None  # needs_vl: __init__ requires a cache
         pointer = self._ref_pointer()
         if pointer.is_file():
             hit = self.cache.lookup(json.loads(pointer.read_text(encoding="utf-8"))["evidence_key"])
@@ -210,14 +213,17 @@ class Scorer:
         if not self.needs_vl:
             return None
         config = self.bundle.judge
+        assert config is not None  # needs_vl: __init__ requires judge.json
         if self.options.judge == "image-metric":
             if evidence is None or evidence.error:
                 return no_evidence_result(config, image_metric_judge_id(),
-                                          evidence.error if evidence else "no evidence rendered")
+                                          cast(str, evidence.error) if evidence else "no evidence rendered")
+            assert reference is not None  # rendered whenever the delivery's evidence is (score, calibration)
             frames = evidence.names("frame") or reference.names("frame")
             return image_metric_judge(config, evidence.folder, reference.folder, frames)
         if self.vl_client is None:
             raise RuntimeError("judge 'model' needs a vl_client (verifiers.vl_model_judge.OpenAIVisionJudge)")
+        assert evidence is not None  # needs_vl: __init__ requires a cache, so evidence is rendered
         return asyncio.run(self.vl_client.judge(config, evidence.folder, evidence.error))
 
     def record(self, rule_report: dict, vl: VLResult | None, evidence: Evidence | None) -> dict:
@@ -232,7 +238,8 @@ class Scorer:
             report_path = Path(workdir or tmp) / "report.json"
             report_path.parent.mkdir(parents=True, exist_ok=True)
             rule_report = self.probe(Path(blend), report_path)
-        evidence = self.renderer.render(Path(blend), self.spec) if self.uses_evidence else None
+        renderer = cast(EvidenceRenderer, self.renderer)  # set whenever uses_evidence (it needs a cache)
+        evidence = renderer.render(Path(blend), self.spec) if self.uses_evidence else None
         wants_reference = self.needs_vl and self.options.judge == "image-metric" and not (evidence and evidence.error)
         reference = self.reference_evidence() if wants_reference else None  # nothing to compare: gate 0
         vl = self.judge_vl(evidence, reference)

@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 from PIL import Image
@@ -126,11 +127,11 @@ def combine(config: JudgeConfig, answers: dict[str, Answer], judge: dict) -> VLR
     gate = config.gate
     if gate is not None and answers.get(gate.id) is not None and answers[gate.id].score == 0:
         return VLResult(judge, answers, 0.0, None, True)
-    missing = [a for q in config.questions if (a := answers.get(q.id)) is None or a.score is None]
+    missing = [a or Answer(q.id, None) for q in config.questions if (a := answers.get(q.id)) is None or a.score is None]
     if missing:
         why = "; ".join(f"question {a.id}: {a.error or 'no answer'}" for a in missing)
         return VLResult(judge, answers, None, f"VL missing: {why}", False)
-    total = sum(q.weight * answers[q.id].score for q in config.questions)
+    total = sum(q.weight * cast(float, answers[q.id].score) for q in config.questions)  # none missing
     return VLResult(judge, answers, round(total, 6), None, False)
 
 
@@ -212,7 +213,7 @@ def mean_colour_linear(img: np.ndarray | None) -> tuple[float, float, float] | N
     if not m.any():
         return None
     srgb = img[..., :3][m].astype(np.float64).mean(axis=0) / 255.0
-    return tuple(colour_math.srgb_to_linear(float(c)) for c in srgb)
+    return cast(tuple[float, float, float], tuple(colour_math.srgb_to_linear(float(c)) for c in srgb))  # RGB
 
 
 def colour_similarity(a: np.ndarray | None, b: np.ndarray | None, scale: float = 30.0) -> float:

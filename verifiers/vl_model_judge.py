@@ -30,9 +30,10 @@ import base64
 import json
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import httpx
 
@@ -95,7 +96,7 @@ class JudgeSettings:
     image_detail: str = "low"
 
     @classmethod
-    def from_env(cls, env: dict | None = None) -> "JudgeSettings":
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "JudgeSettings":
         """``ARKEVO_VL_BASE_URL``, ``ARKEVO_VL_MODEL``, ``ARKEVO_VL_API_KEY`` (or OPENAI_*)."""
         env = os.environ if env is None else env
         base = env.get("ARKEVO_VL_BASE_URL") or env.get("OPENAI_BASE_URL")
@@ -179,5 +180,6 @@ class OpenAIVisionJudge:
         if refused := [f for f in failures if not isinstance(f, ModelEndpointUnavailable)]:
             raise refused[0]
         if failures:
-            raise max(failures, key=lambda f: f.retry_after or 0.0)
-        return combine(config, {a.id: a for a in results}, self.judge_id)
+            unavailable = cast(list[ModelEndpointUnavailable], failures)  # the others were raised above
+            raise max(unavailable, key=lambda f: f.retry_after or 0.0)
+        return combine(config, {a.id: a for a in cast(list[Answer], results)}, self.judge_id)  # no failures

@@ -13,6 +13,7 @@ import logging
 import os
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from typing import Literal
 
 from temporalio.client import Client
 from temporalio.worker import Worker, WorkerDeploymentConfig
@@ -131,7 +132,7 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     backend = backend or backend_from_env()
     # The one switch (ARKEVO_TRIAL_BACKEND) also decides where Blender opens outside code here:
     # build scripts and deliveries run in the sandbox unless trials run unisolated.
-    scripts = LOCAL if isinstance(backend, LocalBackend) else None
+    scripts: Literal["local"] | None = LOCAL if isinstance(backend, LocalBackend) else None
     authoring = AuthoringActivities(store, scripts)
     trials = TrialActivities(store, backend)
     evidence = EvidenceActivities(store, settings.var / "cache" / "evidence", scripts)

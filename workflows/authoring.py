@@ -47,4 +47,5 @@ class AuthoringWorkflow:
                 + "; ".join(authored.reasons),
                 {"record": authored.record.as_dict(), "reasons": authored.reasons},
                 type=AUTHORING_REJECTED, non_retryable=True)
+        assert authored.check.prepared is not None  # the accepted round was prepared
         return dataclasses.replace(authored.check.prepared, authoring_record=authored.record)

@@ -34,12 +34,12 @@ with workflow.unsafe.imports_passed_through():
                                     CampaignResult, CampaignTrialInput, FinishRecoveryInput,
                                     PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
                                     RecoveryInput, SolverEndpointCheckInput, TrialRequest)
-    from workflows.activity_options import CPU, endpoint_check
+    from workflows.activity_options import CPU, ActivityOptions, endpoint_check
     from workflows.failures import root_cause
     from workflows.trial_calls import grade_trial_reporting
 
 # Writing the report re-reads every record and renders figures with bootstrap intervals.
-REPORT = dict(CPU, start_to_close_timeout=timedelta(minutes=20))
+REPORT: ActivityOptions = {**CPU, "start_to_close_timeout": timedelta(minutes=20)}
 
 
 @workflow.defn(name="CampaignTrial", versioning_behavior=versioned(VersioningBehavior.PINNED))
@@ -100,8 +100,9 @@ class _Runner:
 
         tasks = []
         for t, pools in trials:
+            # ignore: mypy cannot infer a lambda whose default binds `pools` (it takes no argument)
             await workflow.wait_condition(
-                lambda pools=pools: all(self.in_use.get(p, 0) < caps.get(p, 1) for p in pools))
+                lambda pools=pools: all(self.in_use.get(p, 0) < caps.get(p, 1) for p in pools))  # type: ignore[misc]
             for p in pools:
                 self.in_use[p] = self.in_use.get(p, 0) + 1
             tasks.append(asyncio.create_task(one(t, pools)))

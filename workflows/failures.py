@@ -9,7 +9,7 @@ def root_cause(err: BaseException) -> BaseException:
     while getattr(err, "cause", None) is not None:
         if isinstance(err, ApplicationError):
             return err
-        err = err.cause
+        err = err.cause  # type: ignore[attr-defined]  # the loop's condition checked it has one
     return err
 
 

@@ -53,6 +53,7 @@ class CheckDeliveryWorkflow:
             ModelDraftActivities.admit_draft, req, **CPU)
         if not admitted.ok:
             return DeliveryCheck(req.round, False, admitted.findings)
+        assert admitted.seed_tree is not None and admitted.draft is not None  # admitted: both set
         try:
             prepared = await prepare_task(admitted.seed_tree, req.reference_project,
                                           req.start_mode, admitted.draft, req.run.vl_judge, wid)
@@ -141,6 +142,7 @@ class ModelAuthoringWorkflow:
                              "(step budget spent); finish the draft and call submit"}]
                 entry["verdict"] = "no_submission"
                 continue
+            assert draft is not None  # submit refuses an empty draft/: a submitted round wrote one
             check = await workflow.execute_child_workflow(
                 CheckDeliveryWorkflow.run,
                 CheckDraftInput(req.seed_id, req.seed_tree, draft, req.reference_project,
@@ -154,6 +156,8 @@ class ModelAuthoringWorkflow:
                 entry["verdict"] = "check_failed"
                 feedback = check.findings
                 continue
+            # a passed check ran to the end: its seed tree and calibration report are set
+            assert check.seed_tree is not None and check.calibration_report is not None
             review: FinalReviewVerdict = await workflow.execute_activity(
                 "final_review",
                 FinalReviewInput(req.seed_id, check.seed_tree, check.calibration_report, n),

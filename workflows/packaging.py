@@ -57,6 +57,7 @@ class PackagingWorkflow:
             workflow.logger.info("coverage pending for %d file(s); waiting for review_privacy_coverage",
                                  len(scan.pending))
             await workflow.wait_condition(lambda: self._review is not None)
+            assert self._review is not None  # the condition just waited for
             review = dataclasses.replace(self._review, files=list(scan.pending),
                                          reviewed_at=workflow.now().isoformat(timespec="seconds"))
             if not review.approved:

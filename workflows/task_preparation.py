@@ -32,6 +32,7 @@ async def prepare_task(seed_tree: BlobRef, reference_project: str, start_mode: s
         run_trial(TrialRequest(package, identity, "nop", f"{wid}/input-baseline", "authoring")),
         run_trial(TrialRequest(package, identity, "oracle", f"{wid}/reference", "authoring")))
     if grading.uses_vl:
+        assert grading.judge_config is not None  # a task graded with VL has its judge.json
         rendered = await workflow.execute_activity_method(
             EvidenceActivities.render_evidence,
             RenderEvidenceInput(reference.delivery, grading.judge_config), **GPU)

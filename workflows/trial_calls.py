@@ -38,6 +38,7 @@ async def score(outcome: TrialOutcome, grading: GradingSpec) -> TrialOutcome:
     """Apply the task's scoring profile, with the VL judgement first when it is weighted."""
     vl = None
     if grading.uses_vl and outcome.report is not None:
+        assert grading.judge_config is not None  # a task graded with VL has its judge.json
         vl = await workflow.execute_child_workflow(
             VLGradingWorkflow.run,
             VLGradingInput(grading.task_id, grading.judge_config, outcome.delivery,

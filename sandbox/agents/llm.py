@@ -122,7 +122,7 @@ def normalise_calls(raw_calls: Any, step: int) -> list[dict[str, Any]]:
     calls = []
     for i, raw in enumerate(raw_calls if isinstance(raw_calls, list) else []):
         raw = raw if isinstance(raw, dict) else {}
-        function = raw.get("function") if isinstance(raw.get("function"), dict) else {}
+        function = cast(dict[str, Any], raw.get("function")) if isinstance(raw.get("function"), dict) else {}
         arguments = function.get("arguments")
         if not isinstance(arguments, str):
             arguments = json.dumps(arguments or {})

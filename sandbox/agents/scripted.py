@@ -24,7 +24,7 @@ import hashlib
 import json
 import re
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext
@@ -109,7 +109,7 @@ class ScriptedMcpAgent(SandboxedMcpAgent):
         opts = self.opts
         script = Path(opts.script_path) if opts.script_path else None
         source = script.read_text(encoding="utf-8") if script else None
-        metadata = {
+        metadata: dict[str, Any] = {
             "policy": opts.policy, "label": POLICY_LABEL, "scripted": True,
             "script": script.name if script else None,
             "script_sha256": hashlib.sha256(source.encode()).hexdigest() if source else None,
@@ -122,6 +122,7 @@ class ScriptedMcpAgent(SandboxedMcpAgent):
         try:
             async with BlenderMcpSession(environment, opts.mcp, log_dir=self.logs_dir) as session:
                 if source is not None:
+                    assert script is not None  # source was read from it
                     metadata["tool_calls"].append("execute_blender_code")
                     log.append(f"$ execute_blender_code <{script.name}>")
                     try:

@@ -118,11 +118,11 @@ def _env_pairs(rest: str, where: str, known: dict[str, str]
         assignments = [(key, value, unresolved)]
     else:
         assignments = []
-        for word, unresolved in words:
+        for word, names in words:
             key, sep, value = word.partition("=")
             if not sep or not key:
                 raise TaskImageError(f"{where}: cannot read ENV {rest!r}")
-            assignments.append((key, value, sorted(unresolved)))
+            assignments.append((key, value, sorted(names)))
     pairs, inherited = {}, []
     for key, value, unresolved in assignments:
         if unresolved:

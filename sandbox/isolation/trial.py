@@ -21,6 +21,7 @@ import re
 import shutil
 import threading
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from sandbox.isolation import host
 from sandbox.isolation.bwrap import LAUNCHER_DIR, RUNTIME_DIR, Bind, SandboxView
@@ -90,6 +91,7 @@ class TrialSandbox:
 
     def _open_resources(self) -> None:
         slot = self.slot
+        assert slot is not None  # acquired by open() just before
         # Named after the slot user, whose lock we hold: whatever group of that user is still
         # there was left by a worker that died, and can go.
         remove_stale_groups(f"{slot.user}--")
@@ -151,6 +153,7 @@ class TrialSandbox:
 
     def base_env(self) -> dict[str, str]:
         slot = self.slot
+        assert slot is not None  # only called on an open sandbox
         env = {
             "PATH": f"{self.settings.python_prefix}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin",
             "HOME": slot.container_home,
@@ -171,6 +174,9 @@ class TrialSandbox:
 
     def view(self, env: dict[str, str]) -> SandboxView:
         settings = self.settings
+        # Only called on an open sandbox: open() set all of these.
+        assert self.layout is not None and self.slot is not None
+        assert self.namespaces is not None and self.namespaces.pid_fd is not None
         binds = [Bind(settings.python_prefix, str(settings.python_prefix), "ro")]
         if not settings.python_prefix.is_relative_to(settings.python_base_prefix):
             binds.append(Bind(settings.python_base_prefix, str(settings.python_base_prefix), "ro"))
@@ -231,6 +237,9 @@ class TrialSandbox:
                            stderr, track: bool, kind: str) -> tuple[asyncio.subprocess.Process, Cgroup]:
         if not self.is_open:
             raise LaunchFailed("the sandbox is not started")
+        # Set by open() together with the slot (is_open).
+        assert self.slot is not None and self.cgroup is not None and self.namespaces is not None
+        assert self.namespaces.net_fd is not None and self.namespaces.pid_fd is not None
         self._launches += 1
         group = await asyncio.to_thread(self.cgroup.child, f"{kind}{self._launches}")
         inner_env = {**self.base_env(), **env}
@@ -287,7 +296,7 @@ class TrialSandbox:
         return process, group
 
     async def end(self, process: asyncio.subprocess.Process, group: Cgroup, *,
-                  kill: bool) -> dict[str, int]:
+                  kill: bool) -> dict[str, Any]:
         """Close one launch. kill=True: the command and everything it forked go (its cgroup
         first, so bwrap, still alive, reaps its child itself — killing bwrap first would leave
         that child a zombie of the host's init). kill=False: the command has exited; what it
@@ -304,7 +313,7 @@ class TrialSandbox:
             return events
 
         try:
-            outcome = await asyncio.to_thread(settle)
+            outcome: dict[str, Any] = await asyncio.to_thread(settle)
         except Exception as exc:  # noqa: BLE001 - still reap bwrap below
             outcome = {"cleanup_error": str(exc)}
         for key in ("oom_kills", "pids_limit_hits"):

@@ -81,6 +81,7 @@ class TrialNamespaces:
             sys.executable, "-I", "-S", os.path.abspath(__file__), stdin=asyncio.subprocess.PIPE,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env={})
         self._helper = helper
+        assert helper.stdout is not None and helper.stderr is not None  # PIPEs above
         try:
             words = (await asyncio.wait_for(helper.stdout.readline(), 30)).split()
         except TimeoutError:

@@ -7,13 +7,14 @@ a dev server with mocked activities). Run one after another they would push the 
 limit; run as subprocesses from the moment collection ends, beside the CPU-bound suites, they
 cost little more than their CPU. Two lanes of long end-to-end runs follow them, so that the
 second core never idles while the foreground runs one test at a time: `long-runs` (a dataset
-revision with a worker kill, a gameable grader refused at review, every bundled seed's
-calibration samples probed) starts when the deploy test ends, about halfway through the
+revision with a worker kill, every bundled seed's calibration samples probed) starts when the
+deploy test ends, about halfway through the
 session; `end-to-end` (a seed through all seven stages, the shared model budget across two
 worker processes, model authoring) starts when the orchestration suite ends, while the deploy test
 mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
-adversarial tests and the review site in Chromium) starts when the chaos suite ends. Each starts at once where the run it follows does not run.
+adversarial tests, the review site in Chromium and a gameable grader refused at review) starts
+when the chaos suite ends. Each starts at once where the run it follows does not run.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
 conftest takes each suite's items out of the foreground session and runs them as their own
@@ -70,14 +71,13 @@ SUITES = {s.name: s for s in (
     Suite("chaos", ("tests/chaos/",)),
     Suite("orchestration", ("tests/orchestration/",)),
     Suite("long-runs", ("tests/integration/test_dataset_production.py",
-                        "tests/integration/test_gameable_grader.py",
                         "tests/integration/test_blender_calibration.py"), after="deploy"),
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py"), after="orchestration"),
     Suite("sandboxed-trials", ("tests/integration/test_trial_failures.py",
                                "tests/integration/test_agents.py", "tests/adversarial/",
-                               "tests/browser/"), after="chaos"),
+                               "tests/browser/", "tests/integration/test_gameable_grader.py"), after="chaos"),
 )}
 
 

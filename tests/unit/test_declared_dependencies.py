@@ -28,6 +28,7 @@ USED_WITHOUT_IMPORT = {
                     "dev server, the Temporal commands in README.md",
     "pytest-timeout": "a pytest plugin (entry point): the tests' @pytest.mark.timeout",
     "ruff": "the linter `make test` runs first (Makefile, [tool.ruff] in pyproject.toml)",
+    "mypy": "the type checker `make test` runs after ruff (Makefile, [tool.mypy] in pyproject.toml)",
     "mcp-for-blender": "the stock MCP server (`python -m blender_mcp.server`, sandbox/mcp_session.py) and "
                        "the bundled add-on the MCP host loads from its file (sandbox/runtime/blender_mcp_host.py)",
 }
