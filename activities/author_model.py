@@ -25,14 +25,14 @@ from contracts.errors import SANDBOX_REQUIRED
 from activities.model_calls import model_session, resolve
 from modelapi.retry import SessionRetry
 from storage.content import ContentStore
-from contracts.payloads import AuthorRoundInput, AuthorRoundResult, EndpointCheckInput
+from contracts.payloads.model_authoring import AuthorRoundInput, AuthorRoundResult, EndpointCheckInput
 from drafting.author_agent import AuthorSession
 from drafting.authoring_sandbox import authoring_sandbox
 from drafting.draft_folder import DraftFolder
 from observability.heartbeats import heartbeating
 
 
-class AuthorActivities:
+class AuthorModelActivities:
     def __init__(self, store: ContentStore, sandbox_kwargs: dict | None = None, local: bool = False,
                  max_steps: int | None = None) -> None:
         self.store = store

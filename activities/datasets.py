@@ -19,8 +19,8 @@ from contracts.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
                                INVALID_DATASET_SPEC)
 from contracts.digests import sha256_hex
 from contracts.models import DatasetSpec, SeedManifest
-from contracts.payloads import (DatasetPlan, DatasetSeed, OpenRevisionInput, ProductionOptions,
-                                SeedOutcome)
+from contracts.payloads.common import ProductionOptions
+from contracts.payloads.datasets import DatasetPlan, DatasetSeed, OpenRevisionInput, SeedOutcome
 from contracts.validation import ContractError, load_json_file, validate_document
 from dataset_revisions.chain import read_chain
 from dataset_revisions.layout import RevisionKeys

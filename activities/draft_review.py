@@ -13,12 +13,12 @@ from temporalio.exceptions import ApplicationError
 from contracts.errors import REVIEWER_REPLY_INVALID
 from activities.model_calls import ReplyInvalid, ask_json, model_session, store_transcript
 from storage.content import ContentStore
-from contracts.payloads import FinalReviewInput, FinalReviewVerdict
+from contracts.payloads.model_authoring import FinalReviewInput, FinalReviewVerdict
 from drafting.final_review import parse_verdict, review_facts, review_messages
 from modelapi.rate_budget import Budget
 
 
-class ReviewerActivities:
+class DraftReviewActivities:
     """`budget`: the llm workers' shared request budget (modelapi/rate_budget.py)."""
 
     def __init__(self, store: ContentStore, budget: Budget | None = None):

@@ -15,9 +15,9 @@ from storage.content import ContentStore
 from campaigns.records import outcome_record
 from campaigns.statistics import task_score
 from contracts.digests import canonical_json_bytes
-from contracts.payloads import (FAILURE_KINDS, BlobRef, ConfigMetrics, EvaluationResult,
-                                PilotRecordInput, PlanInput, ReportInput, TrialOutcome,
-                                failure_counts, ref_dict)
+from contracts.payloads.common import BlobRef, ref_dict
+from contracts.payloads.evaluation import ConfigMetrics, EvaluationResult, PlanInput, ReportInput
+from contracts.payloads.trials import FAILURE_KINDS, PilotRecordInput, TrialOutcome, failure_counts
 from contracts.validation import build_document
 
 def config_metrics(config: str, k: int, outcomes: list[TrialOutcome],

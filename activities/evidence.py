@@ -12,7 +12,7 @@ from temporalio import activity
 
 from storage.content import ContentStore
 from activities.vl_judge import evidence_tree
-from contracts.payloads import RenderedEvidence, RenderEvidenceInput
+from contracts.payloads.vl_grading import RenderedEvidence, RenderEvidenceInput
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import RENDER_EVIDENCE
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec

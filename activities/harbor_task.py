@@ -22,7 +22,8 @@ from harbor.models.task.config import (
 
 from blender.runner import BLENDER_SCRIPTS
 from storage.content import ContentStore
-from contracts.payloads import BlobRef, GradingSpec, TaskIdentity
+from contracts.payloads.authoring import GradingSpec, TaskIdentity
+from contracts.payloads.common import BlobRef
 from verifiers.evidence import resolve_spec
 
 VERIFIERS = Path(__file__).resolve().parent.parent / "verifiers"

@@ -16,7 +16,7 @@ from temporalio.exceptions import ApplicationError
 from contracts.errors import MODEL_NOT_CONFIGURED, model_endpoint_error, model_not_configured
 from storage.content import ContentStore
 from contracts.model_roles import ModelEndpoint, ModelNotConfigured, resolve_endpoint
-from contracts.payloads import BlobRef
+from contracts.payloads.common import BlobRef
 from drafting.model_client import ModelClient, ModelEndpointError, ModelEndpointUnavailable
 from modelapi.rate_budget import Budget
 from modelapi.retry import SessionRetry, activity_error

@@ -23,7 +23,8 @@ from temporalio import activity
 
 from contracts.errors import author_script_failed
 from storage.content import ContentStore
-from contracts.payloads import MutationInput, MutationRows, ref_dict
+from contracts.payloads.common import ref_dict
+from contracts.payloads.review import MutationInput, MutationRows
 from observability.heartbeats import in_thread
 from sandbox.script_run import ScriptIsolation
 from verifiers import bpy_procs

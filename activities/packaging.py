@@ -24,7 +24,8 @@ from contracts.errors import (DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED
 from activities.harbor_task import write_harbor_task, write_packaged_grading
 from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
-from contracts.payloads import ExportScan, PrivacyPending, PublicationResult, PublishInput
+from contracts.payloads.admission import PrivacyPending
+from contracts.payloads.packaging import ExportScan, PublicationResult, PublishInput
 from contracts.validation import build_document
 from dataset_revisions.chain import ChainLink, claim, read_chain
 from dataset_revisions.layout import RevisionKeys, handoff_key

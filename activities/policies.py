@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from contracts.payloads import SolverSpec, TrialRequest
+from contracts.payloads.trials import SolverSpec, TrialRequest
 
 SCRIPTED_LABEL = "scripted policy — not a model result"
 SCRIPTED_AGENT = "sandbox.agents.scripted:ScriptedMcpAgent"

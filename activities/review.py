@@ -21,8 +21,10 @@ from activities.scoring import grade_record, profile_and_task
 from storage.content import ContentStore
 from storage.objects import ObjectStore
 from contracts.digests import canonical_json_bytes, task_version_of
-from contracts.payloads import (BlobRef, CalibrationInput, CalibrationVerdict, FreezeInput,
-                                FrozenTask, GradingSpec, TrialOutcome, ref_dict)
+from contracts.payloads.authoring import GradingSpec
+from contracts.payloads.common import BlobRef, ref_dict
+from contracts.payloads.review import CalibrationInput, CalibrationVerdict, FreezeInput, FrozenTask
+from contracts.payloads.trials import TrialOutcome
 from contracts.validation import validate_document
 from verifiers.calibration import judge_samples
 from verifiers.mutation_testing import allowed_operators, gaming_table, mutation_table

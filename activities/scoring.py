@@ -15,7 +15,8 @@ from typing import cast
 from temporalio import activity
 
 from storage.content import ContentStore
-from contracts.payloads import GradingSpec, ScoreTrialInput, TrialOutcome
+from contracts.payloads.authoring import GradingSpec
+from contracts.payloads.trials import ScoreTrialInput, TrialOutcome
 from verifiers.profiles import ScoringProfile, get_profile, score_record
 
 

@@ -34,7 +34,7 @@ from temporalio.exceptions import ApplicationError
 from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
 from contracts.errors import author_script_failed
 from activities.policies import Policy
-from contracts.payloads import TrialCost, TrialFailure
+from contracts.payloads.trials import TrialCost, TrialFailure
 
 DELIVERY = "outputs/result.blend"
 SANDBOX_ENVIRONMENT = "sandbox.environment:ArkevoSandboxEnvironment"

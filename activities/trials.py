@@ -30,8 +30,9 @@ from activities.harbor_task import write_harbor_task
 from activities.policies import policy_for
 from storage.content import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
-from contracts.payloads import (BlobRef, SolverEndpointCheckInput, TrialCost, TrialOutcome,
-                                TrialRequest)
+from contracts.payloads.campaigns import SolverEndpointCheckInput
+from contracts.payloads.common import BlobRef
+from contracts.payloads.trials import TrialCost, TrialOutcome, TrialRequest
 from contracts.validation import ContractError
 from privacy.checkpoints import check_dispatch, unread_blends
 from privacy.policy import load_policy_for

@@ -34,7 +34,8 @@ from temporalio.exceptions import ApplicationError
 from contracts.errors import model_endpoint_error
 from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_hex
-from contracts.payloads import BlobRef, VLJudgeOutcome, VLJudgeRequest
+from contracts.payloads.common import BlobRef
+from contracts.payloads.vl_grading import VLJudgeOutcome, VLJudgeRequest
 from modelapi.client import ModelEndpointError, ModelEndpointUnavailable
 from modelapi.rate_budget import Budget, LocalBudget
 from modelapi.retry import activity_error

@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 from storage.content import FilesystemStore  # noqa: E402
 from activities.trial_backends import HarborSandboxBackend  # noqa: E402
 from activities.trials import TrialActivities  # noqa: E402
-from contracts.payloads import TrialRequest  # noqa: E402
+from contracts.payloads.trials import TrialRequest  # noqa: E402
 from tests.conftest import assemble_seed  # noqa: E402
 
 SEEDS = ["table-model", "mug-material", "crate-texture", "render-setup"]

@@ -171,7 +171,7 @@ async def count(client, query: str) -> int | None:
 
 async def run_campaign(args, client, deployment: Deployment, sampler: RssSampler, folder: str,
                        registry: Path) -> dict:
-    from contracts.payloads import CampaignInput, CampaignResult
+    from contracts.payloads.campaigns import CampaignInput, CampaignResult
 
     campaign_id = "load-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     cap = args.queued or args.gpu_cap

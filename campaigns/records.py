@@ -8,7 +8,10 @@ import dataclasses
 import json
 
 from contracts.digests import canonical_json_bytes, sha256_hex
-from contracts.payloads import CampaignTask, FrozenTask, SolverSpec, TrialOutcome, ref_dict
+from contracts.payloads.campaigns import CampaignTask
+from contracts.payloads.common import ref_dict
+from contracts.payloads.review import FrozenTask
+from contracts.payloads.trials import SolverSpec, TrialOutcome
 from contracts.validation import build_document
 
 

@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import cast
 
 from storage.content import ContentStore
-from contracts.payloads import (BlobRef, CampaignTask, DatasetRef, FrozenTask, GradingSpec,
-                                TaskIdentity)
+from contracts.payloads.authoring import GradingSpec, TaskIdentity
+from contracts.payloads.campaigns import CampaignTask
+from contracts.payloads.common import BlobRef, DatasetRef
+from contracts.payloads.review import FrozenTask
 from dataset_revisions.layout import RevisionKeys
 from publications.layout import FROZEN_TASK, TASK_TOML, folder as publication_folder
 from publications.reader import read_publication

@@ -149,7 +149,7 @@ def cmd_start(args) -> int:
 async def _start(doc: dict, wid: str, args) -> int:
     from temporalio.client import WorkflowFailureError
 
-    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+    from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
 
     handle = await start_workflow(args.address, "DatasetProduction", DatasetProductionInput(spec=doc),
                                   wid, DatasetProductionResult)

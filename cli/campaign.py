@@ -96,7 +96,8 @@ def _wid(campaign_id: str) -> str:
 
 
 def cmd_start(args) -> int:
-    from contracts.payloads import CampaignInput, DatasetRef
+    from contracts.payloads.campaigns import CampaignInput
+    from contracts.payloads.common import DatasetRef
 
     dataset = None
     if args.dataset:
@@ -122,7 +123,7 @@ def cmd_start(args) -> int:
 
 
 def cmd_recover(args) -> int:
-    from contracts.payloads import RecoveryInput
+    from contracts.payloads.campaigns import RecoveryInput
 
     req = RecoveryInput(args.campaign_id, list(args.trial_ids), args.reason, args.requested_by,
                         args.trial_attempts)
@@ -134,7 +135,7 @@ async def _run(workflow: str, req, wid: str, args) -> int:
     from temporalio.client import WorkflowFailureError
     from temporalio.common import WorkflowIDReusePolicy
 
-    from contracts.payloads import CampaignResult
+    from contracts.payloads.campaigns import CampaignResult
 
     handle = await start_workflow(args.address, workflow, req, wid, CampaignResult,
                                   id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
@@ -190,7 +191,7 @@ def print_report(campaign_id: str, as_json: bool = False) -> int:
 def cmd_report(args) -> int:
     if args.rebuild:
         from activities.campaigns import CampaignActivities
-        from contracts.payloads import CampaignReportInput
+        from contracts.payloads.campaigns import CampaignReportInput
         from workers.settings import PROJECT_ROOT, settings_from_env
 
         from temporalio.exceptions import ApplicationError

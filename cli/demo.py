@@ -67,7 +67,7 @@ def _progress_table(progress: dict, stages: dict[str, dict]) -> Table:
 async def produce(address: str, spec: dict, wid: str):
     from contracts import queues
     from workflows.task_production import STAGES
-    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+    from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
 
     client = await connect(address=address)
     handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
@@ -220,7 +220,8 @@ async def evaluate(stack, keys, objects) -> bool:
     from campaigns.layout import CampaignKeys
     from cli.campaign import follow
     from contracts import queues
-    from contracts.payloads import CampaignInput, CampaignResult, DatasetRef
+    from contracts.payloads.campaigns import CampaignInput, CampaignResult
+    from contracts.payloads.common import DatasetRef
 
     campaign_id = f"{keys.namespace}-{keys.revision}-test-pilot"
     ckeys = CampaignKeys(campaign_id)

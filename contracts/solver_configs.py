@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from contracts.payloads import SolverSpec
+from contracts.payloads.trials import SolverSpec
 from contracts.validation import ContractError, model_error
 
 REGISTRY_PATH = Path(__file__).resolve().parent / "solver_configs.json"

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from contracts.model_roles import ModelEndpoint
-from contracts.payloads import ModelUsage
+from contracts.payloads.model_authoring import ModelUsage
 from modelapi.client import ChatClient, ModelEndpointError, ModelEndpointUnavailable, Timeouts
 from modelapi.rate_budget import Budget
 from modelapi.retry import SessionRetry

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from campaigns.tasks import CampaignSourceError, publication_key, read_split
-from contracts.payloads import DatasetRef
+from contracts.payloads.common import DatasetRef
 from publications.layout import TASK, TASK_TOML
 from publications.reader import Publication, read_publication
 from storage.objects import ObjectStore, check_key

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from contracts.payloads import PrivacyPending
+from contracts.payloads.admission import PrivacyPending
 
 PendingItem = PrivacyPending
 CHECKPOINTS = ("admission", "dispatch", "export")

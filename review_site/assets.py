@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from storage.content import ContentStore
-from contracts.payloads import BlobRef
+from contracts.payloads.common import BlobRef
 
 FILES = "files"
 

@@ -19,7 +19,7 @@ from storage.content import ContentStore
 from campaigns.layout import CampaignKeys
 from campaigns.records import read_jsonl
 from campaigns.tasks import CampaignSourceError, publication_key
-from contracts.payloads import BlobRef
+from contracts.payloads.common import BlobRef
 from dataset_revisions.layout import RevisionKeys
 from publications.layout import DOCUMENT, document_key, folder
 from publications.reader import Publication

@@ -105,7 +105,7 @@ class DeliverySaveFailed(BlenderHostFailure):
 
 
 def failure_record(kind: str, exc: BlenderHostFailure) -> dict[str, Any]:
-    """The ``TrialFailure`` shape (contracts/payloads.py) agents put in ``context.metadata``."""
+    """The ``TrialFailure`` shape (contracts/payloads/trials.py) agents put in ``context.metadata``."""
     return {"kind": kind, "type": type(exc).__name__, "message": str(exc), "evidence": exc.evidence}
 
 
@@ -433,12 +433,13 @@ class BlenderMcpSession:
             # The default bounds what the MCP server answers itself (initialize, the tool list):
             # its start-up, which a loaded host can stretch well past a short tool timeout.
             # Every tool call passes the tool timeout (call_tool).
-            self._session = await stack.enter_async_context(ClientSession(
+            session = await stack.enter_async_context(ClientSession(
                 read, write, read_timeout_seconds=timedelta(seconds=self.config.startup_timeout_sec),
             ))
+            self._session = session
             try:
                 with anyio.fail_after(self.config.startup_timeout_sec):
-                    init = await self._session.initialize()
+                    init = await session.initialize()
             except (TimeoutError, McpError) as exc:
                 raise self._failure(f"MCP initialize failed: {exc}") from exc
             self.server_info = init.serverInfo

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from contracts.digests import canonical_json_bytes, sha256_file
-from contracts.payloads import BlobRef
+from contracts.payloads.common import BlobRef
 from storage.objects import FilesystemObjects, ObjectMissing, ObjectStore, check_key
 from storage.uri import filesystem_root, objects_from_uri
 

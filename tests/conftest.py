@@ -199,7 +199,7 @@ async def assemble_seed(store, seed_dir: Path, vl_judge: str = "image-metric"):
     returns the `AssembledPackage` (package tree, identity, grading)."""
     from activities.admission import draft_plan
     from activities.authoring import AuthoringActivities
-    from contracts.payloads import AssembleInput, BuildWorkspaceInput
+    from contracts.payloads.authoring import AssembleInput, BuildWorkspaceInput
     from verifiers.seed_check import check_seed_dir
 
     checked = check_seed_dir(seed_dir)

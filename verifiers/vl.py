@@ -190,7 +190,7 @@ def silhouette_iou(a: np.ndarray | None, b: np.ndarray | None) -> float:
 
 
 def _composite(img: np.ndarray) -> np.ndarray:
-    px = img.astype(np.float64)
+    px: np.ndarray = img.astype(np.float64)
     return px[..., :3] * (px[..., 3:4] / 255.0)
 
 

@@ -19,12 +19,12 @@ from temporalio.client import Client
 from temporalio.worker import Worker, WorkerDeploymentConfig
 
 from activities.admission import AdmissionActivities
-from activities.author_model import AuthorActivities
+from activities.author_model import AuthorModelActivities
 from activities.authoring import AuthoringActivities
 from activities.campaigns import CampaignActivities
 from activities.datasets import DatasetActivities
 from activities.derivation import DerivationActivities
-from activities.draft_review import ReviewerActivities
+from activities.draft_review import DraftReviewActivities
 from activities.evaluation import EvaluationActivities
 from activities.evidence import EvidenceActivities
 from activities.model_drafts import ModelDraftActivities
@@ -138,7 +138,7 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     evidence = EvidenceActivities(store, settings.var / "cache" / "evidence", scripts)
     # The author model's loop runs here: its authoring sandbox needs Blender, its endpoint
     # (ARKEVO_AUTHOR_*) lives in this worker's environment.
-    author = AuthorActivities(store, local=scripts == LOCAL)
+    author = AuthorModelActivities(store, local=scripts == LOCAL)
     mutations = MutationActivities(store, scripts)
     return [authoring.build_workspace, trials.run_trial, trials.check_solver_endpoints,
             evidence.render_evidence, mutations.mutation_test,
@@ -151,9 +151,9 @@ def llm_activities(settings: Settings, client: Client) -> list:
     store = settings.content_store()
     budget = TemporalBudget(client)
     derivation = DerivationActivities(store, PROJECT_ROOT, budget=budget)
-    return [JudgeActivities(store, budget).judge_vl, ReviewerActivities(store, budget).final_review,
+    return [JudgeActivities(store, budget).judge_vl, DraftReviewActivities(store, budget).final_review,
             derivation.extract_pattern, derivation.generate_candidates,
-            AuthorActivities(store).check_model_endpoints]
+            AuthorModelActivities(store).check_model_endpoints]
 
 
 def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: int,

@@ -7,7 +7,7 @@ from temporalio.common import VersioningBehavior
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.admission import AdmissionActivities
-    from contracts.payloads import AdmissionInput, AdmissionResult
+    from contracts.payloads.admission import AdmissionInput, AdmissionResult
     from workflows.activity_options import CPU
 
 

@@ -17,7 +17,9 @@ with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from contracts.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED
     from contracts import queues
-    from contracts.payloads import AuthoringInput, AuthoringResult, ModelAuthoringInput
+    from contracts.payloads.authoring import AuthoringInput
+    from contracts.payloads.model_authoring import ModelAuthoringInput
+    from contracts.payloads.trials import AuthoringResult
     from workflows.model_authoring import ModelAuthoringWorkflow
     from workflows.task_preparation import prepare_task
 

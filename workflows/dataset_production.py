@@ -23,9 +23,10 @@ with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.datasets import DatasetActivities
     from contracts import queues
-    from contracts.payloads import (DatasetCarry, DatasetPlan, DatasetProductionInput,
-                                    DatasetProductionResult, DatasetRef, OpenRevisionInput,
-                                    ProductionResult, SeedOutcome, TaskProductionInput)
+    from contracts.payloads.common import DatasetRef, TaskProductionInput
+    from contracts.payloads.datasets import (DatasetCarry, DatasetPlan, DatasetProductionInput, DatasetProductionResult, OpenRevisionInput,
+                                             SeedOutcome)
+    from contracts.payloads.packaging import ProductionResult
     from workflows.activity_options import CPU
     from workflows.failures import root_cause
     from workflows.task_production import TaskProduction

@@ -28,11 +28,11 @@ with workflow.unsafe.imports_passed_through():
     from activities.admission import AdmissionActivities
     from activities.derivation import DerivationActivities
     from contracts import queues
-    from contracts.payloads import (BlobRef, CandidateRequest, CandidateSet,
-                                    DerivationInput, DerivationRecordInput, DerivationResult,
-                                    DerivedTask, ModelUsage, NoveltyInput, NoveltyVerdict,
-                                    ProductionResult, SourceTask, TaskPattern,
-                                    TaskProductionInput, WriteSeedInput)
+    from contracts.payloads.common import BlobRef, TaskProductionInput
+    from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationInput, DerivationRecordInput, DerivationResult, DerivedTask,
+                                               NoveltyInput, NoveltyVerdict, SourceTask, TaskPattern, WriteSeedInput)
+    from contracts.payloads.model_authoring import ModelUsage
+    from contracts.payloads.packaging import ProductionResult
     from workflows.activity_options import CPU, MODEL_CALL
     from workflows.failures import describe
     from workflows.task_production import TaskProduction

@@ -8,8 +8,8 @@ from temporalio.common import VersioningBehavior
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.evaluation import EvaluationActivities
-    from contracts.payloads import (EvaluationInput, EvaluationResult, PlanInput, ReportInput,
-                                    TrialRequest)
+    from contracts.payloads.evaluation import EvaluationInput, EvaluationResult, PlanInput, ReportInput
+    from contracts.payloads.trials import TrialRequest
     from workflows.activity_options import CPU
     from workflows.trial_calls import grade_trial_reporting
 

@@ -30,10 +30,10 @@ with workflow.unsafe.imports_passed_through():
     from contracts.errors import RECOVERY_INCOMPLETE
     from activities.trials import TrialActivities
     from contracts import queues
-    from contracts.payloads import (CampaignInput, CampaignRecord, CampaignReportInput,
-                                    CampaignResult, CampaignTrialInput, FinishRecoveryInput,
-                                    PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
-                                    RecoveryInput, SolverEndpointCheckInput, TrialRequest)
+    from contracts.payloads.campaigns import (CampaignInput, CampaignRecord, CampaignReportInput, CampaignResult, CampaignTrialInput,
+                                              FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput, RecordTrialInput, RecoveryInput,
+                                              SolverEndpointCheckInput)
+    from contracts.payloads.trials import TrialRequest
     from workflows.activity_options import CPU, ActivityOptions, endpoint_check
     from workflows.failures import root_cause
     from workflows.trial_calls import grade_trial_reporting

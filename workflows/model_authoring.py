@@ -29,11 +29,12 @@ with workflow.unsafe.imports_passed_through():
     from activities.model_drafts import ModelDraftActivities
     from activities.review import ReviewActivities
     from contracts import queues
-    from contracts.payloads import (AuthoringRecordInput, AuthorRoundInput, AuthorRoundResult,
-                                    BuildWorkspaceInput, CalibrationInput, CheckDraftInput,
-                                    DeliveryCheck, EndpointCheckInput, FinalReviewInput,
-                                    FinalReviewVerdict, GradedSample, ModelAuthoringInput,
-                                    ModelAuthoringResult, ModelUsage)
+    from contracts.payloads.authoring import BuildWorkspaceInput
+    from contracts.payloads.model_authoring import (AuthoringRecordInput, AuthorRoundInput, AuthorRoundResult, CheckDraftInput, DeliveryCheck,
+                                                    EndpointCheckInput, FinalReviewInput, FinalReviewVerdict, ModelAuthoringInput, ModelAuthoringResult,
+                                                    ModelUsage)
+    from contracts.payloads.review import CalibrationInput
+    from contracts.payloads.trials import GradedSample
     from workflows.activity_options import AUTHOR, CPU, GPU, MODEL_CALL, endpoint_check
     from workflows.failures import root_cause
     from workflows.review import grade_samples, mutation_rows

@@ -22,7 +22,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from contracts.errors import PRIVACY_COVERAGE_REJECTED
     from activities.packaging import PackagingActivities
-    from contracts.payloads import PrivacyPending, PrivacyReview, PublicationResult, PublishInput
+    from contracts.payloads.admission import PrivacyPending
+    from contracts.payloads.packaging import PrivacyReview, PublicationResult, PublishInput
     from workflows.activity_options import CPU
     from workflows.search_attributes import STAGE_KEY
 

@@ -12,8 +12,11 @@ with workflow.unsafe.imports_passed_through():
     from activities.authoring import AuthoringActivities
     from contracts.errors import AUTHOR_SCRIPT_FAILED
     from activities.evidence import EvidenceActivities
-    from contracts.payloads import (AssembleInput, AuthoringResult, BlobRef, BuildWorkspaceInput,
-                                    DraftPlan, RenderEvidenceInput, TrialRequest)
+    from contracts.payloads.admission import DraftPlan
+    from contracts.payloads.authoring import AssembleInput, BuildWorkspaceInput
+    from contracts.payloads.common import BlobRef
+    from contracts.payloads.trials import AuthoringResult, TrialRequest
+    from contracts.payloads.vl_grading import RenderEvidenceInput
     from workflows.activity_options import CPU, GPU
     from workflows.trial_calls import run_trial, score
 

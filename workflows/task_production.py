@@ -16,9 +16,13 @@ with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from contracts.errors import AUTHOR_SCRIPT_FAILED
     from contracts import queues
-    from contracts.payloads import (AdmissionInput, AuthoringInput, EvaluationInput,
-                                    ProductionResult, PublishInput, ReviewInput,
-                                    TaskProductionInput, TrialSolvesInput, failure_counts)
+    from contracts.payloads.admission import AdmissionInput
+    from contracts.payloads.authoring import AuthoringInput
+    from contracts.payloads.common import TaskProductionInput
+    from contracts.payloads.evaluation import EvaluationInput
+    from contracts.payloads.packaging import ProductionResult, PublishInput
+    from contracts.payloads.review import ReviewInput
+    from contracts.payloads.trials import TrialSolvesInput, failure_counts
     from workflows.admission import AdmissionWorkflow
     from workflows.authoring import AuthoringWorkflow
     from workflows.evaluation import EvaluationWorkflow

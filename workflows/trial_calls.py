@@ -22,8 +22,9 @@ with workflow.unsafe.imports_passed_through():
     from activities.scoring import ScoringActivities
     from activities.trials import TrialActivities
     from contracts import queues
-    from contracts.payloads import (GradingSpec, ScoreTrialInput, TrialFailure, TrialOutcome,
-                                    TrialRequest, VLGradingInput)
+    from contracts.payloads.authoring import GradingSpec
+    from contracts.payloads.trials import ScoreTrialInput, TrialFailure, TrialOutcome, TrialRequest
+    from contracts.payloads.vl_grading import VLGradingInput
     from workflows.activity_options import CPU, GPU
     from workflows.vl_grading import VLGradingWorkflow
 

@@ -14,8 +14,7 @@ from temporalio.common import VersioningBehavior
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.evaluation import EvaluationActivities
-    from contracts.payloads import (PilotRecordInput, TrialRequest, TrialSolvesInput,
-                                    TrialSolvesResult)
+    from contracts.payloads.trials import PilotRecordInput, TrialRequest, TrialSolvesInput, TrialSolvesResult
     from workflows.activity_options import CPU
     from workflows.trial_calls import grade_trial_reporting
 

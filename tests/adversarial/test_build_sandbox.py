@@ -24,7 +24,7 @@ from temporalio.exceptions import ApplicationError
 from activities.authoring import AuthoringActivities
 from contracts.errors import AUTHOR_SCRIPT_FAILED
 from storage.content import FilesystemStore
-from contracts.payloads import BuildWorkspaceInput
+from contracts.payloads.authoring import BuildWorkspaceInput
 from verifiers.seed_check import check_seed_dir
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import LOCAL, SandboxUnavailable

@@ -17,7 +17,7 @@ import pytest
 import activities.evidence as evidence_module
 from activities.evidence import EvidenceActivities
 from storage.content import FilesystemStore
-from contracts.payloads import RenderEvidenceInput
+from contracts.payloads.vl_grading import RenderEvidenceInput
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.isolation.slots import user_pids
 from sandbox.script_run import LOCAL

@@ -82,9 +82,12 @@ async def test_solver_cannot_read_tests_solution_private_or_another_slot(
             "/tests /solution /private; do find \"$d\" -xdev \\( -name rubric.json -o "
             "-name solve.py -o -name reference.txt -o -name victim-notes.txt \\) 2>&1; done; "
             "ls -A /tests /solution 2>&1; exit 0")
-        assert "rubric.json" not in search.stdout.replace("-name rubric.json", "")
+        # The worker's venv is mounted read-only for the tools the sandbox runs; its packages
+        # hold files of these names that are not the task's (mypy's own solve.py).
+        found = [line for line in search.stdout.splitlines() if not line.startswith(f"{sys.prefix}/")]
+        assert not any("rubric.json" in line for line in found if "-name rubric.json" not in line), found
         for mark in ("solve.py", "reference.txt", "victim-notes.txt"):
-            assert f"/{mark}" not in search.stdout, search.stdout
+            assert not any(f"/{mark}" in line for line in found), search.stdout
         grep = await solver.exec(
             f"grep -rls -e {RUBRIC_MARK} -e {SOLUTION_MARK} -e {PRIVATE_MARK} -e OTHER-SLOT-SECRET "
             "/tmp /workspace /home /logs /opt/arkevo /tests /solution 2>/dev/null; exit 0")

@@ -17,7 +17,8 @@ import pytest
 import pytest_asyncio
 
 from storage.content import FilesystemStore
-from contracts.payloads import CampaignTask, FrozenTask
+from contracts.payloads.campaigns import CampaignTask
+from contracts.payloads.review import FrozenTask
 from tests.chaos.helpers import TEMPORAL_BIN, ChaosStack
 from tests.conftest import assemble_seed
 

@@ -28,7 +28,7 @@ from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest, Describe
 from temporalio.client import Client, WorkflowHandle
 
 from contracts import queues
-from contracts.payloads import CampaignTask, CampaignTrialInput
+from contracts.payloads.campaigns import CampaignTask, CampaignTrialInput
 from contracts.solver_configs import load_solver_registry
 from sandbox.mcp_session import process_tree
 from tests.adversarial.sandbox_helpers import requires_landlock

@@ -17,7 +17,7 @@ import pytest
 from temporalio.api.enums.v1 import TimeoutType
 
 from contracts import queues
-from contracts.payloads import CampaignRecord
+from contracts.payloads.campaigns import CampaignRecord
 from tests.chaos.helpers import (alive, blender_hosts, chaos, pending_run_trial, records,
                                  run_trial_history, started_on, trial_input, until)
 from workflows.evaluation_campaign import CampaignTrial

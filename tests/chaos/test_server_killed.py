@@ -11,7 +11,7 @@ import time
 import pytest
 
 from contracts import queues
-from contracts.payloads import CampaignRecord
+from contracts.payloads.campaigns import CampaignRecord
 from tests.chaos.helpers import (alive, blender_hosts, chaos, pending_run_trial, port_open,
                                  records, run_trial_history, started_on, trial_input, until)
 from workflows.evaluation_campaign import CampaignTrial

@@ -2,7 +2,7 @@
 no model can be reached from these machines), with FAKE scripted author sessions
 (tests/fakes/author_sessions.py).
 
-`AuthorActivities.author_round` runs directly (no Temporal): the table-model workspace is built
+`AuthorModelActivities.author_round` runs directly (no Temporal): the table-model workspace is built
 once, each round starts a real authoring sandbox (slot user, Landlock, no network) with
 Blender on the reference scene. The loop's file tools are also tested without Blender.
 """
@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 from temporalio.exceptions import ApplicationError
 
-from activities.author_model import AuthorActivities
+from activities.author_model import AuthorModelActivities
 from activities.authoring import AuthoringActivities
 from storage.content import FilesystemStore
 from contracts.model_roles import resolve_endpoint
-from contracts.payloads import (AuthorRoundInput, BlobRef, BuildWorkspaceInput, EndpointCheckInput,
-                               WorkspaceBuild)
+from contracts.payloads.authoring import BuildWorkspaceInput, WorkspaceBuild
+from contracts.payloads.common import BlobRef
+from contracts.payloads.model_authoring import AuthorRoundInput, EndpointCheckInput
 from verifiers.seed_check import check_seed_dir
 from drafting.author_agent import AuthorSession
 from drafting.draft_folder import DraftFolder
@@ -154,7 +155,7 @@ async def test_no_author_endpoint_fails_fast(tmp_path, monkeypatch):
     monkeypatch.delenv("ARKEVO_AUTHOR_BASE_URL", raising=False)
     dummy = BlobRef("missing", "0" * 64, 0)  # never read: the endpoint is resolved first
     req = AuthorRoundInput("table-model", dummy, WorkspaceBuild(dummy, dummy), 1, None, [])
-    activities = AuthorActivities(FilesystemStore(tmp_path / "store"))
+    activities = AuthorModelActivities(FilesystemStore(tmp_path / "store"))
     with pytest.raises(ApplicationError) as caught:  # before reading anything (dummy refs)
         await activities.author_round(req)
     assert caught.value.type == "ModelNotConfigured" and caught.value.non_retryable
@@ -168,7 +169,7 @@ async def test_no_author_endpoint_fails_fast(tmp_path, monkeypatch):
     described = await activities.check_model_endpoints(EndpointCheckInput(["author"]))
     assert described[0]["model"] and SECRET not in json.dumps(described)
     with pytest.raises(ApplicationError) as caught:
-        await AuthorActivities(activities.store, local=True).author_round(req)
+        await AuthorModelActivities(activities.store, local=True).author_round(req)
     assert caught.value.type == "SandboxRequired" and caught.value.non_retryable
 
 
@@ -192,8 +193,8 @@ async def table_round(tmp_path_factory, sandbox_base):
     return store, AuthorRoundInput("table-model", tree, build, 1, None, [])
 
 
-def activities_for(store, sandbox_base: Path) -> AuthorActivities:
-    return AuthorActivities(store, sandbox_kwargs(sandbox_base))
+def activities_for(store, sandbox_base: Path) -> AuthorModelActivities:
+    return AuthorModelActivities(store, sandbox_kwargs(sandbox_base))
 
 
 @pytest.mark.blender

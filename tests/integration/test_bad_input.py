@@ -11,7 +11,8 @@ import pytest
 from temporalio.client import WorkflowFailureError
 from temporalio.exceptions import ApplicationError
 
-from contracts.payloads import ProductionResult, TaskProductionInput
+from contracts.payloads.common import TaskProductionInput
+from contracts.payloads.packaging import ProductionResult
 from contracts import queues
 from tests.conftest import activity_attempts
 

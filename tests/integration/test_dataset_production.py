@@ -38,7 +38,7 @@ from pathlib import Path
 import pytest
 
 from contracts import queues
-from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
 from dataset_revisions.layout import RevisionKeys
 from tests.conftest import free_port
 from workers.settings import PROJECT_ROOT

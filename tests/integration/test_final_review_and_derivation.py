@@ -11,12 +11,12 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from activities.derivation import DerivationActivities
-from activities.draft_review import ReviewerActivities
+from activities.draft_review import DraftReviewActivities
 from contracts.errors import (DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK,
                                MODEL_ENDPOINT_ERROR, MODEL_NOT_CONFIGURED, REVIEWER_REPLY_INVALID)
 from storage.content import FilesystemStore
-from contracts.payloads import (CandidateRequest, DerivationRecordInput, DerivedTask,
-                                FinalReviewInput, NoveltyInput, WriteSeedInput)
+from contracts.payloads.derivation import (CandidateRequest, DerivationRecordInput, DerivedTask, NoveltyInput, WriteSeedInput)
+from contracts.payloads.model_authoring import FinalReviewInput
 from verifiers.seed_check import check_seed_dir
 from tests.fakes.derivation_sessions import (candidates_reply, harbor_task_from_draft,
                                              pattern_reply, reviewer_reply, table_like_candidate)
@@ -61,7 +61,7 @@ def reviewer(monkeypatch):
 
 async def test_final_review_accepts(store, reviewer):
     fake = reviewer(reviewer_reply("accept", []))
-    verdict = await ReviewerActivities(store).final_review(review_input(store))
+    verdict = await DraftReviewActivities(store).final_review(review_input(store))
     assert (verdict.verdict, verdict.reasons) == ("accept", [])
     assert set(verdict.checks) == {"coverage", "leaks", "client_request", "margins"}
     assert verdict.facts["coverage"]["complete"] and verdict.facts["margins"]["meets_required"]
@@ -79,7 +79,7 @@ async def test_final_review_accepts(store, reviewer):
 async def test_final_review_rejects_with_reasons_and_keeps_no_secret(store, reviewer):
     reasons = ["the instruction gives away the leg size 0.06 m", f"echoed key {SECRET}"]
     reviewer(reviewer_reply("reject", reasons, {"leaks": {"ok": False, "note": "leg size"}}))
-    verdict = await ReviewerActivities(store).final_review(review_input(store))
+    verdict = await DraftReviewActivities(store).final_review(review_input(store))
     assert verdict.verdict == "reject" and verdict.reasons[0] == reasons[0]
     assert SECRET not in json.dumps(verdict.reasons) and "[REDACTED:ARKEVO_REVIEWER_API_KEY]" in verdict.reasons[1]
     assert verdict.checks == {"leaks": {"ok": False, "note": "leg size"}}
@@ -89,7 +89,7 @@ async def test_final_review_rejects_with_reasons_and_keeps_no_secret(store, revi
 async def test_an_unreadable_verdict_gets_one_follow_up_then_fails(store, reviewer):
     fake = reviewer(final("I think it is fine."), final('{"verdict": "maybe"}'))
     with pytest.raises(ApplicationError) as raised:
-        await ReviewerActivities(store).final_review(review_input(store))
+        await DraftReviewActivities(store).final_review(review_input(store))
     assert raised.value.type == REVIEWER_REPLY_INVALID and raised.value.non_retryable
     assert "verdict must be one of" in str(raised.value)
     follow_up = fake.requests[1].json["messages"]
@@ -100,7 +100,7 @@ async def test_an_unreadable_verdict_gets_one_follow_up_then_fails(store, review
 async def test_an_endpoint_that_refuses_the_request_is_not_retried(store, reviewer):
     fake = reviewer(error(401, message="bad key"))
     with pytest.raises(ApplicationError) as raised:
-        await ReviewerActivities(store).final_review(review_input(store))
+        await DraftReviewActivities(store).final_review(review_input(store))
     assert raised.value.type == MODEL_ENDPOINT_ERROR and raised.value.non_retryable
     assert "reviewer model endpoint" in raised.value.message and len(fake.requests) == 1
 
@@ -108,7 +108,7 @@ async def test_an_endpoint_that_refuses_the_request_is_not_retried(store, review
 async def test_no_reviewer_endpoint_names_the_variable(store, monkeypatch):
     monkeypatch.delenv("ARKEVO_REVIEWER_BASE_URL", raising=False)
     with pytest.raises(ApplicationError) as raised:
-        await ReviewerActivities(store).final_review(review_input(store))
+        await DraftReviewActivities(store).final_review(review_input(store))
     assert raised.value.type == MODEL_NOT_CONFIGURED and raised.value.non_retryable
     assert "ARKEVO_REVIEWER_BASE_URL" in str(raised.value)
 

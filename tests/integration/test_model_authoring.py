@@ -20,8 +20,9 @@ import pytest
 from temporalio.client import WorkflowFailureError
 
 from contracts import queues
-from contracts.payloads import (DerivationInput, DerivationResult, ProductionOptions,
-                                ProductionResult, TaskProductionInput)
+from contracts.payloads.common import ProductionOptions, TaskProductionInput
+from contracts.payloads.derivation import DerivationInput, DerivationResult
+from contracts.payloads.packaging import ProductionResult
 from tests.fakes.author_sessions import author_needs_input, author_writes, bundled_draft_files, \
     route_by_role_and_seed
 from tests.fakes.derivation_sessions import (candidates_reply, pattern_reply, reviewer_reply,

@@ -14,8 +14,10 @@ from activities.evidence import EvidenceActivities
 from activities.trial_backends import HarborSandboxBackend
 from activities.trials import TrialActivities
 from contracts import queues
-from contracts.payloads import (EvaluationInput, EvaluationResult, FrozenTask, RenderEvidenceInput,
-                                TrialRequest)
+from contracts.payloads.evaluation import EvaluationInput, EvaluationResult
+from contracts.payloads.review import FrozenTask
+from contracts.payloads.trials import TrialRequest
+from contracts.payloads.vl_grading import RenderEvidenceInput
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from tests.conftest import assemble_seed
 from tests.fakes.openai_server import FakeOpenAIServer, tool_call

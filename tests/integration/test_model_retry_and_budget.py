@@ -27,7 +27,7 @@ from temporalio.worker import Worker
 from storage.content import FilesystemStore
 from activities.vl_judge import JudgeActivities
 from contracts import queues
-from contracts.payloads import VLJudgeOutcome, VLJudgeRequest
+from contracts.payloads.vl_grading import VLJudgeOutcome, VLJudgeRequest
 from modelapi.rate_budget import TemporalBudget
 from tests.chaos.helpers import ChaosStack
 from tests.fakes.openai_server import FakeOpenAIServer, error

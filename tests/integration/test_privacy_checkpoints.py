@@ -17,7 +17,8 @@ from contracts.errors import PRIVACY_FINDING
 from storage.content import FilesystemStore
 from activities.trial_backends import HarborSandboxBackend
 from activities.trials import TrialActivities
-from contracts.payloads import AdmissionInput, TrialRequest
+from contracts.payloads.admission import AdmissionInput
+from contracts.payloads.trials import TrialRequest
 from privacy.extract import cache_name, read_blend_texts
 from privacy.policy import load_policy_for
 from privacy.scan import scan_blend_extraction, sha256_of

@@ -16,9 +16,11 @@ import pytest
 from harbor.models.task.task import Task as HarborTask
 
 from contracts.digests import sha256_file
-from contracts.payloads import BlobRef, ProductionResult, TaskProductionInput
+from contracts.payloads.common import BlobRef, TaskProductionInput
+from contracts.payloads.packaging import ProductionResult
 from contracts.validation import validate_document
 from exports.harbor_zip import export_task, extract
+from publications.layout import OUTSIDE_REVISIONS, folder
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
 from contracts import queues
 from workflows.task_production import STAGES
@@ -27,7 +29,7 @@ pytestmark = [pytest.mark.temporal, pytest.mark.blender]
 
 
 def check_publication(result: ProductionResult, settings) -> dict:
-    path = settings.publications / result.task_id / result.publication.publication_id
+    path = settings.var / folder(OUTSIDE_REVISIONS, result.task_id, result.publication.publication_id)
     assert str(path) == result.publication.path
     publication = json.loads((path / "publication.json").read_text())
     validate_document("publication", publication, "publication.json")
@@ -146,7 +148,7 @@ def review_site_of_the_publication(settings, result: ProductionResult, tmp_path:
 def test_published_task_runs_under_harbors_own_cli(tmp_path, settings, project_root):
     """`harbor run` on a publication exported as a ZIP and unzipped, with the sandbox environment:
     what docs/exports.md and docs/sandbox.md say."""
-    published = sorted(settings.publications.glob("*/*/task"))
+    published = sorted((settings.var / OUTSIDE_REVISIONS).glob("*/*/task"))
     assert published, "the end-to-end tests above publish tasks first"
     exported = export_task(settings.objects(), str(published[0].parent), tmp_path / "task.zip")
     task_dir = extract(exported.path, tmp_path / "unzipped") / exported.root
@@ -176,7 +178,7 @@ def test_published_task_runs_under_harbors_own_cli(tmp_path, settings, project_r
 def test_published_task_grades_under_rewardkit_as_the_pipeline_did(tmp_path, settings):
     """RewardKit on a published VL-weighted task's tests/: `total` is the scoring profile's
     total with the offline judge — the pipeline's reward for the same (oracle) delivery."""
-    [task] = sorted(settings.publications.glob("robot-carry/*/task"))[:1]
+    [task] = sorted((settings.var / OUTSIDE_REVISIONS).glob("robot-carry/*/task"))[:1]
     tests = task / "tests"
     assert (tests / "grading.json").is_file()
     publication = task.parent

@@ -30,7 +30,7 @@ from contracts.errors import AUTHOR_SCRIPT_FAILED
 from activities.harbor_task import TEST_SH, dockerfile, task_toml
 from activities.policies import policy_from_name
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialInfraError, TrialRun
-from contracts.payloads import TaskIdentity
+from contracts.payloads.authoring import TaskIdentity
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from tests.fakes.openai_server import FakeOpenAIServer, final, tool_call
 from tests.integration.test_agents import DRAFT, FAST, start_blend  # noqa: F401 (session fixture)

@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError
 from contracts.errors import AUTHOR_SCRIPT_FAILED
 from activities.trial_backends import HarborSandboxBackend, TrialInfraError
 from activities.trials import TrialActivities
-from contracts.payloads import TrialRequest
+from contracts.payloads.trials import TrialRequest
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from tests.conftest import assemble_seed
 
@@ -83,7 +83,7 @@ async def test_missing_vl_score_is_a_recorded_null_not_a_zero_or_a_retry(store, 
     """table-model is graded under blender-70-30: scored without its VL judgement, the total is
     null with the reason — never a silently renormalised rule score."""
     from activities.scoring import ScoringActivities
-    from contracts.payloads import ScoreTrialInput
+    from contracts.payloads.trials import ScoreTrialInput
 
     assert package.grading.uses_vl and package.grading.profile["profile_id"] == "blender-70-30"
     trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots")))

@@ -11,7 +11,7 @@ import pytest
 
 from activities.evidence import EvidenceActivities
 from contracts import queues
-from contracts.payloads import RenderEvidenceInput, VLGradingInput, VLJudgeOutcome
+from contracts.payloads.vl_grading import RenderEvidenceInput, VLGradingInput, VLJudgeOutcome
 
 pytestmark = [pytest.mark.blender, pytest.mark.temporal]
 
@@ -66,7 +66,7 @@ async def test_a_judgement_is_reused_by_content_hash(temporal_env, workers, stor
     """The same evidence, reference and questions before the same judge: the stored answer comes
     back without judging again (a model judge's calls are rate-limited and paid for)."""
     from activities.vl_judge import JudgeActivities
-    from contracts.payloads import VLJudgeRequest
+    from contracts.payloads.vl_grading import VLJudgeRequest
 
     judge = store.put_file(project_root / "seeds" / "table-model" / "draft" / "judge.json")
     solved = store.put_file(table_deliveries / "solved.blend")

@@ -21,7 +21,7 @@ from temporalio.testing import ActivityEnvironment
 
 from storage.content import FilesystemStore
 from activities.vl_judge import JudgeActivities
-from contracts.payloads import VLJudgeRequest
+from contracts.payloads.vl_grading import VLJudgeRequest
 from tests.fakes.openai_server import error, final, together
 from tests.fakes.vision_judge_script import RoutedVisionServer, answer, header, image_urls, question_marker
 from verifiers.profiles import get_profile, score_record, task_with_profile

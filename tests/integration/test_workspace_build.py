@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from activities.authoring import AuthoringActivities
-from contracts.payloads import BuildWorkspaceInput
+from contracts.payloads.authoring import BuildWorkspaceInput
 from storage.content import FilesystemStore
 from verifiers.seed_check import check_seed_dir
 

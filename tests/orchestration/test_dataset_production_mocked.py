@@ -23,10 +23,9 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from contracts import queues
-from contracts.payloads import (BlobRef, DatasetPlan, DatasetProductionInput,
-                                DatasetProductionResult, DatasetSeed, OpenRevisionInput,
-                                ProductionResult, PublicationResult, SeedOutcome,
-                                TaskProductionInput)
+from contracts.payloads.common import BlobRef, TaskProductionInput
+from contracts.payloads.datasets import (DatasetPlan, DatasetProductionInput, DatasetProductionResult, DatasetSeed, OpenRevisionInput, SeedOutcome)
+from contracts.payloads.packaging import ProductionResult, PublicationResult
 from workflows.dataset_production import DatasetProduction
 
 SEEDS = ["s0", "s1", "s2", "bad", "s3", "s4", "s5"]

@@ -31,9 +31,9 @@ from activities.campaigns import CampaignActivities
 from storage.content import FilesystemStore
 from campaigns.layout import CampaignKeys
 from contracts import queues
-from contracts.payloads import (CampaignInput, CampaignResult, DatasetRef, RecoveryInput,
-                                ScoreTrialInput, SolverEndpointCheckInput, TrialCost,
-                                TrialOutcome, TrialRequest)
+from contracts.payloads.campaigns import (CampaignInput, CampaignResult, RecoveryInput, SolverEndpointCheckInput)
+from contracts.payloads.common import DatasetRef
+from contracts.payloads.trials import ScoreTrialInput, TrialCost, TrialOutcome, TrialRequest
 from storage.objects import FilesystemObjects
 from tests.campaign_support.publications import write_frozen_revision
 from workflows.evaluation_campaign import CampaignRecovery, CampaignTrial, EvaluationCampaign

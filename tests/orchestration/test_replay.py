@@ -28,10 +28,12 @@ from temporalio.client import WorkflowHistory
 from temporalio.exceptions import ApplicationError
 from temporalio.worker import Replayer
 
-from contracts.payloads import (BlobRef, CandidateRequest, CandidateSet, DerivationRecordInput,
-                                ModelUsage, NoveltyInput, NoveltyVerdict, PipelineDefaults,
-                                ProductionResult, PublicationResult, SeedCandidate, SourceTask,
-                                TaskPattern, TaskProductionInput, WriteSeedInput)
+from contracts.payloads.admission import PipelineDefaults
+from contracts.payloads.common import BlobRef, TaskProductionInput
+from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationRecordInput, NoveltyInput, NoveltyVerdict, SeedCandidate,
+                                           SourceTask, TaskPattern, WriteSeedInput)
+from contracts.payloads.model_authoring import ModelUsage
+from contracts.payloads.packaging import ProductionResult, PublicationResult
 from workers.pools import WORKFLOWS
 
 HERE = Path(__file__).resolve().parent / "histories"
@@ -131,7 +133,7 @@ async def _record_dataset_production(env) -> None:
     from temporalio.worker import Worker
 
     from contracts import queues
-    from contracts.payloads import DatasetProductionInput, DatasetProductionResult
+    from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
     from tests.orchestration.test_dataset_production_mocked import SPEC, Fakes, FakeTaskProduction
     from workflows.dataset_production import DatasetProduction
 
@@ -157,7 +159,8 @@ async def _record_campaign(env, tmp: Path) -> None:
     from activities.campaigns import CampaignActivities
     from storage.content import FilesystemStore
     from contracts import queues
-    from contracts.payloads import CampaignInput, CampaignResult, DatasetRef, RecoveryInput
+    from contracts.payloads.campaigns import CampaignInput, CampaignResult, RecoveryInput
+    from contracts.payloads.common import DatasetRef
     from storage.objects import FilesystemObjects
     from tests.campaign_support.publications import write_frozen_revision
     from tests.orchestration.test_evaluation_campaign_mocked import BROKEN, PROJECT, TASKS, Gpu
@@ -263,7 +266,7 @@ async def _record_task_derivation(env) -> None:
     from temporalio.worker import Worker
 
     from contracts import queues
-    from contracts.payloads import DerivationInput, DerivationResult
+    from contracts.payloads.derivation import DerivationInput, DerivationResult
     from workflows.derivation import TaskDerivationWorkflow
 
     async with Worker(env.client, task_queue=queues.CONTROL, workflows=[TaskDerivationWorkflow, DerivedProduction]), \

@@ -32,7 +32,8 @@ from temporalio.common import RetryPolicy, VersioningBehavior, WorkerDeploymentV
 from temporalio.worker import Worker, WorkerDeploymentConfig
 
 from contracts import queues
-from contracts.payloads import AdmissionInput, AdmissionResult, DatasetProductionInput
+from contracts.payloads.admission import AdmissionInput, AdmissionResult
+from contracts.payloads.datasets import DatasetProductionInput
 from workers.pools import GRACEFUL_SHUTDOWN_SEC, WORKFLOWS, build_worker, pool_options
 from workers.promote import PromoteError, build_id, code_digest, deployment_version, promote
 from workers.settings import PROJECT_ROOT, Settings

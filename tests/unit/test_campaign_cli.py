@@ -10,8 +10,9 @@ import pytest
 from activities.campaigns import CampaignActivities
 from storage.content import FilesystemStore
 from cli.arkevo import main
-from contracts.payloads import (CampaignInput, CampaignTrialInput, DatasetRef, PlanCampaignInput,
-                                RecordTrialInput, TrialCost, TrialOutcome)
+from contracts.payloads.campaigns import (CampaignInput, CampaignTrialInput, PlanCampaignInput, RecordTrialInput)
+from contracts.payloads.common import DatasetRef
+from contracts.payloads.trials import TrialCost, TrialOutcome
 from storage.objects import FilesystemObjects
 from tests.campaign_support.publications import write_frozen_revision
 from workers.settings import PROJECT_ROOT
@@ -102,7 +103,8 @@ def test_a_grade_from_another_verifier_version_is_never_pooled(var, capsys):
 def test_an_interrupted_recovery_round_is_finished_not_restarted(var):
     """The backup is written, one of two named trials was rerun, then the round stopped: the
     same request resumes round 1 and reruns only the trial still without its new record."""
-    from contracts.payloads import PlanRecoveryInput, RecoveryInput, TrialFailure
+    from contracts.payloads.campaigns import PlanRecoveryInput, RecoveryInput
+    from contracts.payloads.trials import TrialFailure
 
     objects, store = FilesystemObjects(var), FilesystemStore(var / "store")
     write_frozen_revision(objects, store, "d", "r1", {"test": ["alpha", "beta"]})

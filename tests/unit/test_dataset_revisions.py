@@ -15,7 +15,10 @@ from temporalio.exceptions import ApplicationError
 from activities.datasets import DatasetActivities
 from activities.packaging import PackagingActivities
 from storage.content import FilesystemStore
-from contracts.payloads import DatasetRef, OpenRevisionInput, PublishInput, TaskIdentity
+from contracts.payloads.authoring import TaskIdentity
+from contracts.payloads.common import DatasetRef
+from contracts.payloads.datasets import OpenRevisionInput
+from contracts.payloads.packaging import PublishInput
 from dataset_revisions import freeze_rules
 from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
 from dataset_revisions.layout import RevisionKeys

@@ -13,7 +13,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from activities.packaging import PackagingActivities
-from contracts.payloads import PrivacyReview, PublishInput
+from contracts.payloads.packaging import PrivacyReview, PublishInput
 from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
 from tests.unit.test_rerun_consistency import draft_package, evaluation, freeze

@@ -18,7 +18,7 @@ from harbor.models.task.task import Task
 
 from activities.harbor_task import task_toml
 from cli.arkevo import main
-from contracts.payloads import TaskIdentity
+from contracts.payloads.authoring import TaskIdentity
 from dataset_revisions.layout import RevisionKeys
 from exports.harbor_zip import (MANIFEST, SUMS, ExportError, ExportSourceError, export_split,
                                 export_task, extract)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from activities.evaluation import config_metrics
-from contracts.payloads import TrialOutcome
+from contracts.payloads.trials import TrialOutcome
 
 
 def outcome(policy, reward, success, exception=None):

@@ -17,7 +17,7 @@ from activities import harbor_task
 from blender.runner import BLENDER_SCRIPTS
 from contracts.errors import NON_RETRYABLE, PRIVACY_FINDING
 from storage.content import FilesystemStore
-from contracts.payloads import TaskIdentity
+from contracts.payloads.authoring import TaskIdentity
 from contracts.validation import ContractError
 from privacy.checkpoints import check_export, solver_view
 from privacy.extract import cache_name, reader_version

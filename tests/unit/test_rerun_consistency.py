@@ -19,8 +19,10 @@ from activities.packaging import PackagingActivities
 from activities.review import ReviewActivities, frozen_record_key
 from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
-from contracts.payloads import (EvaluationResult, FreezeInput, GradingSpec, PrivacyReview,
-                                PublishInput, TaskIdentity)
+from contracts.payloads.authoring import GradingSpec, TaskIdentity
+from contracts.payloads.evaluation import EvaluationResult
+from contracts.payloads.packaging import PrivacyReview, PublishInput
+from contracts.payloads.review import FreezeInput
 
 ROOT = Path(__file__).resolve().parents[2]
 PIPELINE_REF = {"pipeline_id": "arkevo-blender", "pipeline_version": "0.1.0",

@@ -11,7 +11,9 @@ from harbor.models.trial.config import AgentConfig
 
 from activities.policies import (LLM_AGENT, SCRIPTED_AGENT, policy_for, policy_from_name,
                                  policy_from_solver)
-from contracts.payloads import BlobRef, SolverSpec, TaskIdentity, TrialRequest
+from contracts.payloads.authoring import TaskIdentity
+from contracts.payloads.common import BlobRef
+from contracts.payloads.trials import SolverSpec, TrialRequest
 from contracts.solver_configs import SCRIPTED_LABEL, SolverConfig, load_solver_registry
 from sandbox.agents.llm import (API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, LlmAgent, LlmAgentOptions,
                                 ModelEndpointError, choose_model, request_extras)

@@ -11,7 +11,8 @@ from temporalio.testing import ActivityEnvironment
 from activities.admission import AdmissionActivities
 from activities.authoring import AuthoringActivities
 from storage.content import FilesystemStore
-from contracts.payloads import AdmissionInput, AssembleInput, WorkspaceBuild
+from contracts.payloads.admission import AdmissionInput
+from contracts.payloads.authoring import AssembleInput, WorkspaceBuild
 
 ROOT = Path(__file__).resolve().parents[2]
 TASK_PROBES = '''from probe_core import binary_outcome, primitive

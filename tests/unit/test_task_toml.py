@@ -10,7 +10,7 @@ import pytest
 from harbor.models.task.config import NetworkMode, TaskConfig, VerifierEnvironmentMode
 
 from activities.harbor_task import HARBOR_ORG, task_config, task_toml
-from contracts.payloads import TaskIdentity
+from contracts.payloads.authoring import TaskIdentity
 
 # Quotes, backslashes (a Windows path), a newline, a tab and Chinese text: each broke the old
 # `str.format` template or needs an escape in a TOML basic string.

@@ -15,7 +15,7 @@ from harbor.models.trial.config import TaskConfig, TrialConfig
 from harbor.models.trial.result import AgentInfo, TimingInfo, TrialResult
 
 from activities.trial_backends import sandbox_cpu_seconds, trial_cost
-from contracts.payloads import TrialCost
+from contracts.payloads.trials import TrialCost
 from sandbox.isolation import cgroups
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)

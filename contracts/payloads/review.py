@@ -1,0 +1,93 @@
+"""Stage 05: calibration judged, then the task version frozen."""
+
+from dataclasses import dataclass, field
+
+from contracts.payloads.admission import CalibrationSample
+from contracts.payloads.authoring import GradingSpec, TaskIdentity
+from contracts.payloads.common import BlobRef
+from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialSolvesResult
+
+
+@dataclass
+class ReviewInput:
+    authoring: AuthoringResult
+    pilot: TrialSolvesResult
+    reference_min: float
+    margin: float
+    pipeline_ref: dict
+
+
+@dataclass
+class MutationInput:
+    """Mutation testing of the package's grader on the reference delivery (stage 05)."""
+
+    task_id: str
+    task_package: BlobRef
+    delivery: BlobRef  # the reference trial's delivery
+    grading: GradingSpec
+
+
+@dataclass
+class MutationRows:
+    """The gaming operators' rows (verifiers/mutations.py) and the author's gaming samples' probe
+    reports, stored as JSON ({rows, gaming}): judged in review."""
+
+    rows: BlobRef
+    operators: int
+    applicable: int
+    gaming: int = 0  # gaming samples probed
+
+
+@dataclass
+class CalibrationInput:
+    task_id: str
+    grading: GradingSpec
+    reference_min: float
+    margin: float
+    samples: list[CalibrationSample]
+    outcomes: list[TrialOutcome]
+    pilot_findings: list[str]
+    mutations: MutationRows | None = None
+    package: BlobRef | None = None  # the task package (its tests/task.json lists allowed operators)
+
+
+@dataclass
+class CalibrationVerdict:
+    report: BlobRef
+    passed: bool
+    misses: list[str]
+    grading: GradingSpec  # with the params calibration chose (and their verifier version)
+    input_reward: float | None  # the untouched input, scored under those params
+    # applicable gaming operators the grader did not kill, and gaming samples ("gaming:<name>")
+    # it did not refuse (GraderGameable when not empty)
+    survivors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FreezeInput:
+    identity: TaskIdentity
+    task_package: BlobRef
+    calibration_report: BlobRef
+    grading: GradingSpec
+    input_reward: float | None
+    pipeline_ref: dict
+    frozen_at: str
+
+
+@dataclass
+class FrozenTask:
+    """A frozen task version and everything evaluation and packaging need from it."""
+
+    task_id: str
+    task_version: str
+    task_package: BlobRef  # frozen tree (task.json status "frozen", pipeline_ref set)
+    frozen_record: BlobRef
+    calibration_report: BlobRef  # the one the frozen record names, whichever run wrote it
+    identity: TaskIdentity
+    grading: GradingSpec
+    input_reward: float | None
+    pipeline_ref: dict
+
+    @property
+    def verifier_version(self) -> str:
+        return self.grading.verifier_version
