@@ -3,13 +3,18 @@
 1. the Debian 13 base image (pulled, or built locally by deploy/base_image.sh) and the worker
    image from ./Dockerfile;
 2. the stack: docker-compose.yml + deploy/compose.offline.yml (the `temporal` CLI's server on a
-   named volume, moto's S3 server, the real workers and one-shot jobs), up and healthy;
+   named volume, moto's S3 server, the real workers and one-shot jobs), up and healthy, with two
+   cpu and two gpu workers, each in its own container with its own /data: no volume is shared
+   but the object store's;
 3. a seed submitted with `temporal workflow start`;
-4. while a stage-06 trial runs, the gpu worker's container is killed with SIGKILL; Docker's
-   restart policy brings it back and the trial is retried on it;
+4. while a stage-06 trial runs, the container of the gpu worker running it is killed with
+   SIGKILL; Docker's restart policy brings it back and the trial is retried;
 5. the publication's trial records are checked: every planned trial recorded once (0 lost,
    0 duplicated) and the killed trial's activity ran a second attempt;
-6. the published task, exported from the shared store, runs under Harbor's Docker environment
+6. an evaluation campaign over the publication (`EvaluationCampaign`, pilot configs): every
+   planned trial has one create-only record, 0 lost, 0 duplicated, and the gpu workers that
+   ran them are named;
+7. the published task, exported from the shared store, runs under Harbor's Docker environment
    (`harbor run -e docker -a oracle`) and scores 1.0.
 
 Prints what each step took and writes the figures to var/deploy-test/summary.json.
@@ -36,6 +41,10 @@ SEED = "seeds/table-model"
 NO_ENGINE = 3
 IMAGE_LABEL = "org.opencontainers.image.title=arkevo-worker"  # the Dockerfile's
 LONG_RUNNING = ("temporal", "object-store", "worker-control", "worker-cpu", "worker-llm", "worker-gpu")
+# Two cpu and two gpu workers, each its own container with its own /data: they share nothing
+# but Temporal and the object store, so a record kept on one worker's disk would show here.
+SCALE = ("--scale", "worker-cpu=2", "--scale", "worker-gpu=2")
+CAMPAIGN = "deploy-campaign"
 
 
 class DeployTestFailed(Exception):
@@ -85,11 +94,15 @@ def image_size(ref: str) -> int:
     return int(run(["docker", "image", "inspect", "-f", "{{.Size}}", ref]).strip())
 
 
-def container(service: str) -> str:
-    cid = run(compose("ps", "-a", "-q", service)).strip()
-    if not cid:
+def containers(service: str) -> list[str]:
+    cids = run(compose("ps", "-a", "-q", service)).strip().splitlines()
+    if not cids:
         raise DeployTestFailed(f"service {service} has no container")
-    return cid.splitlines()[0]
+    return cids
+
+
+def container(service: str) -> str:
+    return containers(service)[0]
 
 
 def probe(*args: str, timeout: float = 900) -> dict:
@@ -102,10 +115,15 @@ def inspect(cid: str) -> dict:
     return json.loads(run(["docker", "inspect", cid]))[0]
 
 
-def kill_gpu_worker() -> dict:
-    """SIGKILL the gpu worker container's init from the host (a crash, not a stop), then wait
-    for the restart policy to bring it back."""
-    cid = container("worker-gpu")
+def kill_gpu_worker(identity: str) -> dict:
+    """SIGKILL the container of the gpu worker `identity` (pid@hostname: the hostname is the
+    container id's prefix) from the host (a crash, not a stop), then wait for the restart policy
+    to bring it back."""
+    host = identity.rpartition("@")[2]
+    matching = [c for c in containers("worker-gpu") if host and c.startswith(host)]
+    if len(matching) != 1:
+        raise DeployTestFailed(f"no single worker-gpu container runs {identity!r}")
+    cid = matching[0]
     before = inspect(cid)
     os.kill(before["State"]["Pid"], 9)
     killed_at = time.monotonic()
@@ -168,8 +186,8 @@ def deploy_test(args: argparse.Namespace) -> dict:
     run(compose("down", "-v", "--remove-orphans"), timeout=180)
     # The long-running services healthy (their one-shot jobs done first), then the version
     # promotion job, which has nothing to be healthy for: it must exit 0.
-    run(compose("up", "-d", "--wait", "--wait-timeout", "300", *LONG_RUNNING), timeout=420)
-    run(compose("up", "-d", "promote-version"), timeout=120)
+    run(compose("up", "-d", "--wait", "--wait-timeout", "300", *SCALE, *LONG_RUNNING), timeout=420)
+    run(compose("up", "-d", *SCALE, "promote-version"), timeout=120)  # an `up` without it scales back to one
     promoted = wait_exit("promote-version", 300)
     if promoted != 0:
         raise DeployTestFailed(f"promote-version exited {promoted}:\n"
@@ -177,6 +195,13 @@ def deploy_test(args: argparse.Namespace) -> dict:
     t = step("stack start (up --wait: every service healthy, one-shot jobs done)", t)
     figures["services"] = run(compose("ps", "-a", "--format", "{{.Service}}\t{{.State}}\t{{.Status}}"),
                               check=False).strip().splitlines()
+    figures["containers"] = {s: len(containers(s)) for s in ("worker-cpu", "worker-gpu")}
+    if figures["containers"] != {"worker-cpu": 2, "worker-gpu": 2}:
+        raise DeployTestFailed(f"expected two cpu and two gpu worker containers: {figures['containers']}")
+    shared = {m["Name"] for s in ("worker-cpu", "worker-gpu") for c in containers(s)
+              for m in inspect(c)["Mounts"] if m["Type"] == "volume" and m["Name"].startswith(PROJECT)}
+    if shared:
+        raise DeployTestFailed(f"worker containers mount named volumes: {sorted(shared)}")
 
     wid = f"deploy-{int(time.time())}"
     options = json.dumps({"seed": SEED, "options": {"k": args.k}})
@@ -191,7 +216,7 @@ def deploy_test(args: argparse.Namespace) -> dict:
     figures["killed_during"] = running
     print(f"deploy-test: {running['workflow_id']} {running['activity_id']} running "
           f"(attempt {running['attempt']}); kill -9 of the gpu worker", flush=True)
-    figures["kill"] = kill_gpu_worker()
+    figures["kill"] = kill_gpu_worker(running["worker"])
     print(f"deploy-test: gpu worker restarted after {figures['kill']['back_after_s']} s", flush=True)
 
     probe("result", "--workflow-id", wid, "--timeout", str(args.timeout), timeout=args.timeout)
@@ -214,6 +239,23 @@ def deploy_test(args: argparse.Namespace) -> dict:
         raise DeployTestFailed("; ".join(problems))
     print(f"deploy-test: {checked['records']} of {checked['planned']} trial records, 0 lost, "
           f"0 duplicated; the killed trial ran attempt {attempts}", flush=True)
+
+    t = time.monotonic()
+    campaign = json.dumps({"campaign_id": CAMPAIGN, "publications": [checked["publication"]]})
+    run(compose("exec", "-T", "temporal", "temporal", "workflow", "start", "--address", "127.0.0.1:7233",
+                "--task-queue", "arkevo-control", "--type", "EvaluationCampaign",
+                "--workflow-id", f"campaign-{CAMPAIGN}", "--input", campaign))
+    probe("result", "--workflow-id", f"campaign-{CAMPAIGN}", "--timeout", str(args.timeout), timeout=args.timeout)
+    evaluated = probe("campaign-records", "--workflow-id", CAMPAIGN)
+    figures["campaign"] = evaluated
+    if evaluated["lost"] or evaluated["duplicated"] or evaluated["unplanned"] or \
+            evaluated["records"] != evaluated["planned"] or evaluated["record_files"] != evaluated["planned"]:
+        raise DeployTestFailed(f"campaign records: {evaluated}")
+    if evaluated["infra_failures"]:
+        raise DeployTestFailed(f"campaign: {evaluated['infra_failures']} trials recorded as infra failures")
+    t = step("campaign over the publication", t)
+    print(f"deploy-test: campaign {CAMPAIGN}: {evaluated['records']} of {evaluated['planned']} trial records, "
+          f"0 lost, 0 duplicated; run_trial by {evaluated['run_trial_workers']}", flush=True)
 
     if not args.skip_harbor:
         from deploy.harbor_docker import HarborRunError, run_oracle

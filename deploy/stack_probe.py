@@ -7,6 +7,8 @@ command prints one JSON object on stdout; exit 1 with the reason on stderr when 
     wait-trial --workflow-id W [--stage 06-evaluation]   a run_trial of W's stage child is running
     result --workflow-id W                                 W's result (waits)
     records --workflow-id W                                W's stage-06 trial records, checked
+    campaign-records --workflow-id C                       campaign C's records, and which gpu
+                                                           workers ran its trials
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from temporalio.api.enums.v1 import EventType, PendingActivityState
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
+from campaigns.layout import CampaignKeys
 from workers.client import connect as client_connect, exit_process
 from workers.settings import settings_from_env
 
@@ -104,11 +107,49 @@ async def records(client: Client, workflow_id: str) -> dict:
     }
 
 
+async def started_by(client: Client, workflow_id: str, activity: str) -> list[str]:
+    """The worker identities that started `activity` in the workflow's history."""
+    names: set[int] = set()
+    who = []
+    async for event in client.get_workflow_handle(workflow_id).fetch_history_events():
+        if event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+            if event.activity_task_scheduled_event_attributes.activity_type.name == activity:
+                names.add(event.event_id)
+        elif event.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+            started = event.activity_task_started_event_attributes
+            if started.scheduled_event_id in names:
+                who.append(started.identity)
+    return who
+
+
+async def campaign_records(client: Client, campaign_id: str) -> dict:
+    """A campaign's planned trials against its create-only records, and the gpu workers that
+    ran them (from each CampaignTrial's history)."""
+    keys = CampaignKeys(campaign_id)
+    objects = settings_from_env().objects()
+    plan = json.loads(objects.get(keys.plan))
+    planned = {t["trial_id"] for t in plan["trials"]}
+    rows = [json.loads(line) for line in objects.get(keys.trials).decode().splitlines() if line.strip()]
+    files = [k for k in objects.list(keys.records) if k.endswith(".json")]
+    seen = Counter(r["trial_id"] for r in rows)
+    workers: Counter[str] = Counter()
+    async for wf in client.list_workflows(f"WorkflowId STARTS_WITH 'campaign-{campaign_id}.'"):
+        workers.update(await started_by(client, wf.id, "run_trial"))
+    return {
+        "planned": len(planned), "records": len(rows), "record_files": len(files),
+        "lost": sorted(planned - set(seen)),
+        "duplicated": sorted(t for t, n in seen.items() if n > 1),
+        "unplanned": sorted(set(seen) - planned),
+        "infra_failures": sum(1 for r in rows if (r.get("failure") or {}).get("kind") == "infra"),
+        "run_trial_workers": dict(sorted(workers.items())),
+    }
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m deploy.stack_probe", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("command", choices=["wait-trial", "result", "records"])
-    p.add_argument("--workflow-id", required=True)
+    p.add_argument("command", choices=["wait-trial", "result", "records", "campaign-records"])
+    p.add_argument("--workflow-id", required=True, help="for campaign-records: the campaign id")
     p.add_argument("--stage", default="06-evaluation")
     p.add_argument("--timeout", type=float, default=900.0, help="seconds (default 900)")
     return p.parse_args(argv)
@@ -122,8 +163,10 @@ async def main(argv: list[str] | None = None) -> int:
             out = await wait_trial(client, args.workflow_id, args.stage, args.timeout)
         elif args.command == "result":
             out = await result(client, args.workflow_id, args.timeout)
-        else:
+        elif args.command == "records":
             out = await records(client, args.workflow_id)
+        else:
+            out = await campaign_records(client, args.workflow_id)
     except (ProbeError, TimeoutError) as exc:
         print(f"stack_probe {args.command}: {exc or 'timed out'}", file=sys.stderr)
         return 1
