@@ -18,7 +18,8 @@ from contracts.errors import invalid_seed
 from activities.policies import policy_from_name
 from storage.content import ContentStore
 from contracts.digests import load_pipeline_config, pipeline_ref
-from contracts.payloads.admission import (AdmissionInput, AdmissionResult, CalibrationSample, DraftPlan, PipelineDefaults, RunPlan)
+from contracts.payloads.admission import (AdmissionInput, AdmissionResult, CalibrationSample, DraftPlan,
+                                          PipelineDefaults, RunPlan)
 from contracts.payloads.common import ProductionOptions
 from contracts.seed_check import CheckedSeed
 from verifiers.seed_check import check_seed_dir

@@ -26,7 +26,8 @@ from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
 from contracts.errors import author_script_failed
 from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
-from contracts.payloads.authoring import (AssembledPackage, AssembleInput, BuildWorkspaceInput, GradingSpec, TaskIdentity, WorkspaceBuild)
+from contracts.payloads.authoring import (AssembledPackage, AssembleInput, BuildWorkspaceInput, GradingSpec,
+                                          TaskIdentity, WorkspaceBuild)
 from contracts.payloads.common import BlobRef
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import BUILD_ERROR

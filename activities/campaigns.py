@@ -26,9 +26,10 @@ from campaigns.report import cost_sum, figures, render_markdown
 from campaigns.statistics import IncomparableFigures
 from campaigns.tasks import CampaignSourceError, publication_key, read_split, read_task
 from contracts.digests import sha256_hex
-from contracts.payloads.campaigns import (CampaignPlan, CampaignRecord, CampaignReportInput, CampaignResult, CampaignTask, CampaignTrialInput,
-                                          CampaignTrialSpec, FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
-                                          RecoveryPlan)
+from contracts.payloads.campaigns import (CampaignPlan, CampaignRecord, CampaignReportInput, CampaignResult,
+                                          CampaignTask, CampaignTrialInput, CampaignTrialSpec,
+                                          FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput,
+                                          RecordTrialInput, RecoveryPlan)
 from contracts.payloads.common import DatasetRef
 from contracts.payloads.trials import SolverSpec
 from contracts.solver_configs import REGISTRY_PATH, load_solver_registry

@@ -24,8 +24,9 @@ from activities.model_calls import ReplyInvalid, ask_json, model_session, store_
 from contracts.errors import DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK
 from storage.content import ContentStore
 from contracts.payloads.common import BlobRef
-from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationRecordInput, NoveltyInput, NoveltyVerdict, SeedCandidate,
-                                           SourceTask, TaskPattern, WriteSeedInput)
+from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationRecordInput,
+                                           NoveltyInput, NoveltyVerdict, SeedCandidate, SourceTask,
+                                           TaskPattern, WriteSeedInput)
 from drafting.derivation import (SourceTaskError, build_candidate, candidate_messages,
                                  parse_candidates, parse_pattern, pattern_messages, read_task_dir)
 from drafting.similarity import profile_of_candidate, profile_of_source, similarity

@@ -21,7 +21,8 @@ from activities.admission import draft_plan
 from storage.content import ContentStore
 from contracts.model_roles import ModelRole, load_registry
 from contracts.payloads.common import BlobRef
-from contracts.payloads.model_authoring import (AuthoringRecordInput, CalibrationFeedback, CheckDraftInput, DraftAdmission)
+from contracts.payloads.model_authoring import (AuthoringRecordInput, CalibrationFeedback, CheckDraftInput,
+                                                DraftAdmission)
 from contracts.seed_check import CheckedSeed
 from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError

@@ -8,10 +8,11 @@ paired output node, is stored elsewhere and is *not* masked).  Neither changes w
 is, how it renders or how it is graded.  One more field is an unordered pair written in an
 order that depends on where malloc put things: a screen edge's two vertices
 (``ScrEdge.v1``/``v2``; Blender orders them by run-time address, which ASLR changes, then
-writes stable ids), so the pair is sorted before hashing -- CI saw 1 save in ~6 swap one edge.
+writes stable ids), so the pair is sorted before hashing (7 of 48 saves here swapped one edge).
 Every other byte counts, the file's own SDNA (its type catalogue) included, so two files share
-a digest only when Blender reads the same scene from both.  (A third source, the file browser's directory in the saved UI data, is the process's
-``$HOME``; the sandbox gives every slot the same one, see ``sandbox/isolation/slots.py``.)
+a digest only when Blender reads the same scene from both.  (A third source, the file browser's
+directory in the saved UI data, is the process's ``$HOME``; the sandbox gives every slot the
+same one, see ``sandbox/isolation/slots.py``.)
 
 Anything this reader does not fully understand -- a compressed file, an older header layout,
 a block or type table that does not add up, a masked field whose type is not the expected one

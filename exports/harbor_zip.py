@@ -68,9 +68,15 @@ class _Entry:
     name: str  # path in the ZIP
     pub: Publication
     rel: str  # path in the publication
-    sha256: str
-    size: int
     mode: int
+
+    @property
+    def sha256(self) -> str:  # as publication.json lists it
+        return self.pub.listed[self.rel]["sha256"]
+
+    @property
+    def size(self) -> int:
+        return self.pub.listed[self.rel]["size"]
 
 
 def _sha(data: bytes) -> str:
@@ -92,7 +98,7 @@ def _publication(objects: ObjectStore, folder: str, top: str | None,
     task_id = pub.doc.get("task_id", "")
     if not TASK_ID.match(task_id):
         raise ExportError(f"{where}: task_id {task_id!r} cannot name a folder ({TASK_ID.pattern})")
-    listed = {path: f for path, f in pub.listed.items() if path.startswith(TASK)}
+    listed = sorted(path for path in pub.listed if path.startswith(TASK))
     if TASK_TOML not in listed:
         raise ExportError(f"{where}: lists no {TASK_TOML}: not a Harbor task")
     unlisted = pub.unlisted(TASK)
@@ -100,13 +106,12 @@ def _publication(objects: ObjectStore, folder: str, top: str | None,
         raise ExportError(f"{pub.location(unlisted[0])}: {unlisted[0]} is not listed in {where}")
     prefix = f"{top}/{task_id}" if top else task_id
     entries = []
-    for path, f in sorted(listed.items()):
+    for path in listed:
         try:
             file_key = check_key(f"{folder}/{path}")
         except ValueError:
             raise ExportError(f"{where}: lists {path!r}, not a path inside the publication") from None
-        entries.append(_Entry(f"{prefix}/{path[len(TASK):]}", pub, path, f["sha256"], f["size"],
-                              _mode(file_key)))
+        entries.append(_Entry(f"{prefix}/{path[len(TASK):]}", pub, path, _mode(file_key)))
     summary = {"publication_id": pub.doc["publication_id"], "task_id": task_id,
                "task_version": pub.doc.get("task_version"), "publication_sha256": sha, "key": pub.folder,
                "pipeline_ref": pub.doc.get("pipeline_ref"), "dataset": pub.doc.get("dataset")}

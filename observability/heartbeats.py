@@ -21,7 +21,8 @@ from typing import TypeVar
 
 from temporalio import activity
 
-# gpu activities time out after 60 s without a heartbeat; a beat every 5 s survives a loaded host.
+# The shortest heartbeat timeout is the gpu pool's 20 s (workflows/activity_options.py); a beat
+# every 5 s leaves room for a loaded host.
 HEARTBEAT_SECONDS = 5.0
 
 T = TypeVar("T")

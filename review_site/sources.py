@@ -83,17 +83,26 @@ def read_taxonomy() -> Taxonomy:
 
 @dataclass
 class PublicationInput:
-    folder: str  # object key of the publication folder
-    sha256: str  # of its publication.json
-    publication: dict
     files: Publication  # each file read at most once, held to its listed sha256
     split: str | None
+
+    @property
+    def folder(self) -> str:  # object key of the publication folder
+        return self.files.folder
+
+    @property
+    def sha256(self) -> str:  # of its publication.json
+        return self.files.sha256
+
+    @property
+    def publication(self) -> dict:
+        return self.files.doc
 
 
 def read_publication(source: Source, folder: str, expected_sha256: str | None = None,
                      split: str | None = None) -> PublicationInput:
     pub = read_published(source.objects, folder, expected_sha256, error=SiteSourceError)
-    return PublicationInput(pub.folder, pub.sha256, pub.doc, pub, split)
+    return PublicationInput(pub, split)
 
 
 def revision_publications(source: Source, namespace: str, revision: str) -> tuple[list[PublicationInput], dict | None]:

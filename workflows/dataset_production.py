@@ -24,8 +24,8 @@ with workflow.unsafe.imports_passed_through():
     from activities.datasets import DatasetActivities
     from contracts import queues
     from contracts.payloads.common import DatasetRef, TaskProductionInput
-    from contracts.payloads.datasets import (DatasetCarry, DatasetPlan, DatasetProductionInput, DatasetProductionResult, OpenRevisionInput,
-                                             SeedOutcome)
+    from contracts.payloads.datasets import (DatasetCarry, DatasetPlan, DatasetProductionInput,
+                                             DatasetProductionResult, OpenRevisionInput, SeedOutcome)
     from contracts.payloads.packaging import ProductionResult
     from workflows.activity_options import CPU
     from workflows.failures import root_cause

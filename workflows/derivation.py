@@ -29,8 +29,10 @@ with workflow.unsafe.imports_passed_through():
     from activities.derivation import DerivationActivities
     from contracts import queues
     from contracts.payloads.common import BlobRef, TaskProductionInput
-    from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationInput, DerivationRecordInput, DerivationResult, DerivedTask,
-                                               NoveltyInput, NoveltyVerdict, SourceTask, TaskPattern, WriteSeedInput)
+    from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationInput,
+                                               DerivationRecordInput, DerivationResult, DerivedTask,
+                                               NoveltyInput, NoveltyVerdict, SourceTask, TaskPattern,
+                                               WriteSeedInput)
     from contracts.payloads.model_authoring import ModelUsage
     from contracts.payloads.packaging import ProductionResult
     from workflows.activity_options import CPU, MODEL_CALL

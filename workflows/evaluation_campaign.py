@@ -30,9 +30,10 @@ with workflow.unsafe.imports_passed_through():
     from contracts.errors import RECOVERY_INCOMPLETE
     from activities.trials import TrialActivities
     from contracts import queues
-    from contracts.payloads.campaigns import (CampaignInput, CampaignRecord, CampaignReportInput, CampaignResult, CampaignTrialInput,
-                                              FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput, RecordTrialInput, RecoveryInput,
-                                              SolverEndpointCheckInput)
+    from contracts.payloads.campaigns import (CampaignInput, CampaignRecord, CampaignReportInput,
+                                              CampaignResult, CampaignTrialInput, FinishRecoveryInput,
+                                              PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
+                                              RecoveryInput, SolverEndpointCheckInput)
     from contracts.payloads.trials import TrialRequest
     from workflows.activity_options import CPU, ActivityOptions, endpoint_check
     from workflows.failures import root_cause

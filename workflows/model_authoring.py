@@ -30,9 +30,10 @@ with workflow.unsafe.imports_passed_through():
     from activities.review import ReviewActivities
     from contracts import queues
     from contracts.payloads.authoring import BuildWorkspaceInput
-    from contracts.payloads.model_authoring import (AuthoringRecordInput, AuthorRoundInput, AuthorRoundResult, CheckDraftInput, DeliveryCheck,
-                                                    EndpointCheckInput, FinalReviewInput, FinalReviewVerdict, ModelAuthoringInput, ModelAuthoringResult,
-                                                    ModelUsage)
+    from contracts.payloads.model_authoring import (AuthoringRecordInput, AuthorRoundInput, AuthorRoundResult,
+                                                    CheckDraftInput, DeliveryCheck, EndpointCheckInput,
+                                                    FinalReviewInput, FinalReviewVerdict, ModelAuthoringInput,
+                                                    ModelAuthoringResult, ModelUsage)
     from contracts.payloads.review import CalibrationInput
     from contracts.payloads.trials import GradedSample
     from workflows.activity_options import AUTHOR, CPU, GPU, MODEL_CALL, endpoint_check

@@ -12,7 +12,8 @@ with workflow.unsafe.imports_passed_through():
     from contracts.errors import CALIBRATION_FAILED, GRADER_GAMEABLE
     from activities.mutation_testing import MutationActivities
     from activities.review import ReviewActivities
-    from contracts.payloads.review import (CalibrationInput, FreezeInput, FrozenTask, MutationInput, MutationRows, ReviewInput)
+    from contracts.payloads.review import (CalibrationInput, FreezeInput, FrozenTask, MutationInput,
+                                           MutationRows, ReviewInput)
     from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialRequest
     from workflows.activity_options import CPU, GPU
     from workflows.trial_calls import grade_trial

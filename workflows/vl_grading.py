@@ -15,7 +15,8 @@ with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.evidence import EvidenceActivities
     from activities.vl_judge import JudgeActivities
-    from contracts.payloads.vl_grading import (RenderEvidenceInput, VLGradingInput, VLJudgeOutcome, VLJudgeRequest)
+    from contracts.payloads.vl_grading import (RenderEvidenceInput, VLGradingInput, VLJudgeOutcome,
+                                               VLJudgeRequest)
     from workflows.activity_options import GPU, LLM
 
 

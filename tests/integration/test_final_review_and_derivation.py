@@ -15,7 +15,8 @@ from activities.draft_review import DraftReviewActivities
 from contracts.errors import (DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVALID_SOURCE_TASK,
                                MODEL_ENDPOINT_ERROR, MODEL_NOT_CONFIGURED, REVIEWER_REPLY_INVALID)
 from storage.content import FilesystemStore
-from contracts.payloads.derivation import (CandidateRequest, DerivationRecordInput, DerivedTask, NoveltyInput, WriteSeedInput)
+from contracts.payloads.derivation import (CandidateRequest, DerivationRecordInput, DerivedTask, NoveltyInput,
+                                           WriteSeedInput)
 from contracts.payloads.model_authoring import FinalReviewInput
 from verifiers.seed_check import check_seed_dir
 from tests.fakes.derivation_sessions import (candidates_reply, harbor_task_from_draft,

@@ -24,7 +24,8 @@ from temporalio.worker import Worker
 
 from contracts import queues
 from contracts.payloads.common import BlobRef, TaskProductionInput
-from contracts.payloads.datasets import (DatasetPlan, DatasetProductionInput, DatasetProductionResult, DatasetSeed, OpenRevisionInput, SeedOutcome)
+from contracts.payloads.datasets import (DatasetPlan, DatasetProductionInput, DatasetProductionResult,
+                                         DatasetSeed, OpenRevisionInput, SeedOutcome)
 from contracts.payloads.packaging import ProductionResult, PublicationResult
 from workflows.dataset_production import DatasetProduction
 

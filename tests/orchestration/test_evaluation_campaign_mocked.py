@@ -31,7 +31,8 @@ from activities.campaigns import CampaignActivities
 from storage.content import FilesystemStore
 from campaigns.layout import CampaignKeys
 from contracts import queues
-from contracts.payloads.campaigns import (CampaignInput, CampaignResult, RecoveryInput, SolverEndpointCheckInput)
+from contracts.payloads.campaigns import (CampaignInput, CampaignResult, RecoveryInput,
+                                          SolverEndpointCheckInput)
 from contracts.payloads.common import DatasetRef
 from contracts.payloads.trials import ScoreTrialInput, TrialCost, TrialOutcome, TrialRequest
 from storage.objects import FilesystemObjects

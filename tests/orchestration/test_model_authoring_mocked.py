@@ -19,8 +19,10 @@ from temporalio.exceptions import ApplicationError
 from contracts.errors import AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, MODEL_NOT_CONFIGURED
 from contracts.payloads.admission import AdmissionInput, AdmissionResult
 from contracts.payloads.common import BlobRef
-from contracts.payloads.model_authoring import (AuthoringRecordInput, AuthorRoundInput, AuthorRoundResult, CalibrationFeedback, CheckDraftInput,
-                                                DraftAdmission, EndpointCheckInput, FinalReviewInput, FinalReviewVerdict, ModelUsage)
+from contracts.payloads.model_authoring import (AuthoringRecordInput, AuthorRoundInput, AuthorRoundResult,
+                                                CalibrationFeedback, CheckDraftInput, DraftAdmission,
+                                                EndpointCheckInput, FinalReviewInput, FinalReviewVerdict,
+                                                ModelUsage)
 from contracts.payloads.review import CalibrationInput, CalibrationVerdict
 from tests.orchestration.test_task_production_mocked import Fakes, produce, ref
 

@@ -30,8 +30,9 @@ from temporalio.worker import Replayer
 
 from contracts.payloads.admission import PipelineDefaults
 from contracts.payloads.common import BlobRef, TaskProductionInput
-from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationRecordInput, NoveltyInput, NoveltyVerdict, SeedCandidate,
-                                           SourceTask, TaskPattern, WriteSeedInput)
+from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationRecordInput,
+                                           NoveltyInput, NoveltyVerdict, SeedCandidate, SourceTask,
+                                           TaskPattern, WriteSeedInput)
 from contracts.payloads.model_authoring import ModelUsage
 from contracts.payloads.packaging import ProductionResult, PublicationResult
 from workers.pools import WORKFLOWS

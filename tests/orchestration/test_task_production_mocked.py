@@ -23,14 +23,20 @@ from temporalio.worker import Worker
 
 from contracts.errors import AUTHOR_SCRIPT_FAILED
 from contracts import queues
-from contracts.payloads.admission import (AdmissionInput, AdmissionResult, PrivacyPending, CalibrationSample, DraftPlan, RunPlan)
-from contracts.payloads.authoring import (AssembledPackage, AssembleInput, GradingSpec, TaskIdentity, WorkspaceBuild, BuildWorkspaceInput)
+from contracts.payloads.admission import (AdmissionInput, AdmissionResult, PrivacyPending, CalibrationSample,
+                                          DraftPlan, RunPlan)
+from contracts.payloads.authoring import (AssembledPackage, AssembleInput, GradingSpec, TaskIdentity,
+                                          WorkspaceBuild, BuildWorkspaceInput)
 from contracts.payloads.common import BlobRef, TaskProductionInput
 from contracts.payloads.evaluation import EvaluationResult, PlanInput, ReportInput
-from contracts.payloads.packaging import (ExportScan, PrivacyReview, ProductionResult, PublicationResult, PublishInput)
-from contracts.payloads.review import (CalibrationInput, CalibrationVerdict, FreezeInput, MutationInput, MutationRows, FrozenTask)
-from contracts.payloads.trials import (PilotRecordInput, ScoreTrialInput, TrialFailure, TrialOutcome, TrialRequest, TrialSolvesResult)
-from contracts.payloads.vl_grading import (RenderedEvidence, RenderEvidenceInput, VLJudgeOutcome, VLJudgeRequest)
+from contracts.payloads.packaging import (ExportScan, PrivacyReview, ProductionResult, PublicationResult,
+                                          PublishInput)
+from contracts.payloads.review import (CalibrationInput, CalibrationVerdict, FreezeInput, MutationInput,
+                                       MutationRows, FrozenTask)
+from contracts.payloads.trials import (PilotRecordInput, ScoreTrialInput, TrialFailure, TrialOutcome,
+                                       TrialRequest, TrialSolvesResult)
+from contracts.payloads.vl_grading import (RenderedEvidence, RenderEvidenceInput, VLJudgeOutcome,
+                                           VLJudgeRequest)
 from workers.pools import WORKFLOWS
 from workflows.task_production import STAGE_KEY
 

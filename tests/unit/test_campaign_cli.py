@@ -10,7 +10,8 @@ import pytest
 from activities.campaigns import CampaignActivities
 from storage.content import FilesystemStore
 from cli.arkevo import main
-from contracts.payloads.campaigns import (CampaignInput, CampaignTrialInput, PlanCampaignInput, RecordTrialInput)
+from contracts.payloads.campaigns import (CampaignInput, CampaignTrialInput, PlanCampaignInput,
+                                          RecordTrialInput)
 from contracts.payloads.common import DatasetRef
 from contracts.payloads.trials import TrialCost, TrialOutcome
 from storage.objects import FilesystemObjects
