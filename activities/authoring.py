@@ -31,7 +31,7 @@ from contracts.payloads.authoring import (AssembledPackage, AssembleInput, Build
 from contracts.payloads.common import BlobRef
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import BUILD_ERROR
-from verifiers.evidence import renderer_version
+from verifiers.evidence import renderer_version, rubric_names
 from verifiers.profiles import get_profile
 from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
                                verifier_version_from)
@@ -194,7 +194,8 @@ class AuthoringActivities:
             task_id=draft.task_id, task_version="draft", verifier_version=grading.verifier_version,
             pipeline_digest="", workflow_primary=draft.workflow_primary,
             profession_primary=draft.profession_primary)
-        return AssembledPackage(package, identity, grading)
+        rubric = cast(dict, self.store.get_json(self._ref(entries["tests/rubric.json"])))
+        return AssembledPackage(package, identity, grading, sorted(rubric_names(rubric)))
 
     def _ref(self, entry: dict) -> BlobRef:
         return self.store.ref_for(entry["sha256"], entry["size"])

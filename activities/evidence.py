@@ -15,7 +15,7 @@ from activities.vl_judge import evidence_tree
 from contracts.payloads.vl_grading import RenderedEvidence, RenderEvidenceInput
 from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
 from verifiers.bpy_procs import RENDER_EVIDENCE
-from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec
+from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec, unseen_parts
 from observability import telemetry
 from observability.heartbeats import in_thread
 
@@ -45,7 +45,8 @@ class EvidenceActivities:
         telemetry.cache_lookup("evidence", hit=evidence.cache_hit)
         if evidence.error:
             return RenderedEvidence(None, evidence.error, evidence.cache_hit)
-        return RenderedEvidence(evidence_tree(self.store, evidence), None, evidence.cache_hit)
+        unseen = unseen_parts(evidence.manifest, req.graded, spec["hide"]) if req.graded else {}
+        return RenderedEvidence(evidence_tree(self.store, evidence), None, evidence.cache_hit, unseen)
 
     async def _render_unisolated(self, blend: Path, spec: dict):
         return await in_thread(self.renderer.render, blend, spec, what="rendering evidence")

@@ -14,6 +14,9 @@ CALIBRATION_FAILED = "CalibrationFailed"
 # Mutation testing (stage 05, docs/scoring.md "Gaming resistance"): applicable gaming operators
 # survived the grader -- the rubric measures a proxy the solver controls; never frozen.
 GRADER_GAMEABLE = "GraderGameable"
+# The reference deliverable's evidence renders leave a graded part too small (or hidden) for the
+# VL judge to see: the task's judge.json evidence section must frame or resolve it better.
+EVIDENCE_TOO_COARSE = "EvidenceTooCoarse"
 # A draft's own script (reference solution, defect, variant, build script) failed
 # deterministically: the author's mistake, named with the file and the exception, never retried.
 AUTHOR_SCRIPT_FAILED = "AuthorScriptFailed"
@@ -49,7 +52,8 @@ INVALID_RECOVERY = "InvalidRecovery"
 DUPLICATE_TRIAL_RECORD = "DuplicateTrialRecord"
 INCOMPARABLE_FIGURES = "IncomparableFigures"
 RECOVERY_INCOMPLETE = "RecoveryIncomplete"  # a named trial got no record: rerun the same ids
-NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABLE, AUTHOR_SCRIPT_FAILED,
+NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABLE, EVIDENCE_TOO_COARSE,
+                 AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
                  AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK, SANDBOX_REQUIRED,
                  DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, INVALID_DATASET_SPEC,

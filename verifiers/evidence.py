@@ -54,6 +54,10 @@ POSTPROCESS_VERSION = "2"  # contact sheet layout and encoding (2: composited an
 SHEET = "frames_sheet.png"
 STATIC_VIEWS = ("front", "side", "top", "close")
 DEFAULT_RESOLUTION = (160, 120)
+# A graded part the judge is to see must cover at least this many pixels on both sides of its
+# box in one static view of the reference deliverable: under it the part is a smudge a VL model
+# cannot judge (a table leg at 160x120 in the front view is 5 px wide; the close view shows 8+).
+MIN_PART_PIXELS = 8
 DEFAULT_ENGINE = "BLENDER_WORKBENCH"
 ENGINES = ("BLENDER_WORKBENCH", "CYCLES", "BLENDER_EEVEE")
 
@@ -129,6 +133,59 @@ def resolve_spec(cfg: dict | None, *, engine: str | None = None, resolution: tup
             "radius": float(a.get("radius", radius)), "fov_deg": 40.0,
         }
     return spec
+
+
+# --- what the judge can see -------------------------------------------------------------------
+
+
+def rubric_names(rubric: dict) -> set[str]:
+    """Every string in the rubric's criteria params, keys included. Among them are the object
+    names it grades; the visibility check keeps those the renderer drew (lights, cameras and
+    material names draw nothing and drop out)."""
+    names: set[str] = set()
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            names.add(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                names.add(str(key))
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for criterion in rubric.get("criteria", []):
+        walk(criterion.get("params", {}))
+    return names
+
+
+def unseen_parts(manifest: dict, graded: set[str] | list[str], hidden: list[str] | tuple = (),
+                 min_px: int = MIN_PART_PIXELS) -> dict[str, str]:
+    """{part: why} for each graded part the judge cannot see in these renders (the reference
+    deliverable's): left out by the view spec's ``hide``, or smaller than ``min_px`` x ``min_px``
+    in every static view (the manifest's ``part_pixels``, {view: {object: [w, h]}}, measured by
+    the renderer on what it drew). Graded names the renderer did not draw are not parts."""
+    unseen = {name: "left out of every view by judge.json evidence.hide"
+              for name in sorted(set(graded) & set(hidden))}
+    best: dict[str, tuple[float, float]] = {}
+    for view in (manifest.get("part_pixels") or {}).values():
+        for name, size in (view or {}).items():
+            try:
+                w, h = float(size[0]), float(size[1])
+            except (TypeError, ValueError, IndexError, KeyError):
+                w, h = 0.0, 0.0  # the renderer runs sandboxed: a malformed size counts as unseen
+            if name in graded and min(w, h) > min(best.get(name, (-1.0, -1.0))):
+                best[name] = (w, h)
+    for name, (w, h) in sorted(best.items()):
+        if min(w, h) < min_px:
+            unseen[name] = (f"at most {w:.0f}x{h:.0f} px in any view (needs {min_px}x{min_px}): "
+                            f"raise judge.json evidence.resolution or frame a close view on it")
+    return unseen
+
+
+def unseen_message(unseen: dict[str, str]) -> str:
+    return "the VL judge cannot see graded part(s): " + "; ".join(f"{n}: {why}" for n, why in unseen.items())
 
 
 # --- cache ------------------------------------------------------------------------------------

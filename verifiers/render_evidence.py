@@ -40,8 +40,9 @@ from mathutils import Matrix, Vector  # noqa: E402
 
 # Bumped whenever the rendering of the same spec could change; part of the cache key together
 # with this file's digest (see evidence.renderer_version()).
-RENDERER_ID = "arkevo-evidence/1"
+RENDERER_ID = "arkevo-evidence/2"  # 2: part_pixels in the manifest
 MP4_NAME = "animation.mp4"
+DRAWN_TYPES = {"MESH", "CURVE", "SURFACE", "META", "FONT", "CURVES", "POINTCLOUD", "VOLUME", "GREASEPENCIL"}
 
 
 def sha256_file(path: Path) -> str:
@@ -168,6 +169,57 @@ def strip_png_metadata(path: Path) -> None:
     path.write_bytes(b"".join(out))
 
 
+def drawable_points(obj, depsgraph):
+    """World-space points of what the render draws for `obj`: the evaluated mesh's vertices
+    (numpy, bpy's own), or the evaluated bounding box's corners for other geometry."""
+    import numpy as np
+
+    ev = obj.evaluated_get(depsgraph)
+    if obj.type == "MESH":
+        mesh = ev.to_mesh()
+        try:
+            co = np.empty(len(mesh.vertices) * 3, dtype=np.float64)
+            mesh.vertices.foreach_get("co", co)
+        finally:
+            ev.to_mesh_clear()
+        local = co.reshape(-1, 3)
+    else:
+        local = np.array([tuple(c) for c in ev.bound_box], dtype=np.float64)
+    if not len(local):
+        return local
+    m = np.array(ev.matrix_world, dtype=np.float64)
+    return local @ m[:3, :3].T + m[:3, 3]
+
+
+def part_pixels(scene, cam, resolution: list[int]) -> dict:
+    """{object: [width, height]}: the pixel box each drawn object covers inside this view's
+    frame (clipped to it), so a check can tell whether the judge can see a graded part at this
+    resolution and framing. Objects hidden from the render are not drawn and not listed."""
+    import numpy as np
+
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    res_x, res_y = int(resolution[0]), int(resolution[1])
+    proj = np.array(cam.calc_matrix_camera(depsgraph, x=res_x, y=res_y), dtype=np.float64)
+    view = np.array(cam.matrix_world.inverted(), dtype=np.float64)
+    full = proj @ view
+    out = {}
+    for obj in scene.objects:
+        if obj.type not in DRAWN_TYPES or obj.hide_render or obj == cam or not obj.visible_camera:
+            continue
+        pts = drawable_points(obj, depsgraph)
+        if not len(pts):
+            continue
+        clip = np.c_[pts, np.ones(len(pts))] @ full.T
+        front = clip[:, 3] > 1e-9
+        if not front.any():
+            continue
+        ndc = clip[front, :2] / clip[front, 3:4]
+        x = np.clip((ndc[:, 0] + 1) / 2 * res_x, 0, res_x)
+        y = np.clip((ndc[:, 1] + 1) / 2 * res_y, 0, res_y)
+        out[obj.name] = [round(float(x.max() - x.min()), 1), round(float(y.max() - y.min()), 1)]
+    return out
+
+
 def render_to(scene, path: Path) -> None:
     scene.render.filepath = str(path)
     bpy.ops.render.render(write_still=True)
@@ -238,9 +290,10 @@ def render_job(blend: Path, spec: dict, out: Path) -> dict:
     files = manifest["files"]
     for view in spec["views"]:
         scene.frame_set(int(view.get("frame", spec.get("static_frame", scene.frame_start))))
-        place_camera(scene, view, aspect)
+        cam = place_camera(scene, view, aspect)
         name = f"{view['name']}.png"
         render_to(scene, out / name)
+        manifest.setdefault("part_pixels", {})[view["name"]] = part_pixels(scene, cam, spec["resolution"])
         files[name] = {"kind": "static", "view": view["name"], "frame": scene.frame_current}
     anim = spec.get("animation")
     if anim:

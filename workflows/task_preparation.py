@@ -10,7 +10,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.authoring import AuthoringActivities
-    from contracts.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED, EVIDENCE_TOO_COARSE
     from activities.evidence import EvidenceActivities
     from contracts.payloads.admission import DraftPlan
     from contracts.payloads.authoring import AssembleInput, BuildWorkspaceInput
@@ -38,11 +38,16 @@ async def prepare_task(seed_tree: BlobRef, reference_project: str, start_mode: s
         assert grading.judge_config is not None  # a task graded with VL has its judge.json
         rendered = await workflow.execute_activity_method(
             EvidenceActivities.render_evidence,
-            RenderEvidenceInput(reference.delivery, grading.judge_config), **GPU)
+            RenderEvidenceInput(reference.delivery, grading.judge_config, assembled.graded_names), **GPU)
         if rendered.evidence is None:
             raise ApplicationError(
                 f"solution/solve.py: the reference deliverable cannot be rendered for the VL "
                 f"judge: {rendered.error}", type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
+        if rendered.unseen:  # a judge that cannot see a graded part is no judge of it
+            raise ApplicationError(
+                "judge.json evidence: the VL judge cannot see graded part(s): "
+                + "; ".join(f"{part}: {why}" for part, why in rendered.unseen.items()), rendered.unseen,
+                type=EVIDENCE_TOO_COARSE, non_retryable=True)
         grading = dataclasses.replace(grading, reference_evidence=rendered.evidence)
     baseline, reference = await asyncio.gather(score(baseline, grading), score(reference, grading))
     return AuthoringResult(

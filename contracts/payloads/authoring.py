@@ -1,6 +1,6 @@
 """Stage 03: the task package a draft is assembled into, its identity and its grading."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contracts.payloads.admission import AdmissionResult, DraftPlan
 from contracts.payloads.common import BlobRef
@@ -65,6 +65,7 @@ class AssembledPackage:
     task_package: BlobRef  # tree: instruction, workspace, tests, solution, private
     identity: TaskIdentity
     grading: GradingSpec
+    graded_names: list[str] = field(default_factory=list)  # strings of the rubric's params
 
 
 @dataclass

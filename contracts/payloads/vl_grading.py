@@ -1,6 +1,6 @@
 """The vision-language judgement of a delivery's evidence."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contracts.payloads.common import BlobRef
 
@@ -9,6 +9,7 @@ from contracts.payloads.common import BlobRef
 class RenderEvidenceInput:
     delivery: BlobRef | None  # None: nothing was delivered
     judge_config: BlobRef  # the task's judge.json (its "evidence" section is the view spec)
+    graded: list[str] = field(default_factory=list)  # the rubric's names: report those it cannot see
 
 
 @dataclass
@@ -17,6 +18,7 @@ class RenderedEvidence:
     error: str | None  # why there is nothing to judge: no delivery, an unreadable .blend, or one
     # that crashed or hung the renderer (the solver's doing, never retried)
     cache_hit: bool
+    unseen: dict[str, str] = field(default_factory=dict)  # graded part -> why the judge cannot see it
 
 
 @dataclass

@@ -325,3 +325,20 @@ def test_packaged_tests_run_under_rewardkit(calibrated, tmp_path):
     by_name = {c["name"]: c for c in details["criteria"]}
     assert by_name["C01"]["value"] == 0.0 and "1..180" in by_name["C01"]["reasoning"]
     assert by_name["total"]["weight"] == 1.0 and by_name["C03"]["weight"] == 0.0
+
+
+def test_the_judge_must_see_every_graded_part_of_the_reference(calibrated):
+    result = calibrated["table-model"]
+    reference = next(m for m in result.measured if m.sample.kind == "reference")
+    assert reference.evidence is not None
+    legs = [reference.evidence.manifest["part_pixels"][v].get("Leg.FL") for v in ("front", "close")]
+    assert min(legs[0]) < 8 <= min(legs[1])  # the front view alone would not show a leg: the close one does
+    bundle = TaskBundle.load(ROOT / "seeds" / "table-model" / "draft")
+    profile = get_profile("blender-70-30")
+    scorer = Scorer(bundle, profile, options=ScoreOptions(judge=None, render=False))
+    scorer.spec = {**scorer.spec, "hide": ["Leg.FL"]}  # an author who hides a graded part from the judge
+    verdict = judge_profile(profile, scorer, result.measured, margin=MARGIN, reference_min=0.9)
+    assert not verdict.passed
+    assert any(m.startswith("evidence: the VL judge cannot see graded part(s): Leg.FL") for m in verdict.misses)
+    rule_only = judge_profile(get_profile("rule-only"), scorer, result.measured, margin=MARGIN, reference_min=0.9)
+    assert not any(m.startswith("evidence:") for m in rule_only.misses)  # no judge, nothing to see

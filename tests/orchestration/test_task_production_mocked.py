@@ -59,6 +59,8 @@ class Fakes:
         self.profile = profile
         self.pilot = pilot or ["oracle", "nop"]  # stage 04's policies
         self.survivors = survivors or []  # gaming operators the grader does not kill
+        self.unseen: dict[str, str] = {}
+        self.graded: list[list[str]] = []  # what each render was asked to check  # graded parts the reference's renders leave unseen
         self.behaviour = {"oracle": "ok", "nop": "ok", **(behaviour or {})}
         self.calls: Counter[str] = Counter()
         self.pending = pending or []  # what the export checkpoint could not read
@@ -101,7 +103,7 @@ class Fakes:
             fakes.calls["assemble_task_package"] += 1
             identity = TaskIdentity("demo-task", "draft", "vv2-0000000000000001", "", "MOD-01",
                                     "PRF-3DART")
-            return AssembledPackage(ref("package"), identity, fakes.grading())
+            return AssembledPackage(ref("package"), identity, fakes.grading(), ["Leg.FL", "Wood"])
 
         @activity.defn(name="run_trial")
         def run_trial(req: TrialRequest) -> TrialOutcome:
@@ -122,7 +124,8 @@ class Fakes:
         @activity.defn(name="render_evidence")
         def render_evidence(req: RenderEvidenceInput) -> RenderedEvidence:
             fakes.calls["render_evidence"] += 1
-            return RenderedEvidence(ref("evidence"), None, False)
+            fakes.graded.append(req.graded)
+            return RenderedEvidence(ref("evidence"), None, False, fakes.unseen if req.graded else {})
 
         @activity.defn(name="judge_vl")
         def judge_vl(req: VLJudgeRequest) -> VLJudgeOutcome:
@@ -208,6 +211,15 @@ async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Excep
     return result, progress
 
 
+def named_cause(error, error_type: str):
+    """The ApplicationError of `error_type` in a failed workflow's chain of causes."""
+    assert isinstance(error, WorkflowFailureError), error
+    cause = error.cause
+    while getattr(cause, "cause", None) is not None and getattr(cause, "type", None) != error_type:
+        cause = cause.cause
+    return cause
+
+
 async def record_history(env, wid: str) -> None:
     """Keep the histories for the replay test (only when asked: they are committed files)."""
     import os
@@ -266,14 +278,22 @@ async def test_pilot_carries_the_scripted_trials_of_stage_03_and_runs_every_othe
 async def test_a_gameable_grader_is_refused_at_review_by_name_and_nothing_is_published(mocked_env):
     fakes = Fakes("blender-70-30", survivors=["bbox_vertices", "occluder"])
     error, progress = await produce(mocked_env, fakes, "mocked-gameable")
-    assert isinstance(error, WorkflowFailureError)
-    cause = error.cause
-    while getattr(cause, "cause", None) is not None and getattr(cause, "type", None) != "GraderGameable":
-        cause = cause.cause
+    cause = named_cause(error, "GraderGameable")
     assert cause.type == "GraderGameable" and cause.non_retryable
     assert "operators not killed: bbox_vertices, occluder" in str(cause)
     assert progress["stages"]["05-review"] == "failed" and progress["stages"]["07-packaging"] == "pending"
     assert fakes.calls["mutation_test"] == 1 and fakes.published == []
+
+
+async def test_a_reference_whose_graded_part_the_judge_cannot_see_fails_authoring_by_name(mocked_env):
+    fakes = Fakes("blender-70-30")
+    fakes.unseen = {"Leg.FL": "at most 5x58 px in any view (needs 8x8)"}
+    error, progress = await produce(mocked_env, fakes, "mocked-unseen")
+    cause = named_cause(error, "EvidenceTooCoarse")
+    assert cause.type == "EvidenceTooCoarse" and cause.non_retryable
+    assert "Leg.FL: at most 5x58 px" in str(cause)
+    assert fakes.graded == [["Leg.FL", "Wood"]]  # only the reference's render checks the rubric's names
+    assert progress["stages"]["03-authoring"] == "failed" and fakes.published == []
 
 
 async def test_rule_only_profile_starts_no_vl_grading(mocked_env):
