@@ -15,6 +15,7 @@ Package layout, shared by trials, review and packaging:
 
 from __future__ import annotations
 
+import functools
 import tempfile
 from importlib.metadata import version
 from pathlib import Path
@@ -22,39 +23,24 @@ from typing import cast
 
 from temporalio import activity
 
-from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
+from blender.runner import BLENDER_SCRIPTS, ScriptFailed
 from contracts.errors import author_script_failed
 from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads.authoring import (AssembledPackage, AssembleInput, BuildWorkspaceInput, GradingSpec,
                                           TaskIdentity, WorkspaceBuild)
 from contracts.payloads.common import BlobRef
-from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
-from verifiers.bpy_procs import BUILD_ERROR
+from sandbox.script_run import ScriptIsolation
+from verifiers.bpy_procs import build_workspace
 from verifiers.evidence import renderer_version, rubric_names
 from verifiers.profiles import get_profile
 from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
                                verifier_version_from)
 from observability import telemetry
+from observability.heartbeats import in_thread
 
 VERIFIER_DIR = Path(__file__).resolve().parent.parent / "verifiers"
 BUILD_TIMEOUT_SEC = 600
-
-
-def _build_error_report(log: Path) -> str | None:
-    """What build_workspace.py reported after BUILD_ERROR (the exception and its traceback),
-    or None when the builder did not report one (a crash, a kill)."""
-    with open(log, "rb") as f:
-        f.seek(max(0, f.seek(0, 2) - 65536))
-        text = f.read().decode("utf-8", "replace")
-    _, found, report = text.rpartition(BUILD_ERROR)
-    return report.strip() if found else None
-
-
-def _author_build_failure(req: BuildWorkspaceInput, report: str):
-    exception = report.strip().splitlines()[-1] if report.strip() else "failed"
-    return author_script_failed(f"{req.reference_project}: {exception}", file=req.reference_project,
-                                exception=exception, log_tail=report[-4000:])
 
 
 class AuthoringActivities:
@@ -97,53 +83,17 @@ class AuthoringActivities:
             work = Path(tmp)
             seed_dir = work / "seed"
             self.store.materialize_tree(req.seed_tree, seed_dir, exclude="draft/")
-            start, reference, log = work / "start.blend", work / "reference.blend", work / "build.log"
-            if self.sandbox == LOCAL:
-                await self._build_unisolated(req, seed_dir, start, reference, log)
-            else:
-                await self._build_sandboxed(req, seed_dir, start, reference, log)
-            if not (start.is_file() and reference.is_file()):  # only the script can stop it early
-                raise author_script_failed(
-                    f"{req.reference_project}: the build ended without saving start.blend and "
-                    f"reference.blend (does the script exit?)", file=req.reference_project)
+            start, reference = work / "start.blend", work / "reference.blend"
+            build = functools.partial(build_workspace, seed_dir / req.reference_project, req.start_mode,
+                                      start, reference, BUILD_TIMEOUT_SEC, seed_dir=seed_dir,
+                                      sandbox=self.sandbox)
+            try:  # the one build every caller uses (bpy_procs), off the event loop, heartbeating
+                await in_thread(build, what="building the workspace")
+            except ScriptFailed as exc:
+                exception = exc.problems[0][1]
+                raise author_script_failed(f"{req.reference_project}: {exception}", file=req.reference_project,
+                                           exception=exception, log_tail=exc.log_tail) from None
             return WorkspaceBuild(self.store.put_file(start), self.store.put_file(reference))
-
-    async def _build_unisolated(self, req: BuildWorkspaceInput, seed_dir: Path, start: Path,
-                                reference: Path, log: Path) -> None:
-        try:
-            await run_bpy(
-                BLENDER_SCRIPTS / "build_workspace.py",
-                ["--reference", str(seed_dir / req.reference_project),
-                 "--start-mode", req.start_mode,
-                 "--out-start", str(start), "--out-reference", str(reference)],
-                cwd=seed_dir, timeout=BUILD_TIMEOUT_SEC, log=log,
-            )
-        except BlenderProcessError:
-            if (report := _build_error_report(log)) is not None:
-                raise _author_build_failure(req, report) from None
-            raise
-
-    async def _build_sandboxed(self, req: BuildWorkspaceInput, seed_dir: Path, start: Path,
-                               reference: Path, log: Path) -> None:
-        assert self.sandbox != LOCAL  # _build runs LOCAL unisolated
-        run = await run_sandboxed_script(
-            BLENDER_SCRIPTS / "build_workspace.py",
-            ["--reference", f"/workspace/seed/{req.reference_project}",
-             "--start-mode", req.start_mode, "--out-start", "/workspace/out/start.blend",
-             "--out-reference", "/workspace/out/reference.blend"],
-            inputs={"/workspace/seed": seed_dir}, cwd="/workspace/seed",
-            outputs={"/workspace/out/start.blend": start, "/workspace/out/reference.blend": reference},
-            timeout=BUILD_TIMEOUT_SEC, log=log, settings=self.sandbox)
-        if run.ok:
-            if run.refused:  # links or devices where its outputs belong: only the script plants those
-                raise author_script_failed(
-                    f"{req.reference_project}: the build left no plain files as its outputs "
-                    f"({'; '.join(run.refused)})", file=req.reference_project)
-            return
-        if run.returncode == 2 and (report := _build_error_report(log)) is not None:
-            raise _author_build_failure(req, report)
-        what = f"killed after {run.seconds:.0f}s" if run.timed_out else f"exited with {run.returncode}"
-        raise BlenderProcessError(f"build_workspace.py {what} (sandboxed); log tail:\n{run.log_tail}")
 
     @activity.defn(name="assemble_task_package")
     def assemble_task_package(self, req: AssembleInput) -> AssembledPackage:

@@ -13,7 +13,8 @@ from temporalio import activity
 from storage.content import ContentStore
 from activities.vl_judge import evidence_tree
 from contracts.payloads.vl_grading import RenderedEvidence, RenderEvidenceInput
-from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
+from blender.runner import BlenderJob, DeliveryBrokeBlender
+from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers.bpy_procs import RENDER_EVIDENCE
 from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, resolve_spec, unseen_parts
 from observability import telemetry
@@ -51,21 +52,19 @@ class EvidenceActivities:
     async def _render_unisolated(self, blend: Path, spec: dict):
         return await in_thread(self.renderer.render, blend, spec, what="rendering evidence")
 
-    async def _render_in_sandbox(self, job: dict, work: Path) -> None:
+    async def _render_in_sandbox(self, render: dict, work: Path) -> None:
         """Render one job in a fresh sandbox: the delivery and the job go in; the render folder
-        comes out into the cache's scratch folder `job["out"]`. A crash or hang is the
+        comes out into the cache's scratch folder `render["out"]`. A crash or hang is the
         delivery's (RenderFailed); a sandbox that cannot start raises (infrastructure)."""
         assert self.sandbox != LOCAL  # render_evidence renders LOCAL unisolated
+        job = BlenderJob(self.sandbox)
         jobs = work / "jobs.json"
-        jobs.write_text(json.dumps([{"blend": "/workspace/delivery.blend", "spec": job["spec"],
-                                     "out": "/workspace/evidence"}]), encoding="utf-8")
-        run = await run_sandboxed_script(
-            RENDER_EVIDENCE, ["--jobs", "/tests/jobs.json"],
-            inputs={"/workspace/delivery.blend": Path(job["blend"]), "/tests/jobs.json": jobs},
-            outputs={"/workspace/evidence": Path(job["out"])},
-            timeout=self.renderer.timeout, log=work / "render.log", settings=self.sandbox)
-        if not run.ok:
-            what = (f"was killed after {run.seconds:.0f}s" if run.timed_out
-                    else f"exited with {run.returncode}")
-            raise RenderFailed(f"the evidence renderer {what} on this delivery; "
-                               f"log tail:\n{run.log_tail[-1000:]}")
+        jobs.write_text(json.dumps([{"blend": job.input(Path(render["blend"]), "/workspace/delivery.blend"),
+                                     "spec": render["spec"],
+                                     "out": job.output(Path(render["out"]), "/workspace/evidence")}]),
+                        encoding="utf-8")
+        try:
+            await job.run(RENDER_EVIDENCE, ["--jobs", job.input(jobs, "/tests/jobs.json")],
+                          timeout=self.renderer.timeout, log=work / "render.log", delivery=True)
+        except DeliveryBrokeBlender as exc:
+            raise RenderFailed(f"the evidence renderer failed: {exc}") from None

@@ -28,7 +28,8 @@ from contracts.payloads.review import MutationInput, MutationRows
 from observability.heartbeats import in_thread
 from sandbox.script_run import ScriptIsolation
 from verifiers import bpy_procs
-from verifiers.bpy_procs import ScriptFailed, WarmProbe
+from blender.runner import ScriptFailed
+from verifiers.bpy_procs import WarmProbe
 
 GAMING = "private/calibration/gaming/"
 

@@ -31,7 +31,9 @@ from pathlib import Path
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, run_bpy
+from blender import runner
+from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, ScriptFailed
+from sandbox.script_run import LOCAL
 from contracts.errors import author_script_failed
 from activities.policies import Policy
 from contracts.payloads.trials import TrialCost, TrialFailure
@@ -143,14 +145,13 @@ class LocalBackend(TrialBackend):
             script = (scripts / policy.script).resolve()
             solver_log = work / "logs" / "solver.log"
             try:
-                await run_bpy(BLENDER_SCRIPTS / "apply_script.py",
-                              ["--in", "inputs/start.blend", "--out", DELIVERY, "--script", str(script)],
-                              cwd=workspace, timeout=1800, log=solver_log)
-            except BlenderProcessError as exc:
-                output = solver_log.read_text(errors="replace")
-                if f'File "{script}"' not in output:
-                    raise  # no traceback through the script: Blender itself failed (infra)
+                await runner.run(BLENDER_SCRIPTS / "apply_script.py",
+                                 ["--in", "inputs/start.blend", "--out", DELIVERY, "--script", str(script)],
+                                 LOCAL, cwd=workspace, timeout=1800, log=solver_log,
+                                 authored={str(script): script})
+            except ScriptFailed as exc:  # a traceback through the policy's script (no other: infra)
                 from sandbox.agents.scripted import script_exception
+                output = solver_log.read_text(errors="replace")
                 exception, line = script_exception(output, str(script))
                 raise _author_error(policy, {"type": "ScriptRaised", "message": exception, "evidence": {
                     "line": line, "output": output[-2000:]}}, str(exc)) from None
@@ -168,17 +169,17 @@ class LocalBackend(TrialBackend):
                  "--rubric", str(tests / "rubric.json"), "--out", str(report)]
         probe_started = verifier / "logs" / "probe-started.json"
         try:
-            await run_bpy(tests / "rule_probe.py", [*probe, "--started", str(probe_started)],
-                          cwd=verifier, timeout=600, log=work / "logs" / "verifier.log")
+            await runner.run(tests / "rule_probe.py", [*probe, "--started", str(probe_started)], LOCAL,
+                             cwd=verifier, timeout=600, log=work / "logs" / "verifier.log")
         except BlenderProcessError as exc:
             # As tests/test.sh: killed or timed out after it opened the delivery, the delivery
             # broke it (a 0); before that, or a Python error, the verifier failed (infra).
             if not probe_started.is_file() or (exc.returncode is not None and exc.returncode >= 0):
                 raise
             problem = "DeliveryHungProbe" if exc.returncode is None else "DeliveryCrashedProbe"
-            await run_bpy(tests / "rule_probe.py",
-                          [*probe, "--delivery-problem", problem, "--detail", str(exc).splitlines()[0]],
-                          cwd=verifier, timeout=600, log=work / "logs" / "verifier-rerun.log")
+            await runner.run(tests / "rule_probe.py",
+                             [*probe, "--delivery-problem", problem, "--detail", str(exc).splitlines()[0]],
+                             LOCAL, cwd=verifier, timeout=600, log=work / "logs" / "verifier-rerun.log")
         # Wall time only: the scripts and the probe run as plain subprocesses in no cgroup of
         # their own (no CPU account), no agent runs (no agent phase, steps, model calls or
         # tokens), and there is no Harbor trial directory to keep as evidence.

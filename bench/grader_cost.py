@@ -43,6 +43,7 @@ from rich.progress import track
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from blender.runner import BlenderProcessError  # noqa: E402
 from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers import bpy_procs  # noqa: E402
 from verifiers.calibration import calibrate, samples_of  # noqa: E402
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     except subprocess.CalledProcessError as exc:
         print(f"error: {' '.join(exc.cmd)}: {exc.stderr.strip()}", file=sys.stderr)
         return 1
-    except bpy_procs.BpyProcessError as exc:
+    except BlenderProcessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     print(f"{'seed':18} {'killed base':>11} {'hardened':>9} {'probe ms base':>13} {'hardened':>9} {'ratio':>6} "

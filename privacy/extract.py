@@ -3,10 +3,11 @@
 A .blend's text datablocks and custom properties are only readable through bpy, and a .blend
 is outside content, so `privacy/blend_text.py` runs the way every other untrusted .blend is
 opened by the worker (docs/sandbox.md, "Outside code the worker opens itself"): through
-`sandbox.script_run.run_sandboxed_script` — its own slot user, Landlock, no network, only the
-.blend files go in and only the JSON comes out — or, when the worker runs outside code
-unisolated (`ARKEVO_TRIAL_BACKEND=local`, `sandbox=LOCAL`), as a plain Blender subprocess
-(`blender.runner.run_bpy`), like `build_workspace` and `render_evidence` do.
+`blender.runner.BlenderJob` — sandboxed, its own slot user, Landlock, no network, only the
+.blend files go in and only the JSON comes out; or, when the worker runs outside code
+unisolated (`ARKEVO_TRIAL_BACKEND=local`, `sandbox=LOCAL`), a plain Blender subprocess — like
+`build_workspace` and `render_evidence`. A reader that crashes or hangs on the files is the
+files' problem (`DeliveryBrokeBlender`): each is recorded with that error.
 
 Each extraction is cached in the content store under the name `privacy/blend-text/<sha256>`,
 so a .blend is read once: the dispatch checkpoint reads a task's .blend files on the first
@@ -26,7 +27,8 @@ from pathlib import Path
 
 from storage.content import ContentStore
 from contracts.digests import sha256_file
-from sandbox.script_run import LOCAL, ScriptIsolation, run_sandboxed_script
+from blender.runner import BlenderJob, DeliveryBrokeBlender
+from sandbox.script_run import ScriptIsolation
 
 BLEND_TEXT = Path(__file__).resolve().parent / "blend_text.py"
 CACHE_PREFIX = "privacy/blend-text/"
@@ -82,25 +84,14 @@ async def read_blend_texts(store: ContentStore, blends: dict[str, Path], *,
 async def _read(blends: dict[str, Path], tmp: Path, sandbox: ScriptIsolation) -> dict[str, dict]:
     ids = {f"b{i}": sha for i, sha in enumerate(sorted(blends))}
     out, log = tmp / "texts.json", tmp / "blend_text.log"
-    if sandbox == LOCAL:
-        from blender.runner import BlenderProcessError, run_bpy
-        args = ["--out", str(out), *(f"{i}={blends[sha].resolve()}" for i, sha in ids.items())]
-        try:
-            await run_bpy(BLEND_TEXT, args, cwd=tmp, timeout=TIMEOUT_SEC, log=log)
-            failure = None
-        except BlenderProcessError as exc:
-            failure = f"{str(exc).splitlines()[0]}: {_last_line(log.read_text(errors='replace'))}"
-    else:
-        run = await run_sandboxed_script(
-            BLEND_TEXT, ["--out", "/workspace/out/texts.json",
-                         *(f"{i}=/workspace/in/{i}.blend" for i in ids)],
-            inputs={f"/workspace/in/{i}.blend": blends[sha] for i, sha in ids.items()},
-            outputs={"/workspace/out/texts.json": out}, timeout=TIMEOUT_SEC, log=log,
-            settings=sandbox)
-        failure = None if run.ok and not run.refused else (
-            f"the reader was killed after {run.seconds:.0f}s" if run.timed_out
-            else f"the reader exited with {run.returncode}: {_last_line(run.log_tail)}" if not run.ok
-            else f"the reader's output was refused ({'; '.join(run.refused)})")
+    job = BlenderJob(sandbox)
+    args = ["--out", job.output(out, "/workspace/out/texts.json"),
+            *(f"{i}={job.input(blends[sha].resolve(), f'/workspace/in/{i}.blend')}" for i, sha in ids.items())]
+    try:  # the files are outside content: Blender failing on them is theirs, recorded, not retried
+        await job.run(BLEND_TEXT, args, cwd=tmp, timeout=TIMEOUT_SEC, log=log, delivery=True)
+        failure = None
+    except DeliveryBrokeBlender as exc:
+        failure = f"the reader failed: {str(exc).splitlines()[0]} {_last_line(exc.log_tail)}"
     docs = _parse(out) if failure is None else None
     if docs is None:
         failure = failure or "the reader wrote no readable output"

@@ -1,20 +1,21 @@
 """Blender subprocesses for the verifier side: fresh processes per script, and a warm probe.
 
-Blender runs out of process (a crash or leak never takes the caller down; each fresh run starts
-from a clean Blender).  What it runs here is outside code -- a seed's build script, reference
-solution and calibration samples, a draft's ``task_probes.py``, the deliveries they make -- so
-by default each run goes through the trial sandbox (``sandbox/script_run.py``: its own slot
-user, Landlock, loopback-only network, rlimits and cgroup; only the job's files go in, only its
-outputs come out).  ``sandbox=`` chooses: ``LOCAL`` (a plain subprocess of the caller, for an
-author's own code on their own machine), ``SandboxSettings``, or None (``ARKEVO_TRIAL_BACKEND``
-decides: ``local`` = unisolated, else the sandbox with default settings).
+Every fresh run goes through ``blender.runner.BlenderJob`` (the project's one runner, which
+also decides whose a failure is).  What runs here is outside code -- a seed's build script,
+reference solution and calibration samples, a draft's ``task_probes.py``, the deliveries they
+make -- so by default each run goes through the trial sandbox (``sandbox/script_run.py``: its
+own slot user, Landlock, loopback-only network, rlimits and cgroup; only the job's files go in,
+only its outputs come out).  ``sandbox=`` chooses: ``LOCAL`` (a plain subprocess of the caller,
+for an author's own code on their own machine), ``SandboxSettings``, or None
+(``ARKEVO_TRIAL_BACKEND`` decides: ``local`` = unisolated, else the sandbox with default
+settings).
 
-Failures: an author's script that raises is ``ScriptFailed`` (naming the file and the
-exception); any other non-zero exit, a hang or a dead warm process is ``BpyProcessError`` --
-infrastructure, never a score; a sandbox that cannot start raises ``SandboxUnavailable``,
-``LaunchFailed`` or ``SlotUnavailable`` with its reason.  ``WarmProbe`` keeps one bpy process
-with the probe library loaded and measures many deliveries in it (see ``probe_server.py``);
-``probe_fresh`` starts one process per probe.
+Failures (``blender.runner``): an author's script that raises is ``ScriptFailed`` (naming the
+file and the exception); any other non-zero exit, a hang or a dead warm process is
+``BlenderProcessError`` -- infrastructure, never a score; a sandbox that cannot start raises
+``SandboxUnavailable``, ``LaunchFailed`` or ``SlotUnavailable`` with its reason.  ``WarmProbe``
+keeps one bpy process with the probe library loaded and measures many deliveries in it (see
+``probe_server.py``); ``probe_fresh`` starts one process per probe.
 """
 
 from __future__ import annotations
@@ -28,17 +29,14 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TextIO, cast
 
-from blender.runner import bpy_python
+from blender.runner import (BlenderJob, BlenderProcessError, ScriptFailed, blender_env, bpy_python,
+                            script_failure)
 from contracts.seed_check import TASK_PROBES  # the draft's own probes file
-from observability.redaction import is_secret_name
 from sandbox.isolation.settings import SandboxSettings
-from sandbox.script_run import (LOCAL, SandboxedServer, ScriptIsolation, run_sandboxed_script,
-                                script_isolation)
+from sandbox.script_run import LOCAL, SandboxedServer, ScriptIsolation, script_isolation
 from verifiers.version import PROBE_FILES
 
 VERIFIERS = Path(__file__).resolve().parent
@@ -51,129 +49,6 @@ BUILD_WORKSPACE = ROOT / "blender" / "build_workspace.py"
 BUILD_ERROR = "build_workspace: error:"  # what build_workspace.py prints before exiting 2
 START_SCENE = "start_scene.json"  # the start scene's snapshot, beside the rubric (rule_probe.py)
 MUTATIONS = "mutations.py"  # the gaming operators: warm probes load them beside the probe code
-LOG_BYTES = 65536  # how much of a sandboxed run's log is read back to name a failure
-
-
-class BpyProcessError(RuntimeError):
-    """Blender exited non-zero, hung, or a warm process died: infrastructure, retry it."""
-
-
-class ScriptFailed(Exception):
-    """An author's script raised (a seed's build script, a reference solution, a calibration
-    sample, a task's own probes): the author's mistake, not infrastructure. ``problems``:
-    [(host file, exception line)], one per failing script."""
-
-    def __init__(self, problems: list[tuple[Path, str]], log_tail: str = ""):
-        self.problems, self.log_tail = problems, log_tail
-        super().__init__("; ".join(f"{file}: {exception}" for file, exception in problems))
-
-
-def _clean_env() -> dict[str, str]:
-    # model credentials never reach a Blender process (the same rule as the worker's runner)
-    return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
-
-
-def run_script(script: Path, args: Sequence[str | Path], *, timeout: float = 600,
-               cwd: Path | None = None) -> subprocess.CompletedProcess:
-    """A plain, unisolated bpy subprocess (LOCAL)."""
-    argv = [bpy_python(), str(script), *map(str, args)]
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, cwd=cwd,
-                              env=_clean_env())
-    except subprocess.TimeoutExpired as exc:
-        raise BpyProcessError(f"{script.name} still running after {timeout:.0f}s; killed") from exc
-    if proc.returncode != 0:
-        tail = (proc.stdout[-1500:] + "\n" + proc.stderr[-3000:]).strip()
-        raise BpyProcessError(f"{script.name} exited with {proc.returncode}:\n{tail}")
-    return proc
-
-
-def _sync(coro):
-    """Await `coro` from sync code: a thread of the caller's pool, or one under a running loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coro)
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, coro).result()
-
-
-def _exception_line(log: str) -> str:
-    """The exception line of the last traceback in `log` (after its last frame)."""
-    after = log[log.rfind('  File "'):].splitlines()[1:]
-    return next((line for line in after if line and not line[0].isspace()), "failed")
-
-
-def _script_failure(log: str, authored: dict[str, Path], marker: str | None = None
-                    ) -> ScriptFailed | None:
-    """ScriptFailed naming the host file when the traceback in `log` runs through one of the
-    `authored` scripts ({path the process saw: host file}), or the process printed `marker`
-    (its own report of an author error); None when neither: the failure is not the author's."""
-    for seen, host in authored.items():
-        if any(f'File "{path}"' in log for path in (seen, str(host), str(host.resolve()))):
-            return ScriptFailed([(host, _exception_line(log))], log[-4000:])
-    if marker and marker in log and authored:
-        report = log[log.rfind(marker) + len(marker):].strip().splitlines()
-        return ScriptFailed([(next(iter(authored.values())), report[0] if report else "failed")],
-                            log[-4000:])
-    return None
-
-
-class _Job:
-    """One run of a bpy script, unisolated or sandboxed. The paths handed to the script are the
-    host paths or, sandboxed, the sandbox paths its input files are copied to and its outputs
-    copied back from (only those)."""
-
-    def __init__(self, sandbox: ScriptIsolation):
-        self.isolation = script_isolation(sandbox)
-        self.local = self.isolation == LOCAL
-        self.inputs: dict[str, Path] = {}
-        self.outputs: dict[str, Path] = {}
-
-    def input(self, host: Path, inside: str) -> str:
-        if self.local:
-            return str(host)
-        if host.exists():  # a missing delivery is missing in there too
-            self.inputs[inside] = host
-        return inside
-
-    def output(self, host: Path, inside: str) -> str:
-        if self.local:
-            return str(host)
-        self.outputs[inside] = host
-        return inside
-
-    def run(self, script: Path, args: list[str], *, timeout: float, cwd: Path | None = None,
-            inside_cwd: str = "/workspace", authored: dict[str, Path] | None = None,
-            marker: str | None = None) -> None:
-        """Run it; a failure that is the author's (see _script_failure) raises ScriptFailed,
-        any other BpyProcessError."""
-        authored = authored or {}
-        if self.local:
-            try:
-                run_script(script, args, timeout=timeout, cwd=cwd)
-            except BpyProcessError as exc:
-                raise _script_failure(str(exc), authored, marker) or exc from None
-            return
-        with tempfile.TemporaryDirectory(prefix="arkevo-bpy-") as tmp:
-            log = Path(tmp) / "run.log"
-            run = _sync(run_sandboxed_script(
-                script, args, inputs=self.inputs, outputs=self.outputs, timeout=timeout, log=log,
-                settings=cast(SandboxSettings, self.isolation), cwd=inside_cwd))  # not LOCAL here
-            with open(log, "rb") as f:
-                f.seek(max(0, f.seek(0, os.SEEK_END) - LOG_BYTES))
-                text = f.read().decode("utf-8", "replace")
-        if run.timed_out:
-            raise BpyProcessError(f"{script.name} still running after {timeout:.0f}s (sandboxed); killed")
-        if not run.ok:
-            error = BpyProcessError(f"{script.name} exited with {run.returncode} (sandboxed):\n"
-                                    f"{text[-3000:].strip()}")
-            raise _script_failure(text, authored, marker) or error
-        if run.refused:  # links or devices where its outputs belong: the code it ran planted them
-            what = f"left no plain files as its outputs ({'; '.join(run.refused)})"
-            if authored:
-                raise ScriptFailed([(host, what) for host in authored.values()][:1], text[-4000:])
-            raise BpyProcessError(f"{script.name} {what}")
 
 
 def apply_script(blend_in: Path, script: Path, blend_out: Path, timeout: float = 600, *,
@@ -194,7 +69,7 @@ def apply_scripts(blend_in: Path, jobs: list[tuple[Path, Path]], timeout: float 
     names = [s.name for s, _ in jobs], [o.name for _, o in jobs]
     if any(len(set(n)) != len(n) for n in names):
         raise ValueError(f"apply_scripts: script and output names must be unique: {names}")
-    job = _Job(sandbox)
+    job = BlenderJob(sandbox)
     args = ["--in", job.input(blend_in, f"/workspace/inputs/{blend_in.name}")]
     authored = {}
     for script, blend_out in jobs:
@@ -202,7 +77,7 @@ def apply_scripts(blend_in: Path, jobs: list[tuple[Path, Path]], timeout: float 
         seen = job.input(script, f"/workspace/{script.name}")
         authored[seen] = script
         args += ["--script", seen, "--out", job.output(blend_out, f"/workspace/outputs/{blend_out.name}")]
-    job.run(APPLY_SCRIPT, args, timeout=timeout * len(jobs), authored=authored)
+    job.run_blocking(APPLY_SCRIPT, args, timeout=timeout * len(jobs), authored=authored)
     for script, blend_out in jobs:
         if not blend_out.is_file():  # only the script can end the run before the save
             raise ScriptFailed([(script, "the run ended without saving the scene (does the script exit?)")])
@@ -215,7 +90,7 @@ def build_workspace(reference: Path, start_mode: str, out_start: Path, out_refer
     """Build the starting workspace from a seed's reference project. Sandboxed, the seed's files
     except draft/ (never its rubric, solution or calibration) go in at /workspace/seed;
     without `seed_dir`, the reference's own folder."""
-    job = _Job(sandbox)
+    job = BlenderJob(sandbox)
     seed = seed_dir or reference.parent
     ref = str(reference)
     if not job.local:
@@ -223,7 +98,7 @@ def build_workspace(reference: Path, start_mode: str, out_start: Path, out_refer
             if child.name != "draft":
                 job.input(child, f"/workspace/seed/{child.name}")
         ref = f"/workspace/seed/{reference.relative_to(seed).as_posix()}"
-    job.run(BUILD_WORKSPACE, ["--reference", ref, "--start-mode", start_mode,
+    job.run_blocking(BUILD_WORKSPACE, ["--reference", ref, "--start-mode", start_mode,
                               "--out-start", job.output(out_start, "/workspace/out/start.blend"),
                               "--out-reference", job.output(out_reference, "/workspace/out/reference.blend")],
             timeout=timeout, cwd=seed, inside_cwd="/workspace/seed", authored={ref: reference},
@@ -245,7 +120,7 @@ def task_probes(rubric: Path, probes: Path | None) -> Path | None:
 def probe_fresh(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None,
                 timeout: float = 600, *, sandbox: ScriptIsolation = None) -> dict:
     """One fresh bpy process for one probe (what a packaged task's test.sh does)."""
-    job = _Job(sandbox)
+    job = BlenderJob(sandbox)
     probes = task_probes(rubric, probes)
     args = ["--blend", job.input(blend, f"/workspace/{blend.name}"),
             "--task", job.input(task, "/tests/task/task.json"),
@@ -260,7 +135,7 @@ def probe_fresh(blend: Path, task: Path, rubric: Path, out: Path, probes: Path |
         args += ["--start-scene", job.input(start, f"/tests/task/{START_SCENE}")]
     for name in PROBE_FILES:  # rule_probe.py's siblings, next to it in /tests
         job.input(VERIFIERS / name, f"/tests/{name}")
-    job.run(RULE_PROBE, args, timeout=timeout, authored=authored)
+    job.run_blocking(RULE_PROBE, args, timeout=timeout, authored=authored)
     return json.loads(Path(out).read_text(encoding="utf-8"))
 
 
@@ -269,19 +144,19 @@ def render_jobs(jobs: list[dict], timeout: float = 900, *, sandbox: ScriptIsolat
     What comes back is untrusted: the caller checks it (``evidence.check_rendered``)."""
     if not jobs:
         return []
-    job = _Job(sandbox)
+    job = BlenderJob(sandbox)
     inside = [{"blend": job.input(Path(j["blend"]), f"/workspace/deliveries/{i}/{Path(j['blend']).name}"),
                "spec": j["spec"], "out": job.output(Path(j["out"]), f"/workspace/evidence/{i}")}
               for i, j in enumerate(jobs)]
     with tempfile.TemporaryDirectory(prefix="arkevo-render-") as tmp:
         jobs_file = Path(tmp) / "jobs.json"
         jobs_file.write_text(json.dumps(inside), encoding="utf-8")
-        job.run(RENDER_EVIDENCE, ["--jobs", job.input(jobs_file, "/tests/jobs.json")], timeout=timeout)
+        job.run_blocking(RENDER_EVIDENCE, ["--jobs", job.input(jobs_file, "/tests/jobs.json")], timeout=timeout)
     manifests = []
     for j in jobs:
         manifest = Path(j["out"]) / "manifest.json"
         if not manifest.is_file():
-            raise BpyProcessError(f"render_evidence.py wrote no manifest for {j['blend']}")
+            raise BlenderProcessError(f"render_evidence.py wrote no manifest for {j['blend']}")
         manifests.append(json.loads(manifest.read_text(encoding="utf-8")))
     return manifests
 
@@ -290,7 +165,7 @@ class WarmProbe:
     """One warm bpy process running ``probe_server.py``; ``probe()`` is its unit of work.
 
     Use as a context manager.  Thread-safe (one job at a time).  If the process dies, the
-    current call raises ``BpyProcessError`` and the next call starts a fresh process.
+    current call raises ``BlenderProcessError`` and the next call starts a fresh process.
 
     Sandboxed (the default), the process lives in one sandbox for as long as it runs: the
     probe code goes in at start, each job's task files once per content and its delivery for
@@ -342,7 +217,7 @@ class WarmProbe:
         self.starts += 1
         ready = self._read_reply(120)
         if not ready.get("ready"):
-            raise BpyProcessError(f"warm probe did not start: {ready}")
+            raise BlenderProcessError(f"warm probe did not start: {ready}")
 
     def _start_local(self) -> None:
         read_fd, write_fd = os.pipe()
@@ -350,7 +225,7 @@ class WarmProbe:
         try:
             self._proc = subprocess.Popen(
                 [bpy_python(), str(PROBE_SERVER), "--reply-fd", str(write_fd)],
-                stdin=subprocess.PIPE, stdout=out, stderr=out, pass_fds=(write_fd,), env=_clean_env(),
+                stdin=subprocess.PIPE, stdout=out, stderr=out, pass_fds=(write_fd,), env=blender_env(),
                 text=True,
             )
         finally:
@@ -374,13 +249,13 @@ class WarmProbe:
                 answer = self._call(self._server.receive(timeout))
             except TimeoutError:
                 self._kill()
-                raise BpyProcessError(f"warm probe gave no answer within {timeout:.0f}s; killed") from None
+                raise BlenderProcessError(f"warm probe gave no answer within {timeout:.0f}s; killed") from None
             except ValueError as exc:  # not JSON, or a line past the pipe's limit
                 self._kill()
-                raise BpyProcessError(f"warm probe sent a bad reply: {exc}") from None
+                raise BlenderProcessError(f"warm probe sent a bad reply: {exc}") from None
             if answer is None:
                 self._kill()
-                raise BpyProcessError("warm probe process exited")
+                raise BlenderProcessError("warm probe process exited")
             return answer
         assert self._reader is not None  # opened by _start_local
         deadline = time.monotonic() + timeout
@@ -388,14 +263,14 @@ class WarmProbe:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._kill()
-                raise BpyProcessError(f"warm probe gave no answer within {timeout:.0f}s; killed")
+                raise BlenderProcessError(f"warm probe gave no answer within {timeout:.0f}s; killed")
             ready, _, _ = select.select([self._reader], [], [], min(left, 1.0))
             if ready:
                 line = self._reader.readline()
                 if not line:
                     code = self._proc.wait() if self._proc else None
                     self._proc = None
-                    raise BpyProcessError(f"warm probe process exited ({code})")
+                    raise BlenderProcessError(f"warm probe process exited ({code})")
                 return json.loads(line)
 
     def _send(self, job: dict) -> None:
@@ -409,7 +284,7 @@ class WarmProbe:
                 self._call(self._server.send(job))
         except (BrokenPipeError, ConnectionResetError) as exc:
             self._kill()
-            raise BpyProcessError("warm probe process is gone") from exc
+            raise BlenderProcessError("warm probe process is gone") from exc
 
     def probe(self, blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
         probes = task_probes(rubric, probes)
@@ -440,7 +315,7 @@ class WarmProbe:
                   job: dict) -> dict:
         """Send one job about ``blend`` (with the task's files; sandboxed, copied in first, the
         delivery removed after) and read its answer; a failed answer raises ``ScriptFailed``
-        when the task's own probes raised, else ``BpyProcessError``.  Caller holds the lock."""
+        when the task's own probes raised, else ``BlenderProcessError``.  Caller holds the lock."""
         if not self._running():
             self._start()
         if self.local:
@@ -464,7 +339,7 @@ class WarmProbe:
         self.jobs += 1
         if not answer.get("ok"):
             error = answer.get("error") or ""
-            raise _script_failure(error, authored) or BpyProcessError(
+            raise script_failure(error, authored) or BlenderProcessError(
                 f"{what} of {blend} failed in the warm process:\n{error}")
         return answer
 
@@ -521,13 +396,13 @@ def snapshot_scene(blend: Path, out: Path, *, frame: int = 1, timeout: float = 6
                    sandbox: ScriptIsolation = None) -> dict:
     """The snapshot of `blend` (``scene_snapshot.py``: the start scene's fingerprint that the
     ``scene_unchanged`` criterion compares against), written to `out` and returned."""
-    job = _Job(sandbox)
+    job = BlenderJob(sandbox)
     Path(out).unlink(missing_ok=True)  # a stale snapshot must not pass for this run's
     args = ["--blend", job.input(Path(blend), f"/workspace/{Path(blend).name}"),
             "--out", job.output(Path(out), f"/workspace/out/{START_SCENE}"), "--frame", str(int(frame))]
     for name in PROBE_FILES:  # scene_snapshot.py's siblings, next to it in /tests
         job.input(VERIFIERS / name, f"/tests/{name}")
-    job.run(VERIFIERS / "scene_snapshot.py", args, timeout=timeout)
+    job.run_blocking(VERIFIERS / "scene_snapshot.py", args, timeout=timeout)
     if not Path(out).is_file():
-        raise BpyProcessError(f"scene_snapshot.py wrote no {Path(out).name}")
+        raise BlenderProcessError(f"scene_snapshot.py wrote no {Path(out).name}")
     return json.loads(Path(out).read_text(encoding="utf-8"))

@@ -48,7 +48,7 @@ from typing import cast
 
 from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
-from verifiers.bpy_procs import ScriptFailed
+from blender.runner import ScriptFailed
 from verifiers.evidence import (Evidence, EvidenceCache, rubric_names, sha256_file, unseen_message,
                                unseen_parts)
 from verifiers.mutation_testing import allowed_operators, gaming_table, mutation_table

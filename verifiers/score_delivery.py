@@ -30,7 +30,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sandbox.script_run import LOCAL, LaunchFailed, SandboxUnavailable, ScriptIsolation, SlotUnavailable
-from verifiers.bpy_procs import ScriptFailed
+from blender.runner import ScriptFailed
 from verifiers.evidence import EvidenceCache, default_cache_root
 from verifiers.profiles import get_profile, profile_of_task
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle

@@ -46,7 +46,7 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
     from rich.console import Console
     from rich.markup import escape
 
-    from verifiers.bpy_procs import BpyProcessError
+    from blender.runner import BlenderProcessError
     from verifiers.score_delivery import RUN_FAILURES, BadInput, load_bundle, print_run_failure
 
     ap = argparse.ArgumentParser(prog="python -m verifiers.start_scene", description=__doc__.split("\n\n")[0],
@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
             data = build_snapshot(bundle, fresh, sandbox=LOCAL if args.no_sandbox else sandbox)
         except RUN_FAILURES as exc:
             return print_run_failure(console, exc)
-        except BpyProcessError as exc:
+        except BlenderProcessError as exc:
             console.print(f"[red]failed[/] {escape(str(exc))}", highlight=False, soft_wrap=True)
             return 1
         text = fresh.read_text(encoding="utf-8")

@@ -27,7 +27,8 @@ from sandbox.script_run import SandboxUnavailable
 from tests.adversarial.sandbox_helpers import (assert_doors_closed, door_probe, free_port, read_scenes,
                                                requires_landlock, sandbox_kwargs)
 from verifiers import calibration, score_delivery
-from verifiers.bpy_procs import MUTATIONS, ScriptFailed
+from blender.runner import ScriptFailed
+from verifiers.bpy_procs import MUTATIONS
 from verifiers.profiles import get_profile
 from verifiers.version import PROBE_FILES
 

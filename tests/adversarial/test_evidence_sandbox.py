@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import activities.evidence as evidence_module
+from blender import runner
 from activities.evidence import EvidenceActivities
 from storage.content import FilesystemStore
 from contracts.payloads.vl_grading import RenderEvidenceInput
@@ -79,7 +80,7 @@ async def test_sandboxed_renders_match_unisolated_ones_and_a_hit_starts_nothing(
     async def no_blender(*args, **kwargs):
         raise AssertionError("a cache hit started a sandbox")
 
-    monkeypatch.setattr(evidence_module, "run_sandboxed_script", no_blender)
+    monkeypatch.setattr(runner, "run_sandboxed_script", no_blender)
     again = await EvidenceActivities(store, tmp_path / "cache", settings).render_evidence(req)
     assert again.cache_hit and again.evidence == first.evidence and again.error is None
 
@@ -87,7 +88,7 @@ async def test_sandboxed_renders_match_unisolated_ones_and_a_hit_starts_nothing(
 @pytest.mark.parametrize("script, expected", [
     ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "exited with"),
     ("import subprocess, time\nsubprocess.Popen(['sleep', '600'], start_new_session=True)\n"
-     "time.sleep(600)\n", "was killed after"),
+     "time.sleep(600)\n", "still running after 3s (sandboxed); killed"),
 ], ids=["crash", "hang"])
 async def test_a_delivery_that_crashes_or_hangs_the_renderer_is_nothing_to_judge(
         tmp_path, settings, table_blend, monkeypatch, script, expected):
@@ -99,20 +100,21 @@ async def test_a_delivery_that_crashes_or_hangs_the_renderer_is_nothing_to_judge
     activities.renderer.timeout = 3
     result = await activities.render_evidence(request(store, table_blend))
     assert result.evidence is None and not result.cache_hit
-    assert result.error.startswith(f"the evidence renderer {expected}"), result.error
+    assert result.error.startswith("the evidence renderer failed: render_evidence.py "), result.error
+    assert expected in result.error.splitlines()[0] and "on this delivery" in result.error
     assert cached_renders(tmp_path / "cache") == []  # a failure is not cached
     assert slot_processes() == []  # the background sleep died with the sandbox
 
 
-@pytest.mark.parametrize("planted", [
+@pytest.mark.parametrize("planted, why", [
     # a manifest naming a host file: the worker would read it into the store
-    "manifest = {'files': {'../../../../etc/passwd': {'sha256': 'x'}}}",
-    # a rendered view that is a link to a host secret
-    "os.symlink('/etc/shadow', out + '/front.png')\n"
-    "manifest = {'files': {'front.png': {'sha256': 'x'}}}",
+    ("manifest = {'files': {'../../../../etc/passwd': {'sha256': 'x'}}}", "malformed"),
+    # a rendered view that is a link to a host secret: the copy-out refuses it, never follows it
+    ("os.symlink('/etc/shadow', out + '/front.png')\n"
+     "manifest = {'files': {'front.png': {'sha256': 'x'}}}", "front.png: not a plain file"),
 ], ids=["path-escape", "symlink"])
 async def test_bogus_renderer_output_enters_neither_cache_nor_store(
-        tmp_path, settings, table_blend, monkeypatch, planted):
+        tmp_path, settings, table_blend, monkeypatch, planted, why):
     renderer = tmp_path / "render_evidence.py"
     renderer.write_text("import json, os\nout = '/workspace/evidence'\nos.makedirs(out)\n"
                         f"{planted}\n"
@@ -122,6 +124,6 @@ async def test_bogus_renderer_output_enters_neither_cache_nor_store(
     req = request(store, table_blend)
     objects = store.count()
     result = await EvidenceActivities(store, tmp_path / "cache", settings).render_evidence(req)
-    assert result.evidence is None and "malformed" in result.error, result.error
+    assert result.evidence is None and why in result.error, result.error
     assert cached_renders(tmp_path / "cache") == [] and store.count() == objects
     assert list((tmp_path / "cache" / "tmp").iterdir()) == []  # the scratch folder is gone

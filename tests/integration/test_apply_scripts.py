@@ -11,7 +11,7 @@ import pytest
 from sandbox.isolation.settings import SandboxSettings
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from verifiers import bpy_procs
-from verifiers.bpy_procs import ScriptFailed
+from blender.runner import ScriptFailed
 
 pytestmark = [pytest.mark.blender, requires_landlock]
 

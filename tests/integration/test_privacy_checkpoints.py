@@ -11,7 +11,6 @@ from __future__ import annotations
 import pytest
 from temporalio.exceptions import ApplicationError
 
-import privacy.extract as extract_module
 from activities.admission import AdmissionActivities
 from contracts.errors import PRIVACY_FINDING
 from storage.content import FilesystemStore
@@ -23,9 +22,10 @@ from privacy.extract import cache_name, read_blend_texts
 from privacy.policy import load_policy_for
 from privacy.scan import scan_blend_extraction, sha256_of
 from sandbox.isolation.settings import SandboxSettings
+from sandbox.script_run import LOCAL
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
 from tests.conftest import assemble_seed
-from verifiers.bpy_procs import run_script
+from blender import runner
 
 pytestmark = [requires_landlock, pytest.mark.blender, pytest.mark.timeout(180)]
 
@@ -60,18 +60,18 @@ async def test_blend_texts_and_properties_are_read_in_the_sandbox_once(tmp_path,
     script = tmp_path / "make_blends.py"
     script.write_text(MAKE_BLENDS)
     keyed, mailed = tmp_path / "keyed.blend", tmp_path / "mailed.blend"
-    run_script(script, [keyed, mailed], timeout=120)
+    await runner.run(script, [str(keyed), str(mailed)], LOCAL, timeout=120)
     store = FilesystemStore(tmp_path / "store")
     blends = {sha256_of(keyed): keyed, sha256_of(mailed): mailed}
 
     launched = []
-    real = extract_module.run_sandboxed_script
+    real = runner.run_sandboxed_script
 
     async def spy(script, args, **kwargs):
         launched.append((script.name, kwargs["settings"], sorted(kwargs["inputs"])))
         return await real(script, args, **kwargs)
 
-    monkeypatch.setattr(extract_module, "run_sandboxed_script", spy)
+    monkeypatch.setattr(runner, "run_sandboxed_script", spy)
     docs = await read_blend_texts(store, blends, sandbox=settings, work=tmp_path)
     # one sandboxed Blender, with the test's slot users, that got only the two .blend files
     assert launched == [("blend_text.py", settings, ["/workspace/in/b0.blend", "/workspace/in/b1.blend"])]
@@ -84,7 +84,7 @@ async def test_blend_texts_and_properties_are_read_in_the_sandbox_once(tmp_path,
     async def no_blender(*args, **kwargs):
         raise AssertionError("a cached extraction started Blender again")
 
-    monkeypatch.setattr(extract_module, "run_sandboxed_script", no_blender)
+    monkeypatch.setattr(runner, "run_sandboxed_script", no_blender)
     again = await read_blend_texts(store, blends, sandbox=settings, work=tmp_path)
     assert again == docs
 

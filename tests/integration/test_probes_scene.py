@@ -20,7 +20,7 @@ from jsonschema import Draft202012Validator
 
 from sandbox.script_run import LOCAL
 from verifiers import bpy_procs, start_scene
-from verifiers.bpy_procs import BpyProcessError
+from blender.runner import BlenderProcessError
 from verifiers.probe_catalogue import builtin_methods
 
 pytestmark = pytest.mark.blender
@@ -271,7 +271,7 @@ def test_without_a_start_snapshot(scenes):
     assert got["N_count"]["evidence"]["baseline"] is False
 
     task, rubric = write_task(scenes["tmp"] / "no-baseline-diff", {"S": ("scene_unchanged", {})})
-    with pytest.raises(BpyProcessError, match="no start scene snapshot"):
+    with pytest.raises(BlenderProcessError, match="no start scene snapshot"):
         probe(scenes, "start", task, rubric)
 
 
