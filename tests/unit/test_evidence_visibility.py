@@ -1,5 +1,5 @@
 """Whether the VL judge can see the graded parts: the rubric's names and the renderer's
-measured pixel boxes (the bpy side is tests/integration/test_evidence_visibility.py)."""
+measured pixel boxes (the bpy side is tests/integration/test_evidence_part_pixels.py)."""
 
 from verifiers.evidence import MIN_PART_PIXELS, rubric_names, unseen_parts
 
