@@ -15,11 +15,28 @@ import os
 import shutil
 import tempfile
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from pathlib import Path
+from typing import BinaryIO
 
 
 class ObjectMissing(FileNotFoundError):
     """No object under that key."""
+
+
+def write_atomically(dest: Path, write: Callable[[BinaryIO], object]) -> Path:
+    """`write(file)` into a temporary file beside `dest`, then rename it into place: a reader
+    never sees half an object, and a failed download leaves nothing behind."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            write(out)
+        os.chmod(tmp_name, 0o644)
+        os.replace(tmp_name, dest)
+    finally:
+        Path(tmp_name).unlink(missing_ok=True)
+    return dest
 
 
 def check_key(key: str) -> str:
@@ -179,17 +196,11 @@ class FilesystemObjects(ObjectStore):
         src = self._path(key)
         if not src.is_file():
             raise ObjectMissing(f"no object {key!r} under {self.root}")
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-        os.close(fd)
-        try:
-            shutil.copyfile(src, tmp_name)
-            os.chmod(tmp_name, 0o644)
-            os.replace(tmp_name, dest)
-        finally:
-            Path(tmp_name).unlink(missing_ok=True)
-        return dest
+        def copy(out: BinaryIO) -> None:
+            with open(src, "rb") as f:
+                shutil.copyfileobj(f, out)
+
+        return write_atomically(Path(dest), copy)
 
     def exists(self, key: str) -> bool:
         return self._path(key).is_file()

@@ -16,13 +16,13 @@ cannot be used for create-only writes.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from pathlib import Path
+from typing import BinaryIO
 
 from botocore.exceptions import ClientError
 
-from storage.objects import ObjectMissing, ObjectStore, check_key
+from storage.objects import ObjectMissing, ObjectStore, check_key, write_atomically
 
 SINGLE_PUT_LIMIT = 64 << 20
 PART_SIZE = 64 << 20
@@ -145,34 +145,25 @@ class S3Objects(ObjectStore):
     def replace(self, key: str, data: bytes) -> None:
         self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data)
 
-    def get(self, key: str) -> bytes:
+    def _get_object(self, key: str) -> dict:
         try:
-            response = self.client.get_object(Bucket=self.bucket, Key=self._key(key))
+            return self.client.get_object(Bucket=self.bucket, Key=self._key(key))
         except ClientError as exc:
             if _missing(exc):
                 raise self._missing_error(key) from None
             raise
-        return response["Body"].read()
+
+    def get(self, key: str) -> bytes:
+        return self._get_object(key)["Body"].read()
 
     def download(self, key: str, dest: Path) -> Path:
-        try:
-            response = self.client.get_object(Bucket=self.bucket, Key=self._key(key))
-        except ClientError as exc:
-            if _missing(exc):
-                raise self._missing_error(key) from None
-            raise
-        dest = Path(dest)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp_name = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.", suffix=".part")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                for chunk in response["Body"].iter_chunks(_CHUNK):
-                    out.write(chunk)
-            os.chmod(tmp_name, 0o644)
-            os.replace(tmp_name, dest)
-        finally:
-            Path(tmp_name).unlink(missing_ok=True)
-        return dest
+        body = self._get_object(key)["Body"]
+
+        def copy(out: BinaryIO) -> None:
+            for chunk in body.iter_chunks(_CHUNK):
+                out.write(chunk)
+
+        return write_atomically(Path(dest), copy)
 
     def exists(self, key: str) -> bool:
         try:
