@@ -91,7 +91,7 @@ async def _read(blends: dict[str, Path], tmp: Path, sandbox: ScriptIsolation) ->
         await job.run(BLEND_TEXT, args, cwd=tmp, timeout=TIMEOUT_SEC, log=log, delivery=True)
         failure = None
     except DeliveryBrokeBlender as exc:
-        failure = f"the reader failed: {str(exc).splitlines()[0]} {_last_line(exc.log_tail)}"
+        failure = f"the reader failed: {str(exc).splitlines()[0]}: {_last_line(exc.log_tail)}"
     docs = _parse(out) if failure is None else None
     if docs is None:
         failure = failure or "the reader wrote no readable output"

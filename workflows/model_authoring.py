@@ -25,7 +25,7 @@ from temporalio.exceptions import ActivityError, ApplicationError, ChildWorkflow
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.authoring import AuthoringActivities
-    from contracts.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED, EVIDENCE_TOO_COARSE
     from activities.model_drafts import ModelDraftActivities
     from activities.review import ReviewActivities
     from contracts import queues
@@ -68,13 +68,16 @@ class CheckDeliveryWorkflow:
                 prepared = dataclasses.replace(prepared, calibration_samples=samples)
             outcomes = await grade_samples(prepared, wid)
             rows = await mutation_rows(prepared) if len(samples) > 2 else None
-        except (ActivityError, ChildWorkflowError) as e:
+        except (ActivityError, ChildWorkflowError, ApplicationError) as e:  # the last: prepare_task's own
             root = root_cause(e)
             if isinstance(root, ApplicationError) and root.type == AUTHOR_SCRIPT_FAILED:
                 details = root.details[0] if root.details and isinstance(root.details[0], dict) else {}
                 finding = {"check": "script", "message": root.message}
                 if details.get("file"):
                     finding["file"] = details["file"]
+                return DeliveryCheck(req.round, False, [finding], admitted.seed_tree, admitted.draft)
+            if isinstance(root, ApplicationError) and root.type == EVIDENCE_TOO_COARSE:
+                finding = {"check": "evidence", "file": "draft/judge.json", "message": root.message}
                 return DeliveryCheck(req.round, False, [finding], admitted.seed_tree, admitted.draft)
             raise
         verdict = await workflow.execute_activity_method(

@@ -14,7 +14,7 @@ from temporalio.exceptions import ApplicationError, ChildWorkflowError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from contracts.errors import AUTHOR_SCRIPT_FAILED
+    from contracts.errors import AUTHOR_SCRIPT_FAILED, EVIDENCE_TOO_COARSE
     from contracts import queues
     from contracts.payloads.admission import AdmissionInput
     from contracts.payloads.authoring import AuthoringInput
@@ -67,7 +67,7 @@ class TaskProduction:
             root = root_cause(e)
             message = str(root)
             self._progress["error"] = message
-            if isinstance(root, ApplicationError) and root.type == AUTHOR_SCRIPT_FAILED:
+            if isinstance(root, ApplicationError) and root.type in (AUTHOR_SCRIPT_FAILED, EVIDENCE_TOO_COARSE):
                 self._progress["failures"]["author"] += 1
             raise ApplicationError(f"stage {stage} failed: {message}",
                                    type="StageFailed", non_retryable=True) from e

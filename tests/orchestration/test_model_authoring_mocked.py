@@ -24,6 +24,7 @@ from contracts.payloads.model_authoring import (AuthoringRecordInput, AuthorRoun
                                                 EndpointCheckInput, FinalReviewInput, FinalReviewVerdict,
                                                 ModelUsage)
 from contracts.payloads.review import CalibrationInput, CalibrationVerdict
+from contracts.payloads.vl_grading import RenderedEvidence, RenderEvidenceInput
 from tests.orchestration.test_task_production_mocked import Fakes, produce, ref
 
 
@@ -33,7 +34,7 @@ def _name(fn) -> str:
 
 class AuthoringFakes(Fakes):
     """`rounds[n-1]` scripts round n: {"author": submitted|needs_input, "admit": ok|bad,
-    "calibration": pass|fail, "review": accept|revise|reject}."""
+    "evidence": ok|coarse, "calibration": pass|fail, "review": accept|revise|reject}."""
 
     def __init__(self, rounds: list[dict], endpoints: bool = True):
         super().__init__("blender-70-30")
@@ -42,10 +43,11 @@ class AuthoringFakes(Fakes):
         self.feedback_seen: list[list[dict]] = []
         self.record: AuthoringRecordInput | None = None
         self.round_of_calibration: list[int] = []
+        self.reference_renders = 0
 
     def script(self, n: int) -> dict:
-        return {"author": "submitted", "admit": "ok", "calibration": "pass", "review": "accept",
-                **self.rounds[n - 1]}
+        return {"author": "submitted", "admit": "ok", "evidence": "ok", "calibration": "pass",
+                "review": "accept", **self.rounds[n - 1]}
 
     def activities(self) -> list:
         fakes = self
@@ -87,6 +89,15 @@ class AuthoringFakes(Fakes):
             draft = base["admit_seed"](AdmissionInput("seeds/demo", "t")).draft
             return DraftAdmission(True, [], ref(f"merged-{req.round}"), draft)
 
+        @activity.defn(name="render_evidence")
+        def render_evidence(req: RenderEvidenceInput) -> RenderedEvidence:
+            rendered = base["render_evidence"](req)
+            if req.graded:  # the reference's render: one per round that reaches the trials
+                fakes.reference_renders += 1
+                if fakes.script(fakes.reference_renders)["evidence"] == "coarse":
+                    return dataclasses.replace(rendered, unseen={"Leg.FL": "at most 5x58 px in any view"})
+            return rendered
+
         @activity.defn(name="judge_calibration")
         def judge_calibration(req: CalibrationInput) -> CalibrationVerdict:
             fakes.calls["judge_calibration"] += 1
@@ -118,7 +129,7 @@ class AuthoringFakes(Fakes):
             fakes.record = req
             return ref("authoring-record")
 
-        own = [admit_seed, check_model_endpoints, author_round, admit_draft, judge_calibration,
+        own = [admit_seed, check_model_endpoints, author_round, admit_draft, render_evidence, judge_calibration,
                calibration_feedback, final_review, write_authoring_record]
         names = {_name(a) for a in own}
         return own + [a for n, a in base.items() if n not in names]
@@ -154,6 +165,17 @@ async def test_admission_findings_skip_the_trials_and_go_back_to_the_author(mock
     assert fakes.feedback_seen[1] == [{"check": "ledger", "file": "draft/ledger.json",
                                        "message": "REQ-X has no ledger entry"}]
     assert fakes.calls["run_trial"] == 3 + 4  # round 2 only (the pilot carries it), then evaluation
+
+
+async def test_evidence_the_judge_cannot_see_goes_back_to_the_author_as_a_finding(mocked_env):
+    fakes = AuthoringFakes([{"evidence": "coarse"}, {}])
+    result, progress = await produce(mocked_env, fakes, "mocked-model-evidence")
+    assert not isinstance(result, Exception), (progress.get("error"), result.cause)
+    assert result.task_version == "v1-abc"
+    (finding,) = fakes.feedback_seen[1]
+    assert finding["check"] == "evidence" and finding["file"] == "draft/judge.json"
+    assert "Leg.FL: at most 5x58 px" in finding["message"]
+    assert [r["verdict"] for r in fakes.record.rounds] == ["check_failed", "accept"]
 
 
 async def test_revise_gives_one_more_round_with_the_reviewers_reasons(mocked_env):

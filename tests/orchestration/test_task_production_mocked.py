@@ -294,6 +294,7 @@ async def test_a_reference_whose_graded_part_the_judge_cannot_see_fails_authorin
     assert "Leg.FL: at most 5x58 px" in str(cause)
     assert fakes.graded == [["Leg.FL", "Wood"]]  # only the reference's render checks the rubric's names
     assert progress["stages"]["03-authoring"] == "failed" and fakes.published == []
+    assert progress["failures"]["author"] == 1  # judge.json is the author's
 
 
 async def test_rule_only_profile_starts_no_vl_grading(mocked_env):
