@@ -133,7 +133,8 @@ class AuthoringActivities:
             take("draft/judge.json", "tests/judge.json")
             judge_config = self._ref(seed["draft/judge.json"])
         package = self.store.put_tree_manifest(entries)
-        basis = self._verifier_basis(entries, profile, judge_config)
+        rubric = cast(dict, self.store.get_json(self._ref(entries["tests/rubric.json"])))
+        basis = self._verifier_basis(entries, rubric, profile, judge_config)
         params = profile.params()
         grading = GradingSpec(
             task_id=draft.task_id, profile=profile.ref(), params=params,
@@ -144,18 +145,16 @@ class AuthoringActivities:
             task_id=draft.task_id, task_version="draft", verifier_version=grading.verifier_version,
             pipeline_digest="", workflow_primary=draft.workflow_primary,
             profession_primary=draft.profession_primary)
-        rubric = cast(dict, self.store.get_json(self._ref(entries["tests/rubric.json"])))
         return AssembledPackage(package, identity, grading, sorted(rubric_names(rubric)))
 
     def _ref(self, entry: dict) -> BlobRef:
         return self.store.ref_for(entry["sha256"], entry["size"])
 
-    def _verifier_basis(self, entries: dict, profile, judge_config: BlobRef | None) -> str:
+    def _verifier_basis(self, entries: dict, rubric: dict, profile, judge_config: BlobRef | None) -> str:
         """Everything that decides a grade except the profile's params (calibration may still
         choose those): the package's tests/ code and rubric, the grading fields, the renderer
         and the judge questions when VL is weighted."""
         task = cast(dict, self.store.get_json(self._ref(entries["tests/task.json"])))
-        rubric = cast(dict, self.store.get_json(self._ref(entries["tests/rubric.json"])))
         probe_files = probe_code_digests()
         for name in ("task_probes.py", "start_scene.json"):  # the task's own verifier files, if any
             if f"tests/{name}" in entries:  # same digest as probe_code_digests gives a file: LF text

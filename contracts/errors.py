@@ -62,6 +62,16 @@ NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABL
                  DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES]
 
 
+def unseen_parts_message(unseen: dict[str, str]) -> str:
+    """What `EvidenceTooCoarse` says: each graded part the VL judge cannot see, and why."""
+    return "the VL judge cannot see graded part(s): " + "; ".join(f"{n}: {why}" for n, why in unseen.items())
+
+
+def evidence_too_coarse(unseen: dict[str, str]) -> ApplicationError:
+    return ApplicationError(f"judge.json evidence: {unseen_parts_message(unseen)}", unseen,
+                            type=EVIDENCE_TOO_COARSE, non_retryable=True)
+
+
 def invalid_seed(message: str) -> ApplicationError:
     return ApplicationError(message, type=INVALID_SEED, non_retryable=True)
 

@@ -49,8 +49,8 @@ from typing import cast
 from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
 from blender.runner import ScriptFailed
-from verifiers.evidence import (Evidence, EvidenceCache, rubric_names, sha256_file, unseen_message,
-                               unseen_parts)
+from contracts.errors import unseen_parts_message
+from verifiers.evidence import Evidence, EvidenceCache, rubric_names, sha256_file, unseen_parts
 from verifiers.mutation_testing import allowed_operators, gaming_table, mutation_table
 from verifiers.profiles import ScoringProfile, profile_of_task, score_record
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
@@ -264,7 +264,7 @@ def judge_profile(profile: ScoringProfile, scorer: Scorer, measured: list[Measur
             and not reference.evidence.error:
         if unseen := unseen_parts(reference.evidence.manifest, rubric_names(scorer.bundle.rubric),
                                   scorer.spec["hide"]):
-            misses.append(f"evidence: {unseen_message(unseen)}")
+            misses.append(f"evidence: {unseen_parts_message(unseen)}")
     gaming_rows = next((m.gaming for m in measured if m.gaming is not None), [])
     gaming = gaming_table(gaming_rows, profile, task, params)
     misses += gaming["misses"]

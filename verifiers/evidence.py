@@ -184,10 +184,6 @@ def unseen_parts(manifest: dict, graded: set[str] | list[str], hidden: list[str]
     return unseen
 
 
-def unseen_message(unseen: dict[str, str]) -> str:
-    return "the VL judge cannot see graded part(s): " + "; ".join(f"{n}: {why}" for n, why in unseen.items())
-
-
 # --- cache ------------------------------------------------------------------------------------
 
 

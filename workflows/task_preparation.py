@@ -10,7 +10,7 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from activities.authoring import AuthoringActivities
-    from contracts.errors import AUTHOR_SCRIPT_FAILED, EVIDENCE_TOO_COARSE
+    from contracts.errors import AUTHOR_SCRIPT_FAILED, evidence_too_coarse
     from activities.evidence import EvidenceActivities
     from contracts.payloads.admission import DraftPlan
     from contracts.payloads.authoring import AssembleInput, BuildWorkspaceInput
@@ -44,10 +44,7 @@ async def prepare_task(seed_tree: BlobRef, reference_project: str, start_mode: s
                 f"solution/solve.py: the reference deliverable cannot be rendered for the VL "
                 f"judge: {rendered.error}", type=AUTHOR_SCRIPT_FAILED, non_retryable=True)
         if rendered.unseen:  # a judge that cannot see a graded part is no judge of it
-            raise ApplicationError(
-                "judge.json evidence: the VL judge cannot see graded part(s): "
-                + "; ".join(f"{part}: {why}" for part, why in rendered.unseen.items()), rendered.unseen,
-                type=EVIDENCE_TOO_COARSE, non_retryable=True)
+            raise evidence_too_coarse(rendered.unseen)
         grading = dataclasses.replace(grading, reference_evidence=rendered.evidence)
     baseline, reference = await asyncio.gather(score(baseline, grading), score(reference, grading))
     return AuthoringResult(
