@@ -2,7 +2,7 @@
 # see scripts/system-deps.sh and scripts/bootstrap.sh).
 PY := .venv/bin/python
 
-.PHONY: venv docker-engine demo test deploy-test up down status clean
+.PHONY: venv docker-engine demo test deploy-test up down status clean schemas
 
 venv:
 	@bash scripts/system-deps.sh >/dev/null
@@ -36,6 +36,10 @@ down: venv
 
 status: venv
 	@$(PY) -m workers.stack status
+
+# contracts/schemas/*.json from the pydantic models (the models are the source; docs/contracts.md).
+schemas: venv
+	@$(PY) -m contracts.json_schemas
 
 clean: down
 	rm -rf var

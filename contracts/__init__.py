@@ -1,7 +1,8 @@
-"""The documents arkevo exchanges: JSON Schemas (the source of truth), the taxonomy, the
-pipeline configuration, and pure-Python helpers around them.
+"""The documents arkevo exchanges: their models and JSON Schemas, the taxonomy, the pipeline
+configuration, and pure-Python helpers around them.
 
-- `contracts.models`: pydantic models mirroring the schemas;
+- `contracts.models`: pydantic models, the one description of each document;
+- `contracts.json_schemas`: the JSON Schemas generated from them (`contracts/schemas/`);
 - `contracts.validation`: `validate_document`, `read_json`, `ContractError`;
 - `contracts.digests`: canonical JSON, sha256 helpers, `pipeline_digest`, `pipeline_ref`;
 - `contracts.seed_check`: `check_seed_dir` (the probe library injected; `verifiers.seed_check` binds it), `load_taxonomy`.

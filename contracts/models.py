@@ -1,13 +1,19 @@
-"""Pydantic models that mirror the JSON Schemas in `contracts/schemas/`.
+"""The documents of the pipeline as pydantic models: the one description of each document.
 
-The schemas are the source of truth; these models exist so that code gets typed, immutable
-documents instead of dicts. They must accept and reject exactly what the schemas do, which
+The JSON Schemas in `contracts/schemas/` are generated from these models
+(`contracts/json_schemas.py`, `make schemas`), so code gets typed, immutable documents and
+outside readers get standard schemas, both from one source. Documents are checked against the
+schema first (its errors name the field and explain a pattern) and built into the model after,
+so the two must accept and reject exactly the same documents, which
 `tests/unit/test_contract_agreement.py` checks on shared samples. That is why every model is
-strict (JSON has no "0.5" for 0.5 and no `true` for 1), forbids unknown keys, matches strings
-with Python's `re` like jsonschema does, and re-states the schemas' `if`/`then` rules as
-validators. A few rules that JSON Schema cannot state (references between the parts of one
-document, ids unique by one field) are checked by the models alone; the schemas' descriptions
-name them, and the tests check them apart from the agreement samples.
+strict (JSON has no "0.5" for 0.5 and no `true` for 1), forbids unknown keys and matches strings
+with Python's `re` like jsonschema does, and why a rule written as a validator is also stated
+for the schema (`json_schema_extra`: `if`/`then`, `contains`, `uniqueItems`). A few rules that
+JSON Schema cannot state (references between the parts of one document, ids unique by one
+field) are checked by the models alone; their docstrings say so, and the tests check them apart
+from the agreement samples.
+
+Attribute docstrings are the properties' descriptions in the schemas.
 """
 
 from __future__ import annotations
@@ -20,14 +26,18 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     SerializerFunctionWrapHandler,
     StringConstraints,
+    WithJsonSchema,
     field_validator,
     model_serializer,
     model_validator,
 )
+from pydantic.json_schema import JsonSchemaValue
 
-# Patterns, character for character as in the schemas' `$defs` (a unit test compares them).
+# Patterns of the id-like strings; each is a named `$defs` entry of the generated schemas.
 SLUG = r"^[a-z0-9][a-z0-9-]{1,62}$"
 NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
 VERSION = r"^[A-Za-z0-9][A-Za-z0-9.+-]{0,63}$"
@@ -49,14 +59,6 @@ METHOD = r"^[a-z][a-z0-9_]{0,63}$"
 CAMPAIGN_ID = r"^[a-z0-9][a-z0-9._-]{0,79}$"
 POOL = r"^[a-z]+$"
 
-PATTERNS = frozenset(
-    {
-        SLUG, NAME, VERSION, SEMVER, SOFTWARE_VERSION, TEXT, RELPATH, SEEDPATH, SHA256, TIMESTAMP,
-        WORKFLOW_ID, PROFESSION_ID, CRITERION_ID, REQUIREMENT_ID, METHOD, CAMPAIGN_ID, POOL,
-    }
-)
-
-
 def _integral(value: Any) -> Any:
     """JSON Schema counts 1.0 as an integer, so the models accept it too (as 1)."""
     if type(value) is float and value.is_integer():
@@ -69,11 +71,27 @@ def _absent(value: Any) -> bool:
 
 
 def _not_null(cls, value: Any) -> Any:
-    """An optional property the schema lets a document leave out but not set to null (pydantic
-    defaults are not validated, so an explicit null still reaches this)."""
+    """An optional property a document may leave out but not set to null (pydantic defaults
+    are not validated, so an explicit null still reaches this)."""
     if value is None:
         raise ValueError("may be left out, but not null")
     return value
+
+
+def _no_null_in_schema(schema: dict[str, Any]) -> None:
+    """The schema side of `_not_null`: the property's type without its null branch."""
+    schema.pop("default", None)
+    branches = [branch for branch in schema.pop("anyOf") if branch != {"type": "null"}]
+    if len(branches) == 1:
+        schema.update(branches[0])
+    else:
+        schema["anyOf"] = branches
+
+
+def omittable(description: str) -> Any:
+    """A property a document may leave out (and a dump then leaves out too) but not set to
+    null; pair it with a `_not_null` field validator."""
+    return Field(None, exclude_if=_absent, description=description, json_schema_extra=_no_null_in_schema)
 
 
 def _leave_out_unset(
@@ -89,10 +107,21 @@ def _leave_out_unset(
 
 
 def _unique(items: list[Any]) -> list[Any]:
-    """Mirror `uniqueItems: true` for lists of strings."""
     if len(set(items)) != len(items):
         raise ValueError("has non-unique elements")
     return items
+
+
+class UniqueItems:
+    """`uniqueItems: true` for a list of strings: checked by the model, stated in the schema."""
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: GetCoreSchemaHandler) -> Any:
+        return AfterValidator(_unique).__get_pydantic_core_schema__(source, handler)
+
+    def __get_pydantic_json_schema__(self, core: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core)
+        schema["uniqueItems"] = True
+        return schema
 
 
 Slug = Annotated[str, StringConstraints(pattern=SLUG)]
@@ -110,12 +139,14 @@ Method = Annotated[str, StringConstraints(pattern=METHOD)]
 CampaignId = Annotated[str, StringConstraints(pattern=CAMPAIGN_ID)]
 Pool = Annotated[str, StringConstraints(pattern=POOL)]
 
+# (Constraints come before a BeforeValidator: after it, pydantic still checks them but leaves them
+# out of the JSON Schema.)
 # A JSON number keeps its Python type (1 stays 1, 0.5 stays 0.5) so that a model dumps back to
 # the document it was read from: documents are hashed, and 1 and 1.0 hash differently.
 UnitInterval = Annotated[int, Field(ge=0, le=1)] | Annotated[float, Field(ge=0, le=1)]
-Zero = Annotated[int, Field(ge=0, le=0)] | Annotated[float, Field(ge=0, le=0)]
-Count = Annotated[int, BeforeValidator(_integral), Field(ge=0)]
-Positive = Annotated[int, BeforeValidator(_integral), Field(ge=1)]
+Zero = Annotated[Annotated[int, Field(ge=0, le=0)] | Annotated[float, Field(ge=0, le=0)], WithJsonSchema({"const": 0})]
+Count = Annotated[int, Field(ge=0), BeforeValidator(_integral)]
+Positive = Annotated[int, Field(ge=1), BeforeValidator(_integral)]
 Seconds = Annotated[int, Field(ge=0)] | Annotated[float, Field(ge=0)]
 
 StartMode = Literal["from_scratch", "continue", "refine", "repair"]
@@ -134,6 +165,7 @@ class Contract(BaseModel):
         frozen=True,
         regex_engine="python-re",
         allow_inf_nan=False,
+        use_attribute_docstrings=True,
     )
 
 
@@ -158,8 +190,8 @@ class ScoringProfileRef(Contract):
 
 
 class PipelineRef(Contract):
-    """The pipeline that froze a task: its id, version and `pipeline_digest` over the contracts
-    and verifiers, so a frozen task can be traced to exactly the code that checked it."""
+    """The pipeline (schemas, taxonomy, configuration and verifiers) that froze a task, identified
+    by `pipeline_digest`, so a frozen task can be traced to exactly the code that checked it."""
 
     pipeline_id: Name
     pipeline_version: Version
@@ -190,7 +222,8 @@ class Material(Contract):
 
 
 class SeedManifest(Contract):
-    """`<seed>/seed.json`."""
+    """<seed>/seed.json: what a seed folder holds, where its materials come from and which
+    workflow it exercises. Seeds are written outside the project, so these names are stable."""
 
     seed_id: Slug
     title: Text
@@ -199,10 +232,24 @@ class SeedManifest(Contract):
     workflow_primary: WorkflowId
     profession_primary: ProfessionId
     provenance: Provenance
-    materials: Annotated[list[Material], Field(min_length=1)]
+    materials: list[Material] = Field(
+        min_length=1,
+        json_schema_extra={
+            "contains": {
+                "type": "object",
+                "required": ["role"],
+                "properties": {"role": {"const": "reference_project"}},
+            },
+            "minContains": 1,
+            "maxContains": 1,
+        },
+    )
+    """exactly one material has the role reference_project"""
     sanitization_policy: SanitizationPolicy
-    # None: human if draft/ exists, else model; left out of dumps so hashes of seeds stay put
-    authoring: Literal["human", "model"] | None = Field(None, exclude_if=lambda v: v is None)
+    # left out of dumps when absent so hashes of seeds stay put
+    authoring: Literal["human", "model"] | None = Field(None, exclude_if=_absent)
+    """who writes the draft: human (the seed's draft/ folder) or model (the author model in
+    stage 03, docs/authoring.md); absent or null: human when draft/ exists, else model"""
 
     @model_validator(mode="after")
     def _one_reference_project(self) -> SeedManifest:
@@ -222,19 +269,23 @@ class SeedManifest(Contract):
 class Criterion(Contract):
     id: CriterionId
     requirement_id: Annotated[str, StringConstraints(pattern=REQUIREMENT_ID)]
+    """the requirement this criterion grades; it must appear in the instruction or a public attachment"""
     channel: Literal["rule", "vl"]
     method: Method
     weight: UnitInterval
+    """share of the criterion within its channel; the weights of a channel sum to 1"""
     core: bool
+    """a failed core criterion caps the reward at core_failure_cap and fails the task"""
     description: Text
 
 
 class VerificationWeights(Contract):
-    """Channel weights of the reward; `agent` is always 0: no autonomous agent grades."""
+    """Channel weights of the reward."""
 
     rule: UnitInterval
     vl: UnitInterval
     agent: Zero
+    """no autonomous agent grades a rollout, so the agent weight is always 0"""
 
 
 class Verification(Contract):
@@ -249,7 +300,19 @@ class MutationAllowance(Contract):
 
 
 class Task(Contract):
-    """`<seed>/draft/task.json`, and the frozen copy in the store."""
+    """<seed>/draft/task.json and the frozen copy in the store: what the solver is asked to do
+    and how the delivery is graded."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"required": ["status"], "properties": {"status": {"const": "frozen"}}},
+            "then": {
+                "properties": {
+                    "pipeline_ref": {"description": "a frozen task names the pipeline that froze it", "type": "object"}
+                }
+            },
+        }
+    )
 
     task_id: Slug
     title: Text
@@ -259,15 +322,22 @@ class Task(Contract):
     workflow_primary: WorkflowId
     profession_primary: ProfessionId
     instruction: RelPath
-    public_attachments: Annotated[list[RelPath], AfterValidator(_unique)]
+    """the instruction file, relative to draft/"""
+    public_attachments: Annotated[list[RelPath], UniqueItems()]
+    """files the solver sees besides the instruction, relative to draft/"""
     criteria: Annotated[list[Criterion], Field(min_length=1)]
     verification: Verification
     scoring_profile: ScoringProfileRef
     pipeline_ref: PipelineRef | None
+    """null while a draft; the pipeline that froze the task once frozen"""
     sanitization_policy: SanitizationPolicy
-    # gaming operators this grader may let survive, each with the reason the reviewer reads
-    # (left out of the dump when absent: documents are hashed, a model must not add a null)
-    mutation_allowed: list[MutationAllowance] | None = Field(default=None, exclude_if=lambda v: v is None)
+    # left out of the dump when absent: documents are hashed, a model must not add a null
+    mutation_allowed: list[MutationAllowance] | None = omittable(
+        "gaming operators (verifiers/mutation_testing.py OPERATOR_NAMES) this task's grader may "
+        "let survive, each with the reason the reviewer reads"
+    )
+
+    _absent_not_null = field_validator("mutation_allowed")(classmethod(_not_null))
 
     @model_validator(mode="after")
     def _frozen_has_pipeline(self) -> Task:
@@ -296,12 +366,13 @@ class Workflow(Contract):
     group: GroupId
     name: Text
     description: Text
-    professions: Annotated[list[ProfessionId], Field(min_length=1), AfterValidator(_unique)]
+    professions: Annotated[list[ProfessionId], Field(min_length=1), UniqueItems()]
 
 
 class Taxonomy(Contract):
-    """`contracts/taxonomy.json`. Referential integrity (ids unique, groups and professions
-    known) is beyond the schema and checked by `contracts.seed_check.check_taxonomy`."""
+    """contracts/taxonomy.json: professions x production groups x workflows; every task names
+    one primary workflow and profession. Referential integrity (ids unique, groups and
+    professions known) is beyond the schema and checked by `contracts.seed_check.check_taxonomy`."""
 
     taxonomy_version: Annotated[str, StringConstraints(pattern=SEMVER)]
     software: Literal["blender"]
@@ -329,14 +400,17 @@ class Taxonomy(Contract):
 class RubricCriterion(Contract):
     id: CriterionId
     method: Method
-    params: dict[str, Any]  # method-specific; the method validates its own parameters
+    params: dict[str, Any]
+    """method-specific parameters; their shape belongs to the method, so they are an open object"""
 
 
 class Rubric(Contract):
-    """`<seed>/draft/rubric.json`: private parameters of the rule criteria."""
+    """<seed>/draft/rubric.json: the private parameters of each rule criterion, read only by the
+    verifier."""
 
     rubric_version: Version
-    criteria: list[RubricCriterion]  # empty for a task graded by the vl channel only
+    criteria: list[RubricCriterion]
+    """one entry per rule criterion of the task; empty when the task has none"""
 
 
 # --- trial record -----------------------------------------------------------------------------
@@ -353,9 +427,12 @@ class TrialFailureRecord(Contract):
     """Why a trial did not end cleanly and who caused it (docs/failures.md)."""
 
     kind: FailureKind
+    """infra: retried, never scored; solver: a graded attempt; author: the draft's own script failed"""
     type: Text
+    """a short machine name, e.g. BlenderHostDied, DeliveryNotBlend, AgentTimeout"""
     message: str
-    evidence: dict[str, Any]  # e.g. tool call, exit code, log tail
+    evidence: dict[str, Any]
+    """what supports the attribution, e.g. the tool call, exit code, log tail"""
 
 
 class TrialJudge(Contract):
@@ -380,10 +457,18 @@ class TrialCost(Contract):
 
 
 class TrialRecovery(Contract):
-    """The recovery round that re-ran a trial, and the record (its sha256) it replaces."""
+    """The recovery round that re-ran a trial, and the record it replaces."""
 
     round: Positive
     replaces_sha256: Sha256
+    """sha256 of the trial record this one replaces"""
+
+
+def _null_reward_and_success(when: str) -> dict[str, Any]:
+    return {
+        "reward": {"description": f"{when} has no reward: it is never a model's 0", "type": "null"},
+        "success": {"description": f"{when} has no success verdict", "type": "null"},
+    }
 
 
 # Optional properties of a trial record that may also be null (see `_leave_out_unset`).
@@ -393,43 +478,81 @@ _TRIAL_OPTIONAL_NULLABLE = frozenset(
 
 
 class TrialRecord(Contract):
-    """One line of `trials.jsonl`."""
+    """One line of trials.jsonl: one attempt of one solver configuration on one task version,
+    graded by one verifier version and scoring profile."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "allOf": [
+                {
+                    "if": {"required": ["exception"], "properties": {"exception": {"type": "object"}}},
+                    "then": {"properties": _null_reward_and_success("a trial that ended in an infrastructure exception")},
+                },
+                {
+                    "if": {
+                        "required": ["failure"],
+                        "properties": {
+                            "failure": {"type": "object", "required": ["kind"], "properties": {"kind": {"const": "infra"}}}
+                        },
+                    },
+                    "then": {"properties": _null_reward_and_success("an infra failure")},
+                },
+            ]
+        }
+    )
 
     trial_id: Text
     task_id: Slug
     task_version: Text
     config: Text
+    """the solver policy or model configuration id"""
     config_kind: ConfigKind
     label: Text
+    """how the result must be presented, e.g. 'scripted policy — not a model result'"""
     stage: Literal["pilot", "evaluation", "campaign"]
     attempt: Positive
     verifier_version: Text
     scoring_profile: ScoringProfileRef
     reward: UnitInterval | None
+    """null when the trial was not scored (an exception, or a weighted channel without a score)"""
     success: bool | None
     exception: TrialException | None
+    """an infrastructure failure that survived retries; it is reported, never scored"""
     failure: TrialFailureRecord | None
+    """why the trial did not end cleanly and who caused it (docs/failures.md); null when it did"""
     timed_out: bool
+    """the agent ran out of time; the attempt is still graded (unlike an exception)"""
     judge: TrialJudge | None
+    """who answered the VL questions (null when the profile does not weight VL); the offline
+    image-metric judge is labelled as such, never a model result"""
     delivery: StoreRef | None
     report: StoreRef | None
     score: StoreRef | None
+    """the full score record under the scoring profile (rule, VL answers, caps)"""
     started_at: Timestamp
     finished_at: Timestamp
     # Optional, written by campaigns: absent stays absent on dump. These may not be null...
-    campaign_id: Text | None = Field(None, exclude_if=_absent)
-    agent: Text | None = Field(None, exclude_if=_absent)
-    validated: bool | None = Field(None, exclude_if=_absent)
-    publication_id: Text | None = Field(None, exclude_if=_absent)
-    cost: TrialCost | None = Field(None, exclude_if=_absent)
+    campaign_id: Text | None = omittable("optional: the campaign this trial belongs to (absent outside one)")
+    agent: Text | None = omittable("optional: the agent that ran, e.g. 'oracle', 'arkevo-llm', 'harbor:nop', 'pkg.mod:Class'")
+    validated: bool | None = omittable("optional: whether the config was validated before the campaign ran it")
+    publication_id: Text | None = omittable("optional: the publication of the task version the trial ran")
+    cost: TrialCost | None = omittable("optional: what the trial cost; null inside where it was not measured")
     # ...and these may (`_TRIAL_OPTIONAL_NULLABLE`): a null is dumped, an absent one is not.
     model: Text | None = None
+    """optional: the model the agent used; null for an agent without one"""
     reasoning_effort: ReasoningEffort | None = None
-    evidence: StoreRef | None = None  # Harbor's trial directory, stored as a tree
+    """optional: the model's reasoning effort; null when not set"""
+    evidence: StoreRef | None = None
+    """optional: Harbor's trial directory, stored as a tree"""
     trajectory: StoreRef | None = None
+    """optional: the agent's trajectory"""
     harbor_trial: Text | None = None
+    """optional: Harbor's name of the trial"""
     recovery: TrialRecovery | None = None
-    renders: StoreRef | None = None  # the delivery's evidence renders (review site)
+    """optional: the recovery round that re-ran this trial and the record it replaces; null for an original record"""
+    renders: StoreRef | None = None
+    """store tree of the delivery's evidence renders the VL judge saw (absent or null when the
+    profile does not weight VL or nothing was rendered); the review site shows them"""
 
     _absent_not_null = field_validator(
         "campaign_id", "agent", "validated", "publication_id", "cost"
@@ -459,7 +582,8 @@ class EvaluationConfig(Contract):
 
 
 class EvaluationPlan(Contract):
-    """`evaluation-plan.json`, registered before the first evaluation trial."""
+    """evaluation-plan.json: registered before any evaluation trial runs, so the configs, k,
+    metrics and grading versions cannot be chosen after seeing results."""
 
     plan_id: Text
     task_id: Slug
@@ -469,13 +593,15 @@ class EvaluationPlan(Contract):
     pipeline_ref: PipelineRef
     configs: Annotated[list[EvaluationConfig], Field(min_length=1)]
     k: Positive
+    """attempts per config"""
     metrics: Annotated[
         list[Literal["avg@k", "pass@k", "reward_delta"]],
         Field(min_length=1),
-        AfterValidator(_unique),
+        UniqueItems(),
     ]
     pass_threshold: UnitInterval
     input_reward: UnitInterval | None
+    """the reward of the untouched starting workspace (the baseline of reward_delta); null when there is none"""
     created_at: Timestamp
 
 
@@ -483,13 +609,18 @@ class EvaluationPlan(Contract):
 
 
 class CampaignDatasetSource(Contract):
+    """A split of a frozen dataset revision, pinned by its split manifest."""
+
     namespace: Text
     revision: Text
     split: Text
     manifest_sha256: Sha256
+    """sha256 of the revision's freeze/split-manifest.json"""
 
 
 class CampaignSource(Contract):
+    """Where the tasks come from: a frozen dataset split and/or publications."""
+
     dataset: CampaignDatasetSource | None
     publications: list[Text]
 
@@ -497,6 +628,7 @@ class CampaignSource(Contract):
 class CampaignConfig(Contract):
     config_id: Text
     agent: Text
+    """the agent, e.g. 'oracle', 'arkevo-llm', 'harbor:nop', 'pkg.mod:Class'"""
     kind: ConfigKind
     label: Text
     model: Text | None
@@ -504,7 +636,8 @@ class CampaignConfig(Contract):
     timeout_sec: Annotated[int, Field(gt=0)] | Annotated[float, Field(gt=0)] | None
     attempts: Positive
     validated: bool
-    agent_kwargs: dict[str, Any]  # the agent's own options, passed through as they are
+    agent_kwargs: dict[str, Any]
+    """the agent's own options, passed through as they are"""
 
 
 class CampaignTask(Contract):
@@ -512,11 +645,13 @@ class CampaignTask(Contract):
     task_version: Text
     publication_id: Text
     publication_sha256: Sha256
+    """sha256 of the publication's publication.json"""
     split: Text | None
     verifier_version: Text
     scoring_profile: ScoringProfileRef
     pass_threshold: UnitInterval
     input_reward: UnitInterval | None
+    """the reward of the untouched starting workspace (the baseline of reward_delta); null when there is none"""
     pipeline_ref: PipelineRef
 
 
@@ -528,13 +663,16 @@ class CampaignTrial(Contract):
 
 
 class CampaignStatistics(Contract):
-    bootstrap_samples: Annotated[int, BeforeValidator(_integral), Field(ge=100)]
+    bootstrap_samples: Annotated[int, Field(ge=100), BeforeValidator(_integral)]
     confidence: Annotated[float, Field(gt=0, lt=1)]
     seed: Annotated[int, BeforeValidator(_integral)]
 
 
 class CampaignPlan(Contract):
-    """`evaluation-plan.json` of a campaign, registered before its first trial."""
+    """evaluation-plan.json of a campaign: registered before its first trial runs, so the
+    configs, tasks, trials, metrics and statistics cannot be chosen after seeing results. That
+    every trial names a planned task and config, and that trial ids are unique, is checked by
+    the model (beyond this schema)."""
 
     campaign_id: CampaignId
     created_at: Timestamp
@@ -545,13 +683,15 @@ class CampaignPlan(Contract):
     configs: Annotated[list[CampaignConfig], Field(min_length=1)]
     tasks: Annotated[list[CampaignTask], Field(min_length=1)]
     trials: Annotated[list[CampaignTrial], Field(min_length=1)]
+    """every trial the campaign will run, planned up front"""
     metrics: Annotated[
         list[Literal["avg@k", "pass@k", "reward_delta", "win_tie_loss", "mcnemar_exact",
                      "paired_mean_difference"]],
-        AfterValidator(_unique),
+        UniqueItems(),
     ]
     statistics: CampaignStatistics
     caps: dict[Pool, Positive]
+    """pool name -> its cap"""
     trial_attempts: Positive
 
     @model_validator(mode="after")
@@ -575,6 +715,8 @@ class CampaignPlan(Contract):
 
 
 class RecoveryFailure(Contract):
+    """The kind and type of a trial's failure (docs/failures.md)."""
+
     kind: FailureKind
     type: Text
 
@@ -582,33 +724,43 @@ class RecoveryFailure(Contract):
 class RecoveredTrial(Contract):
     trial_id: Text
     original_sha256: Sha256
+    """sha256 of the trial record that was replaced"""
     original_failure: RecoveryFailure
     recovered_sha256: Sha256
+    """sha256 of the trial record that replaced it"""
     recovered_reward: UnitInterval | None
     recovered_success: bool | None
     recovered_failure: RecoveryFailure | None
 
 
 class RecoveryBackup(Contract):
+    """The copy of trials.jsonl taken before any record was replaced."""
+
     location: Text
     sha256: Sha256
     records: Positive
 
 
 class RecoveryTrialsJsonl(Contract):
+    """sha256 of trials.jsonl before and after the round."""
+
     original_sha256: Sha256
     recovered_sha256: Sha256
 
 
 class RecoveryAudit(Contract):
-    """`recoveries/<round>/audit.json` of a campaign: one round of re-run trials."""
+    """recoveries/<round>/audit.json of a campaign: who re-ran which trials and why, where the
+    original trials.jsonl was backed up, and each replaced record with its original and
+    recovered outcome. That `replaced` covers exactly `trial_ids` is checked by the model
+    (beyond this schema)."""
 
     campaign_id: CampaignId
     round: Positive
     requested_by: Text
     reason: Text
     created_at: Timestamp
-    trial_ids: Annotated[list[Text], Field(min_length=1), AfterValidator(_unique)]
+    trial_ids: Annotated[list[Text], Field(min_length=1), UniqueItems()]
+    """the trials this round re-ran"""
     backup: RecoveryBackup
     replaced: Annotated[list[RecoveredTrial], Field(min_length=1)]
     trials_jsonl: RecoveryTrialsJsonl
@@ -634,6 +786,16 @@ class RecoveryAudit(Contract):
 class PreviousPublication(Contract):
     publication_id: Name
     sha256: Sha256
+    """sha256 of the previous publication's publication.json"""
+
+
+def _first_has_no_previous(counter: str, first: str, later: str) -> dict[str, Any]:
+    """The schema side of a chain rule: `previous` is null exactly when `counter` is 1."""
+    return {
+        "if": {"required": [counter], "properties": {counter: {"const": 1}}},
+        "then": {"properties": {"previous": {"description": first, "type": "null"}}},
+        "else": {"properties": {"previous": {"description": later, "type": "object"}}},
+    }
 
 
 class PublishedFile(Contract):
@@ -643,10 +805,20 @@ class PublishedFile(Contract):
 
 
 class DatasetLink(Contract):
+    model_config = ConfigDict(
+        json_schema_extra=_first_has_no_previous(
+            "sequence",
+            "the first publication of a revision has no previous one",
+            "every later publication chains to the one before it",
+        )
+    )
+
     namespace: Slug
     revision: Name
     sequence: Positive
+    """1 for the revision's first publication, then 2, 3, ..."""
     previous: PreviousPublication | None
+    """the revision's previous publication (sha256 of its publication.json); null for sequence 1"""
 
     @model_validator(mode="after")
     def _chained(self) -> DatasetLink:
@@ -656,21 +828,35 @@ class DatasetLink(Contract):
 
 
 class Publication(Contract):
-    """`publication.json`: an immutable release, chained to the revision it supersedes."""
+    """publication.json of each publication: an immutable, content-addressed release of one task
+    version, chained to the previous revision of the task and, inside a dataset revision, to the
+    revision's previous publication."""
+
+    model_config = ConfigDict(
+        json_schema_extra=_first_has_no_previous(
+            "revision",
+            "revision 1 has no previous publication",
+            "a later revision chains to the publication it supersedes",
+        )
+    )
 
     publication_id: Name
     task_id: Slug
     task_version: Text
     revision: Positive
     previous: PreviousPublication | None
+    """the publication this revision supersedes; null for revision 1"""
     pipeline_ref: PipelineRef
     created_at: Timestamp
-    # Optional in the schema: absent is fine, null is not (defaults are not validated, so an
-    # explicit null still reaches the validator below). Left out of dumps when absent.
-    content_sha256: Sha256 | None = Field(default=None, exclude_if=lambda value: value is None)
+    content_sha256: Sha256 | None = omittable(
+        "optional: sha256 of the canonical JSON of `files`, so a rerun with the same content "
+        "reuses this publication instead of adding a revision"
+    )
     files: Annotated[list[PublishedFile], Field(min_length=1)]
-    # Inside a dataset revision: its link in the revision's hash chain (absent outside one).
-    dataset: DatasetLink | None = Field(default=None, exclude_if=lambda value: value is None)
+    dataset: DatasetLink | None = omittable(
+        "optional: the dataset revision this publication belongs to, and its link in that "
+        "revision's hash chain (absent for a publication outside any dataset)"
+    )
 
     _absent_not_null = field_validator("content_sha256", "dataset")(classmethod(_not_null))
 
@@ -697,24 +883,52 @@ class HandoffDatasetSubject(Contract):
 class HandoffPublication(Contract):
     publication_id: Name
     path: Text
+    """where the publication lies"""
     sha256: Sha256
+    """sha256 of the publication's publication.json"""
 
 
 class HandoffManifest(Contract):
     path: Text
+    """where the split manifest lies"""
     sha256: Sha256
+    """sha256 of the split manifest file"""
     semantic_digest: Sha256
+    """sha256 over the sorted task ids and versions of every split"""
 
 
 class HandoffEvent(Contract):
-    """`var/handoff/<kind>/<event_id>.json`: a publication is ready, or a dataset revision froze."""
+    """var/handoff/<kind>/<event_id>.json: tells downstream consumers that a publication is
+    ready, or that a dataset revision was frozen, naming it by path and sha256 so they can
+    verify what they pick up."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"required": ["kind"], "properties": {"kind": {"const": "publication"}}},
+            "then": {
+                "required": ["publication"],
+                "properties": {
+                    "subject": {"description": "a publication event names a task", "required": ["task_id"]},
+                    "manifest": {"description": "a publication event has no manifest", "not": {}},
+                },
+            },
+            "else": {
+                "required": ["manifest"],
+                "properties": {
+                    "subject": {"description": "a freeze event names a dataset revision", "required": ["namespace"]},
+                    "publication": {"description": "a freeze event has no publication", "not": {}},
+                },
+            },
+        }
+    )
 
     event_id: Name
+    """also the event's file name, so it is a path-safe identifier"""
     kind: Literal["publication", "freeze"]
     created_at: Timestamp
     subject: HandoffSubject | HandoffDatasetSubject
-    publication: HandoffPublication | None = Field(default=None, exclude_if=_absent)
-    manifest: HandoffManifest | None = Field(default=None, exclude_if=_absent)
+    publication: HandoffPublication | None = omittable("the publication, for a publication event")
+    manifest: HandoffManifest | None = omittable("the split manifest, for a freeze event")
 
     _absent_not_null = field_validator("publication", "manifest")(classmethod(_not_null))
 
@@ -737,22 +951,36 @@ class SeedFolder(Contract):
 
 class DatasetCoverage(Contract):
     min_groups_per_split: Count = 0
+    """distinct workflow groups (MOD, ANI, ...) each split must cover"""
     min_professions_per_split: Count = 0
+    """distinct professions each split must cover"""
     min_sources: Count = 0
+    """distinct provenance sources over all splits; each split needs its share, in proportion to its target"""
 
 
 class DatasetSpec(Contract):
-    """`dataset.json` of a dataset revision: what DatasetProduction makes and how freeze splits it."""
+    """What DatasetProduction makes: a dataset revision from many seeds, and how `freeze` splits
+    it. Stored as datasets/<namespace>/<revision>/dataset.json; a revision's spec never changes."""
 
     namespace: Slug
+    """the dataset's name"""
     revision: Name
-    seeds: Annotated[list[SeedPath], Field(min_length=1), AfterValidator(_unique)] | SeedFolder
+    """this revision of it; a frozen revision is immutable, so changes need a new one"""
+    seeds: Annotated[list[SeedPath], Field(min_length=1), UniqueItems()] | SeedFolder
+    """seed folders (relative to the workers' project root, or absolute), or {"folder": ...}:
+    every sub-folder holding a seed.json"""
     splits: Annotated[dict[Slug, Positive], Field(min_length=1)]
+    """split name -> number of tasks it must hold (its minimum and its target)"""
     max_per_source: Positive
+    """at most this many tasks from one provenance source"""
     coverage: DatasetCoverage = Field(default_factory=DatasetCoverage)
     selection_seed: Count = 0
-    concurrency: Annotated[int, BeforeValidator(_integral), Field(ge=1, le=64)] = 4
-    options: dict[str, Any] | None = Field(default=None, exclude_if=_absent)
+    """the seed value of the deterministic balanced selection"""
+    concurrency: Annotated[int, Field(ge=1, le=64), BeforeValidator(_integral)] = 4
+    """TaskProductions running at once"""
+    options: dict[str, Any] | None = omittable(
+        "production options passed to every TaskProduction (see ProductionOptions)"
+    )
 
     _absent_not_null = field_validator("options")(classmethod(_not_null))
 
@@ -767,21 +995,27 @@ class SplitEntry(Contract):
     task_version: Text
     publication_id: Name
     publication_sha256: Sha256
+    """sha256 of the publication's publication.json"""
     source: Text
+    """the seed's provenance source"""
     workflow_group: GroupId
     profession: ProfessionId
 
 
 class SplitManifest(Contract):
-    """`freeze/split-manifest.json` of a frozen dataset revision (written once)."""
+    """datasets/<namespace>/<revision>/freeze/split-manifest.json: the frozen splits of a dataset
+    revision. Written once; its sha256 is announced by a freeze handoff event."""
 
     namespace: Slug
     revision: Name
     created_at: Timestamp
     selection_seed: Count
     spec_sha256: Sha256
+    """sha256 of the revision's dataset.json"""
     chain_head: ChainHead
+    """the revision's hash chain as frozen: its last sequence number and publication.json sha256"""
     semantic_digest: Sha256
+    """sha256 of the canonical JSON of {split: sorted [task_id, task_version] pairs}"""
     splits: Annotated[dict[Slug, list[SplitEntry]], Field(min_length=1)]
 
 
@@ -794,23 +1028,36 @@ class PrivacyRule(Contract):
 
     id: Slug
     kind: Literal["forbidden", "secret", "personal"]
+    """forbidden: markings, internal hosts and addresses; secret: keys, tokens, passwords; personal: data about a person"""
     description: Text
     pattern: Text
-    validator: Literal["luhn", "prc_id", "e164", "token_like"] | None = Field(None, exclude_if=_absent)
-    allow: list[Text] | None = Field(None, exclude_if=_absent)
+    """a Python regular expression (flags inline, e.g. (?i)); a named group 'value' is what the validator checks"""
+    validator: Literal["luhn", "prc_id", "e164", "token_like"] | None = omittable(
+        "a check on the match beyond the pattern: luhn (payment card check digit), prc_id (GB 11643 "
+        "check digit), e164 (8 to 15 digits), token_like (letters and digits, not an identifier path)"
+    )
+    allow: list[Text] | None = omittable(
+        "Python regular expressions; a match that any of them finds (re.search on the matched text) "
+        "is not a finding"
+    )
 
     _absent_not_null = field_validator("validator", "allow", mode="before")(classmethod(_not_null))
 
 
 class PrivacyPolicy(Contract):
-    """`contracts/privacy/<policy_id>@<policy_version>.json` (docs/privacy.md)."""
+    """contracts/privacy/<policy_id>@<policy_version>.json: what a seed's or task's
+    sanitization_policy names. Regular-expression rules (forbidden markings and hosts, secret
+    and key formats, personal data) checked on every file at admission, dispatch and export,
+    and the licences a seed's provenance may carry (docs/privacy.md)."""
 
     policy_id: Name
     policy_version: Version
     title: Text
-    description: Text | None = Field(None, exclude_if=_absent)
+    description: Text | None = omittable("what the policy is for")
     rules: Annotated[list[PrivacyRule], Field(min_length=1)]
-    allowed_licences: Annotated[list[Name], Field(min_length=1), AfterValidator(_unique)]
+    """checked in order on every line of text (and every text a binary's metadata holds); rule ids are unique"""
+    allowed_licences: Annotated[list[Name], Field(min_length=1), UniqueItems()]
+    """SPDX licence ids a seed's provenance.license may name"""
 
     _absent_not_null = field_validator("description", mode="before")(classmethod(_not_null))
 

@@ -2,7 +2,8 @@
 
 Every failure is a `ContractError` naming the file and the field, so that whoever wrote a seed
 or a document outside the project can fix it without reading our code. The schema is checked
-first (it is the source of truth and explains itself best); the pydantic model is built after.
+first (it explains itself best: file, field, what a pattern means); the pydantic model it was
+generated from is built after.
 """
 
 from __future__ import annotations
@@ -18,41 +19,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from pydantic import ValidationError as ModelValidationError
 
-from contracts.models import (
-    CampaignPlan,
-    Contract,
-    DatasetSpec,
-    EvaluationPlan,
-    HandoffEvent,
-    PrivacyPolicy,
-    Publication,
-    RecoveryAudit,
-    Rubric,
-    SeedManifest,
-    SplitManifest,
-    Task,
-    Taxonomy,
-    TrialRecord,
-)
+from contracts.json_schemas import KINDS, generate
+from contracts.models import Contract
 
-SCHEMA_DIR = Path(__file__).resolve().parent / "schemas"
-
-# kind -> model; the kind is also the schema's file name, `schemas/<kind>.schema.json`.
-DOCUMENTS: dict[str, type[Contract]] = {
-    "seed": SeedManifest,
-    "task": Task,
-    "taxonomy": Taxonomy,
-    "rubric": Rubric,
-    "trial-record": TrialRecord,
-    "evaluation-plan": EvaluationPlan,
-    "publication": Publication,
-    "handoff-event": HandoffEvent,
-    "privacy-policy": PrivacyPolicy,
-    "dataset-spec": DatasetSpec,
-    "split-manifest": SplitManifest,
-    "campaign-plan": CampaignPlan,
-    "recovery-audit": RecoveryAudit,
-}
+# kind -> model; the kind also names the schema, `schemas/<kind>.schema.json`.
+DOCUMENTS: dict[str, type[Contract]] = {kind: model for kind, (model, _title) in KINDS.items()}
 
 ROOT = "<root>"
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -83,14 +54,15 @@ def _kind(name: str) -> str:
 
 
 def load_schema(name: str) -> dict[str, Any]:
-    """The schema of a document kind ("task") or schema file ("task.schema.json"), checked
-    against the 2020-12 metaschema. Cached: do not mutate the result."""
+    """The schema of a document kind ("task") or schema file ("task.schema.json"), as its model
+    generates it (the committed file is the same text), checked against the 2020-12
+    metaschema. Cached: do not mutate the result."""
     return _load_schema(_kind(name))
 
 
 @cache
 def _load_schema(kind: str) -> dict[str, Any]:
-    schema = json.loads((SCHEMA_DIR / f"{kind}.schema.json").read_text(encoding="utf-8"))
+    schema = generate(kind)
     Draft202012Validator.check_schema(schema)
     return schema
 
