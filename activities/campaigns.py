@@ -26,8 +26,8 @@ from campaigns.report import cost_sum, figures, render_markdown
 from campaigns.statistics import IncomparableFigures
 from campaigns.tasks import CampaignSourceError, publication_key, read_split, read_task
 from contracts.digests import sha256_hex
-from contracts.payloads.campaigns import (CampaignPlan, CampaignRecord, CampaignReportInput, CampaignResult,
-                                          CampaignTask, CampaignTrialInput, CampaignTrialSpec,
+from contracts.payloads.campaigns import (PlannedCampaign, CampaignRecord, CampaignReportInput, CampaignResult,
+                                          PlannedTask, CampaignTrialInput, PlannedTrial,
                                           FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput,
                                           RecordTrialInput, RecoveryPlan)
 from contracts.payloads.common import DatasetRef
@@ -73,7 +73,7 @@ class CampaignActivities:
     # -- plan ----------------------------------------------------------------------------------
 
     def _tasks(self, dataset: DatasetRef | None, split: str | None,
-               publications: list[str]) -> tuple[list[CampaignTask], dict]:
+               publications: list[str]) -> tuple[list[PlannedTask], dict]:
         if (dataset is None) == (not publications):
             raise _error(INVALID_CAMPAIGN, "a campaign evaluates either a frozen dataset split "
                                            "(dataset + split) or a list of publications, not both or neither")
@@ -95,7 +95,7 @@ class CampaignActivities:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
 
     @activity.defn(name="plan_campaign")
-    def plan_campaign(self, req: PlanCampaignInput) -> CampaignPlan:
+    def plan_campaign(self, req: PlanCampaignInput) -> PlannedCampaign:
         c = req.campaign
         if not CAMPAIGN_ID.match(c.campaign_id or ""):
             raise _error(INVALID_CAMPAIGN, f"campaign_id {c.campaign_id!r}: lowercase letters, digits, "
@@ -125,7 +125,7 @@ class CampaignActivities:
                 policy_from_solver(spec)
             except ValueError as e:
                 raise _error(INVALID_CAMPAIGN, f"{registry_path or 'contracts/solver_configs.json'}: {e}") from e
-        trials = [CampaignTrialSpec(trial_id(c.campaign_id, t.frozen.task_id, s.config_id, n),
+        trials = [PlannedTrial(trial_id(c.campaign_id, t.frozen.task_id, s.config_id, n),
                                     ti, ci, n, pools_of(s))
                   for ti, t in enumerate(tasks) for ci, (s, (_, k)) in enumerate(zip(specs, chosen))
                   for n in range(1, k + 1)]
@@ -167,7 +167,7 @@ class CampaignActivities:
             data = self.objects.get(keys.plan)
             activity.logger.info("campaign %s: plan already registered, resuming", c.campaign_id)
         recorded = [s.trial_id for s in trials if self.objects.exists(keys.record(s.trial_id))]
-        return CampaignPlan(c.campaign_id, self.objects.location(keys.root), sha256_hex(data), tasks,
+        return PlannedCampaign(c.campaign_id, self.objects.location(keys.root), sha256_hex(data), tasks,
                             specs, trials, dict(c.caps), c.trial_attempts, recorded)
 
     # -- records -------------------------------------------------------------------------------
@@ -356,7 +356,7 @@ class CampaignActivities:
         return RecoveryPlan(r.campaign_id, round_, trials, self.objects.location(keys.backup(round_)),
                             dict(plan["caps"]))
 
-    def _tasks_of(self, plan: dict, task_ids: set[str]) -> dict[str, CampaignTask]:
+    def _tasks_of(self, plan: dict, task_ids: set[str]) -> dict[str, PlannedTask]:
         """Those of the plan's tasks, re-read from their publications and held to the plan's
         sha256."""
         source = plan["source"]

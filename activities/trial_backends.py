@@ -36,7 +36,7 @@ from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, ScriptFailed
 from sandbox.script_run import LOCAL
 from contracts.errors import author_script_failed
 from activities.policies import Policy
-from contracts.payloads.trials import TrialCost, TrialFailure
+from contracts.payloads.trials import MeasuredCost, TrialFailure
 
 DELIVERY = "outputs/result.blend"
 SANDBOX_ENVIRONMENT = "sandbox.environment:ArkevoSandboxEnvironment"
@@ -56,7 +56,7 @@ class TrialRun:
     report: Path
     timed_out: bool = False
     failure: TrialFailure | None = None  # a solver failure; infra and author failures raise
-    cost: TrialCost | None = None  # what the attempt spent (docs/campaigns.md)
+    cost: MeasuredCost | None = None  # what the attempt spent (docs/campaigns.md)
     trial_dir: Path | None = None  # Harbor's trial directory (evidence); None: not a Harbor trial
 
 
@@ -185,10 +185,10 @@ class LocalBackend(TrialBackend):
         # tokens), and there is no Harbor trial directory to keep as evidence.
         return TrialRun(delivered if delivered.is_file() else None, report,
                         failure=_solver_failure(None, report),
-                        cost=TrialCost(wall_sec=round(time.monotonic() - started, 3)))
+                        cost=MeasuredCost(wall_sec=round(time.monotonic() - started, 3)))
 
 
-def trial_cost(result, trial_dir: Path | None) -> TrialCost:
+def trial_cost(result, trial_dir: Path | None) -> MeasuredCost:
     """What one Harbor trial spent, from its `TrialResult` (or the same fields parsed from
     `result.json`) and the sandbox's own record under `<trial_dir>/sandbox/`.
 
@@ -213,7 +213,7 @@ def trial_cost(result, trial_dir: Path | None) -> TrialCost:
     tokens_out = getattr(agent, "n_output_tokens", None) if agent is not None else None
     if scripted:  # no model: nothing was sent or received
         tokens_in, tokens_out = tokens_in or 0, tokens_out or 0
-    return TrialCost(
+    return MeasuredCost(
         wall_sec=_seconds(getattr(result, "started_at", None), getattr(result, "finished_at", None)) or 0.0,
         agent_sec=_phase_seconds(getattr(result, "agent_execution", None)),
         model_calls=model_calls, input_tokens=tokens_in, output_tokens=tokens_out,

@@ -32,7 +32,7 @@ from storage.content import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
 from contracts.payloads.campaigns import SolverEndpointCheckInput
 from contracts.payloads.common import BlobRef
-from contracts.payloads.trials import TrialCost, TrialOutcome, TrialRequest
+from contracts.payloads.trials import MeasuredCost, TrialOutcome, TrialRequest
 from contracts.validation import ContractError
 from privacy.checkpoints import check_dispatch, unread_blends
 from privacy.policy import load_policy_for
@@ -84,7 +84,7 @@ class TrialActivities:
                 evidence, trajectory = self._keep_evidence(run.trial_dir)
                 harbor_trial = run.trial_dir.name
         # At least the wall time, for a backend that measures nothing.
-        cost = run.cost or TrialCost(wall_sec=round(time.monotonic() - began, 3))
+        cost = run.cost or MeasuredCost(wall_sec=round(time.monotonic() - began, 3))
 
         return TrialOutcome(
             trial_id=req.trial_id,

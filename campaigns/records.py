@@ -8,7 +8,7 @@ import dataclasses
 import json
 
 from contracts.digests import canonical_json_bytes, sha256_hex
-from contracts.payloads.campaigns import CampaignTask
+from contracts.payloads.campaigns import PlannedTask
 from contracts.payloads.common import ref_dict
 from contracts.payloads.review import FrozenTask
 from contracts.payloads.trials import SolverSpec, TrialOutcome
@@ -44,7 +44,7 @@ def outcome_record(outcome: TrialOutcome, frozen: FrozenTask, *, config: str, co
     }
 
 
-def trial_record(campaign_id: str, trial_id: str, task: CampaignTask, solver: SolverSpec,
+def trial_record(campaign_id: str, trial_id: str, task: PlannedTask, solver: SolverSpec,
                  outcome: TrialOutcome, replaces_sha256: str | None = None,
                  recovery: int | None = None) -> dict:
     record = {

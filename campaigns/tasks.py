@@ -18,7 +18,7 @@ from typing import cast
 
 from storage.content import ContentStore
 from contracts.payloads.authoring import GradingSpec, TaskIdentity
-from contracts.payloads.campaigns import CampaignTask
+from contracts.payloads.campaigns import PlannedTask
 from contracts.payloads.common import BlobRef, DatasetRef
 from contracts.payloads.review import FrozenTask
 from dataset_revisions.layout import RevisionKeys
@@ -89,7 +89,7 @@ def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[l
 
 
 def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,
-              split: str | None) -> CampaignTask:
+              split: str | None) -> PlannedTask:
     pub = read_publication(objects, folder, expected_sha256, error=CampaignSourceError)
     publication, pub_sha, where = pub.doc, pub.sha256, pub.location()
     frozen_bytes = pub.read(FROZEN_TASK)
@@ -119,4 +119,4 @@ def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_s
         frozen_record=store.put_bytes(frozen_bytes),
         calibration_report=cast(BlobRef, _ref(doc["calibration_report"])), identity=identity, grading=grading,
         input_reward=doc["input_reward"], pipeline_ref=doc["pipeline_ref"])
-    return CampaignTask(publication["publication_id"], pub_sha, split, frozen)
+    return PlannedTask(publication["publication_id"], pub_sha, split, frozen)

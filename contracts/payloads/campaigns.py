@@ -25,8 +25,10 @@ class CampaignInput:
     trial_attempts: int = 4  # tries of one trial's run against infrastructure faults
 
 
+# The workflow's view of a registered campaign plan: tasks and configs with what the trials need,
+# trials by index. The persisted document is `contracts.models.CampaignPlan` (campaign-plan).
 @dataclass
-class CampaignTask:
+class PlannedTask:
     publication_id: str
     publication_sha256: str
     split: str | None
@@ -34,22 +36,22 @@ class CampaignTask:
 
 
 @dataclass
-class CampaignTrialSpec:
+class PlannedTrial:
     trial_id: str  # <campaign>.<task>.<config>.<attempt>: the id recovery names
-    task: int  # index into CampaignPlan.tasks
-    config: int  # index into CampaignPlan.configs
+    task: int  # index into PlannedCampaign.tasks
+    config: int  # index into PlannedCampaign.configs
     attempt: int
     pools: list[str]  # caps it counts against (gpu; llm too for model agents)
 
 
 @dataclass
-class CampaignPlan:
+class PlannedCampaign:
     campaign_id: str
     location: str  # where the campaign's files are (a directory or s3:// URI)
     plan_sha256: str
-    tasks: list[CampaignTask]
+    tasks: list[PlannedTask]
     configs: list[SolverSpec]
-    trials: list[CampaignTrialSpec]
+    trials: list[PlannedTrial]
     caps: dict[str, int]
     trial_attempts: int
     recorded: list[str] = field(default_factory=list)  # trial ids with a record already (a rerun)
@@ -70,7 +72,7 @@ class PlanCampaignInput:
 class CampaignTrialInput:
     campaign_id: str
     trial_id: str
-    task: CampaignTask
+    task: PlannedTask
     solver: SolverSpec
     attempt: int
     trial_attempts: int

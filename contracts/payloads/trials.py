@@ -61,8 +61,9 @@ FAILURE_KINDS = ("infra", "solver", "author")
 
 
 @dataclass
-class TrialCost:
-    """What one attempt spent (docs/campaigns.md). None: not measured by this backend or agent."""
+class MeasuredCost:
+    """What one attempt spent (docs/campaigns.md). None: not measured by this backend or agent.
+    Dumped, it is a trial record's `cost` (`contracts.models.TrialCost`)."""
 
     wall_sec: float
     agent_sec: float | None = None
@@ -95,7 +96,7 @@ class TrialOutcome:
     judge: dict | None = None  # {id, kind, label} of who answered the VL questions
     score: BlobRef | None = None  # the score record under the task's profile
     null_reason: str | None = None  # why reward is None although the trial ran
-    cost: TrialCost | None = None  # what the attempt spent (None: it never ran)
+    cost: MeasuredCost | None = None  # what the attempt spent (None: it never ran)
     evidence: BlobRef | None = None  # tree: Harbor's trial directory (keep_evidence)
     trajectory: BlobRef | None = None  # the agent's redacted ATIF trajectory, when it wrote one
     harbor_trial: str | None = None  # Harbor's trial directory name inside `evidence`

@@ -17,7 +17,7 @@ import pytest
 import pytest_asyncio
 
 from storage.content import FilesystemStore
-from contracts.payloads.campaigns import CampaignTask
+from contracts.payloads.campaigns import PlannedTask
 from contracts.payloads.review import FrozenTask
 from tests.chaos.helpers import TEMPORAL_BIN, ChaosStack
 from tests.conftest import assemble_seed
@@ -31,7 +31,7 @@ def chaos_var(tmp_path_factory) -> Path:
 
 
 @pytest_asyncio.fixture(scope="session")
-async def chaos_task(chaos_var, project_root) -> CampaignTask:
+async def chaos_task(chaos_var, project_root) -> PlannedTask:
     """table-model's package, built and assembled for real, graded rule-only (no VL grading:
     one gpu activity per trial, the one these tests break)."""
     if not TEMPORAL_BIN.exists():
@@ -49,7 +49,7 @@ async def chaos_task(chaos_var, project_root) -> CampaignTask:
         identity=assembled.identity, grading=grading, input_reward=0.0,
         pipeline_ref={"pipeline_id": "arkevo-blender", "pipeline_version": "0.1.0",
                       "pipeline_digest": "d" * 64})
-    return CampaignTask(f"{grading.task_id}-chaos", "0" * 64, None, frozen)
+    return PlannedTask(f"{grading.task_id}-chaos", "0" * 64, None, frozen)
 
 
 @pytest_asyncio.fixture

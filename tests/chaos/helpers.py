@@ -28,7 +28,7 @@ from temporalio.api.workflowservice.v1 import DescribeNamespaceRequest, Describe
 from temporalio.client import Client, WorkflowHandle
 
 from contracts import queues
-from contracts.payloads.campaigns import CampaignTask, CampaignTrialInput
+from contracts.payloads.campaigns import PlannedTask, CampaignTrialInput
 from contracts.solver_configs import load_solver_registry
 from sandbox.mcp_session import process_tree
 from tests.adversarial.sandbox_helpers import requires_landlock
@@ -52,7 +52,7 @@ chaos = [
 ]
 
 
-def trial_input(task: CampaignTask, name: str) -> tuple[str, CampaignTrialInput]:
+def trial_input(task: PlannedTask, name: str) -> tuple[str, CampaignTrialInput]:
     """(workflow id, input) of one oracle trial in a campaign of its own."""
     campaign_id = f"chaos-{name}-{uuid.uuid4().hex[:6]}"
     trial_id = f"{campaign_id}.{task.frozen.task_id}.oracle.1"

@@ -34,7 +34,7 @@ from contracts import queues
 from contracts.payloads.campaigns import (CampaignInput, CampaignResult, RecoveryInput,
                                           SolverEndpointCheckInput)
 from contracts.payloads.common import DatasetRef
-from contracts.payloads.trials import ScoreTrialInput, TrialCost, TrialOutcome, TrialRequest
+from contracts.payloads.trials import ScoreTrialInput, MeasuredCost, TrialOutcome, TrialRequest
 from storage.objects import FilesystemObjects
 from tests.campaign_support.publications import write_frozen_revision
 from workflows.evaluation_campaign import CampaignRecovery, CampaignTrial, EvaluationCampaign
@@ -75,7 +75,7 @@ class Gpu:
                 with self.lock:
                     for p in pools:
                         self.running[p] -= 1
-            cost = TrialCost(wall_sec=2.0, agent_sec=1.5,
+            cost = MeasuredCost(wall_sec=2.0, agent_sec=1.5,
                              model_calls=3 if req.solver.kind == "model" else 0,
                              input_tokens=300 if req.solver.kind == "model" else 0,
                              output_tokens=60 if req.solver.kind == "model" else 0,

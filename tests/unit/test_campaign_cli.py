@@ -13,7 +13,7 @@ from cli.arkevo import main
 from contracts.payloads.campaigns import (CampaignInput, CampaignTrialInput, PlanCampaignInput,
                                           RecordTrialInput)
 from contracts.payloads.common import DatasetRef
-from contracts.payloads.trials import TrialCost, TrialOutcome
+from contracts.payloads.trials import MeasuredCost, TrialOutcome
 from storage.objects import FilesystemObjects
 from tests.campaign_support.publications import write_frozen_revision
 from workers.settings import PROJECT_ROOT
@@ -64,7 +64,7 @@ def test_report_status_and_rebuild_read_the_store(var, capsys):
         outcome = TrialOutcome(spec.trial_id, solver.config_id, "campaign", 1, reward, reward >= 0.7,
                                plan.tasks[spec.task].frozen.verifier_version,
                                started_at="2026-11-30T00:00:00+00:00",
-                               finished_at="2026-11-30T00:00:05+00:00", cost=TrialCost(wall_sec=5.0))
+                               finished_at="2026-11-30T00:00:05+00:00", cost=MeasuredCost(wall_sec=5.0))
         acts.record_campaign_trial(RecordTrialInput(CampaignTrialInput(
             "c1", spec.trial_id, plan.tasks[spec.task], solver, 1, 4), outcome))
 

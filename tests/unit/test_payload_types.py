@@ -1,7 +1,7 @@
 """Every payload's field types are real types, never strings: Temporal's converter resolves a
 dataclass's hints with `typing.get_type_hints`, which looks a string up in the class's module
 as the workflow sandbox's `sys.modules` has it -- and a payload module imported only by another
-passed-through module is not there (a CampaignTask's FrozenTask failed to decode: "name
+passed-through module is not there (a PlannedTask's FrozenTask failed to decode: "name
 'BlobRef' is not defined"). So the payload modules do not use `from __future__ import
 annotations`, and define a class before the classes that use it."""
 

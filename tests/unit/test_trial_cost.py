@@ -15,7 +15,7 @@ from harbor.models.trial.config import TaskConfig, TrialConfig
 from harbor.models.trial.result import AgentInfo, TimingInfo, TrialResult
 
 from activities.trial_backends import sandbox_cpu_seconds, trial_cost
-from contracts.payloads.trials import TrialCost
+from contracts.payloads.trials import MeasuredCost
 from sandbox.isolation import cgroups
 
 T0 = datetime(2025, 1, 1, tzinfo=UTC)
@@ -65,7 +65,7 @@ def test_llm_agent_cost_from_its_context(tmp_path):
     write_log(tmp_path / "sandbox", "s", [{"event": "stop", "cpu_usage_ns": 3_000_000_000}])
     context = AgentContext(n_input_tokens=1200, n_output_tokens=80,
                            metadata={"model": "m", "steps": 4, "tool_calls": 6, "max_steps": 30})
-    assert trial_cost(result(context), tmp_path) == TrialCost(
+    assert trial_cost(result(context), tmp_path) == MeasuredCost(
         wall_sec=61.5, agent_sec=40.0, model_calls=4, input_tokens=1200, output_tokens=80,
         agent_steps=6, sandbox_cpu_sec=3.0, gpu_sec=None)
 
@@ -80,7 +80,7 @@ def test_scripted_agent_makes_no_model_call(tmp_path):
 
 def test_agent_that_records_nothing_leaves_cost_unknown(tmp_path):
     cost = trial_cost(result(AgentContext(), agent_sec=None), None)
-    assert cost == TrialCost(wall_sec=61.5)  # everything but the wall time: not measured
+    assert cost == MeasuredCost(wall_sec=61.5)  # everything but the wall time: not measured
     assert trial_cost(result(None), tmp_path).model_calls is None
 
 
