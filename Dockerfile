@@ -9,13 +9,14 @@ LABEL org.opencontainers.image.title="arkevo-worker" \
 
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 # python3.13: the workers and bpy. bubblewrap, iproute2, passwd, util-linux: the trial sandbox
-# (per-slot users, namespaces; docs/sandbox.md). The X11/GL client libraries: what bpy's
+# (per-slot users, namespaces; docs/sandbox.md). libfaketime: the frozen clock of reproducible
+# Blender builds (docs/reproducibility.md). The X11/GL client libraries: what bpy's
 # __init__.so links (ldd), plus EGL for headless GPU rendering on the gpu nodes. procps: ps/kill
 # for operators.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       python3.13 python3.13-venv ca-certificates make procps \
-      bubblewrap iproute2 passwd util-linux \
+      bubblewrap iproute2 passwd util-linux libfaketime \
       libgl1 libegl1 libglx0 libglvnd0 libx11-6 libxext6 libxfixes3 libxi6 libxkbcommon0 \
       libxrender1 libxxf86vm1 libsm6 libice6 \
  && rm -rf /var/lib/apt/lists/* \

@@ -5,7 +5,8 @@
 
 For each deliverable, with an empty cache: the wall time of one bpy process rendering its
 evidence (process start + open + renders + MP4 + contact sheet), the in-Blender render
-seconds from the manifest, and the number of files; then the same request again, served from
+seconds from the manifest (manifests before renderer arkevo-evidence/3 only: the time now goes
+to the render's log, the manifest being part of a task version), and the number of files; then the same request again, served from
 the cache (a hash check, no render).  Views, resolution and frames come from each task's
 judge.json (160x120; robot-carry adds 16 frames + MP4).  The renders run in the trial sandbox
 (one per process), as the scoring CLIs run them; ``--no-sandbox``: plain subprocesses.
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             assert again.cache_hit and cache.counters.renders == 1
             rows.append({"deliverable": label, "engine": spec["engine"], "files": len(ev.files),
                          "frames": len(ev.names("frame")), "mp4": ev.manifest.get("mp4"),
-                         "process_wall_s": round(wall, 2), "in_blender_s": ev.manifest["seconds"],
+                         "process_wall_s": round(wall, 2), "in_blender_s": ev.manifest.get("seconds"),
                          "cache_hit_ms": round(1000 * hit, 1)})
             shutil.rmtree(cache_dir, ignore_errors=True)
     by_seed = {}

@@ -14,6 +14,10 @@ a digest only when Blender reads the same scene from both.  (A third source, the
 directory in the saved UI data, is the process's ``$HOME``; the sandbox gives every slot the
 same one, see ``sandbox/isolation/slots.py``.)
 
+``sort_unordered_pairs`` rewrites a file with those pairs sorted: with the clock frozen during
+the build (``blender.runner``, reproducible jobs), that makes our own builds byte-identical
+(docs/reproducibility.md).
+
 Anything this reader does not fully understand -- a compressed file, an older header layout,
 a block or type table that does not add up, a masked field whose type is not the expected one
 -- gives the sha256 of the raw bytes instead, which shares nothing: the digest is only ever used
@@ -27,6 +31,7 @@ Hand-written because no PyPI package reads Blender 5's large-block-header format
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import struct
 from collections.abc import Iterator
@@ -169,17 +174,28 @@ def _masks(dna: bytes) -> dict[int, _Mask]:
         raise Unreadable(f"malformed SDNA: {exc}") from None
 
 
+def _layout(fh: BinaryIO, size: int) -> tuple[list[_Block], dict[int, _Mask]]:
+    """The file's blocks and the masks of the structs it stores, read from its own SDNA."""
+    if not _HEADER.fullmatch(fh.read(17)):
+        raise Unreadable("not an uncompressed Blender 5 file")
+    blocks = list(_blocks(fh, size))
+    dna_blocks = [b for b in blocks if b.code == b"DNA1"]
+    if len(dna_blocks) != 1 or dna_blocks[0].length > _MAX_DNA:
+        raise Unreadable("expected one SDNA block")
+    fh.seek(dna_blocks[0].head + _BHEAD.size)
+    return blocks, _masks(fh.read(dna_blocks[0].length))
+
+
+def _sort_pairs(data: bytearray, base: int, mask: _Mask) -> None:
+    for offset in mask.pairs:
+        a, b = data[base + offset:base + offset + 8], data[base + offset + 8:base + offset + 16]
+        data[base + offset:base + offset + 16] = min(a, b) + max(a, b)
+
+
 def _scene_digest(path: Path) -> str:
     size = path.stat().st_size
     with path.open("rb") as fh:
-        if not _HEADER.fullmatch(fh.read(17)):
-            raise Unreadable("not an uncompressed Blender 5 file")
-        blocks = list(_blocks(fh, size))
-        dna_blocks = [b for b in blocks if b.code == b"DNA1"]
-        if len(dna_blocks) != 1 or dna_blocks[0].length > _MAX_DNA:
-            raise Unreadable("expected one SDNA block")
-        fh.seek(dna_blocks[0].head + _BHEAD.size)
-        masks = _masks(fh.read(dna_blocks[0].length))
+        blocks, masks = _layout(fh, size)
         h = hashlib.sha256(DIGEST_VERSION.encode() + b"\0")
         fh.seek(0)
         h.update(fh.read(17))
@@ -197,11 +213,40 @@ def _scene_digest(path: Path) -> str:
                 base = i * mask.size
                 for offset, span in mask.zero:
                     data[base + offset:base + offset + span] = bytes(span)
-                for offset in mask.pairs:
-                    a, b = data[base + offset:base + offset + 8], data[base + offset + 8:base + offset + 16]
-                    data[base + offset:base + offset + 16] = min(a, b) + max(a, b)
+                _sort_pairs(data, base, mask)
             h.update(data)
         return h.hexdigest()
+
+
+def sort_unordered_pairs(path: Path) -> int:
+    """Rewrite `path` with every unordered pointer pair (UNORDERED_PAIRS) in sorted order, the
+    canonical form of a file Blender wrote; returns how many pairs were swapped (0: the file is
+    left as it was). Blender sorts a screen edge's two vertices again when it reads the file, so
+    the scene is the same; only the bytes stop depending on where malloc put things. The clock
+    fields (MASKED_FIELDS) are not touched: a build under a frozen clock writes them the same
+    (`blender.runner`, reproducible jobs). A file this reader does not understand raises
+    Unreadable and is left alone."""
+    path = Path(path)
+    data = bytearray(path.read_bytes())
+    with path.open("rb") as fh:
+        blocks, masks = _layout(fh, len(data))
+    swapped = 0
+    for block in blocks:
+        mask = masks.get(block.sdna) if block.code != b"DNA1" else None
+        if mask is None or not mask.pairs:
+            continue
+        if block.length != mask.size * block.count:
+            raise Unreadable(f"block of {block.count} x {mask.size} bytes has length {block.length}")
+        start = block.head + _BHEAD.size
+        for i in range(block.count):
+            before = bytes(data[start + i * mask.size:start + (i + 1) * mask.size])
+            _sort_pairs(data, start + i * mask.size, mask)
+            swapped += before != data[start + i * mask.size:start + (i + 1) * mask.size]
+    if swapped:
+        tmp = path.with_name(f".{path.name}.canonical")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    return swapped
 
 
 def _copy(fh: BinaryIO, length: int, h) -> None:

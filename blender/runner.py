@@ -26,11 +26,19 @@ Who a failure belongs to is decided here, once, from what the caller says the ru
 
 A sandbox that cannot be set up raises SandboxUnavailable, LaunchFailed or SlotUnavailable
 (infrastructure; `sandbox.script_run` says how to opt out on a host without one).
+
+A build whose .blend outputs become part of a task version (the workspace, the reference
+deliverable) runs as `BlenderJob(isolation, reproducible=True)`: under a frozen clock
+(Debian's libfaketime), because Blender seeds two fields from the clock when it creates data
+(`bNode.identifier`, `Mesh.face_sets_color_seed`; see `blender.blend_digest`), and with each
+.blend output rewritten in canonical form (`sort_unordered_pairs`). The same inputs then give
+the same bytes (docs/reproducibility.md).
 """
 
 from __future__ import annotations
 
 import asyncio
+import glob
 import os
 import sys
 import tempfile
@@ -39,6 +47,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import ClassVar, Literal, cast
 
+from blender.blend_digest import Unreadable, sort_unordered_pairs
 from observability.redaction import is_secret_name
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import (LOCAL, ScriptIsolation, ScriptRun, run_sandboxed_script, script_isolation,
@@ -48,6 +57,11 @@ BLENDER_SCRIPTS = Path(__file__).resolve().parent
 LOG_BYTES = 65536  # how much of a run's log is read back to name a failure
 
 Blame = Literal["author", "solver", "infra"]
+
+# Where Debian's libfaketime lives (one folder per architecture), and the instant a reproducible
+# build sees: frozen, monotonic clock included (Blender seeds from the monotonic clock).
+FAKETIME_LIBRARY = "/usr/lib/*/faketime/libfaketime.so.1"
+FROZEN_AT = "2000-01-01 00:00:00"
 
 
 class BlenderFailure(Exception):
@@ -101,12 +115,29 @@ def blender_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not is_secret_name(k)}
 
 
+class FrozenClockUnavailable(RuntimeError):
+    """libfaketime is not installed: a reproducible build cannot run (infrastructure)."""
+
+
+def frozen_clock_env() -> dict[str, str]:
+    """The variables that run a process under a frozen clock (libfaketime)."""
+    found = sorted(glob.glob(FAKETIME_LIBRARY))
+    if not found:
+        raise FrozenClockUnavailable(
+            f"no {FAKETIME_LIBRARY}: install Debian's libfaketime (scripts/system-deps.sh does); "
+            "a reproducible Blender build needs it")
+    # FAKETIME_DISABLE_SHM: no shared-memory semaphore (a sandbox may not create one).
+    return {"LD_PRELOAD": found[0], "FAKETIME": FROZEN_AT, "FAKETIME_NO_CACHE": "1",
+            "FAKETIME_DISABLE_SHM": "1", "TZ": "UTC"}
+
+
 class BlenderJob:
     """One run of a bpy script, unisolated or sandboxed (see the module docstring)."""
 
-    def __init__(self, isolation: ScriptIsolation = None):
+    def __init__(self, isolation: ScriptIsolation = None, *, reproducible: bool = False):
         self.isolation = script_isolation(isolation)
         self.local = self.isolation == LOCAL
+        self.reproducible = reproducible
         self.inputs: dict[str, Path] = {}
         self.outputs: dict[str, Path] = {}
 
@@ -118,26 +149,28 @@ class BlenderJob:
         return inside
 
     def output(self, host: Path, inside: str) -> str:
-        if self.local:
-            return str(host)
-        self.outputs[inside] = host
-        return inside
+        self.outputs[inside] = host  # also unisolated: a reproducible job canonicalises them
+        return str(host) if self.local else inside
 
     async def run(self, script: Path, args: list[str], *, timeout: float, log: Path | None = None,
                   cwd: Path | None = None, inside_cwd: str = "/workspace",
                   authored: dict[str, Path] | None = None, marker: str | None = None,
                   delivery: bool = False) -> ScriptRun:
         """Run `script` with `args` (stdout and stderr to `log`); raise the failure, classified."""
+        extra_env = frozen_clock_env() if self.reproducible else {}
         with tempfile.TemporaryDirectory(prefix="arkevo-bpy-") as tmp:
             log = log or Path(tmp) / "run.log"
             log.parent.mkdir(parents=True, exist_ok=True)
             if self.local:
-                run = await _run_local(script, args, cwd=cwd, timeout=timeout, log=log)
+                run = await _run_local(script, args, cwd=cwd, timeout=timeout, log=log, env=extra_env)
             else:
                 run = await run_sandboxed_script(
                     script, args, inputs=self.inputs, outputs=self.outputs, timeout=timeout,
-                    log=log, settings=cast(SandboxSettings, self.isolation), cwd=inside_cwd)
+                    log=log, settings=cast(SandboxSettings, self.isolation), cwd=inside_cwd,
+                    env=extra_env)
             if run.ok and not run.refused:
+                if self.reproducible:
+                    await asyncio.to_thread(_canonical_blends, self.outputs.values())
                 return run
             raise _classify(script, run, _read_tail(log), authored or {}, marker, delivery,
                             timeout, sandboxed=not self.local)
@@ -150,18 +183,29 @@ class BlenderJob:
             return pool.submit(asyncio.run, self.run(script, args, **kwargs)).result()
 
 
+def _canonical_blends(outputs) -> None:
+    """Each .blend output in canonical form; one this reader does not understand (compressed,
+    say) stays as written, and the reproducibility test names it."""
+    for host in outputs:
+        if host.suffix == ".blend" and host.is_file():
+            try:
+                sort_unordered_pairs(host)
+            except Unreadable:
+                pass
+
+
 async def run(script: Path, args: list[str], isolation: ScriptIsolation = None, **kwargs) -> ScriptRun:
     """A run whose arguments need no sandbox paths (`BlenderJob` maps files in and out)."""
     return await BlenderJob(isolation).run(script, args, **kwargs)
 
 
 async def _run_local(script: Path, args: list[str], *, cwd: Path | None, timeout: float,
-                     log: Path) -> ScriptRun:
+                     log: Path, env: dict[str, str]) -> ScriptRun:
     started = time.monotonic()
     with open(log, "wb") as out:
         proc = await asyncio.create_subprocess_exec(
             bpy_python(), str(script), *args, cwd=str(cwd) if cwd else None, stdout=out, stderr=out,
-            env=blender_env(), start_new_session=True)
+            env={**blender_env(), **env}, start_new_session=True)
         try:
             finished = await wait_heartbeating(proc, timeout, script.name)
         finally:  # at the timeout, or cancelled: nothing it started outlives it

@@ -91,8 +91,11 @@ class ScriptRun:
 async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[str, Path],
                                outputs: dict[str, Path], timeout: float, log: Path,
                                settings: SandboxSettings | None = None, cwd: str = str(WORKDIR),
-                               memory_mb: int | None = None) -> ScriptRun:
+                               memory_mb: int | None = None, env: dict[str, str] | None = None) -> ScriptRun:
     """Run `python3 /tests/<script.name> *args` in a fresh sandbox; stdout+stderr go to `log`.
+    `env` is set for the script's process alone (through `/usr/bin/env`, not for the sandbox's
+    launcher, which runs as root before it drops to the slot's user: an LD_PRELOAD there would
+    create what the script may then not open); nothing of the worker's environment is passed.
 
     `inputs`/`outputs` map sandbox paths (under /workspace or /tests; outputs under a
     writable root) to host paths. Raises only when the sandbox cannot be set up."""
@@ -110,7 +113,7 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
                                 {**inputs, str(SCRIPTS / script.name): script})
         with open(log, "wb") as out:
             process, group = await sandbox.launch(
-                [sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
+                [*_with_env(env), sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
                 stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script")
         try:
             finished = await wait_heartbeating(process, timeout, f"{script.name} (sandboxed)")
@@ -124,6 +127,10 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
         return run
     finally:
         await sandbox.close()
+
+
+def _with_env(env: dict[str, str] | None) -> list[str]:
+    return ["/usr/bin/env", *(f"{k}={v}" for k, v in env.items())] if env else []
 
 
 async def _open_sandbox(script: Path, settings: SandboxSettings | None,

@@ -11,6 +11,7 @@ PACKAGES=(
     "iproute2:ip"        # inspecting a trial's network namespace (tests, debugging)
     "passwd:useradd"     # creating the per-slot users arkevo-slot-N
     "util-linux:nsenter" # nsenter/unshare, used by tests and operators
+    "libfaketime:libfaketime.so.1"  # a frozen clock for reproducible Blender builds (no command)
 )
 
 # Wanted, not required: without them the browser tests skip and say why (tests/site_support).

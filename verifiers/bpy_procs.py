@@ -52,24 +52,26 @@ MUTATIONS = "mutations.py"  # the gaming operators: warm probes load them beside
 
 
 def apply_script(blend_in: Path, script: Path, blend_out: Path, timeout: float = 600, *,
-                 sandbox: ScriptIsolation = None) -> Path:
+                 sandbox: ScriptIsolation = None, reproducible: bool = True) -> Path:
     """Run an author's script on `blend_in` and save the scene to `blend_out`."""
-    return apply_scripts(blend_in, [(script, blend_out)], timeout, sandbox=sandbox)[0]
+    return apply_scripts(blend_in, [(script, blend_out)], timeout, sandbox=sandbox, reproducible=reproducible)[0]
 
 
 def apply_scripts(blend_in: Path, jobs: list[tuple[Path, Path]], timeout: float = 600, *,
-                  sandbox: ScriptIsolation = None) -> list[Path]:
+                  sandbox: ScriptIsolation = None, reproducible: bool = True) -> list[Path]:
     """Run each (script, blend_out) of *one author* on a fresh open of `blend_in`, in one Blender
     process (one start-up, ~1 s of CPU, instead of one per script); `timeout` is per script.
     The scripts share the process, so one can change what a later one delivers: that gives the
     author nothing its own scripts could not do, but never mix two parties' scripts here.
-    The first script that fails raises ScriptFailed naming it."""
+    The first script that fails raises ScriptFailed naming it. `reproducible`: under a frozen
+    clock, outputs in canonical form (the same script gives the same bytes; docs/reproducibility.md);
+    False saves as a solver's Blender would."""
     if not jobs:
         return []
     names = [s.name for s, _ in jobs], [o.name for _, o in jobs]
     if any(len(set(n)) != len(n) for n in names):
         raise ValueError(f"apply_scripts: script and output names must be unique: {names}")
-    job = BlenderJob(sandbox)
+    job = BlenderJob(sandbox, reproducible=reproducible)
     args = ["--in", job.input(blend_in, f"/workspace/inputs/{blend_in.name}")]
     authored = {}
     for script, blend_out in jobs:
@@ -90,7 +92,7 @@ def build_workspace(reference: Path, start_mode: str, out_start: Path, out_refer
     """Build the starting workspace from a seed's reference project. Sandboxed, the seed's files
     except draft/ (never its rubric, solution or calibration) go in at /workspace/seed;
     without `seed_dir`, the reference's own folder."""
-    job = BlenderJob(sandbox)
+    job = BlenderJob(sandbox, reproducible=True)  # start.blend and reference.blend are published
     seed = seed_dir or reference.parent
     ref = str(reference)
     if not job.local:

@@ -119,14 +119,17 @@ def test_a_damaged_cache_entry_is_rendered_again(scored_twice, isolation):
 
 
 def test_the_same_scene_saved_twice_is_rendered_once(workspaces, tmp_path, isolation):
-    """A scripted policy's repeated attempts save one scene into different bytes (Blender seeds a
-    mesh's face-set colours and a node's id from the clock); the cache keys on the scene digest
-    (blender/blend_digest.py), so the second delivery's evidence is the first's, unrendered."""
+    """A solver's repeated attempts save one scene into different bytes (Blender seeds a mesh's
+    face-set colours and a node's id from the clock, which only our own builds freeze); the
+    cache keys on the scene digest (blender/blend_digest.py), so the second delivery's evidence
+    is the first's, unrendered."""
     start = workspaces["table-model"]["start"]
     solve = SEEDS / "table-model" / "draft" / "solution" / "solve.py"
-    first_blend = bpy_procs.apply_script(start, solve, tmp_path / "a" / "result.blend", sandbox=isolation)
+    first_blend = bpy_procs.apply_script(start, solve, tmp_path / "a" / "result.blend", sandbox=isolation,
+                                         reproducible=False)
     time.sleep(1.1)  # the face-set colour seed changes with the second
-    second_blend = bpy_procs.apply_script(start, solve, tmp_path / "b" / "result.blend", sandbox=isolation)
+    second_blend = bpy_procs.apply_script(start, solve, tmp_path / "b" / "result.blend", sandbox=isolation,
+                                          reproducible=False)
     assert sha256_file(first_blend) != sha256_file(second_blend)
     cache = EvidenceCache(tmp_path / "cache")
     spec = resolve_spec(load_judge_config(SEEDS / "table-model" / "draft" / "judge.json").evidence)
