@@ -290,10 +290,15 @@ class EvidenceCache:
         return Evidence(key, final, manifest, cache_hit=False)
 
 
-def _postprocess(folder: Path) -> None:
-    """Add the 4x4 contact sheet of the animation frames to a fresh render's manifest."""
+def _postprocess(folder: Path, scene: str | None) -> None:
+    """Add the 4x4 contact sheet of the animation frames to a fresh render's manifest, and the
+    delivery's scene digest: not its sha256, which differs between two saves of one scene (a
+    reference deliverable comes from a trial on a running clock), while the manifest is part of
+    the task version (docs/reproducibility.md)."""
     manifest_path = folder / "manifest.json"
     manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    manifest.pop("blend_sha256", None)
+    manifest["scene"] = scene
     frames = sorted((e["index"], n) for n, e in manifest.get("files", {}).items() if e.get("kind") == "frame")
     if frames:
         contact_sheet([folder / n for _, n in frames], columns=4).save(folder / SHEET)
@@ -337,7 +342,7 @@ class EvidenceRenderer:
         if req.scene is None:  # nothing delivered: nothing to render, nothing to cache
             with self.cache._lock:
                 self.cache.counters.absent += 1
-            manifest: dict = {"renderer": _renderer_id(), "blend_sha256": None, "files": {},
+            manifest: dict = {"renderer": _renderer_id(), "scene": None, "files": {},
                         "error": f"delivered .blend not found: {req.blend}"}
             return Evidence(req.key, self.cache.root / "tmp", manifest, cache_hit=False)
         hit = self.cache.lookup(req.key)
@@ -396,11 +401,11 @@ class EvidenceRenderer:
             try:
                 if (problem := check_rendered(scratch[r.key], r.spec)) is not None:
                     raise RenderFailed(problem)
-                _postprocess(scratch[r.key])
+                _postprocess(scratch[r.key], r.scene)
             except (RenderFailed, ValueError, KeyError, TypeError) as exc:  # nothing to judge
                 shutil.rmtree(scratch[r.key], ignore_errors=True)
                 out[r.key] = Evidence(r.key, self.cache.root / "tmp", {
-                    "renderer": _renderer_id(), "blend_sha256": sha256_file(r.blend), "files": {},
+                    "renderer": _renderer_id(), "scene": r.scene, "files": {},
                     "error": f"the renderer's output is malformed: {exc}"}, cache_hit=False)
                 continue
             out[r.key] = self.cache.commit(r.key, scratch[r.key])
@@ -421,7 +426,7 @@ class EvidenceRenderer:
             if (problem := check_rendered(folder, spec)) is not None:
                 raise RenderFailed(f"the renderer's output is malformed: {problem}")
             try:
-                _postprocess(folder)
+                _postprocess(folder, req.scene)
             except (ValueError, KeyError, TypeError) as exc:  # frames the worker cannot read
                 raise RenderFailed(f"the renderer's output is malformed: {exc}") from exc
         except BaseException:

@@ -272,8 +272,8 @@ def write_mp4(frames: list[Path], out: Path, spec: dict, fps: int) -> str:
 
 def render_job(blend: Path, spec: dict, out: Path) -> dict:
     out.mkdir(parents=True, exist_ok=True)
-    manifest: dict = {"renderer": RENDERER_ID, "blender": bpy.app.version_string,
-                      "blend_sha256": sha256_file(blend) if blend.is_file() else None, "files": {}}
+    # No sha256 of the .blend: the worker records the scene digest (verifiers/evidence.py).
+    manifest: dict = {"renderer": RENDERER_ID, "blender": bpy.app.version_string, "files": {}}
     reason = open_delivery(blend)
     if reason is not None:
         manifest["error"] = reason
