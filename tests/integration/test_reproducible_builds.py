@@ -1,6 +1,6 @@
-"""The same inputs give the same .blend bytes: a seed's workspace built twice (two stores, two
-sandboxed Blender processes, seconds apart) and its reference solution applied twice are
-byte-identical, which is what makes a task version a function of its inputs
+"""The same inputs give the same bytes: a seed admitted, built and packaged twice (two stores,
+two sandboxed Blender processes, seconds apart) is one task package, and a script applied twice
+gives one .blend, which is what makes a task version a function of its inputs
 (docs/reproducibility.md). Without the frozen clock the same build differs in the
 clock-seeded fields, which shows the test can fail."""
 
@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from activities.admission import AdmissionActivities
 from activities.authoring import AuthoringActivities
 from blender.blend_digest import scene_digest, sort_unordered_pairs
 from blender.runner import LOCAL, BlenderJob
-from contracts.payloads.authoring import BuildWorkspaceInput
+from contracts.payloads.admission import AdmissionInput
+from contracts.payloads.authoring import AssembleInput, BuildWorkspaceInput
 from storage.content import FilesystemStore
 from verifiers import bpy_procs
 from verifiers.seed_check import check_seed_dir
@@ -28,20 +30,28 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-async def test_a_workspace_built_twice_is_the_same_bytes(tmp_path, project_root):
-    seed = project_root / "seeds" / "table-model"  # node materials: the clock-seeded ids
-    checked = check_seed_dir(seed)
-    builds = []
-    for name in ("first", "second"):
+async def test_a_seed_admitted_built_and_packaged_twice_is_one_package(tmp_path, project_root):
+    """Stage 02 and 03 twice, on two stores, at two admission times, with two sandboxed
+    Blender builds a second apart: the same workspace bytes and the same task package tree
+    (the basis of the task version; freezing adds only the pipeline's ref)."""
+    runs = []
+    for name, admitted_at in (("first", "2026-01-01T00:00:00+00:00"), ("second", "2026-06-01T12:34:56+00:00")):
         store = FilesystemStore(tmp_path / name)
-        tree = store.put_tree(seed, sorted({*checked.material_paths, *checked.draft_files, "seed.json"}))
-        build = await AuthoringActivities(store).build_workspace(
-            BuildWorkspaceInput(tree, checked.reference_project, checked.manifest.start_mode))
-        builds.append(build)
+        admitted = AdmissionActivities(store, project_root).admit_seed(
+            AdmissionInput("seeds/table-model", admitted_at))  # node materials: clock-seeded ids
+        assert admitted.draft is not None
+        authoring = AuthoringActivities(store)
+        build = await authoring.build_workspace(
+            BuildWorkspaceInput(admitted.seed_tree, admitted.reference_project, admitted.start_mode))
+        package = authoring.assemble_task_package(
+            AssembleInput(admitted.seed_tree, build, admitted.draft, "image-metric"))
+        runs.append((build, package))
         time.sleep(1.1)  # a clock that was not frozen would have moved on
-    first, second = builds
-    assert first.start_blend.sha256 == second.start_blend.sha256
-    assert first.reference_blend.sha256 == second.reference_blend.sha256
+    (first_build, first), (second_build, second) = runs
+    assert first_build.start_blend.sha256 == second_build.start_blend.sha256
+    assert first_build.reference_blend.sha256 == second_build.reference_blend.sha256
+    assert first.task_package.sha256 == second.task_package.sha256
+    assert first.grading == second.grading and first.identity == second.identity
 
 
 def test_a_reference_solution_applied_twice_is_the_same_bytes(tmp_path, project_root):
