@@ -28,11 +28,11 @@ A sandbox that cannot be set up raises SandboxUnavailable, LaunchFailed or SlotU
 (infrastructure; `sandbox.script_run` says how to opt out on a host without one).
 
 A build whose .blend outputs become part of a task version (the workspace), and an author's
-scripts applied to it (calibration samples), run as `BlenderJob(isolation, reproducible=True)`:
-under a frozen clock (Debian's libfaketime), because Blender seeds two fields from the clock
-when it creates data
-(`bNode.identifier`, `Mesh.face_sets_color_seed`; see `blender.blend_digest`), and with each
-.blend output rewritten in canonical form (`sort_unordered_pairs`). The same inputs then give
+scripts applied to it (`apply_scripts`: gaming samples, the author CLIs), run as
+`BlenderJob(isolation, reproducible=True)`: under a frozen clock (Debian's libfaketime),
+because Blender seeds two fields from the clock when it creates data (`bNode.identifier`,
+`Mesh.face_sets_color_seed`; see `blender.blend_digest`), and with each .blend output
+rewritten in canonical form (`sort_unordered_pairs`). The same inputs then give
 the same bytes (docs/reproducibility.md).
 """
 
