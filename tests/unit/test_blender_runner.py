@@ -104,3 +104,22 @@ def test_run_blocking_works_under_a_running_loop_and_without_one(tmp_path):
     async def inside() -> bool:
         return BlenderJob(LOCAL).run_blocking(script, [], timeout=30).ok
     assert asyncio.run(inside())
+
+
+async def test_a_reproducible_job_runs_its_script_under_the_frozen_clock(tmp_path):
+    """The script sees the frozen instant (wall and monotonic clock alike), whatever the host's
+    clock says; an ordinary job sees the host's."""
+    script = write(tmp_path / "clock.py", "import time\nprint(time.time(), time.monotonic())\n")
+    frozen = await BlenderJob(LOCAL, reproducible=True).run(script, [], timeout=30)
+    assert float(frozen.log_tail.split()[0]) == 946684800.0  # 2000-01-01T00:00:00Z (runner.FROZEN_AT)
+    later = await BlenderJob(LOCAL, reproducible=True).run(script, [], timeout=30)
+    assert later.log_tail.split()[1] == frozen.log_tail.split()[1]  # not a moving clock
+    free = await BlenderJob(LOCAL).run(script, [], timeout=30)
+    assert float(free.log_tail.split()[0]) > 1.7e9
+
+
+async def test_without_libfaketime_a_reproducible_job_refuses_to_run(tmp_path, monkeypatch):
+    monkeypatch.setattr(runner, "FAKETIME_LIBRARY", str(tmp_path / "none" / "libfaketime.so.1"))
+    script = write(tmp_path / "never.py", "raise SystemExit('must not run')\n")
+    with pytest.raises(runner.FrozenClockUnavailable, match="install Debian's libfaketime"):
+        await BlenderJob(LOCAL, reproducible=True).run(script, [], timeout=30)
