@@ -31,6 +31,7 @@ Hand-written because no PyPI package reads Blender 5's large-block-header format
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import struct
@@ -228,8 +229,7 @@ def sort_unordered_pairs(path: Path) -> int:
     Unreadable and is left alone."""
     path = Path(path)
     data = bytearray(path.read_bytes())
-    with path.open("rb") as fh:
-        blocks, masks = _layout(fh, len(data))
+    blocks, masks = _layout(io.BytesIO(data), len(data))
     swapped = 0
     for block in blocks:
         mask = masks.get(block.sdna) if block.code != b"DNA1" else None

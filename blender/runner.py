@@ -127,9 +127,7 @@ def frozen_clock_env() -> dict[str, str]:
         raise FrozenClockUnavailable(
             f"no {FAKETIME_LIBRARY}: install Debian's libfaketime (scripts/system-deps.sh does); "
             "a reproducible Blender build needs it")
-    # FAKETIME_DISABLE_SHM: no shared-memory semaphore (a sandbox may not create one).
-    return {"LD_PRELOAD": found[0], "FAKETIME": FROZEN_AT, "FAKETIME_NO_CACHE": "1",
-            "FAKETIME_DISABLE_SHM": "1", "TZ": "UTC"}
+    return {"LD_PRELOAD": found[0], "FAKETIME": FROZEN_AT, "FAKETIME_NO_CACHE": "1", "TZ": "UTC"}
 
 
 class BlenderJob:
@@ -186,7 +184,7 @@ class BlenderJob:
 
 def _canonical_blends(outputs) -> None:
     """Each .blend output in canonical form; one this reader does not understand (compressed,
-    say) stays as written, and the reproducibility test names it."""
+    say) stays as written, so its bytes may differ from run to run."""
     for host in outputs:
         if host.suffix == ".blend" and host.is_file():
             try:

@@ -93,9 +93,10 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
                                settings: SandboxSettings | None = None, cwd: str = str(WORKDIR),
                                memory_mb: int | None = None, env: dict[str, str] | None = None) -> ScriptRun:
     """Run `python3 /tests/<script.name> *args` in a fresh sandbox; stdout+stderr go to `log`.
-    `env` is set for the script's process alone (through `/usr/bin/env`, not for the sandbox's
-    launcher, which runs as root before it drops to the slot's user: an LD_PRELOAD there would
-    create what the script may then not open); nothing of the worker's environment is passed.
+    `env` is set for the script's process alone, through `/usr/bin/env`, not for the sandbox's
+    launcher (with libfaketime preloaded into the launcher too, the script died on a
+    shared-memory semaphore it was not allowed to open); nothing of the worker's environment is
+    passed.
 
     `inputs`/`outputs` map sandbox paths (under /workspace or /tests; outputs under a
     writable root) to host paths. Raises only when the sandbox cannot be set up."""
