@@ -3,9 +3,12 @@
 The publication is assembled in a local staging folder, then written to the object store
 (`storage/objects.py`: a directory or S3) file by file with create-only writes, and
 `publication.json` last: a publication exists once its publication.json does, so a reader never
-takes a half-written one for a whole one. `publication.json` lists every file with its sha256
-and chains to the previous revision of the same task; inside a dataset revision it also carries
-the revision's hash-chain link (`datasets/chain.py`). A handoff event announces it.
+takes a half-written one for a whole one. `publication.json` lists the task version's files
+(`task/`, `private/`) with their sha256 and chains to the previous revision of the same task; it
+holds no wall time, so the same inputs publish the same bytes. The run's records (admission,
+calibration, the frozen record, stage-06 trials) and the publication time are listed in
+`records.json` beside it. Inside a dataset revision a hash-chain link (`dataset_revisions/chain.py`)
+pins both. A handoff event announces it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import json
 import re
 import tempfile
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -29,13 +32,14 @@ from contracts.payloads.packaging import ExportScan, PublicationResult, PublishI
 from contracts.validation import build_document
 from dataset_revisions.chain import ChainLink, claim, read_chain
 from dataset_revisions.layout import RevisionKeys, handoff_key
-from publications.layout import DOCUMENT, FROZEN_TASK, OUTSIDE_REVISIONS, PRIVACY, document_key
+from publications.layout import (DOCUMENT, FROZEN_TASK, OUTSIDE_REVISIONS, PRIVACY, RECORDS,
+                                 document_key, is_version_file, records_key)
 from publications.writer import publication_bytes
 from dataset_revisions.revision import is_frozen, object_sha256
 from privacy.checkpoints import check_export
 from privacy.extract import cached_blend_text
 from privacy.policy import load_policy_for
-from storage.objects import ObjectStore
+from storage.objects import ObjectMissing, ObjectStore
 
 _REVISION = re.compile(r"-r(\d+)$")
 
@@ -72,15 +76,16 @@ class PackagingActivities:
             self._write_contents(req, staging)
             self._write_privacy_record(req, staging)
             files = _file_list(staging)
-            content_digest = sha256_hex(canonical_json_bytes(files))
+            content_digest = sha256_hex(canonical_json_bytes(_version(files)))
             if keys is not None:
                 return self._publish_in_revision(req, keys, task_root, staging, files, content_digest)
             previous = self._latest(task_root)
-            if previous and previous[1].get("content_sha256") == content_digest:
-                # Same content already published: make sure its handoff event exists too (an
-                # earlier attempt may have died between publication.json and the event).
+            if previous and previous[1].get("content_sha256") == content_digest \
+                    and self._records_listed(previous[0]) == _records(files):
+                # Same version and records already published: make sure its handoff event exists
+                # too (an earlier attempt may have died between publication.json and the event).
                 return self._announce(req, previous[0], previous[1])
-            doc, prefix = self._write_files(req, task_root, previous, files, content_digest, None, staging)
+            doc, _, prefix = self._write_files(req, task_root, previous, files, content_digest, None, staging)
             if not self.objects.put_if_absent(document_key(prefix), publication_bytes(doc)):
                 if self.objects.get(document_key(prefix)) != publication_bytes(doc):
                     raise ApplicationError(
@@ -95,51 +100,56 @@ class PackagingActivities:
         record = cast(dict, self.store.get_json(req.admission_record))
         while True:
             links = read_chain(self.objects, keys)
-            mine = [link for link in links if link.task_id == req.frozen.task_id and link.content_sha256 == content_digest]
+            mine = [link for link in links if link.task_id == req.frozen.task_id
+                    and link.content_sha256 == content_digest
+                    and self._records_listed(link.publication_key) == _records(files)]
             if mine:  # a retry of this publication: finish it (it may have died after its link)
                 link = mine[-1]
                 self.objects.put_if_absent(document_key(link.publication_key),
                                            publication_bytes(link.publication))
-                return self._announce(req, link.publication_key, link.publication)
+                return self._announce(req, link.publication_key, link.publication, link.sequence)
             if is_frozen(self.objects, keys):
                 raise ApplicationError(
                     f"dataset {keys.namespace} revision {keys.revision} is frozen: a frozen revision "
                     f"is immutable; publish into a new revision", type=DATASET_REVISION_FROZEN,
                     non_retryable=True)
             head = links[-1] if links else None
-            dataset: dict[str, Any] = {"namespace": keys.namespace, "revision": keys.revision,
-                       "sequence": head.sequence + 1 if head else 1,
-                       "previous": {"publication_id": head.publication_id,
-                                    "sha256": head.publication_sha256} if head else None}
-            doc, prefix = self._write_files(req, task_root, self._latest(task_root), files,
-                                            content_digest, dataset, staging)
+            dataset = {"namespace": keys.namespace, "revision": keys.revision}
+            doc, records, prefix = self._write_files(req, task_root, self._latest(task_root), files,
+                                                     content_digest, dataset, staging)
             data = publication_bytes(doc)
             link = ChainLink(
-                sequence=dataset["sequence"], publication_id=doc["publication_id"],
+                sequence=head.sequence + 1 if head else 1, publication_id=doc["publication_id"],
                 task_id=req.frozen.task_id, task_version=req.frozen.task_version, seed_id=req.seed_id,
                 content_sha256=content_digest, publication_key=prefix,
-                publication_sha256=sha256_hex(data), source=record["provenance"]["source"],
+                publication_sha256=sha256_hex(data), records_sha256=sha256_hex(publication_bytes(records)),
+                previous_link_sha256=object_sha256(self.objects, keys.link(head.sequence)) if head else None,
+                published_at=records["published_at"], source=record["provenance"]["source"],
                 workflow_primary=req.frozen.identity.workflow_primary,
                 profession_primary=req.frozen.identity.profession_primary, publication=doc)
             if claim(self.objects, keys, link):
                 self.objects.put_if_absent(document_key(prefix), data)
                 activity.logger.info("published %s as link %d of %s/%s", doc["publication_id"],
                                      link.sequence, keys.namespace, keys.revision)
-                return self._announce(req, prefix, doc)
+                return self._announce(req, prefix, doc, link.sequence)
             # another publication took that link: chain behind it
 
     def _write_files(self, req: PublishInput, task_root: str, previous: tuple[str, dict] | None,
                      files: list[dict], content_digest: str, dataset: dict | None,
-                     staging: Path) -> tuple[dict, str]:
-        """publication.json's document and its folder, every other file written there. A folder
-        holding other bytes belongs to another run's unfinished publication: take the next
-        revision number rather than touch it."""
+                     staging: Path) -> tuple[dict, dict, str]:
+        """publication.json's and records.json's documents and their folder, every file and
+        records.json written there. A folder holding other bytes belongs to another run's
+        unfinished publication: take the next revision number rather than touch it."""
         first = (previous[1]["revision"] + 1) if previous else 1
         for revision in range(first, first + 16):
-            doc = self._document(req, previous, revision, files, content_digest, dataset)
-            prefix = self._upload(task_root, doc, staging)
+            doc = self._document(req, previous, revision, _version(files), content_digest, dataset)
+            records = build_document("publication-records", {
+                "publication_id": doc["publication_id"], "published_at": req.created_at,
+                "files": _records(files),
+            }, f"{doc['publication_id']}/{RECORDS}")
+            prefix = self._upload(task_root, doc, records, staging)
             if prefix is not None:
-                return doc, prefix
+                return doc, records, prefix
         raise ApplicationError(f"{self.objects.location(task_root)}: revisions {first}..{first + 15} are all "
                                f"held by unfinished publications", type=PUBLICATION_CONFLICT)
 
@@ -155,7 +165,6 @@ class PackagingActivities:
                          "sha256": object_sha256(self.objects, document_key(previous[0]))}
             if previous else None,
             "pipeline_ref": req.frozen.pipeline_ref,
-            "created_at": req.created_at,
             "content_sha256": content_digest,
             "files": files,
         }
@@ -163,19 +172,26 @@ class PackagingActivities:
             doc["dataset"] = dataset
         return build_document("publication", doc, f"{pub_id}/{DOCUMENT}")
 
-    def _upload(self, task_root: str, doc: dict, staging: Path) -> str | None:
-        """Every file but publication.json, create-only; None when the folder holds other bytes
-        (a retry of this same publication finds its own bytes there, and goes on)."""
+    def _upload(self, task_root: str, doc: dict, records: dict, staging: Path) -> str | None:
+        """Every file and records.json, create-only (publication.json is the caller's); None
+        when the folder holds other bytes (a retry of this same publication finds its own bytes
+        there, and goes on)."""
         prefix = f"{task_root}/{doc['publication_id']}"
         if self.objects.exists(document_key(prefix)):
             return None
-        for entry in doc["files"]:
+        for entry in [*doc["files"], *records["files"]]:
             key = f"{prefix}/{entry['path']}"
             if not self.objects.put_file_if_absent(key, staging / entry["path"]) and \
                     object_sha256(self.objects, key) != entry["sha256"]:
                 activity.logger.warning("%s holds another run's bytes; taking the next revision",
                                         self.objects.location(key))
                 return None
+        data = publication_bytes(records)
+        if not self.objects.put_if_absent(records_key(prefix), data) and \
+                self.objects.get(records_key(prefix)) != data:
+            activity.logger.warning("%s holds another run's records; taking the next revision",
+                                    self.objects.location(records_key(prefix)))
+            return None
         return prefix
 
     def _write_privacy_record(self, req: PublishInput, staging: Path) -> None:
@@ -214,7 +230,8 @@ class PackagingActivities:
             if ref is not None:  # the authoring record: model-authored drafts only
                 self.store.fetch_to(ref, out / name)
 
-    def _announce(self, req: PublishInput, prefix: str, doc: dict) -> PublicationResult:
+    def _announce(self, req: PublishInput, prefix: str, doc: dict,
+                  sequence: int | None = None) -> PublicationResult:
         """Write the handoff event (create-only: at least once, and the first one stands)."""
         pub_key = document_key(prefix)
         pub_bytes = self.objects.get(pub_key)
@@ -229,15 +246,21 @@ class PackagingActivities:
         }, "handoff event")
         event_key = handoff_key("publication", event["event_id"])
         self.objects.put_if_absent(event_key, json.dumps(event, indent=2).encode() + b"\n")
-        dataset = doc.get("dataset")
         return PublicationResult(
             publication_id=doc["publication_id"],
             path=self.objects.location(prefix),
             publication_json=self.store.put_bytes(pub_bytes),
             file_count=len(doc["files"]),
             handoff_event=self.objects.location(event_key),
-            dataset_sequence=dataset["sequence"] if dataset else None,
+            dataset_sequence=sequence,
         )
+
+    def _records_listed(self, prefix: str) -> list[dict] | None:
+        """The files a publication's records.json lists (None without one)."""
+        try:
+            return json.loads(self.objects.get(records_key(prefix)))["files"]
+        except ObjectMissing:
+            return None
 
     def _latest(self, task_root: str) -> tuple[str, dict] | None:
         """The task's committed publication with the highest revision under `task_root`."""
@@ -252,6 +275,16 @@ class PackagingActivities:
             return None
         _, prefix, doc = max(pubs, key=lambda t: t[0])
         return prefix, doc
+
+
+def _version(files: list[dict]) -> list[dict]:
+    """The files publication.json lists: the task version (publications/layout.py)."""
+    return [f for f in files if is_version_file(f["path"])]
+
+
+def _records(files: list[dict]) -> list[dict]:
+    """The files records.json lists: everything else the run recorded."""
+    return [f for f in files if not is_version_file(f["path"])]
 
 
 def _file_list(root: Path) -> list[dict]:

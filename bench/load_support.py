@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from storage.content import ContentStore, FilesystemStore  # noqa: E402
 from storage.objects import FilesystemObjects, ObjectMissing, ObjectStore  # noqa: E402
+from publications.reader import read_publication  # noqa: E402
 from workers.stack import POOLS, SEARCH_ATTRIBUTES, free_port, port_open, temporal_bin  # noqa: E402
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -40,7 +41,7 @@ class BenchError(Exception):
 
 def find_publication(objects: ObjectStore, task_id: str) -> str:
     """The newest publication folder of `task_id` in the object store (plain publications and
-    those of dataset revisions), by publication.json's created_at."""
+    those of dataset revisions), by the publication time its records.json gives."""
     candidates = [k for k in objects.list(f"publications/{task_id}/") if k.endswith("/publication.json")]
     for ns_key in objects.list("datasets/"):
         m = re.match(rf"^(datasets/[^/]+/[^/]+/publications/{re.escape(task_id)}/[^/]+)/publication\.json$", ns_key)
@@ -49,8 +50,8 @@ def find_publication(objects: ObjectStore, task_id: str) -> str:
     if not candidates:
         raise BenchError(f"no frozen publication of task {task_id!r} in {objects.location('')} "
                          "(run `make demo` first, or name one with --publication KEY)")
-    newest = max(candidates, key=lambda k: (json.loads(objects.get(k)).get("created_at") or "", k))
-    return newest.removesuffix("/publication.json")
+    folders = [k.removesuffix("/publication.json") for k in candidates]
+    return max(folders, key=lambda f: (read_publication(objects, f).published_at or "", f))
 
 
 def _refs_in(doc) -> list[tuple[str, int]]:

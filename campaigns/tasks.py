@@ -21,6 +21,7 @@ from contracts.payloads.authoring import GradingSpec, TaskIdentity
 from contracts.payloads.campaigns import PlannedTask
 from contracts.payloads.common import BlobRef, DatasetRef
 from contracts.payloads.review import FrozenTask
+from dataset_revisions.chain import link_of
 from dataset_revisions.layout import RevisionKeys
 from publications.layout import FROZEN_TASK, TASK_TOML, folder as publication_folder
 from publications.reader import read_publication
@@ -90,7 +91,10 @@ def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[l
 
 def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,
               split: str | None) -> PlannedTask:
-    pub = read_publication(objects, folder, expected_sha256, error=CampaignSourceError)
+    # The frozen record is a record of the run (records.json), held to what its chain link pins.
+    link = link_of(objects, folder)
+    pub = read_publication(objects, folder, expected_sha256, error=CampaignSourceError,
+                           records_sha256=link.records_sha256 if link else None)
     publication, pub_sha, where = pub.doc, pub.sha256, pub.location()
     frozen_bytes = pub.read(FROZEN_TASK)
     toml_bytes = pub.read(TASK_TOML)

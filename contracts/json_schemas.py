@@ -35,6 +35,7 @@ KINDS: dict[str, tuple[type[models.Contract], str]] = {
     "trial-record": (models.TrialRecord, "Trial record"),
     "evaluation-plan": (models.EvaluationPlan, "Evaluation plan"),
     "publication": (models.Publication, "Publication"),
+    "publication-records": (models.PublicationRecords, "Publication records"),
     "handoff-event": (models.HandoffEvent, "Handoff event"),
     "privacy-policy": (models.PrivacyPolicy, "Privacy policy"),
     "dataset-spec": (models.DatasetSpec, "Dataset spec"),

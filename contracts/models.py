@@ -805,26 +805,8 @@ class PublishedFile(Contract):
 
 
 class DatasetLink(Contract):
-    model_config = ConfigDict(
-        json_schema_extra=_first_has_no_previous(
-            "sequence",
-            "the first publication of a revision has no previous one",
-            "every later publication chains to the one before it",
-        )
-    )
-
     namespace: Slug
     revision: Name
-    sequence: Positive
-    """1 for the revision's first publication, then 2, 3, ..."""
-    previous: PreviousPublication | None
-    """the revision's previous publication (sha256 of its publication.json); null for sequence 1"""
-
-    @model_validator(mode="after")
-    def _chained(self) -> DatasetLink:
-        if (self.sequence == 1) != (self.previous is None):
-            raise ValueError("the first publication of a revision has no previous one; every later one has one")
-        return self
 
 
 class Publication(Contract):
@@ -847,15 +829,16 @@ class Publication(Contract):
     previous: PreviousPublication | None
     """the publication this revision supersedes; null for revision 1"""
     pipeline_ref: PipelineRef
-    created_at: Timestamp
     content_sha256: Sha256 | None = omittable(
         "optional: sha256 of the canonical JSON of `files`, so a rerun with the same content "
         "reuses this publication instead of adding a revision"
     )
     files: Annotated[list[PublishedFile], Field(min_length=1)]
+    """the task version's files (task/ and private/): a function of its inputs, so the same
+    seed and code publish the same bytes; run records are listed in records.json"""
     dataset: DatasetLink | None = omittable(
-        "optional: the dataset revision this publication belongs to, and its link in that "
-        "revision's hash chain (absent for a publication outside any dataset)"
+        "optional: the dataset revision this publication belongs to (absent for a publication "
+        "outside any dataset); its place in the revision's hash chain is the chain link's"
     )
 
     _absent_not_null = field_validator("content_sha256", "dataset")(classmethod(_not_null))
@@ -865,6 +848,18 @@ class Publication(Contract):
         if (self.revision == 1) != (self.previous is None):
             raise ValueError("revision 1 has no previous publication; every later one has one")
         return self
+
+
+class PublicationRecords(Contract):
+    """<publication folder>/records.json: what the run that made the task version recorded --
+    admission, authoring, calibration, the frozen record, the export scan, stage-06 trials --
+    and when it published. Not part of the version (its times and trial bytes differ from run to
+    run); a dataset revision's chain link records its sha256."""
+
+    publication_id: Name
+    published_at: Timestamp
+    files: Annotated[list[PublishedFile], Field(min_length=1)]
+    """every record file, with its sha256 and size"""
 
 
 # --- handoff event ----------------------------------------------------------------------------
@@ -888,6 +883,11 @@ class HandoffPublication(Contract):
     """sha256 of the publication's publication.json"""
 
 
+class ChainHead(Contract):
+    sequence: Positive
+    sha256: Sha256
+
+
 class HandoffManifest(Contract):
     path: Text
     """where the split manifest lies"""
@@ -895,6 +895,8 @@ class HandoffManifest(Contract):
     """sha256 of the split manifest file"""
     semantic_digest: Sha256
     """sha256 over the sorted task ids and versions of every split"""
+    chain_head: ChainHead
+    """the revision's hash chain as frozen: its last link's sequence number and publication.json sha256"""
 
 
 class HandoffEvent(Contract):
@@ -985,11 +987,6 @@ class DatasetSpec(Contract):
     _absent_not_null = field_validator("options")(classmethod(_not_null))
 
 
-class ChainHead(Contract):
-    sequence: Positive
-    sha256: Sha256
-
-
 class SplitEntry(Contract):
     task_id: Slug
     task_version: Text
@@ -1004,16 +1001,15 @@ class SplitEntry(Contract):
 
 class SplitManifest(Contract):
     """datasets/<namespace>/<revision>/freeze/split-manifest.json: the frozen splits of a dataset
-    revision. Written once; its sha256 is announced by a freeze handoff event."""
+    revision. Written once; its sha256 is announced by a freeze handoff event. It holds no wall
+    time and no chain order (those are the freeze event's), so the same seeds and code freeze
+    the same bytes."""
 
     namespace: Slug
     revision: Name
-    created_at: Timestamp
     selection_seed: Count
     spec_sha256: Sha256
     """sha256 of the revision's dataset.json"""
-    chain_head: ChainHead
-    """the revision's hash chain as frozen: its last sequence number and publication.json sha256"""
     semantic_digest: Sha256
     """sha256 of the canonical JSON of {split: sorted [task_id, task_version] pairs}"""
     splits: Annotated[dict[Slug, list[SplitEntry]], Field(min_length=1)]

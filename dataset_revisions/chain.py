@@ -1,14 +1,17 @@
-"""A dataset revision's hash chain: link n names publication n and the sha256 of its
-publication.json, whose `dataset.previous` names link n-1's. Links are create-only objects, so
-two publishers racing for the same sequence number cannot both win: the loser re-reads the
-head and chains behind the winner."""
+"""A dataset revision's hash chain: link n names publication n, the sha256 of its
+publication.json and of its records.json, and the sha256 of link n-1's bytes. Links are
+create-only objects, so two publishers racing for the same sequence number cannot both win: the
+loser re-reads the head and chains behind the winner.
+
+The chain is the revision's record of arrival order and time; the publications themselves hold
+neither, so the same task version published in another order is the same publication.json."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
 
-from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.layout import RevisionKeys, revision_of
 from storage.objects import ObjectStore
 
 
@@ -22,6 +25,9 @@ class ChainLink:
     content_sha256: str
     publication_key: str  # folder of the publication in the object store
     publication_sha256: str  # sha256 of its publication.json
+    records_sha256: str  # sha256 of its records.json
+    previous_link_sha256: str | None  # sha256 of link n-1's bytes; None for link 1
+    published_at: str
     source: str  # the seed's provenance source
     workflow_primary: str
     profession_primary: str
@@ -47,3 +53,13 @@ def read_chain(objects: ObjectStore, keys: RevisionKeys) -> list[ChainLink]:
 def claim(objects: ObjectStore, keys: RevisionKeys, link: ChainLink) -> bool:
     """Append `link` at its sequence number; False when another publisher took it first."""
     return objects.put_if_absent(keys.link(link.sequence), link.to_bytes())
+
+
+def link_of(objects: ObjectStore, publication_folder: str) -> ChainLink | None:
+    """The chain link of a publication inside a dataset revision; None outside one, or when no
+    link names it."""
+    keys = revision_of(publication_folder)
+    if keys is None:
+        return None
+    folder = publication_folder.strip("/")
+    return next((link for link in read_chain(objects, keys) if link.publication_key == folder), None)

@@ -4,7 +4,9 @@
 and — given the content store — the export checkpoint and `verify` (export_check.py), and
 reports `freeze_ready` with every gap. `freeze` runs the same
 check and, only when ready, writes the split manifest (create-only: a frozen revision is
-immutable) and announces it with a freeze handoff event.
+immutable) and announces it with a freeze handoff event. The manifest is a function of the
+selection alone; when it froze and the chain head it saw are the event's and the freeze
+report's, so two runs of the same seeds and code freeze the same manifest bytes.
 """
 
 from __future__ import annotations
@@ -125,10 +127,10 @@ def freeze(objects: ObjectStore, keys: RevisionKeys, created_at: str,
     if not report.freeze_ready:
         raise FreezeNotReady(keys, report.gaps)
     head = links[-1]
+    chain_head = {"sequence": head.sequence, "sha256": head.publication_sha256}
     doc = build_document("split-manifest", {
-        "namespace": keys.namespace, "revision": keys.revision, "created_at": created_at,
+        "namespace": keys.namespace, "revision": keys.revision,
         "selection_seed": spec.selection_seed, "spec_sha256": report.spec_sha256,
-        "chain_head": {"sequence": head.sequence, "sha256": head.publication_sha256},
         "semantic_digest": report.semantic_digest,
         "splits": {name: [{"task_id": c.task_id, "task_version": c.task_version,
                            "publication_id": c.publication_id, "publication_sha256": c.publication_sha256,
@@ -147,14 +149,16 @@ def freeze(objects: ObjectStore, keys: RevisionKeys, created_at: str,
                 f"(semantic digest {existing['semantic_digest']}, now {report.semantic_digest}); "
                 f"a frozen revision is immutable: start a new revision")
     sha = hashlib.sha256(data).hexdigest()
-    objects.put_if_absent(keys.freeze_report, json.dumps(report.to_dict(), indent=2).encode() + b"\n")
+    # Records of this freeze, not part of the manifest: the first freeze's stand.
+    objects.put_if_absent(keys.freeze_report, json.dumps(
+        {**report.to_dict(), "frozen_at": created_at, "chain_head": chain_head}, indent=2).encode() + b"\n")
     event = build_document("handoff-event", {
         "event_id": f"{keys.namespace}-{keys.revision}-{sha[:12]}",
         "kind": "freeze",
-        "created_at": json.loads(data)["created_at"],
+        "created_at": created_at,
         "subject": {"namespace": keys.namespace, "revision": keys.revision},
         "manifest": {"path": objects.location(keys.manifest), "sha256": sha,
-                     "semantic_digest": report.semantic_digest},
+                     "semantic_digest": report.semantic_digest, "chain_head": chain_head},
     }, "freeze handoff event")
     event_key = handoff_key("freeze", event["event_id"])
     objects.put_if_absent(event_key, json.dumps(event, indent=2).encode() + b"\n")

@@ -55,5 +55,13 @@ class RevisionKeys:
         return f"{self.root}/freeze/freeze-report.json"
 
 
+def revision_of(publication_folder: str) -> RevisionKeys | None:
+    """The revision whose publications hold this folder; None for one outside any revision."""
+    parts = publication_folder.strip("/").split("/")
+    if len(parts) == 6 and parts[0] == "datasets" and parts[3] == "publications":
+        return RevisionKeys(parts[1], parts[2])
+    return None
+
+
 def handoff_key(kind: str, event_id: str) -> str:
     return f"{HANDOFF}/{kind}/{event_id}.json"

@@ -1,9 +1,10 @@
 """`verify`: re-hash every file of a dataset revision and walk its hash chain.
 
 Names every object that changed or went missing: a publication's file whose sha256 differs
-from its publication.json, a publication.json whose sha256 differs from its chain link, a link
-whose `previous` does not match the link before it, a gap in the sequence numbers, and — once
-frozen — a split manifest that no longer matches its freeze event or the chain.
+from its publication.json or records.json, either document whose sha256 differs from its chain
+link, a link whose `previous_link_sha256` is not the sha256 of the link before it, a gap in the
+sequence numbers, and — once frozen — a split manifest that no longer matches its freeze event,
+or a freeze event whose chain head is not the chain's.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.revision import object_sha256, read_spec
 from dataset_revisions.selection import Candidate, semantic_digest
 from storage.objects import ObjectMissing, ObjectStore
-from publications.layout import document_key, file_key
+from publications.layout import RECORDS, document_key, file_key, records_key
 
 
 @dataclass
@@ -42,6 +43,8 @@ def verify_revision(objects: ObjectStore, keys: RevisionKeys,
     report = VerifyReport(keys.namespace, keys.revision)
     links = read_chain(objects, keys)
     shas: dict[int, str] = {}
+    link_shas: dict[int, str | None] = {link.sequence: object_sha256(objects, keys.link(link.sequence))
+                                        for link in links}
     for expected, link in enumerate(links, start=1):
         if link.sequence != expected:
             report.problems.append(f"chain: sequence {expected} is missing (next link is {link.sequence})")
@@ -59,14 +62,22 @@ def verify_revision(objects: ObjectStore, keys: RevisionKeys,
         if pj_sha != link.publication_sha256:
             report.problems.append(f"changed: {objects.location(pj_key)} (sha256 {pj_sha}, "
                                    f"chain link {link.sequence} records {link.publication_sha256})")
-        doc = json.loads(objects.get(pj_key))
-        prev = (doc.get("dataset") or {}).get("previous")
-        want = None if link.sequence == 1 else shas.get(link.sequence - 1)
-        if (prev or {}).get("sha256") != want:
-            report.problems.append(f"chain: publication {link.publication_id} (sequence {link.sequence}) "
-                                   f"names previous {prev and prev.get('sha256')}, the chain has {want}")
-        listed = set()
-        for entry in doc["files"]:
+        want = None if link.sequence == 1 else link_shas.get(link.sequence - 1)
+        if link.previous_link_sha256 != want:
+            report.problems.append(f"chain: link {link.sequence} ({link.publication_id}) names previous "
+                                   f"{link.previous_link_sha256}, the link before it has sha256 {want}")
+        rj_key = records_key(link.publication_key)
+        rj_sha = object_sha256(objects, rj_key)
+        if rj_sha is None:
+            report.problems.append(f"missing: {objects.location(rj_key)}")
+        elif rj_sha != link.records_sha256:
+            report.problems.append(f"changed: {objects.location(rj_key)} (sha256 {rj_sha}, "
+                                   f"chain link {link.sequence} records {link.records_sha256})")
+        entries = [(entry, "publication.json") for entry in json.loads(objects.get(pj_key))["files"]]
+        if rj_sha is not None:
+            entries += [(entry, RECORDS) for entry in json.loads(objects.get(rj_key))["files"]]
+        listed = {pj_key, rj_key}
+        for entry, lister in entries:
             key = file_key(link.publication_key, entry["path"])
             listed.add(key)
             report.files += 1
@@ -75,10 +86,11 @@ def verify_revision(objects: ObjectStore, keys: RevisionKeys,
                 report.problems.append(f"missing: {objects.location(key)}")
             elif sha != entry["sha256"]:
                 report.problems.append(f"changed: {objects.location(key)} (sha256 {sha}, "
-                                       f"publication.json records {entry['sha256']})")
+                                       f"{lister} records {entry['sha256']})")
         for key in objects.list(f"{link.publication_key}/"):
-            if key not in listed and key != pj_key:
-                report.problems.append(f"unlisted: {objects.location(key)} is not in publication.json")
+            if key not in listed:
+                report.problems.append(f"unlisted: {objects.location(key)} is in neither publication.json "
+                                       f"nor {RECORDS}")
     if on_publication:
         on_publication(report.publications, len(links))
     _verify_freeze(objects, keys, shas, report)
@@ -96,13 +108,15 @@ def _verify_freeze(objects: ObjectStore, keys: RevisionKeys, shas: dict[int, str
     manifest = json.loads(data)
     events = [json.loads(objects.get(k)) for k in objects.list("handoff/freeze/")
               if f"/{keys.namespace}-{keys.revision}-" in k]
-    if not any(e["manifest"]["sha256"] == sha for e in events):
+    announced = [e for e in events if e["manifest"]["sha256"] == sha]
+    if not announced:
         report.problems.append(f"changed: {objects.location(keys.manifest)} (sha256 {sha} is not the one "
                                f"its freeze handoff event announced)")
-    head = manifest["chain_head"]
-    if shas.get(head["sequence"]) != head["sha256"]:
-        report.problems.append(f"freeze: the manifest's chain head (sequence {head['sequence']}) does not "
-                               f"match the chain")
+    for event in announced:
+        head = event["manifest"]["chain_head"]
+        if shas.get(head["sequence"]) != head["sha256"]:
+            report.problems.append(f"freeze: the freeze event's chain head (sequence {head['sequence']}) "
+                                   f"does not match the chain")
     by_sha = set(shas.values())
     chosen = {split: [Candidate(**e) for e in entries] for split, entries in manifest["splits"].items()}
     for split, entries in chosen.items():

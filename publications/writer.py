@@ -1,6 +1,6 @@
-"""How `publication.json` is serialised: by packaging when it commits a publication, and by a
-dataset revision's chain when it finishes a commit that crashed (the link holds the document;
-these bytes are what its sha256 was taken of)."""
+"""How `publication.json` and `records.json` are serialised: by packaging when it commits a
+publication, and by a dataset revision's chain when it finishes a commit that crashed (the link
+holds the document; these bytes are what its sha256 was taken of)."""
 
 from __future__ import annotations
 

@@ -148,7 +148,8 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
                  "frozen": manifest is not None,
                  "semantic_digest": (manifest or {}).get("semantic_digest"),
                  "manifest_sha256": sha256_hex(source.get(keys.manifest)) if manifest else None,
-                 "chain_head": (manifest or {}).get("chain_head"),
+                 "chain_head": (source.get_json(keys.freeze_report)
+                                if source.objects.exists(keys.freeze_report) else {}).get("chain_head"),
                  "splits": {s: len(v) for s, v in (manifest or {}).get("splits", {}).items()},
                  "targets": spec.get("splits", {}),
                  "export_commands": [f"arkevo export split --dataset {dataset[0]}/{dataset[1]} "

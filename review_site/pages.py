@@ -189,8 +189,11 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
                 "k": m.get("k")} for m in metrics]
     context = {
         "task_id": task_id, "title": task.get("title", ""), "publication": {
-            k: p.get(k) for k in ("publication_id", "task_version", "revision", "created_at",
-                                  "content_sha256", "pipeline_ref", "dataset", "previous")},
+            **{k: p.get(k) for k in ("publication_id", "task_version", "revision",
+                                     "content_sha256", "pipeline_ref", "dataset", "previous")},
+            "published_at": pub.files.published_at,
+            "link": None if pub.link is None else {k: getattr(pub.link, k) for k in (
+                "sequence", "previous_link_sha256", "records_sha256")}},
         "publication_sha256": pub.sha256, "folder": source.objects.location(pub.folder),
         "object_key": pub.folder, "split": pub.split,
         "workflow": {"id": task.get("workflow_primary"), "name": names.get(task.get("workflow_primary"), "")},
@@ -213,7 +216,8 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "provenance": admission.get("provenance"), "authoring": admission.get("authoring"),
         "seed_id": admission.get("seed_id"),
         "privacy": (files.json(PRIVACY) or {}).get("export"),
-        "files": [{"path": f["path"], "size": f["size"], "sha256": f["sha256"]} for f in p["files"]],
+        "files": [{"path": f["path"], "size": f["size"], "sha256": f["sha256"]}
+                  for _, f in sorted(pub.files.listed.items())],
         "export_command": f"arkevo export task --publication {pub.folder} --out {task_id}.zip",
     }
     pages[page] = ("task.html.j2", context)
@@ -222,7 +226,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "group": context["group"], "profession": context["profession"], "workflow": context["workflow"],
         "profile": f"{profile.get('profile_id', '')}@{profile.get('profile_version', '')}",
         "margin": (calibration or {}).get("margin"), "calibrated": (calibration or {}).get("passed"),
-        "summary": summary, "publication_id": p["publication_id"], "created_at": p.get("created_at"),
+        "summary": summary, "publication_id": p["publication_id"], "published_at": pub.files.published_at,
     }
     return row, pages
 

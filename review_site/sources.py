@@ -4,7 +4,8 @@ A dataset revision's publications (`datasets/<ns>/<rev>/publications/<task>/<pub
 manifest when frozen, and the campaigns over it (`campaigns/<id>/report.json`) come from the
 object store; the records they link (delivery reports, score records, VL answers, renders,
 trajectories) from the content store. Every publication file the site shows is held to the
-sha256 its publication.json lists. What the store does not hold (a site built away from the
+sha256 its publication.json or records.json lists (records.json held to its chain link's).
+What the store does not hold (a site built away from the
 workers' store) is shown as missing, never invented.
 """
 
@@ -20,6 +21,7 @@ from campaigns.layout import CampaignKeys
 from campaigns.records import read_jsonl
 from campaigns.tasks import CampaignSourceError, publication_key
 from contracts.payloads.common import BlobRef
+from dataset_revisions.chain import ChainLink, read_chain
 from dataset_revisions.layout import RevisionKeys
 from publications.layout import DOCUMENT, document_key, folder
 from publications.reader import Publication
@@ -85,6 +87,7 @@ def read_taxonomy() -> Taxonomy:
 class PublicationInput:
     files: Publication  # each file read at most once, held to its listed sha256
     split: str | None
+    link: ChainLink | None = None  # its link in the revision's hash chain
 
     @property
     def folder(self) -> str:  # object key of the publication folder
@@ -100,9 +103,10 @@ class PublicationInput:
 
 
 def read_publication(source: Source, folder: str, expected_sha256: str | None = None,
-                     split: str | None = None) -> PublicationInput:
-    pub = read_published(source.objects, folder, expected_sha256, error=SiteSourceError)
-    return PublicationInput(pub, split)
+                     split: str | None = None, link: ChainLink | None = None) -> PublicationInput:
+    pub = read_published(source.objects, folder, expected_sha256, error=SiteSourceError,
+                         records_sha256=link.records_sha256 if link else None)
+    return PublicationInput(pub, split, link)
 
 
 def revision_publications(source: Source, namespace: str, revision: str) -> tuple[list[PublicationInput], dict | None]:
@@ -113,12 +117,13 @@ def revision_publications(source: Source, namespace: str, revision: str) -> tupl
         raise SiteSourceError(f"dataset {namespace}/{revision} not found "
                               f"({source.objects.location(keys.spec)})")
     manifest = source.get_json(keys.manifest) if source.objects.exists(keys.manifest) else None
+    links = {link.publication_key: link for link in read_chain(source.objects, keys)}
     if manifest is not None:
         out = []
         for split, entries in manifest["splits"].items():
             for e in entries:
-                out.append(read_publication(source, folder(keys.publications, e["task_id"], e["publication_id"]),
-                                            e["publication_sha256"], split))
+                where = folder(keys.publications, e["task_id"], e["publication_id"])
+                out.append(read_publication(source, where, e["publication_sha256"], split, links.get(where)))
         return sorted(out, key=lambda p: p.publication["task_id"]), manifest
     latest: dict[str, str] = {}
     for key in source.objects.list(keys.publications + "/"):
@@ -127,7 +132,8 @@ def revision_publications(source: Source, namespace: str, revision: str) -> tupl
             task, pub = parts[0], parts[1]
             if task not in latest or _revision_number(pub) > _revision_number(latest[task]):
                 latest[task] = pub
-    return [read_publication(source, folder(keys.publications, t, p)) for t, p in sorted(latest.items())], None
+    return [read_publication(source, where, link=links.get(where))
+            for where in (folder(keys.publications, t, p) for t, p in sorted(latest.items()))], None
 
 
 def _revision_number(publication_id: str) -> int:

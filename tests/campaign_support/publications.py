@@ -1,5 +1,6 @@
 """Frozen publications written straight into an object store for campaign tests that mock the
-trials: the files the campaign reads (publication.json with its file list, review/frozen-task.json,
+trials: the files the campaign reads (publication.json and records.json with their file lists,
+review/frozen-task.json,
 task/task.toml, the split manifest), with real sha256s, and a real (tiny) task package tree in
 the content store. Not a published task: nothing here can be solved."""
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from storage.content import ContentStore
 from dataset_revisions.layout import RevisionKeys
+from publications.layout import is_version_file
 from storage.objects import ObjectStore
 
 PIPELINE = {"pipeline_id": "arkevo-blender", "pipeline_version": "0.1.0", "pipeline_digest": "d" * 64}
@@ -44,10 +46,12 @@ def write_publication(objects: ObjectStore, store: ContentStore, folder: str, ta
     files = {"review/frozen-task.json": frozen, "task/task.toml": toml}
     for rel, data in files.items():
         objects.put_if_absent(f"{folder}/{rel}", data)
-    publication = json.dumps({"publication_id": f"{task_id}-r1", "task_id": task_id,
-                              "task_version": version, "files": [
-                                  {"path": rel, "sha256": _sha(data), "size": len(data)}
-                                  for rel, data in sorted(files.items())]}, indent=2).encode()
+    listed = [{"path": rel, "sha256": _sha(data), "size": len(data)} for rel, data in sorted(files.items())]
+    objects.put_if_absent(f"{folder}/records.json", json.dumps({
+        "publication_id": f"{task_id}-r1", "published_at": "2026-11-30T00:00:00+00:00",
+        "files": [f for f in listed if not is_version_file(f["path"])]}, indent=2).encode())
+    publication = json.dumps({"publication_id": f"{task_id}-r1", "task_id": task_id, "task_version": version,
+                              "files": [f for f in listed if is_version_file(f["path"])]}, indent=2).encode()
     objects.put_if_absent(f"{folder}/publication.json", publication)
     return _sha(publication)
 

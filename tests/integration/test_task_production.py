@@ -33,9 +33,13 @@ def check_publication(result: ProductionResult, settings) -> dict:
     assert str(path) == result.publication.path
     publication = json.loads((path / "publication.json").read_text())
     validate_document("publication", publication, "publication.json")
-    listed = {f["path"]: f for f in publication["files"]}
+    records = json.loads((path / "records.json").read_text())
+    validate_document("publication-records", records, "records.json")
+    version = {f["path"]: f for f in publication["files"]}
+    assert {rel.split("/")[0] for rel in version} == {"task", "private"}  # the version, no records
+    listed = {**version, **{f["path"]: f for f in records["files"]}}
     on_disk = {p.relative_to(path).as_posix() for p in path.rglob("*") if p.is_file()}
-    assert on_disk - {"publication.json"} == set(listed)
+    assert on_disk - {"publication.json", "records.json"} == set(listed)
     for rel, f in listed.items():
         assert sha256_file(path / rel) == f["sha256"], rel
 

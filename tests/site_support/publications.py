@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from storage.content import ContentStore
 from dataset_revisions.layout import RevisionKeys
+from publications.layout import is_version_file
 from storage.objects import ObjectStore
 
 PIPELINE = {"pipeline_id": "arkevo-blender", "pipeline_version": "0.1.0", "pipeline_digest": "d" * 64}
@@ -114,12 +115,15 @@ def write_reviewed_publication(objects: ObjectStore, store: ContentStore, tmp: P
         files[f"task/tests/reference_evidence/{view}.png"] = png(colour, f"{task_id} reference {view}")
     for rel, data in files.items():
         objects.put_if_absent(f"{folder}/{rel}", data)
+    listed = [{"path": rel, "sha256": _sha(data), "size": len(data)} for rel, data in sorted(files.items())]
+    objects.put_if_absent(f"{folder}/records.json", json.dumps({
+        "publication_id": f"{task_id}-r1", "published_at": f"2026-11-30T00:00:0{sequence}+00:00",
+        "files": [f for f in listed if not is_version_file(f["path"])]}, indent=2).encode())
     publication = json.dumps({
         "publication_id": f"{task_id}-r1", "task_id": task_id, "task_version": "v1-x", "revision": 1,
-        "previous": None, "pipeline_ref": PIPELINE, "created_at": "2026-11-30T00:00:00+00:00",
-        "content_sha256": "c" * 64,
-        "dataset": {"namespace": namespace, "revision": revision, "sequence": sequence, "previous": None},
-        "files": [{"path": rel, "sha256": _sha(data), "size": len(data)} for rel, data in sorted(files.items())],
+        "previous": None, "pipeline_ref": PIPELINE, "content_sha256": "c" * 64,
+        "dataset": {"namespace": namespace, "revision": revision},
+        "files": [f for f in listed if is_version_file(f["path"])],
     }, indent=2).encode()
     objects.put_if_absent(f"{folder}/publication.json", publication)
     return folder, _sha(publication)

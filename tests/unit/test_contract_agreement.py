@@ -184,10 +184,18 @@ PUBLICATION = {
     "revision": 2,
     "previous": {"publication_id": "robot-carry-1-r1", "sha256": SHA},
     "pipeline_ref": PIPELINE_REF,
-    "created_at": "2026-01-31T12:00:00Z",
     "files": [
         {"path": "task/instruction.md", "sha256": SHA, "size": 120},
         {"path": "task/task.toml", "sha256": SHA, "size": 0},
+    ],
+}
+
+PUBLICATION_RECORDS = {
+    "publication_id": "robot-carry-1-r2",
+    "published_at": "2026-01-31T12:00:00Z",
+    "files": [
+        {"path": "evaluation/trials.jsonl", "sha256": SHA, "size": 4096},
+        {"path": "review/frozen-task.json", "sha256": SHA, "size": 900},
     ],
 }
 
@@ -200,8 +208,7 @@ HANDOFF = {
                     "path": "var/publications/robot-carry-1-r2", "sha256": SHA},
 }
 
-DATASET_LINK = {"namespace": "demo", "revision": "r1", "sequence": 2,
-                "previous": {"publication_id": "table-model-r1", "sha256": SHA}}
+DATASET_LINK = {"namespace": "demo", "revision": "r1"}
 
 FREEZE_EVENT = {
     "event_id": "demo-r1-0123456789ab",
@@ -209,7 +216,7 @@ FREEZE_EVENT = {
     "created_at": "2026-01-31T12:00:00Z",
     "subject": {"namespace": "demo", "revision": "r1"},
     "manifest": {"path": "var/datasets/demo/r1/freeze/split-manifest.json", "sha256": SHA,
-                 "semantic_digest": SHA},
+                 "semantic_digest": SHA, "chain_head": {"sequence": 8, "sha256": SHA}},
 }
 
 DATASET_SPEC = {
@@ -230,10 +237,8 @@ SPLIT_ENTRY = {"task_id": "table-model", "task_version": "v1-abc", "publication_
 SPLIT_MANIFEST = {
     "namespace": "demo",
     "revision": "r1",
-    "created_at": "2026-01-31T12:00:00Z",
     "selection_seed": 7,
     "spec_sha256": SHA,
-    "chain_head": {"sequence": 8, "sha256": SHA},
     "semantic_digest": SHA,
     "splits": {"train": [SPLIT_ENTRY], "test": []},
 }
@@ -378,6 +383,7 @@ BASE = {
     "trial-record": TRIAL,
     "evaluation-plan": PLAN,
     "publication": PUBLICATION,
+    "publication-records": PUBLICATION_RECORDS,
     "handoff-event": HANDOFF,
     "dataset-spec": DATASET_SPEC,
     "split-manifest": SPLIT_MANIFEST,
@@ -438,8 +444,8 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("revision-1", _set(_set(PUBLICATION, "revision", 1), "previous", None)),
         ("content-digest", _set(PUBLICATION, "content_sha256", SHA)),
         ("in-a-dataset", _set(PUBLICATION, "dataset", DATASET_LINK)),
-        ("first-in-a-dataset", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 1, "previous": None})),
     ],
+    "publication-records": [("example", PUBLICATION_RECORDS)],
     "handoff-event": [("example", HANDOFF), ("freeze", FREEZE_EVENT)],
     "dataset-spec": [
         ("example", DATASET_SPEC),
@@ -604,10 +610,15 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("fractional-size", _set(PUBLICATION, "files.0.size", 1.5)),
         ("previous-bad-sha", _set(PUBLICATION, "previous.sha256", SHA[:10])),
         ("null-dataset", _set(PUBLICATION, "dataset", None)),
-        ("dataset-first-with-previous", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 1})),
-        ("dataset-later-without-previous", _set(PUBLICATION, "dataset", {**DATASET_LINK, "previous": None})),
-        ("dataset-sequence-zero", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 0, "previous": None})),
+        ("dataset-with-a-chain-place", _set(PUBLICATION, "dataset", {**DATASET_LINK, "sequence": 2})),
+        ("wall-time", _set(PUBLICATION, "created_at", "2026-01-31T12:00:00Z")),
         ("null-content-digest", _set(PUBLICATION, "content_sha256", None)),
+    ],
+    "publication-records": [
+        ("no-files", _set(PUBLICATION_RECORDS, "files", [])),
+        ("missing-published-at", _drop(PUBLICATION_RECORDS, "published_at")),
+        ("bad-time", _set(PUBLICATION_RECORDS, "published_at", "yesterday")),
+        ("parent-path", _set(PUBLICATION_RECORDS, "files.0.path", "../up.json")),
     ],
     "handoff-event": [
         ("other-kind", _set(HANDOFF, "kind", "task")),
@@ -622,6 +633,7 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("freeze-with-publication", _set(FREEZE_EVENT, "publication", HANDOFF["publication"])),
         ("null-manifest", _set(FREEZE_EVENT, "manifest", None)),
         ("manifest-short-digest", _set(FREEZE_EVENT, "manifest.semantic_digest", SHA[:10])),
+        ("freeze-without-chain-head", _drop(FREEZE_EVENT, "manifest.chain_head")),
     ],
     "dataset-spec": [
         ("no-seeds", _set(DATASET_SPEC, "seeds", [])),
@@ -646,7 +658,8 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("unknown-group", _set(SPLIT_MANIFEST, "splits.train.0.workflow_group", "XYZ")),
         ("bad-profession", _set(SPLIT_MANIFEST, "splits.train.0.profession", "artist")),
         ("short-digest", _set(SPLIT_MANIFEST, "semantic_digest", SHA[:63])),
-        ("chain-head-zero", _set(SPLIT_MANIFEST, "chain_head.sequence", 0)),
+        ("wall-time", _set(SPLIT_MANIFEST, "created_at", "2026-01-31T12:00:00Z")),
+        ("chain-head", _set(SPLIT_MANIFEST, "chain_head", {"sequence": 8, "sha256": SHA})),
         ("entry-extra-key", _set(SPLIT_MANIFEST, "splits.train.0.split", "train")),
         ("missing-spec-sha", _drop(SPLIT_MANIFEST, "spec_sha256")),
     ],

@@ -5,6 +5,7 @@ its rules (each with a failing case), freeze, and `verify` naming a changed or m
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,11 +22,13 @@ from contracts.payloads.datasets import OpenRevisionInput
 from contracts.payloads.packaging import PublishInput
 from dataset_revisions import freeze_rules
 from dataset_revisions.freeze import FreezeNotReady, freeze, freeze_check
+from dataset_revisions.chain import read_chain
 from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.revision import candidates
 from dataset_revisions.selection import Candidate, select
 from dataset_revisions.verify import verify_revision
 from storage.objects import FilesystemObjects
+from publications.reader import PublicationError, read_publication
 from tests.unit.test_rerun_consistency import draft_package, evaluation, publish_reviewed
 from tests.unit.test_rerun_consistency import freeze as freeze_task
 
@@ -75,10 +78,17 @@ def test_publications_in_a_revision_form_a_hash_chain(rev):
     results = [rev.publish(t) for t in TASKS]
     assert [r.dataset_sequence for r in results] == [1, 2, 3, 4]
     docs = [json.loads((Path(r.path) / "publication.json").read_text()) for r in results]
-    assert docs[0]["dataset"]["previous"] is None
-    for prev, (r, doc) in zip(results, list(zip(results, docs))[1:]):
-        assert doc["dataset"]["previous"] == {"publication_id": prev.publication_id,
-                                              "sha256": prev.publication_json.sha256}
+    assert all(doc["dataset"] == {"namespace": "demo", "revision": "r1"} for doc in docs)
+    links = read_chain(rev.objects, KEYS)
+    assert [link.publication_sha256 for link in links] == [r.publication_json.sha256 for r in results]
+    assert links[0].previous_link_sha256 is None
+    for n, link in enumerate(links[1:], start=1):  # each link names the bytes of the one before
+        assert link.previous_link_sha256 == hashlib.sha256(rev.objects.get(KEYS.link(n))).hexdigest()
+    for r, link in zip(results, links):  # records.json: the run's records, pinned by the link
+        records = (Path(r.path) / "records.json").read_bytes()
+        assert hashlib.sha256(records).hexdigest() == link.records_sha256
+        assert json.loads(records)["published_at"] == link.published_at == NOW
+        assert {f["path"].split("/")[0] for f in json.loads(records)["files"]} >= {"evaluation", "review"}
     assert all(Path(r.path).is_relative_to(rev.tmp / "var" / "datasets" / "demo" / "r1") for r in results)
     # a retry of the same publication (same content) is the same link, not a new one
     again = rev.publish("alpha")
@@ -166,11 +176,29 @@ def test_verify_names_a_rewritten_publication_json_and_the_broken_link(rev):
     results = [rev.publish(t) for t in TASKS]
     pj = Path(results[1].path) / "publication.json"
     doc = json.loads(pj.read_text())
-    doc["created_at"] = "2026-12-24T00:00:00+00:00"
+    doc["revision"] = 7
     pj.chmod(0o644)
     pj.write_text(json.dumps(doc, indent=2) + "\n")
     problems = verify_revision(rev.objects, KEYS).problems
     assert any(p.startswith(f"changed: {pj}") for p in problems), problems
+
+
+def test_a_rewritten_records_json_or_chain_link_is_named_by_verify_and_refused_by_readers(rev):
+    results = [rev.publish(t) for t in TASKS]
+    records = Path(results[0].path) / "records.json"
+    doc = json.loads(records.read_text())
+    doc["published_at"] = "2026-12-24T00:00:00+00:00"  # a record rewritten after the fact
+    records.chmod(0o644)
+    records.write_text(json.dumps(doc, indent=2) + "\n")
+    link = Path(rev.objects.location(KEYS.link(2)))
+    link.chmod(0o644)
+    link.write_text(link.read_text().replace(NOW, "2026-12-25T00:00:00+00:00"))
+    problems = verify_revision(rev.objects, KEYS).problems
+    assert any(p.startswith(f"changed: {records}") and "chain link 1 records" in p for p in problems), problems
+    assert any(p.startswith("chain: link 3 ") for p in problems), problems  # names link 2's old bytes
+    [chained] = [c for c in read_chain(rev.objects, KEYS) if c.sequence == 1]
+    with pytest.raises(PublicationError, match=r"records.json: sha256 .* its chain link records"):
+        read_publication(rev.objects, chained.publication_key, records_sha256=chained.records_sha256)
 
 
 def test_a_revision_spec_never_changes_and_bad_specs_write_nothing(tmp_path):
