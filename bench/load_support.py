@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from storage.content import ContentStore, FilesystemStore  # noqa: E402
 from storage.objects import FilesystemObjects, ObjectMissing, ObjectStore  # noqa: E402
+from publications.layout import records_key  # noqa: E402
 from publications.reader import read_publication  # noqa: E402
 from workers.stack import POOLS, SEARCH_ATTRIBUTES, free_port, port_open, temporal_bin  # noqa: E402
 
@@ -70,8 +71,8 @@ def _refs_in(doc) -> list[tuple[str, int]]:
 
 
 def seed_var(source_objects: ObjectStore, source_store: ContentStore, folder: str, var: Path) -> dict:
-    """Copy the publication folder `folder` (every file its publication.json lists, then the
-    publication.json) into `var` as the workers' object store, and every store blob its frozen
+    """Copy the publication folder `folder` (every file its publication.json and records.json
+    list, then the two documents) into `var` as the workers' object store, and every store blob its frozen
     record reaches (the task package tree, grading, reference renders; what a JSON blob names,
     transitively) into `var/store`."""
     try:
@@ -79,9 +80,10 @@ def seed_var(source_objects: ObjectStore, source_store: ContentStore, folder: st
     except ObjectMissing:
         raise BenchError(f"--publication {folder}: no {source_objects.location(folder + '/publication.json')}") from None
     dest_objects = FilesystemObjects(var)
-    publication = json.loads(pub_bytes)
-    for f in publication["files"]:
+    publication, records_bytes = json.loads(pub_bytes), source_objects.get(records_key(folder))
+    for f in [*publication["files"], *json.loads(records_bytes)["files"]]:
         dest_objects.put_if_absent(f"{folder}/{f['path']}", source_objects.get(f"{folder}/{f['path']}"))
+    dest_objects.put_if_absent(records_key(folder), records_bytes)
     dest_objects.put_if_absent(f"{folder}/publication.json", pub_bytes)
     dest_store = FilesystemStore(var / "store")
     frozen = json.loads(source_objects.get(f"{folder}/review/frozen-task.json"))

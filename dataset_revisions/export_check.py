@@ -15,16 +15,24 @@ from dataset_revisions.freeze_rules import Gap
 from privacy.extract import blend_text_lookup
 from privacy.policy import load_policy_for
 from privacy.scan import scan_tree
+from publications.layout import records_key
 from storage.objects import ObjectStore
 
 
-def _local_copy(objects: ObjectStore, link: ChainLink, tmp: Path) -> Path:
+def _published_files(objects: ObjectStore, link: ChainLink) -> list[str]:
+    """Every file the publication exports: the version's and the run's records (a trial record
+    can carry a model's words as much as a task file can)."""
+    records = json.loads(objects.get(records_key(link.publication_key)))
+    return [e["path"] for e in [*link.publication["files"], *records["files"]]]
+
+
+def _local_copy(objects: ObjectStore, link: ChainLink, files: list[str], tmp: Path) -> Path:
     """The publication as a local folder: in place on a filesystem store, downloaded from S3."""
     local = objects.local_path(link.publication_key)
     if local is not None:
         return local
-    for entry in link.publication["files"]:
-        objects.download(f"{link.publication_key}/{entry['path']}", tmp / entry["path"])
+    for rel in files:
+        objects.download(f"{link.publication_key}/{rel}", tmp / rel)
     return tmp
 
 
@@ -33,9 +41,9 @@ def privacy_gaps(objects: ObjectStore, store: ContentStore, links: list[ChainLin
     lookup = blend_text_lookup(store)
     for link in links:
         with tempfile.TemporaryDirectory(prefix="arkevo-export-") as tmp:
-            root = _local_copy(objects, link, Path(tmp))
+            files = _published_files(objects, link)
+            root = _local_copy(objects, link, files, Path(tmp))
             task = json.loads((root / "task" / "tests" / "task.json").read_text())
-            files = [e["path"] for e in link.publication["files"]]
             report = scan_tree(root, load_policy_for(task["sanitization_policy"]), files=files,
                                checkpoint="export", blend_texts=lookup)
             reviewed = set()

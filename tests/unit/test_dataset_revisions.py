@@ -342,6 +342,12 @@ def test_freeze_runs_the_export_checkpoint_over_the_dataset_export(rev):
     assert privacy and all(m.startswith("gamma-r1: privacy finding in task/instruction.md:") for m in privacy)
     assert any(f"task/instruction.md:{lines}:" in m for m in privacy) and not any(key in m for m in privacy)
     assert [g.rule for g in report.gaps if g.rule == "integrity"] == ["integrity"]
+    record = Path(results["beta"].path) / "evaluation" / "trials.jsonl"  # a run record, not the version
+    record.chmod(0o644)
+    record.write_text(record.read_text() + f"upload with {key}\n")
+    report = freeze_check(rev.objects, KEYS, store=rev.store)
+    assert any(g.message.startswith("beta-r1: privacy finding in evaluation/trials.jsonl:")
+               for g in report.gaps if g.rule == "privacy"), report.gaps
     with pytest.raises(FreezeNotReady, match="privacy"):
         freeze(rev.objects, KEYS, NOW, store=rev.store)
     assert not rev.objects.exists(KEYS.manifest)
