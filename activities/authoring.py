@@ -34,8 +34,8 @@ from sandbox.script_run import ScriptIsolation
 from verifiers.bpy_procs import build_workspace
 from verifiers.evidence import renderer_version, rubric_names
 from verifiers.profiles import get_profile
-from verifiers.version import (REWARDKIT_FILES, probe_code_digests, scoring_verifier_basis,
-                               verifier_version_from)
+from verifiers.version import (REWARDKIT_FILES, TASK_VERIFIER_FILES, scoring_verifier_basis,
+                               task_verifier_digests, verifier_version_from)
 from observability import telemetry
 from observability.heartbeats import in_thread
 
@@ -155,11 +155,9 @@ class AuthoringActivities:
         choose those): the package's tests/ code and rubric, the grading fields, the renderer
         and the judge questions when VL is weighted."""
         task = cast(dict, self.store.get_json(self._ref(entries["tests/task.json"])))
-        probe_files = probe_code_digests()
-        for name in ("task_probes.py", "start_scene.json"):  # the task's own verifier files, if any
-            if f"tests/{name}" in entries:  # same digest as probe_code_digests gives a file: LF text
-                raw = self.store.get_bytes(self._ref(entries[f"tests/{name}"]))
-                probe_files[name] = sha256_hex(raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+        probe_files = task_verifier_digests({  # the task's own verifier files, if any
+            name: self.store.get_bytes(self._ref(entries[f"tests/{name}"]))
+            for name in TASK_VERIFIER_FILES if f"tests/{name}" in entries})
         return scoring_verifier_basis(
             task=task, rubric=rubric, profile_ref=profile.ref(),
             renderer=renderer_version() if profile.uses_vl else None,

@@ -172,11 +172,16 @@ class WarmProbe:
     Sandboxed (the default), the process lives in one sandbox for as long as it runs: the
     probe code goes in at start, each job's task files once per content and its delivery for
     that job only (all under the read-only /tests), and the report comes back on the reply
-    line.  One warm probe serves one caller: its jobs share the process."""
+    line.  One warm probe serves one caller: its jobs share the process.
+
+    ``code`` is the folder holding the probe code it runs (``PROBE_FILES``, ``probe_server.py``,
+    ``mutations.py``): the workers' own ``verifiers/`` unless a drift check names a candidate's
+    (``verifiers.drift.stage_code``)."""
 
     def __init__(self, timeout: float = 600, log: Path | None = None, *,
-                 sandbox: ScriptIsolation = None):
+                 sandbox: ScriptIsolation = None, code: Path = VERIFIERS):
         self.timeout = timeout
+        self.code = Path(code)
         self.log = log
         self.isolation = script_isolation(sandbox)
         self._proc: subprocess.Popen | None = None  # LOCAL
@@ -213,9 +218,9 @@ class WarmProbe:
             self._kill()  # a process that died still holds its sandbox's slot
             self._task_dirs.clear()
             self._server = self._call(SandboxedServer.start(
-                PROBE_SERVER, ["--reply-fd", "1"], log=self.log,
+                self.code / PROBE_SERVER.name, ["--reply-fd", "1"], log=self.log,
                 settings=cast(SandboxSettings, self.isolation),  # not LOCAL here
-                inputs={f"/tests/{name}": VERIFIERS / name for name in (*PROBE_FILES, MUTATIONS)}))
+                inputs={f"/tests/{name}": self.code / name for name in (*PROBE_FILES, MUTATIONS)}))
         self.starts += 1
         ready = self._read_reply(120)
         if not ready.get("ready"):
@@ -226,7 +231,7 @@ class WarmProbe:
         out = open(self.log, "ab") if self.log else subprocess.DEVNULL
         try:
             self._proc = subprocess.Popen(
-                [bpy_python(), str(PROBE_SERVER), "--reply-fd", str(write_fd)],
+                [bpy_python(), str(self.code / PROBE_SERVER.name), "--reply-fd", str(write_fd)],
                 stdin=subprocess.PIPE, stdout=out, stderr=out, pass_fds=(write_fd,), env=blender_env(),
                 text=True,
             )

@@ -11,7 +11,7 @@ record and score record carries it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from contracts.digests import canonical_file_bytes, canonical_json_bytes, sha256_hex
@@ -25,19 +25,43 @@ PROBE_FILES = (
     "probes_animation.py", "probes_materials.py", "probes_render_spec.py", "probes_solid.py",
     "probes_surface.py", "probes_scene.py", "colour_math.py", "scoring.py",
 )
+# A task's own files that decide its grade beside the probe code (in its tests/, in the basis).
+TASK_VERIFIER_FILES = ("task_probes.py", "start_scene.json")
 # What a packaged task's tests/ holds to also run under Harbor + RewardKit (python -m rewardkit).
 REWARDKIT_FILES = PROBE_FILES + ("rewardkit_rules.py",)
 
 
-def probe_code_digests(extra: Path | None = None, start_scene: Path | None = None) -> dict[str, str]:
-    """{file: sha256 of its canonical bytes} of the probe code (+ a task's own probes and the
-    start scene's snapshot)."""
-    out = {name: sha256_hex(canonical_file_bytes(VERIFIERS / name)) for name in PROBE_FILES}
+def probe_code_digests(extra: Path | None = None, start_scene: Path | None = None,
+                       code: Path = VERIFIERS) -> dict[str, str]:
+    """{file: sha256 of its canonical bytes} of the probe code in `code` (the workers' own
+    `verifiers/` unless a candidate's folder is named) + a task's own probes and the start
+    scene's snapshot."""
+    out = {name: sha256_hex(canonical_file_bytes(Path(code) / name)) for name in PROBE_FILES}
     if extra is not None and Path(extra).is_file():
         out["task_probes.py"] = sha256_hex(canonical_file_bytes(Path(extra)))
     if start_scene is not None and Path(start_scene).is_file():  # decides the scene-diff criteria
         out["start_scene.json"] = sha256_hex(canonical_file_bytes(Path(start_scene)))
     return out
+
+
+def task_verifier_digests(task_files: Mapping[str, bytes], code: Path = VERIFIERS) -> dict[str, str]:
+    """The probe files of a packaged task's verifier as stage 03 fixes its basis: the probe code
+    in `code` and the task's own files among `task_files` ({"task_probes.py" | "start_scene.json":
+    bytes}), each the sha256 of its text with LF line endings."""
+    out = probe_code_digests(code=code)
+    for name in TASK_VERIFIER_FILES:
+        if name in task_files:
+            out[name] = sha256_hex(task_files[name].replace(b"\r\n", b"\n").replace(b"\r", b"\n"))
+    return out
+
+
+def verifier_code_id(code: Path = VERIFIERS, extra: Sequence[str] = ()) -> tuple[str, dict[str, str]]:
+    """(`vc-` + 12 hex, {file: sha256}) of the verifier code in `code` shared by every task: the
+    probe files and `extra` files beside them (mutation operators). Names the code a drift check
+    re-scored with; a task's own verifier version adds its rubric, probes and grading."""
+    files = {**probe_code_digests(code=code),
+             **{name: sha256_hex(canonical_file_bytes(Path(code) / name)) for name in extra}}
+    return "vc-" + sha256_hex(canonical_json_bytes(dict(sorted(files.items()))))[:12], files
 
 
 def scoring_verifier_basis(*, task: Mapping, rubric: Mapping, profile_ref: Mapping,
