@@ -225,6 +225,12 @@ class CampaignActivities:
         return sorted({int(k.removeprefix(keys.recoveries).split("/", 1)[0])
                        for k in self.objects.list(keys.recoveries) if k.endswith("/audit.json")})
 
+    def standing_records(self, campaign_id: str) -> tuple[dict, list[dict]]:
+        """A campaign's plan and its records as they stand (a recovered trial's newest record;
+        the verifier drift check re-scores these)."""
+        plan = self._plan(campaign_id)
+        return plan, self._current(CampaignKeys(campaign_id), plan)[0]
+
     def _current(self, keys: CampaignKeys, plan: dict) -> tuple[list[dict], int | None]:
         """The campaign's records as they stand: the latest recovery's set, else the original."""
         rounds = self._rounds(keys)

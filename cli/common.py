@@ -73,4 +73,9 @@ async def follow(handle, what: str, measure, poll: float = 2.0):
             except Exception:  # before the first workflow task, or between runs  # noqa: BLE001
                 pass
             await asyncio.wait([task], timeout=poll)
+        try:  # the bar as it ended, not as the last poll saw it
+            total, completed, detail = measure(await handle.query("progress"))
+            bar.update(tid, total=total, completed=completed, detail=detail)
+        except Exception:  # a query the ended run no longer answers  # noqa: BLE001
+            pass
     return task.result()

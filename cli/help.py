@@ -16,9 +16,11 @@ class HelpFormatter(argparse.HelpFormatter):
         return super()._fill_text(text, width, indent)
 
 
-def exit_codes(ok: str, no: str | None, bad: str = "") -> str:
-    """The epilog of a command's --help: what 0, 1 and 2 mean (`no` None: it never exits 1)."""
+def exit_codes(ok: str, no: str | None, bad: str = "", more: dict[int, str] | None = None) -> str:
+    """The epilog of a command's --help: what 0, 1 and 2 mean (`no` None: it never exits 1),
+    and any codes of its own (`more`)."""
     rows = [(0, ok)] + ([(1, no)] if no else []) + [(2, "bad usage or input" + (f": {bad}" if bad else ""))]
+    rows += sorted((more or {}).items())
     return "\n".join(["exit codes:"] + [textwrap.fill(text, 92, initial_indent=f"  {code}  ",
                                                        subsequent_indent="     ") for code, text in rows])
 

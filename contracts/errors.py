@@ -52,6 +52,9 @@ INVALID_RECOVERY = "InvalidRecovery"
 DUPLICATE_TRIAL_RECORD = "DuplicateTrialRecord"
 INCOMPARABLE_FIGURES = "IncomparableFigures"
 RECOVERY_INCOMPLETE = "RecoveryIncomplete"  # a named trial got no record: rerun the same ids
+# The verifier drift check (docs/verifier-drift.md): a malformed or unknown dataset revision, a
+# tolerance that is not a number >= 0, a candidate's probe code that is not a folder of probe files.
+INVALID_DRIFT_REQUEST = "InvalidDriftRequest"
 NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABLE, EVIDENCE_TOO_COARSE,
                  AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
@@ -59,7 +62,7 @@ NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABL
                  DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, INVALID_DATASET_SPEC,
                  DATASET_SPEC_CONFLICT, DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
                  PRIVACY_FINDING, INVALID_CAMPAIGN, CAMPAIGN_PLAN_CONFLICT, INVALID_RECOVERY,
-                 DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES]
+                 DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES, INVALID_DRIFT_REQUEST]
 
 
 def unseen_parts_message(unseen: dict[str, str]) -> str:

@@ -5,6 +5,7 @@
     datasets/<namespace>/<revision>/publications/<task>/<pub>/    the publications themselves
     datasets/<namespace>/<revision>/outcomes/<seed_id>.json       last outcome per seed (status)
     datasets/<namespace>/<revision>/freeze/split-manifest.json    written once: the revision froze
+    datasets/<namespace>/<revision>/drift/<code id>-<sha12>.json  verifier drift reports (each once)
     handoff/<kind>/<event_id>.json                                publication and freeze events
 """
 
@@ -53,6 +54,15 @@ class RevisionKeys:
     @property
     def freeze_report(self) -> str:
         return f"{self.root}/freeze/freeze-report.json"
+
+    @property
+    def drift_reports(self) -> str:
+        return f"{self.root}/drift/"
+
+    def drift_report(self, code_id: str, sha12: str) -> str:
+        """A verifier drift report (docs/verifier-drift.md): named by the verifier code it
+        re-scored with and its own digest, written once."""
+        return f"{self.root}/drift/{code_id}-{sha12}.json"
 
 
 def revision_of(publication_folder: str) -> RevisionKeys | None:

@@ -35,6 +35,7 @@ from activities.scoring import ScoringActivities
 from activities.trial_backends import (MAX_HEARTBEAT_THROTTLE_SEC, LocalBackend, TrialBackend,
                                        backend_from_env)
 from activities.trials import TrialActivities
+from activities.verifier_drift import DriftActivities
 from activities.vl_judge import JudgeActivities
 from modelapi.rate_budget import TemporalBudget
 from contracts import queues
@@ -54,13 +55,14 @@ from workflows.packaging import PackagingWorkflow
 from workflows.review import ReviewWorkflow
 from workflows.task_production import TaskProduction
 from workflows.trial_solves import TrialSolvesWorkflow
+from workflows.verifier_drift import VerifierDrift
 from workflows.vl_grading import VLGradingWorkflow
 
 WORKFLOWS = [TaskProduction, AdmissionWorkflow, AuthoringWorkflow, TrialSolvesWorkflow,
              ReviewWorkflow, EvaluationWorkflow, PackagingWorkflow, VLGradingWorkflow,
              ModelAuthoringWorkflow, CheckDeliveryWorkflow, TaskDerivationWorkflow,
              DatasetProduction, EvaluationCampaign, CampaignTrial, CampaignRecovery,
-             ModelRateBudget]
+             ModelRateBudget, VerifierDrift]
 
 # Seconds a stopping worker (SIGTERM) lets its running activities finish before cancelling
 # them; a cancelled one fails with WorkerShutdown and Temporal retries it on another worker.
@@ -115,6 +117,7 @@ def cpu_activities(settings: Settings) -> list:
     drafts = ModelDraftActivities(store)
     derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived")
     campaigns = CampaignActivities(store, settings.objects(), PROJECT_ROOT)
+    drift = DriftActivities(store, settings.objects(), PROJECT_ROOT)
     return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,
             scoring.score_trial, review.judge_calibration, review.freeze_task,
             evaluation.write_pilot_record, evaluation.write_evaluation_plan,
@@ -124,7 +127,8 @@ def cpu_activities(settings: Settings) -> list:
             derivation.write_derived_seed, derivation.write_derivation_record,
             datasets.open_dataset_revision, datasets.record_seed_outcome,
             campaigns.plan_campaign, campaigns.record_campaign_trial,
-            campaigns.write_campaign_report, campaigns.plan_recovery, campaigns.finish_recovery]
+            campaigns.write_campaign_report, campaigns.plan_recovery, campaigns.finish_recovery,
+            drift.plan_drift, drift.write_drift_report]
 
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
@@ -140,9 +144,10 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     # (ARKEVO_AUTHOR_*) lives in this worker's environment.
     author = AuthorModelActivities(store, local=scripts == LOCAL)
     mutations = MutationActivities(store, scripts)
+    drift = DriftActivities(store, settings.objects(), PROJECT_ROOT, scripts)  # re-scoring runs Blender
     return [authoring.build_workspace, trials.run_trial, trials.check_solver_endpoints,
             evidence.render_evidence, mutations.mutation_test,
-            author.author_round, author.check_model_endpoints]
+            author.author_round, author.check_model_endpoints, drift.drift_task]
 
 
 def llm_activities(settings: Settings, client: Client) -> list:

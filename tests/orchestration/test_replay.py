@@ -52,6 +52,7 @@ RECORDED = {
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
     "model-rate-budget": "model-rate-budget/record",
+    "verifier-drift": "record-verifier-drift",
 }
 
 
@@ -297,9 +298,28 @@ async def _record_model_rate_budget(env) -> None:
     await _write(env, "model-rate-budget")
 
 
+async def _record_verifier_drift(env, tmp: Path) -> None:
+    """Two tasks, one whose sample flips and whose first re-scoring is an infrastructure fault."""
+    import asyncio
+
+    from contracts import queues
+    from contracts.payloads.common import DatasetRef
+    from contracts.payloads.verifier_drift import VerifierDriftInput, VerifierDriftResult
+    from tests.orchestration.test_verifier_drift_mocked import Gpu, revision_with_a_campaign, running
+
+    objects, store = revision_with_a_campaign(tmp / "drift")
+    async with running(env, objects, store, Gpu(store)):
+        result = await asyncio.wait_for(env.client.execute_workflow(
+            "VerifierDrift", VerifierDriftInput(DatasetRef("tst", "r1")), id=RECORDED["verifier-drift"],
+            task_queue=queues.CONTROL, result_type=VerifierDriftResult), 60)
+    assert result.tasks_with_drift == ["beta"], result
+    await _write(env, "verifier-drift")
+
+
 RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_authoring,
              "dataset-production": _record_dataset_production, "task-derivation": _record_task_derivation,
-             "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget}
+             "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget,
+             "verifier-drift": _record_verifier_drift}
 
 
 async def record(names: list[str]) -> None:
@@ -316,8 +336,8 @@ async def record(names: list[str]) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names or RECORDERS:
-                if name == "evaluation-campaign":
-                    await _record_campaign(env, Path(tmp))
+                if name in ("evaluation-campaign", "verifier-drift"):
+                    await RECORDERS[name](env, Path(tmp))  # these two write their stores in tmp
                 else:
                     await RECORDERS[name](env)
     finally:
