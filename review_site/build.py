@@ -30,6 +30,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from contracts.digests import canonical_json_bytes, sha256_hex
 from dataset_revisions.layout import RevisionKeys
 from review_site.assets import Assets
+from review_site.drift import drift_pages
 from review_site.pages import campaign_page, slug, task_pages
 from review_site.plots import Plots
 from review_site.sources import (SiteSourceError, Source, campaigns_over, publication_folder,
@@ -182,7 +183,9 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
     campaign_rows = [{"campaign_id": c.campaign_id, "url": f"campaigns/{slug(c.campaign_id)}.html",
                       "mode": c.report.get("mode"), "source_text": c.report.get("source_text"),
                       "trials": len(c.records)} for c in campaigns]
-    pages[INDEX] = ("index.html.j2", _index_context(rows, campaign_rows, scope))
+    drift, drift_page = drift_pages(source, dataset)  # the latest verifier drift report, if any
+    pages |= drift_page
+    pages[INDEX] = ("index.html.j2", {**_index_context(rows, campaign_rows, scope), "drift": drift})
     if progress:
         progress(total - 1, total, "pages")
 
