@@ -284,3 +284,38 @@ def test_which_stored_records_are_graded_again(tmp_path):
            "delivery": delivered, "vl": None, "failure": None}
     entry, new = regrade.calibration(row)
     assert entry["verdict_flip"] and new is not None and new["verifier_version"] == "vv2-1111111111111111"
+
+
+def _report(created_at: str, tasks: list[dict]) -> dict:
+    return {"report_version": "1", "namespace": "rv", "revision": "r1", "created_at": created_at, "tolerance": 0.01,
+            "verifier_code": {"id": "vc-000000000000", "files": {}, "candidate": None, "replaced": []},
+            "frozen_verifier_versions": [], "current_verifier_versions": [], "summary": summarize(tasks),
+            "tasks": tasks}
+
+
+def test_the_review_site_shows_the_newest_drift_report(tmp_path):
+    from review_site.build import build_site
+    from review_site.sources import SiteSourceError, Source
+    from tests.site_support.publications import frozen_revision
+
+    var = tmp_path / "var"
+    source = Source(FilesystemObjects(var), FilesystemStore(var / "store"))
+    frozen_revision(source, tmp_path)
+    built = build_site(source, tmp_path / "plain", dataset=("rv", "r1"))
+    assert not (built.out / "drift.html").exists() and "Verifier drift" not in built.index.read_text()
+
+    keys = RevisionKeys("rv", "r1")
+    same = record_entry("evaluation", "table-model.oracle.1", graded(1.0, True), graded(1.0, True), 0.01)
+    flip = record_entry("calibration", "variant:legs", graded(1.0, True), graded(0.4, False), 0.01)
+    source.objects.put_if_absent(keys.drift_report("vc-000000000000", "a" * 12), json.dumps(
+        _report("2026-12-01T00:00:00+00:00", [_task("table-model", [same])])).encode())
+    source.objects.put_if_absent(keys.drift_report("vc-000000000000", "b" * 12), json.dumps(
+        _report("2026-12-02T00:00:00+00:00", [_task("table-model", [same, flip])])).encode())
+    out = build_site(source, tmp_path / "site", dataset=("rv", "r1")).out
+    index, page = (out / "index.html").read_text(), (out / "drift.html").read_text()
+    assert "Verifier drift" in index and 'href="drift.html"' in index and "2026-12-02" in index
+    assert "variant:legs" in page and "flip" in page and 'href="tasks/table-model.html"' in page
+
+    source.objects.put_if_absent(keys.drift_report("vc-000000000000", "c" * 12), b'{"report_version": "1"}')
+    with pytest.raises(SiteSourceError, match="not a verifier drift report"):
+        build_site(source, tmp_path / "site", dataset=("rv", "r1"))
