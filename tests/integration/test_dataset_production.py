@@ -18,7 +18,9 @@ publications with oracle, nop and the LLM agent against the local FAKE endpoint 
 the endpoint is down for table-model's model trial (503s outlive the trial's retries: an infra
 exception, kept out of the figures), `arkevo campaign recover` reruns exactly that trial id,
 and the backup, the audit manifest and both sets of figures are checked, as is Harbor's own
-viewer reading the stored trial directories. Last, `arkevo site build` makes the review site of
+viewer reading the stored trial directories. `arkevo verifier drift` re-scores every stored
+verdict of the revision, with the workers' verifier (zero drift) and with a candidate's changed
+probe (the flips named: tests/integration/verifier_drift_checks.py). Last, `arkevo site build` makes the review site of
 the revision and headless Chromium opens its index, a task page, the campaign page and a trial
 page (docs/review-site.md).
 """
@@ -41,6 +43,7 @@ from contracts import queues
 from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
 from dataset_revisions.layout import RevisionKeys
 from tests.conftest import free_port
+from tests.integration.verifier_drift_checks import check_verifier_drift
 from workers.settings import PROJECT_ROOT
 from workers.stack import Stack
 from workflows.task_production import STAGES
@@ -248,6 +251,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert run_cli(stack, str(ARKEVO), "dataset", "verify", *revision).returncode == 0
 
     await campaign_with_a_recovery(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
+    check_verifier_drift(stack, tmp_path, run_cli, str(ARKEVO))
     review_site_in_a_browser(stack, tmp_path)
 
     target = objects_root / json.loads(links[0].read_text())["publication_key"] / "task" / "instruction.md"
