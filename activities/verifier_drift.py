@@ -106,7 +106,7 @@ class DriftActivities:
             raise _bad(f"dataset {ns}/{rev} holds no publication yet: nothing to check")
         records = self._campaign_records({p.sha256 for p in pubs})
         tasks = [DriftTaskInput(p.publication["task_id"], p.folder, p.sha256, float(tolerance), req.probe_code,
-                                records.get(p.sha256, [])) for p in pubs]
+                                records.get(p.sha256, []), p.files.records_sha256) for p in pubs]
         return DriftPlan(ns, rev, self.objects.location(RevisionKeys(ns, rev).root), tasks, code_id, files,
                          replaced)
 
@@ -159,7 +159,8 @@ class DriftActivities:
 
     def task_entry(self, req: DriftTaskInput, candidate: Path | None, work: Path) -> dict:
         """The report's entry for one publication (a `DriftTask` document)."""
-        pub = read_publication(self.objects, req.folder, req.publication_sha256, error=DriftSourceError)
+        pub = read_publication(self.objects, req.folder, req.publication_sha256, records_sha256=req.records_sha256,
+                               error=DriftSourceError)
         frozen = pub.json(FROZEN_TASK)
         if frozen is None:
             raise DriftSourceError(f"{pub.location()}: lists no {FROZEN_TASK}")

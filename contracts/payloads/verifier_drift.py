@@ -40,6 +40,7 @@ class DriftTaskInput:
     tolerance: float
     probe_code: str | None
     campaign_records: list[DriftCampaignRecord] = field(default_factory=list)
+    records_sha256: str | None = None  # of its records.json, as the revision's chain link pins it
 
 
 @dataclass
