@@ -1,6 +1,8 @@
 """`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
-into three splits, verify it, evaluate its test split in a pilot campaign, build the review site
-(`site: <index.html>`), and print where everything went.
+into three splits, verify it, evaluate its test split in a pilot campaign, grade every stored
+delivery again with the same verifier (the drift check: zero drift, or the grading is not a
+function of its inputs), build the review site (`site: <index.html>`), and print where
+everything went.
 
 The revision is named after the code, the spec and the seeds (`p<digest>`): an interrupted demo
 resumes it (nothing is produced twice), a finished one finds it frozen and shows it as it stands,
@@ -127,9 +129,10 @@ def tasks_table(objects, keys) -> Table:
 
 EXIT_CODES = """\
 exit codes:
-  0  every seed published, the revision frozen and verified, the campaign without a failed trial
-  1  a seed failed, freeze refused, verify found problems, the campaign failed, or the stack did
-     not start (the reason is printed)
+  0  every seed published, the revision frozen and verified, the campaign without a failed trial,
+     zero verifier drift
+  1  a seed failed, freeze refused, verify found problems, the campaign failed, the drift check
+     found drift or did not finish, or the stack did not start (the reason is printed)
   2  bad usage or a dataset spec that does not load or validate"""
 
 
@@ -207,9 +210,10 @@ async def main(argv: list[str] | None = None) -> int:
                   + ("[green]ok[/]" if verified.ok else f"[red]{verified.problems}[/]"))
     console.print(f"dataset: {objects.location(keys.root)}")
     campaign_ok = await evaluate(stack, keys, objects)
+    drift_ok = await drift_check(stack, keys)
     review_site(objects, store, keys, settings_from_env().var / "site" / f"{keys.namespace}-{keys.revision}")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
-    return 1 if (failed or not verified.ok or not campaign_ok) else 0
+    return 1 if (failed or not verified.ok or not campaign_ok or not drift_ok) else 0
 
 
 async def evaluate(stack, keys, objects) -> bool:
@@ -245,6 +249,32 @@ async def evaluate(stack, keys, objects) -> bool:
                   f"{len(result.exceptions)} infra exception(s) standing")
     console.print(f"campaign report: {result.report_md}")
     return not result.failed
+
+
+async def drift_check(stack, keys) -> bool:
+    """`arkevo verifier drift` on the revision with the workers' own verifier
+    (docs/verifier-drift.md): every calibration sample and trial graded again must keep its
+    verdict; the report lies beside the revision and the review site shows it."""
+    from temporalio.common import WorkflowIDReusePolicy
+
+    from cli.common import EXIT_OK, follow
+    from cli.verifier import drift_progress, print_report
+    from contracts import queues
+    from contracts.payloads.common import DatasetRef
+    from contracts.payloads.verifier_drift import VerifierDriftInput, VerifierDriftResult
+
+    wid = f"verifier-drift-{keys.namespace}-{keys.revision}"
+    client = await connect(address=stack.address)
+    handle = await client.start_workflow(
+        "VerifierDrift", VerifierDriftInput(DatasetRef(keys.namespace, keys.revision)), id=wid,
+        task_queue=queues.CONTROL, result_type=VerifierDriftResult,
+        id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
+    try:
+        result = await follow(handle, "tasks re-scored", drift_progress)
+    except WorkflowFailureError as e:
+        console.print(f"[red]{wid} failed:[/] {escape(str(e.cause or e))}")
+        return False
+    return print_report(result.report_key) == EXIT_OK
 
 
 def review_site(objects, store, keys, out: Path) -> None:
