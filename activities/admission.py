@@ -13,8 +13,10 @@ import tempfile
 from pathlib import Path
 
 from temporalio import activity
+from temporalio.exceptions import ApplicationError
 
-from contracts.errors import invalid_seed
+from blender.runtime import blender_version, version_problem
+from contracts.errors import BLENDER_VERSION_MISMATCH, invalid_seed
 from activities.policies import policy_from_name
 from storage.content import ContentStore
 from contracts.digests import load_pipeline_config, pipeline_ref
@@ -63,6 +65,12 @@ class AdmissionActivities:
             raise invalid_seed(str(e)) from e
         run = self.run_plan(req.options or ProductionOptions())
         manifest = checked.manifest
+        runtime = blender_version()
+        accepts = manifest.software.accepts
+        if problem := version_problem(manifest.software.version, (accepts.min, accepts.max) if accepts else None,
+                                      runtime):
+            raise ApplicationError(f"{req.seed}/seed.json: software.{'accepts' if accepts else 'version'}: "
+                                   f"{problem}", type=BLENDER_VERSION_MISMATCH, non_retryable=True)
         # No draft (or "authoring": "model"): the author model writes it in stage 03; only the
         # materials are admitted, and the task takes the seed's id.
         by_model = checked.task is None
@@ -87,6 +95,7 @@ class AdmissionActivities:
             "seed_id": manifest.seed_id,
             "seed_path": req.seed,
             "admitted_at": req.admitted_at,
+            "runtime": {"blender": runtime},  # the Blender admission checked the seed against
             "seed_tree": {"key": tree.key, "sha256": tree.sha256},
             "provenance": manifest.provenance.model_dump(),
             "sanitization_policy": manifest.sanitization_policy.model_dump(),

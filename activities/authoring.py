@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import functools
 import tempfile
-from importlib.metadata import version
 from pathlib import Path
 from typing import cast
 
 from temporalio import activity
 
 from blender.runner import BLENDER_SCRIPTS, ScriptFailed
+from blender.runtime import blender_version
 from contracts.errors import author_script_failed
 from storage.content import ContentStore
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
@@ -53,7 +53,7 @@ class AuthoringActivities:
         materials = {p: e["sha256"] for p, e in self.store.tree_entries(req.seed_tree).items()
                      if not p.startswith("draft/")}
         basis = {"materials": materials, "reference_project": req.reference_project,
-                 "start_mode": req.start_mode, "bpy": version("bpy"),
+                 "start_mode": req.start_mode, "bpy": blender_version(),
                  "builder": sha256_file(BLENDER_SCRIPTS / "build_workspace.py")}
         return "workspace-build/" + sha256_hex(canonical_json_bytes(basis))
 
@@ -66,7 +66,9 @@ class AuthoringActivities:
             telemetry.cache_lookup("workspace_build", hit=True)
             refs = cast(dict, self.store.get_json(cached))
             activity.logger.info("workspace build reused (%s)", cache_name)
-            return WorkspaceBuild(BlobRef(**refs["start_blend"]), BlobRef(**refs["reference_blend"]))
+            # the cache name holds the Blender version: a hit was built by this one
+            return WorkspaceBuild(BlobRef(**refs["start_blend"]), BlobRef(**refs["reference_blend"]),
+                                  blender_version())
         telemetry.cache_lookup("workspace_build", hit=False)
         build = await self._build(req)
         self.store.set_name(cache_name, self.store.put_json(
@@ -93,7 +95,7 @@ class AuthoringActivities:
                 exception = exc.problems[0][1]
                 raise author_script_failed(f"{req.reference_project}: {exception}", file=req.reference_project,
                                            exception=exception, log_tail=exc.log_tail) from None
-            return WorkspaceBuild(self.store.put_file(start), self.store.put_file(reference))
+            return WorkspaceBuild(self.store.put_file(start), self.store.put_file(reference), blender_version())
 
     @activity.defn(name="assemble_task_package")
     def assemble_task_package(self, req: AssembleInput) -> AssembledPackage:
@@ -144,7 +146,7 @@ class AuthoringActivities:
         identity = TaskIdentity(
             task_id=draft.task_id, task_version="draft", verifier_version=grading.verifier_version,
             pipeline_digest="", workflow_primary=draft.workflow_primary,
-            profession_primary=draft.profession_primary)
+            profession_primary=draft.profession_primary, blender_version=req.workspace.blender_version)
         return AssembledPackage(package, identity, grading, sorted(rubric_names(rubric)))
 
     def _ref(self, entry: dict) -> BlobRef:

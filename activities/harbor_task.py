@@ -127,7 +127,9 @@ def task_config(meta: TaskIdentity) -> TaskConfig:
         task=PackageInfo(name=f"{HARBOR_ORG}/{meta.task_id}", version=meta.task_version),
         metadata={"task_id": meta.task_id, "task_version": meta.task_version,
                   "verifier_version": meta.verifier_version, "pipeline_digest": meta.pipeline_digest,
-                  "workflow_primary": meta.workflow_primary, "profession_primary": meta.profession_primary},
+                  "workflow_primary": meta.workflow_primary, "profession_primary": meta.profession_primary,
+                  # the Blender that built the workspace (the environment's Dockerfile pins it too)
+                  **({"blender_version": meta.blender_version} if meta.blender_version else {})},
         # The delivery travels to a separate verifier sandbox; nothing else of the solver's does.
         artifacts=["/workspace/outputs"],
         verifier=VerifierConfig(timeout_sec=600.0, environment_mode=VerifierEnvironmentMode.SEPARATE),

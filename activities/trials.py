@@ -25,6 +25,7 @@ import os
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from blender.runtime import blender_version
 from contracts.errors import MODEL_NOT_CONFIGURED, invalid_draft
 from activities.harbor_task import write_harbor_task
 from activities.policies import policy_for
@@ -105,6 +106,7 @@ class TrialActivities:
             evidence=evidence,
             trajectory=trajectory,
             harbor_trial=harbor_trial,
+            blender_version=blender_version(),
         )
 
     def _keep_evidence(self, trial_dir: Path) -> tuple[BlobRef, BlobRef | None]:

@@ -41,6 +41,7 @@ def outcome_record(outcome: TrialOutcome, frozen: FrozenTask, *, config: str, co
         "renders": ref_dict(outcome.renders),
         "started_at": outcome.started_at,
         "finished_at": outcome.finished_at,
+        **({"blender_version": outcome.blender_version} if outcome.blender_version else {}),
     }
 
 

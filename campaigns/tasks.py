@@ -113,7 +113,8 @@ def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_s
     identity = TaskIdentity(
         task_id=meta["task_id"], task_version=meta["task_version"],
         verifier_version=meta["verifier_version"], pipeline_digest=meta["pipeline_digest"],
-        workflow_primary=meta["workflow_primary"], profession_primary=meta["profession_primary"])
+        workflow_primary=meta["workflow_primary"], profession_primary=meta["profession_primary"],
+        blender_version=meta.get("blender_version", ""))
     if (identity.task_id, identity.task_version, identity.verifier_version) != (
             doc["task_id"], doc["task_version"], grading.verifier_version):
         raise CampaignSourceError(f"{where}: task.toml and {FROZEN_TASK} disagree on the "

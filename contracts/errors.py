@@ -9,6 +9,8 @@ from __future__ import annotations
 from temporalio.exceptions import ApplicationError
 
 INVALID_SEED = "InvalidSeed"
+# A seed declaring a Blender (major.minor) the runtime is not, and no range that includes it.
+BLENDER_VERSION_MISMATCH = "BlenderVersionMismatch"
 INVALID_DRAFT = "InvalidDraft"
 CALIBRATION_FAILED = "CalibrationFailed"
 # Mutation testing (stage 05, docs/scoring.md "Gaming resistance"): applicable gaming operators
@@ -55,7 +57,7 @@ RECOVERY_INCOMPLETE = "RecoveryIncomplete"  # a named trial got no record: rerun
 # The verifier drift check (docs/verifier-drift.md): a malformed or unknown dataset revision, a
 # tolerance that is not a number >= 0, a candidate's probe code that is not a folder of probe files.
 INVALID_DRIFT_REQUEST = "InvalidDriftRequest"
-NON_RETRYABLE = [INVALID_SEED, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABLE, EVIDENCE_TOO_COARSE,
+NON_RETRYABLE = [INVALID_SEED, BLENDER_VERSION_MISMATCH, INVALID_DRAFT, CALIBRATION_FAILED, GRADER_GAMEABLE, EVIDENCE_TOO_COARSE,
                  AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
                  AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK, SANDBOX_REQUIRED,

@@ -172,9 +172,35 @@ class Contract(BaseModel):
 # --- shared parts -----------------------------------------------------------------------------
 
 
+def software_release(text: str) -> tuple[int, int]:
+    """major.minor of a release string ("5.2", "5.2.1" -> (5, 2))."""
+    major, minor = text.split(".")[:2]
+    return int(major), int(minor)
+
+
+class SoftwareRange(Contract):
+    min: Annotated[str, StringConstraints(pattern=SOFTWARE_VERSION)]
+    """the oldest major.minor the seed runs on"""
+    max: Annotated[str, StringConstraints(pattern=SOFTWARE_VERSION)]
+    """the newest major.minor the seed runs on (inclusive)"""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> SoftwareRange:
+        if software_release(self.min) > software_release(self.max):
+            raise ValueError(f"min {self.min} is newer than max {self.max}")
+        return self
+
+
 class Software(Contract):
     name: Literal["blender"]
     version: Annotated[str, StringConstraints(pattern=SOFTWARE_VERSION)]
+    """the Blender release the seed was made with; admission refuses a runtime of another
+    major.minor unless `accepts` includes it"""
+    accepts: SoftwareRange | None = omittable(
+        "optional: the major.minor range the seed is known to run on, when wider than `version`"
+    )
+
+    _absent_not_null = field_validator("accepts")(classmethod(_not_null))
 
 
 class SanitizationPolicy(Contract):
@@ -536,6 +562,10 @@ class TrialRecord(Contract):
     agent: Text | None = omittable("optional: the agent that ran, e.g. 'oracle', 'arkevo-llm', 'harbor:nop', 'pkg.mod:Class'")
     validated: bool | None = omittable("optional: whether the config was validated before the campaign ran it")
     publication_id: Text | None = omittable("optional: the publication of the task version the trial ran")
+    blender_version: Annotated[str, StringConstraints(pattern=SOFTWARE_VERSION)] | None = omittable(
+        "optional: the Blender release the trial's worker ran (absent where it was not recorded, "
+        "and for a trial that never ran)"
+    )
     cost: TrialCost | None = omittable("optional: what the trial cost; null inside where it was not measured")
     # ...and these may (`_TRIAL_OPTIONAL_NULLABLE`): a null is dumped, an absent one is not.
     model: Text | None = None
@@ -555,7 +585,7 @@ class TrialRecord(Contract):
     profile does not weight VL or nothing was rendered); the review site shows them"""
 
     _absent_not_null = field_validator(
-        "campaign_id", "agent", "validated", "publication_id", "cost"
+        "campaign_id", "agent", "validated", "publication_id", "cost", "blender_version"
     )(classmethod(_not_null))
 
     @model_serializer(mode="wrap")

@@ -16,6 +16,7 @@ class TaskIdentity:
     pipeline_digest: str
     workflow_primary: str
     profession_primary: str
+    blender_version: str = ""  # the Blender that built the workspace ("": not recorded)
 
 
 @dataclass
@@ -50,6 +51,7 @@ class BuildWorkspaceInput:
 class WorkspaceBuild:
     start_blend: BlobRef
     reference_blend: BlobRef
+    blender_version: str = ""  # the Blender that wrote them
 
 
 @dataclass

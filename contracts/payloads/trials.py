@@ -101,6 +101,7 @@ class TrialOutcome:
     trajectory: BlobRef | None = None  # the agent's redacted ATIF trajectory, when it wrote one
     harbor_trial: str | None = None  # Harbor's trial directory name inside `evidence`
     renders: BlobRef | None = None  # tree: the delivery's evidence renders the VL judge saw
+    blender_version: str | None = None  # the Blender the trial's worker ran (None: it never ran)
 
 
 def failure_counts(outcomes: list[TrialOutcome]) -> dict[str, int]:

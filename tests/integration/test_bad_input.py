@@ -91,8 +91,21 @@ def judge_questions_missing(seed: Path) -> None:
     os.remove(seed / "draft" / "judge.json")
 
 
+def older_blender(seed: Path) -> None:
+    for declared in (seed / "seed.json", seed / "draft" / "task.json"):  # the draft agrees with its seed
+        edit_json(declared, lambda d: d["software"].update(version="4.0"))
+
+
+def accepted_range_without_the_runtime(seed: Path) -> None:
+    for declared in (seed / "seed.json", seed / "draft" / "task.json"):
+        edit_json(declared, lambda d: d["software"].update(version="4.0", accepts={"min": "4.0", "max": "4.2"}))
+
+
 CASES = [
     (malformed_seed_json, "seed.json", "<root>"),
+    # the Blender the seed declares against the runtime's (BlenderVersionMismatch)
+    (older_blender, "seed.json", "software.version: the seed declares Blender 4.0; this runtime is Blender 5.2"),
+    (accepted_range_without_the_runtime, "seed.json", "software.accepts: the seed accepts Blender 4.0 to 4.2"),
     (unknown_workflow_id, "seed.json", "workflow_primary"),
     (weights_not_one, "task.json", "weight"),
     (agent_weight_nonzero, "task.json", "verification.weights.agent"),

@@ -22,6 +22,7 @@ from contracts.validation import validate_document
 from exports.harbor_zip import export_task, extract
 from publications.layout import OUTSIDE_REVISIONS, folder
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
+from blender.runtime import blender_version
 from contracts import queues
 from workflows.task_production import STAGES
 
@@ -57,6 +58,10 @@ def check_publication(result: ProductionResult, settings) -> dict:
     for t in trials:
         validate_document("trial-record", t, "trials.jsonl")
         assert t["failure"] is None  # scripted policies on a healthy stack: nothing failed
+        assert t["blender_version"] == blender_version()  # the Blender the trial's worker ran
+    assert harbor_task.config.metadata["blender_version"] == blender_version()  # built the workspace
+    admission = json.loads((path / "admission/admission-record.json").read_text())
+    assert admission["runtime"] == {"blender": blender_version()}
     frozen = json.loads((path / "review/frozen-task.json").read_text())
     assert len(frozen["pipeline_ref"]["pipeline_digest"]) == 64
     calibration = json.loads((path / "review/calibration-report.json").read_text())

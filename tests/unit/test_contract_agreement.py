@@ -394,6 +394,7 @@ BASE = {
 
 VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "seed": [
+        ("accepts-a-range", _set(SEED, "software.accepts", {"min": "4.2", "max": "5.2"})),
         ("example", SEED),
         ("from-scratch-blend", _set(_set(SEED, "start_mode", "from_scratch"),
                                     "materials.0.path", "materials/scene.blend")),
@@ -415,6 +416,7 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("no-rule-criteria", _set(RUBRIC, "criteria", [])),
     ],
     "trial-record": [
+        ("with-blender-version", _set(TRIAL, "blender_version", "5.2.0")),
         ("scored", TRIAL),
         ("unscored-vl-missing", _set(_set(TRIAL, "reward", None), "success", None)),
         ("exception", _set(_set(_set(_set(TRIAL, "reward", None), "success", None), "exception",
@@ -487,6 +489,8 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
 
 INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     "seed": [
+        ("null-accepts", _set(SEED, "software.accepts", None)),
+        ("accepts-no-minor", _set(SEED, "software.accepts", {"min": "5", "max": "5.2"})),
         ("missing-provenance", _drop(SEED, "provenance")),
         ("unknown-key", _set(SEED, "notes", "x")),
         ("uppercase-seed-id", _set(SEED, "seed_id", "Robot-Carry")),
@@ -543,6 +547,8 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("int-version", _set(RUBRIC, "rubric_version", 1)),
     ],
     "trial-record": [
+        ("null-blender-version", _set(TRIAL, "blender_version", None)),
+        ("blender-version-words", _set(TRIAL, "blender_version", "latest")),
         ("attempt-zero", _set(TRIAL, "attempt", 0)),
         ("timed-out-not-bool", _set(TRIAL, "timed_out", "yes")),
         ("bool-attempt", _set(TRIAL, "attempt", True)),
@@ -826,7 +832,8 @@ def test_trial_record_optional_keys_dump_as_read(doc: dict[str, Any]) -> None:
     assert canonical_json_bytes(model.model_dump(mode="json")) == canonical_json_bytes(doc)
 
 
-# Rules JSON Schema cannot state (references inside a document, ids unique by one field): the
+# Rules JSON Schema cannot state (references inside a document, ids unique by one field, an
+# ordered version range): the
 # schema accepts these documents, the model (and so `validate_document`) rejects them.
 BEYOND_THE_SCHEMA = [
     pytest.param("campaign-plan", _set(CAMPAIGN_PLAN, "trials.1.config_id", "claude"), "not in configs",
@@ -841,6 +848,8 @@ BEYOND_THE_SCHEMA = [
                  "exactly the trials", id="recovery-audit-trial-not-replaced"),
     pytest.param("recovery-audit", _set(RECOVERY_AUDIT, "replaced", [REPLACED, REPLACED]), "more than once",
                  id="recovery-audit-trial-replaced-twice"),
+    pytest.param("seed", _set(SEED, "software.accepts", {"min": "5.2", "max": "4.2"}), "newer than max",
+                 id="seed-accepts-reversed"),
 ]
 
 

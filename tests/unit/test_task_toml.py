@@ -21,6 +21,7 @@ AWKWARD = TaskIdentity(
     pipeline_digest="C:\\pipelines\\new\\table",
     workflow_primary="MOD-01\nsecond line\twith a tab",
     profession_primary="三维美术师 (3D artist) — «建模»",
+    blender_version="5.2.0",
 )
 
 
