@@ -3,23 +3,25 @@
 A secret is the value of any environment variable whose name contains KEY, TOKEN, SECRET or
 PASSWORD (case-insensitive), or starts with ARKEVO_LLM_API.  Every occurrence of such a value is
 replaced by ``[REDACTED:<NAME>]`` wherever it appears: trajectories, tool arguments and outputs,
-error messages.  Values are matched as plain substrings, longest first, so a secret that contains
-another is replaced whole.
+error messages.  A value is matched as a whole token -- not preceded or followed by a letter or
+digit -- longest first, so a secret that contains another is replaced whole, and a short value
+inside a longer word ("prod" in "production") is left alone.
 
-Values shorter than ``MIN_SECRET_LENGTH`` and boolean-like words (``TOKENIZERS_PARALLELISM=false``)
-are not treated as secrets: replacing every "false" or "us" in a trajectory would destroy it
-without protecting anything.
+Values shorter than ``MIN_SECRET_LENGTH`` (8) and boolean-like words
+(``TOKENIZERS_PARALLELISM=false``) are not treated as secrets: replacing every "false" or "us" in
+a trajectory would destroy it without protecting anything, and nothing that short is a key.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
 SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 SECRET_NAME_PREFIXES = ("ARKEVO_LLM_API",)
-MIN_SECRET_LENGTH = 4
+MIN_SECRET_LENGTH = 8
 NOT_SECRETS = frozenset({"true", "false", "yes", "no", "none", "null", "on", "off"})
 
 
@@ -41,6 +43,10 @@ class Redactor:
             if value and is_secret_value(value):
                 by_value.setdefault(value, name)
         self._pairs = sorted(by_value.items(), key=lambda kv: len(kv[0]), reverse=True)
+        self._names = dict(self._pairs)
+        # One pass, longest first: a token boundary is anything but a letter or digit.
+        self._pattern = re.compile("(?<![0-9A-Za-z])(?:" + "|".join(re.escape(v) for v, _ in self._pairs)
+                                   + ")(?![0-9A-Za-z])") if self._pairs else None
 
     @classmethod
     def from_environ(cls, *environs: Mapping[str, str]) -> Redactor:
@@ -55,10 +61,9 @@ class Redactor:
         return sorted({name for _, name in self._pairs})
 
     def text(self, value: str) -> str:
-        for secret, name in self._pairs:
-            if secret in value:
-                value = value.replace(secret, f"[REDACTED:{name}]")
-        return value
+        if self._pattern is None:
+            return value
+        return self._pattern.sub(lambda m: f"[REDACTED:{self._names[m.group(0)]}]", value)
 
     def value(self, data: Any) -> Any:
         """Redact every string (dict keys included) in dicts, lists and tuples."""

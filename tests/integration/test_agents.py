@@ -384,9 +384,14 @@ def test_redaction():
                                     "ARKEVO_LLM_API_BASE"]))
     assert not is_secret_name("ARKEVO_LLM_MODEL")
     redactor = Redactor.from_environ({"A_KEY": "abcd1234", "LONG_KEY": "xxabcd1234yy", "B_TOKEN": "false",
-                                      "PATH": "/usr/bin", "SHORT_KEY": "ab"})
-    assert redactor.names == ["A_KEY", "LONG_KEY"]
+                                      "PATH": "/usr/bin", "SHORT_KEY": "ab", "SEVEN_KEY": "prod-eu"})
+    assert redactor.names == ["A_KEY", "LONG_KEY"]  # under 8 characters, or a word: not a secret
     assert redactor.text("k=xxabcd1234yy / abcd1234") == "k=[REDACTED:LONG_KEY] / [REDACTED:A_KEY]"
+    # whole tokens only: inside a longer word a value is someone else's text, beside
+    # punctuation it is still the secret
+    assert redactor.text("zabcd1234 abcd12345 prod-eu-1") == "zabcd1234 abcd12345 prod-eu-1"
+    assert redactor.text('"abcd1234",key=abcd1234&x_abcd1234_y') == (
+        '"[REDACTED:A_KEY]",key=[REDACTED:A_KEY]&x_[REDACTED:A_KEY]_y')
     assert redactor.value({"abcd1234": ["abcd1234", 3, False, ("abcd1234",)]}) == {
         "[REDACTED:A_KEY]": ["[REDACTED:A_KEY]", 3, False, ("[REDACTED:A_KEY]",)]}
 
