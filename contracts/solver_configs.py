@@ -30,6 +30,7 @@ SCRIPTED_AGENTS = ("oracle", "nop")
 # Harbor's own agents that act without a model (harbor.models.agent.name.AgentName).
 HARBOR_SCRIPTED = ("oracle", "nop")
 ID = r"^[a-z0-9][a-z0-9_-]{0,47}$"
+FULL, FULL_ATTEMPTS = "full", 3  # the mode of the formal figures, and its k for model configs
 AGENT = r"^(?:oracle|nop|arkevo-llm|harbor:[a-z0-9][a-z0-9._-]*|[A-Za-z_][\w.]*:[A-Za-z_]\w*)$"
 
 
@@ -95,6 +96,13 @@ class SolverRegistry(BaseModel):
                     raise ValueError(f"mode {name!r} names unknown config {config!r}")
                 if not 1 <= n <= 64:
                     raise ValueError(f"mode {name!r}: attempts of {config!r} must be 1..64")
+        if FULL in self.modes:  # the formal figures are avg@3 / pass@3 of every model config
+            full = self.modes[FULL].attempts
+            short = [f"{c.id} runs {full.get(c.id, 0)}" for c in self.configs
+                     if c.kind == "model" and full.get(c.id) != FULL_ATTEMPTS]
+            if short:
+                raise ValueError(f"mode {FULL!r} runs every model config {FULL_ATTEMPTS} times: "
+                                 + ", ".join(short))
         return self
 
     def config(self, config_id: str) -> SolverConfig:

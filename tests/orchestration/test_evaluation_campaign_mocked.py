@@ -126,6 +126,17 @@ def children_open_at_most(history) -> dict[str, int]:
     return most
 
 
+def one_model_attempt_registry(tmp_path: Path) -> Path:
+    """The shipped registry plus a mode whose model config runs once per task, so that one
+    planted exception leaves a task with no scored model attempt (`full` runs it 3 times)."""
+    doc = json.loads((PROJECT / "contracts" / "solver_configs.json").read_text())
+    doc["modes"]["one-model-attempt"] = {"description": "oracle 3 + nop 3 + llm-default 1",
+                                         "attempts": {"oracle": 3, "nop": 3, "llm-default": 1}}
+    path = tmp_path / "solver_configs.json"
+    path.write_text(json.dumps(doc))
+    return path
+
+
 async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
     objects = FilesystemObjects(tmp_path / "objects")
     store = FilesystemStore(tmp_path / "store")
@@ -135,8 +146,9 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
     cpu_acts = [campaigns.plan_campaign, campaigns.record_campaign_trial, campaigns.write_campaign_report,
                 campaigns.plan_recovery, campaigns.finish_recovery]
     keys = CampaignKeys("t1")
-    req = CampaignInput("t1", mode="full", dataset=DatasetRef("t", "r1"), split="test",
-                        caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=500)
+    req = CampaignInput("t1", mode="one-model-attempt", dataset=DatasetRef("t", "r1"), split="test",
+                        caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=500,
+                        registry=str(one_model_attempt_registry(tmp_path)))
     with ThreadPoolExecutor(8) as pool:
         run_trial, score_trial, check_endpoints = gpu.activities()
         control = Worker(env.client, task_queue=queues.CONTROL,
@@ -150,7 +162,7 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
                 "EvaluationCampaign", req, id="campaign-t1", task_queue=queues.CONTROL,
                 result_type=CampaignResult), 90)
 
-            # full mode: oracle 3 + nop 3 + llm-default 1 per task, 3 tasks
+            # oracle 3 + nop 3 + llm-default 1 per task, 3 tasks
             assert result.trials == 21 and result.exceptions == [BROKEN]
             assert gpu.plan_seen_first is True
             assert gpu.endpoint_checks == 1  # llm-default: its endpoint checked before any trial

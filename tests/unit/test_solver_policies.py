@@ -5,6 +5,7 @@ takes a configuration's model over the worker's ARKEVO_LLM_MODEL."""
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 from harbor.models.trial.config import AgentConfig
@@ -15,6 +16,7 @@ from contracts.payloads.authoring import TaskIdentity
 from contracts.payloads.common import BlobRef
 from contracts.payloads.trials import SolverSpec, TrialRequest
 from contracts.solver_configs import SCRIPTED_LABEL, SolverConfig, load_solver_registry
+from contracts.validation import ContractError
 from sandbox.agents.llm import (API_KEY_ENV, BASE_URL_ENV, MODEL_ENV, LlmAgent, LlmAgentOptions,
                                 ModelEndpointError, choose_model, request_extras)
 
@@ -164,3 +166,20 @@ def test_a_model_config_without_an_endpoint_fails_before_any_trial_naming_the_va
                             {"ARKEVO_LLM_BASE_URL": "https://user:secret@host:8443/v1?key=sk-x",
                              "ARKEVO_LLM_API_KEY": "sk-x"})
     assert found == {"config_id": "cfg", "model": "m1", "endpoint": "https://host:8443/v1"}
+
+
+def test_the_full_mode_runs_every_model_config_three_times(tmp_path):
+    """The formal figures are avg@3 / pass@3: `full` gives every model config 3 attempts, and a
+    registry whose `full` leaves one out, or runs it fewer times, does not load."""
+    registry = load_solver_registry()
+    models = [c.id for c in registry.configs if c.kind == "model"]
+    assert models and all(dict((c.id, n) for c, n in registry.resolve("full"))[m] == 3 for m in models)
+    doc = registry.model_dump(mode="json")
+    doc["configs"].append({**doc["configs"][-1], "id": "llm-second", "model": "other-model"})
+    for attempts, named in (({**doc["modes"]["full"]["attempts"], "llm-second": 1}, "llm-second runs 1"),
+                            (doc["modes"]["full"]["attempts"], "llm-second runs 0")):
+        path = tmp_path / "solver_configs.json"
+        path.write_text(json.dumps({**doc, "modes": {**doc["modes"], "full": {
+            "description": "formal", "attempts": attempts}}}))
+        with pytest.raises(ContractError, match=f"mode 'full' runs every model config 3 times: {named}"):
+            load_solver_registry(path)
