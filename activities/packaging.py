@@ -226,8 +226,9 @@ class PackagingActivities:
                           ("review/calibration-report.json", req.frozen.calibration_report),
                           (FROZEN_TASK, req.frozen.frozen_record),
                           ("admission/admission-record.json", req.admission_record),
+                          ("trial-solves/pilot-record.json", req.pilot_record),
                           ("authoring/authoring-record.json", req.authoring_record)):
-            if ref is not None:  # the authoring record: model-authored drafts only
+            if ref is not None:  # optional: the authoring record (a model-authored draft), the pilot record
                 self.store.fetch_to(ref, out / name)
 
     def _announce(self, req: PublishInput, prefix: str, doc: dict,

@@ -70,6 +70,9 @@ class ReviewActivities:
                 "cap_applied": rec.get("cap_applied") if rec else None,
                 "expected": j.expected, "met": j.met, "margin": j.margin,
                 "failure": dataclasses.asdict(outcome.failure) if outcome.failure else None,
+                # the trial that delivered the sample (stage 03's input and reference are carried)
+                "trial_stage": outcome.stage,
+                "cost": dataclasses.asdict(outcome.cost) if outcome.cost else None,
                 "delivery": ref_dict(outcome.delivery), "report": ref_dict(outcome.report),
                 "vl": ref_dict(outcome.vl), "renders": ref_dict(outcome.renders),
                 "criteria": [

@@ -42,6 +42,8 @@ def outcome_record(outcome: TrialOutcome, frozen: FrozenTask, *, config: str, co
         "started_at": outcome.started_at,
         "finished_at": outcome.finished_at,
         **({"blender_version": outcome.blender_version} if outcome.blender_version else {}),
+        # the schema's cost object is all-or-nothing: absent when unmeasured
+        **({"cost": dataclasses.asdict(outcome.cost)} if outcome.cost else {}),
     }
 
 
@@ -57,15 +59,12 @@ def trial_record(campaign_id: str, trial_id: str, task: PlannedTask, solver: Sol
         "model": solver.model,
         "reasoning_effort": solver.reasoning_effort,
         "validated": solver.validated,
-        "cost": dataclasses.asdict(outcome.cost) if outcome.cost else None,
         "evidence": ref_dict(outcome.evidence),
         "trajectory": ref_dict(outcome.trajectory),
         "harbor_trial": outcome.harbor_trial,
         "recovery": ({"round": recovery, "replaces_sha256": replaces_sha256}
                      if recovery is not None else None),
     }
-    if record["cost"] is None:
-        del record["cost"]  # the schema's cost object is all-or-nothing: absent when unmeasured
     return build_document("trial-record", record, f"trials.jsonl:{trial_id}")
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import cast
@@ -111,6 +112,13 @@ def build_parser() -> argparse.ArgumentParser:
                     description="Names every file that changed or went missing, broken chain "
                                 "links, and a split manifest that no longer matches.")
     _revision_args(p)
+    p = add_command(sub, "report", exit_codes("printed", None, "no such revision"),
+                    help="yield and cost: the funnel, every loss, cost per stage and per accepted task",
+                    description="The seeds' funnel (submitted, admitted, authored, calibrated, "
+                                "published, frozen) with every loss by stage and failure kind, "
+                                "and what the revision cost: model calls and tokens by role, "
+                                "stage-06 sandbox CPU and wall, production wall, per accepted task.")
+    _revision_args(p)
     campaign.register(top)
     site.register(top)
     export.register(top)
@@ -129,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
             handler = areas[args.area].handlers()[args.command]
         else:
             handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
-                       "freeze": cmd_freeze, "verify": cmd_verify}[args.command]
+                       "freeze": cmd_freeze, "verify": cmd_verify, "report": cmd_report}[args.command]
         return handler(args)
     except (ContractError, DatasetNotFound) as e:
         err.print(f"[red]error:[/] {escape(str(e))}")
@@ -291,6 +299,56 @@ def cmd_freeze(args) -> int:
     console.print(f"  semantic digest  {result.semantic_digest}")
     console.print(f"  handoff event    {result.handoff_event}")
     return EXIT_OK
+
+
+def cmd_report(args) -> int:
+    from dataset_revisions.report import dataset_report
+
+    report = dataset_report(worker_objects(), _keys(args))
+    if args.json:
+        print(json.dumps(report.to_dict(), indent=2))
+    else:
+        print_dataset_report(report)
+    return EXIT_OK
+
+
+def _num(value, unit: str = "") -> str:
+    if value is None:
+        return "–"
+    return f"{value:,.1f}{unit}" if isinstance(value, float) else f"{value:,}{unit}"
+
+
+def print_dataset_report(report, out=None) -> None:
+    """The funnel with its losses, then the cost table (also `make demo`'s, on its own console)."""
+    out = out or console
+    funnel = Table(title=f"yield of {report.namespace}/{report.revision}"
+                         f"{'' if report.frozen else ' (not frozen: accepted = published)'}")
+    for col in ("step", "seeds", "lost here", "by stage and failure kind"):
+        funnel.add_column(col)
+    first = report.funnel["submitted"] or 1
+    for step, count in report.funnel.items():
+        lost = [loss for loss in report.losses if loss.lost_at == step]
+        kinds = Counter(f"{loss.stage or 'freeze'} {loss.failure_type}" for loss in lost)
+        funnel.add_row(step, f"{count} ({100 * count / first:.0f}%)", str(len(lost)) if lost else "",
+                       ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())))
+    out.print(funnel)
+    for loss in report.losses:
+        out.print(f"  lost {loss.seed_id} before {loss.lost_at}: {loss.stage or 'freeze'} "
+                      f"{loss.failure_type}: {loss.reason}", markup=False, highlight=False)
+    costs = Table(title=f"cost (accepted tasks: {report.accepted})")
+    for col in ("stage", "records", "wall", "sandbox CPU", "model calls", "tokens in / out", "by role"):
+        costs.add_column(col)
+    for c in report.costs:
+        costs.add_row(c.stage, str(c.records), _num(c.wall_sec, " s"), _num(c.sandbox_cpu_sec, " s"),
+                      _num(c.model_calls), f"{_num(c.input_tokens)} / {_num(c.output_tokens)}",
+                      "; ".join(f"{r}: {v['model_calls']} calls" for r, v in sorted(c.by_role.items())))
+    costs.add_row("production wall", "", _num(report.production_wall_sec, " s"), "", "", "", "")
+    per = report.per_accepted_task
+    costs.add_row("per accepted task", "", _num(per["production_wall_sec"], " s"),
+                  _num(per["sandbox_cpu_sec"], " s"), _num(per["model_calls"]), _num(per["tokens"]), "")
+    out.print(costs)
+    for gap in report.not_recorded:
+        out.print(f"  not recorded: {gap}", markup=False, highlight=False)
 
 
 def cmd_verify(args) -> int:

@@ -1,5 +1,6 @@
 """`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
-into three splits, verify it, evaluate its test split in a pilot campaign, grade every stored
+into three splits, verify it, print its yield and cost (`arkevo dataset report`), evaluate its
+test split in a pilot campaign, grade every stored
 delivery again with the same verifier (the drift check: zero drift, or the grading is not a
 function of its inputs), build the review site (`site: <index.html>`), and print where
 everything went.
@@ -209,6 +210,10 @@ async def main(argv: list[str] | None = None) -> int:
     console.print(f"verify: {verified.publications} publications, {verified.files} files: "
                   + ("[green]ok[/]" if verified.ok else f"[red]{verified.problems}[/]"))
     console.print(f"dataset: {objects.location(keys.root)}")
+    from cli.arkevo import print_dataset_report
+    from dataset_revisions.report import dataset_report
+
+    print_dataset_report(dataset_report(objects, keys), console)  # the funnel, each loss, cost per task
     campaign_ok = await evaluate(stack, keys, objects)
     drift_ok = await drift_check(stack, keys)
     review_site(objects, store, keys, settings_from_env().var / "site" / f"{keys.namespace}-{keys.revision}")

@@ -557,7 +557,7 @@ class TrialRecord(Contract):
     """the full score record under the scoring profile (rule, VL answers, caps)"""
     started_at: Timestamp
     finished_at: Timestamp
-    # Optional, written by campaigns: absent stays absent on dump. These may not be null...
+    # Optional (campaigns write them; stage 06 writes cost): absent stays absent on dump. These may not be null...
     campaign_id: Text | None = omittable("optional: the campaign this trial belongs to (absent outside one)")
     agent: Text | None = omittable("optional: the agent that ran, e.g. 'oracle', 'arkevo-llm', 'harbor:nop', 'pkg.mod:Class'")
     validated: bool | None = omittable("optional: whether the config was validated before the campaign ran it")

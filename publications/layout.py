@@ -6,6 +6,7 @@
     <root>/<task_id>/<publication_id>/private/             what is never exported
     <root>/<task_id>/<publication_id>/admission/           records: admission record
     <root>/<task_id>/<publication_id>/authoring/           records: authoring record (model drafts)
+    <root>/<task_id>/<publication_id>/trial-solves/        records: the pilot record (stage 03-04 trials)
     <root>/<task_id>/<publication_id>/review/              records: frozen-task.json, privacy.json, ...
     <root>/<task_id>/<publication_id>/evaluation/          records: plan, trial records, report
 

@@ -29,6 +29,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from contracts.digests import canonical_json_bytes, sha256_hex
 from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.report import dataset_report
 from review_site.assets import Assets
 from review_site.drift import drift_pages
 from review_site.pages import campaign_page, slug, task_pages
@@ -85,6 +86,7 @@ def _environment() -> Environment:
                       keep_trailing_newline=True)
     env.filters["short"] = lambda s, n=12: "" if not s else s[:n]
     env.filters["kib"] = lambda b: f"{b / 1024:.1f} KiB" if b is not None else "–"
+    env.filters["num"] = lambda v: "–" if v is None else (f"{v:,.1f}" if isinstance(v, float) else f"{v:,}")
     return env
 
 
@@ -185,7 +187,12 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
                       "trials": len(c.records)} for c in campaigns]
     drift, drift_page = drift_pages(source, dataset)  # the latest verifier drift report, if any
     pages |= drift_page
-    pages[INDEX] = ("index.html.j2", {**_index_context(rows, campaign_rows, scope), "drift": drift})
+    yield_ = None
+    if dataset is not None:  # what the revision yielded and cost (`arkevo dataset report`)
+        report = dataset_report(source.objects, RevisionKeys(*dataset)).to_dict()
+        yield_ = {**report, "plot": plots.funnel(report["funnel"])}
+    pages[INDEX] = ("index.html.j2", {**_index_context(rows, campaign_rows, scope), "drift": drift,
+                                      "yield": yield_})
     if progress:
         progress(total - 1, total, "pages")
 

@@ -45,6 +45,10 @@ class Plots:
         """avg@k and pass@k per configuration with their bootstrap intervals."""
         return self._emit("campaign", group, _draw_campaign)
 
+    def funnel(self, funnel: dict[str, int]) -> str:
+        """Seeds left at each step of a revision's funnel (submitted ... frozen)."""
+        return self._emit("funnel", {"funnel": funnel}, _draw_funnel)
+
     def drop_unused(self) -> int:
         return drop_unreferenced(self.out / PLOTS, self.out, self.used)
 
@@ -120,4 +124,19 @@ def _draw_campaign(plt, group: dict):
         ax.grid(axis="x", alpha=0.3)
     axes[0].set_yticks(range(len(configs)), [c["config"] for c in configs])
     axes[0].invert_yaxis()
+    return fig
+
+
+def _draw_funnel(plt, spec: dict):
+    steps = list(spec["funnel"].items())
+    first = steps[0][1] or 1
+    fig, ax = plt.subplots(figsize=(6.4, 0.36 * len(steps) + 0.9))
+    for i, (step, n) in enumerate(steps):
+        ax.barh(i, n, color=COLOURS[0], alpha=0.35 + 0.65 * n / first, height=0.6)
+        ax.text(n, i, f"  {n} ({100 * n / first:.0f} %)", va="center")
+    ax.set_yticks(range(len(steps)), [step for step, _ in steps])
+    ax.invert_yaxis()
+    ax.set_xlim(0, first * 1.25)
+    ax.set_xlabel("seeds")
+    ax.grid(axis="x", alpha=0.3)
     return fig

@@ -82,6 +82,7 @@ class DatasetProduction:
             nonlocal done_here
             wid = f"{workflow.info().workflow_id}.{seed.seed_id}"
             self._state[seed.seed_id] = "running"
+            started = now()
             try:
                 result: ProductionResult = await workflow.execute_child_workflow(
                     TaskProduction.run,
@@ -92,13 +93,16 @@ class DatasetProduction:
                 self._published[seed.seed_id] = result.publication.publication_id
                 outcome = SeedOutcome(plan.namespace, plan.revision, seed.seed, seed.seed_id, "published",
                                       wid, now(), publication_id=result.publication.publication_id,
-                                      task_id=result.task_id)
+                                      task_id=result.task_id, started_at=started)
             except ChildWorkflowError as e:
-                reason = str(root_cause(e))
+                root = root_cause(e)
+                reason = str(root)
                 self._state[seed.seed_id] = "failed"
                 self._failed[seed.seed_id] = reason
+                where = _stage_failure(root)
                 outcome = SeedOutcome(plan.namespace, plan.revision, seed.seed, seed.seed_id, "failed",
-                                      wid, now(), reason=reason)
+                                      wid, now(), reason=reason, started_at=started,
+                                      stage=where.get("stage", ""), failure_type=where.get("type", ""))
             finally:
                 running.discard(seed.seed_id)
                 done_here += 1
@@ -126,3 +130,11 @@ class DatasetProduction:
             namespace=plan.namespace, revision=plan.revision, location=plan.location,
             published={**plan.published, **self._published}, skipped=skipped,
             failed=dict(self._failed), runs=self._runs)
+
+
+def _stage_failure(root: BaseException) -> dict:
+    """{stage, type} a TaskProduction's StageFailed names (empty for any other failure)."""
+    details = getattr(root, "details", None) or ()
+    if getattr(root, "type", None) == "StageFailed" and details and isinstance(details[0], dict):
+        return details[0]
+    return {}

@@ -70,6 +70,7 @@ class TaskProduction:
             if isinstance(root, ApplicationError) and root.type in (AUTHOR_SCRIPT_FAILED, EVIDENCE_TOO_COARSE):
                 self._progress["failures"]["author"] += 1
             raise ApplicationError(f"stage {stage} failed: {message}",
+                                   {"stage": stage, "type": getattr(root, "type", None) or type(root).__name__},
                                    type="StageFailed", non_retryable=True) from e
         self._progress["stages"][stage] = "completed"
         return result
@@ -121,7 +122,8 @@ class TaskProduction:
 
         publication = await self._stage("07-packaging", PackagingWorkflow.run, PublishInput(
             admission.seed_id, frozen, evaluation, admission.admission_record, now(),
-            authoring.authoring_record, req.dataset, list(admission.privacy_pending)))
+            authoring.authoring_record, req.dataset, list(admission.privacy_pending),
+            pilot_record=pilot.record))
         self._progress["publication"] = publication.path
         self._progress["stage"] = "done"
         workflow.upsert_search_attributes([STAGE_KEY.value_set("done")])

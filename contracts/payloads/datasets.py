@@ -65,6 +65,9 @@ class SeedOutcome:
     reason: str = ""
     publication_id: str | None = None
     task_id: str | None = None
+    started_at: str = ""  # when its TaskProduction started ("": not recorded)
+    stage: str = ""  # the stage a failed seed stopped at, e.g. "03-authoring"
+    failure_type: str = ""  # that stage's named error, e.g. "InvalidSeed", "CalibrationFailed"
 
 
 @dataclass

@@ -31,6 +31,7 @@ class PublishInput:
     dataset: DatasetRef | None = None  # publish into this dataset revision's hash chain
     privacy_pending: list[PrivacyPending] = field(default_factory=list)  # from admission
     privacy_review: PrivacyReview | None = None  # a reviewer's decision on coverage_pending files
+    pilot_record: BlobRef | None = None  # stage 04's record: the pilot trials and what they cost
 
 
 @dataclass

@@ -59,6 +59,9 @@ def check_publication(result: ProductionResult, settings) -> dict:
         validate_document("trial-record", t, "trials.jsonl")
         assert t["failure"] is None  # scripted policies on a healthy stack: nothing failed
         assert t["blender_version"] == blender_version()  # the Blender the trial's worker ran
+        assert t["cost"]["wall_sec"] > 0  # stage 06 records what each trial spent, as campaigns do
+    pilot = json.loads((path / "trial-solves/pilot-record.json").read_text())  # stage 03-04 trials
+    assert {t["stage"] for t in pilot["trials"]} <= {"authoring", "pilot"} and all(t["cost"] for t in pilot["trials"])
     assert harbor_task.config.metadata["blender_version"] == blender_version()  # built the workspace
     admission = json.loads((path / "admission/admission-record.json").read_text())
     assert admission["runtime"] == {"blender": blender_version()}
@@ -67,6 +70,7 @@ def check_publication(result: ProductionResult, settings) -> dict:
     calibration = json.loads((path / "review/calibration-report.json").read_text())
     assert calibration["passed"] and {s["kind"] for s in calibration["samples"]} == {
         "reference", "input", "defect", "variant"}
+    assert all(s["cost"]["wall_sec"] > 0 for s in calibration["samples"] if s["trial_stage"] == "calibration")
     gaming = calibration["gaming"]  # the author's attacks: applied, probed, every one refused
     assert gaming["total"] >= 2 and gaming["refused"] == gaming["total"], gaming
     assert all(g["delivery"]["sha256"] for g in gaming["samples"])  # kept in the store

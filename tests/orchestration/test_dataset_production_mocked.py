@@ -67,7 +67,8 @@ class Fakes:
                 threading.Event().wait(0.3)
                 if seed.endswith("/bad"):
                     raise ApplicationError("stage 02-admission failed: InvalidSeed: seeds/bad/seed.json: "
-                                           "title: missing", type="StageFailed", non_retryable=True)
+                                           "title: missing", {"stage": "02-admission", "type": "InvalidSeed"},
+                                           type="StageFailed", non_retryable=True)
             finally:
                 with self.lock:
                     self.running -= 1
@@ -114,6 +115,11 @@ async def test_dataset_production_caps_isolates_failures_skips_published_and_con
     assert {o.seed_id: o.state for o in fakes.outcomes} == {
         **{s: "published" for s in SEEDS if s not in ("s0", "bad")}, "bad": "failed"}
     assert [o.workflow_id for o in fakes.outcomes if o.seed_id == "s1"] == [f"{wid}.s1"]
+    # what `arkevo dataset report` counts: where a failed seed stopped and why, and how long
+    [bad] = [o for o in fakes.outcomes if o.seed_id == "bad"]
+    assert (bad.stage, bad.failure_type) == ("02-admission", "InvalidSeed")
+    assert all(o.started_at and o.started_at <= o.at for o in fakes.outcomes)
+    assert all((o.stage, o.failure_type) == ("", "") for o in fakes.outcomes if o.state == "published")
     assert progress["counts"] == {"pending": 0, "running": 0, "published": 5, "skipped": 1, "failed": 1}
     assert progress["runs"] == 2
 

@@ -130,8 +130,9 @@ def write_reviewed_publication(objects: ObjectStore, store: ContentStore, tmp: P
 
 
 def write_revision(objects: ObjectStore, namespace: str, revision: str, splits: dict[str, int]) -> None:
-    objects.put_if_absent(RevisionKeys(namespace, revision).spec,
-                          json.dumps({"namespace": namespace, "revision": revision, "splits": splits}).encode())
+    objects.put_if_absent(RevisionKeys(namespace, revision).spec, json.dumps({
+        "namespace": namespace, "revision": revision, "seeds": ["seeds/table-model", "seeds/mug-material"],
+        "splits": splits, "max_per_source": 1}).encode())
 
 
 def freeze(objects: ObjectStore, namespace: str, revision: str, splits: dict[str, list[tuple[str, str, str]]]) -> None:

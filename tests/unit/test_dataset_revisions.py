@@ -67,6 +67,11 @@ def open_revision(objects: FilesystemObjects, spec: dict):
 
 @pytest.fixture
 def rev(tmp_path) -> Revision:
+    return open_demo_revision(tmp_path)
+
+
+def open_demo_revision(tmp_path) -> Revision:
+    """Revision demo/r1 opened in a fresh store, and a frozen stand-in task to publish."""
     store = FilesystemStore(tmp_path / "store")
     objects = FilesystemObjects(tmp_path / "var")
     open_revision(objects, SPEC)

@@ -38,6 +38,8 @@ def test_a_frozen_revision_gives_an_index_task_trial_pages_images_and_plots(sour
     assert (result.tasks, result.campaigns) == (2, 0)
     index = (out / "index.html").read_text()
     assert 'data-group="MOD"' in index and 'data-profession="PRF-LOOKDEV"' in index
+    # the revision's yield and cost (`arkevo dataset report`), with its funnel drawn
+    assert "<h2>Yield and cost</h2>" in index and 'src="plots/funnel-' in index
     assert 'data-split="test"' in index and ">train</option>" in index
     task = (out / "tasks" / "table-model.html").read_text()
     assert "Model a four-legged dining table" in task and "Spec for table-model: 1.2 m wide." in task
