@@ -127,6 +127,8 @@ def dataset_report(objects: ObjectStore, keys: RevisionKeys) -> DatasetReport:
     wall = sum(walls) if walls else None
     accepted = funnel["frozen"] if frozen else funnel["published"]
     stages = list(costs.values())
+    for c in stages:  # sums of measured seconds: no float noise in the report
+        c.wall_sec, c.sandbox_cpu_sec = (None if v is None else round(v, 3) for v in (c.wall_sec, c.sandbox_cpu_sec))
     per_task = {"production_wall_sec": wall,
                 "sandbox_cpu_sec": _total(*(c.sandbox_cpu_sec for c in stages)),
                 "model_calls": _total(*(c.model_calls for c in stages)),
@@ -163,16 +165,15 @@ def _authoring_cost(pub: Publication, cost: StageCost) -> None:
 
 
 def _trial_costs(pub: Publication) -> list[tuple[str, dict | None]]:
-    """(the stage that ran it, what it measured) of every trial the publication records: the
-    pilot record's (stage 03's carried trials and stage 04's), the calibration samples run in
-    stage 05 (its input and reference are stage 03's, counted there), stage 06's records."""
-    out: list[tuple[str, dict | None]] = []
-    pilot = pub.json("trial-solves/pilot-record.json")
-    for trial in (pilot or {}).get("trials", []):
-        out.append((trial.get("stage", ""), trial.get("cost")))
+    """(the stage that ran it, what it measured) of every trial the publication records, each
+    once: the calibration samples (stage 03's input baseline and reference, stage 05's defects
+    and variants), the pilot trials stage 04 ran itself (those it carried from 03 are the
+    calibration's input and reference), stage 06's records."""
     calibration = pub.json("review/calibration-report.json") or {}
-    out += [(row["trial_stage"], row.get("cost")) for row in calibration.get("samples", [])
-            if row.get("trial_stage") == "calibration"]
+    out: list[tuple[str, dict | None]] = [(row["trial_stage"], row.get("cost"))
+                                          for row in calibration.get("samples", []) if "trial_stage" in row]
+    pilot = pub.json("trial-solves/pilot-record.json") or {}
+    out += [("pilot", trial.get("cost")) for trial in pilot.get("trials", []) if trial.get("stage") == "pilot"]
     if "evaluation/trials.jsonl" in pub.listed:
         out += [("evaluation", json.loads(line).get("cost"))
                 for line in pub.read("evaluation/trials.jsonl").decode().splitlines() if line.strip()]
