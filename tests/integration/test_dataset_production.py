@@ -370,5 +370,5 @@ def review_site_in_a_browser(stack: Stack, tmp_path: Path) -> None:
         load_and_check(driver, trial.as_uri())
         assert "trajectory (redacted ATIF)" in driver.find_element("tag name", "body").text
         screenshot(driver, shots / "trial.png")
-    assert index["images"] == 0
+    assert index["images"] == 1  # the revision's funnel (yield and cost), no task picture
     keep_screenshots(shots, os.environ.get("ARKEVO_SCREENSHOTS"))
