@@ -34,6 +34,7 @@ from contracts.payloads.common import DatasetRef
 from contracts.payloads.trials import SolverSpec
 from contracts.solver_configs import REGISTRY_PATH, load_solver_registry
 from contracts.validation import ContractError, build_document
+from dataset_revisions.chain import links_of
 from dataset_revisions.layout import RevisionKeys
 from storage.objects import ObjectMissing, ObjectStore
 
@@ -83,13 +84,15 @@ class CampaignActivities:
                     raise _error(INVALID_CAMPAIGN, "split: which split of the dataset to evaluate "
                                                    "(train, validation, test)")
                 listed, manifest_sha = read_split(self.objects, dataset, split)
-                tasks = [read_task(self.objects, self.store, key, sha, split) for key, sha in listed]
+                links = links_of(self.objects, [key for key, _ in listed])
+                tasks = [read_task(self.objects, self.store, key, sha, split, links.get(key)) for key, sha in listed]
                 source = {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
                                       "split": split, "manifest_sha256": manifest_sha},
                           "publications": []}
                 return tasks, source
             folders = [publication_key(self.objects, p) for p in publications]
-            tasks = [read_task(self.objects, self.store, key, None, None) for key in folders]
+            links = links_of(self.objects, folders)
+            tasks = [read_task(self.objects, self.store, key, None, None, links.get(key)) for key in folders]
             return tasks, {"dataset": None, "publications": folders}
         except CampaignSourceError as e:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
@@ -372,9 +375,10 @@ class CampaignActivities:
             folders = {t["task_id"]: f"{root}/{t['task_id']}/{t['publication_id']}" for t in plan["tasks"]}
         else:
             folders = {t["task_id"]: f for t, f in zip(plan["tasks"], source["publications"])}
+        links = links_of(self.objects, [f for t, f in folders.items() if t in task_ids])
         try:
             return {t["task_id"]: read_task(self.objects, self.store, folders[t["task_id"]],
-                                            t["publication_sha256"], t["split"])
+                                            t["publication_sha256"], t["split"], links.get(folders[t["task_id"]]))
                     for t in plan["tasks"] if t["task_id"] in task_ids}
         except CampaignSourceError as e:
             raise _error(INVALID_RECOVERY, str(e)) from e

@@ -21,7 +21,7 @@ from contracts.payloads.authoring import GradingSpec, TaskIdentity
 from contracts.payloads.campaigns import PlannedTask
 from contracts.payloads.common import BlobRef, DatasetRef
 from contracts.payloads.review import FrozenTask
-from dataset_revisions.chain import link_of
+from dataset_revisions.chain import ChainLink
 from dataset_revisions.layout import RevisionKeys
 from publications.layout import FROZEN_TASK, TASK_TOML, folder as publication_folder
 from publications.reader import read_publication
@@ -90,9 +90,9 @@ def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[l
 
 
 def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,
-              split: str | None) -> PlannedTask:
-    # The frozen record is a record of the run (records.json), held to what its chain link pins.
-    link = link_of(objects, folder)
+              split: str | None, link: ChainLink | None = None) -> PlannedTask:
+    """`link`: the publication's chain link inside a dataset revision (`links_of`): the frozen
+    record is a record of the run, in records.json, held to the sha256 the link pins."""
     pub = read_publication(objects, folder, expected_sha256, error=CampaignSourceError,
                            records_sha256=link.records_sha256 if link else None)
     publication, pub_sha, where = pub.doc, pub.sha256, pub.location()

@@ -328,13 +328,13 @@ def print_dataset_report(report, out=None) -> None:
     first = report.funnel["submitted"] or 1
     for step, count in report.funnel.items():
         lost = [loss for loss in report.losses if loss.lost_at == step]
-        kinds = Counter(f"{loss.stage or 'freeze'} {loss.failure_type}" for loss in lost)
+        kinds = Counter(loss.kind for loss in lost)
         funnel.add_row(step, f"{count} ({100 * count / first:.0f}%)", str(len(lost)) if lost else "",
                        ", ".join(f"{k} ×{n}" for k, n in sorted(kinds.items())))
     out.print(funnel)
     for loss in report.losses:
-        out.print(f"  lost {loss.seed_id} before {loss.lost_at}: {loss.stage or 'freeze'} "
-                      f"{loss.failure_type}: {loss.reason}", markup=False, highlight=False)
+        out.print(f"  lost {loss.seed_id} before {loss.lost_at}: {loss.kind}: {loss.reason}",
+                  markup=False, highlight=False)
     costs = Table(title=f"cost (accepted tasks: {report.accepted})")
     for col in ("stage", "records", "wall", "sandbox CPU", "model calls", "tokens in / out", "by role"):
         costs.add_column(col)

@@ -9,6 +9,7 @@ neither, so the same task version published in another order is the same publica
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from dataset_revisions.layout import RevisionKeys, revision_of
@@ -55,11 +56,17 @@ def claim(objects: ObjectStore, keys: RevisionKeys, link: ChainLink) -> bool:
     return objects.put_if_absent(keys.link(link.sequence), link.to_bytes())
 
 
-def link_of(objects: ObjectStore, publication_folder: str) -> ChainLink | None:
-    """The chain link of a publication inside a dataset revision; None outside one, or when no
-    link names it."""
-    keys = revision_of(publication_folder)
-    if keys is None:
-        return None
-    folder = publication_folder.strip("/")
-    return next((link for link in read_chain(objects, keys) if link.publication_key == folder), None)
+def links_of(objects: ObjectStore, publication_folders: Iterable[str]) -> dict[str, ChainLink]:
+    """{folder as given: its chain link} for each publication inside a dataset revision, each
+    revision's chain read once; a folder outside any revision, or no link names, is left out."""
+    chains: dict[RevisionKeys, dict[str, ChainLink]] = {}
+    found = {}
+    for given in publication_folders:
+        keys = revision_of(given)
+        if keys is None:
+            continue
+        if keys not in chains:
+            chains[keys] = {link.publication_key: link for link in read_chain(objects, keys)}
+        if (link := chains[keys].get(given.strip("/"))) is not None:
+            found[given] = link
+    return found

@@ -22,7 +22,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 
 from dataset_revisions.layout import RevisionKeys
-from dataset_revisions.revision import candidates_from, committed_links, is_frozen, outcomes, read_spec
+from dataset_revisions.revision import committed_links, is_frozen, outcomes, read_spec
 from publications.reader import Publication, read_publication
 from storage.objects import ObjectStore
 
@@ -44,6 +44,11 @@ class Loss:
     stage: str  # the pipeline stage that ended it ("" for one the selection left out)
     failure_type: str
     reason: str
+
+    @property
+    def kind(self) -> str:
+        """"<stage> <failure type>", the freeze's own losses as "freeze not selected"."""
+        return f"{self.stage or 'freeze'} {self.failure_type}"
 
 
 @dataclass
@@ -83,11 +88,9 @@ class DatasetReport:
 
 
 def dataset_report(objects: ObjectStore, keys: RevisionKeys) -> DatasetReport:
-    """DatasetNotFound when there is no such revision."""
     read_spec(objects, keys)  # DatasetNotFound when there is no such revision
     seeds = {o["seed_id"]: o for o in outcomes(objects, keys)}
-    links = committed_links(objects, keys)
-    latest = {c.task_id: c for c in candidates_from(links)}
+    latest = {link.task_id: link for link in committed_links(objects, keys)}  # in chain order: the last stands
     frozen = is_frozen(objects, keys)
     chosen: set[str] = set()
     if frozen:
@@ -108,12 +111,10 @@ def dataset_report(objects: ObjectStore, keys: RevisionKeys) -> DatasetReport:
                                o.get("failure_type", "") or "unknown", o.get("reason", "")))
         reached[step] += 1
     funnel = {step: sum(n for s, n in reached.items() if FUNNEL.index(s) >= i) for i, step in enumerate(FUNNEL)}
-    by_kind = Counter(f"{loss.stage or 'freeze'} {loss.failure_type}" for loss in losses)
+    by_kind = Counter(loss.kind for loss in losses)
 
     costs = {stage: StageCost(stage) for stage in STAGE_OF_TRIAL.values()}
-    for link in links:
-        if latest.get(link.task_id) is None or latest[link.task_id].publication_id != link.publication_id:
-            continue
+    for link in latest.values():
         pub = read_publication(objects, link.publication_key, link.publication_sha256,
                                records_sha256=link.records_sha256)
         _authoring_cost(pub, costs["03-authoring"])
