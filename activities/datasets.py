@@ -20,17 +20,27 @@ from contracts.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
 from contracts.digests import sha256_hex
 from contracts.models import DatasetSpec, SeedManifest
 from contracts.payloads.common import ProductionOptions
-from contracts.payloads.datasets import DatasetPlan, DatasetSeed, OpenRevisionInput, SeedOutcome
+from contracts.payloads.common import DatasetRef
+from contracts.payloads.datasets import (DatasetPlan, DatasetSeed, FreezeReadiness, OpenRevisionInput,
+                                         SeedOutcome)
 from contracts.validation import ContractError, load_json_file, validate_document
 from dataset_revisions.chain import read_chain
+from dataset_revisions.freeze import freeze_check
 from dataset_revisions.layout import RevisionKeys
-from dataset_revisions.revision import is_frozen
+from dataset_revisions.production_order import Published, SeedFacts, production_order
+from dataset_revisions.revision import committed_links, is_frozen
+from storage.content import ContentStore
 from storage.objects import ObjectStore
 from publications.layout import document_key
 
 
 def _invalid(message: str) -> ApplicationError:
     return ApplicationError(message, type=INVALID_DATASET_SPEC, non_retryable=True)
+
+
+def family_of(manifest: SeedManifest) -> str:
+    """The seed's source family: what the selection keeps apart and caps."""
+    return manifest.provenance.source
 
 
 def spec_bytes(doc: dict) -> bytes:
@@ -40,9 +50,10 @@ def spec_bytes(doc: dict) -> bytes:
 
 
 class DatasetActivities:
-    def __init__(self, objects: ObjectStore, project_root: Path):
+    def __init__(self, objects: ObjectStore, project_root: Path, store: ContentStore | None = None):
         self.objects = objects
         self.project_root = project_root
+        self.store = store  # for freeze readiness: the export checkpoint reads the content store
 
     def _read_spec(self, req: OpenRevisionInput) -> tuple[dict, str]:
         if (req.spec is None) == (req.spec_path is None):
@@ -57,7 +68,7 @@ class DatasetActivities:
         except ContractError as e:
             raise _invalid(str(e)) from e
 
-    def _seeds(self, spec, source: str) -> list[DatasetSeed]:
+    def _seeds(self, spec, source: str) -> list[tuple[DatasetSeed, SeedManifest]]:
         if isinstance(spec.seeds, list):
             paths = [(f"seeds[{i}]", p) for i, p in enumerate(spec.seeds)]
         else:
@@ -69,22 +80,35 @@ class DatasetActivities:
             if not paths:
                 raise _invalid(f"{source}: seeds.folder: no seed (a folder with seed.json) in "
                                f"{spec.seeds.folder}")
-        seeds: list[DatasetSeed] = []
+        seeds: list[tuple[DatasetSeed, SeedManifest]] = []
         seen: dict[str, str] = {}
         for field, rel in paths:
             seed_json = self.project_root / rel / "seed.json"
             if not seed_json.is_file():
                 raise _invalid(f"{source}: {field}: {rel} has no seed.json")
             try:
-                seed_id = cast(SeedManifest, validate_document("seed", load_json_file(seed_json, f"{rel}/seed.json"),
-                                                               f"{rel}/seed.json")).seed_id
+                manifest = cast(SeedManifest, validate_document(
+                    "seed", load_json_file(seed_json, f"{rel}/seed.json"), f"{rel}/seed.json"))
             except ContractError as e:
                 raise _invalid(f"{source}: {field}: {e}") from e
-            if seed_id in seen:
-                raise _invalid(f"{source}: {field}: {rel} has seed_id {seed_id!r}, as {seen[seed_id]} does")
-            seen[seed_id] = rel
-            seeds.append(DatasetSeed(rel, seed_id))
+            if manifest.seed_id in seen:
+                raise _invalid(f"{source}: {field}: {rel} has seed_id {manifest.seed_id!r}, as "
+                               f"{seen[manifest.seed_id]} does")
+            seen[manifest.seed_id] = rel
+            seeds.append((DatasetSeed(rel, manifest.seed_id, family_of(manifest)), manifest))
         return seeds
+
+    def _ordered(self, seeds: list[tuple[DatasetSeed, SeedManifest]], spec: DatasetSpec,
+                 keys: RevisionKeys, published: dict[str, str]) -> list[DatasetSeed]:
+        """The gaps first (dataset_revisions/production_order.py); published seeds keep their
+        place at the front, where the workflow skips them."""
+        held = [Published(link.source, link.workflow_group, link.profession_primary)
+                for link in committed_links(self.objects, keys)]
+        facts = {seed.seed_id: seed for seed, _ in seeds}
+        todo = [SeedFacts(seed.seed_id, seed.family, m.workflow_primary.split("-", 1)[0], m.profession_primary)
+                for seed, m in seeds if seed.seed_id not in published]
+        order = production_order(todo, held, spec.max_per_source, spec.selection_seed)
+        return [seed for seed, _ in seeds if seed.seed_id in published] + [facts[f.seed_id] for f in order]
 
     @activity.defn(name="open_dataset_revision")
     def open_dataset_revision(self, req: OpenRevisionInput) -> DatasetPlan:
@@ -119,9 +143,18 @@ class DatasetActivities:
         activity.logger.info("opened dataset %s/%s: %d seeds, %d already published", spec.namespace,
                              spec.revision, len(seeds), len(published))
         return DatasetPlan(namespace=spec.namespace, revision=spec.revision,
-                           spec_sha256=sha256_hex(data), seeds=seeds, published=published,
-                           concurrency=spec.concurrency, options=options,
-                           location=self.objects.location(keys.root))
+                           spec_sha256=sha256_hex(data), seeds=self._ordered(seeds, spec, keys, published),
+                           published=published, concurrency=spec.concurrency, options=options,
+                           location=self.objects.location(keys.root),
+                           stop_when_ready=bool(spec.stop_when_ready))
+
+    @activity.defn(name="check_freeze_ready")
+    def check_freeze_ready(self, ref: DatasetRef) -> FreezeReadiness:
+        """`freeze-check` as the command runs it (with the export checkpoint and `verify`), so a
+        production that stops when ready stops exactly where a freeze would pass."""
+        report = freeze_check(self.objects, RevisionKeys(ref.namespace, ref.revision), store=self.store)
+        return FreezeReadiness(report.freeze_ready, report.candidates,
+                               [f"{gap.rule}: {gap.message}" for gap in report.gaps])
 
     @activity.defn(name="record_seed_outcome")
     def record_seed_outcome(self, outcome: SeedOutcome) -> None:
@@ -129,3 +162,9 @@ class DatasetActivities:
         keys = RevisionKeys(outcome.namespace, outcome.revision)
         self.objects.replace(keys.outcome(outcome.seed_id),
                              json.dumps(outcome.__dict__, indent=2).encode() + b"\n")
+
+    @activity.defn(name="record_seed_outcomes")
+    def record_seed_outcomes(self, outcomes: list[SeedOutcome]) -> None:
+        """Many at once (the seeds a ready revision deferred): one activity, not one each."""
+        for outcome in outcomes:
+            self.record_seed_outcome(outcome)

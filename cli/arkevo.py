@@ -77,6 +77,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec", type=Path, help="dataset spec (JSON, contracts/schemas/dataset-spec.schema.json)")
     p.add_argument("--workflow-id", help="default: dataset-<namespace>-<revision>")
     p.add_argument("--wait", action="store_true", help="follow progress until the production ends")
+    p.add_argument("--stop-when-ready", action=argparse.BooleanOptionalAction, default=None,
+                   help="start no seed once freeze-check passes (default: the spec's "
+                        "stop_when_ready); --no-stop-when-ready produces the seeds a ready run deferred")
     p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS or localhost:7233)")
 
     p = add_command(sub, "status", exit_codes(
@@ -162,7 +165,8 @@ async def _start(doc: dict, wid: str, args) -> int:
 
     from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
 
-    handle = await start_workflow(args.address, "DatasetProduction", DatasetProductionInput(spec=doc),
+    handle = await start_workflow(args.address, "DatasetProduction",
+                                  DatasetProductionInput(spec=doc, stop_when_ready=args.stop_when_ready),
                                   wid, DatasetProductionResult)
     if handle is None:
         return EXIT_BAD_INPUT
@@ -179,7 +183,7 @@ async def _start(doc: dict, wid: str, args) -> int:
 
 def dataset_progress(p: dict) -> tuple[int | None, int, str]:
     c = p["counts"]
-    return (p["total"] or None, c["published"] + c["skipped"] + c["failed"],
+    return (p["total"] or None, c["published"] + c["skipped"] + c["failed"] + c.get("deferred", 0),
             f"running {c['running']}, failed {c['failed']}, skipped {c['skipped']}")
 
 
@@ -192,6 +196,8 @@ def print_result(result) -> None:
         table.add_row(seed_id, "skipped (already published)" if seed_id in result.skipped else "published", pub)
     for seed_id, reason in sorted(result.failed.items()):
         table.add_row(seed_id, "[red]failed[/]", reason)
+    for seed_id in result.deferred:
+        table.add_row(seed_id, "deferred", "not started: the revision was ready to freeze (stop_when_ready)")
     console.print(table)
     console.print(f"revision at {result.location} ({result.runs} run(s))")
 
@@ -335,6 +341,9 @@ def print_dataset_report(report, out=None) -> None:
     for loss in report.losses:
         out.print(f"  lost {loss.seed_id} before {loss.lost_at}: {loss.kind}: {loss.reason}",
                   markup=False, highlight=False)
+    if report.deferred:
+        out.print(f"  deferred (not started: the revision was ready to freeze; a run without "
+                  f"stop_when_ready produces them): {', '.join(report.deferred)}", markup=False, highlight=False)
     costs = Table(title=f"cost (accepted tasks: {report.accepted})")
     for col in ("stage", "records", "wall", "sandbox CPU", "model calls", "tokens in / out", "by role"):
         costs.add_column(col)

@@ -1013,8 +1013,12 @@ class DatasetSpec(Contract):
     options: dict[str, Any] | None = omittable(
         "production options passed to every TaskProduction (see ProductionOptions)"
     )
+    stop_when_ready: bool | None = omittable(
+        "start no new seed once `freeze-check` passes (the seeds not started are deferred, and "
+        "a run without it produces them); absent means false"
+    )
 
-    _absent_not_null = field_validator("options")(classmethod(_not_null))
+    _absent_not_null = field_validator("options", "stop_when_ready")(classmethod(_not_null))
 
 
 class SplitEntry(Contract):

@@ -82,6 +82,7 @@ class DatasetReport:
     accepted: int  # frozen tasks (published ones while the revision is not frozen)
     per_accepted_task: dict[str, float | None]
     not_recorded: list[str]
+    deferred: list[str] = field(default_factory=list)  # seeds a ready revision did not start: no loss
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -89,7 +90,9 @@ class DatasetReport:
 
 def dataset_report(objects: ObjectStore, keys: RevisionKeys) -> DatasetReport:
     read_spec(objects, keys)  # DatasetNotFound when there is no such revision
-    seeds = {o["seed_id"]: o for o in outcomes(objects, keys)}
+    recorded = {o["seed_id"]: o for o in outcomes(objects, keys)}
+    # A deferred seed never entered the pipeline (stop_when_ready): listed, not submitted.
+    seeds = {seed_id: o for seed_id, o in recorded.items() if o["state"] != "deferred"}
     latest = {link.task_id: link for link in committed_links(objects, keys)}  # in chain order: the last stands
     frozen = is_frozen(objects, keys)
     chosen: set[str] = set()
@@ -138,7 +141,7 @@ def dataset_report(objects: ObjectStore, keys: RevisionKeys) -> DatasetReport:
                          stages, None if wall is None else round(wall, 3), accepted,
                          {k: None if v is None or not accepted else round(v / accepted, 3)
                           for k, v in per_task.items()},
-                         [NOT_RECORDED])
+                         [NOT_RECORDED], sorted(set(recorded) - set(seeds)))
 
 
 def _total(*values: float | int | None) -> float | None:

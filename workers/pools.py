@@ -112,7 +112,7 @@ def cpu_activities(settings: Settings) -> list:
     review = ReviewActivities(store, settings.objects())
     evaluation = EvaluationActivities(store)
     packaging = PackagingActivities(store, settings.objects())
-    datasets = DatasetActivities(settings.objects(), PROJECT_ROOT)
+    datasets = DatasetActivities(settings.objects(), PROJECT_ROOT, store)
     scoring = ScoringActivities(store)
     drafts = ModelDraftActivities(store)
     derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived")
@@ -125,7 +125,8 @@ def cpu_activities(settings: Settings) -> list:
             drafts.admit_draft, drafts.calibration_feedback, drafts.write_authoring_record,
             derivation.read_source_task, derivation.measure_novelty,
             derivation.write_derived_seed, derivation.write_derivation_record,
-            datasets.open_dataset_revision, datasets.record_seed_outcome,
+            datasets.open_dataset_revision, datasets.record_seed_outcome, datasets.record_seed_outcomes,
+            datasets.check_freeze_ready,
             campaigns.plan_campaign, campaigns.record_campaign_trial,
             campaigns.write_campaign_report, campaigns.plan_recovery, campaigns.finish_recovery,
             drift.plan_drift, drift.write_drift_report]

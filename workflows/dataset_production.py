@@ -5,7 +5,9 @@ runs one TaskProduction child per seed not yet published, at most `concurrency` 
 seed's failure is recorded with its reason and never stops the others. Before its history grows
 large it drains the running children and continues as new, handing on what it has done; the
 new run re-opens the revision, so work already published is never produced again — the same
-holds when a person re-runs the same spec.
+holds when a person re-runs the same spec. Seeds start in the plan's gap-first order (source
+families round-robin); with `stop_when_ready` none starts once freeze-check passes, and the rest
+are deferred: recorded, listed, and produced by a later run that does not stop.
 
     temporal workflow start --type DatasetProduction --task-queue arkevo-control \\
         --workflow-id dataset-demo-r1 --input '{"spec_path": "datasets/demo.json"}'
@@ -25,7 +27,8 @@ with workflow.unsafe.imports_passed_through():
     from contracts import queues
     from contracts.payloads.common import DatasetRef, TaskProductionInput
     from contracts.payloads.datasets import (DatasetCarry, DatasetPlan, DatasetProductionInput,
-                                             DatasetProductionResult, OpenRevisionInput, SeedOutcome)
+                                             DatasetProductionResult, FreezeReadiness, OpenRevisionInput,
+                                             SeedOutcome)
     from contracts.payloads.packaging import ProductionResult
     from workflows.activity_options import CPU
     from workflows.failures import root_cause
@@ -36,14 +39,15 @@ with workflow.unsafe.imports_passed_through():
 class DatasetProduction:
     def __init__(self) -> None:
         self._plan: DatasetPlan | None = None
-        self._state: dict[str, str] = {}  # seed_id -> pending | running | published | skipped | failed
+        self._state: dict[str, str] = {}  # seed_id -> pending | running | published | skipped | failed | deferred
         self._failed: dict[str, str] = {}
         self._published: dict[str, str] = {}
         self._runs = 1
+        self._readiness: FreezeReadiness | None = None  # the last freeze-check, when stop_when_ready
 
     @workflow.query
     def progress(self) -> dict:
-        counts = {s: 0 for s in ("pending", "running", "published", "skipped", "failed")}
+        counts = {s: 0 for s in ("pending", "running", "published", "skipped", "failed", "deferred")}
         for state in self._state.values():
             counts[state] += 1
         plan = self._plan
@@ -52,6 +56,9 @@ class DatasetProduction:
             "location": plan and plan.location, "total": len(self._state), "counts": counts,
             "running": sorted(s for s, v in self._state.items() if v == "running"),
             "failed": dict(self._failed), "runs": self._runs,
+            "order": [s.seed_id for s in plan.seeds] if plan else [],
+            "ready_to_freeze": None if self._readiness is None else self._readiness.ready,
+            "gaps": [] if self._readiness is None else list(self._readiness.gaps),
         }
 
     @workflow.run
@@ -77,6 +84,18 @@ class DatasetProduction:
         todo = [s for s in plan.seeds if self._state[s.seed_id] == "pending"]
         done_here = 0
         running: set[str] = set()
+        stop_when_ready = plan.stop_when_ready if req.stop_when_ready is None else req.stop_when_ready
+        checked_at = -1  # publications seen by the last freeze-check
+
+        async def ready_to_freeze() -> bool:
+            """Whether freeze-check passes now; asked again only after another publication."""
+            nonlocal checked_at
+            if len(self._published) != checked_at:
+                checked_at = len(self._published)
+                self._readiness = await workflow.execute_activity_method(
+                    DatasetActivities.check_freeze_ready, DatasetRef(plan.namespace, plan.revision), **CPU)
+            assert self._readiness is not None
+            return self._readiness.ready
 
         async def produce(seed) -> None:
             nonlocal done_here
@@ -109,15 +128,27 @@ class DatasetProduction:
             await workflow.execute_activity_method(DatasetActivities.record_seed_outcome, outcome, **CPU)
 
         tasks = []
-        for seed in todo:
+        deferred: list[str] = []
+        for i, seed in enumerate(todo):
             await workflow.wait_condition(lambda: len(running) < plan.concurrency)
             if done_here >= req.continue_after or workflow.info().is_continue_as_new_suggested():
+                break
+            if stop_when_ready and await ready_to_freeze():
+                deferred = [s.seed_id for s in todo[i:]]
                 break
             running.add(seed.seed_id)
             tasks.append(asyncio.create_task(produce(seed)))
         await workflow.wait_condition(lambda: not running)
         for t in tasks:
             await t  # re-raises nothing: produce() records failures itself
+        if deferred:
+            # Listed, not lost: a later run without stop_when_ready produces them.
+            for seed_id in deferred:
+                self._state[seed_id] = "deferred"
+            await workflow.execute_activity_method(DatasetActivities.record_seed_outcomes, [
+                SeedOutcome(plan.namespace, plan.revision, s.seed, s.seed_id, "deferred", "", now(),
+                            reason="not started: freeze-check passed before its turn (stop_when_ready)")
+                for s in plan.seeds if s.seed_id in deferred], **CPU)
 
         if any(self._state[s.seed_id] == "pending" for s in plan.seeds):
             # Drained: hand on to a fresh run with a short history. It re-opens the revision,
@@ -129,7 +160,7 @@ class DatasetProduction:
         return DatasetProductionResult(
             namespace=plan.namespace, revision=plan.revision, location=plan.location,
             published={**plan.published, **self._published}, skipped=skipped,
-            failed=dict(self._failed), runs=self._runs)
+            failed=dict(self._failed), runs=self._runs, deferred=deferred)
 
 
 def _stage_failure(root: BaseException) -> dict:

@@ -1,6 +1,6 @@
 """Dataset production: many seeds into one dataset revision (docs/datasets.md)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contracts.payloads.common import ProductionOptions
 
@@ -24,12 +24,14 @@ class DatasetProductionInput:
     spec_path: str | None = None
     carry: DatasetCarry | None = None
     continue_after: int = 200  # children completed in one run before it continues as new
+    stop_when_ready: bool | None = None  # overrides the spec's: false resumes deferred seeds
 
 
 @dataclass
 class DatasetSeed:
     seed: str  # path as TaskProduction takes it
     seed_id: str
+    family: str = ""  # its source family: production starts families round-robin
 
 
 @dataclass
@@ -44,6 +46,16 @@ class DatasetPlan:
     concurrency: int
     options: ProductionOptions | None
     location: str  # where the revision lies (directory or s3:// URI)
+    stop_when_ready: bool = False  # the spec's: start no seed once freeze-check passes
+
+
+@dataclass
+class FreezeReadiness:
+    """Whether `freeze-check` passes on the revision as it stands, and what it lacks if not."""
+
+    ready: bool
+    candidates: int
+    gaps: list[str]  # "<rule>: <message>"
 
 
 @dataclass
@@ -59,7 +71,7 @@ class SeedOutcome:
     revision: str
     seed: str
     seed_id: str
-    state: str  # published | failed
+    state: str  # published | failed | deferred (not started: the revision was ready to freeze)
     workflow_id: str
     at: str
     reason: str = ""
@@ -79,3 +91,4 @@ class DatasetProductionResult:
     skipped: list[str]  # already published when this production started
     failed: dict[str, str]  # seed_id -> reason
     runs: int  # this run and the ones it continued from
+    deferred: list[str] = field(default_factory=list)  # not started: freeze-check passed first

@@ -6,7 +6,9 @@ holds a slot for a moment (so the concurrency cap is observable) and fails for o
 Checked: the cap; one seed's failure recorded with its reason while the others publish; seeds
 already published in the revision skipped, never produced again; continue-as-new before the
 history grows (here once 3 children ended) with nothing produced twice across runs; the
-`progress` query's counts.
+`progress` query's counts; with stop_when_ready, a freeze-check before each start (asked again
+only after a publication), the rest deferred in one recorded batch once it passes, and a later
+run that does not stop producing them.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from contracts import queues
-from contracts.payloads.common import BlobRef, TaskProductionInput
+from contracts.payloads.common import BlobRef, DatasetRef, TaskProductionInput
 from contracts.payloads.datasets import (DatasetPlan, DatasetProductionInput, DatasetProductionResult,
-                                         DatasetSeed, OpenRevisionInput, SeedOutcome)
+                                         DatasetSeed, FreezeReadiness, OpenRevisionInput, SeedOutcome)
 from contracts.payloads.packaging import ProductionResult, PublicationResult
 from workflows.dataset_production import DatasetProduction
 
@@ -40,6 +42,7 @@ class Fakes:
         self.running = 0
         self.max_running = 0
         self.produced: list[str] = []
+        self.finished: list[str] = []  # productions ended: their publications are in the store
         self.outcomes: list[SeedOutcome] = []
         self.opened = 0
 
@@ -72,6 +75,7 @@ class Fakes:
             finally:
                 with self.lock:
                     self.running -= 1
+                    self.finished.append(seed)
 
         return [open_dataset_revision, record_seed_outcome, fake_produce]
 
@@ -82,7 +86,7 @@ class Fakes:
 class FakeTaskProduction:
     @workflow.run
     async def run(self, req: TaskProductionInput) -> ProductionResult:
-        assert req.dataset is not None and (req.dataset.namespace, req.dataset.revision) == ("demo", "r1")
+        assert req.dataset is not None and req.dataset.namespace == "demo"
         await workflow.execute_activity("fake_produce", req.seed, task_queue=queues.CPU,
                                         start_to_close_timeout=timedelta(seconds=30))
         seed_id = req.seed.rsplit("/", 1)[-1]
@@ -91,13 +95,17 @@ class FakeTaskProduction:
                                 [], None)
 
 
+def workers(env, fakes: Fakes, pool: ThreadPoolExecutor) -> tuple[Worker, Worker]:
+    """The real DatasetProduction with the stand-in children, and the fakes' activities."""
+    return (Worker(env.client, task_queue=queues.CONTROL, workflows=[DatasetProduction, FakeTaskProduction]),
+            Worker(env.client, task_queue=queues.CPU, activities=fakes.activities(), activity_executor=pool))
+
+
 async def test_dataset_production_caps_isolates_failures_skips_published_and_continues_as_new(env):
     fakes = Fakes()
     wid = "dataset-demo-r1"
     with ThreadPoolExecutor(8) as pool:
-        control = Worker(env.client, task_queue=queues.CONTROL,
-                         workflows=[DatasetProduction, FakeTaskProduction])
-        cpu = Worker(env.client, task_queue=queues.CPU, activities=fakes.activities(), activity_executor=pool)
+        control, cpu = workers(env, fakes, pool)
         async with control, cpu:
             handle = await env.client.start_workflow(
                 "DatasetProduction", DatasetProductionInput(spec=SPEC, continue_after=3), id=wid,
@@ -120,7 +128,8 @@ async def test_dataset_production_caps_isolates_failures_skips_published_and_con
     assert (bad.stage, bad.failure_type) == ("02-admission", "InvalidSeed")
     assert all(o.started_at and o.started_at <= o.at for o in fakes.outcomes)
     assert all((o.stage, o.failure_type) == ("", "") for o in fakes.outcomes if o.state == "published")
-    assert progress["counts"] == {"pending": 0, "running": 0, "published": 5, "skipped": 1, "failed": 1}
+    assert progress["counts"] == {"pending": 0, "running": 0, "published": 5, "skipped": 1, "failed": 1,
+                                  "deferred": 0}
     assert progress["runs"] == 2
 
 
@@ -140,3 +149,76 @@ async def test_a_bad_spec_fails_the_production_without_retries(env):
                     "DatasetProduction", DatasetProductionInput(spec={"bad": 1}), id="dataset-bad",
                     task_queue=queues.CONTROL), 30)
     assert "splits.train" in str(e.value.cause.cause)
+
+
+READY_SPEC = {**SPEC, "revision": "r2", "seeds": [f"seeds/{s}" for s in ("s0", "s1", "s2", "s3", "s4")],
+              "concurrency": 1, "stop_when_ready": True}
+
+
+class ReadyFakes(Fakes):
+    """A revision that is ready to freeze once it holds 2 publications."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checks: list[int] = []  # publications each freeze-check saw
+        self.batches: list[list[str]] = []
+
+    def published(self) -> dict[str, str]:
+        return {o.seed_id: o.publication_id for o in self.outcomes if o.state == "published"}
+
+    def activities(self) -> list:
+        _, record_seed_outcome, fake_produce = super().activities()
+
+        @activity.defn(name="open_dataset_revision")
+        def open_dataset_revision(req: OpenRevisionInput) -> DatasetPlan:
+            self.opened += 1
+            seeds = [DatasetSeed(f"seeds/{s}", s, f"family-{s}") for s in ("s0", "s1", "s2", "s3", "s4")]
+            return DatasetPlan("demo", "r1", "a" * 64, seeds, self.published(), 1, None,
+                               "/var/datasets/demo/r2", stop_when_ready=True)
+
+        @activity.defn(name="check_freeze_ready")
+        def check_freeze_ready(ref: DatasetRef) -> FreezeReadiness:
+            held = len(self.finished)  # published before the workflow records the outcome
+            self.checks.append(held)
+            return FreezeReadiness(held >= 2, held, [] if held >= 2 else [f"split_minimums: holds {held}, needs 2"])
+
+        @activity.defn(name="record_seed_outcomes")
+        def record_seed_outcomes(outcomes: list[SeedOutcome]) -> None:
+            self.batches.append([o.seed_id for o in outcomes])
+            self.outcomes.extend(outcomes)
+
+        return [open_dataset_revision, check_freeze_ready, record_seed_outcomes, record_seed_outcome,
+                fake_produce]
+
+
+async def test_stop_when_ready_defers_the_rest_and_a_later_run_produces_them(env):
+    fakes = ReadyFakes()
+    with ThreadPoolExecutor(8) as pool:
+        control, cpu = workers(env, fakes, pool)
+        async with control, cpu:
+            handle = await env.client.start_workflow(
+                "DatasetProduction", DatasetProductionInput(spec=READY_SPEC), id="dataset-demo-r2",
+                task_queue=queues.CONTROL, result_type=DatasetProductionResult)
+            result = await asyncio.wait_for(handle.result(), 60)
+            progress = await handle.query("progress")
+            # in the plan's order, one at a time: a check before each start, asked again only
+            # after a publication; ready once two are published, so the other three wait
+            assert fakes.produced == ["seeds/s0", "seeds/s1"]
+            assert fakes.checks == [0, 1, 2]
+            assert result.deferred == ["s2", "s3", "s4"]
+            assert fakes.batches == [["s2", "s3", "s4"]]  # one activity for all of them
+            assert {o.seed_id: o.state for o in fakes.outcomes} == {
+                "s0": "published", "s1": "published", "s2": "deferred", "s3": "deferred", "s4": "deferred"}
+            assert all("stop_when_ready" in o.reason for o in fakes.outcomes if o.state == "deferred")
+            assert progress["counts"]["deferred"] == 3 and progress["ready_to_freeze"] is True
+            assert progress["order"] == ["s0", "s1", "s2", "s3", "s4"]
+
+            # the same spec again, told not to stop: the deferred seeds are produced, nothing twice
+            again = await asyncio.wait_for(env.client.execute_workflow(
+                "DatasetProduction", DatasetProductionInput(spec=READY_SPEC, stop_when_ready=False),
+                id="dataset-demo-r2-resume", task_queue=queues.CONTROL,
+                result_type=DatasetProductionResult), 60)
+    assert fakes.produced == [f"seeds/s{i}" for i in range(5)]
+    assert fakes.checks == [0, 1, 2]  # not asked when not stopping
+    assert again.deferred == [] and again.skipped == ["s0", "s1"]
+    assert sorted(again.published) == ["s0", "s1", "s2", "s3", "s4"]
