@@ -7,6 +7,7 @@
     arkevo dataset verify --namespace demo --revision r1
     arkevo dataset retract demo/r1 mug-material --reason "…" --by <who>
     arkevo campaign start --dataset demo/r1 --split test --mode pilot --wait
+    arkevo review accept <task> --by <who> --reason "…"       # stage 05 with review: human
     arkevo campaign report <campaign-id>
     arkevo campaign recover <campaign-id> --trial-id <id> --reason "…" --by <who> --wait
     arkevo site build --dataset demo/r1 --out site/          # static review site (docs/review-site.md)
@@ -31,7 +32,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli import campaign, export, site, verifier
+from cli import campaign, export, review, site, verifier
 from cli.common import (EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, follow, parse_dataset,
                         start_workflow, temporal_client, worker_objects, worker_store)
 from cli.help import HelpFormatter, add_command, exit_codes
@@ -62,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the answer is no (freeze-check: gaps; freeze: not ready or frozen otherwise; verify: "
         "problems; --wait: a seed or a trial failed; export: a file does not match its sha256)",
         "an invalid spec, no such revision or campaign, no server"), formatter_class=HelpFormatter)
-    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,site,export,verifier}")
+    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,review,site,export,verifier}")
     ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
                         description="Dataset revisions: many seeds, hash-chained publications, "
                                     "frozen into balanced splits (docs/datasets.md).")
@@ -136,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--by", required=True, help="who retracts it (recorded)")
     p.add_argument("--json", action="store_true", help="print the retraction as JSON")
     campaign.register(top)
+    review.register(top)
     site.register(top)
     export.register(top)
     verifier.register(top)
@@ -148,8 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     from dataset_revisions.revision import DatasetNotFound
 
     try:
-        if args.area in ("campaign", "site", "export", "verifier"):
-            areas = {"campaign": campaign, "site": site, "export": export, "verifier": verifier}
+        if args.area in ("campaign", "review", "site", "export", "verifier"):
+            areas = {"campaign": campaign, "review": review, "site": site, "export": export,
+                     "verifier": verifier}
             handler = areas[args.area].handlers()[args.command]
         else:
             handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
