@@ -33,6 +33,8 @@ from verifiers.profiles import ScoringProfileMismatch, check_task_profile
 from verifiers.scorer import JUDGES as VL_JUDGES
 from verifiers.vl import load_judge_config
 
+REVIEW_MODES = ("automatic", "human")  # stage 05: the automatic checks alone, or a person too
+
 
 class AdmissionActivities:
     def __init__(self, store: ContentStore, project_root: Path):
@@ -146,7 +148,15 @@ class AdmissionActivities:
             pipeline_ref=pipeline_ref(self.project_root).model_dump(),
             max_author_rounds=(config.max_author_rounds if opts.max_author_rounds is None
                                else opts.max_author_rounds),
+            review=opts.review or "automatic",
+            review_timeout_sec=(RunPlan.review_timeout_sec if opts.review_timeout_sec is None
+                                else opts.review_timeout_sec),
         )
+        if plan.review not in REVIEW_MODES:
+            raise invalid_seed(f"options.review: {plan.review!r} is not one of {', '.join(REVIEW_MODES)}")
+        if not isinstance(plan.review_timeout_sec, int) or plan.review_timeout_sec < 1:
+            raise invalid_seed(f"options.review_timeout_sec: must be a whole number of seconds >= 1, "
+                               f"got {plan.review_timeout_sec!r}")
         if plan.k < 1:
             raise invalid_seed(f"options.k: must be at least 1, got {plan.k}")
         if plan.max_author_rounds < 1:

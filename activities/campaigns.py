@@ -35,7 +35,8 @@ from contracts.payloads.trials import SolverSpec
 from contracts.solver_configs import REGISTRY_PATH, load_solver_registry
 from contracts.validation import ContractError, build_document
 from dataset_revisions.chain import links_of
-from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.layout import RevisionKeys, revision_of
+from dataset_revisions.retraction import retracted, retraction_line
 from storage.objects import ObjectMissing, ObjectStore
 
 METRICS = ["avg@k", "pass@k", "reward_delta", "win_tie_loss", "mcnemar_exact",
@@ -84,18 +85,40 @@ class CampaignActivities:
                     raise _error(INVALID_CAMPAIGN, "split: which split of the dataset to evaluate "
                                                    "(train, validation, test)")
                 listed, manifest_sha = read_split(self.objects, dataset, split)
+                gone = self._retracted_of([key for key, _ in listed])
+                listed = [(key, sha) for key, sha in listed if key not in gone]
                 links = links_of(self.objects, [key for key, _ in listed])
                 tasks = [read_task(self.objects, self.store, key, sha, split, links.get(key)) for key, sha in listed]
                 source = {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
                                       "split": split, "manifest_sha256": manifest_sha},
                           "publications": []}
-                return tasks, source
+                return tasks, _with_retracted(source, list(gone.values()))
             folders = [publication_key(self.objects, p) for p in publications]
+            gone = self._retracted_of(folders)
+            folders = [f for f in folders if f not in gone]
             links = links_of(self.objects, folders)
             tasks = [read_task(self.objects, self.store, key, None, None, links.get(key)) for key in folders]
-            return tasks, {"dataset": None, "publications": folders}
+            return tasks, _with_retracted({"dataset": None, "publications": folders}, list(gone.values()))
         except CampaignSourceError as e:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
+
+    def _retracted_of(self, folders: list[str]) -> dict[str, dict]:
+        """{publication folder: its task's retraction} of those folders whose task was retracted
+        from its dataset revision; `InvalidCampaign` when that is every one."""
+        by_revision: dict[RevisionKeys, dict[str, dict]] = {}
+        gone = {}
+        for folder in folders:
+            keys = revision_of(folder)
+            if keys is None:
+                continue
+            if keys not in by_revision:
+                by_revision[keys] = retracted(self.objects, keys)
+            if (retraction := by_revision[keys].get(folder.strip("/").split("/")[-2])) is not None:
+                gone[folder] = retraction
+        if folders and len(gone) == len(folders):
+            raise _error(INVALID_CAMPAIGN, "every task is retracted: "
+                                           + ", ".join(retraction_line(r) for r in gone.values()))
+        return gone
 
     @activity.defn(name="plan_campaign")
     def plan_campaign(self, req: PlanCampaignInput) -> PlannedCampaign:
@@ -171,7 +194,8 @@ class CampaignActivities:
             activity.logger.info("campaign %s: plan already registered, resuming", c.campaign_id)
         recorded = [s.trial_id for s in trials if self.objects.exists(keys.record(s.trial_id))]
         return PlannedCampaign(c.campaign_id, self.objects.location(keys.root), sha256_hex(data), tasks,
-                            specs, trials, dict(c.caps), c.trial_attempts, recorded)
+                            specs, trials, dict(c.caps), c.trial_attempts, recorded,
+                            [retraction_line(r) for r in source.get("retracted", [])])
 
     # -- records -------------------------------------------------------------------------------
 
@@ -424,8 +448,21 @@ def _kind_type(failure: dict | None) -> dict | None:
     return None if failure is None else {"kind": failure["kind"], "type": failure["type"]}
 
 
+def _with_retracted(source: dict, gone: list[dict]) -> dict:
+    """The plan's source naming the retracted tasks it left out (only when any: a plan without
+    keeps its bytes)."""
+    if gone:
+        source["retracted"] = [{k: r[k] for k in ("task_id", "publication_id", "reason", "by", "at")}
+                               for r in gone]
+    return source
+
+
 def _source_text(source: dict) -> str:
     if source["dataset"]:
         d = source["dataset"]
-        return f"dataset {d['namespace']}/{d['revision']} split {d['split']}"
-    return f"{len(source['publications'])} publication(s)"
+        text = f"dataset {d['namespace']}/{d['revision']} split {d['split']}"
+    else:
+        text = f"{len(source['publications'])} publication(s)"
+    if source.get("retracted"):
+        text += "; left out, retracted: " + ", ".join(retraction_line(r) for r in source["retracted"])
+    return text

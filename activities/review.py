@@ -23,7 +23,8 @@ from storage.objects import ObjectStore
 from contracts.digests import canonical_json_bytes, task_version_of
 from contracts.payloads.authoring import GradingSpec
 from contracts.payloads.common import BlobRef, ref_dict
-from contracts.payloads.review import CalibrationInput, CalibrationVerdict, FreezeInput, FrozenTask
+from contracts.payloads.review import (CalibrationInput, CalibrationVerdict, FreezeInput, FrozenTask,
+                                       HumanReviewRequest)
 from contracts.payloads.trials import TrialOutcome
 from contracts.validation import validate_document
 from verifiers.calibration import judge_samples
@@ -34,6 +35,11 @@ from verifiers.version import verifier_version_from
 def frozen_record_key(task_id: str, version: str) -> str:
     """Where the first record of a frozen task version lives in the object store."""
     return f"tasks/{task_id}/{version}.json"
+
+
+def pending_review_key(task_id: str) -> str:
+    """Stage 05's human review record of a task (`review: human`): waiting, then decided."""
+    return f"reviews/pending/{task_id}.json"
 
 
 class ReviewActivities:
@@ -154,6 +160,8 @@ class ReviewActivities:
             "input_reward": req.input_reward,
             "frozen_at": req.frozen_at,
         }
+        if req.human_review is not None:  # review: human — who accepted it, when and why
+            record["human_review"] = dataclasses.asdict(req.human_review)
         # A rerun that reaches the same version finds the record the first run wrote: that one
         # stands, with its calibration report and grading, so nothing pairs a frozen task with
         # another run's calibration.
@@ -174,6 +182,20 @@ class ReviewActivities:
             input_reward=record["input_reward"],
             pipeline_ref=record["pipeline_ref"],
         )
+
+    @activity.defn(name="record_human_review")
+    def record_human_review(self, req: HumanReviewRequest) -> str:
+        """Stage 05's human review record (`reviews/pending/<task_id>.json`): written when it
+        starts waiting (the workflow to signal, the evidence), replaced by the decision or the
+        timeout. `arkevo review` reads it to find the waiting workflow. Its location."""
+        key = pending_review_key(req.task_id)
+        doc = dataclasses.asdict(req)
+        # the evidence a reviewer reads now; the review site's task page once it is published
+        doc["evidence"] = {"calibration_report": self.store.location(req.calibration_report),
+                           "task_package": self.store.location(req.task_package),
+                           "review_site_page": f"tasks/{req.task_id}.html"}
+        self.objects.replace(key, json.dumps(doc, indent=2).encode() + b"\n")
+        return self.objects.location(key)
 
     def _write_once(self, task_id: str, version: str, record: dict) -> dict:
         """Frozen versions are immutable: the first record written for a version stands."""

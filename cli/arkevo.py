@@ -5,7 +5,9 @@
     arkevo dataset freeze-check --namespace demo --revision r1
     arkevo dataset freeze --namespace demo --revision r1
     arkevo dataset verify --namespace demo --revision r1
+    arkevo dataset retract demo/r1 mug-material --reason "…" --by <who>
     arkevo campaign start --dataset demo/r1 --split test --mode pilot --wait
+    arkevo review accept <task> --by <who> --reason "…"       # stage 05 with review: human
     arkevo campaign report <campaign-id>
     arkevo campaign recover <campaign-id> --trial-id <id> --reason "…" --by <who> --wait
     arkevo site build --dataset demo/r1 --out site/          # static review site (docs/review-site.md)
@@ -30,10 +32,11 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli import campaign, export, site, verifier
-from cli.common import (EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, follow, start_workflow,
-                        temporal_client, worker_objects, worker_store)
+from cli import campaign, export, review, site, verifier
+from cli.common import (EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, follow, parse_dataset,
+                        start_workflow, temporal_client, worker_objects, worker_store)
 from cli.help import HelpFormatter, add_command, exit_codes
+from dataset_revisions.retraction import retraction_line
 
 
 
@@ -60,7 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the answer is no (freeze-check: gaps; freeze: not ready or frozen otherwise; verify: "
         "problems; --wait: a seed or a trial failed; export: a file does not match its sha256)",
         "an invalid spec, no such revision or campaign, no server"), formatter_class=HelpFormatter)
-    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,site,export,verifier}")
+    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,review,site,export,verifier}")
     ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
                         description="Dataset revisions: many seeds, hash-chained publications, "
                                     "frozen into balanced splits (docs/datasets.md).")
@@ -122,7 +125,22 @@ def build_parser() -> argparse.ArgumentParser:
                                 "and what the revision cost: model calls and tokens by role, "
                                 "stage-06 sandbox CPU and wall, production wall, per accepted task.")
     _revision_args(p)
+    p = add_command(sub, "retract", exit_codes(
+        "retracted now, or already retracted (nothing written then)", None,
+        "no such revision, no committed publication of that task (UnknownTask), a blank reason or by"),
+                    help="retract a published task: the publication stays, marked",
+                    description="Appends a hash-chained retraction (retractions/<n>.json, "
+                                "create-only) naming the task, its publication and that "
+                                "publication's sha256, who and why. Freezes, campaigns and "
+                                "exports leave the task out and say so; the review site marks "
+                                "it. Works on frozen revisions too: the split manifest stays.")
+    p.add_argument("dataset", metavar="NS/REV", help="the dataset revision as NAMESPACE/REVISION")
+    p.add_argument("task", help="the task id to retract")
+    p.add_argument("--reason", required=True, help="why (recorded)")
+    p.add_argument("--by", required=True, help="who retracts it (recorded)")
+    p.add_argument("--json", action="store_true", help="print the retraction as JSON")
     campaign.register(top)
+    review.register(top)
     site.register(top)
     export.register(top)
     verifier.register(top)
@@ -135,12 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     from dataset_revisions.revision import DatasetNotFound
 
     try:
-        if args.area in ("campaign", "site", "export", "verifier"):
-            areas = {"campaign": campaign, "site": site, "export": export, "verifier": verifier}
+        if args.area in ("campaign", "review", "site", "export", "verifier"):
+            areas = {"campaign": campaign, "review": review, "site": site, "export": export,
+                     "verifier": verifier}
             handler = areas[args.area].handlers()[args.command]
         else:
             handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,
-                       "freeze": cmd_freeze, "verify": cmd_verify, "report": cmd_report}[args.command]
+                       "freeze": cmd_freeze, "verify": cmd_verify, "report": cmd_report,
+                       "retract": cmd_retract}[args.command]
         return handler(args)
     except (ContractError, DatasetNotFound) as e:
         err.print(f"[red]error:[/] {escape(str(e))}")
@@ -270,6 +290,8 @@ def print_freeze_report(report) -> None:
     console.print(table)
     if report.unused:
         console.print(f"unused: {', '.join(report.unused)}")
+    for r in report.retracted:
+        console.print(f"retracted: {retraction_line(r)}", markup=False, highlight=False)
     for gap in report.gaps:
         console.print(f"[red]gap[/] {gap.rule}: {gap.message}")
     console.print(f"semantic digest {report.semantic_digest}")
@@ -304,6 +326,30 @@ def cmd_freeze(args) -> int:
     console.print(f"  manifest sha256  {result.manifest_sha256}")
     console.print(f"  semantic digest  {result.semantic_digest}")
     console.print(f"  handoff event    {result.handoff_event}")
+    return EXIT_OK
+
+
+def cmd_retract(args) -> int:
+    from dataset_revisions.layout import RevisionKeys
+    from dataset_revisions.retraction import UnknownTask, retract
+
+    if (dataset := parse_dataset(args.dataset)) is None:
+        err.print(f"[red]error:[/] {escape(args.dataset)!r}: give NAMESPACE/REVISION")
+        return EXIT_BAD_INPUT
+    try:
+        result = retract(worker_objects(), RevisionKeys(*dataset), args.task, args.reason, args.by, _now())
+    except UnknownTask as e:
+        err.print(f"[red]error:[/] UnknownTask: {escape(str(e))}")
+        return EXIT_BAD_INPUT
+    if args.json:
+        print(json.dumps({**result.retraction, "location": result.location,
+                          "already_retracted": result.already_retracted}, indent=2))
+        return EXIT_OK
+    doc = result.retraction
+    state = "already retracted" if result.already_retracted else "retracted"
+    console.print(f"{state}: {retraction_line(doc)} at {doc['at']}: publication {doc['publication_id']} "
+                  f"(sha256 {doc['publication_sha256']}) stays, marked", markup=False, highlight=False)
+    console.print(f"  {result.location}", markup=False, highlight=False)
     return EXIT_OK
 
 

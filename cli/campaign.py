@@ -114,12 +114,30 @@ def cmd_start(args) -> int:
     if not campaign_id:
         err.print("[red]error:[/] --id: name the campaign")
         return EXIT_BAD_INPUT
+    if dataset is not None:
+        _say_retracted(dataset, args.split)
     req = CampaignInput(campaign_id, mode=args.mode, dataset=dataset, split=args.split,
                         publications=list(args.publication), configs=args.config,
                         registry=args.registry, seed=args.seed, bootstrap_samples=args.bootstrap,
                         caps={"gpu": args.gpu_cap, "llm": args.llm_cap},
                         trial_attempts=args.trial_attempts)
     return asyncio.run(_run("EvaluationCampaign", req, _wid(campaign_id), args))
+
+
+def _say_retracted(dataset, split: str | None) -> None:
+    """Which tasks of the split the plan will leave out, retracted (the plan names them too)."""
+    from dataset_revisions.layout import RevisionKeys
+    from dataset_revisions.retraction import retracted, retraction_line
+    from storage.objects import ObjectMissing
+
+    objects, keys = worker_objects(), RevisionKeys(dataset.namespace, dataset.revision)
+    try:
+        chosen = {e["task_id"] for e in json.loads(objects.get(keys.manifest))["splits"].get(split or "", [])}
+    except (ObjectMissing, ValueError, KeyError):
+        return  # the plan names what is wrong with the split
+    for task_id, r in sorted(retracted(objects, keys).items()):
+        if task_id in chosen:
+            console.print(f"left out, retracted: {retraction_line(r)}", markup=False, highlight=False)
 
 
 def cmd_recover(args) -> int:
@@ -237,4 +255,7 @@ async def _status(args) -> int:
         if progress:
             c = progress["counts"]
             console.print("running: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+        for r in plan["source"].get("retracted", []):
+            console.print(f"left out, retracted: {r['task_id']} ({r['reason']}, by {r['by']})",
+                          markup=False, highlight=False)
     return EXIT_OK

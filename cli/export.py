@@ -96,6 +96,8 @@ def _export(out: Path, build) -> int:
     console.print(f"wrote {result.path}")
     console.print(f"  sha256  {result.sha256}")
     console.print(f"  {result.files} files, {len(result.tasks)} task(s), {result.size} bytes")
+    for line in result.retracted:
+        console.print(f"  left out, retracted: {line}", markup=False, highlight=False)
     console.print("run it with Harbor (oracle agent, the arkevo sandbox; docs/exports.md):")
     console.print("  " + run_command(result), markup=False, highlight=False)
     return EXIT_OK

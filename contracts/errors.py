@@ -42,6 +42,10 @@ DATASET_SPEC_CONFLICT = "DatasetSpecConflict"
 DATASET_REVISION_FROZEN = "DatasetRevisionFrozen"
 PUBLICATION_CONFLICT = "PublicationConflict"
 PRIVACY_COVERAGE_REJECTED = "PrivacyCoverageRejected"  # a reviewer rejected coverage_pending files
+# Human review gate of stage 05 (`review: human`, docs/datasets.md): a reviewer rejected the task,
+# or no decision came within the timeout; either way nothing is published.
+REVIEW_REJECTED = "ReviewRejected"
+REVIEW_TIMED_OUT = "ReviewTimedOut"
 # A privacy checkpoint (admission, dispatch, export: docs/privacy.md) found what the policy
 # forbids in a file: the content's problem, named file:line:col and rule, never retried.
 PRIVACY_FINDING = "PrivacyFinding"
@@ -64,7 +68,8 @@ NON_RETRYABLE = [INVALID_SEED, BLENDER_VERSION_MISMATCH, INVALID_DRAFT, CALIBRAT
                  DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, INVALID_DATASET_SPEC,
                  DATASET_SPEC_CONFLICT, DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
                  PRIVACY_FINDING, INVALID_CAMPAIGN, CAMPAIGN_PLAN_CONFLICT, INVALID_RECOVERY,
-                 DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES, INVALID_DRIFT_REQUEST]
+                 DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES, INVALID_DRIFT_REQUEST,
+                 REVIEW_REJECTED, REVIEW_TIMED_OUT]
 
 
 def unseen_parts_message(unseen: dict[str, str]) -> str:

@@ -40,6 +40,7 @@ KINDS: dict[str, tuple[type[models.Contract], str]] = {
     "privacy-policy": (models.PrivacyPolicy, "Privacy policy"),
     "dataset-spec": (models.DatasetSpec, "Dataset spec"),
     "split-manifest": (models.SplitManifest, "Split manifest"),
+    "retraction": (models.Retraction, "Retraction"),
     "campaign-plan": (models.CampaignPlan, "Campaign plan"),
     "recovery-audit": (models.RecoveryAudit, "Recovery audit"),
 }

@@ -648,11 +648,26 @@ class CampaignDatasetSource(Contract):
     """sha256 of the revision's freeze/split-manifest.json"""
 
 
+class CampaignRetracted(Contract):
+    """A task the campaign left out because it was retracted from its dataset revision."""
+
+    task_id: Slug
+    publication_id: Name
+    reason: Text
+    by: Text
+    at: Timestamp
+
+
 class CampaignSource(Contract):
     """Where the tasks come from: a frozen dataset split and/or publications."""
 
     dataset: CampaignDatasetSource | None
     publications: list[Text]
+    retracted: Annotated[list[CampaignRetracted], Field(min_length=1)] | None = omittable(
+        "tasks of the source left out because they were retracted (`arkevo dataset retract`)"
+    )
+
+    _absent_not_null = field_validator("retracted")(classmethod(_not_null))
 
 
 class CampaignConfig(Contract):
@@ -1047,6 +1062,27 @@ class SplitManifest(Contract):
     semantic_digest: Sha256
     """sha256 of the canonical JSON of {split: sorted [task_id, task_version] pairs}"""
     splits: Annotated[dict[Slug, list[SplitEntry]], Field(min_length=1)]
+
+
+class Retraction(Contract):
+    """datasets/<namespace>/<revision>/retractions/<sequence>.json: a published task taken back
+    (`arkevo dataset retract`). Create-only and hash-chained like the publication chain: the
+    publication stays, marked; freezes, campaigns and exports leave the task out and say so."""
+
+    sequence: Positive
+    namespace: Slug
+    revision: Name
+    task_id: Slug
+    publication_id: Name
+    """the task's latest committed publication in the revision when it was retracted"""
+    publication_sha256: Sha256
+    """sha256 of that publication's publication.json, as its chain link records it"""
+    reason: Text
+    by: Text
+    """who retracted it"""
+    at: Timestamp
+    previous_retraction_sha256: Sha256 | None
+    """sha256 of retraction sequence-1's bytes; null for the first"""
 
 
 # --- privacy policy ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ from contracts.validation import build_document
 from dataset_revisions.export_check import privacy_gaps
 from dataset_revisions.freeze_rules import RULES, Gap
 from dataset_revisions.layout import RevisionKeys, handoff_key
+from dataset_revisions.retraction import retracted
 from dataset_revisions.revision import candidates_from, committed_links, read_spec
 from dataset_revisions.selection import Candidate, select, semantic_digest
 from dataset_revisions.verify import verify_revision
@@ -64,6 +65,8 @@ class FreezeReport:
     gaps: list[Gap] = field(default_factory=list)
     semantic_digest: str = ""
     spec_sha256: str = ""
+    # tasks left out of the candidates because they were retracted: {task_id, reason, by, at}
+    retracted: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,7 +87,8 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
     links (read and hashed once)."""
     spec, spec_sha = read_spec(objects, keys)
     links = committed_links(objects, keys)
-    pool = candidates_from(links)
+    taken_back = retracted(objects, keys)  # retracted tasks are never candidates
+    pool = [c for c in candidates_from(links) if c.task_id not in taken_back]
     chosen = selector(pool, dict(spec.splits), spec.max_per_source, spec.selection_seed)
     gaps = [gap for rule in RULES for gap in rule(chosen, spec)]
     digest = semantic_digest(chosen)
@@ -106,7 +110,9 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
             sources=sorted({c.source for c in tasks}), groups=sorted({c.workflow_group for c in tasks}),
             professions=sorted({c.profession for c in tasks})) for name, tasks in chosen.items()},
         unused=sorted(c.task_id for c in pool if c.task_id not in picked),
-        gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha)
+        gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha,
+        retracted=[{k: r[k] for k in ("task_id", "reason", "by", "at")}
+                   for _, r in sorted(taken_back.items())])
     return report, spec, chosen, links
 
 

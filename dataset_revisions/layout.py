@@ -6,6 +6,7 @@
     datasets/<namespace>/<revision>/outcomes/<seed_id>.json       last outcome per seed (status)
     datasets/<namespace>/<revision>/freeze/split-manifest.json    written once: the revision froze
     datasets/<namespace>/<revision>/drift/<code id>-<sha12>.json  verifier drift reports (each once)
+    datasets/<namespace>/<revision>/retractions/<sequence>.json   retracted tasks (hash-chained, create-only)
     handoff/<kind>/<event_id>.json                                publication and freeze events
 """
 
@@ -58,6 +59,13 @@ class RevisionKeys:
     @property
     def drift_reports(self) -> str:
         return f"{self.root}/drift/"
+
+    @property
+    def retractions(self) -> str:
+        return f"{self.root}/retractions/"
+
+    def retraction(self, sequence: int) -> str:
+        return f"{self.root}/retractions/{sequence:06d}.json"
 
     def drift_report(self, code_id: str, sha12: str) -> str:
         """A verifier drift report (docs/verifier-drift.md): named by the verifier code it

@@ -4,7 +4,8 @@ Names every object that changed or went missing: a publication's file whose sha2
 from its publication.json or records.json, either document whose sha256 differs from its chain
 link, a link whose `previous_link_sha256` is not the sha256 of the link before it, a gap in the
 sequence numbers, and — once frozen — a split manifest that no longer matches its freeze event,
-or a freeze event whose chain head is not the chain's.
+or a freeze event whose chain head is not the chain's; and the retraction chain
+(retraction.py): each retraction's `previous_retraction_sha256` and the publication it names.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 
 from dataset_revisions.chain import read_chain
 from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.retraction import verify_retractions
 from dataset_revisions.revision import object_sha256, read_spec
 from dataset_revisions.selection import Candidate, semantic_digest
 from storage.objects import ObjectMissing, ObjectStore
@@ -94,6 +96,7 @@ def verify_revision(objects: ObjectStore, keys: RevisionKeys,
     if on_publication:
         on_publication(report.publications, len(links))
     _verify_freeze(objects, keys, shas, report)
+    report.problems += verify_retractions(objects, keys, links)
     return report
 
 

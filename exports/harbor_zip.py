@@ -15,6 +15,10 @@ listed file that is missing or a file under task/ that is not listed is `ExportE
 object, and nothing is written: the ZIP is made in a temp file next to `out` and renamed into
 place only when whole. The bytes depend on the input alone: entries sorted by name, fixed
 timestamps and modes, one compression level, no comment, no directory entries.
+
+A task retracted from its revision (dataset_revisions/retraction.py) is never exported: a split
+export leaves it out and names it in the manifest's `source.retracted`; a task export of it is
+`TaskRetracted`.
 """
 
 from __future__ import annotations
@@ -27,11 +31,13 @@ import stat
 import tempfile
 import zipfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from campaigns.tasks import CampaignSourceError, publication_key, read_split
 from contracts.payloads.common import DatasetRef
+from dataset_revisions.layout import RevisionKeys, revision_of
+from dataset_revisions.retraction import retracted, retraction_line
 from publications.layout import TASK, TASK_TOML
 from publications.reader import Publication, read_publication
 from storage.objects import ObjectStore, check_key
@@ -53,6 +59,10 @@ class ExportSourceError(ValueError):
     """Bad input: no such publication, dataset or split, or no folder to write the ZIP in."""
 
 
+class TaskRetracted(ExportError):
+    """The publication's task was retracted from its dataset revision: it is never exported."""
+
+
 @dataclass(frozen=True)
 class ExportResult:
     path: Path
@@ -61,6 +71,7 @@ class ExportResult:
     files: int  # task files exported (manifest.json and SHA256SUMS not counted)
     tasks: list[str]  # task ids, in the order of the ZIP
     root: str  # the folder in the ZIP to give `harbor run -p`
+    retracted: list[str] = field(default_factory=list)  # left out: "task (reason, by who)"
 
 
 @dataclass(frozen=True)
@@ -136,7 +147,7 @@ def _check_out(out: Path) -> Path:
 
 
 def _write(objects: ObjectStore, out: Path, kind: str, root: str, source: dict, entries: list[_Entry],
-           progress: Progress | None) -> ExportResult:
+           progress: Progress | None, left_out: list[str] | None = None) -> ExportResult:
     manifest = json.dumps({"format": FORMAT, "kind": kind, "root": root, "source": source,
                            "files": {e.name: {"sha256": e.sha256, "size": e.size}
                                      for e in sorted(entries, key=lambda e: e.name)}},
@@ -164,7 +175,7 @@ def _write(objects: ObjectStore, out: Path, kind: str, root: str, source: dict, 
     finally:
         Path(tmp).unlink(missing_ok=True)
     return ExportResult(out, digest, size, len(entries),
-                        [s["task_id"] for s in source["publications"]], root)
+                        [s["task_id"] for s in source["publications"]], root, left_out or [])
 
 
 def export_task(objects: ObjectStore, folder_key: str, out: Path, expected_sha256: str | None = None,
@@ -177,6 +188,10 @@ def export_task(objects: ObjectStore, folder_key: str, out: Path, expected_sha25
         check_key(folder)
     except (CampaignSourceError, ValueError) as e:
         raise ExportSourceError(f"--publication {folder_key}: {e}") from None
+    keys = revision_of(folder)
+    if keys is not None and (gone := retracted(objects, keys).get(folder.split("/")[-2])):
+        raise TaskRetracted(f"{objects.location(folder)}: task {retraction_line(gone)} is retracted from "
+                            f"{keys.namespace}/{keys.revision}: not exported")
     summary, entries = _publication(objects, folder, None, expected_sha256)
     dataset = summary["dataset"] or {}
     source = {"namespace": dataset.get("namespace"), "revision": dataset.get("revision"),
@@ -193,6 +208,13 @@ def export_split(objects: ObjectStore, namespace: str, revision: str, split: str
     except CampaignSourceError as e:
         raise ExportSourceError(str(e)) from None
     root = f"{namespace}-{revision}-{split}"
+    # retracted tasks stay in the frozen manifest but are left out of the ZIP, and named
+    gone = retracted(objects, RevisionKeys(namespace, revision))
+    left_out = [gone[f.split("/")[-2]] for f, _ in folders if f.split("/")[-2] in gone]
+    folders = [(f, sha) for f, sha in folders if f.split("/")[-2] not in gone]
+    if not folders:
+        raise ExportError(f"split {split} of {namespace}/{revision}: every task is retracted "
+                          f"({', '.join(retraction_line(r) for r in left_out)}): nothing to export")
     summaries, entries = [], []
     for folder, sha in folders:
         summary, files = _publication(objects, folder, root, sha)
@@ -205,7 +227,11 @@ def export_split(objects: ObjectStore, namespace: str, revision: str, split: str
     source = {"namespace": namespace, "revision": revision, "split": split,
               "manifest_sha256": manifest_sha,
               "publications": sorted(summaries, key=lambda s: s["task_id"])}
-    return _write(objects, out, "split", root, source, entries, progress)
+    if left_out:  # only then: an export of a split with none keeps its bytes
+        source["retracted"] = [{k: r[k] for k in ("task_id", "publication_id", "reason", "by", "at")}
+                               for r in left_out]
+    return _write(objects, out, "split", root, source, entries, progress,
+                  [retraction_line(r) for r in left_out])
 
 
 def extract(zip_path: Path, dest: Path) -> Path:

@@ -30,6 +30,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from contracts.digests import canonical_json_bytes, sha256_hex
 from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.report import dataset_report
+from dataset_revisions.retraction import read_retractions
 from review_site.assets import Assets
 from review_site.drift import drift_pages
 from review_site.pages import campaign_page, slug, task_pages
@@ -133,6 +134,23 @@ def _index_context(rows: list[dict], campaigns: list[dict], scope: dict) -> dict
             "splits": sorted({r["split"] for r in rows if r["split"]})}
 
 
+def _mark_retracted(source: Source, dataset: tuple[str, str] | None, rows: list[dict],
+                    pages: dict[str, tuple[str, dict]]) -> list[dict]:
+    """The revision's retractions, in order; each retracted task's row and page carry its
+    retraction (the publication stays on the site, marked)."""
+    if dataset is None:
+        return []
+    found = [doc for doc, _, _ in read_retractions(source.objects, RevisionKeys(*dataset))]
+    by_task: dict[str, dict] = {}
+    for doc in found:
+        by_task.setdefault(doc["task_id"], doc)
+    for row in rows:
+        row["retracted"] = by_task.get(row["task_id"])
+        if row["url"] in pages:
+            pages[row["url"]][1]["retracted"] = row["retracted"]
+    return found
+
+
 def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = None,
                publications: list[str] | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> BuildResult:
@@ -191,8 +209,9 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
     if dataset is not None:  # what the revision yielded and cost (`arkevo dataset report`)
         report = dataset_report(source.objects, RevisionKeys(*dataset)).to_dict()
         yield_ = {**report, "plot": plots.funnel(report["funnel"])}
+    retractions = _mark_retracted(source, dataset, rows, pages)
     pages[INDEX] = ("index.html.j2", {**_index_context(rows, campaign_rows, scope), "drift": drift,
-                                      "yield": yield_})
+                                      "yield": yield_, "retractions": retractions})
     if progress:
         progress(total - 1, total, "pages")
 

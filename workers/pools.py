@@ -119,7 +119,7 @@ def cpu_activities(settings: Settings) -> list:
     campaigns = CampaignActivities(store, settings.objects(), PROJECT_ROOT)
     drift = DriftActivities(store, settings.objects(), PROJECT_ROOT)
     return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,
-            scoring.score_trial, review.judge_calibration, review.freeze_task,
+            scoring.score_trial, review.judge_calibration, review.freeze_task, review.record_human_review,
             evaluation.write_pilot_record, evaluation.write_evaluation_plan,
             evaluation.write_evaluation_report, packaging.scan_export, packaging.publish_task,
             drafts.admit_draft, drafts.calibration_feedback, drafts.write_authoring_record,

@@ -1,7 +1,22 @@
 """05 review: calibrate the verifier on samples of known grade, weigh the pilot's findings, and
-freeze the task version when everything holds (automatic reviewer policy)."""
+freeze the task version when everything holds (automatic reviewer policy).
+
+With `review: human` (ProductionOptions), once the automatic checks pass the workflow records a
+pending review (`reviews/pending/<task_id>.json`: this workflow's id, the evidence), shows
+`ArkevoStage = "05-review:human-pending"`, and waits for the `review_decision` signal
+(`arkevo review accept|reject`, or
+
+    temporal workflow signal --workflow-id <id>.05-review --name review_decision \\
+        --input '{"decision": "accept", "by": "ana", "reason": "renders match the brief"}'
+
+). Accept freezes the task with the decision in its frozen record; reject is the non-retryable
+`ReviewRejected`, no decision within `review_timeout_sec` is `ReviewTimedOut`: nothing is
+published either way. The `human_review` query says whether it waits.
+"""
 
 import asyncio
+import dataclasses
+from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import VersioningBehavior
@@ -9,14 +24,19 @@ from temporalio.exceptions import ApplicationError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
-    from contracts.errors import CALIBRATION_FAILED, GRADER_GAMEABLE
+    from contracts.errors import CALIBRATION_FAILED, GRADER_GAMEABLE, REVIEW_REJECTED, REVIEW_TIMED_OUT
     from activities.mutation_testing import MutationActivities
     from activities.review import ReviewActivities
-    from contracts.payloads.review import (CalibrationInput, FreezeInput, FrozenTask, MutationInput,
-                                           MutationRows, ReviewInput)
+    from contracts.payloads.review import (CalibrationInput, CalibrationVerdict, FreezeInput, FrozenTask,
+                                           HumanReviewRequest, MutationInput, MutationRows, ReviewDecision,
+                                           ReviewInput)
     from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialRequest
     from workflows.activity_options import CPU, GPU
+    from workflows.search_attributes import STAGE_KEY
     from workflows.trial_calls import grade_trial
+
+HUMAN_PENDING_STAGE = "05-review:human-pending"
+DECISIONS = ("accept", "reject")
 
 
 async def grade_samples(auth: AuthoringResult, wid: str) -> list[TrialOutcome]:
@@ -52,6 +72,55 @@ async def mutation_rows(auth: AuthoringResult) -> MutationRows | None:
 
 @workflow.defn(name="Review", versioning_behavior=versioned(VersioningBehavior.PINNED))
 class ReviewWorkflow:
+    def __init__(self) -> None:
+        self._request: HumanReviewRequest | None = None  # set while (and after) it waits
+        self._decision: ReviewDecision | None = None
+
+    @workflow.signal(name="review_decision")
+    def review_decision(self, decision: ReviewDecision) -> None:
+        # only while waiting, the first well-formed decision stands
+        if self._waiting() and self._decision is None and decision.decision in DECISIONS and decision.by:
+            self._decision = decision
+
+    @workflow.query(name="human_review")
+    def human_review(self) -> dict:
+        return {"waiting": self._waiting(),
+                "request": None if self._request is None else dataclasses.asdict(self._request)}
+
+    def _waiting(self) -> bool:
+        return self._request is not None and self._request.state == "waiting"
+
+    async def _human_gate(self, req: ReviewInput, verdict: CalibrationVerdict) -> ReviewDecision:
+        """Record the pending review, wait for the decision; the accept, or a named failure."""
+        info, auth = workflow.info(), req.authoring
+        self._request = HumanReviewRequest(
+            auth.task_id, info.workflow_id, info.parent.workflow_id if info.parent else "",
+            verdict.report, auth.task_package, workflow.now().isoformat(timespec="seconds"),
+            req.review_timeout_sec)
+        await workflow.execute_activity_method(ReviewActivities.record_human_review, self._request, **CPU)
+        workflow.upsert_search_attributes([STAGE_KEY.value_set(HUMAN_PENDING_STAGE)])
+        try:
+            await workflow.wait_condition(lambda: self._decision is not None,
+                                          timeout=timedelta(seconds=req.review_timeout_sec))
+        except asyncio.TimeoutError:
+            self._request = dataclasses.replace(self._request, state="timed_out")
+            await workflow.execute_activity_method(ReviewActivities.record_human_review, self._request, **CPU)
+            raise ApplicationError(
+                f"no review decision for {auth.task_id} within {req.review_timeout_sec} s: not published",
+                type=REVIEW_TIMED_OUT, non_retryable=True) from None
+        assert self._decision is not None  # the condition just waited for
+        decision = dataclasses.replace(self._decision, at=workflow.now().isoformat(timespec="seconds"))
+        state = "accepted" if decision.decision == "accept" else "rejected"
+        self._request = dataclasses.replace(self._request, state=state, decision=decision)
+        await workflow.execute_activity_method(ReviewActivities.record_human_review, self._request, **CPU)
+        workflow.upsert_search_attributes([STAGE_KEY.value_set("05-review")])
+        if state == "rejected":
+            raise ApplicationError(
+                f"{auth.task_id} rejected by {decision.by}: {decision.reason or 'no reason given'}",
+                {"by": decision.by, "reason": decision.reason, "at": decision.at},
+                type=REVIEW_REJECTED, non_retryable=True)
+        return decision
+
     @workflow.run
     async def run(self, req: ReviewInput) -> FrozenTask:
         wid, auth = workflow.info().workflow_id, req.authoring
@@ -75,9 +144,11 @@ class ReviewWorkflow:
                 + "; ".join(verdict.misses),
                 type=CALIBRATION_FAILED, non_retryable=True,
             )
+        # only with review: human, so histories recorded without it replay unchanged
+        decision = await self._human_gate(req, verdict) if req.review == "human" else None
         return await workflow.execute_activity_method(
             ReviewActivities.freeze_task,
             FreezeInput(auth.identity, auth.task_package, verdict.report, verdict.grading,
                         verdict.input_reward, req.pipeline_ref,
-                        workflow.now().isoformat(timespec="seconds")),
+                        workflow.now().isoformat(timespec="seconds"), decision),
             **CPU)

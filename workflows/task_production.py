@@ -47,7 +47,7 @@ class TaskProduction:
     def progress(self) -> dict:
         return self._progress
 
-    async def _stage(self, stage: str, wf, arg):
+    async def _stage(self, stage: str, wf, arg, timeout: timedelta = timedelta(hours=12)):
         self._progress["stage"] = stage
         self._progress["stages"][stage] = "running"
         pairs = [SearchAttributePair(STAGE_KEY, stage)]
@@ -60,7 +60,7 @@ class TaskProduction:
                 id=f"{workflow.info().workflow_id}.{stage}",
                 task_queue=queues.CONTROL,
                 search_attributes=TypedSearchAttributes(pairs),
-                execution_timeout=timedelta(hours=12),
+                execution_timeout=timeout,
             )
         except ChildWorkflowError as e:
             self._progress["stages"][stage] = "failed"
@@ -110,7 +110,10 @@ class TaskProduction:
         self._count_failures([t for t in pilot.trials if t.stage == "pilot"])
 
         frozen = await self._stage("05-review", ReviewWorkflow.run, ReviewInput(
-            authoring, pilot, run.reference_min, run.margin, run.pipeline_ref))
+            authoring, pilot, run.reference_min, run.margin, run.pipeline_ref,
+            run.review, run.review_timeout_sec),
+            # a human review may wait longer than the stage's usual 12 hours
+            timedelta(hours=12) + timedelta(seconds=run.review_timeout_sec if run.review == "human" else 0))
         self._progress["task_version"] = frozen.task_version
 
         evaluation = await self._stage("06-evaluation", EvaluationWorkflow.run,

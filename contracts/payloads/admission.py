@@ -64,6 +64,8 @@ class RunPlan:
     vl_judge: str
     pipeline_ref: dict  # {pipeline_id, pipeline_version, pipeline_digest} of the workers' code
     max_author_rounds: int = 3  # model authoring: author + check rounds at most
+    review: str = "automatic"  # automatic | human (stage 05 waits for a reviewer's decision)
+    review_timeout_sec: int = 24 * 3600  # human review: how long stage 05 waits
 
 
 @dataclass

@@ -55,6 +55,7 @@ class PlannedCampaign:
     caps: dict[str, int]
     trial_attempts: int
     recorded: list[str] = field(default_factory=list)  # trial ids with a record already (a rerun)
+    retracted: list[str] = field(default_factory=list)  # tasks left out: "task (reason, by who)"
 
 
 @dataclass

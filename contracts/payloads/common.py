@@ -29,6 +29,8 @@ class ProductionOptions:
     k: int | None = None
     vl_judge: str | None = None  # image-metric (offline) | model (needs llm workers' endpoint)
     max_author_rounds: int | None = None  # model authoring: author + check rounds at most
+    review: str | None = None  # automatic (default) | human: stage 05 waits for review_decision
+    review_timeout_sec: int | None = None  # human review: how long stage 05 waits (default a day)
 
 
 @dataclass

@@ -15,6 +15,35 @@ class ReviewInput:
     reference_min: float
     margin: float
     pipeline_ref: dict
+    review: str = "automatic"  # human: wait for `review_decision` after the automatic checks pass
+    review_timeout_sec: int = 0  # human review: how long to wait
+
+
+@dataclass
+class ReviewDecision:
+    """`review_decision` signal of the Review workflow (stage 05 with `review: human`):
+    `arkevo review accept|reject`, or `temporal workflow signal --name review_decision`."""
+
+    decision: str  # accept | reject
+    by: str
+    reason: str = ""
+    at: str = ""  # set by the workflow when it takes the decision
+
+
+@dataclass
+class HumanReviewRequest:
+    """What stage 05 records while it waits (`reviews/pending/<task_id>.json`), and later the
+    decision or the timeout on the same record."""
+
+    task_id: str
+    workflow_id: str  # the Review workflow to signal
+    task_production_id: str
+    calibration_report: BlobRef  # the evidence: the calibration report and the task package
+    task_package: BlobRef
+    requested_at: str
+    timeout_sec: int
+    state: str = "waiting"  # waiting | accepted | rejected | timed_out
+    decision: ReviewDecision | None = None
 
 
 @dataclass
@@ -72,6 +101,7 @@ class FreezeInput:
     input_reward: float | None
     pipeline_ref: dict
     frozen_at: str
+    human_review: ReviewDecision | None = None  # the reviewer's accept (review: human), recorded
 
 
 @dataclass

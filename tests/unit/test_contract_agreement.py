@@ -234,6 +234,12 @@ SPLIT_ENTRY = {"task_id": "table-model", "task_version": "v1-abc", "publication_
                "publication_sha256": SHA, "source": "arkevo-examples/workshop",
                "workflow_group": "MOD", "profession": "PRF-3DART"}
 
+RETRACTION = {
+    "sequence": 2, "namespace": "demo", "revision": "r1", "task_id": "mug-material",
+    "publication_id": "mug-material-r1", "publication_sha256": SHA, "reason": "license withdrawn",
+    "by": "ana", "at": "2026-01-31T12:00:00Z", "previous_retraction_sha256": SHA,
+}
+
 SPLIT_MANIFEST = {
     "namespace": "demo",
     "revision": "r1",
@@ -387,6 +393,7 @@ BASE = {
     "handoff-event": HANDOFF,
     "dataset-spec": DATASET_SPEC,
     "split-manifest": SPLIT_MANIFEST,
+    "retraction": RETRACTION,
     "privacy-policy": PRIVACY_POLICY,
     "campaign-plan": CAMPAIGN_PLAN,
     "recovery-audit": RECOVERY_AUDIT,
@@ -457,6 +464,10 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("with-options", _set(DATASET_SPEC, "options", {"k": 1})),
         ("integral-float", _set(DATASET_SPEC, "max_per_source", 2.0)),
     ],
+    "retraction": [
+        ("example", RETRACTION),
+        ("first", _set(_set(RETRACTION, "sequence", 1), "previous_retraction_sha256", None)),
+    ],
     "split-manifest": [
         ("example", SPLIT_MANIFEST),
         ("one-split", _set(SPLIT_MANIFEST, "splits", {"all": [SPLIT_ENTRY]})),
@@ -466,6 +477,9 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("publications", _set(CAMPAIGN_PLAN, "source", {"dataset": None,
                                                         "publications": ["robot-carry-1-r2"]})),
         ("no-metrics-no-caps", _set(_set(CAMPAIGN_PLAN, "metrics", []), "caps", {})),
+        ("retracted", _set(CAMPAIGN_PLAN, "source.retracted", [
+            {"task_id": "mug-material", "publication_id": "mug-material-r1", "reason": "license withdrawn",
+             "by": "ana", "at": "2026-01-31T12:00:00Z"}])),
         ("no-split-no-baseline", _set(_set(CAMPAIGN_PLAN, "tasks.0.split", None), "tasks.0.input_reward", None)),
         ("fractional-timeout", _set(CAMPAIGN_PLAN, "configs.0.timeout_sec", 0.5)),
         ("negative-seed", _set(CAMPAIGN_PLAN, "statistics.seed", -1)),
@@ -659,6 +673,12 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("bad-namespace", _set(DATASET_SPEC, "namespace", "Demo")),
         ("extra-key", _set(DATASET_SPEC, "owner", "me")),
     ],
+    "retraction": [
+        ("blank-reason", _set(RETRACTION, "reason", " ")),
+        ("no-publication-sha", _drop(RETRACTION, "publication_sha256")),
+        ("sequence-zero", _set(RETRACTION, "sequence", 0)),
+        ("extra-key", _set(RETRACTION, "note", "x")),
+    ],
     "split-manifest": [
         ("no-splits", _set(SPLIT_MANIFEST, "splits", {})),
         ("unknown-group", _set(SPLIT_MANIFEST, "splits.train.0.workflow_group", "XYZ")),
@@ -671,6 +691,8 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
     ],
     "campaign-plan": [
         ("missing-created-at", _drop(CAMPAIGN_PLAN, "created_at")),
+        ("null-retracted", _set(CAMPAIGN_PLAN, "source.retracted", None)),
+        ("empty-retracted", _set(CAMPAIGN_PLAN, "source.retracted", [])),
         ("bad-campaign-id", _set(CAMPAIGN_PLAN, "campaign_id", "Demo")),
         ("short-registry-sha", _set(CAMPAIGN_PLAN, "registry_sha256", SHA[:10])),
         ("no-configs", _set(CAMPAIGN_PLAN, "configs", [])),

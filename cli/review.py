@@ -1,0 +1,103 @@
+"""`arkevo review`: the decision stage 05 waits for when a production runs with `review: human`
+(docs/datasets.md, "Human review").
+
+    arkevo review accept mug-material --by ana --reason "renders match the brief"
+    arkevo review reject mug-material --by ana --reason "the handle is missing"
+
+The waiting workflow is found from the task's pending record (`reviews/pending/<task>.json`,
+written by stage 05) or given with --workflow-id, and asked with the `human_review` query that
+it really waits before the `review_decision` signal is sent. The same, with the Temporal CLI:
+
+    temporal workflow signal --workflow-id <production id>.05-review --name review_decision \\
+        --input '{"decision": "accept", "by": "ana", "reason": "renders match the brief"}'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from cli.common import EXIT_BAD_INPUT, EXIT_OK, console, err, temporal_client, worker_objects
+from cli.help import add_command, exit_codes
+
+_EXIT_CODES = exit_codes("the decision was sent to the waiting workflow", None,
+                         "ReviewNotWaiting (no pending review of that task, or its workflow does "
+                         "not wait), a blank --by, no server; nothing sent")
+
+
+def register(top) -> None:
+    rv = top.add_parser("review", help="accept or reject a task waiting for human review (stage 05)",
+                        description="Send the reviewer's decision to a stage 05 that waits for one "
+                                    "(`review: human` in the spec's options). Accept: the task "
+                                    "is frozen and published with the decision in its records; "
+                                    "reject: nothing is published (ReviewRejected).")
+    sub = rv.add_subparsers(dest="command", required=True)
+    for decision in ("accept", "reject"):
+        p = add_command(sub, decision, _EXIT_CODES, help=f"{decision} a waiting task",
+                        description=f"Signal review_decision {{decision: {decision}}} to the task's "
+                                    "waiting Review workflow.")
+        p.add_argument("task", help="the task id (its pending record names the workflow)")
+        p.add_argument("--by", required=True, help="who decides (recorded)")
+        p.add_argument("--reason", default="", help="why (recorded)")
+        p.add_argument("--workflow-id", help="the waiting Review workflow (<production id>.05-review); "
+                                             "default: the one the task's pending record names")
+        p.add_argument("--address", help="Temporal frontend")
+
+
+def handlers() -> dict:
+    return {"accept": cmd_decide, "reject": cmd_decide}
+
+
+class ReviewNotWaiting(LookupError):
+    """No workflow waits for a review decision on that task: nothing is sent."""
+
+
+def _pending(task_id: str) -> dict:
+    from activities.review import pending_review_key
+    from storage.objects import ObjectMissing
+
+    objects = worker_objects()
+    key = pending_review_key(task_id)
+    try:
+        record = json.loads(objects.get(key))
+    except ObjectMissing:
+        raise ReviewNotWaiting(f"task {task_id!r} has no pending review ({objects.location(key)} does not "
+                               f"exist): it never ran stage 05 with review: human") from None
+    if record["state"] != "waiting":
+        raise ReviewNotWaiting(f"task {task_id!r} is not waiting for review: {objects.location(key)} "
+                               f"says {record['state']}")
+    return record
+
+
+async def _send(args, wid: str) -> None:
+    from temporalio.service import RPCError
+
+    from contracts.payloads.review import ReviewDecision
+
+    try:
+        client = await temporal_client(args.address)
+    except RuntimeError as e:
+        raise ReviewNotWaiting(f"cannot reach the Temporal server: {e}") from None
+    handle = client.get_workflow_handle(wid)
+    try:
+        state = await handle.query("human_review")
+    except RPCError as e:
+        raise ReviewNotWaiting(f"{wid}: {e}") from None
+    if not state["waiting"]:
+        raise ReviewNotWaiting(f"{wid} does not wait for a review decision")
+    await handle.signal("review_decision", ReviewDecision(args.command, args.by, args.reason))
+
+
+def cmd_decide(args) -> int:
+    from rich.markup import escape
+
+    try:
+        if not args.by.strip():
+            raise ReviewNotWaiting("--by: name who decides")  # checked before anything is sent
+        wid = args.workflow_id or _pending(args.task)["workflow_id"]
+        asyncio.run(_send(args, wid))
+    except ReviewNotWaiting as e:
+        err.print(f"[red]error:[/] ReviewNotWaiting: {escape(str(e))}")
+        return EXIT_BAD_INPUT
+    console.print(f"sent review_decision {args.command} by {args.by} to {wid}", markup=False, highlight=False)
+    return EXIT_OK
