@@ -3,8 +3,10 @@ and the four worker pools as separate processes (so one can be killed), real Ble
 sandbox, the `temporal` and `arkevo` command lines.
 
 Two bundled seeds, table-model and fence-array — lightened copies (rules only, one defect, one
-oracle attempt: `light_copy`), to keep the suite's time — go through DatasetProduction,
-table-model's copy carrying one more material, a binary no scanner can read, so its
+oracle attempt: `light_copy`), to keep the suite's time — go through DatasetProduction with
+`review: human`: each waits in 05 until a reviewer accepts it (`arkevo review accept`, and
+the Temporal CLI's signal), and a decision for a task no longer waiting is refused;
+table-model's copy carries one more material, a binary no scanner can read, so its
 publication waits in 07 (coverage_pending) until a reviewer approves it with
 `temporal workflow signal`; the control worker — the one running DatasetProduction and its
 TaskProductions — is killed -9 mid-run and started again; the revision still ends with each
@@ -59,7 +61,8 @@ SPEC = {
     "coverage": {"min_groups_per_split": 1, "min_professions_per_split": 1, "min_sources": 2},
     "selection_seed": 5,
     "concurrency": 2,
-    "options": {"pilot_policies": ["oracle"], "evaluation_policies": ["oracle"], "k": 1},
+    "options": {"pilot_policies": ["oracle"], "evaluation_policies": ["oracle"], "k": 1,
+                "review": "human", "review_timeout_sec": 3600},
 }
 KEYS = RevisionKeys("it", "r1")
 ARKEVO = PROJECT_ROOT / ".venv" / "bin" / "arkevo"
@@ -98,19 +101,48 @@ def table_with_a_binary_material(tmp_path: Path) -> Path:
     return seed
 
 
-async def wait_for_pending_review(client, wid: str, timeout: float = 600) -> dict:
+async def wait_for_query(client, wid: str, query: str, waits, timeout: float = 600) -> dict:
+    """The query's answer once `waits(answer)` holds (the workflow may not have started yet)."""
     handle = client.get_workflow_handle(wid)
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
         try:
-            review = await handle.query("privacy_review")
-            if review["pending"]:
-                return review
-        except Exception:  # noqa: BLE001 — 07 not started yet
+            answer = await handle.query(query)
+            if waits(answer):
+                return answer
+        except Exception:  # noqa: BLE001 — not started yet
             pass
         await asyncio.sleep(1)
-    raise AssertionError(f"{wid} never waited for a privacy review")
+    raise AssertionError(f"{wid} never answered {query} as awaited")
+
+
+async def wait_for_pending_review(client, wid: str, timeout: float = 600) -> dict:
+    return await wait_for_query(client, wid, "privacy_review", lambda r: r["pending"], timeout)
+
+
+async def human_review_by_signal(stack: Stack, client, wid: str, temporal: str) -> None:
+    """`review: human`: both seeds wait in 05 (across the worker kill) and nothing is published
+    until a reviewer decides — table-model by `arkevo review accept`, fence-array with the
+    Temporal CLI's signal; a decision for a task no longer waiting is refused, nothing sent."""
+    for seed_id in ("table-model", "fence-array"):
+        state = await wait_for_query(client, f"{wid}.{seed_id}.05-review", "human_review", lambda r: r["waiting"])
+        assert state["request"]["task_id"] == seed_id
+        pending = json.loads((stack.var / "reviews" / "pending" / f"{seed_id}.json").read_text())
+        assert pending["workflow_id"] == f"{wid}.{seed_id}.05-review" and pending["state"] == "waiting"
+    assert not (stack.var / KEYS.publications).exists()  # nothing published without the decision
+    accepted = run_cli(stack, str(ARKEVO), "review", "accept", "table-model", "--by", "it-reviewer",
+                       "--reason", "the legs stand on the floor")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+    signalled = run_cli(stack, temporal, "workflow", "signal", "--address", stack.address,
+                        "--workflow-id", f"{wid}.fence-array.05-review", "--name", "review_decision",
+                        "--input", json.dumps({"decision": "accept", "by": "it-reviewer", "reason": "evenly spaced"}))
+    assert signalled.returncode == 0, signalled.stderr
+    for seed_id in ("table-model", "fence-array"):
+        await wait_for_query(client, f"{wid}.{seed_id}.05-review", "human_review",
+                             lambda r: r["request"]["state"] == "accepted")
+    again = run_cli(stack, str(ARKEVO), "review", "reject", "table-model", "--by", "it-reviewer", "--reason", "late")
+    assert again.returncode == 2 and "ReviewNotWaiting" in again.stderr, again.stdout + again.stderr
 
 
 def fake_model_route(body) -> str:
@@ -191,13 +223,14 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     await asyncio.sleep(1)
     assert not stack._alive("worker-control")
     stack.up()  # starts the dead worker again
+    temporal = str(Path(sys.executable).parent / "temporal")
+    await human_review_by_signal(stack, client, wid, temporal)
 
     packaging = f"{wid}.table-model.07-packaging"
     review = await wait_for_pending_review(client, packaging)
     assert [p["file"] for p in review["pending"]] == ["admission:materials/grade.lut"]
     await asyncio.sleep(2)
     assert not (stack.var / KEYS.publications / "table-model").exists()  # held until reviewed
-    temporal = str(Path(sys.executable).parent / "temporal")
     signalled = run_cli(stack, temporal, "workflow", "signal", "--address", stack.address,
                         "--workflow-id", packaging, "--name", "review_privacy_coverage",
                         "--input", json.dumps({"approved": True, "reviewer": "it", "note": "a colour LUT"}))
@@ -214,6 +247,9 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     table = json.loads(next(p for p in links if json.loads(p.read_text())["seed_id"] == "table-model").read_text())
     privacy = json.loads((objects_root / table["publication_key"] / "review" / "privacy.json").read_text())
     assert privacy["review"]["approved"] and privacy["review"]["reviewer"] == "it"
+    human = json.loads((objects_root / table["publication_key"] / "review" / "frozen-task.json").read_text())
+    assert {k: human["human_review"][k] for k in ("decision", "by", "reason")} == {
+        "decision": "accept", "by": "it-reviewer", "reason": "the legs stand on the floor"}
     # the Web UI's filter: a seed's whole run, parent and stage children, by ArkevoSeedId
     listed = run_cli(stack, temporal, "workflow", "list", "--address", stack.address, "--query",
                      "ArkevoSeedId = 'table-model'", "--output", "json")
