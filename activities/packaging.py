@@ -291,8 +291,11 @@ class PackagingActivities:
 
 def _lineage(seed_id: str, record: dict) -> dict:
     """The task's lineage from its admission record (resolved there; an older record without
-    it: resolved from its provenance, the seed its own root)."""
-    return record.get("lineage") or lineage_of(seed_id, record["provenance"])
+    it: resolved from its provenance, the seed its own root; a record without provenance:
+    none, "" — nothing is written for it)."""
+    if record.get("lineage"):
+        return record["lineage"]
+    return lineage_of(seed_id, record["provenance"]) if "provenance" in record else {"root_seed": "", "family": ""}
 
 
 def _version(files: list[dict]) -> list[dict]:

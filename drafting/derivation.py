@@ -85,7 +85,10 @@ def source_lineage(path: Path, summary: dict) -> tuple[dict, dict]:
     its publication.json and the dataset revision it names."""
     path = Path(path)
     meta = summary["task_toml"].get("metadata") or {}
-    parent: dict = {"task_id": summary["source_id"], "task_version": meta.get("task_version")}
+    # task.toml's identity first: it is what dataset revisions list (tests/task.json's id is
+    # the draft's, the same for this project's own publications)
+    parent: dict = {"task_id": meta.get("task_id") or summary["source_id"],
+                    "task_version": meta.get("task_version")}
     publication = path.parent / "publication.json"
     if publication.is_file():
         data = publication.read_bytes()
@@ -106,7 +109,7 @@ def source_lineage(path: Path, summary: dict) -> tuple[dict, dict]:
         own = {"root_seed": meta[META_ROOT], "family": meta[META_FAMILY], "derived_from": []}
         return own | ({"split": meta[META_SPLIT]} if meta.get(META_SPLIT) else {}), parent
     name = (summary["task_toml"].get("task") or {}).get("name") or summary["source_id"]
-    return {"root_seed": summary["source_id"], "family": name, "derived_from": []}, parent
+    return {"root_seed": parent["task_id"], "family": name, "derived_from": []}, parent
 
 
 def _catalogue() -> str:
