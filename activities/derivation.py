@@ -75,7 +75,8 @@ class DerivationActivities:
         summary["parent"] = parent | ({"split": split.pop()} if len(split) == 1 else {})
         summary["placements"] = [dataclasses.asdict(p) for p in placements]
         return SourceTask(source, summary["source_id"], self.store.put_json(summary),
-                          summary["lineage"]["root_seed"], summary["lineage"]["family"], placements)
+                          summary["lineage"]["root_seed"], summary["lineage"]["family"], placements,
+                          summary["lineage"].get("split", ""))
 
     def _placements(self, task_id: str, task_version: str | None) -> list[SourcePlacement]:
         """Every frozen revision's split holding this task version (none without an object

@@ -52,11 +52,14 @@ TRAIN = "train"  # the one split a derivation may draw on without joining the so
 
 def split_pin(source: SourceTask, joins_split: str | None) -> str | None:
     """The split the tasks derived from `source` are pinned to: `joins_split`, else the split a
-    frozen revision holds the source in (train); None for a source in no frozen revision. A
-    source in a held-out split (any but train) without `joins_split` naming it is refused, as
-    is a `joins_split` other than the source's split: either would leak across splits."""
-    splits = sorted({p.split for p in source.placements})
-    where = ", ".join(f"{p.split} of {p.namespace}/{p.revision}" for p in source.placements)
+    frozen revision holds the source in (train) or its own lineage is pinned to; None for a
+    source in no frozen revision and unpinned. A source in a held-out split (any but train)
+    without `joins_split` naming it is refused, as is a `joins_split` other than the source's
+    split: either would leak across splits."""
+    pinned = {source.lineage_split} if source.lineage_split else set()
+    splits = sorted({p.split for p in source.placements} | pinned)
+    where = ", ".join([f"{p.split} of {p.namespace}/{p.revision}" for p in source.placements]
+                      + ([f"{source.lineage_split} (its lineage's pin)"] if source.lineage_split else []))
     held = [s for s in splits if s != TRAIN]
     if held and joins_split is None:
         raise ApplicationError(

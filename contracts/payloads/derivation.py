@@ -38,6 +38,7 @@ class SourceTask:
     lineage_root: str = ""  # the source's lineage (contracts/lineage.py); "": not read
     lineage_family: str = ""
     placements: list[SourcePlacement] = field(default_factory=list)  # in frozen revisions
+    lineage_split: str = ""  # the split the source's own lineage is pinned to ("": none)
 
 
 @dataclass

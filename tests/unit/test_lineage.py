@@ -286,8 +286,14 @@ def test_the_derivation_refuses_a_held_out_source_unless_it_joins_that_split():
     assert split_pin(source_in("validation"), "validation") == "validation"
     assert split_pin(source_in("train"), None) == "train"  # derived tasks stay beside their source
     assert split_pin(source_in(), None) is None and split_pin(source_in(), "test") == "test"
+    # a source whose own lineage is pinned to a held-out split (published, not yet frozen)
+    pinned = dataclasses.replace(source_in(), lineage_split="test")
+    with pytest.raises(ApplicationError) as raised:
+        split_pin(pinned, None)
+    assert raised.value.type == HELD_OUT_DERIVATION_SOURCE and "test (its lineage's pin)" in raised.value.message
+    assert split_pin(pinned, "test") == "test"
     for source, joins in ((source_in("train"), "test"), (source_in("test"), "validation"),
-                          (source_in("train", "test"), "test")):
+                          (source_in("train", "test"), "test"), (pinned, "train")):
         with pytest.raises(ApplicationError) as raised:
             split_pin(source, joins)
         assert raised.value.type == DERIVATION_SPLIT_MISMATCH and raised.value.non_retryable, (source, joins)
