@@ -144,3 +144,7 @@ async def test_a_derived_tasks_lineage_is_carried_and_a_cross_split_pair_is_name
     [pair] = report["lineage_pairs"]
     assert (pair["a"]["task_id"], pair["b"]["task_id"], pair["b"]["revision"], pair["b"]["split"]) == (
         "birch", held, "r1", "test")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        assert main(["dataset", "freeze-check", "--namespace", NS, "--revision", "r2"]) == 1
+    assert f"gap lineage_across_revisions: {across[0]}" in printed.getvalue()
