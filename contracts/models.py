@@ -1022,7 +1022,8 @@ class DatasetCoverage(Contract):
     min_professions_per_split: Count = 0
     """distinct professions each split must cover"""
     min_sources: Count = 0
-    """distinct provenance sources over all splits; each split needs its share, in proportion to its target"""
+    """distinct provenance sources (lineage families) over all splits; each split needs its share,
+    in proportion to its target"""
 
 
 class DatasetSpec(Contract):
@@ -1039,7 +1040,8 @@ class DatasetSpec(Contract):
     splits: Annotated[dict[Slug, Positive], Field(min_length=1)]
     """split name -> number of tasks it must hold (its minimum and its target)"""
     max_per_source: Positive
-    """at most this many tasks from one provenance source"""
+    """at most this many tasks from one provenance source (counted by lineage family: a derived
+    task counts with its root's source)"""
     coverage: DatasetCoverage = Field(default_factory=DatasetCoverage)
     selection_seed: Count = 0
     """the seed value of the deterministic balanced selection"""
