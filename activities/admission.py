@@ -17,6 +17,7 @@ from temporalio.exceptions import ApplicationError
 
 from blender.runtime import blender_version, version_problem
 from contracts.errors import BLENDER_VERSION_MISMATCH, invalid_seed
+from contracts import lineage
 from activities.policies import policy_from_name
 from storage.content import ContentStore
 from contracts.digests import load_pipeline_config, pipeline_ref
@@ -100,6 +101,8 @@ class AdmissionActivities:
             "runtime": {"blender": runtime},  # the Blender admission checked the seed against
             "seed_tree": {"key": tree.key, "sha256": tree.sha256},
             "provenance": manifest.provenance.model_dump(),
+            # the split key of dataset revisions, resolved once (contracts/lineage.py)
+            "lineage": lineage.resolve(manifest.seed_id, manifest.provenance.model_dump()),
             "sanitization_policy": manifest.sanitization_policy.model_dump(),
             "materials": [
                 {**m.model_dump(), **entries[m.path]} for m in manifest.materials

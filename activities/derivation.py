@@ -25,12 +25,16 @@ from contracts.errors import DERIVED_SEED_CONFLICT, DERIVER_REPLY_INVALID, INVAL
 from storage.content import ContentStore
 from contracts.payloads.common import BlobRef
 from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationRecordInput,
-                                           NoveltyInput, NoveltyVerdict, SeedCandidate, SourceTask,
-                                           TaskPattern, WriteSeedInput)
+                                           NoveltyInput, NoveltyVerdict, SeedCandidate, SourcePlacement,
+                                           SourceTask, TaskPattern, WriteSeedInput)
+from contracts.lineage import derive as derive_lineage
+from dataset_revisions.revision import frozen_revisions, split_manifest
 from drafting.derivation import (SourceTaskError, build_candidate, candidate_messages,
-                                 parse_candidates, parse_pattern, pattern_messages, read_task_dir)
+                                 parse_candidates, parse_pattern, pattern_messages, read_task_dir,
+                                 source_lineage)
 from drafting.similarity import profile_of_candidate, profile_of_source, similarity
 from modelapi.rate_budget import Budget
+from storage.objects import ObjectStore
 
 MODEL_ROLE, USAGE_ROLE = "author", "deriver"
 
@@ -43,8 +47,9 @@ def _unreadable(what: str, exc: ReplyInvalid, transcript: BlobRef) -> Applicatio
 
 class DerivationActivities:
     def __init__(self, store: ContentStore, project_root: Path, derived_root: Path | None = None,
-                 budget: Budget | None = None):
+                 budget: Budget | None = None, objects: ObjectStore | None = None):
         self.store = store
+        self.objects = objects  # where frozen revisions say which split a source task sits in
         self.budget = budget  # the llm workers' shared request budget (modelapi/rate_budget.py)
         self.project_root = Path(project_root)
         self.derived_root = Path(derived_root or self.project_root / "var" / "derived")
@@ -59,7 +64,31 @@ class DerivationActivities:
         except SourceTaskError as exc:
             raise ApplicationError(str(exc), type=INVALID_SOURCE_TASK, non_retryable=True) from None
         summary["source"] = source
-        return SourceTask(source, summary["source_id"], self.store.put_json(summary))
+        try:
+            summary["lineage"], parent = source_lineage(self._path(source), summary)
+        except SourceTaskError as exc:
+            raise ApplicationError(str(exc), type=INVALID_SOURCE_TASK, non_retryable=True) from None
+        placements = self._placements(parent["task_id"], parent.get("task_version"))
+        # The parent's split, when a frozen revision of the one it names holds it.
+        split = {p.split for p in placements
+                 if (p.namespace, p.revision) == (parent.get("namespace"), parent.get("revision"))}
+        summary["parent"] = parent | ({"split": split.pop()} if len(split) == 1 else {})
+        summary["placements"] = [dataclasses.asdict(p) for p in placements]
+        return SourceTask(source, summary["source_id"], self.store.put_json(summary),
+                          summary["lineage"]["root_seed"], summary["lineage"]["family"], placements,
+                          summary["lineage"].get("split", ""))
+
+    def _placements(self, task_id: str, task_version: str | None) -> list[SourcePlacement]:
+        """Every frozen revision's split holding this task version (none without an object
+        store, or for a task without a version: a foreign task is in no revision)."""
+        if self.objects is None or not task_version:
+            return []
+        found = []
+        for keys in frozen_revisions(self.objects):
+            for split, entries in split_manifest(self.objects, keys)["splits"].items():
+                found += [SourcePlacement(keys.namespace, keys.revision, split, e["publication_sha256"])
+                          for e in entries if (e["task_id"], e["task_version"]) == (task_id, task_version)]
+        return found
 
     @activity.defn(name="extract_pattern")
     async def extract_pattern(self, source: SourceTask) -> TaskPattern:
@@ -91,6 +120,11 @@ class DerivationActivities:
             usage = client.usage
         software = (summary.get("task") or {}).get("software") or {"name": "blender", "version": "5.2"}
         candidates, rejected, seen = [], [], {summary["source_id"]}
+        # Each derived seed declares its source's lineage, the source appended, pinned to the
+        # split the derivation joins (a summary read before lineage: the source is a root).
+        lineage = derive_lineage(
+            summary.get("lineage") or {"root_seed": summary["source_id"], "family": summary["source_id"]},
+            summary.get("parent") or {"task_id": summary["source_id"]}, req.joins_split)
         for index, raw in enumerate(raws):
             seed_id = raw.get("seed_id") if isinstance(raw, dict) else None
             seed_id = seed_id if isinstance(seed_id, str) else f"candidate-{index + 1}"
@@ -101,7 +135,7 @@ class DerivationActivities:
                     raise ValueError(f"duplicate seed_id {seed_id!r}")
                 files, plan = build_candidate(
                     raw, source_id=summary["source_id"], source_sha256=req.source.summary.sha256,
-                    software=software, license=summary["license"])
+                    software=software, license=summary["license"], lineage=lineage)
             except ValueError as exc:
                 rejected.append({"seed_id": seed_id, "reason": str(exc)})
                 continue

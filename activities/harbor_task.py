@@ -22,6 +22,7 @@ from harbor.models.task.config import (
 
 from blender.runner import BLENDER_SCRIPTS
 from storage.content import ContentStore
+from contracts import lineage
 from contracts.payloads.authoring import GradingSpec, TaskIdentity
 from contracts.payloads.common import BlobRef
 from verifiers.evidence import resolve_spec
@@ -129,7 +130,11 @@ def task_config(meta: TaskIdentity) -> TaskConfig:
                   "verifier_version": meta.verifier_version, "pipeline_digest": meta.pipeline_digest,
                   "workflow_primary": meta.workflow_primary, "profession_primary": meta.profession_primary,
                   # the Blender that built the workspace (the environment's Dockerfile pins it too)
-                  **({"blender_version": meta.blender_version} if meta.blender_version else {})},
+                  **({"blender_version": meta.blender_version} if meta.blender_version else {}),
+                  # where the task comes from: the split key (docs/datasets.md, "Lineage")
+                  **{key: value for key, value in (
+                      (lineage.META_ROOT, meta.lineage_root), (lineage.META_FAMILY, meta.lineage_family),
+                      (lineage.META_SPLIT, meta.lineage_split)) if value}},
         # The delivery travels to a separate verifier sandbox; nothing else of the solver's does.
         artifacts=["/workspace/outputs"],
         verifier=VerifierConfig(timeout_sec=600.0, environment_mode=VerifierEnvironmentMode.SEPARATE),

@@ -13,6 +13,7 @@ pins both. A handoff event announces it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import tempfile
@@ -26,6 +27,7 @@ from contracts.errors import (DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED
                                PUBLICATION_CONFLICT)
 from activities.harbor_task import write_harbor_task, write_packaged_grading
 from storage.content import ContentStore
+from contracts.lineage import resolve as lineage_of
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads.admission import PrivacyPending
 from contracts.payloads.packaging import ExportScan, PublicationResult, PublishInput
@@ -98,6 +100,7 @@ class PackagingActivities:
         """Append to the revision's hash chain: claim the next link (create-only), then commit
         publication.json. A retry after a crash between the two finishes the claimed link."""
         record = cast(dict, self.store.get_json(req.admission_record))
+        lineage = _lineage(req.seed_id, record)
         while True:
             links = read_chain(self.objects, keys)
             mine = [link for link in links if link.task_id == req.frozen.task_id
@@ -126,7 +129,9 @@ class PackagingActivities:
                 previous_link_sha256=object_sha256(self.objects, keys.link(head.sequence)) if head else None,
                 published_at=records["published_at"], source=record["provenance"]["source"],
                 workflow_primary=req.frozen.identity.workflow_primary,
-                profession_primary=req.frozen.identity.profession_primary, publication=doc)
+                profession_primary=req.frozen.identity.profession_primary, publication=doc,
+                lineage_root=lineage["root_seed"], lineage_family=lineage["family"],
+                lineage_split=lineage.get("split", ""))
             if claim(self.objects, keys, link):
                 self.objects.put_if_absent(document_key(prefix), data)
                 activity.logger.info("published %s as link %d of %s/%s", doc["publication_id"],
@@ -217,7 +222,13 @@ class PackagingActivities:
 
     def _write_contents(self, req: PublishInput, out: Path) -> None:
         pkg = req.frozen.task_package
-        write_harbor_task(self.store, pkg, out / "task", req.frozen.identity)
+        lineage = _lineage(req.seed_id, cast(dict, self.store.get_json(req.admission_record)))
+        # task.toml [metadata] names the task's lineage, so a derivation from the published
+        # task (a folder anywhere) knows its root and family.
+        identity = dataclasses.replace(req.frozen.identity, lineage_root=lineage["root_seed"],
+                                       lineage_family=lineage["family"],
+                                       lineage_split=lineage.get("split", ""))
+        write_harbor_task(self.store, pkg, out / "task", identity)
         write_packaged_grading(self.store, req.frozen.grading, out / "task" / "tests")
         self.store.materialize_tree(pkg, out / "private", prefix="private/")
         for name, ref in (("evaluation/evaluation-plan.json", req.evaluation.plan),
@@ -276,6 +287,15 @@ class PackagingActivities:
             return None
         _, prefix, doc = max(pubs, key=lambda t: t[0])
         return prefix, doc
+
+
+def _lineage(seed_id: str, record: dict) -> dict:
+    """The task's lineage from its admission record (resolved there; an older record without
+    it: resolved from its provenance, the seed its own root; a record without provenance:
+    none, "" — nothing is written for it)."""
+    if record.get("lineage"):
+        return record["lineage"]
+    return lineage_of(seed_id, record["provenance"]) if "provenance" in record else {"root_seed": "", "family": ""}
 
 
 def _version(files: list[dict]) -> list[dict]:

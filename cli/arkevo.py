@@ -100,9 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
                     help="would the revision freeze? every gap; writes nothing",
                     description="Runs the selection freeze would run and every freeze rule "
                                 "(split minimums, max per source, sources isolated, group, "
-                                "profession and source coverage, determinism), then the export "
-                                "privacy checkpoint and verify over the selected publications. "
-                                "Writes nothing.")
+                                "profession and source coverage, determinism; sources counted by "
+                                "lineage family), names every cross-split lineage pair, in the "
+                                "selection and against the namespace's other frozen revisions, "
+                                "then the export privacy checkpoint and verify over the selected "
+                                "publications. Writes nothing.")
     _revision_args(p)
     p = add_command(sub, "freeze", exit_codes(
         "frozen now, or already frozen the same way", "not ready (gaps), or frozen otherwise",

@@ -34,6 +34,10 @@ INVALID_SOURCE_TASK = "InvalidSourceTask"
 SANDBOX_REQUIRED = "SandboxRequired"  # model authoring on a gpu worker running trials unisolated
 DERIVER_REPLY_INVALID = "DeriverReplyInvalid"
 DERIVED_SEED_CONFLICT = "DerivedSeedConflict"  # another seed already has that folder
+# A derivation source that is a task of a frozen revision's held-out split (any but train),
+# without DerivationInput.joins_split naming that split; joins_split naming another split.
+HELD_OUT_DERIVATION_SOURCE = "HeldOutDerivationSource"
+DERIVATION_SPLIT_MISMATCH = "DerivationSplitMismatch"
 # Dataset revisions (docs/datasets.md): a spec that disagrees with the revision's stored one, a
 # frozen revision asked to change, a seed list that does not resolve; a publication racing
 # another run for the same revision (retried: the retry takes the next one).
@@ -65,7 +69,8 @@ NON_RETRYABLE = [INVALID_SEED, BLENDER_VERSION_MISMATCH, INVALID_DRAFT, CALIBRAT
                  AUTHOR_SCRIPT_FAILED,
                  MODEL_NOT_CONFIGURED, MODEL_ENDPOINT_ERROR, REVIEWER_REPLY_INVALID,
                  AUTHORING_NEEDS_INPUT, AUTHORING_REJECTED, INVALID_SOURCE_TASK, SANDBOX_REQUIRED,
-                 DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, INVALID_DATASET_SPEC,
+                 DERIVER_REPLY_INVALID, DERIVED_SEED_CONFLICT, HELD_OUT_DERIVATION_SOURCE,
+                 DERIVATION_SPLIT_MISMATCH, INVALID_DATASET_SPEC,
                  DATASET_SPEC_CONFLICT, DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
                  PRIVACY_FINDING, INVALID_CAMPAIGN, CAMPAIGN_PLAN_CONFLICT, INVALID_RECOVERY,
                  DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES, INVALID_DRIFT_REQUEST,

@@ -235,10 +235,45 @@ class StoreRef(Contract):
 # --- seed manifest ----------------------------------------------------------------------------
 
 
+class LineageParent(Contract):
+    """One ancestor of a derived seed: the task it was derived from."""
+
+    task_id: Text
+    """the parent task's id (a foreign Harbor task: its folder name)"""
+    task_version: Text | None = omittable("the parent's task version (task.toml [metadata]), when it has one")
+    publication_sha256: Sha256 | None = omittable("sha256 of the parent's publication.json, when it is a publication")
+    namespace: Slug | None = omittable("the dataset revision the parent was published into")
+    revision: Name | None = omittable("its revision in that namespace")
+    split: Slug | None = omittable("the split the parent sits in, when that revision is frozen")
+
+    _absent_not_null = field_validator(
+        "task_version", "publication_sha256", "namespace", "revision", "split")(classmethod(_not_null))
+
+
+class Lineage(Contract):
+    """Where a seed comes from, kept through derivation and model authoring: the split key of
+    dataset revisions (docs/datasets.md, "Lineage"). A seed without one is its own root."""
+
+    root_seed: Text
+    """the seed id of the original human-collected seed (a foreign task: its name)"""
+    family: Text
+    """the original provenance source: what split isolation, max_per_source and coverage count"""
+    derived_from: list[LineageParent] = Field(default_factory=list)
+    """the chain of parents, oldest first; the last is the task this seed was derived from"""
+    split: Slug | None = omittable("the split this family is pinned to: a freeze places it only there")
+
+    _absent_not_null = field_validator("split")(classmethod(_not_null))
+
+
 class Provenance(Contract):
     source: Text
     license: Text
     collected_by: Text
+    lineage: Lineage | None = omittable(
+        "optional: the seed's lineage (a derived seed); absent: the seed is its own root "
+        "(root_seed = seed_id, family = source)")
+
+    _absent_not_null = field_validator("lineage")(classmethod(_not_null))
 
 
 class Material(Contract):
@@ -1002,7 +1037,8 @@ class DatasetCoverage(Contract):
     min_professions_per_split: Count = 0
     """distinct professions each split must cover"""
     min_sources: Count = 0
-    """distinct provenance sources over all splits; each split needs its share, in proportion to its target"""
+    """distinct provenance sources (lineage families) over all splits; each split needs its share,
+    in proportion to its target"""
 
 
 class DatasetSpec(Contract):
@@ -1019,7 +1055,8 @@ class DatasetSpec(Contract):
     splits: Annotated[dict[Slug, Positive], Field(min_length=1)]
     """split name -> number of tasks it must hold (its minimum and its target)"""
     max_per_source: Positive
-    """at most this many tasks from one provenance source"""
+    """at most this many tasks from one provenance source (counted by lineage family: a derived
+    task counts with its root's source)"""
     coverage: DatasetCoverage = Field(default_factory=DatasetCoverage)
     selection_seed: Count = 0
     """the seed value of the deterministic balanced selection"""
@@ -1046,6 +1083,11 @@ class SplitEntry(Contract):
     """the seed's provenance source"""
     workflow_group: GroupId
     profession: ProfessionId
+    lineage_root: Text | None = omittable("the task's lineage root seed (absent in manifests frozen before lineage)")
+    lineage_family: Text | None = omittable("the task's lineage family: the split key")
+    lineage_split: Slug | None = omittable("the split the task's lineage is pinned to, when it is")
+
+    _absent_not_null = field_validator("lineage_root", "lineage_family", "lineage_split")(classmethod(_not_null))
 
 
 class SplitManifest(Contract):

@@ -33,6 +33,11 @@ class ChainLink:
     workflow_primary: str
     profession_primary: str
     publication: dict  # the publication.json document, so a crashed commit can be finished
+    # The task's lineage (contracts/lineage.py): the split key. "" in links written before
+    # lineage: the root is then the seed itself and the family its source (`family`).
+    lineage_root: str = ""
+    lineage_family: str = ""
+    lineage_split: str = ""  # the split the lineage is pinned to ("": none)
 
     @property
     def workflow_group(self) -> str:

@@ -19,10 +19,12 @@ from dataclasses import asdict, dataclass, field
 from storage.content import ContentStore
 from contracts.validation import build_document
 from dataset_revisions.export_check import privacy_gaps
-from dataset_revisions.freeze_rules import RULES, Gap
+from dataset_revisions.freeze_rules import (RULES, Gap, Placed, cross_revision_pairs, pin_gaps,
+                                            selection_pairs)
 from dataset_revisions.layout import RevisionKeys, handoff_key
 from dataset_revisions.retraction import retracted
-from dataset_revisions.revision import candidates_from, committed_links, read_spec
+from dataset_revisions.revision import (candidates_from, committed_links, frozen_revisions, read_spec,
+                                       split_manifest)
 from dataset_revisions.selection import Candidate, select, semantic_digest
 from dataset_revisions.verify import verify_revision
 from storage.objects import ObjectStore
@@ -51,6 +53,7 @@ class SplitSummary:
     sources: list[str]
     groups: list[str]
     professions: list[str]
+    families: list[str] = field(default_factory=list)  # lineage families: the split key
 
 
 @dataclass
@@ -67,6 +70,9 @@ class FreezeReport:
     spec_sha256: str = ""
     # tasks left out of the candidates because they were retracted: {task_id, reason, by, at}
     retracted: list[dict] = field(default_factory=list)
+    # every cross-split lineage pair: inside the selection and against the namespace's other
+    # frozen revisions ({"family", "a": {...}, "b": {...}}); each is a gap too
+    lineage_pairs: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -90,7 +96,11 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
     taken_back = retracted(objects, keys)  # retracted tasks are never candidates
     pool = [c for c in candidates_from(links) if c.task_id not in taken_back]
     chosen = selector(pool, dict(spec.splits), spec.max_per_source, spec.selection_seed)
-    gaps = [gap for rule in RULES for gap in rule(chosen, spec)]
+    gaps = [gap for rule in RULES for gap in rule(chosen, spec)] + pin_gaps(pool, spec)
+    # Lineage across revisions: a family frozen into one split elsewhere in the namespace
+    # must not land in another here (train on r1's test task's sibling, and r1 leaks).
+    across = cross_revision_pairs(chosen, frozen_elsewhere(objects, keys))
+    gaps += [Gap("lineage_across_revisions", pair.message(keys.namespace)) for pair in across]
     digest = semantic_digest(chosen)
     # Determinism is a rule too: the same input in another order must give the same choice.
     again = selector(list(reversed(pool)), dict(spec.splits), spec.max_per_source, spec.selection_seed)
@@ -108,12 +118,27 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
         splits={name: SplitSummary(
             target=spec.splits[name], count=len(tasks), tasks=[c.task_id for c in tasks],
             sources=sorted({c.source for c in tasks}), groups=sorted({c.workflow_group for c in tasks}),
-            professions=sorted({c.profession for c in tasks})) for name, tasks in chosen.items()},
+            professions=sorted({c.profession for c in tasks}), families=sorted({c.family for c in tasks}))
+            for name, tasks in chosen.items()},
         unused=sorted(c.task_id for c in pool if c.task_id not in picked),
         gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha,
         retracted=[{k: r[k] for k in ("task_id", "reason", "by", "at")}
-                   for _, r in sorted(taken_back.items())])
+                   for _, r in sorted(taken_back.items())],
+        lineage_pairs=[asdict(pair) for pair in selection_pairs(chosen) + across])
     return report, spec, chosen, links
+
+
+def frozen_elsewhere(objects: ObjectStore, keys: RevisionKeys) -> list[Placed]:
+    """Every task of the namespace's other frozen revisions, where its manifest put it (a
+    manifest frozen before lineage: the family is its source, the root its task id)."""
+    placed = []
+    for other in frozen_revisions(objects, keys.namespace):
+        if other == keys:
+            continue
+        for split, entries in split_manifest(objects, other)["splits"].items():
+            placed += [Placed(e["task_id"], split, e.get("lineage_root") or e["task_id"],
+                              e.get("lineage_family") or e["source"], other.revision) for e in entries]
+    return placed
 
 
 def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select,
@@ -141,7 +166,9 @@ def freeze(objects: ObjectStore, keys: RevisionKeys, created_at: str,
         "splits": {name: [{"task_id": c.task_id, "task_version": c.task_version,
                            "publication_id": c.publication_id, "publication_sha256": c.publication_sha256,
                            "source": c.source, "workflow_group": c.workflow_group,
-                           "profession": c.profession} for c in tasks]
+                           "profession": c.profession, "lineage_root": c.root, "lineage_family": c.family,
+                           **({"lineage_split": c.lineage_split} if c.lineage_split else {})}
+                          for c in tasks]
                    for name, tasks in chosen.items()},
     }, objects.location(keys.manifest))
     data = manifest_bytes(doc)

@@ -9,7 +9,7 @@ from typing import cast
 from contracts.models import DatasetSpec
 from contracts.validation import validate_document
 from dataset_revisions.chain import ChainLink, read_chain
-from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.layout import HANDOFF, RevisionKeys
 from dataset_revisions.selection import Candidate
 from storage.objects import ObjectMissing, ObjectStore
 from publications.layout import document_key
@@ -69,8 +69,26 @@ def candidates_from(links: list[ChainLink]) -> list[Candidate]:
         latest[link.task_id] = link
     return [Candidate(task_id=link.task_id, task_version=link.task_version, publication_id=link.publication_id,
                       publication_sha256=link.publication_sha256, source=link.source,
-                      workflow_group=link.workflow_group, profession=link.profession_primary)
+                      workflow_group=link.workflow_group, profession=link.profession_primary,
+                      lineage_root=link.lineage_root or link.seed_id,
+                      lineage_family=link.lineage_family or link.source, lineage_split=link.lineage_split)
             for link in sorted(latest.values(), key=lambda link: link.task_id)]
+
+
+def frozen_revisions(objects: ObjectStore, namespace: str | None = None) -> list[RevisionKeys]:
+    """The frozen revisions (of `namespace`, or all), found by their freeze handoff events
+    (one small object each) rather than by listing every publication of every revision."""
+    found = set()
+    for key in objects.list(f"{HANDOFF}/freeze/"):
+        if key.endswith(".json"):
+            subject = json.loads(objects.get(key))["subject"]
+            if namespace is None or subject["namespace"] == namespace:
+                found.add(RevisionKeys(subject["namespace"], subject["revision"]))
+    return sorted((k for k in found if is_frozen(objects, k)), key=lambda k: (k.namespace, k.revision))
+
+
+def split_manifest(objects: ObjectStore, keys: RevisionKeys) -> dict:
+    return json.loads(objects.get(keys.manifest))
 
 
 def outcomes(objects: ObjectStore, keys: RevisionKeys) -> list[dict]:

@@ -11,6 +11,7 @@ params that exist.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import tempfile
 import tomllib
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from contracts.lineage import META_FAMILY, META_ROOT, META_SPLIT, resolve as resolve_lineage
 from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError, build_document
 from drafting.model_client import parse_json_reply
@@ -71,6 +73,43 @@ def read_task_dir(path: Path) -> dict:
         "public": public,
         "license": toml.get("metadata", {}).get("license") or DEFAULT_LICENSE,
     }
+
+
+def source_lineage(path: Path, summary: dict) -> tuple[dict, dict]:
+    """(the source task's lineage, its entry as the parent of a derived seed).
+
+    The lineage is the publication's admission record's (`<publication>/admission/`, beside
+    `task/`), else task.toml's [metadata] (`lineage_root`, `lineage_family`), else the task is
+    its own root: a foreign Harbor task's family is its Harbor name (task.toml [task] name) or
+    its id. The parent names the task's id and version and, for a publication, the sha256 of
+    its publication.json and the dataset revision it names."""
+    path = Path(path)
+    meta = summary["task_toml"].get("metadata") or {}
+    # task.toml's identity first: it is what dataset revisions list (tests/task.json's id is
+    # the draft's, the same for this project's own publications)
+    parent: dict = {"task_id": meta.get("task_id") or summary["source_id"],
+                    "task_version": meta.get("task_version")}
+    publication = path.parent / "publication.json"
+    if publication.is_file():
+        data = publication.read_bytes()
+        try:
+            dataset = json.loads(data).get("dataset") or {}
+        except ValueError as exc:
+            raise SourceTaskError(f"{path}: ../publication.json is unreadable: {exc}") from None
+        parent |= {"publication_sha256": hashlib.sha256(data).hexdigest(),
+                   "namespace": dataset.get("namespace"), "revision": dataset.get("revision")}
+    record = path.parent / "admission" / "admission-record.json"
+    if record.is_file():
+        try:
+            doc = json.loads(record.read_text(encoding="utf-8"))
+            return doc.get("lineage") or resolve_lineage(doc["seed_id"], doc["provenance"]), parent
+        except (ValueError, KeyError) as exc:
+            raise SourceTaskError(f"{path}: ../admission/admission-record.json is unreadable: {exc!r}") from None
+    if meta.get(META_ROOT) and meta.get(META_FAMILY):
+        own = {"root_seed": meta[META_ROOT], "family": meta[META_FAMILY], "derived_from": []}
+        return own | ({"split": meta[META_SPLIT]} if meta.get(META_SPLIT) else {}), parent
+    name = (summary["task_toml"].get("task") or {}).get("name") or summary["source_id"]
+    return {"root_seed": parent["task_id"], "family": name, "derived_from": []}, parent
 
 
 def _catalogue() -> str:
@@ -154,8 +193,10 @@ class _Candidate(BaseModel):
 
 
 def build_candidate(raw: object, *, source_id: str, source_sha256: str,
-                    software: dict, license: str) -> tuple[dict[str, str], dict]:
-    """(files of the seed folder, plan) of one proposed seed; ValueError names what is wrong."""
+                    software: dict, license: str, lineage: dict | None = None) -> tuple[dict[str, str], dict]:
+    """(files of the seed folder, plan) of one proposed seed; ValueError names what is wrong.
+    `lineage`: the seed's declared lineage (its source's root and family, the source appended
+    to `derived_from`): the split key it keeps through authoring into the dataset."""
     try:
         cand = _Candidate.model_validate(raw)
     except ValidationError as exc:
@@ -177,7 +218,8 @@ def build_candidate(raw: object, *, source_id: str, source_sha256: str,
         "start_mode": cand.start_mode, "workflow_primary": cand.workflow_primary,
         "profession_primary": cand.profession_primary,
         "provenance": {"source": f"derived from {source_id} ({source_sha256}) by {COLLECTED_BY}",
-                       "license": license, "collected_by": COLLECTED_BY},
+                       "license": license, "collected_by": COLLECTED_BY,
+                       **({"lineage": lineage} if lineage else {})},
         "materials": MATERIALS, "sanitization_policy": SANITIZATION, "authoring": "model",
     }
     try:

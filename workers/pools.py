@@ -115,7 +115,7 @@ def cpu_activities(settings: Settings) -> list:
     datasets = DatasetActivities(settings.objects(), PROJECT_ROOT, store)
     scoring = ScoringActivities(store)
     drafts = ModelDraftActivities(store)
-    derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived")
+    derivation = DerivationActivities(store, PROJECT_ROOT, settings.var / "derived", objects=settings.objects())
     campaigns = CampaignActivities(store, settings.objects(), PROJECT_ROOT)
     drift = DriftActivities(store, settings.objects(), PROJECT_ROOT)
     return [admission.admit_seed, admission.pipeline_defaults, authoring.assemble_task_package,

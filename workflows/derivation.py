@@ -10,6 +10,11 @@ Per source task directory (this project's publications or any Harbor task):
     -> write_derived_seed (cpu) -> TaskProduction child <id>.<seed_id> (the seed has no draft, so
        stage 03 authors it with the author model; oracle, nop and calibration margins decide)
 
+Every source is read before any model call: a task of a frozen revision's held-out split (any
+but train) is refused (`HeldOutDerivationSource`) unless `joins_split` names that split, and
+the derived seeds declare their source's lineage, pinned to the split they join
+(docs/datasets.md, "Lineage").
+
 Productions run at most `concurrency` at a time; one candidate's failure is recorded with its
 reason and never stops the others. The `progress` query counts candidates by status.
 """
@@ -28,6 +33,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.admission import AdmissionActivities
     from activities.derivation import DerivationActivities
     from contracts import queues
+    from contracts.errors import DERIVATION_SPLIT_MISMATCH, HELD_OUT_DERIVATION_SOURCE
     from contracts.payloads.common import BlobRef, TaskProductionInput
     from contracts.payloads.derivation import (CandidateRequest, CandidateSet, DerivationInput,
                                                DerivationRecordInput, DerivationResult, DerivedTask,
@@ -38,6 +44,35 @@ with workflow.unsafe.imports_passed_through():
     from workflows.activity_options import CPU, MODEL_CALL
     from workflows.failures import describe
     from workflows.task_production import TaskProduction
+
+
+LINEAGE_PATCH = "derivation-lineage"  # read every source first; refuse held-out ones
+TRAIN = "train"  # the one split a derivation may draw on without joining the source's split
+
+
+def split_pin(source: SourceTask, joins_split: str | None) -> str | None:
+    """The split the tasks derived from `source` are pinned to: `joins_split`, else the split a
+    frozen revision holds the source in (train) or its own lineage is pinned to; None for a
+    source in no frozen revision and unpinned. A source in a held-out split (any but train)
+    without `joins_split` naming it is refused, as is a `joins_split` other than the source's
+    split: either would leak across splits."""
+    pinned = {source.lineage_split} if source.lineage_split else set()
+    splits = sorted({p.split for p in source.placements} | pinned)
+    where = ", ".join([f"{p.split} of {p.namespace}/{p.revision}" for p in source.placements]
+                      + ([f"{source.lineage_split} (its lineage's pin)"] if source.lineage_split else []))
+    held = [s for s in splits if s != TRAIN]
+    if held and joins_split is None:
+        raise ApplicationError(
+            f"TaskDerivation: source {source.source} ({source.source_id}) is a task of the held-out "
+            f"split {where}: deriving from it would leak that split into others; set joins_split "
+            f"to {held[0]!r} to derive tasks that join it", type=HELD_OUT_DERIVATION_SOURCE,
+            non_retryable=True)
+    if splits and (len(splits) > 1 or (joins_split is not None and joins_split != splits[0])):
+        raise ApplicationError(
+            f"TaskDerivation: joins_split {joins_split!r} does not match source {source.source} "
+            f"({source.source_id}), a task of {where}: derived tasks join their source's split",
+            type=DERIVATION_SPLIT_MISMATCH, non_retryable=True)
+    return joins_split or (splits[0] if splits else None)
 
 
 @workflow.defn(name="TaskDerivation", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
@@ -85,13 +120,20 @@ class TaskDerivationWorkflow:
             except (ActivityError, ChildWorkflowError) as e:
                 task.status, task.reason = "failed", describe(e)
 
-        async def derive(path: str) -> None:
+        async def read(path: str) -> SourceTask | None:
             try:
-                source: SourceTask = await workflow.execute_activity_method(
+                return await workflow.execute_activity_method(
                     DerivationActivities.read_source_task, path, **CPU)
             except ActivityError as e:
                 self._tasks.append(DerivedTask(path, "", "failed", describe(e)))
-                return
+                return None
+
+        async def derive(path: str) -> None:
+            source = await read(path)
+            if source is not None:
+                await derive_from(source, None)
+
+        async def derive_from(source: SourceTask, pin: str | None) -> None:
             sources.append(source)
             try:
                 pattern: TaskPattern = await workflow.execute_activity_method(
@@ -99,7 +141,7 @@ class TaskDerivationWorkflow:
                 usage.append(pattern.usage)
                 generated: CandidateSet = await workflow.execute_activity_method(
                     DerivationActivities.generate_candidates,
-                    CandidateRequest(source, pattern, req.tasks_per_seed), **MODEL_CALL)
+                    CandidateRequest(source, pattern, req.tasks_per_seed, pin), **MODEL_CALL)
                 usage.append(generated.usage)
                 verdicts: list[NoveltyVerdict] = await workflow.execute_activity_method(
                     DerivationActivities.measure_novelty,
@@ -123,7 +165,15 @@ class TaskDerivationWorkflow:
                                                    verdict.max_similarity))
             await asyncio.gather(*keep)
 
-        await asyncio.gather(*(derive(p) for p in req.sources))
+        if workflow.patched(LINEAGE_PATCH):
+            # Every source is read (and its frozen splits known) before any model call, so a
+            # held-out source refuses the whole derivation before anything is derived.
+            read_all = await asyncio.gather(*(read(p) for p in req.sources))
+            ready = [source for source in read_all if source is not None]
+            pins = [split_pin(source, req.joins_split) for source in ready]
+            await asyncio.gather(*(derive_from(source, pin) for source, pin in zip(ready, pins)))
+        else:  # histories from before lineage: read and derive each source in one go
+            await asyncio.gather(*(derive(p) for p in req.sources))
         record: BlobRef = await workflow.execute_activity_method(
             DerivationActivities.write_derivation_record,
             DerivationRecordInput(sources, self._tasks, novelty, usage, threshold), **CPU)

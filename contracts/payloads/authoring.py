@@ -17,6 +17,11 @@ class TaskIdentity:
     workflow_primary: str
     profession_primary: str
     blender_version: str = ""  # the Blender that built the workspace ("": not recorded)
+    # The task's lineage (contracts/lineage.py), set at publication from the admission record;
+    # "": not recorded (trial packages, runs before lineage).
+    lineage_root: str = ""
+    lineage_family: str = ""
+    lineage_split: str = ""
 
 
 @dataclass

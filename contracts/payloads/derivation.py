@@ -1,6 +1,6 @@
 """Task derivation: new seeds from published tasks (docs/authoring.md)."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contracts.payloads.common import BlobRef, ProductionOptions
 from contracts.payloads.model_authoring import ModelUsage
@@ -14,13 +14,31 @@ class DerivationInput:
     similarity_threshold: float | None = None  # default: contracts/pipeline.json
     options: ProductionOptions | None = None  # for every derived TaskProduction
     out_dir: str | None = None  # where derived seed folders go (default <var>/derived/<workflow id>)
+    # The split of a frozen revision the derived tasks join (docs/authoring.md): needed to
+    # derive from a task of a held-out split (any split but train), which is refused without
+    # it; the derived tasks' lineage is then pinned to that split.
+    joins_split: str | None = None
+
+
+@dataclass
+class SourcePlacement:
+    """Where a frozen dataset revision put a source task."""
+
+    namespace: str
+    revision: str
+    split: str
+    publication_sha256: str
 
 
 @dataclass
 class SourceTask:
     source: str  # the folder as given
     source_id: str  # task id (tests/task.json) or the folder name
-    summary: BlobRef  # JSON: instruction, public texts, task.json, rubric.json
+    summary: BlobRef  # JSON: instruction, public texts, task.json, rubric.json, lineage
+    lineage_root: str = ""  # the source's lineage (contracts/lineage.py); "": not read
+    lineage_family: str = ""
+    placements: list[SourcePlacement] = field(default_factory=list)  # in frozen revisions
+    lineage_split: str = ""  # the split the source's own lineage is pinned to ("": none)
 
 
 @dataclass
@@ -35,6 +53,7 @@ class CandidateRequest:
     source: SourceTask
     pattern: TaskPattern
     k: int
+    joins_split: str | None = None  # the split the derived seeds' lineage is pinned to
 
 
 @dataclass

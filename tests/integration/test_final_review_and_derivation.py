@@ -170,7 +170,11 @@ async def test_derivation_keeps_new_seeds_and_drops_the_near_copy(deriver, store
     seed_json = json.loads(store.get_bytes(store.tree_file(made.candidates[0].files, "seed.json")))
     assert seed_json["provenance"] == {
         "source": f"derived from table-model ({source.summary.sha256}) by arkevo TaskDerivation",
-        "license": "CC0-1.0", "collected_by": "arkevo TaskDerivation"}
+        "license": "CC0-1.0", "collected_by": "arkevo TaskDerivation",
+        # a foreign Harbor task without a lineage is its own root (docs/datasets.md, "Lineage")
+        "lineage": {"root_seed": "table-model", "family": "table-model",
+                    "derived_from": [{"task_id": "table-model"}]}}
+    assert (source.lineage_root, source.lineage_family, source.placements) == ("table-model", "table-model", [])
 
     verdicts = acts.measure_novelty(NoveltyInput(source, made.candidates, THRESHOLD))
     assert [(v.seed_id, v.accepted) for v in verdicts] == [

@@ -47,7 +47,8 @@ RECORDED = {
     "check-delivery": "record-model.03-authoring.model.round-2",
     "dataset-production.continued": "record-dataset",  # the first run, ending in continue-as-new
     "dataset-production": "record-dataset",
-    "task-derivation": "record-derivation",
+    "task-derivation": "record-derivation",  # before lineage: each source read, then derived
+    "task-derivation.lineage": "record-derivation-lineage",  # every source read first (patched)
     "evaluation-campaign": "record-campaign",
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
@@ -260,7 +261,7 @@ class DerivedProduction:
             f"{seed_id}-r1", f"/pub/{seed_id}-r1", _ref("publication"), 3, "/h/e.json"), [], None)
 
 
-async def _record_task_derivation(env) -> None:
+async def _record_task_derivation(env, name: str = "task-derivation") -> None:
     """One source, three candidates (one published, one whose production fails, one
     near-duplicate) and one malformed candidate."""
     import asyncio
@@ -278,9 +279,14 @@ async def _record_task_derivation(env) -> None:
             Worker(env.client, task_queue=queues.LLM, activities=[_extract_pattern, _generate_candidates]):
         result = await asyncio.wait_for(env.client.execute_workflow(
             "TaskDerivation", DerivationInput(["seeds/table-model"], tasks_per_seed=3, concurrency=1),
-            id=RECORDED["task-derivation"], task_queue=queues.CONTROL, result_type=DerivationResult), 60)
+            id=RECORDED[name], task_queue=queues.CONTROL, result_type=DerivationResult), 60)
     assert sorted(t.status for t in result.tasks) == ["failed", "malformed", "near_duplicate", "published"], result
-    await _write(env, "task-derivation")
+    await _write(env, name)
+
+
+async def _record_task_derivation_lineage(env) -> None:
+    """The same derivation on today's code: every source read before any model call."""
+    await _record_task_derivation(env, "task-derivation.lineage")
 
 
 async def _record_model_rate_budget(env) -> None:
@@ -318,6 +324,7 @@ async def _record_verifier_drift(env, tmp: Path) -> None:
 
 RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_authoring,
              "dataset-production": _record_dataset_production, "task-derivation": _record_task_derivation,
+             "task-derivation.lineage": _record_task_derivation_lineage,
              "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget,
              "verifier-drift": _record_verifier_drift}
 

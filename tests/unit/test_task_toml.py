@@ -22,6 +22,9 @@ AWKWARD = TaskIdentity(
     workflow_primary="MOD-01\nsecond line\twith a tab",
     profession_primary="三维美术师 (3D artist) — «建模»",
     blender_version="5.2.0",
+    lineage_root="table-model",
+    lineage_family='arkevo-examples/"workshop" \\ 工作室',
+    lineage_split="test",
 )
 
 
