@@ -15,6 +15,7 @@ from typing import cast
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from contracts import lineage
 from contracts.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
                                INVALID_DATASET_SPEC)
 from contracts.digests import sha256_hex
@@ -39,8 +40,8 @@ def _invalid(message: str) -> ApplicationError:
 
 
 def family_of(manifest: SeedManifest) -> str:
-    """The seed's source family: what the selection keeps apart and caps."""
-    return manifest.provenance.source
+    """The seed's lineage family (contracts/lineage.py): what the selection keeps apart and caps."""
+    return lineage.resolve(manifest.seed_id, manifest.provenance.model_dump(mode="json"))["family"]
 
 
 def spec_bytes(doc: dict) -> bytes:
@@ -102,7 +103,7 @@ class DatasetActivities:
                  keys: RevisionKeys, published: dict[str, str]) -> list[DatasetSeed]:
         """The gaps first (dataset_revisions/production_order.py); published seeds keep their
         place at the front, where the workflow skips them."""
-        held = [Published(link.source, link.workflow_group, link.profession_primary)
+        held = [Published(link.family, link.workflow_group, link.profession_primary)
                 for link in committed_links(self.objects, keys)]
         facts = {seed.seed_id: seed for seed, _ in seeds}
         todo = [SeedFacts(seed.seed_id, seed.family, m.workflow_primary.split("-", 1)[0], m.profession_primary)

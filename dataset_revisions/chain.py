@@ -43,6 +43,10 @@ class ChainLink:
     def workflow_group(self) -> str:
         return self.workflow_primary.split("-", 1)[0]
 
+    @property
+    def family(self) -> str:
+        return self.lineage_family or self.source
+
     def to_bytes(self) -> bytes:
         # Not sorted: `publication` keeps its key order, so re-serialising it gives the bytes
         # whose sha256 this link records.
