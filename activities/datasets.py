@@ -22,6 +22,7 @@ from contracts.models import DatasetSpec, SeedManifest
 from contracts.payloads.common import ProductionOptions
 from contracts.payloads.datasets import DatasetPlan, DatasetSeed, OpenRevisionInput, SeedOutcome
 from contracts.validation import ContractError, load_json_file, validate_document
+from dataset_revisions.bands import check_band_configs
 from dataset_revisions.chain import read_chain
 from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.revision import is_frozen
@@ -91,6 +92,9 @@ class DatasetActivities:
         doc, source = self._read_spec(req)
         try:
             spec = cast(DatasetSpec, validate_document("dataset-spec", doc, source))
+            # A band naming a config no registry has could never be measured: refused before
+            # anything is stored (UnknownBandConfig names `bands.<split>.<field>`).
+            check_band_configs(spec, source)
         except ContractError as e:
             raise _invalid(str(e)) from e
         options = None

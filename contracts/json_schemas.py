@@ -42,6 +42,7 @@ KINDS: dict[str, tuple[type[models.Contract], str]] = {
     "split-manifest": (models.SplitManifest, "Split manifest"),
     "campaign-plan": (models.CampaignPlan, "Campaign plan"),
     "recovery-audit": (models.RecoveryAudit, "Recovery audit"),
+    "difficulty-record": (models.DifficultyRecord, "Difficulty record"),
 }
 
 # pattern -> ($defs name, what a matching string is); a pattern error reads "'x' is not <this>".

@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 from storage.content import ContentStore
 from contracts.validation import build_document
 from dataset_revisions.export_check import privacy_gaps
-from dataset_revisions.freeze_rules import RULES, Gap
+from dataset_revisions.bands import TaskBand, check_band_configs, read_difficulty, task_bands, verifier_version
+from dataset_revisions.freeze_rules import RULES, Gap, difficulty_bands
 from dataset_revisions.layout import RevisionKeys, handoff_key
 from dataset_revisions.revision import candidates_from, committed_links, read_spec
 from dataset_revisions.selection import Candidate, select, semantic_digest
@@ -64,6 +65,8 @@ class FreezeReport:
     gaps: list[Gap] = field(default_factory=list)
     semantic_digest: str = ""
     spec_sha256: str = ""
+    bands: list[TaskBand] = field(default_factory=list)  # every candidate's difficulty band
+    possibly_impossible: list[str] = field(default_factory=list)  # for review, never dropped
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -83,10 +86,13 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
     """The report, and what `freeze` writes from: the spec, the selection and the committed
     links (read and hashed once)."""
     spec, spec_sha = read_spec(objects, keys)
+    check_band_configs(spec, objects.location(keys.spec))
     links = committed_links(objects, keys)
     pool = candidates_from(links)
     chosen = selector(pool, dict(spec.splits), spec.max_per_source, spec.selection_seed)
     gaps = [gap for rule in RULES for gap in rule(chosen, spec)]
+    bands = _bands(objects, keys, spec, links, chosen)
+    gaps += difficulty_bands(chosen, spec, {b.task_id: b for b in bands})
     digest = semantic_digest(chosen)
     # Determinism is a rule too: the same input in another order must give the same choice.
     again = selector(list(reversed(pool)), dict(spec.splits), spec.max_per_source, spec.selection_seed)
@@ -106,8 +112,19 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
             sources=sorted({c.source for c in tasks}), groups=sorted({c.workflow_group for c in tasks}),
             professions=sorted({c.profession for c in tasks})) for name, tasks in chosen.items()},
         unused=sorted(c.task_id for c in pool if c.task_id not in picked),
-        gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha)
+        gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha, bands=bands,
+        possibly_impossible=[b.task_id for b in bands if b.possibly_impossible])
     return report, spec, chosen, links
+
+
+def _bands(objects: ObjectStore, keys: RevisionKeys, spec, links, chosen) -> list[TaskBand]:
+    """Every candidate's band from the revision's difficulty records, counts held to the
+    verifier version each candidate has now."""
+    latest = {link.task_id: link for link in links}  # the candidates' links (the latest per task)
+    records = read_difficulty(objects, keys)
+    versions = {t: verifier_version(objects, link) for t, link in latest.items()} if records else {}
+    placed = {c.task_id: split for split, tasks in chosen.items() for c in tasks}
+    return task_bands(spec, list(latest.values()), placed, records, versions)
 
 
 def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select,
