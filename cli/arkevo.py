@@ -150,9 +150,11 @@ def main(argv: list[str] | None = None) -> int:
 def cmd_start(args) -> int:
     from contracts.models import DatasetSpec
     from contracts.validation import load_json_file, validate_document
+    from dataset_revisions.bands import check_band_configs
 
     doc = load_json_file(args.spec, str(args.spec))
     spec = cast(DatasetSpec, validate_document("dataset-spec", doc, str(args.spec)))
+    check_band_configs(spec, str(args.spec))  # UnknownBandConfig: exit 2 before anything starts
     wid = args.workflow_id or f"dataset-{spec.namespace}-{spec.revision}"
     return asyncio.run(_start(doc, wid, args))
 
