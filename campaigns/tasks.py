@@ -24,6 +24,7 @@ from contracts.payloads.common import BlobRef, DatasetRef
 from contracts.payloads.review import FrozenTask
 from dataset_revisions.chain import ChainLink
 from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.revision import committed_links
 from publications.layout import FROZEN_TASK, TASK_TOML, folder as publication_folder
 from publications.reader import read_publication
 from storage.objects import ObjectMissing, ObjectStore
@@ -94,8 +95,6 @@ def read_candidates(objects: ObjectStore, dataset: DatasetRef) -> list[tuple[str
     """[(publication folder key, publication.json sha256, its chain link)] of every committed
     candidate of a revision, frozen or not — the latest publication of each task, as
     freeze-check sees them — so bands can be measured before the freeze."""
-    from dataset_revisions.revision import committed_links  # same layer; kept local to this target
-
     keys = RevisionKeys(dataset.namespace, dataset.revision)
     if not objects.exists(keys.spec):
         raise CampaignSourceError(f"dataset {dataset.namespace}/{dataset.revision} not found "
