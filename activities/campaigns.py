@@ -24,7 +24,8 @@ from campaigns.layout import CAMPAIGN_ID, CampaignKeys, trial_id
 from campaigns.records import failure_of, is_infra, jsonl, read_jsonl, record_bytes, record_sha256, trial_record
 from campaigns.report import cost_sum, figures, render_markdown
 from campaigns.statistics import IncomparableFigures
-from campaigns.tasks import CampaignSourceError, publication_key, read_split, read_task
+from campaigns.difficulty import difficulty_record
+from campaigns.tasks import CampaignSourceError, publication_key, read_candidates, read_split, read_task
 from contracts.digests import sha256_hex
 from contracts.payloads.campaigns import (PlannedCampaign, CampaignRecord, CampaignReportInput, CampaignResult,
                                           PlannedTask, CampaignTrialInput, PlannedTrial,
@@ -77,13 +78,18 @@ class CampaignActivities:
     def _tasks(self, dataset: DatasetRef | None, split: str | None,
                publications: list[str]) -> tuple[list[PlannedTask], dict]:
         if (dataset is None) == (not publications):
-            raise _error(INVALID_CAMPAIGN, "a campaign evaluates either a frozen dataset split "
-                                           "(dataset + split) or a list of publications, not both or neither")
+            raise _error(INVALID_CAMPAIGN, "a campaign evaluates either a dataset revision (dataset + "
+                                           "split: a frozen split; dataset alone: its candidates) or a list "
+                                           "of publications, not both or neither")
         try:
-            if dataset is not None:
-                if not split:
-                    raise _error(INVALID_CAMPAIGN, "split: which split of the dataset to evaluate "
-                                                   "(train, validation, test)")
+            if dataset is not None and not split:
+                # The candidates target: bands are measured before the freeze.
+                found = read_candidates(self.objects, dataset)
+                tasks = [read_task(self.objects, self.store, key, sha, None, link) for key, sha, link in found]
+                return tasks, {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
+                                           "split": None, "manifest_sha256": None, "target": "candidates"},
+                               "publications": []}
+            if dataset is not None and split:
                 listed, manifest_sha = read_split(self.objects, dataset, split)
                 gone = self._retracted_of([key for key, _ in listed])
                 listed = [(key, sha) for key, sha in listed if key not in gone]
@@ -312,6 +318,7 @@ class CampaignActivities:
         except IncomparableFigures as e:
             raise _error(INCOMPARABLE_FIGURES, f"campaign {req.campaign_id}: {e}") from e
         self._harbor_job(keys, plan)
+        self._difficulty(plan, sha256_hex(plan_bytes), round_)
         report_bytes = json.dumps(report, indent=2, ensure_ascii=False).encode() + b"\n"
         self.objects.replace(keys.report_json, report_bytes)
         self.objects.replace(keys.report_md, render_markdown(report).encode())
@@ -320,6 +327,19 @@ class CampaignActivities:
                               self.objects.location(keys.report_json),
                               self.objects.location(keys.report_md), len(original),
                               [e["trial_id"] for e in standing], round_)
+
+    def _difficulty(self, plan: dict, plan_sha256: str, round_: int | None) -> None:
+        """The campaign's difficulty record beside its revision (docs/datasets.md "Difficulty
+        bands"), from the records as they stand; written with the report so each recovery
+        updates it, and so no workflow changes (stored histories replay as they are)."""
+        keys = CampaignKeys(plan["campaign_id"])
+        records = (read_jsonl(self.objects.get(keys.recovered_trials(round_))) if round_ is not None
+                   else self._records(keys, plan))
+        doc = difficulty_record(plan, plan_sha256, records, round_)
+        if doc is not None:
+            revision = RevisionKeys(doc["namespace"], doc["revision"])
+            self.objects.replace(revision.difficulty(doc["campaign_id"]),
+                                 json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n")
 
     def _harbor_job(self, keys: CampaignKeys, plan: dict) -> None:
         """The job folder's own config.json (Harbor's JobConfig), so `harbor view
@@ -460,7 +480,10 @@ def _with_retracted(source: dict, gone: list[dict]) -> dict:
 def _source_text(source: dict) -> str:
     if source["dataset"]:
         d = source["dataset"]
-        text = f"dataset {d['namespace']}/{d['revision']} split {d['split']}"
+        if d.get("target") == "candidates":
+            text = f"dataset {d['namespace']}/{d['revision']} candidates"
+        else:
+            text = f"dataset {d['namespace']}/{d['revision']} split {d['split']}"
     else:
         text = f"{len(source['publications'])} publication(s)"
     if source.get("retracted"):

@@ -25,6 +25,7 @@ from contracts.payloads.common import DatasetRef
 from contracts.payloads.datasets import (DatasetPlan, DatasetSeed, FreezeReadiness, OpenRevisionInput,
                                          SeedOutcome)
 from contracts.validation import ContractError, load_json_file, validate_document
+from dataset_revisions.bands import check_band_configs
 from dataset_revisions.chain import read_chain
 from dataset_revisions.freeze import freeze_check
 from dataset_revisions.layout import RevisionKeys
@@ -116,6 +117,9 @@ class DatasetActivities:
         doc, source = self._read_spec(req)
         try:
             spec = cast(DatasetSpec, validate_document("dataset-spec", doc, source))
+            # A band naming a config no registry has could never be measured: refused before
+            # anything is stored (UnknownBandConfig names `bands.<split>.<field>`).
+            check_band_configs(spec, source)
         except ContractError as e:
             raise _invalid(str(e)) from e
         options = None

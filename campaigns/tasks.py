@@ -1,6 +1,7 @@
 """The frozen tasks a campaign evaluates, read from what was published — never re-derived.
 
-A dataset revision's split comes from its split manifest (the revision must be frozen); a
+A dataset revision's split comes from its split manifest (the revision must be frozen); its
+candidates (any revision) from its chain's committed links; a
 publication is named by its folder in the object store (`datasets/<ns>/<rev>/publications/
 <task>/<pub>` or `publications/<task>/<pub>`). Each publication is checked before it is used:
 publication.json has the sha256 the manifest recorded, and `review/frozen-task.json` (the
@@ -23,6 +24,7 @@ from contracts.payloads.common import BlobRef, DatasetRef
 from contracts.payloads.review import FrozenTask
 from dataset_revisions.chain import ChainLink
 from dataset_revisions.layout import RevisionKeys
+from dataset_revisions.revision import committed_links
 from publications.layout import FROZEN_TASK, TASK_TOML, folder as publication_folder
 from publications.reader import read_publication
 from storage.objects import ObjectMissing, ObjectStore
@@ -87,6 +89,24 @@ def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[l
         raise CampaignSourceError(f"{objects.location(keys.manifest)}: splits.{split} is empty")
     return ([(publication_folder(keys.publications, e["task_id"], e["publication_id"]), e["publication_sha256"])
              for e in splits[split]], _sha(data))
+
+
+def read_candidates(objects: ObjectStore, dataset: DatasetRef) -> list[tuple[str, str, ChainLink]]:
+    """[(publication folder key, publication.json sha256, its chain link)] of every committed
+    candidate of a revision, frozen or not — the latest publication of each task, as
+    freeze-check sees them — so bands can be measured before the freeze."""
+    keys = RevisionKeys(dataset.namespace, dataset.revision)
+    if not objects.exists(keys.spec):
+        raise CampaignSourceError(f"dataset {dataset.namespace}/{dataset.revision} not found "
+                                  f"({objects.location(keys.spec)})")
+    latest: dict[str, ChainLink] = {}
+    for link in committed_links(objects, keys):
+        latest[link.task_id] = link
+    if not latest:
+        raise CampaignSourceError(f"dataset {dataset.namespace}/{dataset.revision} has no committed "
+                                  f"publication yet ({objects.location(keys.chain)})")
+    return [(link.publication_key, link.publication_sha256, link)
+            for _, link in sorted(latest.items())]
 
 
 def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,

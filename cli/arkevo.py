@@ -175,9 +175,11 @@ def main(argv: list[str] | None = None) -> int:
 def cmd_start(args) -> int:
     from contracts.models import DatasetSpec
     from contracts.validation import load_json_file, validate_document
+    from dataset_revisions.bands import check_band_configs
 
     doc = load_json_file(args.spec, str(args.spec))
     spec = cast(DatasetSpec, validate_document("dataset-spec", doc, str(args.spec)))
+    check_band_configs(spec, str(args.spec))  # UnknownBandConfig: exit 2 before anything starts
     wid = args.workflow_id or f"dataset-{spec.namespace}-{spec.revision}"
     return asyncio.run(_start(doc, wid, args))
 
@@ -294,9 +296,27 @@ def print_freeze_report(report) -> None:
         console.print(f"unused: {', '.join(report.unused)}")
     for r in report.retracted:
         console.print(f"retracted: {retraction_line(r)}", markup=False, highlight=False)
+    print_bands(report)
     for gap in report.gaps:
         console.print(f"[red]gap[/] {gap.rule}: {gap.message}")
     console.print(f"semantic digest {report.semantic_digest}")
+
+
+def print_bands(report) -> None:
+    """Every candidate's difficulty band (docs/datasets.md "Difficulty bands")."""
+    if not report.bands:
+        return
+    table = Table(title="difficulty bands (scripted policies are not model results)")
+    for col in ("task", "split", "band", "solved / scored (k) per config", "why"):
+        table.add_column(col)
+    for b in report.bands:
+        counts = "\n".join(f"{m.config_id}: {m.solved}/{m.scored} ({m.k})" for m in b.measured.values())
+        band = b.status.replace("_", " ") + ("\npossibly impossible" if b.possibly_impossible else "")
+        table.add_row(b.task_id, b.split or "unused", band, counts or "–", "\n".join(b.reasons))
+    console.print(table)
+    if report.possibly_impossible:
+        console.print(f"[yellow]possibly impossible[/] (no config solved them; review, never dropped): "
+                      f"{', '.join(report.possibly_impossible)}")
 
 
 def cmd_freeze_check(args) -> int:

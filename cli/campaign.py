@@ -1,6 +1,7 @@
 """`arkevo campaign`: evaluation campaigns from the command line (docs/campaigns.md).
 
     arkevo campaign start --dataset demo/<rev> --split test --mode pilot --wait
+    arkevo campaign start --dataset demo/<rev> --mode pilot --wait   # its candidates, before a freeze
     arkevo campaign status demo-test
     arkevo campaign report demo-test [--json]
     arkevo campaign recover demo-test --trial-id <id> [--trial-id <id> …] --reason "…" --by you --wait
@@ -35,9 +36,11 @@ def register(top) -> None:
                     description="Starts EvaluationCampaign on the Temporal server. The plan "
                                 "(evaluation-plan.json) is stored before the first trial; the "
                                 "same id submitted again resumes (recorded trials are not rerun).")
-    p.add_argument("--id", dest="campaign_id", help="campaign id (default: <namespace>-<revision>-<split>-<mode>)")
-    p.add_argument("--dataset", help="a frozen dataset revision as NAMESPACE/REVISION")
-    p.add_argument("--split", help="the split to evaluate (with --dataset)")
+    p.add_argument("--id", dest="campaign_id", help="campaign id (default: <namespace>-<revision>-<split>-<mode>; "
+                                                    "without --split: <namespace>-<revision>-candidates-<mode>)")
+    p.add_argument("--dataset", help="a dataset revision as NAMESPACE/REVISION")
+    p.add_argument("--split", help="the frozen split to evaluate (with --dataset); without it, every "
+                                   "committed candidate of the revision, frozen or not (difficulty bands)")
     p.add_argument("--publication", action="append", default=[],
                    help="a frozen publication's folder (object key or local path); repeatable")
     p.add_argument("--mode", default="pilot", help="a mode of the registry (pilot, full)")
@@ -106,10 +109,10 @@ def cmd_start(args) -> int:
             return EXIT_BAD_INPUT
         dataset = DatasetRef(*parsed)
     if (dataset is None) == (not args.publication):
-        err.print("[red]error:[/] give --dataset NAMESPACE/REVISION --split S, or --publication (not both)")
+        err.print("[red]error:[/] give --dataset NAMESPACE/REVISION [--split S], or --publication (not both)")
         return EXIT_BAD_INPUT
     campaign_id = args.campaign_id or (
-        f"{dataset.namespace}-{dataset.revision}-{args.split}-{args.mode}".lower() if dataset
+        f"{dataset.namespace}-{dataset.revision}-{args.split or 'candidates'}-{args.mode}".lower() if dataset
         else None)
     if not campaign_id:
         err.print("[red]error:[/] --id: name the campaign")

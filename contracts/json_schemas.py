@@ -43,6 +43,7 @@ KINDS: dict[str, tuple[type[models.Contract], str]] = {
     "retraction": (models.Retraction, "Retraction"),
     "campaign-plan": (models.CampaignPlan, "Campaign plan"),
     "recovery-audit": (models.RecoveryAudit, "Recovery audit"),
+    "difficulty-record": (models.DifficultyRecord, "Difficulty record"),
 }
 
 # pattern -> ($defs name, what a matching string is); a pattern error reads "'x' is not <this>".

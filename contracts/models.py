@@ -30,6 +30,7 @@ from pydantic import (
     GetJsonSchemaHandler,
     SerializerFunctionWrapHandler,
     StringConstraints,
+    ValidationInfo,
     WithJsonSchema,
     field_validator,
     model_serializer,
@@ -674,13 +675,21 @@ class EvaluationPlan(Contract):
 
 
 class CampaignDatasetSource(Contract):
-    """A split of a frozen dataset revision, pinned by its split manifest."""
+    """A split of a frozen dataset revision, pinned by its split manifest; or (target
+    `candidates`) the committed candidates of a revision, frozen or not, each pinned by its
+    chain link's publication sha256."""
 
     namespace: Text
     revision: Text
-    split: Text
-    manifest_sha256: Sha256
-    """sha256 of the revision's freeze/split-manifest.json"""
+    split: Text | None
+    """the split evaluated; null for the candidates target"""
+    manifest_sha256: Sha256 | None
+    """sha256 of the revision's freeze/split-manifest.json; null for the candidates target"""
+    target: Literal["split", "candidates"] | None = omittable(
+        "what of the revision is evaluated: a frozen split (also when left out) or every committed candidate"
+    )
+
+    _absent_not_null = field_validator("target")(classmethod(_not_null))
 
 
 class CampaignRetracted(Contract):
@@ -1041,6 +1050,28 @@ class DatasetCoverage(Contract):
     in proportion to its target"""
 
 
+class DatasetBand(Contract):
+    """A split's difficulty band (docs/datasets.md "Difficulty bands"), measured by campaigns'
+    difficulty records; each names a config of the solver registry (contracts/solver_configs.json)."""
+
+    model_config = ConfigDict(json_schema_extra={"minProperties": 1})
+
+    solved_by: Text | None = omittable(
+        "a config that must solve the task at least once in its k attempts (e.g. oracle: the task is solvable)"
+    )
+    not_always_solved_by: Text | None = omittable(
+        "a config that must fail at least one of its scored attempts (e.g. nop: the task is not trivial)"
+    )
+
+    _absent_not_null = field_validator("solved_by", "not_always_solved_by")(classmethod(_not_null))
+
+    @model_validator(mode="after")
+    def _something(self) -> DatasetBand:
+        if self.solved_by is None and self.not_always_solved_by is None:
+            raise ValueError("a band names solved_by, not_always_solved_by or both")
+        return self
+
+
 class DatasetSpec(Contract):
     """What DatasetProduction makes: a dataset revision from many seeds, and how `freeze` splits
     it. Stored as datasets/<namespace>/<revision>/dataset.json; a revision's spec never changes."""
@@ -1069,8 +1100,20 @@ class DatasetSpec(Contract):
         "start no new seed once `freeze-check` passes (the seeds not started are deferred, and "
         "a run without it produces them); absent means false"
     )
+    bands: dict[Slug, DatasetBand] | None = omittable(
+        "split name -> the difficulty band every task of that split must meet to freeze"
+    )
 
-    _absent_not_null = field_validator("options", "stop_when_ready")(classmethod(_not_null))
+    _absent_not_null = field_validator("options", "stop_when_ready", "bands")(classmethod(_not_null))
+
+    @field_validator("bands")
+    @classmethod
+    def _bands_name_splits(cls, bands: dict[str, DatasetBand], info: ValidationInfo) -> dict[str, DatasetBand]:
+        splits = info.data.get("splits") or {}
+        unknown = sorted(set(bands) - set(splits))
+        if unknown:
+            raise ValueError(f"{', '.join(unknown)}: not a split of this spec ({', '.join(sorted(splits))})")
+        return bands
 
 
 class SplitEntry(Contract):
@@ -1190,3 +1233,62 @@ class PipelineConfig(Contract):
     vl_judge: Literal["image-metric", "model"] = "image-metric"  # who judges the VL channel
     max_author_rounds: Positive = 3  # model authoring: author + check rounds at most
     derivation_similarity_threshold: UnitInterval = 0.6  # derived seeds at or above: near-duplicate
+
+
+# --- difficulty records -----------------------------------------------------------------------
+
+
+class DifficultyInterval(Contract):
+    method: Literal["wilson"]
+    """the Wilson score interval of a binomial proportion"""
+    confidence: Annotated[float, Field(gt=0, lt=1)]
+    low: UnitInterval
+    high: UnitInterval
+
+
+class DifficultyConfig(Contract):
+    """One config's attempts at one task, as the campaign's records stand."""
+
+    config_id: Text
+    kind: ConfigKind
+    label: Text
+    """'scripted policy — not a model result' for scripted configs"""
+    k: Positive
+    """attempts the plan ran per task"""
+    recorded: Count
+    scored: Count
+    """recorded attempts that were graded (infrastructure exceptions are not scored, never a 0)"""
+    solved: Count
+    """scored attempts that passed"""
+    infra_exceptions: Count
+    solve_rate: UnitInterval | None
+    """solved / scored; null when nothing was scored"""
+    interval: DifficultyInterval | None
+    """95 % interval of the solve rate; null when nothing was scored"""
+
+
+class DifficultyTask(Contract):
+    task_id: Slug
+    task_version: Text
+    publication_id: Text
+    publication_sha256: Sha256
+    verifier_version: Text
+    """the verifier every counted attempt was graded by: counts pool only within one version"""
+    configs: list[DifficultyConfig]
+
+
+class DifficultyRecord(Contract):
+    """datasets/<namespace>/<revision>/difficulty/<campaign_id>.json: how often each config
+    solved each task in one campaign over the revision, rewritten with the campaign's report
+    (after a recovery: the recovered set). Freeze-check reads them for the spec's bands."""
+
+    campaign_id: CampaignId
+    namespace: Text
+    revision: Text
+    target: Literal["split", "candidates"]
+    split: Text | None
+    plan_sha256: Sha256
+    """sha256 of the campaign's evaluation-plan.json"""
+    recovery_round: Positive | None
+    """the recovery round whose set these counts come from; null: the original run"""
+    tasks: list[DifficultyTask]

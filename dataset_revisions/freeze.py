@@ -19,7 +19,8 @@ from dataclasses import asdict, dataclass, field
 from storage.content import ContentStore
 from contracts.validation import build_document
 from dataset_revisions.export_check import privacy_gaps
-from dataset_revisions.freeze_rules import (RULES, Gap, Placed, cross_revision_pairs, pin_gaps,
+from dataset_revisions.bands import TaskBand, check_band_configs, read_difficulty, task_bands, verifier_version
+from dataset_revisions.freeze_rules import (RULES, Gap, Placed, cross_revision_pairs, difficulty_bands, pin_gaps,
                                             selection_pairs)
 from dataset_revisions.layout import RevisionKeys, handoff_key
 from dataset_revisions.retraction import retracted
@@ -73,6 +74,8 @@ class FreezeReport:
     # every cross-split lineage pair: inside the selection and against the namespace's other
     # frozen revisions ({"family", "a": {...}, "b": {...}}); each is a gap too
     lineage_pairs: list[dict] = field(default_factory=list)
+    bands: list[TaskBand] = field(default_factory=list)  # every candidate's difficulty band
+    possibly_impossible: list[str] = field(default_factory=list)  # for review, never dropped
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -92,6 +95,7 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
     """The report, and what `freeze` writes from: the spec, the selection and the committed
     links (read and hashed once)."""
     spec, spec_sha = read_spec(objects, keys)
+    check_band_configs(spec, objects.location(keys.spec))
     links = committed_links(objects, keys)
     taken_back = retracted(objects, keys)  # retracted tasks are never candidates
     pool = [c for c in candidates_from(links) if c.task_id not in taken_back]
@@ -101,6 +105,8 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
     # must not land in another here (train on r1's test task's sibling, and r1 leaks).
     across = cross_revision_pairs(chosen, frozen_elsewhere(objects, keys))
     gaps += [Gap("lineage_across_revisions", pair.message(keys.namespace)) for pair in across]
+    bands = _bands(objects, keys, spec, [link for link in links if link.task_id not in taken_back], chosen)
+    gaps += difficulty_bands(chosen, spec, {b.task_id: b for b in bands})
     digest = semantic_digest(chosen)
     # Determinism is a rule too: the same input in another order must give the same choice.
     again = selector(list(reversed(pool)), dict(spec.splits), spec.max_per_source, spec.selection_seed)
@@ -124,7 +130,8 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
         gaps=gaps, semantic_digest=digest, spec_sha256=spec_sha,
         retracted=[{k: r[k] for k in ("task_id", "reason", "by", "at")}
                    for _, r in sorted(taken_back.items())],
-        lineage_pairs=[asdict(pair) for pair in selection_pairs(chosen) + across])
+        lineage_pairs=[asdict(pair) for pair in selection_pairs(chosen) + across],
+        bands=bands, possibly_impossible=[b.task_id for b in bands if b.possibly_impossible])
     return report, spec, chosen, links
 
 
@@ -139,6 +146,16 @@ def frozen_elsewhere(objects: ObjectStore, keys: RevisionKeys) -> list[Placed]:
             placed += [Placed(e["task_id"], split, e.get("lineage_root") or e["task_id"],
                               e.get("lineage_family") or e["source"], other.revision) for e in entries]
     return placed
+
+
+def _bands(objects: ObjectStore, keys: RevisionKeys, spec, links, chosen) -> list[TaskBand]:
+    """Every candidate's band from the revision's difficulty records, counts held to the
+    verifier version each candidate has now."""
+    latest = {link.task_id: link for link in links}  # the candidates' links (the latest per task)
+    records = read_difficulty(objects, keys)
+    versions = {t: verifier_version(objects, link) for t, link in latest.items()} if records else {}
+    placed = {c.task_id: split for split, tasks in chosen.items() for c in tasks}
+    return task_bands(spec, list(latest.values()), placed, records, versions)
 
 
 def freeze_check(objects: ObjectStore, keys: RevisionKeys, selector: Selector = select,

@@ -167,3 +167,16 @@ RULES: list[Callable[[Selection, DatasetSpec], list[Gap]]] = [
     split_minimums, max_per_source, sources_isolated, lineage_pairs, lineage_pins, group_coverage,
     profession_coverage, source_coverage,
 ]
+
+
+def difficulty_bands(sel: Selection, spec: DatasetSpec, bands: dict) -> list[Gap]:
+    """Every selected task of a banded split meets its split's band (`bands`: task id ->
+    dataset_revisions.bands.TaskBand). Not in RULES: it needs the difficulty records too."""
+    gaps = []
+    for split in sorted(spec.bands or {}):
+        for c in sel.get(split, []):
+            band = bands[c.task_id]
+            if band.status != "in_band":
+                gaps.append(Gap("difficulty_bands", f"split {split}: {c.task_id} is {band.status.replace('_', ' ')}"
+                                                    f" ({'; '.join(band.reasons)})"))
+    return gaps

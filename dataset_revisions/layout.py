@@ -7,6 +7,7 @@
     datasets/<namespace>/<revision>/freeze/split-manifest.json    written once: the revision froze
     datasets/<namespace>/<revision>/drift/<code id>-<sha12>.json  verifier drift reports (each once)
     datasets/<namespace>/<revision>/retractions/<sequence>.json   retracted tasks (hash-chained, create-only)
+    datasets/<namespace>/<revision>/difficulty/<campaign id>.json difficulty per task (each campaign's report)
     handoff/<kind>/<event_id>.json                                publication and freeze events
 """
 
@@ -71,6 +72,15 @@ class RevisionKeys:
         """A verifier drift report (docs/verifier-drift.md): named by the verifier code it
         re-scored with and its own digest, written once."""
         return f"{self.root}/drift/{code_id}-{sha12}.json"
+
+    @property
+    def difficulty_records(self) -> str:
+        return f"{self.root}/difficulty/"
+
+    def difficulty(self, campaign_id: str) -> str:
+        """A campaign's difficulty record over this revision (docs/datasets.md "Difficulty
+        bands"): rewritten with each of the campaign's reports."""
+        return f"{self.root}/difficulty/{campaign_id}.json"
 
 
 def revision_of(publication_folder: str) -> RevisionKeys | None:

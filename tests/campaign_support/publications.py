@@ -68,3 +68,27 @@ def write_frozen_revision(objects: ObjectStore, store: ContentStore, namespace: 
             entries.append({"task_id": task, "publication_id": f"{task}-r1", "publication_sha256": sha})
         manifest["splits"][split] = entries
     objects.put_if_absent(keys.manifest, json.dumps(manifest, indent=2).encode())
+
+
+def write_candidate_revision(objects: ObjectStore, store: ContentStore, spec: dict,
+                             tasks: list[str]) -> None:
+    """An unfrozen revision: `spec` as its dataset.json and one publication per task, each
+    committed by a chain link (publication.json and records.json sha256, the previous link's)."""
+    from dataset_revisions.chain import ChainLink, claim
+
+    keys = RevisionKeys(spec["namespace"], spec["revision"])
+    objects.put_if_absent(keys.spec, json.dumps(spec, indent=2).encode())
+    previous = None
+    for n, task in enumerate(tasks, start=1):
+        folder = f"{keys.publications}/{task}/{task}-r1"
+        sha = write_publication(objects, store, folder, task)
+        publication = json.loads(objects.get(f"{folder}/publication.json"))
+        link = ChainLink(sequence=n, publication_id=f"{task}-r1", task_id=task,
+                         task_version=publication["task_version"], seed_id=task, content_sha256="c" * 64,
+                         publication_key=folder, publication_sha256=sha,
+                         records_sha256=_sha(objects.get(f"{folder}/records.json")),
+                         previous_link_sha256=previous, published_at="2026-11-30T00:00:00+00:00",
+                         source=f"src-{task}", workflow_primary="MOD-01", profession_primary="PRF-MODEL",
+                         publication=publication)
+        assert claim(objects, keys, link)
+        previous = _sha(link.to_bytes())

@@ -137,26 +137,37 @@ def one_model_attempt_registry(tmp_path: Path) -> Path:
     return path
 
 
+def campaign_workers(env, gpu: Gpu, campaigns: CampaignActivities, pool: ThreadPoolExecutor) -> list[Worker]:
+    """The control, cpu and gpu workers of a mocked campaign: real workflows and campaign
+    activities, the stand-in gpu side."""
+    run_trial, score_trial, check_endpoints = gpu.activities()
+    cpu_acts = [campaigns.plan_campaign, campaigns.record_campaign_trial, campaigns.write_campaign_report,
+                campaigns.plan_recovery, campaigns.finish_recovery]
+    return [Worker(env.client, task_queue=queues.CONTROL,
+                   workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery]),
+            Worker(env.client, task_queue=queues.CPU, activities=[*cpu_acts, score_trial],
+                   activity_executor=pool),
+            Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints],
+                   activity_executor=pool, max_concurrent_activities=8)]
+
+
+def t1_request(tmp_path: Path, dataset: DatasetRef, split: str | None) -> CampaignInput:
+    """Campaign t1 (the planted exception's) in the one-model-attempt mode."""
+    return CampaignInput("t1", mode="one-model-attempt", dataset=dataset, split=split,
+                         caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=500,
+                         registry=str(one_model_attempt_registry(tmp_path)))
+
+
 async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
     objects = FilesystemObjects(tmp_path / "objects")
     store = FilesystemStore(tmp_path / "store")
     write_frozen_revision(objects, store, "t", "r1", {"test": TASKS})
     gpu = Gpu(objects)
     campaigns = CampaignActivities(store, objects, PROJECT)
-    cpu_acts = [campaigns.plan_campaign, campaigns.record_campaign_trial, campaigns.write_campaign_report,
-                campaigns.plan_recovery, campaigns.finish_recovery]
     keys = CampaignKeys("t1")
-    req = CampaignInput("t1", mode="one-model-attempt", dataset=DatasetRef("t", "r1"), split="test",
-                        caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=500,
-                        registry=str(one_model_attempt_registry(tmp_path)))
+    req = t1_request(tmp_path, DatasetRef("t", "r1"), "test")
     with ThreadPoolExecutor(8) as pool:
-        run_trial, score_trial, check_endpoints = gpu.activities()
-        control = Worker(env.client, task_queue=queues.CONTROL,
-                         workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery])
-        cpu = Worker(env.client, task_queue=queues.CPU, activities=[*cpu_acts, score_trial],
-                     activity_executor=pool)
-        gpu_worker = Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints],
-                            activity_executor=pool, max_concurrent_activities=8)
+        control, cpu, gpu_worker = campaign_workers(env, gpu, campaigns, pool)
         async with control, cpu, gpu_worker:
             result: CampaignResult = await asyncio.wait_for(env.client.execute_workflow(
                 "EvaluationCampaign", req, id="campaign-t1", task_queue=queues.CONTROL,

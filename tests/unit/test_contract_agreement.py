@@ -343,6 +343,16 @@ CAMPAIGN_PLAN = {
     "trial_attempts": 2,
 }
 
+DIFFICULTY_CONFIG = {"config_id": "oracle", "kind": "scripted", "label": "scripted policy — not a model result",
+                     "k": 3, "recorded": 3, "scored": 2, "solved": 2, "infra_exceptions": 1, "solve_rate": 1,
+                     "interval": {"method": "wilson", "confidence": 0.95, "low": 0.342372, "high": 1.0}}
+DIFFICULTY_RECORD = {
+    "campaign_id": "demo-r1-candidates-pilot", "namespace": "demo", "revision": "r1",
+    "target": "candidates", "split": None, "plan_sha256": SHA, "recovery_round": None,
+    "tasks": [{"task_id": "robot-carry", "task_version": "v1-abc", "publication_id": "robot-carry-r1",
+               "publication_sha256": SHA, "verifier_version": "vv2-abc", "configs": [DIFFICULTY_CONFIG]}],
+}
+
 REPLACED = {
     "trial_id": "demo-r1-test/robot-carry/gpt-high/1",
     "original_sha256": SHA,
@@ -397,6 +407,7 @@ BASE = {
     "privacy-policy": PRIVACY_POLICY,
     "campaign-plan": CAMPAIGN_PLAN,
     "recovery-audit": RECOVERY_AUDIT,
+    "difficulty-record": DIFFICULTY_RECORD,
 }
 
 VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -463,6 +474,8 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("minimal", _drop(_drop(_drop(DATASET_SPEC, "coverage"), "selection_seed"), "concurrency")),
         ("with-options", _set(DATASET_SPEC, "options", {"k": 1})),
         ("integral-float", _set(DATASET_SPEC, "max_per_source", 2.0)),
+        ("bands", _set(DATASET_SPEC, "bands", {"test": {"solved_by": "oracle", "not_always_solved_by": "nop"},
+                                               "train": {"not_always_solved_by": "nop"}})),
     ],
     "retraction": [
         ("example", RETRACTION),
@@ -483,6 +496,15 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("no-split-no-baseline", _set(_set(CAMPAIGN_PLAN, "tasks.0.split", None), "tasks.0.input_reward", None)),
         ("fractional-timeout", _set(CAMPAIGN_PLAN, "configs.0.timeout_sec", 0.5)),
         ("negative-seed", _set(CAMPAIGN_PLAN, "statistics.seed", -1)),
+        ("candidates", _set(CAMPAIGN_PLAN, "source.dataset", {"namespace": "demo", "revision": "r1", "split": None,
+                                                              "manifest_sha256": None, "target": "candidates"})),
+    ],
+    "difficulty-record": [
+        ("example", DIFFICULTY_RECORD),
+        ("frozen-split-after-recovery", _set(_set(_set(DIFFICULTY_RECORD, "target", "split"), "split", "test"),
+                                             "recovery_round", 1)),
+        ("nothing-scored", _set(_set(_set(DIFFICULTY_RECORD, "tasks.0.configs.0.scored", 0),
+                                     "tasks.0.configs.0.solve_rate", None), "tasks.0.configs.0.interval", None)),
     ],
     "recovery-audit": [
         ("example", RECOVERY_AUDIT),
@@ -670,6 +692,10 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("coverage-extra-key", _set(DATASET_SPEC, "coverage.min_tasks", 3)),
         ("too-much-concurrency", _set(DATASET_SPEC, "concurrency", 65)),
         ("null-options", _set(DATASET_SPEC, "options", None)),
+        ("null-bands", _set(DATASET_SPEC, "bands", None)),
+        ("empty-band", _set(DATASET_SPEC, "bands", {"test": {}})),
+        ("band-extra-key", _set(DATASET_SPEC, "bands", {"test": {"solved_by": "oracle", "solved_by_all": "x"}})),
+        ("null-band-config", _set(DATASET_SPEC, "bands", {"test": {"solved_by": None}})),
         ("bad-namespace", _set(DATASET_SPEC, "namespace", "Demo")),
         ("extra-key", _set(DATASET_SPEC, "owner", "me")),
     ],
@@ -722,6 +748,15 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("dataset-short-sha", _set(CAMPAIGN_PLAN, "source.dataset.manifest_sha256", SHA[:10])),
         ("missing-publications", _drop(CAMPAIGN_PLAN, "source.publications")),
         ("trial-attempts-zero", _set(CAMPAIGN_PLAN, "trial_attempts", 0)),
+    ],
+    "difficulty-record": [
+        ("model-label-kind", _set(DIFFICULTY_RECORD, "tasks.0.configs.0.kind", "policy")),
+        ("unknown-interval", _set(DIFFICULTY_RECORD, "tasks.0.configs.0.interval.method", "normal")),
+        ("rate-above-one", _set(DIFFICULTY_RECORD, "tasks.0.configs.0.solve_rate", 1.5)),
+        ("negative-solved", _set(DIFFICULTY_RECORD, "tasks.0.configs.0.solved", -1)),
+        ("zero-k", _set(DIFFICULTY_RECORD, "tasks.0.configs.0.k", 0)),
+        ("unknown-target", _set(DIFFICULTY_RECORD, "target", "publications")),
+        ("missing-verifier", _drop(DIFFICULTY_RECORD, "tasks.0.verifier_version")),
     ],
     "recovery-audit": [
         ("round-zero", _set(RECOVERY_AUDIT, "round", 0)),
@@ -870,6 +905,8 @@ BEYOND_THE_SCHEMA = [
                  "exactly the trials", id="recovery-audit-trial-not-replaced"),
     pytest.param("recovery-audit", _set(RECOVERY_AUDIT, "replaced", [REPLACED, REPLACED]), "more than once",
                  id="recovery-audit-trial-replaced-twice"),
+    pytest.param("dataset-spec", _set(DATASET_SPEC, "bands", {"holdout": {"solved_by": "oracle"}}),
+                 "not a split of this spec", id="dataset-spec-band-for-an-unknown-split"),
     pytest.param("seed", _set(SEED, "software.accepts", {"min": "5.2", "max": "4.2"}), "newer than max",
                  id="seed-accepts-reversed"),
 ]
