@@ -173,16 +173,16 @@ async def _record_campaign(env, tmp: Path) -> None:
     gpu = Gpu(objects)
     campaigns = CampaignActivities(store, objects, PROJECT)
     cpu_acts = [campaigns.plan_campaign, campaigns.record_campaign_trial, campaigns.write_campaign_report,
-                campaigns.plan_recovery, campaigns.finish_recovery]
+                campaigns.plan_recovery, campaigns.finish_recovery, campaigns.record_preflight]
     req = CampaignInput("t1", mode="full", dataset=DatasetRef("t", "r1"), split="test",
                         caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=200)
     with ThreadPoolExecutor(8) as pool:
-        run_trial, score_trial, check_endpoints = gpu.activities()
+        run_trial, score_trial, check_endpoints, preflight = gpu.activities()
         async with Worker(env.client, task_queue=queues.CONTROL,
                           workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery]), \
                 Worker(env.client, task_queue=queues.CPU, activities=[*cpu_acts, score_trial],
                        activity_executor=pool), \
-                Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints],
+                Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints, preflight],
                        activity_executor=pool, max_concurrent_activities=8):
             result: CampaignResult = await asyncio.wait_for(env.client.execute_workflow(
                 "EvaluationCampaign", req, id=RECORDED["evaluation-campaign"], task_queue=queues.CONTROL,
