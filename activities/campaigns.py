@@ -208,8 +208,7 @@ class CampaignActivities:
         failure = failure_of(record)
         return CampaignRecord(t.trial_id, t.solver.config_id, t.task.frozen.task_id, t.attempt,
                               record["reward"], record["success"], failure["kind"] if failure else None,
-                              sha256_hex(data),
-                              f"{failure['type']}: {failure['message'] or ''}"[:300] if failure else None)
+                              sha256_hex(data), _failure_line(failure))
 
     def _publish_evidence(self, keys: CampaignKeys, run_id: str, outcome) -> None:
         """Harbor's trial directory where `harbor view <campaign>/harbor` finds it."""
@@ -436,6 +435,14 @@ class CampaignActivities:
         self.objects.put_if_absent(keys.audit(req.round),
                                    json.dumps(audit, indent=2, ensure_ascii=False).encode() + b"\n")
         return self.objects.location(keys.audit(req.round))
+
+
+def _failure_line(failure: dict | None) -> str | None:
+    """"<type>: <message>", shortened (the message may already start with its type)."""
+    if failure is None:
+        return None
+    message = failure.get("message") or ""
+    return (message if message.startswith(failure["type"]) else f"{failure['type']}: {message}")[:300]
 
 
 def _kind_type(failure: dict | None) -> dict | None:

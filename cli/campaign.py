@@ -169,11 +169,17 @@ async def _resume(args) -> int:
     except RuntimeError as e:
         err.print(f"[red]error:[/] cannot reach the Temporal server: {e}")
         return EXIT_BAD_INPUT
+    from temporalio.client import WorkflowExecutionStatus
+
     try:
-        progress = await handle.query("progress")
-    except Exception as e:  # noqa: BLE001 — no such workflow, or it has ended
-        err.print(f"[red]error:[/] {CAMPAIGN_NOT_PAUSED}: campaign {args.campaign_id} is not running "
-                  f"({_wid(args.campaign_id)}: {e})")
+        # Described first: a query to a closed workflow waits for a worker to replay it.
+        running = (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
+        progress = await handle.query("progress") if running else None
+    except Exception as e:  # noqa: BLE001 — no such workflow
+        running, progress = False, None
+        err.print(f"[red]error:[/] {_wid(args.campaign_id)}: {e}")
+    if progress is None:
+        err.print(f"[red]error:[/] {CAMPAIGN_NOT_PAUSED}: campaign {args.campaign_id} is not running")
         return EXIT_BAD_INPUT
     if not progress.get("paused"):
         err.print(f"[red]error:[/] {CAMPAIGN_NOT_PAUSED}: campaign {args.campaign_id} is running, not "
