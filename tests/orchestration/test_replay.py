@@ -10,7 +10,8 @@ Where the histories come from (all with mocked activities: no Blender, no model,
 
 * `task-production*.json` (TaskProduction and its six stages): `test_task_production_mocked.py`
   with ARKEVO_RECORD_HISTORIES=1.
-* every other type: `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
+* every other type (and `evaluation-campaign.breaker`, EvaluationCampaign's preflight and
+  circuit breaker path): `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
   setups of the other `*_mocked.py` modules (and TaskDerivation's, below) against real workflow
   code on a dev server of its own and writes the histories named in `RECORDED`. It overwrites
   them: record again only when a history must change on purpose, in the change that needs it.
@@ -49,6 +50,8 @@ RECORDED = {
     "dataset-production": "record-dataset",
     "task-derivation": "record-derivation",
     "evaluation-campaign": "record-campaign",
+    # the preflight and a circuit breaker pause resumed by the signal (workflow.patched path)
+    "evaluation-campaign.breaker": "campaign-record-breaker",
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
     "model-rate-budget": "model-rate-budget/record",
@@ -316,10 +319,44 @@ async def _record_verifier_drift(env, tmp: Path) -> None:
     await _write(env, "verifier-drift")
 
 
+async def _record_campaign_breaker(env, tmp: Path) -> None:
+    """Preflight, two infra exceptions in a window of three: paused; the resume signal; done."""
+    import asyncio
+
+    from activities.campaigns import CampaignActivities
+    from contracts import queues
+    from contracts.payloads.campaigns import BreakerOptions, CampaignInput, CampaignResult
+    from contracts.payloads.common import DatasetRef
+    from storage.content import FilesystemStore
+    from storage.objects import FilesystemObjects
+    from tests.campaign_support.publications import write_frozen_revision
+    from tests.orchestration.test_campaign_preflight_breaker_mocked import (PROJECT, TASKS, Gpu, registry,
+                                                                            running, wait_for)
+
+    objects, store = FilesystemObjects(tmp / "breaker" / "objects"), FilesystemStore(tmp / "breaker" / "store")
+    write_frozen_revision(objects, store, "t", "r1", {"test": TASKS})
+    gpu = Gpu()
+    gpu.infra = {"b1.alpha.oracle.2", "b1.alpha.nop.1"}
+    req = CampaignInput("b1", mode="twice", dataset=DatasetRef("t", "r1"), split="test", caps={"gpu": 1},
+                        trial_attempts=1, bootstrap_samples=200, registry=registry(tmp / "breaker"),
+                        breaker=BreakerOptions(failures=2, window=3))
+    async with running(env, CampaignActivities(store, objects, PROJECT), gpu):
+        handle = await env.client.start_workflow("EvaluationCampaign", req,
+                                                 id=RECORDED["evaluation-campaign.breaker"],
+                                                 task_queue=queues.CONTROL, result_type=CampaignResult)
+        await wait_for(handle, lambda p: p["paused"] is not None, "paused")
+        gpu.outage = False
+        await handle.signal("resume")
+        result = await asyncio.wait_for(handle.result(), 60)
+    assert result.trials == 12 and len(result.pauses) == 1, result
+    await _write(env, "evaluation-campaign.breaker")
+
+
 RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_authoring,
              "dataset-production": _record_dataset_production, "task-derivation": _record_task_derivation,
              "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget,
-             "verifier-drift": _record_verifier_drift}
+             "verifier-drift": _record_verifier_drift,
+             "evaluation-campaign.breaker": _record_campaign_breaker}
 
 
 async def record(names: list[str]) -> None:
@@ -336,8 +373,8 @@ async def record(names: list[str]) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names or RECORDERS:
-                if name in ("evaluation-campaign", "verifier-drift"):
-                    await RECORDERS[name](env, Path(tmp))  # these two write their stores in tmp
+                if name in ("evaluation-campaign", "verifier-drift", "evaluation-campaign.breaker"):
+                    await RECORDERS[name](env, Path(tmp))  # these write their stores in tmp
                 else:
                     await RECORDERS[name](env)
     finally:
