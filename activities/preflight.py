@@ -126,7 +126,10 @@ class PreflightActivities:
             outcome = await self.trials.trial(TrialRequest(
                 frozen.task_package, frozen.identity, "nop", f"{campaign_id}.preflight", "preflight"))
         except Exception as e:  # noqa: BLE001 — whatever stops the trial is the reason, named
-            why = f"{getattr(e, 'type', None) or type(e).__name__}: {getattr(e, 'message', None) or e}"
+            from observability.redaction import Redactor
+
+            why = Redactor.from_environ().text(
+                f"{getattr(e, 'type', None) or type(e).__name__}: {getattr(e, 'message', None) or e}")
             return SmokeTrial(frozen.task_id, False, round(time.monotonic() - began, 3),
                               error_type=SANDBOX_SMOKE_FAILED, error=why[:1000])
         seconds = round(time.monotonic() - began, 3)

@@ -176,7 +176,7 @@ async def _resume(args) -> int:
         running = (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
         progress = await handle.query("progress") if running else None
     except Exception as e:  # noqa: BLE001 — no such workflow
-        running, progress = False, None
+        progress = None
         err.print(f"[red]error:[/] {_wid(args.campaign_id)}: {e}")
     if progress is None:
         err.print(f"[red]error:[/] {CAMPAIGN_NOT_PAUSED}: campaign {args.campaign_id} is not running")
