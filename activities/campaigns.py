@@ -9,6 +9,7 @@ non-retryable `DuplicateTrialRecord`, never a second line.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from pathlib import Path
@@ -20,6 +21,7 @@ from activities.policies import policy_from_solver
 from contracts.errors import (CAMPAIGN_PLAN_CONFLICT, DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES,
                                INVALID_CAMPAIGN, INVALID_RECOVERY)
 from storage.content import ContentStore
+from campaigns.breaker import breaker_problem
 from campaigns.layout import CAMPAIGN_ID, CampaignKeys, trial_id
 from campaigns.records import failure_of, is_infra, jsonl, read_jsonl, record_bytes, record_sha256, trial_record
 from campaigns.report import cost_sum, figures, render_markdown
@@ -28,7 +30,7 @@ from campaigns.difficulty import difficulty_record
 from campaigns.tasks import CampaignSourceError, publication_key, read_candidates, read_split, read_task
 from contracts.digests import sha256_hex
 from contracts.payloads.campaigns import (PlannedCampaign, CampaignRecord, CampaignReportInput, CampaignResult,
-                                          PlannedTask, CampaignTrialInput, PlannedTrial,
+                                          PlannedTask, CampaignTrialInput, PlannedTrial, PreflightReport,
                                           FinishRecoveryInput, PlanCampaignInput, PlanRecoveryInput,
                                           RecordTrialInput, RecoveryPlan)
 from contracts.payloads.common import DatasetRef
@@ -137,6 +139,8 @@ class CampaignActivities:
         bad_caps = {k: v for k, v in c.caps.items() if k not in ("gpu", "llm") or v < 1}
         if bad_caps or "gpu" not in c.caps:
             raise _error(INVALID_CAMPAIGN, f"caps {c.caps}: give gpu (and llm) as counts ≥ 1")
+        if problem := breaker_problem(c.breaker.failures, c.breaker.window):
+            raise _error(INVALID_CAMPAIGN, problem)
         registry_path = (self.project_root / c.registry) if c.registry else None
         try:
             registry = load_solver_registry(registry_path)
@@ -203,6 +207,19 @@ class CampaignActivities:
                             specs, trials, dict(c.caps), c.trial_attempts, recorded,
                             [retraction_line(r) for r in source.get("retracted", [])])
 
+    # -- preflight -----------------------------------------------------------------------------
+
+    @activity.defn(name="record_preflight")
+    def record_preflight(self, report: PreflightReport) -> str:
+        """preflight.json: what the latest preflight checked and found (each start or resume of
+        the campaign replaces it; the error, when one failed, is the workflow's failure)."""
+        keys = CampaignKeys(report.campaign_id)
+        failure = report.failure
+        doc = {**dataclasses.asdict(report), "ok": failure is None,
+               "failure": None if failure is None else {"type": failure[0], "message": failure[1]}}
+        self.objects.replace(keys.preflight, json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n")
+        return self.objects.location(keys.preflight)
+
     # -- records -------------------------------------------------------------------------------
 
     @activity.defn(name="record_campaign_trial")
@@ -221,7 +238,7 @@ class CampaignActivities:
         failure = failure_of(record)
         return CampaignRecord(t.trial_id, t.solver.config_id, t.task.frozen.task_id, t.attempt,
                               record["reward"], record["success"], failure["kind"] if failure else None,
-                              sha256_hex(data))
+                              sha256_hex(data), _failure_line(failure))
 
     def _publish_evidence(self, keys: CampaignKeys, run_id: str, outcome) -> None:
         """Harbor's trial directory where `harbor view <campaign>/harbor` finds it."""
@@ -462,6 +479,14 @@ class CampaignActivities:
         self.objects.put_if_absent(keys.audit(req.round),
                                    json.dumps(audit, indent=2, ensure_ascii=False).encode() + b"\n")
         return self.objects.location(keys.audit(req.round))
+
+
+def _failure_line(failure: dict | None) -> str | None:
+    """"<type>: <message>", shortened (the message may already start with its type)."""
+    if failure is None:
+        return None
+    message = failure.get("message") or ""
+    return (message if message.startswith(failure["type"]) else f"{failure['type']}: {message}")[:300]
 
 
 def _kind_type(failure: dict | None) -> dict | None:

@@ -1,6 +1,7 @@
 """Where a campaign's files live in the object store (`storage/objects.py`).
 
     campaigns/<id>/evaluation-plan.json            written once, before the first trial
+    campaigns/<id>/preflight.json                  the latest preflight (each start or resume)
     campaigns/<id>/records/<trial_id>.json         one record per attempt, create-only
     campaigns/<id>/trials.jsonl                    the original run, in plan order
     campaigns/<id>/harbor/<id>/<trial_id>/         Harbor's trial directories (`harbor view`)
@@ -30,6 +31,10 @@ class CampaignKeys:
     @property
     def plan(self) -> str:
         return f"{self.root}/evaluation-plan.json"
+
+    @property
+    def preflight(self) -> str:
+        return f"{self.root}/preflight.json"
 
     def record(self, trial_id: str, recovery: int | None = None) -> str:
         if recovery is None:

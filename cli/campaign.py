@@ -5,6 +5,7 @@
     arkevo campaign status demo-test
     arkevo campaign report demo-test [--json]
     arkevo campaign recover demo-test --trial-id <id> [--trial-id <id> …] --reason "…" --by you --wait
+    arkevo campaign resume demo-test      (after a circuit breaker pause)
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ def register(top) -> None:
     p.add_argument("--gpu-cap", type=int, default=4, help="trials holding a gpu sandbox at once")
     p.add_argument("--llm-cap", type=int, default=2, help="model-agent trials at once")
     p.add_argument("--trial-attempts", type=int, default=4, help="tries of a trial against infra faults")
+    p.add_argument("--breaker", default="5/10", metavar="FAILURES/WINDOW",
+                   help="pause when FAILURES of the last WINDOW finished trials are infrastructure "
+                        "exceptions, until `arkevo campaign resume` (0: off; default 5/10)")
     p.add_argument("--wait", action="store_true", help="follow progress and print the report")
     p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS)")
 
@@ -89,9 +93,22 @@ def register(top) -> None:
     p.add_argument("--wait", action="store_true")
     p.add_argument("--address", help="Temporal frontend")
 
+    p = add_command(sub, "resume", exit_codes(
+        "the resume signal sent: the paused campaign starts trials again", None,
+        "the campaign is not paused (CampaignNotPaused), not running, or no Temporal server"),
+                    help="resume a campaign its circuit breaker paused",
+                    description="Sends the `resume` signal to a campaign paused by its circuit "
+                                "breaker (too many infrastructure exceptions among the last "
+                                "finished trials; `arkevo campaign status` says which). New trials "
+                                "start again and the breaker's window starts fresh. The same as "
+                                "`temporal workflow signal --workflow-id campaign-<id> --name resume`.")
+    p.add_argument("campaign_id")
+    p.add_argument("--address", help="Temporal frontend")
+
 
 def handlers() -> dict:
-    return {"start": cmd_start, "status": cmd_status, "report": cmd_report, "recover": cmd_recover}
+    return {"start": cmd_start, "status": cmd_status, "report": cmd_report, "recover": cmd_recover,
+            "resume": cmd_resume}
 
 
 def _wid(campaign_id: str) -> str:
@@ -99,9 +116,12 @@ def _wid(campaign_id: str) -> str:
 
 
 def cmd_start(args) -> int:
-    from contracts.payloads.campaigns import CampaignInput
+    from contracts.payloads.campaigns import BreakerOptions, CampaignInput
     from contracts.payloads.common import DatasetRef
 
+    if (breaker := parse_breaker(args.breaker)) is None:
+        err.print(f"[red]error:[/] --breaker {args.breaker!r}: give FAILURES/WINDOW, e.g. 5/10 (0: off)")
+        return EXIT_BAD_INPUT
     dataset = None
     if args.dataset:
         if (parsed := parse_dataset(args.dataset)) is None:
@@ -123,7 +143,7 @@ def cmd_start(args) -> int:
                         publications=list(args.publication), configs=args.config,
                         registry=args.registry, seed=args.seed, bootstrap_samples=args.bootstrap,
                         caps={"gpu": args.gpu_cap, "llm": args.llm_cap},
-                        trial_attempts=args.trial_attempts)
+                        trial_attempts=args.trial_attempts, breaker=BreakerOptions(*breaker))
     return asyncio.run(_run("EvaluationCampaign", req, _wid(campaign_id), args))
 
 
@@ -141,6 +161,54 @@ def _say_retracted(dataset, split: str | None) -> None:
     for task_id, r in sorted(retracted(objects, keys).items()):
         if task_id in chosen:
             console.print(f"left out, retracted: {retraction_line(r)}", markup=False, highlight=False)
+
+
+def parse_breaker(text: str) -> tuple[int, int] | None:
+    """"5/10" -> (5, 10); "0" -> off; None: not a breaker setting (campaigns/breaker.py)."""
+    from campaigns.breaker import breaker_problem
+
+    if text.strip() == "0":
+        return (0, 0)
+    parts = text.split("/")
+    if len(parts) != 2 or not all(p.strip().isdigit() for p in parts):
+        return None
+    failures, window = int(parts[0]), int(parts[1])
+    return None if breaker_problem(failures, window) else (failures, window)
+
+
+def cmd_resume(args) -> int:
+    return asyncio.run(_resume(args))
+
+
+async def _resume(args) -> int:
+    """Signal `resume` to a paused campaign; a campaign that is not paused is a named error
+    here (the workflow itself would ignore the signal)."""
+    from contracts.errors import CAMPAIGN_NOT_PAUSED
+
+    try:
+        handle = (await temporal_client(args.address)).get_workflow_handle(_wid(args.campaign_id))
+    except RuntimeError as e:
+        err.print(f"[red]error:[/] cannot reach the Temporal server: {e}")
+        return EXIT_BAD_INPUT
+    from temporalio.client import WorkflowExecutionStatus
+
+    try:
+        # Described first: a query to a closed workflow waits for a worker to replay it.
+        running = (await handle.describe()).status == WorkflowExecutionStatus.RUNNING
+        progress = await handle.query("progress") if running else None
+    except Exception as e:  # noqa: BLE001 — no such workflow
+        progress = None
+        err.print(f"[red]error:[/] {_wid(args.campaign_id)}: {e}")
+    if progress is None:
+        err.print(f"[red]error:[/] {CAMPAIGN_NOT_PAUSED}: campaign {args.campaign_id} is not running")
+        return EXIT_BAD_INPUT
+    if not progress.get("paused"):
+        err.print(f"[red]error:[/] {CAMPAIGN_NOT_PAUSED}: campaign {args.campaign_id} is running, not "
+                  "paused; nothing to resume")
+        return EXIT_BAD_INPUT
+    await handle.signal("resume")
+    console.print(f"resumed campaign {args.campaign_id} (it was paused: {progress['paused']['reason']})")
+    return EXIT_OK
 
 
 def cmd_recover(args) -> int:
@@ -182,7 +250,8 @@ async def _run(workflow: str, req, wid: str, args) -> int:
 def campaign_progress(p: dict) -> tuple[int | None, int, str]:
     c = p["counts"]
     return (p["total"] or None, c["recorded"] + c["already_recorded"] + c["failed"],
-            f"running {c['running']}, infra exceptions {len(p['infra_exceptions'])}")
+            f"running {c['running']}, infra exceptions {len(p['infra_exceptions'])}"
+            + (", PAUSED by the circuit breaker (arkevo campaign resume)" if p.get("paused") else ""))
 
 
 async def follow(handle):
@@ -258,7 +327,24 @@ async def _status(args) -> int:
         if progress:
             c = progress["counts"]
             console.print("running: " + ", ".join(f"{k} {v}" for k, v in c.items()))
+            for line in status_lines(progress, args.campaign_id):
+                console.print(line, markup=False, highlight=False)
         for r in plan["source"].get("retracted", []):
             console.print(f"left out, retracted: {r['task_id']} ({r['reason']}, by {r['by']})",
                           markup=False, highlight=False)
     return EXIT_OK
+
+
+def status_lines(progress: dict, campaign_id: str) -> list[str]:
+    """The preflight's outcome and a circuit breaker pause, from the `progress` query."""
+    lines = []
+    if pre := progress.get("preflight"):
+        smoke = pre.get("smoke")
+        lines.append(f"preflight {'passed' if pre['ok'] else 'FAILED'}: "
+                     f"{sum(e['ok'] for e in pre['endpoints'])}/{len(pre['endpoints'])} model endpoint(s) answered"
+                     + (f", smoke trial on {smoke['task_id']} {'ok' if smoke['ok'] else 'failed'}"
+                        f" (Blender {smoke['blender_version']})" if smoke else ""))
+    if paused := progress.get("paused"):
+        lines.append(f"PAUSED since {paused['since']}: {paused['reason']}")
+        lines.append(f"resume with: arkevo campaign resume {campaign_id}")
+    return lines

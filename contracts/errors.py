@@ -62,6 +62,13 @@ INVALID_RECOVERY = "InvalidRecovery"
 DUPLICATE_TRIAL_RECORD = "DuplicateTrialRecord"
 INCOMPARABLE_FIGURES = "IncomparableFigures"
 RECOVERY_INCOMPLETE = "RecoveryIncomplete"  # a named trial got no record: rerun the same ids
+# A campaign's preflight (docs/campaigns.md "Preflight"): a model endpoint that does not answer
+# a minimal chat request (refused connection, 401, unknown model, a reply that is not a chat
+# completion), a sandbox smoke trial that fails; and `arkevo campaign resume` of a campaign that
+# is not paused by its circuit breaker (a CLI answer: the workflow ignores such a signal).
+MODEL_ENDPOINT_UNREACHABLE = "ModelEndpointUnreachable"
+SANDBOX_SMOKE_FAILED = "SandboxSmokeFailed"
+CAMPAIGN_NOT_PAUSED = "CampaignNotPaused"
 # The verifier drift check (docs/verifier-drift.md): a malformed or unknown dataset revision, a
 # tolerance that is not a number >= 0, a candidate's probe code that is not a folder of probe files.
 INVALID_DRIFT_REQUEST = "InvalidDriftRequest"
@@ -74,7 +81,7 @@ NON_RETRYABLE = [INVALID_SEED, BLENDER_VERSION_MISMATCH, INVALID_DRAFT, CALIBRAT
                  DATASET_SPEC_CONFLICT, DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED,
                  PRIVACY_FINDING, INVALID_CAMPAIGN, CAMPAIGN_PLAN_CONFLICT, INVALID_RECOVERY,
                  DUPLICATE_TRIAL_RECORD, INCOMPARABLE_FIGURES, INVALID_DRIFT_REQUEST,
-                 REVIEW_REJECTED, REVIEW_TIMED_OUT]
+                 REVIEW_REJECTED, REVIEW_TIMED_OUT, MODEL_ENDPOINT_UNREACHABLE, SANDBOX_SMOKE_FAILED]
 
 
 def unseen_parts_message(unseen: dict[str, str]) -> str:

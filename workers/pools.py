@@ -29,6 +29,7 @@ from activities.evaluation import EvaluationActivities
 from activities.evidence import EvidenceActivities
 from activities.model_drafts import ModelDraftActivities
 from activities.packaging import PackagingActivities
+from activities.preflight import PreflightActivities
 from activities.mutation_testing import MutationActivities
 from activities.review import ReviewActivities
 from activities.scoring import ScoringActivities
@@ -129,7 +130,7 @@ def cpu_activities(settings: Settings) -> list:
             datasets.check_freeze_ready,
             campaigns.plan_campaign, campaigns.record_campaign_trial,
             campaigns.write_campaign_report, campaigns.plan_recovery, campaigns.finish_recovery,
-            drift.plan_drift, drift.write_drift_report]
+            campaigns.record_preflight, drift.plan_drift, drift.write_drift_report]
 
 
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
@@ -146,7 +147,9 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     author = AuthorModelActivities(store, local=scripts == LOCAL)
     mutations = MutationActivities(store, scripts)
     drift = DriftActivities(store, settings.objects(), PROJECT_ROOT, scripts)  # re-scoring runs Blender
+    preflight = PreflightActivities(trials)  # a campaign's endpoint pings and smoke trial
     return [authoring.build_workspace, trials.run_trial, trials.check_solver_endpoints,
+            preflight.preflight_campaign,
             evidence.render_evidence, mutations.mutation_test,
             author.author_round, author.check_model_endpoints, drift.drift_task]
 

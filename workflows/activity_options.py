@@ -88,3 +88,11 @@ def endpoint_check(task_queue: str) -> ActivityOptions:
     retried when it is not (the error names the variables to set)."""
     return ActivityOptions(task_queue=task_queue, start_to_close_timeout=timedelta(seconds=30),
                 retry_policy=RetryPolicy(maximum_attempts=3, non_retryable_error_types=NON_RETRYABLE))
+
+
+# A campaign's preflight (activities/preflight.py) on the gpu pool: model endpoint pings, then one
+# smoke trial in the sandbox; a failed check is its answer, not an exception, so the retries
+# are for a lost worker only.
+PREFLIGHT: ActivityOptions = {**GPU, "start_to_close_timeout": timedelta(minutes=30),
+                              "retry_policy": RetryPolicy(maximum_attempts=3,
+                                                          non_retryable_error_types=NON_RETRYABLE)}

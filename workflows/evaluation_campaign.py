@@ -27,20 +27,25 @@ from temporalio.exceptions import ApplicationError, ChildWorkflowError
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
     from activities.campaigns import CampaignActivities, pools_of
+    from activities.preflight import PreflightActivities
+    from campaigns.breaker import Finished, pause_reason, tripped
     from contracts.errors import RECOVERY_INCOMPLETE
     from activities.trials import TrialActivities
     from contracts import queues
-    from contracts.payloads.campaigns import (CampaignInput, CampaignRecord, CampaignReportInput,
-                                              CampaignResult, CampaignTrialInput, FinishRecoveryInput,
-                                              PlanCampaignInput, PlanRecoveryInput, RecordTrialInput,
+    from contracts.payloads.campaigns import (BreakerOptions, CampaignInput, CampaignRecord,
+                                              CampaignReportInput, CampaignResult, CampaignTrialInput,
+                                              FinishRecoveryInput, PlanCampaignInput, PlannedCampaign,
+                                              PlanRecoveryInput, PreflightInput, RecordTrialInput,
                                               RecoveryInput, SolverEndpointCheckInput)
     from contracts.payloads.trials import TrialRequest
-    from workflows.activity_options import CPU, ActivityOptions, endpoint_check
+    from workflows.activity_options import CPU, PREFLIGHT, ActivityOptions, endpoint_check
     from workflows.failures import root_cause
     from workflows.trial_calls import grade_trial_reporting
 
 # Writing the report re-reads every record and renders figures with bootstrap intervals.
 REPORT: ActivityOptions = {**CPU, "start_to_close_timeout": timedelta(minutes=20)}
+# Campaigns started before the preflight and the circuit breaker replay without them.
+PREFLIGHT_AND_BREAKER = "campaign-preflight-breaker"
 
 
 @workflow.defn(name="CampaignTrial", versioning_behavior=versioned(VersioningBehavior.PINNED))
@@ -60,13 +65,17 @@ class CampaignTrial:
 
 
 class _Runner:
-    """Children under per-pool caps; progress for the `progress` query."""
+    """Children under per-pool caps and the circuit breaker; progress for the `progress` query."""
 
     def __init__(self) -> None:
         self.state: dict[str, str] = {}  # trial id -> pending | running | recorded | failed
         self.failed: dict[str, str] = {}
         self.infra: list[str] = []
         self.in_use: dict[str, int] = {}
+        self.breaker: BreakerOptions | None = None  # None: off
+        self.finished: list[Finished] = []  # in finishing order, since the start or last resume
+        self.paused: dict | None = None  # reason, trials, since: no new trial starts
+        self.pauses: list[dict] = []  # the pauses resumed so far
 
     def progress(self) -> dict:
         counts = {s: 0 for s in ("pending", "running", "recorded", "failed", "already_recorded")}
@@ -74,7 +83,30 @@ class _Runner:
             counts[s] += 1
         return {"total": len(self.state), "counts": counts, "infra_exceptions": list(self.infra),
                 "running": sorted(t for t, s in self.state.items() if s == "running"),
-                "failed": dict(self.failed)}
+                "failed": dict(self.failed), "paused": self.paused, "pauses": list(self.pauses),
+                "breaker": None if self.breaker is None else dataclasses.asdict(self.breaker)}
+
+    def finish(self, done: Finished) -> None:
+        """A trial finished: does the breaker trip? Running trials go on; none starts after."""
+        if self.breaker is None:
+            return
+        self.finished.append(done)
+        b = self.breaker
+        if self.paused is None and (infra := tripped(self.finished, b.failures, b.window)):
+            reason = pause_reason(infra, b.failures, b.window)
+            self.paused = {"reason": reason, "trials": {f.trial_id: f.infra for f in infra},
+                           "since": workflow.now().isoformat(timespec="seconds")}
+            workflow.logger.warning("paused, waiting for the resume signal: %s", reason)
+
+    def resume(self) -> bool:
+        """The resume signal: new trials may start; the window starts fresh. False: it was not
+        paused (nothing changes)."""
+        if self.paused is None:
+            workflow.logger.info("resume signal ignored: the campaign is not paused")
+            return False
+        self.pauses.append({**self.paused, "resumed": workflow.now().isoformat(timespec="seconds")})
+        self.paused, self.finished = None, []
+        return True
 
     async def run_all(self, trials: list[tuple[CampaignTrialInput, list[str]]],
                       caps: dict[str, int]) -> None:
@@ -91,10 +123,13 @@ class _Runner:
                 self.state[t.trial_id] = "recorded"
                 if rec.failure_kind == "infra":
                     self.infra.append(t.trial_id)
+                self.finish(Finished(t.trial_id, (rec.failure or "infrastructure exception")
+                                     if rec.failure_kind == "infra" else None))
             except ChildWorkflowError as e:
                 # An author's broken script, a record conflict: named, the others go on.
                 self.state[t.trial_id] = "failed"
                 self.failed[t.trial_id] = str(root_cause(e))
+                self.finish(Finished(t.trial_id, None))
             finally:
                 for p in pools:
                     self.in_use[p] -= 1
@@ -103,7 +138,8 @@ class _Runner:
         for t, pools in trials:
             # ignore: mypy cannot infer a lambda whose default binds `pools` (it takes no argument)
             await workflow.wait_condition(
-                lambda pools=pools: all(self.in_use.get(p, 0) < caps.get(p, 1) for p in pools))  # type: ignore[misc]
+                lambda pools=pools: self.paused is None  # type: ignore[misc]
+                and all(self.in_use.get(p, 0) < caps.get(p, 1) for p in pools))
             for p in pools:
                 self.in_use[p] = self.in_use.get(p, 0) + 1
             tasks.append(asyncio.create_task(one(t, pools)))
@@ -115,10 +151,16 @@ class EvaluationCampaign:
     def __init__(self) -> None:
         self._runner = _Runner()
         self._location: str | None = None
+        self._preflight: dict | None = None
 
     @workflow.query
     def progress(self) -> dict:
-        return {"location": self._location, **self._runner.progress()}
+        return {"location": self._location, "preflight": self._preflight, **self._runner.progress()}
+
+    @workflow.signal
+    def resume(self) -> None:
+        """After a circuit breaker pause: start trials again (ignored when not paused)."""
+        self._runner.resume()
 
     @workflow.run
     async def run(self, req: CampaignInput) -> CampaignResult:
@@ -126,17 +168,38 @@ class EvaluationCampaign:
             CampaignActivities.plan_campaign,
             PlanCampaignInput(req, workflow.now().isoformat(timespec="seconds")), **CPU)
         self._location = plan.location
-        await check_endpoints(plan.configs)
+        new = workflow.patched(PREFLIGHT_AND_BREAKER)
+        if not new:
+            await check_endpoints(plan.configs)
         recorded = set(plan.recorded)
         for tid in recorded:
             self._runner.state[tid] = "already_recorded"
         todo = [(CampaignTrialInput(plan.campaign_id, s.trial_id, plan.tasks[s.task],
                                     plan.configs[s.config], s.attempt, plan.trial_attempts), s.pools)
                 for s in plan.trials if s.trial_id not in recorded]
+        if new:
+            self._runner.breaker = req.breaker if req.breaker.failures > 0 else None
+            if todo:  # a resume with every trial recorded runs nothing: nothing to check
+                await self._check(plan, [t for t, _ in todo])
         await self._runner.run_all(todo, plan.caps)
         result = await workflow.execute_activity_method(
             CampaignActivities.write_campaign_report, CampaignReportInput(plan.campaign_id), **REPORT)
-        return dataclasses.replace(result, failed=dict(self._runner.failed))
+        return dataclasses.replace(result, failed=dict(self._runner.failed),
+                                   pauses=[*self._runner.pauses, *filter(None, [self._runner.paused])])
+
+    async def _check(self, plan: PlannedCampaign, todo: list[CampaignTrialInput]) -> None:
+        """The preflight: every model endpoint the trials still to run need answers a real
+        request, and a smoke trial runs in the sandbox on the first of them; the result is
+        stored (preflight.json) and in `progress`, and a failed check fails the campaign with
+        its named error before any trial starts."""
+        configs = list({t.solver.config_id: t.solver for t in todo}.values())
+        report = await workflow.execute_activity_method(
+            PreflightActivities.preflight_campaign,
+            PreflightInput(plan.campaign_id, configs, todo[0].task), **PREFLIGHT)
+        self._preflight = {**dataclasses.asdict(report), "ok": report.failure is None}
+        await workflow.execute_activity_method(CampaignActivities.record_preflight, report, **CPU)
+        if failure := report.failure:
+            raise ApplicationError(failure[1], type=failure[0], non_retryable=True)
 
 
 @workflow.defn(name="CampaignRecovery", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))

@@ -2,9 +2,20 @@
 
 from dataclasses import dataclass, field
 
+from contracts.errors import MODEL_ENDPOINT_UNREACHABLE, SANDBOX_SMOKE_FAILED
 from contracts.payloads.common import DatasetRef
 from contracts.payloads.review import FrozenTask
 from contracts.payloads.trials import SolverSpec, TrialOutcome
+
+
+@dataclass
+class BreakerOptions:
+    """The campaign's circuit breaker (docs/campaigns.md "Circuit breaker"): when `failures` of
+    the last `window` finished trials are infrastructure exceptions, no new trial starts until
+    the `resume` signal. failures 0: off."""
+
+    failures: int = 5
+    window: int = 10
 
 
 @dataclass
@@ -23,6 +34,8 @@ class CampaignInput:
     bootstrap_samples: int = 2000
     caps: dict[str, int] = field(default_factory=lambda: {"gpu": 4, "llm": 2})
     trial_attempts: int = 4  # tries of one trial's run against infrastructure faults
+    # An operational option, not part of the plan: a resume may change it.
+    breaker: BreakerOptions = field(default_factory=BreakerOptions)
 
 
 # The workflow's view of a registered campaign plan: tasks and configs with what the trials need,
@@ -61,6 +74,66 @@ class PlannedCampaign:
 @dataclass
 class SolverEndpointCheckInput:
     configs: list[SolverSpec]  # the campaign's configs; model agents are checked
+
+
+@dataclass
+class PreflightInput:
+    """Before a campaign's first trial (gpu worker): one real request to each model endpoint
+    the configs need, then one sandbox smoke trial on `task` (None: no smoke trial)."""
+
+    campaign_id: str
+    configs: list[SolverSpec]
+    task: PlannedTask | None
+
+
+@dataclass
+class EndpointCheck:
+    """One model endpoint as a gpu worker reached it (never a key)."""
+
+    config_ids: list[str]  # the configs that share this endpoint, model and request extras
+    endpoint: str  # scheme://host[:port]/path, no userinfo, query or fragment
+    model: str | None
+    reasoning_effort: str | None
+    ok: bool
+    latency_sec: float | None = None
+    error_type: str | None = None  # ModelEndpointUnreachable | ModelNotConfigured
+    error: str | None = None  # redacted
+
+
+@dataclass
+class SmokeTrial:
+    """A nop-agent trial in the real sandbox, not recorded: the sandbox starts, Blender opens
+    the task's workspace, the verifier reports."""
+
+    task_id: str
+    ok: bool
+    seconds: float | None = None
+    blender_version: str | None = None
+    criteria: int | None = None  # criteria in the verifier's report
+    error_type: str | None = None  # SandboxSmokeFailed
+    error: str | None = None
+
+
+@dataclass
+class PreflightReport:
+    campaign_id: str
+    checked_at: str
+    worker: str  # the gpu worker's identity
+    endpoints: list[EndpointCheck]
+    smoke: SmokeTrial | None  # None: not run (an endpoint failed first, or nothing to run)
+
+    @property
+    def failure(self) -> tuple[str, str] | None:
+        """(error type, message) of the first failed check; None: all passed."""
+        for e in self.endpoints:
+            if not e.ok:
+                return (e.error_type or MODEL_ENDPOINT_UNREACHABLE,
+                        f"preflight: model endpoint of config(s) {', '.join(e.config_ids)} "
+                        f"({e.endpoint}, model {e.model}): {e.error}")
+        if self.smoke is not None and not self.smoke.ok:
+            return (self.smoke.error_type or SANDBOX_SMOKE_FAILED,
+                    f"preflight: sandbox smoke trial on task {self.smoke.task_id}: {self.smoke.error}")
+        return None
 
 
 @dataclass
@@ -104,6 +177,7 @@ class CampaignRecord:
     success: bool | None
     failure_kind: str | None
     record_sha256: str
+    failure: str | None = None  # "<type>: <message>" (redacted, shortened): the breaker's reason
 
 
 @dataclass
@@ -122,6 +196,7 @@ class CampaignResult:
     exceptions: list[str]  # trial ids of infra exceptions still standing
     recovery: int | None = None
     failed: dict[str, str] = field(default_factory=dict)  # trial id -> why it has no record
+    pauses: list[dict] = field(default_factory=list)  # circuit breaker pauses: reason, trials, when
 
 
 @dataclass

@@ -6,11 +6,13 @@ the content store. Not a published task: nothing here can be solved."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import tempfile
 from pathlib import Path
 
+from contracts.payloads.authoring import AssembledPackage
 from storage.content import ContentStore
 from dataset_revisions.layout import RevisionKeys
 from publications.layout import is_version_file
@@ -24,25 +26,34 @@ def _sha(data: bytes) -> str:
 
 
 def write_publication(objects: ObjectStore, store: ContentStore, folder: str, task_id: str,
-                      input_reward: float = 0.2, profile: str = "blender-70-30") -> str:
-    """Returns the sha256 of the publication.json written under `folder`."""
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "instruction.md").write_text(f"Fix {task_id}.\n")
-        package = store.put_tree(Path(tmp))
-    version = f"v1-{_sha(task_id.encode())[:12]}"
-    verifier = f"vv2-{_sha(('v' + task_id).encode())[:16]}"
-    grading = {"task_id": task_id, "profile": {"profile_id": profile, "profile_version": "1"},
-               "params": {}, "verification": {"weights": {"rule": 1.0, "vl": 0, "agent": 0},
-                                              "pass_threshold": 0.7, "core_failure_cap": 0.4},
-               "uses_vl": False, "judge": None, "judge_config": None, "verifier_basis": "b" * 64,
-               "verifier_version": verifier, "reference_evidence": None}
+                      input_reward: float = 0.2, profile: str = "blender-70-30",
+                      assembled: AssembledPackage | None = None) -> str:
+    """Returns the sha256 of the publication.json written under `folder`. With `assembled` (a
+    real package, `tests.conftest.assemble_seed`) the publication carries its package, identity
+    and grading, so a campaign over it runs real trials."""
+    if assembled is None:
+        with tempfile.TemporaryDirectory() as tmp:
+            (Path(tmp) / "instruction.md").write_text(f"Fix {task_id}.\n")
+            package = store.put_tree(Path(tmp))
+        version = f"v1-{_sha(task_id.encode())[:12]}"
+        verifier = f"vv2-{_sha(('v' + task_id).encode())[:16]}"
+        grading = {"task_id": task_id, "profile": {"profile_id": profile, "profile_version": "1"},
+                   "params": {}, "verification": {"weights": {"rule": 1.0, "vl": 0, "agent": 0},
+                                                  "pass_threshold": 0.7, "core_failure_cap": 0.4},
+                   "uses_vl": False, "judge": None, "judge_config": None, "verifier_basis": "b" * 64,
+                   "verifier_version": verifier, "reference_evidence": None}
+    else:
+        package, version = assembled.task_package, assembled.identity.task_version
+        verifier, grading = assembled.identity.verifier_version, dataclasses.asdict(assembled.grading)
     frozen = json.dumps({"task_id": task_id, "task_version": version, "task_package": package.as_dict(),
                          "calibration_report": package.as_dict(), "grading": grading,
                          "input_reward": input_reward, "pipeline_ref": PIPELINE,
                          "frozen_at": "2026-11-30T00:00:00+00:00", "verifier_version": verifier}).encode()
+    who = assembled.identity if assembled else None
     toml = (f'schema_version = "1.4"\n[metadata]\ntask_id = "{task_id}"\ntask_version = "{version}"\n'
-            f'verifier_version = "{verifier}"\npipeline_digest = "{"d" * 64}"\n'
-            f'workflow_primary = "MOD-01"\nprofession_primary = "PRF-MODEL"\n').encode()
+            f'verifier_version = "{verifier}"\npipeline_digest = "{who.pipeline_digest if who else "d" * 64}"\n'
+            f'workflow_primary = "{who.workflow_primary if who else "MOD-01"}"\n'
+            f'profession_primary = "{who.profession_primary if who else "PRF-MODEL"}"\n').encode()
     files = {"review/frozen-task.json": frozen, "task/task.toml": toml}
     for rel, data in files.items():
         objects.put_if_absent(f"{folder}/{rel}", data)

@@ -146,7 +146,12 @@ async def human_review_by_signal(stack: Stack, client, wid: str, temporal: str) 
 
 
 def fake_model_route(body) -> str:
-    """FAKE endpoint route: which task's model trial is asking (by its instruction)."""
+    """FAKE endpoint route: the campaign's preflight ping, or which task's model trial is asking
+    (by its instruction)."""
+    from activities.preflight import PING_PROMPT
+
+    if body.get("messages") == [{"role": "user", "content": PING_PROMPT}]:
+        return "preflight"
     return "fence" if "fence" in json.dumps(body).lower() else "table"
 
 
@@ -160,6 +165,7 @@ def fake_model():
         # down for both tries of the campaign's trial, up again for the recovery's
         "table": [error(503, message="upstream overloaded"), error(503, message="upstream overloaded"),
                   final("Nothing to change.")],
+        "preflight": [final("ok")],  # the campaign's one preflight, before its first trial
     }
     with FakeOpenAIServer(script, route=fake_model_route) as fake:
         yield fake

@@ -31,8 +31,9 @@ from activities.campaigns import CampaignActivities
 from storage.content import FilesystemStore
 from campaigns.layout import CampaignKeys
 from contracts import queues
-from contracts.payloads.campaigns import (CampaignInput, CampaignResult, RecoveryInput,
-                                          SolverEndpointCheckInput)
+from contracts.payloads.campaigns import (CampaignInput, CampaignResult, EndpointCheck,
+                                          PreflightInput, PreflightReport, RecoveryInput,
+                                          SmokeTrial, SolverEndpointCheckInput)
 from contracts.payloads.common import DatasetRef
 from contracts.payloads.trials import ScoreTrialInput, MeasuredCost, TrialOutcome, TrialRequest
 from storage.objects import FilesystemObjects
@@ -54,6 +55,7 @@ class Gpu:
         self.outage = True
         self.plan_seen_first = None
         self.endpoint_checks = 0
+        self.preflights: list[PreflightInput] = []
 
     def activities(self) -> list:
         @activity.defn(name="run_trial")
@@ -97,7 +99,22 @@ class Gpu:
             self.endpoint_checks += 1
             return [{"config_id": c.config_id} for c in req.configs if c.agent == "arkevo-llm"]
 
-        return [run_trial, score_trial, check_solver_endpoints]
+        @activity.defn(name="preflight_campaign")
+        def preflight_campaign(req: PreflightInput) -> PreflightReport:
+            return passing_preflight(req, self.preflights)
+
+        return [run_trial, score_trial, check_solver_endpoints, preflight_campaign]
+
+
+def passing_preflight(req: PreflightInput, seen: list[PreflightInput]) -> PreflightReport:
+    """The gpu side's preflight as a stand-in: every model config's endpoint answered, the
+    smoke trial passed (the real checks: tests/unit/test_campaign_preflight_ping.py and
+    tests/integration/test_campaign_preflight.py)."""
+    seen.append(req)
+    llm = [c.config_id for c in req.configs if c.agent == "arkevo-llm"]
+    return PreflightReport(req.campaign_id, "2026-11-30T00:00:00+00:00", "stand-in",
+                           [EndpointCheck(llm, "http://fake/v1", "fake-model", None, True, 0.01)] if llm else [],
+                           SmokeTrial(req.task.frozen.task_id, True, 1.0, "5.2.0", 3) if req.task else None)
 
 
 CLOSED = ("child_workflow_execution_completed_event_attributes",
@@ -140,14 +157,14 @@ def one_model_attempt_registry(tmp_path: Path) -> Path:
 def campaign_workers(env, gpu: Gpu, campaigns: CampaignActivities, pool: ThreadPoolExecutor) -> list[Worker]:
     """The control, cpu and gpu workers of a mocked campaign: real workflows and campaign
     activities, the stand-in gpu side."""
-    run_trial, score_trial, check_endpoints = gpu.activities()
+    run_trial, score_trial, check_endpoints, preflight = gpu.activities()
     cpu_acts = [campaigns.plan_campaign, campaigns.record_campaign_trial, campaigns.write_campaign_report,
-                campaigns.plan_recovery, campaigns.finish_recovery]
+                campaigns.plan_recovery, campaigns.finish_recovery, campaigns.record_preflight]
     return [Worker(env.client, task_queue=queues.CONTROL,
                    workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery]),
             Worker(env.client, task_queue=queues.CPU, activities=[*cpu_acts, score_trial],
                    activity_executor=pool),
-            Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints],
+            Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints, preflight],
                    activity_executor=pool, max_concurrent_activities=8)]
 
 
@@ -176,7 +193,11 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
             # oracle 3 + nop 3 + llm-default 1 per task, 3 tasks
             assert result.trials == 21 and result.exceptions == [BROKEN]
             assert gpu.plan_seen_first is True
-            assert gpu.endpoint_checks == 1  # llm-default: its endpoint checked before any trial
+            # The preflight (its stand-in here) before any trial, for the configs of the trials
+            # to run; the older env-only endpoint check belongs to campaigns started before it.
+            assert [(p.task.frozen.task_id, [c.config_id for c in p.configs]) for p in gpu.preflights] == [
+                ("alpha", ["oracle", "nop", "llm-default"])]
+            assert gpu.endpoint_checks == 0
             # The caps as the workflow applied them, from its history (its own decisions,
             # whatever the machine's speed): reached, never exceeded; the trials the fake saw
             # at once never exceeded them either (how many overlapped there is timing).
@@ -255,6 +276,7 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
                 "EvaluationCampaign", req, id="campaign-t1-again", task_queue=queues.CONTROL,
                 result_type=CampaignResult), 60)
             assert len(gpu.calls) == calls_before and again.trials == 21
+            assert len(gpu.preflights) == 1  # every trial recorded: nothing to run, nothing to check
 
             # Another plan under the same id is refused.
             with pytest.raises(WorkflowFailureError) as e:

@@ -10,7 +10,8 @@ Where the histories come from (all with mocked activities: no Blender, no model,
 
 * `task-production*.json` (TaskProduction and its six stages): `test_task_production_mocked.py`
   with ARKEVO_RECORD_HISTORIES=1.
-* every other type: `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
+* every other type (and `evaluation-campaign.breaker`, EvaluationCampaign's preflight and
+  circuit breaker path): `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
   setups of the other `*_mocked.py` modules (and TaskDerivation's, below) against real workflow
   code on a dev server of its own and writes the histories named in `RECORDED`. It overwrites
   them: record again only when a history must change on purpose, in the change that needs it.
@@ -50,6 +51,8 @@ RECORDED = {
     "task-derivation": "record-derivation",  # before lineage: each source read, then derived
     "task-derivation.lineage": "record-derivation-lineage",  # every source read first (patched)
     "evaluation-campaign": "record-campaign",
+    # the preflight and a circuit breaker pause resumed by the signal (workflow.patched path)
+    "evaluation-campaign.breaker": "campaign-record-breaker",
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
     "model-rate-budget": "model-rate-budget/record",
@@ -174,16 +177,16 @@ async def _record_campaign(env, tmp: Path) -> None:
     gpu = Gpu(objects)
     campaigns = CampaignActivities(store, objects, PROJECT)
     cpu_acts = [campaigns.plan_campaign, campaigns.record_campaign_trial, campaigns.write_campaign_report,
-                campaigns.plan_recovery, campaigns.finish_recovery]
+                campaigns.plan_recovery, campaigns.finish_recovery, campaigns.record_preflight]
     req = CampaignInput("t1", mode="full", dataset=DatasetRef("t", "r1"), split="test",
                         caps={"gpu": 3, "llm": 1}, trial_attempts=2, bootstrap_samples=200)
     with ThreadPoolExecutor(8) as pool:
-        run_trial, score_trial, check_endpoints = gpu.activities()
+        run_trial, score_trial, check_endpoints, preflight = gpu.activities()
         async with Worker(env.client, task_queue=queues.CONTROL,
                           workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery]), \
                 Worker(env.client, task_queue=queues.CPU, activities=[*cpu_acts, score_trial],
                        activity_executor=pool), \
-                Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints],
+                Worker(env.client, task_queue=queues.GPU, activities=[run_trial, check_endpoints, preflight],
                        activity_executor=pool, max_concurrent_activities=8):
             result: CampaignResult = await asyncio.wait_for(env.client.execute_workflow(
                 "EvaluationCampaign", req, id=RECORDED["evaluation-campaign"], task_queue=queues.CONTROL,
@@ -322,11 +325,45 @@ async def _record_verifier_drift(env, tmp: Path) -> None:
     await _write(env, "verifier-drift")
 
 
+async def _record_campaign_breaker(env, tmp: Path) -> None:
+    """Preflight, two infra exceptions in a window of three: paused; the resume signal; done."""
+    import asyncio
+
+    from activities.campaigns import CampaignActivities
+    from contracts import queues
+    from contracts.payloads.campaigns import BreakerOptions, CampaignInput, CampaignResult
+    from contracts.payloads.common import DatasetRef
+    from storage.content import FilesystemStore
+    from storage.objects import FilesystemObjects
+    from tests.campaign_support.publications import write_frozen_revision
+    from tests.orchestration.test_campaign_preflight_breaker_mocked import (PROJECT, TASKS, Gpu, registry,
+                                                                            running, wait_for)
+
+    objects, store = FilesystemObjects(tmp / "breaker" / "objects"), FilesystemStore(tmp / "breaker" / "store")
+    write_frozen_revision(objects, store, "t", "r1", {"test": TASKS})
+    gpu = Gpu()
+    gpu.infra = {"b1.alpha.oracle.2", "b1.alpha.nop.1"}
+    req = CampaignInput("b1", mode="twice", dataset=DatasetRef("t", "r1"), split="test", caps={"gpu": 1},
+                        trial_attempts=1, bootstrap_samples=200, registry=registry(tmp / "breaker"),
+                        breaker=BreakerOptions(failures=2, window=3))
+    async with running(env, CampaignActivities(store, objects, PROJECT), gpu):
+        handle = await env.client.start_workflow("EvaluationCampaign", req,
+                                                 id=RECORDED["evaluation-campaign.breaker"],
+                                                 task_queue=queues.CONTROL, result_type=CampaignResult)
+        await wait_for(handle, lambda p: p["paused"] is not None, "paused")
+        gpu.outage = False
+        await handle.signal("resume")
+        result = await asyncio.wait_for(handle.result(), 60)
+    assert result.trials == 12 and len(result.pauses) == 1, result
+    await _write(env, "evaluation-campaign.breaker")
+
+
 RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_authoring,
              "dataset-production": _record_dataset_production, "task-derivation": _record_task_derivation,
              "task-derivation.lineage": _record_task_derivation_lineage,
              "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget,
-             "verifier-drift": _record_verifier_drift}
+             "verifier-drift": _record_verifier_drift,
+             "evaluation-campaign.breaker": _record_campaign_breaker}
 
 
 async def record(names: list[str]) -> None:
@@ -343,8 +380,8 @@ async def record(names: list[str]) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names or RECORDERS:
-                if name in ("evaluation-campaign", "verifier-drift"):
-                    await RECORDERS[name](env, Path(tmp))  # these two write their stores in tmp
+                if name in ("evaluation-campaign", "verifier-drift", "evaluation-campaign.breaker"):
+                    await RECORDERS[name](env, Path(tmp))  # these write their stores in tmp
                 else:
                     await RECORDERS[name](env)
     finally:

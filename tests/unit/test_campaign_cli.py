@@ -29,7 +29,8 @@ def var(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("argv", [["campaign"], ["campaign", "start"], ["campaign", "status"],
-                                  ["campaign", "report"], ["campaign", "recover"]])
+                                  ["campaign", "report"], ["campaign", "recover"],
+                                  ["campaign", "resume"]])
 def test_help_exits_zero_and_writes_nothing(argv, var, capsys):
     with pytest.raises(SystemExit) as e:
         main([*argv, "--help"])
@@ -43,6 +44,9 @@ def test_help_exits_zero_and_writes_nothing(argv, var, capsys):
     (["campaign", "start", "--dataset", "demo", "--split", "test"], "NAMESPACE/REVISION"),
     (["campaign", "report", "nope"], "no report for campaign nope"),
     (["campaign", "status", "nope"], "campaign nope not found"),
+    (["campaign", "start", "--publication", "p", "--id", "c", "--breaker", "6/5"], "--breaker '6/5'"),
+    (["campaign", "start", "--publication", "p", "--id", "c", "--breaker", "lots"], "FAILURES/WINDOW"),
+    (["campaign", "resume", "nope"], "cannot reach the Temporal server"),
 ])
 def test_bad_input_exits_2_naming_the_problem(argv, words, var, capsys):
     assert main(argv) == 2
