@@ -22,9 +22,10 @@ exception, kept out of the figures), `arkevo campaign recover` reruns exactly th
 and the backup, the audit manifest and both sets of figures are checked, as is Harbor's own
 viewer reading the stored trial directories. `arkevo verifier drift` re-scores every stored
 verdict of the revision, with the workers' verifier (zero drift) and with a candidate's changed
-probe (the flips named: tests/integration/verifier_drift_checks.py). Last, `arkevo site build` makes the review site of
+probe (the flips named: tests/integration/verifier_drift_checks.py). `arkevo site build` makes the review site of
 the revision and headless Chromium opens its index, a task page, the campaign page and a trial
-page (docs/review-site.md).
+page (docs/review-site.md). Last, the test split's task is retracted (`arkevo dataset retract`):
+freeze-check, a campaign of that split, exports and the site leave it out and say so.
 """
 
 from __future__ import annotations
@@ -295,6 +296,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     await campaign_with_a_recovery(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
     check_verifier_drift(stack, tmp_path, run_cli, str(ARKEVO))
     review_site_in_a_browser(stack, tmp_path)
+    retraction_leaves_the_task_out(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
 
     target = objects_root / json.loads(links[0].read_text())["publication_key"] / "task" / "instruction.md"
     target.chmod(0o644)
@@ -381,6 +383,59 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     assert before["avg_at_k"]["n"] == 1 and after["avg_at_k"]["n"] == 2  # side by side, not merged
     assert report["recovered"]["exceptions"] == []
     assert (root / "trials.jsonl").read_text().count(broken) == 1  # the original run untouched
+
+
+def retraction_leaves_the_task_out(stack: Stack, tmp_path: Path, publications: list[str]) -> None:
+    """The frozen test split's task retracted: an unknown task is refused with nothing written;
+    the chain still verifies; freeze-check, a campaign, an export and the site leave it out
+    and say so, and the publication stays where it was."""
+    manifest = json.loads((stack.var / KEYS.manifest).read_text())
+    [entry] = manifest["splits"]["test"]
+    task_id = entry["task_id"]
+    retractions = stack.var / KEYS.root / "retractions"
+    unknown = run_cli(stack, str(ARKEVO), "dataset", "retract", "it/r1", "no-such-task",
+                      "--reason", "typo", "--by", "it-reviewer")
+    assert unknown.returncode == 2 and "UnknownTask" in unknown.stderr, unknown.stdout + unknown.stderr
+    assert not retractions.exists() or not list(retractions.iterdir())  # nothing written
+    done = run_cli(stack, str(ARKEVO), "dataset", "retract", "it/r1", task_id, "--json",
+                   "--reason", "reference build leaves a stray vertex", "--by", "it-reviewer")
+    assert done.returncode == 0, done.stdout + done.stderr
+    retraction = json.loads(done.stdout)
+    assert (retraction["sequence"], retraction["publication_sha256"]) == (1, entry["publication_sha256"])
+    assert retraction["previous_retraction_sha256"] is None
+    again = run_cli(stack, str(ARKEVO), "dataset", "retract", "it/r1", task_id, "--json",
+                    "--reason", "twice", "--by", "it-reviewer")
+    assert json.loads(again.stdout)["already_retracted"] and len(list(retractions.iterdir())) == 1
+    assert (stack.var / entry_publication(publications, entry) / "publication.json").is_file()  # it stays
+    assert run_cli(stack, str(ARKEVO), "dataset", "verify", "--namespace", "it", "--revision", "r1").returncode == 0
+
+    check = json.loads(run_cli(stack, str(ARKEVO), "dataset", "freeze-check", "--namespace", "it",
+                               "--revision", "r1", "--json").stdout)
+    assert [r["task_id"] for r in check["retracted"]] == [task_id]
+    assert task_id not in [t for s in check["splits"].values() for t in s["tasks"]]
+    # a campaign of the split holds nothing else: refused, naming the retraction; no trial runs
+    registry = tmp_path / "solver_configs.json"
+    refused = run_cli(stack, str(ARKEVO), "campaign", "start", "--id", "it-c2", "--mode", "it",
+                      "--registry", str(registry), "--dataset", "it/r1", "--split", "test", "--wait")
+    assert refused.returncode == 2 and "every task is retracted" in refused.stdout + refused.stderr, (
+        refused.stdout + refused.stderr)
+    assert not (stack.var / "campaigns" / "it-c2" / "records").exists()
+    export = run_cli(stack, str(ARKEVO), "export", "split", "--dataset", "it/r1", "--split", "train",
+                     "--out", str(tmp_path / "train.zip"))
+    assert export.returncode == 0, export.stdout + export.stderr
+    single = run_cli(stack, str(ARKEVO), "export", "task", "--publication", entry_publication(publications, entry),
+                     "--out", str(tmp_path / "retracted.zip"))
+    assert single.returncode != 0 and "retracted" in single.stdout + single.stderr
+    assert not (tmp_path / "retracted.zip").exists()
+    out = tmp_path / "site"
+    assert run_cli(stack, str(ARKEVO), "site", "build", "--dataset", "it/r1", "--out", str(out)).returncode == 0
+    assert 'id="retractions"' in (out / "index.html").read_text()
+    assert "reference build leaves a stray vertex" in (out / "tasks" / f"{task_id}.html").read_text()
+
+
+def entry_publication(publications: list[str], entry: dict) -> str:
+    """The publication folder (object key) of a split-manifest entry."""
+    return next(p for p in publications if p.rstrip("/").endswith(entry["publication_id"]))
 
 
 def review_site_in_a_browser(stack: Stack, tmp_path: Path) -> None:
