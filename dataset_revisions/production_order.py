@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from dataset_revisions.selection import _rank
+from dataset_revisions.selection import rank
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,9 @@ def production_order(seeds: list[SeedFacts], published: list[Published], max_per
     held = Counter(p.family for p in published)
     covered = {("group", p.workflow_group) for p in published} | {("profession", p.profession) for p in published}
     by_family: dict[str, list[SeedFacts]] = {}
-    for seed in sorted(seeds, key=lambda s: _rank(selection_seed, s.seed_id)):
+    for seed in sorted(seeds, key=lambda s: rank(selection_seed, s.seed_id)):
         by_family.setdefault(seed.family, []).append(seed)
-    families = sorted(by_family, key=lambda f: (held[f], _rank(selection_seed, f)))
+    families = sorted(by_family, key=lambda f: (held[f], rank(selection_seed, f)))
 
     def gain(seed: SeedFacts) -> int:
         return len({("group", seed.workflow_group), ("profession", seed.profession)} - covered)

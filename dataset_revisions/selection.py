@@ -58,7 +58,8 @@ def family_pins(candidates: list[Candidate]) -> dict[str, set[str]]:
     return pins
 
 
-def _rank(seed: int, name: str) -> str:
+def rank(seed: int, name: str) -> str:
+    """The order of equals: sha256(seed value, name), never listing order or the clock."""
     return hashlib.sha256(f"{seed}:{name}".encode()).hexdigest()
 
 
@@ -67,16 +68,16 @@ def select(candidates: list[Candidate], targets: dict[str, int], max_per_source:
     by_family: dict[str, list[Candidate]] = {}
     for c in candidates:
         by_family.setdefault(c.family, []).append(c)
-    capped = {s: sorted(cs, key=lambda c: _rank(seed, c.task_id))[:max_per_source]
+    capped = {s: sorted(cs, key=lambda c: rank(seed, c.task_id))[:max_per_source]
               for s, cs in by_family.items()}
     splits = sorted(targets)  # never the spec's key order: JSON payloads may sort keys
     chosen: dict[str, list[Candidate]] = {name: [] for name in splits}
     pins = family_pins(candidates)
-    for family in sorted(pins, key=lambda f: (-len(capped[f]), _rank(seed, f))):
+    for family in sorted(pins, key=lambda f: (-len(capped[f]), rank(seed, f))):
         split = next(iter(pins[family])) if len(pins[family]) == 1 else None
         if split is not None and split in chosen:
             chosen[split].extend(capped[family][:max(0, targets[split] - len(chosen[split]))])
-    order = sorted((f for f in capped if f not in pins), key=lambda s: (-len(capped[s]), _rank(seed, s)))
+    order = sorted((f for f in capped if f not in pins), key=lambda s: (-len(capped[s]), rank(seed, s)))
     for source in order:
         open_splits = [s for s in splits if len(chosen[s]) < targets[s]]
         if not open_splits:
