@@ -93,12 +93,15 @@ class ReviewWorkflow:
     async def _human_gate(self, req: ReviewInput, verdict: CalibrationVerdict) -> ReviewDecision:
         """Record the pending review, wait for the decision; the accept, or a named failure."""
         info, auth = workflow.info(), req.authoring
-        self._request = HumanReviewRequest(
+        request = HumanReviewRequest(
             auth.task_id, info.workflow_id, info.parent.workflow_id if info.parent else "",
             verdict.report, auth.task_package, workflow.now().isoformat(timespec="seconds"),
             req.review_timeout_sec)
-        await workflow.execute_activity_method(ReviewActivities.record_human_review, self._request, **CPU)
+        await workflow.execute_activity_method(ReviewActivities.record_human_review, request, **CPU)
         workflow.upsert_search_attributes([STAGE_KEY.value_set(HUMAN_PENDING_STAGE)])
+        # Waiting (query and signals) only from here: a reviewer who sees it waiting finds its
+        # pending record and the Web UI's stage already in place.
+        self._request = request
         try:
             await workflow.wait_condition(lambda: self._decision is not None,
                                           timeout=timedelta(seconds=req.review_timeout_sec))
