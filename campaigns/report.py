@@ -39,7 +39,10 @@ def check_against_plan(plan: dict, records: list[dict]) -> None:
                 f"trial {r['trial_id']}: task {r['task_id']} graded by verifier "
                 f"{r['verifier_version']}, the plan registered {registered.get(r['task_id'])}; "
                 "grades of different verifier versions are never pooled")
-    check_comparable(records)  # per task; profiles are grouped below, never pooled
+    # Per profile: a campaign may span profiles (figures are grouped by profile below, never
+    # pooled); inside one, every task's records share one verifier version.
+    for group in group_by_profile(records).values():
+        check_comparable(group)
 
 
 def cost_sum(records: list[dict]) -> dict:

@@ -278,3 +278,15 @@ def test_group_by_profile_preserves_order():
     assert groups["b@1"] == [r1, r3] and groups["a@2"] == [r2, r4]
     for group in groups.values():
         check_comparable(group)
+
+
+def test_a_campaign_may_span_profiles_but_never_pools_verifier_versions():
+    from campaigns.report import check_against_plan
+
+    # the demo's candidates campaign: tasks under two profiles, each graded as planned
+    plan = {"tasks": [{"task_id": "t1", "verifier_version": "vv1"}, {"task_id": "t2", "verifier_version": "vv2"}]}
+    records = [{**rec("t1", "vv1", ("blender-70-30", 2)), "trial_id": "c.t1.oracle.1"},
+               {**rec("t2", "vv2", ("kuka-80-20", 1)), "trial_id": "c.t2.oracle.1"}]
+    check_against_plan(plan, records)  # grouped by profile, not refused
+    with pytest.raises(IncomparableFigures, match="vv3"):
+        check_against_plan(plan, [*records, {**rec("t1", "vv3", ("blender-70-30", 2)), "trial_id": "c.t1.nop.1"}])
