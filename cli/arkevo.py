@@ -282,7 +282,9 @@ async def _status_of_workflow(args) -> int:
 # --- freeze-check / freeze / verify -------------------------------------------------------------
 
 
-def print_freeze_report(report) -> None:
+def print_freeze_report(report, out=None) -> None:
+    """The selection, every band and every gap (also `make demo`'s, on its own console)."""
+    out = out or console
     table = Table(title=f"freeze-check {report.namespace}/{report.revision}: "
                         f"freeze_ready={str(report.freeze_ready).lower()} "
                         f"({report.candidates} candidates, selection seed {report.selection_seed})")
@@ -291,19 +293,20 @@ def print_freeze_report(report) -> None:
     for name, s in report.splits.items():  # one item per line: cells never truncate a name
         table.add_row(name, "\n".join(s.tasks), f"{s.count}/{s.target}", "\n".join(s.sources),
                       "\n".join(s.groups), "\n".join(s.professions))
-    console.print(table)
+    out.print(table)
     if report.unused:
-        console.print(f"unused: {', '.join(report.unused)}")
+        out.print(f"unused: {', '.join(report.unused)}")
     for r in report.retracted:
-        console.print(f"retracted: {retraction_line(r)}", markup=False, highlight=False)
-    print_bands(report)
+        out.print(f"retracted: {retraction_line(r)}", markup=False, highlight=False)
+    print_bands(report, out)
     for gap in report.gaps:
-        console.print(f"[red]gap[/] {gap.rule}: {gap.message}")
-    console.print(f"semantic digest {report.semantic_digest}")
+        out.print(f"[red]gap[/] {gap.rule}: {gap.message}")
+    out.print(f"semantic digest {report.semantic_digest}")
 
 
-def print_bands(report) -> None:
+def print_bands(report, out=None) -> None:
     """Every candidate's difficulty band (docs/datasets.md "Difficulty bands")."""
+    out = out or console
     if not report.bands:
         return
     table = Table(title="difficulty bands (scripted policies are not model results)")
@@ -313,10 +316,10 @@ def print_bands(report) -> None:
         counts = "\n".join(f"{m.config_id}: {m.solved}/{m.scored} ({m.k})" for m in b.measured.values())
         band = b.status.replace("_", " ") + ("\npossibly impossible" if b.possibly_impossible else "")
         table.add_row(b.task_id, b.split or "unused", band, counts or "–", "\n".join(b.reasons))
-    console.print(table)
+    out.print(table)
     if report.possibly_impossible:
-        console.print(f"[yellow]possibly impossible[/] (no config solved them; review, never dropped): "
-                      f"{', '.join(report.possibly_impossible)}")
+        out.print(f"[yellow]possibly impossible[/] (no config solved them; review, never dropped): "
+                  f"{', '.join(report.possibly_impossible)}")
 
 
 def cmd_freeze_check(args) -> int:

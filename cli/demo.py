@@ -1,6 +1,7 @@
-"""`make demo`: bring the stack up, produce a dataset revision from every bundled seed, freeze it
-into three splits, verify it, print its yield and cost (`arkevo dataset report`), evaluate its
-test split in a pilot campaign, grade every stored
+"""`make demo`: bring the stack up, produce a dataset revision from every bundled seed, show that
+its difficulty bands cannot be judged yet (freeze refused: unmeasured), measure them with a
+pilot campaign over the revision's candidates, freeze it into three splits within their bands,
+verify it, print its yield and cost (`arkevo dataset report`), grade every stored
 delivery again with the same verifier (the drift check: zero drift, or the grading is not a
 function of its inputs), build the review site (`site: <index.html>`), and print where
 everything went.
@@ -194,8 +195,19 @@ async def main(argv: list[str] | None = None) -> int:
     for seed_id, reason in sorted(failed.items()):
         console.print(f"[red]{seed_id} failed:[/] {reason}")
 
+    campaign_ok = True
+    if spec.get("bands"):
+        before = freeze_check(objects, keys, store=store)
+        band_gaps = [g for g in before.gaps if g.rule == "difficulty_bands"]
+        console.print(f"freeze-check before the bands are measured: "
+                      f"{'ready' if before.freeze_ready else 'refused'}, {len(band_gaps)} band gap(s)")
+        for gap in band_gaps[:3]:
+            console.print(f"  [red]gap[/] {gap.rule}: {gap.message}", highlight=False)
+        if len(band_gaps) > 3:
+            console.print(f"  … and {len(band_gaps) - 3} more")
+        campaign_ok = await evaluate(stack, keys, objects)  # the bands' measurement
     report = freeze_check(objects, keys, store=store)
-    print_freeze_report(report)
+    print_freeze_report(report, console)
     try:
         frozen = freeze(objects, keys, datetime.now(timezone.utc).isoformat(timespec="seconds"), store=store)
     except FreezeNotReady as e:
@@ -214,7 +226,6 @@ async def main(argv: list[str] | None = None) -> int:
     from dataset_revisions.report import dataset_report
 
     print_dataset_report(dataset_report(objects, keys), console)  # the funnel, each loss, cost per task
-    campaign_ok = await evaluate(stack, keys, objects)
     drift_ok = await drift_check(stack, keys)
     review_site(objects, store, keys, settings_from_env().var / "site" / f"{keys.namespace}-{keys.revision}")
     console.print(f"Web UI: {stack.ui_url} — the stack keeps running; `make down` stops it.")
@@ -222,8 +233,9 @@ async def main(argv: list[str] | None = None) -> int:
 
 
 async def evaluate(stack, keys, objects) -> bool:
-    """The evaluation campaign over the frozen test split (pilot mode: oracle 1 + nop 1 per task;
-    scripted policies, not model results). Resumed, not rerun, by a second demo."""
+    """The evaluation campaign over the revision's candidates (pilot mode: oracle 1 + nop 1 per
+    task; scripted policies, not model results): its difficulty record measures the spec's
+    bands before the freeze. Resumed, not rerun, by a second demo."""
     from temporalio.common import WorkflowIDReusePolicy
 
     from campaigns.layout import CampaignKeys
@@ -232,7 +244,7 @@ async def evaluate(stack, keys, objects) -> bool:
     from contracts.payloads.campaigns import CampaignInput, CampaignResult
     from contracts.payloads.common import DatasetRef
 
-    campaign_id = f"{keys.namespace}-{keys.revision}-test-pilot"
+    campaign_id = f"{keys.namespace}-{keys.revision}-candidates-pilot"
     ckeys = CampaignKeys(campaign_id)
     wid = f"campaign-{campaign_id}"
     client = await connect(address=stack.address)
@@ -240,7 +252,7 @@ async def evaluate(stack, keys, objects) -> bool:
     console.print(f"campaign {campaign_id}: {stack.ui_url}/namespaces/default/workflows/{wid}")
     handle = await client.start_workflow(
         "EvaluationCampaign", CampaignInput(campaign_id, mode="pilot",
-                                            dataset=DatasetRef(keys.namespace, keys.revision), split="test"),
+                                            dataset=DatasetRef(keys.namespace, keys.revision)),
         id=wid, task_queue=queues.CONTROL, result_type=CampaignResult,
         id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
     try:
