@@ -251,6 +251,11 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     links = sorted((objects_root / KEYS.root / "chain").glob("*.json"))
     assert [json.loads(p.read_text())["seed_id"] for p in links].count("table-model") == 1
     assert len(links) == 2  # nothing lost, nothing published twice
+    for link in map(lambda p: json.loads(p.read_text()), links):
+        # every task carries its lineage: these seeds are roots, their family their source
+        assert (link["lineage_root"], link["lineage_family"]) == (link["seed_id"], link["source"])
+        toml = (objects_root / link["publication_key"] / "task" / "task.toml").read_text()
+        assert f'lineage_root = "{link["seed_id"]}"' in toml and f'lineage_family = "{link["source"]}"' in toml
     table = json.loads(next(p for p in links if json.loads(p.read_text())["seed_id"] == "table-model").read_text())
     privacy = json.loads((objects_root / table["publication_key"] / "review" / "privacy.json").read_text())
     assert privacy["review"]["approved"] and privacy["review"]["reviewer"] == "it"
