@@ -12,20 +12,21 @@ publication waits in 07 (coverage_pending) until a reviewer approves it with
 TaskProductions — is killed -9 mid-run and started again; the revision still ends with each
 seed published exactly once, every trial recorded once, and a chain that verifies. Then the
 same spec, submitted again with `temporal workflow start`, resumes: nothing produced twice.
-`arkevo dataset freeze-check / freeze / verify` freeze it into two splits; one changed byte
-makes `verify` fail naming the file.
-
-Then an evaluation campaign (`arkevo campaign start`, docs/campaigns.md) over both frozen
-publications with oracle, nop and the LLM agent against the local FAKE endpoint (not a model):
+Every task carries its lineage. The spec asks each split for a difficulty band, so the first
+`arkevo dataset freeze-check` refuses (bands unmeasured). An evaluation campaign
+(`arkevo campaign start`, docs/campaigns.md) over the revision's candidates
+with oracle, nop and the LLM agent against the local FAKE endpoint (not a model), preflighted:
 the endpoint is down for table-model's model trial (503s outlive the trial's retries: an infra
 exception, kept out of the figures), `arkevo campaign recover` reruns exactly that trial id,
 and the backup, the audit manifest and both sets of figures are checked, as is Harbor's own
-viewer reading the stored trial directories. `arkevo verifier drift` re-scores every stored
+viewer reading the stored trial directories; its difficulty record puts both tasks in band, and
+`freeze-check / freeze / verify` freeze the revision into two splits. `arkevo verifier drift` re-scores every stored
 verdict of the revision, with the workers' verifier (zero drift) and with a candidate's changed
 probe (the flips named: tests/integration/verifier_drift_checks.py). `arkevo site build` makes the review site of
 the revision and headless Chromium opens its index, a task page, the campaign page and a trial
 page (docs/review-site.md). Last, the test split's task is retracted (`arkevo dataset retract`):
-freeze-check, a campaign of that split, exports and the site leave it out and say so.
+freeze-check, a campaign of that split, exports and the site leave it out and say so; one
+changed byte makes `verify` fail naming the file.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ SPEC = {
     "concurrency": 2,
     "options": {"pilot_policies": ["oracle"], "evaluation_policies": ["oracle"], "k": 1,
                 "review": "human", "review_timeout_sec": 3600},
+    "bands": {"train": {"solved_by": "oracle"}, "test": {"solved_by": "oracle", "not_always_solved_by": "nop"}},
 }
 KEYS = RevisionKeys("it", "r1")
 ARKEVO = PROJECT_ROOT / ".venv" / "bin" / "arkevo"
@@ -287,10 +289,18 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert len(list((objects_root / KEYS.root / "chain").glob("*.json"))) == 2
 
     revision = ["--namespace", "it", "--revision", "r1"]
+    refused = run_cli(stack, str(ARKEVO), "dataset", "freeze", *revision)
+    assert refused.returncode == 1 and "difficulty_bands: split test:" in refused.stderr, refused.stdout + refused.stderr
+    assert not (stack.var / KEYS.manifest).exists()  # a band not measured yet: no freeze
+    await campaign_with_a_recovery(stack, tmp_path, ["--dataset", "it/r1"])  # the candidates
+    difficulty = json.loads((stack.var / KEYS.root / "difficulty" / "it-c1.json").read_text())
+    assert sorted(t["task_id"] for t in difficulty["tasks"]) == ["fence-array", "table-model"], difficulty
     check = run_cli(stack, str(ARKEVO), "dataset", "freeze-check", *revision, "--json")
     assert check.returncode == 0, check.stdout + check.stderr
     report = json.loads(check.stdout)
     assert report["freeze_ready"] and {s: v["count"] for s, v in report["splits"].items()} == {"train": 1, "test": 1}
+    assert {b["task_id"]: b["status"] for b in report["bands"]} == {"fence-array": "in_band", "table-model": "in_band"}
+    assert report["possibly_impossible"] == []
     frozen = run_cli(stack, str(ARKEVO), "dataset", "freeze", *revision, "--json")
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     frozen = json.loads(frozen.stdout)
@@ -298,7 +308,6 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert json.loads(manifest.read_text())["semantic_digest"] == frozen["semantic_digest"]
     assert run_cli(stack, str(ARKEVO), "dataset", "verify", *revision).returncode == 0
 
-    await campaign_with_a_recovery(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
     check_verifier_drift(stack, tmp_path, run_cli, str(ARKEVO))
     review_site_in_a_browser(stack, tmp_path)
     retraction_leaves_the_task_out(stack, tmp_path, [json.loads(p.read_text())["publication_key"] for p in links])
@@ -311,7 +320,7 @@ async def test_a_dataset_revision_survives_a_worker_kill_resumes_freezes_and_ver
     assert f"changed: {target} (sha256" in verify.stdout
 
 
-async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: list[str]) -> None:
+async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, target: list[str]) -> None:
     from campaigns.layout import CampaignKeys
 
     registry = tmp_path / "solver_configs.json"
@@ -320,7 +329,7 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, publications: l
     root = stack.var / keys.root
     started = run_cli(stack, str(ARKEVO), "campaign", "start", "--id", "it-c1", "--mode", "it",
                       "--registry", str(registry), "--trial-attempts", "2", "--bootstrap", "500",
-                      *[a for p in publications for a in ("--publication", p)], "--wait")
+                      *target, "--wait")
     assert started.returncode == 0, started.stdout + started.stderr
     assert "Evaluation campaign `it-c1`" in started.stdout  # the report, printed
     broken = "it-c1.table-model.llm-it.1"
