@@ -307,8 +307,8 @@ def print_freeze_report(report, out=None) -> None:
 def print_bands(report, out=None) -> None:
     """Every candidate's difficulty band (docs/datasets.md "Difficulty bands")."""
     out = out or console
-    if not report.bands:
-        return
+    if all(b.status == "unbanded" for b in report.bands):
+        return  # the spec asks for no band: nothing to show
     table = Table(title="difficulty bands (scripted policies are not model results)")
     for col in ("task", "split", "band", "solved / scored (k) per config", "why"):
         table.add_column(col)
