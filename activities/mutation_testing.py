@@ -17,6 +17,7 @@ store; ``ReviewActivities.judge_calibration`` judges them under the calibrated g
 from __future__ import annotations
 
 import tempfile
+import time
 from pathlib import Path
 
 from temporalio import activity
@@ -41,6 +42,7 @@ class MutationActivities:
 
     @activity.defn(name="mutation_test")
     async def mutation_test(self, req: MutationInput) -> MutationRows:
+        started = time.monotonic()
         with tempfile.TemporaryDirectory(prefix="arkevo-mutations-") as tmp:
             work = Path(tmp)
             tests = self.store.materialize_tree(req.task_package, work / "tests", prefix="tests/")
@@ -60,7 +62,11 @@ class MutationActivities:
                                            exception=exception, log_tail=exc.log_tail[-2000:]) from exc
             for row in gaming:  # kept: the review site shows what each attack delivered
                 row["delivery"] = ref_dict(self.store.put_file(Path(row.pop("path"))))
-        return MutationRows(self.store.put_json({"task_id": req.task_id, "rows": rows, "gaming": gaming}),
+        # What it cost, for `arkevo dataset report` (stage 05): its wall. Its Blender processes
+        # run in the script sandbox, whose CPU is not accounted as a trial's cgroup is.
+        cost = {"wall_sec": round(time.monotonic() - started, 3)}
+        return MutationRows(self.store.put_json({"task_id": req.task_id, "rows": rows, "gaming": gaming,
+                                                 "cost": cost}),
                             len(rows), sum(1 for r in rows if r["applicable"]), len(gaming))
 
     def _run(self, blend: Path, start: Path, scripts: list[Path], task: Path, rubric: Path,

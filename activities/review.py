@@ -125,8 +125,10 @@ class ReviewActivities:
         doc = cast(dict, self.store.get_json(req.mutations.rows))
         package_task = cast(dict, self.store.get_json(self.store.tree_file(req.package, "tests/task.json"))) \
             if req.package is not None else {}
-        return (mutation_table(doc["rows"], profile, task, grading.params, allowed_operators(package_task)),
-                gaming_table(doc.get("gaming", []), profile, task, grading.params))
+        table = mutation_table(doc["rows"], profile, task, grading.params, allowed_operators(package_task))
+        if "cost" in doc:  # rows written before mutation testing measured itself have none
+            table["cost"] = doc["cost"]
+        return table, gaming_table(doc.get("gaming", []), profile, task, grading.params)
 
     def _calibrated(self, grading: GradingSpec, pairs, reports, vls, margin: float) -> GradingSpec:
         """The profile's params chosen from the samples (kuka-80-20: core caps); most profiles

@@ -4,7 +4,8 @@ Read from what the revision holds, never re-derived: the seeds' outcomes (`outco
 and named error a failed seed stopped at, when its production started and ended), the committed
 publications and their records (the authoring record's model usage; the cost every trial
 measured: stage 03's input baseline and reference and stage 04's pilot trials in the pilot
-record, stage 05's calibration trials in the calibration report, stage 06's trial records), and
+record, stage 05's calibration trials and mutation testing's wall in the calibration report,
+stage 06's trial records), and
 the split manifest.
 
 The funnel follows a seed through the pipeline: submitted (every seed of the spec with an
@@ -31,8 +32,8 @@ FUNNEL = ("submitted", "admitted", "authored", "calibrated", "published", "froze
 REACHED = {"01-taxonomy": "submitted", "02-admission": "submitted", "03-authoring": "admitted",
            "04-trial-solves": "authored", "05-review": "authored", "06-evaluation": "calibrated",
            "07-packaging": "calibrated"}
-NOT_RECORDED = ("mutation testing's gaming samples (05), and any model endpoint time outside "
-                "the trials and the authoring record")
+NOT_RECORDED = ("the sandbox CPU of 05's mutation testing (its wall is counted), and any model "
+                "endpoint time outside the trials and the authoring record")
 STAGE_OF_TRIAL = {"authoring": "03-authoring", "pilot": "04-trial-solves", "calibration": "05-review",
                   "evaluation": "06-evaluation"}
 
@@ -171,11 +172,13 @@ def _authoring_cost(pub: Publication, cost: StageCost) -> None:
 def _trial_costs(pub: Publication) -> list[tuple[str, dict | None]]:
     """(the stage that ran it, what it measured) of every trial the publication records, each
     once: the calibration samples (stage 03's input baseline and reference, stage 05's defects
-    and variants), the pilot trials stage 04 ran itself (those it carried from 03 are the
-    calibration's input and reference), stage 06's records."""
+    and variants), stage 05's mutation testing (one run), the pilot trials stage 04 ran itself
+    (those it carried from 03 are the calibration's input and reference), stage 06's records."""
     calibration = pub.json("review/calibration-report.json") or {}
     out: list[tuple[str, dict | None]] = [(row["trial_stage"], row.get("cost"))
                                           for row in calibration.get("samples", []) if "trial_stage" in row]
+    if (mutations := calibration.get("mutations") or {}).get("cost"):  # one run: operators and gaming samples
+        out.append(("calibration", mutations["cost"]))
     pilot = pub.json("trial-solves/pilot-record.json") or {}
     out += [("pilot", trial.get("cost")) for trial in pilot.get("trials", []) if trial.get("stage") == "pilot"]
     if "evaluation/trials.jsonl" in pub.listed:

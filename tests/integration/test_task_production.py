@@ -77,6 +77,7 @@ def check_publication(result: ProductionResult, settings) -> dict:
     # the grader was attacked on the reference delivery and killed every applicable operator
     mutations = calibration["mutations"]
     assert mutations["survivors"] == [] and mutations["killed"] == mutations["applicable"] >= 6, mutations
+    assert mutations["cost"]["wall_sec"] > 0  # what `arkevo dataset report` counts for it in 05
     # graded with the VL part, by the offline judge, labelled as such
     assert calibration["judge"] == "image-metric" and calibration["margin"] >= 0.2
     assert all(s["vl_score"] is not None for s in calibration["samples"])

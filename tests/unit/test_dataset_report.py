@@ -40,7 +40,8 @@ def publish_with_records(revision, task_id: str, authored_by_model: bool = False
     calibration = store.put_json({"samples": [
         {"sample": "reference", "trial_stage": "authoring", "cost": cost(10, 5)},  # stage 03's, counted there
         {"sample": "defect:a", "trial_stage": "calibration", "cost": cost(30, 12)},
-        {"sample": "variant:b", "trial_stage": "calibration", "cost": None}]})  # not measured
+        {"sample": "variant:b", "trial_stage": "calibration", "cost": None}],  # not measured
+        "mutations": {"survivors": [], "cost": {"wall_sec": 15.0}}})  # one run, its wall only
     frozen = dataclasses.replace(revision.frozen, task_id=task_id, identity=identity, calibration_report=calibration)
     pilot = store.put_json({"trials": [{"stage": "authoring", "cost": cost(10, 5)},
                                        {"stage": "pilot", "cost": cost(20, 8)}]})
@@ -103,7 +104,8 @@ def test_cost_per_stage_and_per_accepted_task_is_what_the_records_measured(produ
     assert authoring.wall_sec == 30.0 + 4 * 10 and authoring.sandbox_cpu_sec == 4 * 5
     assert (by_stage["04-trial-solves"].wall_sec, by_stage["04-trial-solves"].sandbox_cpu_sec) == (80, 32)
     calibration = by_stage["05-review"]  # the unmeasured variant counts as a record, not as zero
-    assert (calibration.records, calibration.wall_sec, calibration.sandbox_cpu_sec) == (8, 120, 48)
+    # 2 samples and 1 mutation testing run per task: its wall counted, its CPU not measured
+    assert (calibration.records, calibration.wall_sec, calibration.sandbox_cpu_sec) == (12, 120 + 4 * 15, 48)
     evaluation = by_stage["06-evaluation"]
     assert (evaluation.records, evaluation.wall_sec, evaluation.sandbox_cpu_sec) == (8, 400, 140)
     assert (evaluation.model_calls, evaluation.input_tokens, evaluation.output_tokens) == (12, 1200, 120)
