@@ -212,13 +212,17 @@ class CampaignActivities:
     @activity.defn(name="record_preflight")
     def record_preflight(self, report: PreflightReport) -> str:
         """preflight.json: what the latest preflight checked and found (each start or resume of
-        the campaign replaces it; the error, when one failed, is the workflow's failure)."""
+        the campaign replaces it; the error, when one failed, is the workflow's failure). A
+        recovery round's goes into its own folder: the campaign's stays the start's."""
         keys = CampaignKeys(report.campaign_id)
+        key = keys.preflight if report.recovery_round is None else keys.recovery_preflight(report.recovery_round)
         failure = report.failure
-        doc = {**dataclasses.asdict(report), "ok": failure is None,
-               "failure": None if failure is None else {"type": failure[0], "message": failure[1]}}
-        self.objects.replace(keys.preflight, json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n")
-        return self.objects.location(keys.preflight)
+        doc = build_document("preflight", {
+            **dataclasses.asdict(report), "ok": failure is None,
+            "failure": None if failure is None else {"type": failure[0], "message": failure[1]}},
+            self.objects.location(key))
+        self.objects.replace(key, json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n")
+        return self.objects.location(key)
 
     # -- records -------------------------------------------------------------------------------
 

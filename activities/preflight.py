@@ -117,7 +117,8 @@ class PreflightActivities:
         if req.task is not None and all(e.ok for e in endpoints):
             smoke = await self.smoke_trial(req.campaign_id, req.task)
         return PreflightReport(req.campaign_id, datetime.now(UTC).isoformat(timespec="seconds"),
-                               f"{socket.gethostname()}:{os.getpid()}", endpoints, smoke)
+                               f"{socket.gethostname()}:{os.getpid()}", endpoints, smoke,
+                               req.recovery_round)
 
     async def smoke_trial(self, campaign_id: str, task: PlannedTask) -> SmokeTrial:
         frozen = task.frozen

@@ -6,6 +6,7 @@
     campaigns/<id>/trials.jsonl                    the original run, in plan order
     campaigns/<id>/harbor/<id>/<trial_id>/         Harbor's trial directories (`harbor view`)
     campaigns/<id>/recoveries/<n>/backup.jsonl     the records round n replaced, as they were
+    campaigns/<id>/recoveries/<n>/preflight.json   the latest preflight of round n, before its reruns
     campaigns/<id>/recoveries/<n>/records/<trial_id>.json
     campaigns/<id>/recoveries/<n>/trials.jsonl     the whole set after round n
     campaigns/<id>/recoveries/<n>/audit.json       who, why, which ids, old and new sha256
@@ -72,6 +73,9 @@ class CampaignKeys:
 
     def audit(self, round_: int) -> str:
         return f"{self.recovery_root(round_)}/audit.json"
+
+    def recovery_preflight(self, round_: int) -> str:
+        return f"{self.recovery_root(round_)}/preflight.json"
 
     @property
     def report_json(self) -> str:

@@ -43,6 +43,7 @@ KINDS: dict[str, tuple[type[models.Contract], str]] = {
     "retraction": (models.Retraction, "Retraction"),
     "campaign-plan": (models.CampaignPlan, "Campaign plan"),
     "recovery-audit": (models.RecoveryAudit, "Recovery audit"),
+    "preflight": (models.Preflight, "Campaign preflight"),
     "difficulty-record": (models.DifficultyRecord, "Difficulty record"),
 }
 

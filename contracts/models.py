@@ -800,6 +800,118 @@ class CampaignPlan(Contract):
         return self
 
 
+# --- campaign preflight -----------------------------------------------------------------------
+
+
+def _passed_has_no_error(names: tuple[str, ...]) -> dict[str, Any]:
+    """The schema side of `ok`: a passed check has null `names`, a failed one a string in each."""
+    return {
+        "if": {"required": ["ok"], "properties": {"ok": {"const": True}}},
+        "then": {"properties": {n: {"type": "null"} for n in names}},
+        "else": {"properties": {n: {"type": "string"} for n in names}},
+    }
+
+
+def _check_errors(ok: bool, *errors: str | None) -> None:
+    if any(ok != (e is None) for e in errors):
+        raise ValueError("a check that passed has null error_type and error; a failed one names both")
+
+
+class PreflightEndpoint(Contract):
+    """One model endpoint as a gpu worker reached it: one real chat request (never a key)."""
+
+    model_config = ConfigDict(json_schema_extra=_passed_has_no_error(("error_type", "error")))
+
+    config_ids: Annotated[list[Text], Field(min_length=1), UniqueItems()]
+    """the configs that share this endpoint, model and request extras (one request for them all)"""
+    endpoint: str
+    """scheme://host[:port]/path without userinfo, query or fragment; empty when the worker has
+    no endpoint configured (ModelNotConfigured)"""
+    model: Text | None
+    """the model the agent would choose; null when none is configured"""
+    reasoning_effort: ReasoningEffort | None
+    ok: bool
+    latency_sec: Seconds | None
+    """seconds the request took; null when none was sent"""
+    error_type: Literal["ModelEndpointUnreachable", "ModelNotConfigured"] | None
+    error: str | None
+    """why it failed, redacted; null when it answered"""
+
+    @model_validator(mode="after")
+    def _errors_match_ok(self) -> PreflightEndpoint:
+        _check_errors(self.ok, self.error_type, self.error)
+        return self
+
+
+class PreflightSmoke(Contract):
+    """A nop-agent trial in the real sandbox, not recorded: the sandbox starts, Blender opens
+    the task's workspace, the verifier reports."""
+
+    model_config = ConfigDict(json_schema_extra=_passed_has_no_error(("error_type", "error")))
+
+    task_id: Slug
+    ok: bool
+    seconds: Seconds | None
+    blender_version: Text | None
+    """the Blender release the sandbox ran; null when the trial did not get that far"""
+    criteria: Count | None
+    """criteria in the verifier's report; null without a report"""
+    error_type: Literal["SandboxSmokeFailed"] | None
+    error: str | None
+    """why it failed, redacted; null when it passed"""
+
+    @model_validator(mode="after")
+    def _errors_match_ok(self) -> PreflightSmoke:
+        _check_errors(self.ok, self.error_type, self.error)
+        return self
+
+
+class PreflightFailure(Contract):
+    """The first failed check: the named error the campaign (or recovery) failed with."""
+
+    type: Literal["ModelEndpointUnreachable", "ModelNotConfigured", "SandboxSmokeFailed"]
+    message: Text
+
+
+class Preflight(Contract):
+    """A campaign's preflight.json (or a recovery round's, recoveries/<round>/preflight.json):
+    what a gpu worker checked before the first trial ran, and what it found. That `ok` holds
+    exactly when every endpoint and the smoke trial passed is checked by the model (beyond this
+    schema)."""
+
+    model_config = ConfigDict(json_schema_extra={
+        "if": {"required": ["ok"], "properties": {"ok": {"const": True}}},
+        "then": {"properties": {"failure": {"type": "null"}}},
+        "else": {"properties": {"failure": {"type": "object"}}},
+    })
+
+    campaign_id: CampaignId
+    checked_at: Timestamp
+    worker: Text
+    """the gpu worker that ran the checks (host:pid)"""
+    endpoints: list[PreflightEndpoint]
+    """one per distinct endpoint, model and request extras of the `arkevo-llm` configs; empty
+    when no config needs one"""
+    smoke: PreflightSmoke | None
+    """null: not run (an endpoint failed first, or no trial was left to run)"""
+    recovery_round: Positive | None
+    """the recovery round this preflight gated; null: a start or resume of the campaign"""
+    ok: bool
+    failure: PreflightFailure | None
+    """the first failed check's named error; null when every check passed"""
+
+    @model_validator(mode="after")
+    def _ok_is_every_check(self) -> Preflight:
+        """`failure` is null exactly when `ok` (the schema says so too); beyond the schema: `ok`
+        is true exactly when every check that ran passed."""
+        passed = all(e.ok for e in self.endpoints) and (self.smoke is None or self.smoke.ok)
+        if self.ok != passed:
+            raise ValueError("ok must be true exactly when every endpoint and the smoke trial passed")
+        if self.ok != (self.failure is None):
+            raise ValueError("a passed preflight has a null failure; a failed one names it")
+        return self
+
+
 # --- recovery audit ---------------------------------------------------------------------------
 
 

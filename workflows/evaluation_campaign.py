@@ -6,7 +6,7 @@ sandbox, a model agent's also spends the llm endpoint's budget — and writes tr
 report. Submitted again with the same id it resumes: trials already recorded are not run again.
 
 `CampaignRecovery` reruns exactly the named trial ids (infrastructure exceptions only), keeps
-the records it replaces in a backup, writes the audit and a report with the original and the
+the records it replaces in a backup, runs the preflight for the reruns first, writes the audit and a report with the original and the
 recovered figures side by side.
 
     temporal workflow start --type EvaluationCampaign --task-queue arkevo-control \\
@@ -35,7 +35,8 @@ with workflow.unsafe.imports_passed_through():
     from contracts.payloads.campaigns import (BreakerOptions, CampaignInput, CampaignRecord,
                                               CampaignReportInput, CampaignResult, CampaignTrialInput,
                                               FinishRecoveryInput, PlanCampaignInput, PlannedCampaign,
-                                              PlanRecoveryInput, PreflightInput, RecordTrialInput,
+                                              PlanRecoveryInput, PreflightInput, PreflightReport,
+                                              RecordTrialInput,
                                               RecoveryInput, SolverEndpointCheckInput)
     from contracts.payloads.trials import TrialRequest
     from workflows.activity_options import CPU, PREFLIGHT, ActivityOptions, endpoint_check
@@ -46,6 +47,8 @@ with workflow.unsafe.imports_passed_through():
 REPORT: ActivityOptions = {**CPU, "start_to_close_timeout": timedelta(minutes=20)}
 # Campaigns started before the preflight and the circuit breaker replay without them.
 PREFLIGHT_AND_BREAKER = "campaign-preflight-breaker"
+# Recoveries started before it replay with the older env-only endpoint check.
+RECOVERY_PREFLIGHT = "campaign-recovery-preflight"
 
 
 @workflow.defn(name="CampaignTrial", versioning_behavior=versioned(VersioningBehavior.PINNED))
@@ -188,35 +191,60 @@ class EvaluationCampaign:
                                    pauses=[*self._runner.pauses, *filter(None, [self._runner.paused])])
 
     async def _check(self, plan: PlannedCampaign, todo: list[CampaignTrialInput]) -> None:
-        """The preflight: every model endpoint the trials still to run need answers a real
-        request, and a smoke trial runs in the sandbox on the first of them; the result is
-        stored (preflight.json) and in `progress`, and a failed check fails the campaign with
-        its named error before any trial starts."""
-        configs = list({t.solver.config_id: t.solver for t in todo}.values())
-        report = await workflow.execute_activity_method(
-            PreflightActivities.preflight_campaign,
-            PreflightInput(plan.campaign_id, configs, todo[0].task), **PREFLIGHT)
-        self._preflight = {**dataclasses.asdict(report), "ok": report.failure is None}
-        await workflow.execute_activity_method(CampaignActivities.record_preflight, report, **CPU)
-        if failure := report.failure:
-            raise ApplicationError(failure[1], type=failure[0], non_retryable=True)
+        """The preflight (`preflight`), shown in `progress`; a failed check fails the campaign
+        with its named error before any trial starts."""
+        report = await preflight(plan.campaign_id, todo)
+        self._preflight = shown(report)
+        stop_if_failed(report)
+
+
+async def preflight(campaign_id: str, todo: list[CampaignTrialInput],
+                    recovery_round: int | None = None) -> PreflightReport:
+    """Every model endpoint the trials to run need answers a real request, and a smoke trial
+    runs in the sandbox on the first of them; the result is stored (the campaign's
+    preflight.json, or the recovery round's) before anyone acts on it."""
+    configs = list({t.solver.config_id: t.solver for t in todo}.values())
+    report = await workflow.execute_activity_method(
+        PreflightActivities.preflight_campaign,
+        PreflightInput(campaign_id, configs, todo[0].task, recovery_round), **PREFLIGHT)
+    await workflow.execute_activity_method(CampaignActivities.record_preflight, report, **CPU)
+    return report
+
+
+def shown(report: PreflightReport) -> dict:
+    """A preflight as the `progress` query shows it (`arkevo campaign status`)."""
+    return {**dataclasses.asdict(report), "ok": report.failure is None}
+
+
+def stop_if_failed(report: PreflightReport) -> None:
+    """A failed check is the run's named, non-retryable failure, before any trial starts."""
+    if failure := report.failure:
+        raise ApplicationError(failure[1], type=failure[0], non_retryable=True)
 
 
 @workflow.defn(name="CampaignRecovery", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class CampaignRecovery:
     def __init__(self) -> None:
         self._runner = _Runner()
+        self._preflight: dict | None = None
 
     @workflow.query
     def progress(self) -> dict:
-        return self._runner.progress()
+        return {"preflight": self._preflight, **self._runner.progress()}
 
     @workflow.run
     async def run(self, req: RecoveryInput) -> CampaignResult:
         now = lambda: workflow.now().isoformat(timespec="seconds")  # noqa: E731
         plan = await workflow.execute_activity_method(
             CampaignActivities.plan_recovery, PlanRecoveryInput(req, now()), **CPU)
-        await check_endpoints([t.solver for t in plan.trials])
+        if not workflow.patched(RECOVERY_PREFLIGHT):
+            await check_endpoints([t.solver for t in plan.trials])
+        elif plan.trials:  # an interrupted round whose every trial was rerun: nothing to check
+            # After plan_recovery, which only wrote the backup (a rerun of the same ids finishes
+            # the round): a failed check reruns nothing and replaces no record.
+            report = await preflight(req.campaign_id, plan.trials, plan.round)
+            self._preflight = shown(report)
+            stop_if_failed(report)
         await self._runner.run_all([(t, pools_of(t.solver)) for t in plan.trials], plan.caps)
         if self._runner.failed:
             # Without a record for every named trial the round cannot be audited; the backup

@@ -84,6 +84,7 @@ class PreflightInput:
     campaign_id: str
     configs: list[SolverSpec]
     task: PlannedTask | None
+    recovery_round: int | None = None  # a recovery round's preflight (recoveries/<nnn>/preflight.json)
 
 
 @dataclass
@@ -121,6 +122,7 @@ class PreflightReport:
     worker: str  # the gpu worker's identity
     endpoints: list[EndpointCheck]
     smoke: SmokeTrial | None  # None: not run (an endpoint failed first, or nothing to run)
+    recovery_round: int | None = None  # the recovery round it gated; None: a start or resume
 
     @property
     def failure(self) -> tuple[str, str] | None:

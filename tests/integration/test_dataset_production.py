@@ -168,7 +168,8 @@ def fake_model():
         # down for both tries of the campaign's trial, up again for the recovery's
         "table": [error(503, message="upstream overloaded"), error(503, message="upstream overloaded"),
                   final("Nothing to change.")],
-        "preflight": [final("ok")],  # the campaign's one preflight, before its first trial
+        # the campaign's one preflight, before its first trial; the recovery's, before its rerun
+        "preflight": [final("ok"), final("ok")],
     }
     with FakeOpenAIServer(script, route=fake_model_route) as fake:
         yield fake
@@ -391,6 +392,11 @@ async def campaign_with_a_recovery(stack: Stack, tmp_path: Path, target: list[st
     assert audit["replaced"][0]["recovered_failure"] is None
     backup = json.loads((stack.var / keys.backup(1)).read_text())
     assert backup == by_id[broken]  # the replaced record, as it was
+    # The recovery's preflight, for the rerun's config and task, in the round's folder
+    checked = json.loads((stack.var / keys.recovery_preflight(1)).read_text())
+    assert checked["ok"] is True and checked["recovery_round"] == 1
+    assert [e["config_ids"] for e in checked["endpoints"]] == [["llm-it"]]
+    assert checked["smoke"]["task_id"] == "table-model" and checked["smoke"]["blender_version"]
     report = json.loads((root / "report.json").read_text())
     before = {c["config"]: c for c in report["original"]["groups"][0]["configs"]}["llm-it"]
     after = {c["config"]: c for c in report["recovered"]["groups"][0]["configs"]}["llm-it"]

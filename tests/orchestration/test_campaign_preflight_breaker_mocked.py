@@ -102,7 +102,8 @@ def setup(tmp_path):
 
 
 class running:
-    """The control, cpu and gpu workers of these tests, on the module's dev server."""
+    """The control, cpu and gpu workers of these tests (and of recoveries:
+    test_campaign_recovery_preflight_mocked.py), on the module's dev server."""
 
     def __init__(self, env, campaigns: CampaignActivities, gpu: Gpu) -> None:
         self.env, self.campaigns, self.gpu = env, campaigns, gpu
@@ -116,7 +117,7 @@ class running:
                    workflows=[EvaluationCampaign, CampaignTrial, CampaignRecovery]),
             Worker(self.env.client, task_queue=queues.CPU, activity_executor=self.pool,
                    activities=[c.plan_campaign, c.record_campaign_trial, c.write_campaign_report,
-                               c.record_preflight, score_trial]),
+                               c.record_preflight, c.plan_recovery, c.finish_recovery, score_trial]),
             Worker(self.env.client, task_queue=queues.GPU, activity_executor=self.pool,
                    activities=[run_trial, preflight], max_concurrent_activities=4)]
         for w in self.workers:

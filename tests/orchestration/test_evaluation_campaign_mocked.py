@@ -114,7 +114,8 @@ def passing_preflight(req: PreflightInput, seen: list[PreflightInput]) -> Prefli
     llm = [c.config_id for c in req.configs if c.agent == "arkevo-llm"]
     return PreflightReport(req.campaign_id, "2026-11-30T00:00:00+00:00", "stand-in",
                            [EndpointCheck(llm, "http://fake/v1", "fake-model", None, True, 0.01)] if llm else [],
-                           SmokeTrial(req.task.frozen.task_id, True, 1.0, "5.2.0", 3) if req.task else None)
+                           SmokeTrial(req.task.frozen.task_id, True, 1.0, "5.2.0", 3) if req.task else None,
+                           req.recovery_round)
 
 
 CLOSED = ("child_workflow_execution_completed_event_attributes",
@@ -276,7 +277,9 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
                 "EvaluationCampaign", req, id="campaign-t1-again", task_queue=queues.CONTROL,
                 result_type=CampaignResult), 60)
             assert len(gpu.calls) == calls_before and again.trials == 21
-            assert len(gpu.preflights) == 1  # every trial recorded: nothing to run, nothing to check
+            # The campaign's and the recovery's (recoveries/001/preflight.json); every trial
+            # recorded: nothing to run, nothing to check.
+            assert [p.recovery_round for p in gpu.preflights] == [None, 1]
 
             # Another plan under the same id is refused.
             with pytest.raises(WorkflowFailureError) as e:

@@ -11,7 +11,8 @@ Where the histories come from (all with mocked activities: no Blender, no model,
 * `task-production*.json` (TaskProduction and its six stages): `test_task_production_mocked.py`
   with ARKEVO_RECORD_HISTORIES=1.
 * every other type (and `evaluation-campaign.breaker`, EvaluationCampaign's preflight and
-  circuit breaker path): `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
+  circuit breaker path; `campaign-recovery.preflight`, CampaignRecovery's preflight path):
+  `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
   setups of the other `*_mocked.py` modules (and TaskDerivation's, below) against real workflow
   code on a dev server of its own and writes the histories named in `RECORDED`. It overwrites
   them: record again only when a history must change on purpose, in the change that needs it.
@@ -55,6 +56,8 @@ RECORDED = {
     "evaluation-campaign.breaker": "campaign-record-breaker",
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
+    # the preflight before the reruns (workflow.patched path)
+    "campaign-recovery.preflight": "campaign-rp-record-recover-1",
     "model-rate-budget": "model-rate-budget/record",
     "verifier-drift": "record-verifier-drift",
 }
@@ -358,12 +361,33 @@ async def _record_campaign_breaker(env, tmp: Path) -> None:
     await _write(env, "evaluation-campaign.breaker")
 
 
+async def _record_campaign_recovery_preflight(env, tmp: Path) -> None:
+    """A campaign with two infra exceptions; their recovery: the preflight, then both reruns."""
+    import asyncio
+
+    from contracts import queues
+    from contracts.payloads.campaigns import CampaignResult, RecoveryInput
+    from tests.orchestration.test_campaign_preflight_breaker_mocked import running
+    from tests.orchestration.test_campaign_recovery_preflight_mocked import broken, campaign_with_exceptions
+    from tests.orchestration.test_evaluation_campaign_mocked import passing_preflight
+
+    objects, campaigns, gpu = await campaign_with_exceptions(env, tmp / "recovery-preflight", "rp-record")
+    gpu.preflight_answer = passing_preflight
+    async with running(env, campaigns, gpu):
+        result = await asyncio.wait_for(env.client.execute_workflow(
+            "CampaignRecovery", RecoveryInput("rp-record", broken("rp-record"), "sandbox slot outage", "ops"),
+            id=RECORDED["campaign-recovery.preflight"], task_queue=queues.CONTROL, result_type=CampaignResult), 60)
+    assert result.recovery == 1 and result.exceptions == [], result
+    await _write(env, "campaign-recovery.preflight")
+
+
 RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_authoring,
              "dataset-production": _record_dataset_production, "task-derivation": _record_task_derivation,
              "task-derivation.lineage": _record_task_derivation_lineage,
              "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget,
              "verifier-drift": _record_verifier_drift,
-             "evaluation-campaign.breaker": _record_campaign_breaker}
+             "evaluation-campaign.breaker": _record_campaign_breaker,
+             "campaign-recovery.preflight": _record_campaign_recovery_preflight}
 
 
 async def record(names: list[str]) -> None:
@@ -380,7 +404,8 @@ async def record(names: list[str]) -> None:
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names or RECORDERS:
-                if name in ("evaluation-campaign", "verifier-drift", "evaluation-campaign.breaker"):
+                if name in ("evaluation-campaign", "verifier-drift", "evaluation-campaign.breaker",
+                            "campaign-recovery.preflight"):
                     await RECORDERS[name](env, Path(tmp))  # these write their stores in tmp
                 else:
                     await RECORDERS[name](env)

@@ -375,6 +375,34 @@ RECOVERY_AUDIT = {
     "trials_jsonl": {"original_sha256": SHA, "recovered_sha256": SHA},
 }
 
+ENDPOINT_CHECK = {
+    "config_ids": ["llm-default"],
+    "endpoint": "https://models.example.com/v1",
+    "model": "gpt-x",
+    "reasoning_effort": "high",
+    "ok": True,
+    "latency_sec": 0.42,
+    "error_type": None,
+    "error": None,
+}
+
+PREFLIGHT = {
+    "campaign_id": "demo-r1-test",
+    "checked_at": "2026-02-01T09:00:00+00:00",
+    "worker": "gpu-1:4242",
+    "endpoints": [ENDPOINT_CHECK],
+    "smoke": {"task_id": "robot-carry", "ok": True, "seconds": 41.5, "blender_version": "5.2.0",
+              "criteria": 6, "error_type": None, "error": None},
+    "recovery_round": None,
+    "ok": True,
+    "failure": None,
+}
+
+UNREACHABLE = {"type": "ModelEndpointUnreachable",
+               "message": "preflight: model endpoint of config(s) llm-default: 401 Unauthorized"}
+FAILED_ENDPOINT = {**ENDPOINT_CHECK, "ok": False, "latency_sec": 0.1, "error_type": "ModelEndpointUnreachable",
+                   "error": "401 Unauthorized"}
+
 PRIVACY_POLICY = {
     "policy_id": "rl-task-basic-sanitization",
     "policy_version": "0.1.0",
@@ -408,6 +436,7 @@ BASE = {
     "campaign-plan": CAMPAIGN_PLAN,
     "recovery-audit": RECOVERY_AUDIT,
     "difficulty-record": DIFFICULTY_RECORD,
+    "preflight": PREFLIGHT,
 }
 
 VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
@@ -511,6 +540,21 @@ VALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("still-failing", _set(RECOVERY_AUDIT, "replaced.0", {
             **REPLACED, "recovered_reward": None, "recovered_success": None,
             "recovered_failure": {"kind": "infra", "type": "BlenderHostDied"}})),
+    ],
+    "preflight": [
+        ("example", PREFLIGHT),
+        ("recovery-round", _set(PREFLIGHT, "recovery_round", 2)),
+        ("no-model-configs", _set(PREFLIGHT, "endpoints", [])),
+        ("endpoint-unreachable", _set(_set(_set(_set(PREFLIGHT, "endpoints", [FAILED_ENDPOINT]), "smoke", None),
+                                           "ok", False), "failure", UNREACHABLE)),
+        ("not-configured", _set(_set(_set(_set(PREFLIGHT, "endpoints", [{
+            **FAILED_ENDPOINT, "endpoint": "", "model": None, "latency_sec": None,
+            "error_type": "ModelNotConfigured", "error": "set ARKEVO_LLM_BASE_URL"}]), "smoke", None),
+            "ok", False), "failure", {**UNREACHABLE, "type": "ModelNotConfigured"})),
+        ("smoke-failed", _set(_set(_set(PREFLIGHT, "smoke", {
+            "task_id": "robot-carry", "ok": False, "seconds": 3, "blender_version": None, "criteria": None,
+            "error_type": "SandboxSmokeFailed", "error": "TrialInfraError: no free sandbox slot"}),
+            "ok", False), "failure", {"type": "SandboxSmokeFailed", "message": "preflight: sandbox smoke trial"})),
     ],
     "privacy-policy": [
         ("example", PRIVACY_POLICY),
@@ -777,6 +821,21 @@ INVALID: dict[str, list[tuple[str, dict[str, Any]]]] = {
         ("missing-recovered-failure", _drop(RECOVERY_AUDIT, "replaced.0.recovered_failure")),
         ("short-jsonl-sha", _set(RECOVERY_AUDIT, "trials_jsonl.recovered_sha256", SHA[:63])),
     ],
+    "preflight": [
+        ("passed-with-failure", _set(PREFLIGHT, "failure", UNREACHABLE)),
+        ("failed-without-failure", _set(_set(PREFLIGHT, "endpoints", [FAILED_ENDPOINT]), "ok", False)),
+        ("passed-endpoint-with-error", _set(PREFLIGHT, "endpoints.0.error", "slow")),
+        ("failed-endpoint-without-type", _set(PREFLIGHT, "endpoints.0", {**FAILED_ENDPOINT, "error_type": None})),
+        ("unknown-error-type", _set(PREFLIGHT, "endpoints.0", {**FAILED_ENDPOINT, "error_type": "Timeout"})),
+        ("no-config-ids", _set(PREFLIGHT, "endpoints.0.config_ids", [])),
+        ("round-zero", _set(PREFLIGHT, "recovery_round", 0)),
+        ("missing-recovery-round", _drop(PREFLIGHT, "recovery_round")),
+        ("bad-timestamp", _set(PREFLIGHT, "checked_at", "yesterday")),
+        ("negative-latency", _set(PREFLIGHT, "endpoints.0.latency_sec", -1)),
+        ("smoke-extra-key", _set(PREFLIGHT, "smoke.slot", 3)),
+        ("blank-failure-message", _set(_set(_set(PREFLIGHT, "endpoints", [FAILED_ENDPOINT]), "ok", False),
+                                       "failure", {**UNREACHABLE, "message": " "})),
+    ],
     "privacy-policy": [
         ("no-rules", _set(PRIVACY_POLICY, "rules", [])),
         ("unknown-kind", _set(PRIVACY_POLICY, "rules.0.kind", "licence")),
@@ -905,6 +964,10 @@ BEYOND_THE_SCHEMA = [
                  "exactly the trials", id="recovery-audit-trial-not-replaced"),
     pytest.param("recovery-audit", _set(RECOVERY_AUDIT, "replaced", [REPLACED, REPLACED]), "more than once",
                  id="recovery-audit-trial-replaced-twice"),
+    pytest.param("preflight", _set(PREFLIGHT, "endpoints", [FAILED_ENDPOINT]), "every endpoint and the smoke",
+                 id="preflight-ok-with-a-failed-endpoint"),
+    pytest.param("preflight", _set(_set(PREFLIGHT, "ok", False), "failure", UNREACHABLE),
+                 "every endpoint and the smoke", id="preflight-failed-with-every-check-passed"),
     pytest.param("dataset-spec", _set(DATASET_SPEC, "bands", {"holdout": {"solved_by": "oracle"}}),
                  "not a split of this spec", id="dataset-spec-band-for-an-unknown-split"),
     pytest.param("seed", _set(SEED, "software.accepts", {"min": "5.2", "max": "4.2"}), "newer than max",
