@@ -192,10 +192,14 @@ class ReviewActivities:
         timeout. `arkevo review` reads it to find the waiting workflow. Its location."""
         key = pending_review_key(req.task_id)
         doc = dataclasses.asdict(req)
-        # the evidence a reviewer reads now; the review site's task page once it is published
+        # the evidence a reviewer reads now: the blobs, and the review site's page of the
+        # waiting task (review_site/reviews.py) with the command that builds it; the task
+        # page once it is published
         doc["evidence"] = {"calibration_report": self.store.location(req.calibration_report),
                            "task_package": self.store.location(req.task_package),
-                           "review_site_page": f"tasks/{req.task_id}.html"}
+                           "review_site_page": f"reviews/{req.task_id}.html",
+                           "review_site_build": "arkevo site build --pending-reviews --out <DIR>",
+                           "published_page": f"tasks/{req.task_id}.html"}
         self.objects.replace(key, json.dumps(doc, indent=2).encode() + b"\n")
         return self.objects.location(key)
 

@@ -4,6 +4,10 @@
     arkevo review accept mug-material --by ana --reason "renders match the brief"
     arkevo review reject mug-material --by ana --reason "the handle is missing"
 
+Decide on the evidence: `arkevo site build --pending-reviews --out DIR` writes the review
+site's page of every waiting task, `DIR/reviews/<task>.html` (the pending record's
+`evidence.review_site_page`): its instruction, package files, calibration samples and renders.
+
 The waiting workflow is found from the task's pending record (`reviews/pending/<task>.json`,
 written by stage 05) or given with --workflow-id, and asked with the `human_review` query that
 it really waits before the `review_decision` signal is sent. The same, with the Temporal CLI:
@@ -28,7 +32,9 @@ _EXIT_CODES = exit_codes("the decision was sent to the waiting workflow", None,
 def register(top) -> None:
     rv = top.add_parser("review", help="accept or reject a task waiting for human review (stage 05)",
                         description="Send the reviewer's decision to a stage 05 that waits for one "
-                                    "(`review: human` in the spec's options). Accept: the task "
+                                    "(`review: human` in the spec's options). The evidence: "
+                                    "`arkevo site build --pending-reviews --out DIR` writes "
+                                    "DIR/reviews/<task>.html. Accept: the task "
                                     "is frozen and published with the decision in its records; "
                                     "reject: nothing is published (ReviewRejected).")
     sub = rv.add_subparsers(dest="command", required=True)
@@ -94,10 +100,15 @@ def cmd_decide(args) -> int:
     try:
         if not args.by.strip():
             raise ReviewNotWaiting("--by: name who decides")  # checked before anything is sent
-        wid = args.workflow_id or _pending(args.task)["workflow_id"]
+        record = {} if args.workflow_id else _pending(args.task)
+        wid = args.workflow_id or record["workflow_id"]
         asyncio.run(_send(args, wid))
     except ReviewNotWaiting as e:
         err.print(f"[red]error:[/] ReviewNotWaiting: {escape(str(e))}")
         return EXIT_BAD_INPUT
     console.print(f"sent review_decision {args.command} by {args.by} to {wid}", markup=False, highlight=False)
+    page = (record.get("evidence") or {}).get("review_site_page")
+    if page:  # what the decision was taken on; the page stays until the site is rebuilt
+        console.print(f"evidence: {page} (arkevo site build --pending-reviews --out DIR)",
+                      markup=False, highlight=False)
     return EXIT_OK

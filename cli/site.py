@@ -3,6 +3,7 @@
     arkevo site build --dataset demo/r1 --out site/
     arkevo site build --publication publications/table-model/table-model-r1 --out site-one/
     arkevo site build --dataset demo/r1 --out site/ --watch 30   # rebuild as publications land
+    arkevo site build --pending-reviews --out site-reviews/   # tasks waiting for a human decision
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ def register(top) -> None:
     sub = sp.add_subparsers(dest="command", required=True)
     p = add_command(sub, "build", exit_codes(
         "built (--watch: until interrupted; the last build's code)", None,
-        "--dataset/--publication, --watch not positive, a source that cannot be read as published, "
+        "--dataset with --publication, none of them nor --pending-reviews, --watch not positive, "
+        "a human review record whose evidence is not in the store, a source that cannot be read as published, "
         "an --out folder that holds something else"),
                     help="build or bring up to date a site folder",
                     description="Writes only what changed since the last build into --out "
@@ -33,6 +35,10 @@ def register(top) -> None:
     p.add_argument("--dataset", help="a dataset revision as NAMESPACE/REVISION (frozen or not)")
     p.add_argument("--publication", action="append", default=[],
                    help="a publication's folder (object key or local path); repeatable")
+    p.add_argument("--pending-reviews", action="store_true",
+                   help="add the store's human review records (stage 05 with review: human): "
+                        "reviews/<task>.html, the evidence of each task waiting for a decision, "
+                        "and the decided ones listed on the index; alone or with --dataset/--publication")
     p.add_argument("--out", type=Path, required=True, help="the site folder (new, empty, or an earlier site)")
     p.add_argument("--watch", type=float, metavar="SECONDS",
                    help="keep rebuilding every SECONDS (incremental) until interrupted; "
@@ -55,8 +61,11 @@ def cmd_build(args) -> int:
     if args.dataset is not None and (dataset := parse_dataset(args.dataset)) is None:
         err.print(f"[red]error:[/] --dataset {args.dataset!r}: expected NAMESPACE/REVISION")
         return EXIT_BAD_INPUT
-    if (dataset is None) == (not args.publication):
+    if dataset is not None and args.publication:
         err.print("[red]error:[/] give --dataset NAMESPACE/REVISION or --publication (not both)")
+        return EXIT_BAD_INPUT
+    if dataset is None and not args.publication and not args.pending_reviews:
+        err.print("[red]error:[/] give --dataset NAMESPACE/REVISION or --publication, or --pending-reviews")
         return EXIT_BAD_INPUT
     if args.watch is not None and args.watch <= 0:
         err.print("[red]error:[/] --watch: SECONDS must be positive")
@@ -70,6 +79,7 @@ def cmd_build(args) -> int:
             job = bar.add_task("reading", total=None)
             try:
                 result = build_site(source, args.out, dataset=dataset, publications=args.publication,
+                                    pending_reviews=args.pending_reviews,
                                     progress=lambda done, total, what: bar.update(
                                         job, completed=done, total=total, description=what))
             except (SiteSourceError, SiteOutputError) as e:

@@ -4,6 +4,7 @@
     site/tasks/<task>.html             instruction, attachments, evidence, calibration, evaluation, provenance
     site/trials/<task|campaign>/…html  one trial or calibration sample: criteria, VL answers, renders, records
     site/campaigns/<id>.html           per-configuration bars with intervals, paired comparisons
+    site/reviews/<task>.html           --pending-reviews: a task waiting for a human decision (reviews.py)
     site/files/<sha256>.<ext>          images, videos and records, content-addressed
     site/plots/<kind>-<digest>.svg     matplotlib plots
     site/.arkevo-site.json             what the last build wrote (incremental builds)
@@ -35,6 +36,7 @@ from review_site.assets import Assets
 from review_site.drift import drift_pages
 from review_site.pages import campaign_page, slug, task_pages
 from review_site.plots import Plots
+from review_site.reviews import PENDING, read_review_records, review_pages, review_summary
 from review_site.sources import (SiteSourceError, Source, campaigns_over, publication_folder,
                                  read_publication, read_taxonomy, revision_publications)
 
@@ -63,10 +65,13 @@ class BuildResult:
     bytes_total: int
     page_bytes: dict[str, int] = field(default_factory=dict)  # kind → bytes of HTML
     seconds: float = 0.0
+    reviews: int = 0  # human review records shown (--pending-reviews)
+    waiting: int = 0  # of them waiting: each has its evidence page
 
     def summary(self) -> str:
         weights = ", ".join(f"{k} {v / 1024:.0f} KiB" for k, v in sorted(self.page_bytes.items()))
-        return (f"{self.tasks} tasks, {self.campaigns} campaign(s): {self.pages_written} pages written, "
+        reviews = f", {self.reviews} human review(s) ({self.waiting} waiting)" if self.reviews else ""
+        return (f"{self.tasks} tasks, {self.campaigns} campaign(s){reviews}: {self.pages_written} pages written, "
                 f"{self.pages_unchanged} unchanged, {self.files_written} files and {self.plots_drawn} "
                 f"plots new, {self.removed} removed; {self.bytes_total / 1e6:.1f} MB in all "
                 f"(HTML: {weights}); {self.seconds:.1f} s")
@@ -152,13 +157,16 @@ def _mark_retracted(source: Source, dataset: tuple[str, str] | None, rows: list[
 
 
 def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = None,
-               publications: list[str] | None = None,
+               publications: list[str] | None = None, pending_reviews: bool = False,
                progress: Callable[[int, int, str], None] | None = None) -> BuildResult:
-    """Build (or bring up to date) the site in `out`. Exactly one of `dataset` (namespace,
-    revision) or `publications` (folders: object keys or local paths)."""
+    """Build (or bring up to date) the site in `out`. At most one of `dataset` (namespace,
+    revision) or `publications` (folders: object keys or local paths); `pending_reviews` adds
+    the store's human review records (reviews.py), and may stand alone."""
     started = time.monotonic()
-    if (dataset is None) == (not publications):
-        raise SiteSourceError("give a dataset revision or publications, not both or neither")
+    if dataset is not None and publications:
+        raise SiteSourceError("give a dataset revision or publications, not both")
+    if dataset is None and not publications and not pending_reviews:
+        raise SiteSourceError("give a dataset revision, publications or pending reviews")
     out = out.resolve()
     _check_out(out)
     if dataset is not None:
@@ -176,12 +184,16 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
                  "export_commands": [f"arkevo export split --dataset {dataset[0]}/{dataset[1]} "
                                      f"--split {s} --out {dataset[0]}-{dataset[1]}-{s}.zip"
                                      for s in (manifest or {}).get("splits", {})]}
-    else:
-        assert publications  # the check above: without a dataset, publications were given
+    elif publications:
         pubs = [read_publication(source, publication_folder(source, p)) for p in publications]
         scope = {"kind": "publications", "folders": [p.folder for p in pubs]}
-    if not pubs:
-        raise SiteSourceError(f"nothing to show: {scope} holds no publication")
+    else:
+        pubs, scope = [], {"kind": "reviews", "folder": source.objects.location(PENDING.rstrip("/"))}
+    # Pending records are the store's, not a revision's: shown only when asked for.
+    reviews = read_review_records(source) if pending_reviews else []
+    if not pubs and not reviews:
+        raise SiteSourceError(f"nothing to show: {scope} holds no publication"
+                              + (" and no human review record" if pending_reviews else ""))
     campaigns = campaigns_over(source, {p.sha256 for p in pubs})
     previous = _claim_out(out)
 
@@ -200,6 +212,10 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
         if progress:
             progress(len(pubs) + j, total, campaign.campaign_id)
         pages |= campaign_page(source, campaign, assets, plots)
+    for record in reviews:  # a waiting task's evidence page; a decided one is listed
+        if record.state == "waiting":
+            pages |= review_pages(source, record, assets, plots, taxonomy)
+    review_rows = [review_summary(source, r) for r in reviews]
     campaign_rows = [{"campaign_id": c.campaign_id, "url": f"campaigns/{slug(c.campaign_id)}.html",
                       "mode": c.report.get("mode"), "source_text": c.report.get("source_text"),
                       "trials": len(c.records)} for c in campaigns]
@@ -211,7 +227,8 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
         yield_ = {**report, "plot": plots.funnel(report["funnel"])}
     retractions = _mark_retracted(source, dataset, rows, pages)
     pages[INDEX] = ("index.html.j2", {**_index_context(rows, campaign_rows, scope), "drift": drift,
-                                      "yield": yield_, "retractions": retractions})
+                                      "yield": yield_, "retractions": retractions,
+                                      "reviews": review_rows})
     if progress:
         progress(total - 1, total, "pages")
 
@@ -250,4 +267,5 @@ def build_site(source: Source, out: Path, *, dataset: tuple[str, str] | None = N
                        pages_written=written, pages_unchanged=unchanged,
                        files_written=assets.written, plots_drawn=plots.drawn, removed=removed,
                        bytes_total=size, page_bytes=page_bytes,
-                       seconds=round(time.monotonic() - started, 2))
+                       seconds=round(time.monotonic() - started, 2), reviews=len(reviews),
+                       waiting=sum(1 for r in reviews if r.state == "waiting"))

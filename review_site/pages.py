@@ -112,8 +112,11 @@ def _interval(rewards: list[float]) -> dict | None:
 
 
 def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plots,
-               taxonomy: Taxonomy, campaigns: list[CampaignInput]) -> tuple[dict, Pages]:
-    """The task page, a page per trial and calibration sample, and the task's index row."""
+               taxonomy: Taxonomy, campaigns: list[CampaignInput], *, page: str | None = None,
+               trials_dir: str | None = None) -> tuple[dict, Pages]:
+    """The task page, a page per trial and calibration sample, and the task's index row.
+    `page` and `trials_dir` place them elsewhere than `tasks/<task>.html` and `trials/<task>/`
+    (a waiting task's review page beside its published one: review_site/reviews.py)."""
     p = pub.publication
     task_id = p["task_id"]
     files = pub.files
@@ -125,17 +128,19 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
     trials = (read_jsonl(files.read("evaluation/trials.jsonl"))
               if "evaluation/trials.jsonl" in files.listed else [])
     grading = frozen.get("grading") or {}
-    profile = grading.get("profile") or task.get("scoring_profile") or {}
-    threshold = (grading.get("verification") or {}).get("pass_threshold")
+    judged = calibration or {}  # before freezing (a pending review) the calibration report has the grading
+    profile = grading.get("profile") or judged.get("scoring_profile") or task.get("scoring_profile") or {}
+    threshold = (grading.get("verification") or {}).get("pass_threshold", judged.get("pass_threshold"))
     names = taxonomy.names
     group_id = taxonomy.group_of.get(task.get("workflow_primary"), "")
-    page = f"tasks/{slug(task_id)}.html"
+    page = page or f"tasks/{slug(task_id)}.html"
+    trials_dir = trials_dir or f"trials/{slug(task_id)}"
     pages: Pages = {}
     back = {"url": "../../" + page, "text": task_id}
 
     trial_rows = []
     for t in trials:
-        rel = f"trials/{slug(task_id)}/{slug(t['config'])}-{t['attempt']}.html"
+        rel = f"{trials_dir}/{slug(t['config'])}-{t['attempt']}.html"
         pages[rel] = ("trial.html.j2", trial_context(
             source, assets, title=f"{task_id} · {t['config']} attempt {t['attempt']}",
             subtitle="stage 06 formal evaluation", row=t, back=back))
@@ -144,7 +149,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
                            "url": "../" + rel, "renders": pages[rel][1]["renders"]})
     samples = []
     for s in (calibration or {}).get("samples", []):
-        rel = f"trials/{slug(task_id)}/calibration-{slug(s['sample'])}.html"
+        rel = f"{trials_dir}/calibration-{slug(s['sample'])}.html"
         pages[rel] = ("trial.html.j2", trial_context(
             source, assets, title=f"{task_id} · calibration sample {s['sample']}",
             subtitle=f"05 review: expected {s.get('expected')}", row=s, back=back))
@@ -199,8 +204,8 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "workflow": {"id": task.get("workflow_primary"), "name": names.get(task.get("workflow_primary"), "")},
         "group": {"id": group_id, "name": names.get(group_id, "")},
         "profession": {"id": task.get("profession_primary"), "name": names.get(task.get("profession_primary"), "")},
-        "profile": profile, "judge": grading.get("judge"), "threshold": threshold,
-        "verifier_version": frozen.get("verifier_version"),
+        "profile": profile, "judge": grading.get("judge", judged.get("judge")), "threshold": threshold,
+        "verifier_version": frozen.get("verifier_version", judged.get("verifier_version")),
         "weights": (grading.get("verification") or {}).get("weights"),
         "instruction": files.read("task/instruction.md").decode("utf-8", "replace")
         if "task/instruction.md" in files.listed else "",

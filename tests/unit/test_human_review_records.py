@@ -46,6 +46,8 @@ def test_the_accept_is_in_the_frozen_record_and_the_pending_record_names_the_wor
     assert where.endswith("reviews/pending/table-model.json")
     assert (pending["state"], pending["workflow_id"]) == ("waiting", "p.05-review")
     assert pending["evidence"]["calibration_report"] == store.location(report)
+    assert (pending["evidence"]["review_site_page"], pending["evidence"]["review_site_build"]) == (
+        "reviews/table-model.html", "arkevo site build --pending-reviews --out <DIR>")
     decision = ReviewDecision("accept", "ana", "renders match the brief", "2026-12-01T01:00:00+00:00")
     frozen = review.freeze_task(FreezeInput(identity(), package, report, grading(store, tmp_path), 0.1,
                                             PIPELINE_REF, "2026-12-01T01:00:00+00:00", decision))
