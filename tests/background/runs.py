@@ -13,8 +13,8 @@ session; `end-to-end` (a seed through all seven stages, the shared model budget 
 worker processes, model authoring) starts when the orchestration suite ends, while the deploy test
 mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
-adversarial tests, the review site in Chromium and a gameable grader refused at review) starts
-when the chaos suite ends. Each starts at once where the run it follows does not run.
+adversarial tests, the review site in Chromium, a gameable grader refused at review and the
+difficulty bands on their own stack) starts when the chaos suite ends. Each starts at once where the run it follows does not run.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
 conftest takes each suite's items out of the foreground session and runs them as their own
@@ -77,7 +77,8 @@ SUITES = {s.name: s for s in (
                          "tests/integration/test_model_authoring.py"), after="orchestration"),
     Suite("sandboxed-trials", ("tests/integration/test_trial_failures.py",
                                "tests/integration/test_agents.py", "tests/adversarial/",
-                               "tests/browser/", "tests/integration/test_gameable_grader.py"), after="chaos"),
+                               "tests/browser/", "tests/integration/test_gameable_grader.py",
+                               "tests/integration/test_difficulty_bands_real.py"), after="chaos"),
 )}
 
 

@@ -134,6 +134,13 @@ async def human_review_by_signal(stack: Stack, client, wid: str, temporal: str) 
         pending = json.loads((stack.var / "reviews" / "pending" / f"{seed_id}.json").read_text())
         assert pending["workflow_id"] == f"{wid}.{seed_id}.05-review" and pending["state"] == "waiting"
     assert not (stack.var / KEYS.publications).exists()  # nothing published without the decision
+    # the evidence: the review site's page of each waiting task, from what stage 05 holds
+    evidence = stack.var.parent / "pending-site"
+    built = run_cli(stack, str(ARKEVO), "site", "build", "--pending-reviews", "--out", str(evidence))
+    assert built.returncode == 0, built.stdout + built.stderr
+    for seed_id in ("table-model", "fence-array"):
+        page = (evidence / "reviews" / f"{seed_id}.html").read_text()
+        assert 'id="review"' in page and "arkevo review accept" in page and "calibration" in page
     accepted = run_cli(stack, str(ARKEVO), "review", "accept", "table-model", "--by", "it-reviewer",
                        "--reason", "the legs stand on the floor")
     assert accepted.returncode == 0, accepted.stdout + accepted.stderr
