@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import tempfile
+from typing import Any
 from pathlib import Path
 
 from temporalio import activity
@@ -83,30 +84,33 @@ class CampaignActivities:
             raise _error(INVALID_CAMPAIGN, "a campaign evaluates either a dataset revision (dataset + "
                                            "split: a frozen split; dataset alone: its candidates) or a list "
                                            "of publications, not both or neither")
+        listed: list[tuple[str, str | None]]  # (publication folder, its publication.json sha256 if pinned)
+        source: dict[str, Any]
         try:
             if dataset is not None and not split:
                 # The candidates target: bands are measured before the freeze.
-                found = read_candidates(self.objects, dataset)
-                tasks = [read_task(self.objects, self.store, key, sha, None, link) for key, sha, link in found]
-                return tasks, {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
-                                           "split": None, "manifest_sha256": None, "target": "candidates"},
-                               "publications": []}
-            if dataset is not None and split:
-                listed, manifest_sha = read_split(self.objects, dataset, split)
-                gone = self._retracted_of([key for key, _ in listed])
-                listed = [(key, sha) for key, sha in listed if key not in gone]
-                links = links_of(self.objects, [key for key, _ in listed])
-                tasks = [read_task(self.objects, self.store, key, sha, split, links.get(key)) for key, sha in listed]
+                listed = list(read_candidates(self.objects, dataset))
+                source = {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
+                                      "split": None, "manifest_sha256": None, "target": "candidates"},
+                          "publications": []}
+            elif dataset is not None and split:
+                pinned, manifest_sha = read_split(self.objects, dataset, split)
+                listed = list(pinned)
                 source = {"dataset": {"namespace": dataset.namespace, "revision": dataset.revision,
                                       "split": split, "manifest_sha256": manifest_sha},
                           "publications": []}
-                return tasks, _with_retracted(source, list(gone.values()))
-            folders = [publication_key(self.objects, p) for p in publications]
-            gone = self._retracted_of(folders)
-            folders = [f for f in folders if f not in gone]
-            links = links_of(self.objects, folders)
-            tasks = [read_task(self.objects, self.store, key, None, None, links.get(key)) for key in folders]
-            return tasks, _with_retracted({"dataset": None, "publications": folders}, list(gone.values()))
+            else:
+                listed = [(publication_key(self.objects, p), None) for p in publications]
+                source = {"dataset": None, "publications": []}
+            # Whatever the target, a retracted task is left out and named.
+            gone = self._retracted_of([key for key, _ in listed])
+            listed = [(key, sha) for key, sha in listed if key not in gone]
+            if source["dataset"] is None:
+                source["publications"] = [key for key, _ in listed]
+            links = links_of(self.objects, [key for key, _ in listed])
+            tasks = [read_task(self.objects, self.store, key, sha, split or None, links.get(key))
+                     for key, sha in listed]
+            return tasks, _with_retracted(source, list(gone.values()))
         except CampaignSourceError as e:
             raise _error(INVALID_CAMPAIGN, str(e)) from e
 

@@ -91,22 +91,19 @@ def read_split(objects: ObjectStore, dataset: DatasetRef, split: str) -> tuple[l
              for e in splits[split]], _sha(data))
 
 
-def read_candidates(objects: ObjectStore, dataset: DatasetRef) -> list[tuple[str, str, ChainLink]]:
-    """[(publication folder key, publication.json sha256, its chain link)] of every committed
-    candidate of a revision, frozen or not — the latest publication of each task, as
-    freeze-check sees them — so bands can be measured before the freeze."""
+def read_candidates(objects: ObjectStore, dataset: DatasetRef) -> list[tuple[str, str]]:
+    """[(publication folder key, publication.json sha256)] of every committed candidate of a
+    revision, frozen or not — the latest publication of each task, as freeze-check sees them —
+    so bands can be measured before the freeze."""
     keys = RevisionKeys(dataset.namespace, dataset.revision)
     if not objects.exists(keys.spec):
         raise CampaignSourceError(f"dataset {dataset.namespace}/{dataset.revision} not found "
                                   f"({objects.location(keys.spec)})")
-    latest: dict[str, ChainLink] = {}
-    for link in committed_links(objects, keys):
-        latest[link.task_id] = link
+    latest = {link.task_id: link for link in committed_links(objects, keys)}  # in chain order: the last stands
     if not latest:
         raise CampaignSourceError(f"dataset {dataset.namespace}/{dataset.revision} has no committed "
                                   f"publication yet ({objects.location(keys.chain)})")
-    return [(link.publication_key, link.publication_sha256, link)
-            for _, link in sorted(latest.items())]
+    return [(link.publication_key, link.publication_sha256) for _, link in sorted(latest.items())]
 
 
 def read_task(objects: ObjectStore, store: ContentStore, folder: str, expected_sha256: str | None,

@@ -15,11 +15,12 @@ from cli.arkevo import main
 from contracts.payloads.campaigns import CampaignInput, PlanCampaignInput
 from contracts.payloads.common import DatasetRef
 from contracts.validation import ContractError, build_document, validate_document
+from dataset_revisions.chain import read_chain
 from dataset_revisions.layout import RevisionKeys
 from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
 from temporalio.exceptions import ApplicationError
-from tests.campaign_support.publications import write_frozen_revision
+from tests.campaign_support.publications import write_candidate_revision, write_frozen_revision
 from tests.site_support.publications import frozen_revision
 from dataset_revisions.freeze import freeze, freeze_check
 from dataset_revisions.retraction import (UnknownTask, read_retractions, retract, retracted,
@@ -151,6 +152,25 @@ def test_campaign_planning_leaves_a_retracted_task_out_and_the_plan_names_it(tmp
         acts.plan_campaign(PlanCampaignInput(CampaignInput(
             "c2", publications=[f"{keys.publications}/alpha/alpha-r1"]), NOW))
     assert e.value.type == "InvalidCampaign" and not objects.exists("campaigns/c2/evaluation-plan.json")
+
+
+def test_a_campaign_over_the_candidates_leaves_a_retracted_task_out_too(tmp_path):
+    """Bands are measured on the candidates before the freeze: a retracted task is no candidate."""
+
+    objects, store = FilesystemObjects(tmp_path / "var"), FilesystemStore(tmp_path / "store")
+    spec = {"namespace": "cc", "revision": "r1", "seeds": ["seeds/table-model"], "splits": {"test": 1},
+            "max_per_source": 1}
+    write_candidate_revision(objects, store, spec, ["alpha", "beta"])
+    keys = RevisionKeys("cc", "r1")
+    sha = next(link.publication_sha256 for link in read_chain(objects, keys) if link.task_id == "alpha")
+    _write_retraction(objects, keys, "alpha", sha, "license withdrawn")
+    plan = CampaignActivities(store, objects, PROJECT_ROOT).plan_campaign(PlanCampaignInput(CampaignInput(
+        "c3", mode="pilot", dataset=DatasetRef("cc", "r1"), bootstrap_samples=200), NOW))
+    assert [t.frozen.task_id for t in plan.tasks] == ["beta"]
+    assert plan.retracted == ["alpha (license withdrawn, by ana)"]
+    doc = json.loads(objects.get("campaigns/c3/evaluation-plan.json"))
+    assert doc["source"]["dataset"]["target"] == "candidates"
+    assert [r["task_id"] for r in doc["source"]["retracted"]] == ["alpha"]
 
 
 def _write_retraction(objects, keys: RevisionKeys, task_id: str, sha: str, reason: str) -> None:
