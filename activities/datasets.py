@@ -26,11 +26,11 @@ from contracts.payloads.datasets import (DatasetPlan, DatasetSeed, FreezeReadine
                                          SeedOutcome)
 from contracts.validation import ContractError, load_json_file, validate_document
 from dataset_revisions.bands import check_band_configs
-from dataset_revisions.chain import read_chain
+from dataset_revisions.chain import ChainLink, read_chain
 from dataset_revisions.freeze import freeze_check
 from dataset_revisions.layout import RevisionKeys
 from dataset_revisions.production_order import Published, SeedFacts, production_order
-from dataset_revisions.revision import committed_links, is_frozen
+from dataset_revisions.revision import is_frozen
 from storage.content import ContentStore
 from storage.objects import ObjectStore
 from publications.layout import document_key
@@ -101,11 +101,13 @@ class DatasetActivities:
         return seeds
 
     def _ordered(self, seeds: list[tuple[DatasetSeed, SeedManifest]], spec: DatasetSpec,
-                 keys: RevisionKeys, published: dict[str, str]) -> list[DatasetSeed]:
-        """The gaps first (dataset_revisions/production_order.py); published seeds keep their
-        place at the front, where the workflow skips them."""
+                 links: list[ChainLink]) -> list[DatasetSeed]:
+        """The gaps first (dataset_revisions/production_order.py), counting what `links` (the
+        revision's published links) hold; published seeds keep their place at the front, where
+        the workflow skips them."""
+        published = {link.seed_id for link in links}
         held = [Published(link.family, link.workflow_group, link.profession_primary)
-                for link in committed_links(self.objects, keys)]
+                for link in {link.task_id: link for link in links}.values()]  # the latest of each task
         facts = {seed.seed_id: seed for seed, _ in seeds}
         todo = [SeedFacts(seed.seed_id, seed.family, m.workflow_primary.split("-", 1)[0], m.profession_primary)
                 for seed, m in seeds if seed.seed_id not in published]
@@ -143,12 +145,13 @@ class DatasetActivities:
                 f"dataset {spec.namespace} revision {spec.revision} is frozen "
                 f"({self.objects.location(keys.manifest)}); a frozen revision is immutable: "
                 f"use a new revision", type=DATASET_REVISION_FROZEN, non_retryable=True)
-        published = {link.seed_id: link.publication_id for link in read_chain(self.objects, keys)
-                     if self.objects.exists(document_key(link.publication_key))}
+        links = [link for link in read_chain(self.objects, keys)
+                 if self.objects.exists(document_key(link.publication_key))]
+        published = {link.seed_id: link.publication_id for link in links}
         activity.logger.info("opened dataset %s/%s: %d seeds, %d already published", spec.namespace,
                              spec.revision, len(seeds), len(published))
         return DatasetPlan(namespace=spec.namespace, revision=spec.revision,
-                           spec_sha256=sha256_hex(data), seeds=self._ordered(seeds, spec, keys, published),
+                           spec_sha256=sha256_hex(data), seeds=self._ordered(seeds, spec, links),
                            published=published, concurrency=spec.concurrency, options=options,
                            location=self.objects.location(keys.root),
                            stop_when_ready=bool(spec.stop_when_ready))
