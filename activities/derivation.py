@@ -28,7 +28,7 @@ from contracts.payloads.derivation import (CandidateRequest, CandidateSet, Deriv
                                            NoveltyInput, NoveltyVerdict, SeedCandidate, SourcePlacement,
                                            SourceTask, TaskPattern, WriteSeedInput)
 from contracts.lineage import derive as derive_lineage
-from dataset_revisions.revision import frozen_revisions, split_manifest
+from dataset_revisions.revision import frozen_entries
 from drafting.derivation import (SourceTaskError, build_candidate, candidate_messages,
                                  parse_candidates, parse_pattern, pattern_messages, read_task_dir,
                                  source_lineage)
@@ -83,12 +83,9 @@ class DerivationActivities:
         store, or for a task without a version: a foreign task is in no revision)."""
         if self.objects is None or not task_version:
             return []
-        found = []
-        for keys in frozen_revisions(self.objects):
-            for split, entries in split_manifest(self.objects, keys)["splits"].items():
-                found += [SourcePlacement(keys.namespace, keys.revision, split, e["publication_sha256"])
-                          for e in entries if (e["task_id"], e["task_version"]) == (task_id, task_version)]
-        return found
+        return [SourcePlacement(keys.namespace, keys.revision, split, e["publication_sha256"])
+                for keys, split, e in frozen_entries(self.objects)
+                if (e["task_id"], e["task_version"]) == (task_id, task_version)]
 
     @activity.defn(name="extract_pattern")
     async def extract_pattern(self, source: SourceTask) -> TaskPattern:

@@ -24,8 +24,7 @@ from dataset_revisions.freeze_rules import (RULES, Gap, Placed, cross_revision_p
                                             selection_pairs)
 from dataset_revisions.layout import RevisionKeys, handoff_key
 from dataset_revisions.retraction import retracted
-from dataset_revisions.revision import (candidates_from, committed_links, frozen_revisions, read_spec,
-                                       split_manifest)
+from dataset_revisions.revision import candidates_from, committed_links, frozen_entries, read_spec
 from dataset_revisions.selection import Candidate, select, semantic_digest
 from dataset_revisions.verify import verify_revision
 from storage.objects import ObjectStore
@@ -138,14 +137,9 @@ def _check(objects: ObjectStore, keys: RevisionKeys, selector: Selector, store: 
 def frozen_elsewhere(objects: ObjectStore, keys: RevisionKeys) -> list[Placed]:
     """Every task of the namespace's other frozen revisions, where its manifest put it (a
     manifest frozen before lineage: the family is its source, the root its task id)."""
-    placed = []
-    for other in frozen_revisions(objects, keys.namespace):
-        if other == keys:
-            continue
-        for split, entries in split_manifest(objects, other)["splits"].items():
-            placed += [Placed(e["task_id"], split, e.get("lineage_root") or e["task_id"],
-                              e.get("lineage_family") or e["source"], other.revision) for e in entries]
-    return placed
+    return [Placed(e["task_id"], split, e.get("lineage_root") or e["task_id"],
+                   e.get("lineage_family") or e["source"], other.revision)
+            for other, split, e in frozen_entries(objects, keys.namespace) if other != keys]
 
 
 def _bands(objects: ObjectStore, keys: RevisionKeys, spec, links, chosen) -> list[TaskBand]:

@@ -61,21 +61,13 @@ def retraction_line(doc: dict) -> str:
     return f"{doc['task_id']} ({doc['reason']}, by {doc['by']})"
 
 
-def _latest_link(links: list[ChainLink], task_id: str) -> ChainLink | None:
-    latest = None
-    for link in links:
-        if link.task_id == task_id:
-            latest = link
-    return latest
-
-
 def retract(objects: ObjectStore, keys: RevisionKeys, task_id: str, reason: str, by: str,
             at: str) -> RetractResult:
     """Append a retraction of `task_id`. `UnknownTask` when the revision holds no committed
     publication of it, `ContractError` for a blank reason or by; both write nothing. A task
     retracted already is reported as such, and nothing is written."""
     read_spec(objects, keys)  # DatasetNotFound when there is no such revision
-    link = _latest_link(committed_links(objects, keys), task_id)
+    link = {link.task_id: link for link in committed_links(objects, keys)}.get(task_id)  # the last stands
     if link is None:
         raise UnknownTask(f"dataset {keys.namespace} revision {keys.revision}: task {task_id!r} has no "
                           f"committed publication in {objects.location(keys.root)}: nothing to retract")

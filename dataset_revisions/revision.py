@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterator
 from typing import cast
 
 from contracts.models import DatasetSpec
@@ -89,6 +90,15 @@ def frozen_revisions(objects: ObjectStore, namespace: str | None = None) -> list
 
 def split_manifest(objects: ObjectStore, keys: RevisionKeys) -> dict:
     return json.loads(objects.get(keys.manifest))
+
+
+def frozen_entries(objects: ObjectStore, namespace: str | None = None) -> Iterator[tuple[RevisionKeys, str, dict]]:
+    """(revision, split, split-manifest entry) of every task the frozen revisions (of
+    `namespace`, or all) hold: where lineage and derivation look for a task's split."""
+    for keys in frozen_revisions(objects, namespace):
+        for split, entries in split_manifest(objects, keys)["splits"].items():
+            for entry in entries:
+                yield keys, split, entry
 
 
 def outcomes(objects: ObjectStore, keys: RevisionKeys) -> list[dict]:
