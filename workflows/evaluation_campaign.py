@@ -34,7 +34,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import queues
     from contracts.payloads.campaigns import (BreakerOptions, CampaignInput, CampaignRecord,
                                               CampaignReportInput, CampaignResult, CampaignTrialInput,
-                                              FinishRecoveryInput, PlanCampaignInput, PlannedCampaign,
+                                              FinishRecoveryInput, PlanCampaignInput,
                                               PlanRecoveryInput, PreflightInput, PreflightReport,
                                               RecordTrialInput,
                                               RecoveryInput, SolverEndpointCheckInput)
@@ -79,6 +79,7 @@ class _Runner:
         self.finished: list[Finished] = []  # in finishing order, since the start or last resume
         self.paused: dict | None = None  # reason, trials, since: no new trial starts
         self.pauses: list[dict] = []  # the pauses resumed so far
+        self.preflight: dict | None = None  # the last preflight, as `progress` shows it
 
     def progress(self) -> dict:
         counts = {s: 0 for s in ("pending", "running", "recorded", "failed", "already_recorded")}
@@ -86,7 +87,8 @@ class _Runner:
             counts[s] += 1
         return {"total": len(self.state), "counts": counts, "infra_exceptions": list(self.infra),
                 "running": sorted(t for t, s in self.state.items() if s == "running"),
-                "failed": dict(self.failed), "paused": self.paused, "pauses": list(self.pauses),
+                "failed": dict(self.failed), "preflight": self.preflight, "paused": self.paused,
+                "pauses": list(self.pauses),
                 "breaker": None if self.breaker is None else dataclasses.asdict(self.breaker)}
 
     def finish(self, done: Finished) -> None:
@@ -100,6 +102,15 @@ class _Runner:
             self.paused = {"reason": reason, "trials": {f.trial_id: f.infra for f in infra},
                            "since": workflow.now().isoformat(timespec="seconds")}
             workflow.logger.warning("paused, waiting for the resume signal: %s", reason)
+
+    async def check(self, campaign_id: str, todo: list[CampaignTrialInput],
+                    recovery_round: int | None = None) -> None:
+        """The preflight, shown in `progress`; a failed check is the run's named, non-retryable
+        failure, before any trial starts."""
+        report = await preflight(campaign_id, todo, recovery_round)
+        self.preflight = {**dataclasses.asdict(report), "ok": report.failure is None}
+        if failure := report.failure:
+            raise ApplicationError(failure[1], type=failure[0], non_retryable=True)
 
     def resume(self) -> bool:
         """The resume signal: new trials may start; the window starts fresh. False: it was not
@@ -154,11 +165,10 @@ class EvaluationCampaign:
     def __init__(self) -> None:
         self._runner = _Runner()
         self._location: str | None = None
-        self._preflight: dict | None = None
 
     @workflow.query
     def progress(self) -> dict:
-        return {"location": self._location, "preflight": self._preflight, **self._runner.progress()}
+        return {"location": self._location, **self._runner.progress()}
 
     @workflow.signal
     def resume(self) -> None:
@@ -183,19 +193,12 @@ class EvaluationCampaign:
         if new:
             self._runner.breaker = req.breaker if req.breaker.failures > 0 else None
             if todo:  # a resume with every trial recorded runs nothing: nothing to check
-                await self._check(plan, [t for t, _ in todo])
+                await self._runner.check(plan.campaign_id, [t for t, _ in todo])
         await self._runner.run_all(todo, plan.caps)
         result = await workflow.execute_activity_method(
             CampaignActivities.write_campaign_report, CampaignReportInput(plan.campaign_id), **REPORT)
         return dataclasses.replace(result, failed=dict(self._runner.failed),
                                    pauses=[*self._runner.pauses, *filter(None, [self._runner.paused])])
-
-    async def _check(self, plan: PlannedCampaign, todo: list[CampaignTrialInput]) -> None:
-        """The preflight (`preflight`), shown in `progress`; a failed check fails the campaign
-        with its named error before any trial starts."""
-        report = await preflight(plan.campaign_id, todo)
-        self._preflight = shown(report)
-        stop_if_failed(report)
 
 
 async def preflight(campaign_id: str, todo: list[CampaignTrialInput],
@@ -211,26 +214,14 @@ async def preflight(campaign_id: str, todo: list[CampaignTrialInput],
     return report
 
 
-def shown(report: PreflightReport) -> dict:
-    """A preflight as the `progress` query shows it (`arkevo campaign status`)."""
-    return {**dataclasses.asdict(report), "ok": report.failure is None}
-
-
-def stop_if_failed(report: PreflightReport) -> None:
-    """A failed check is the run's named, non-retryable failure, before any trial starts."""
-    if failure := report.failure:
-        raise ApplicationError(failure[1], type=failure[0], non_retryable=True)
-
-
 @workflow.defn(name="CampaignRecovery", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
 class CampaignRecovery:
     def __init__(self) -> None:
         self._runner = _Runner()
-        self._preflight: dict | None = None
 
     @workflow.query
     def progress(self) -> dict:
-        return {"preflight": self._preflight, **self._runner.progress()}
+        return self._runner.progress()
 
     @workflow.run
     async def run(self, req: RecoveryInput) -> CampaignResult:
@@ -242,9 +233,7 @@ class CampaignRecovery:
         elif plan.trials:  # an interrupted round whose every trial was rerun: nothing to check
             # After plan_recovery, which only wrote the backup (a rerun of the same ids finishes
             # the round): a failed check reruns nothing and replaces no record.
-            report = await preflight(req.campaign_id, plan.trials, plan.round)
-            self._preflight = shown(report)
-            stop_if_failed(report)
+            await self._runner.check(req.campaign_id, plan.trials, plan.round)
         await self._runner.run_all([(t, pools_of(t.solver)) for t in plan.trials], plan.caps)
         if self._runner.failed:
             # Without a record for every named trial the round cannot be audited; the backup
