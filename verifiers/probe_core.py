@@ -241,6 +241,14 @@ class Probe:
         return local @ m[:3, :3].T + m[:3, 3]
 
 
+def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["Probe"], Any]) -> Any:
+    """Run ``fn(probe)`` on the scene as a render of it evaluates it, and return its result.
+
+    Every measurement of a delivery goes through here (the rule probe, the start-scene
+    snapshot, mutation testing): the probe's depsgraph is the render-mode one."""
+    return fn(Probe(scene, baseline))
+
+
 # --- shared geometry helpers ------------------------------------------------------------------
 
 

@@ -45,7 +45,7 @@ import probes_surface  # noqa: E402,F401
 from probe_core import (  # noqa: E402,F401
     DIGITS, GEOMETRY_TYPES, GROUPS, PRIMITIVES, MissingObjects, Outcome, Primitive, Probe, aabb_gap,
     aabb_point, aabb_size, binary_outcome, fraction_outcome, load_task_probes, measure, names_param,
-    penetration_depth, primitive, rests_on, rnd, sampled_frames, validate,
+    penetration_depth, primitive, render_probe, rests_on, rnd, sampled_frames, validate,
 )
 
 # The files a standalone verifier needs next to rule_probe.py: verifiers/version.py PROBE_FILES.
