@@ -31,7 +31,7 @@ VERIFIERS = Path(__file__).resolve().parent
 CORE = VERIFIERS / "probe_core.py"
 LIBRARY = VERIFIERS / "probe_primitives.py"  # its `import probes_*` lines are the built-in groups
 REGISTRY_MODULES = ("probe_core", "probe_primitives")  # where `primitive` can be imported from
-DECORATOR_ARGS = ("name", "required", "params", "group")
+DECORATOR_ARGS = ("name", "required", "params", "group", "frames")
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ Blender shows them.  An object named in the rubric but absent from the scene is 
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -103,27 +104,80 @@ class HiddenFromRender(MissingObjects):
         self.names = names
 
 
-def render_visible_names(scene: bpy.types.Scene) -> set[str]:
-    """Names of the objects a render of ``scene`` would include: in a collection of the view
-    layer that is neither excluded nor render-disabled (walked from the scene collection, so a
-    disabled parent hides its children), not ``hide_render``, and -- for objects with geometry --
-    visible to camera rays."""
+def render_view_layer(scene: bpy.types.Scene):
+    """The view layer a render of ``scene`` puts in its picture: the first one enabled for
+    rendering (None when every view layer is disabled: the render shows nothing)."""
+    return next((vl for vl in scene.view_layers if vl.use), None)
+
+
+def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
+    """Names of the objects a render of ``scene`` shows in its picture: in a collection of the
+    render's view layer that is neither excluded, render-disabled, holdout nor indirect-only
+    (walked from the scene collection, so a disabled parent hides its children), not
+    ``hide_render``, and -- for objects with geometry -- visible to camera rays, neither a
+    holdout nor a shadow catcher.  With a render-mode ``depsgraph``, only objects that depsgraph
+    evaluates as visible themselves (an instancer's children, an instancer not shown in render,
+    are not)."""
     out: set[str] = set()
+    view_layer = render_view_layer(scene)
+    if view_layer is None:
+        return out
 
     def walk(layer_coll, hidden: bool) -> None:
         coll = layer_coll.collection
-        hidden = hidden or layer_coll.exclude or coll.hide_render
+        hidden = (hidden or layer_coll.exclude or coll.hide_render or layer_coll.holdout
+                  or layer_coll.indirect_only)
         if not hidden:
             for obj in coll.objects:
-                if obj.hide_render or (obj.type in GEOMETRY_TYPES and not obj.visible_camera):
+                if obj.hide_render:
+                    continue
+                if obj.type in GEOMETRY_TYPES and (not obj.visible_camera or obj.is_holdout
+                                                   or obj.is_shadow_catcher):
                     continue
                 out.add(obj.name)
         for child in layer_coll.children:
             walk(child, hidden)
 
-    walk(bpy.context.view_layer.layer_collection, False)
+    walk(view_layer.layer_collection, False)
     # a child whose parent is hidden from render is still rendered in Blender: no parent rule
+    if depsgraph is not None:
+        out &= {o.name for o in depsgraph.objects}
     return out
+
+
+def _animated_ids() -> list:
+    """Data-blocks whose values time can change besides objects' transforms and geometry (those
+    the state digest reads from the evaluated objects): animated or driven materials (or their
+    node trees), node groups, lights, cameras and worlds."""
+    out = []
+    for coll in (bpy.data.materials, bpy.data.node_groups, bpy.data.lights, bpy.data.cameras, bpy.data.worlds):
+        for ident in coll:
+            tree = getattr(ident, "node_tree", None)
+            if ident.animation_data is not None or (tree is not None and tree.animation_data is not None):
+                out.append(ident)
+    return out
+
+
+def _plain_values(struct) -> list:
+    """The struct's own numbers, flags and enums (no pointers), as text for a digest."""
+    out = []
+    for prop in struct.bl_rna.properties:
+        if prop.type in {"BOOLEAN", "INT", "FLOAT", "ENUM", "STRING"} and prop.identifier != "rna_type":
+            value = getattr(struct, prop.identifier, None)
+            out.append((prop.identifier, list(value) if hasattr(value, "__len__") and not isinstance(value, str)
+                        else value))
+    return out
+
+
+def _id_values(ident) -> str:
+    """The evaluated values of one data-block (and its node tree's node inputs) as text."""
+    values: list = [ident.name, _plain_values(ident)]
+    tree = ident if isinstance(ident, bpy.types.NodeTree) else getattr(ident, "node_tree", None)
+    if tree is not None:
+        for node in tree.nodes:
+            values.append((node.name, _plain_values(node),
+                           [(i.identifier, _plain_values(i)) for i in node.inputs if hasattr(i, "default_value")]))
+    return json.dumps(values, default=str)
 
 
 class Probe:
@@ -133,25 +187,74 @@ class Probe:
     by ``scene_snapshot.py`` from the task's ``inputs/start.blend``; None when the task has
     none): what the scene-diff criteria compare the delivery against."""
 
-    def __init__(self, scene: bpy.types.Scene, baseline: dict | None = None):
+    def __init__(self, scene: bpy.types.Scene, baseline: dict | None = None, *, depsgraph=None,
+                 engine=None, graded_frames: list[int] | None = None):
         self.scene = scene
         self.baseline = baseline
-        self.depsgraph = bpy.context.evaluated_depsgraph_get()
+        # render_probe passes the render-mode depsgraph and the engine that steps its frames; a
+        # bare Probe (tools, tests) measures the viewport's
+        self.depsgraph = depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get()
+        self.engine = engine
+        # every frame the task grades (static criteria hold at each; see measure)
+        self.graded_frames = list(graded_frames or [])
         self._aabbs: dict[tuple[int, str], AABB] = {}
         self._worlds: dict[int, dict[str, Any]] = {}
         self._frame: int | None = None
         self._rendered: set[str] | None = None
+        self._states: dict[int, str] = {}
+
+    @property
+    def render_mode(self) -> bool:
+        return self.engine is not None
 
     def rendered(self) -> set[str]:
         """Names of the objects the render includes (``render_visible_names``, cached)."""
         if self._rendered is None:
-            self._rendered = render_visible_names(self.scene)
+            self._rendered = render_visible_names(self.scene, self.depsgraph if self.render_mode else None)
         return self._rendered
 
     def at(self, frame: int) -> None:
         if frame != self._frame:
-            self.scene.frame_set(int(frame))
+            if self.engine is not None:
+                self.engine.frame_set(int(frame), 0.0)
+            else:
+                self.scene.frame_set(int(frame))
             self._frame = int(frame)
+
+    def update(self) -> None:
+        """Re-evaluate after the probe itself changed original data (``modifier_effect``
+        toggles a modifier): the evaluated frame stays, every cache goes."""
+        self.depsgraph.update()
+        self._aabbs.clear()
+        self._worlds.clear()
+        self._states.clear()
+
+    def state(self, frame: int) -> str:
+        """A digest of everything time can change in what the render shows at ``frame``: each
+        rendered object's evaluated world matrix and evaluated vertex positions, and the
+        evaluated values of animated materials, node groups, lights, cameras and the world.
+        Two frames with one state give every static criterion one verdict."""
+        frame = int(frame)
+        if frame not in self._states:
+            self.at(frame)
+            h = hashlib.sha256()
+            for name in sorted(self.rendered() | {o.name for o in self.scene.objects if o.type not in RENDERED_TYPES}):
+                obj = self.scene.objects.get(name)
+                if obj is None:
+                    continue
+                ev = obj.evaluated_get(self.depsgraph)
+                h.update(name.encode() + np.array(ev.matrix_world, dtype=np.float64).tobytes())
+                if obj.type in GEOMETRY_TYPES:
+                    mesh = ev.to_mesh()
+                    if mesh is not None:
+                        co = np.empty(3 * len(mesh.vertices), dtype=np.float32)
+                        mesh.vertices.foreach_get("co", co)
+                        h.update(co.tobytes())
+                        ev.to_mesh_clear()
+            for ident in _animated_ids():
+                h.update(_id_values(ident.evaluated_get(self.depsgraph)).encode())
+            self._states[frame] = h.hexdigest()
+        return self._states[frame]
 
     def objects(self, names: list[str]) -> list[bpy.types.Object]:
         missing = [n for n in names if self.scene.objects.get(n) is None]
@@ -241,12 +344,118 @@ class Probe:
         return local @ m[:3, :3].T + m[:3, 3]
 
 
-def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["Probe"], Any]) -> Any:
+PROBE_ENGINE = "ARKEVO_PROBE"  # the render engine whose render() hands us the render depsgraph
+PROBE_CAMERA = "arkevo probe camera"  # lent to a scene without a camera (never linked into it)
+
+
+class RenderShowsNothing(Exception):
+    """A render of the delivery shows nothing at all (every view layer disabled): every
+    criterion scores 0, a measured fact."""
+
+
+class _ProbeRender(bpy.types.RenderEngine):
+    """A render engine that draws nothing: Blender's render pipeline builds the render-mode
+    depsgraph (render visibility, render modifier levels, ``Is Viewport`` false, simplify's
+    render values, drivers as a render evaluates them) and hands it to ``render``, where the
+    probe measures it; ``frame_set`` steps that depsgraph through the graded frames."""
+
+    bl_idname = PROBE_ENGINE
+    bl_label = "arkevo probe"
+    bl_use_preview = False
+    job: Callable[[Any, Any], None] | None = None
+
+    def render(self, depsgraph):
+        job = type(self).job
+        if job is not None:
+            job(self, depsgraph)
+
+
+def _ensure_engine() -> None:
+    if getattr(bpy.types, _ProbeRender.__name__, None) is None:
+        bpy.utils.register_class(_ProbeRender)
+
+
+def graded_frames(criteria_params: list[dict], current: int | None = None) -> list[int]:
+    """Every frame the task grades: each criterion's ``frame`` and the whole of each
+    ``frame_start``..``frame_end`` it names (the rubric's, so the task fixes them, never the
+    delivery), and the frame a still render of the delivery shows (its current frame).
+    Frame 1 when the rubric names none."""
+    frames: set[int] = set()
+    for params in criteria_params:
+        if "frame" in params:
+            frames.add(int(params["frame"]))
+        if "frame_start" in params and "frame_end" in params:
+            frames.update(range(int(params["frame_start"]), int(params["frame_end"]) + 1))
+    if not frames:
+        frames.add(1)
+    if current is not None:
+        frames.add(int(current))
+    return sorted(frames)
+
+
+def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["Probe"], Any],
+                 frames: list[int] | None = None) -> Any:
     """Run ``fn(probe)`` on the scene as a render of it evaluates it, and return its result.
 
     Every measurement of a delivery goes through here (the rule probe, the start-scene
-    snapshot, mutation testing): the probe's depsgraph is the render-mode one."""
-    return fn(Probe(scene, baseline))
+    snapshot, mutation testing).  The scene is rendered with ``_ProbeRender``: inside its
+    ``render`` callback the probe holds the render-mode depsgraph of the view layer the picture
+    comes from, and steps it frame by frame.  What the probe changes to start the render (the
+    engine, a 1 % resolution, a camera lent to a scene without one, sequencer and compositor
+    off so the scene itself is what renders) is put back before ``fn`` runs, so ``fn`` reads
+    the delivery's own settings; the scene's frame is put back afterwards.  ``frames``: the
+    frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
+    layer renders."""
+    _ensure_engine()
+    view_layer = render_view_layer(scene)
+    if view_layer is None:
+        raise RenderShowsNothing("the render shows nothing: every view layer is disabled for rendering")
+    render = scene.render
+    saved = {"engine": render.engine, "resolution_percentage": render.resolution_percentage,
+             "use_sequencer": render.use_sequencer, "use_compositing": render.use_compositing,
+             "use_border": render.use_border}
+    saved_camera, frame = scene.camera, scene.frame_current
+    lent = None
+    if scene.camera is None:
+        lent = bpy.data.objects.new(PROBE_CAMERA, bpy.data.cameras.new(PROBE_CAMERA))
+    result: dict[str, Any] = {}
+
+    def restore() -> None:
+        for key, value in saved.items():
+            setattr(render, key, value)
+        scene.camera = saved_camera
+
+    def job(engine, depsgraph) -> None:
+        if result or depsgraph.view_layer.name != view_layer.name:
+            return  # one view layer's picture: the first that renders
+        restore()
+        try:
+            result["value"] = fn(Probe(scene, baseline, depsgraph=depsgraph, engine=engine,
+                                       graded_frames=frames))
+        except BaseException as exc:  # noqa: BLE001 - carried out of Blender's callback, raised below
+            result["error"] = exc
+
+    _ProbeRender.job = job
+    try:
+        render.engine = PROBE_ENGINE
+        render.resolution_percentage = 1
+        render.use_sequencer = render.use_compositing = render.use_border = False
+        if lent is not None:
+            scene.camera = lent
+        bpy.ops.render.render(write_still=False)
+    finally:
+        _ProbeRender.job = None
+        restore()
+        scene.frame_current = frame
+        if lent is not None:
+            camera = lent.data
+            bpy.data.objects.remove(lent)
+            bpy.data.cameras.remove(camera)
+    if "error" in result:
+        raise result["error"]
+    if "value" not in result:
+        raise RuntimeError("the probe render did not run (Blender rendered no view layer)")
+    return result["value"]
 
 
 # --- shared geometry helpers ------------------------------------------------------------------
@@ -296,10 +505,13 @@ def rests_on(obj_box: AABB, support_box: AABB, tolerance: float) -> tuple[bool, 
 
 
 def sampled_frames(params: dict) -> list[int]:
-    start, end, step = int(params["frame_start"]), int(params["frame_end"]), int(params.get("frame_step", 1))
-    if step < 1 or end < start:
-        raise ValueError(f"bad frame sampling {start}..{end} step {step}")
-    return list(range(start, end + 1, step))
+    """Every frame of ``frame_start``..``frame_end``: a render shows them all, so a grader that
+    samples lets a delivery be wrong between samples.  ``frame_step`` is accepted for old
+    rubrics and ignored."""
+    start, end = int(params["frame_start"]), int(params["frame_end"])
+    if end < start:
+        raise ValueError(f"bad frame range {start}..{end}")
+    return list(range(start, end + 1))
 
 
 def names_param(params: dict) -> list[str]:
@@ -428,6 +640,9 @@ class Primitive:
     doc: str = field(default="", compare=False)
     # {param: JSON-Schema fragment} of every param it accepts ({} = any value)
     params: dict = field(default_factory=dict, compare=False)
+    # "static": one frame's verdict (an optional `frame`), held at every graded frame by
+    # `measure`; "own": the primitive walks its frames itself
+    frames: str = "own"
 
 
 PRIMITIVES: dict[str, Primitive] = {}
@@ -456,8 +671,11 @@ def declared_params(method: str, required: tuple[str, ...], params: dict) -> dic
     return out
 
 
+FRAME_MODES = ("static", "own")
+
+
 def primitive(name: str | None = None, *, required: tuple[str, ...] = (), params: dict | None = None,
-              group: str = "task"):
+              group: str = "task", frames: str | None = None):
     """Register ``fn`` as the rubric method ``name`` (default: the function's name), taking the
     ``params`` it declares (see the module docstring).  A name belongs to one definition: a task
     probe cannot silently replace a built-in.  (The same source file imported twice -- RewardKit
@@ -468,11 +686,16 @@ def primitive(name: str | None = None, *, required: tuple[str, ...] = (), params
         method = name or fn.__name__
         if group not in GROUPS:
             raise ValueError(f"{method}: unknown probe group {group!r}")
+        if frames is not None and frames not in FRAME_MODES:
+            raise ValueError(f"{method}: frames must be one of {', '.join(FRAME_MODES)}")
+        # a primitive measuring one optional `frame` is static unless it says it walks its own
+        static = "frame" in (params or {}) and not any("frame" in r.split("|") for r in required)
+        mode = frames or ("static" if static else "own")
         prev = PRIMITIVES.get(method)
         if prev is not None and _origin(prev.fn) != _origin(fn):
             raise ValueError(f"rule method {method!r} is already registered (by {_origin(prev.fn)[0]})")
         PRIMITIVES[method] = Primitive(fn, tuple(required), group, (fn.__doc__ or "").strip(),
-                                       declared_params(method, tuple(required), params or {}))
+                                       declared_params(method, tuple(required), params or {}), mode)
         return fn
 
     return deco
@@ -514,12 +737,43 @@ def json_text(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def measure(probe: Probe, method: str, params: dict) -> Outcome:
-    """Run one primitive; absent objects score 0, anything else unexpected propagates."""
-    validate(method, params)
+def _measure_once(probe: Probe, method: str, params: dict) -> Outcome:
     try:
         return PRIMITIVES[method].fn(probe, params)
     except HiddenFromRender as exc:
         return Outcome(0.0, False, None, None, str(exc), {"hidden_from_render": exc.names})
     except MissingObjects as exc:
         return Outcome(0.0, False, None, None, str(exc), {"missing_objects": exc.names})
+
+
+def measure(probe: Probe, method: str, params: dict) -> Outcome:
+    """Run one primitive; absent objects score 0, anything else unexpected propagates.
+
+    A static primitive (one optional ``frame``) is held at every frame the task grades: it is
+    measured at its own frame, then again at each graded frame whose scene state differs from
+    every frame measured so far (``Probe.state``), and the worst verdict stands -- a delivery
+    right at frame 1 and wrong when the clip plays is wrong."""
+    validate(method, params)
+    first = int(params.get("frame", 1))
+    outcome = _measure_once(probe, method, params)
+    if PRIMITIVES[method].frames != "static" or len(probe.graded_frames) < 2:
+        return outcome
+    seen = {probe.state(first)}
+    worst, worst_frame = outcome, first
+    for frame in probe.graded_frames:
+        if worst.score == 0.0 and not worst.passed:
+            break  # nothing is worse
+        key = probe.state(frame)
+        if key in seen:
+            continue
+        seen.add(key)
+        other = _measure_once(probe, method, {**params, "frame": frame})
+        if other.score < worst.score or (worst.passed and not other.passed):
+            worst, worst_frame = other, frame
+    if worst_frame == first:
+        return outcome
+    return Outcome(worst.score, worst.passed, worst.measured, worst.expected,
+                   f"at frame {worst_frame} (the task grades frames {probe.graded_frames[0]}.."
+                   f"{probe.graded_frames[-1]}): {worst.detail}",
+                   {"frame": worst_frame, "graded_frames": len(probe.graded_frames),
+                    "distinct_states": len(seen), "at_frame": worst.evidence})

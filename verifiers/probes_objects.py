@@ -315,11 +315,11 @@ def _without(probe: Probe, obj, mod, frame: int) -> dict:
     flags = (mod.show_viewport, mod.show_render)
     try:
         mod.show_viewport = mod.show_render = False
-        probe.depsgraph.update()
+        probe.update()
         return _effect_counts(probe, obj, frame)
     finally:
         mod.show_viewport, mod.show_render = flags
-        probe.depsgraph.update()
+        probe.update()
 
 
 @primitive(group="objects", required=("object", "type", "min_vertex_ratio|min_islands_added"),

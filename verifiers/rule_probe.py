@@ -36,7 +36,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
 import scoring  # noqa: E402  (siblings: need the sys.path entry above)
-from probe_primitives import Outcome, load_task_probes, measure, render_probe, validate  # noqa: E402
+from probe_primitives import (  # noqa: E402
+    Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, render_probe, validate,
+)  # noqa: E402
 
 # 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
 PROBE_VERSION = "2"
@@ -124,8 +126,14 @@ def measure_all(blend: Path, plan: list[tuple[dict, dict]], baseline: dict | Non
 def measure_open_scene(plan: list[tuple[dict, dict]], baseline: dict | None = None) -> list[dict]:
     """The criteria entries measured on the scene open now (a delivery just opened, or one a
     mutation operator has just changed in memory)."""
-    return render_probe(bpy.context.scene, baseline,
-                        lambda probe: [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan])
+    scene = bpy.context.scene
+    frames = graded_frames([p for _, p in plan], scene.frame_current)
+    try:
+        return render_probe(scene, baseline,
+                            lambda probe: [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan],
+                            frames)
+    except RenderShowsNothing as exc:
+        return zero_criteria(plan, str(exc))
 
 
 def report_of(criteria: list[dict], task: dict, digest: str | None, problem: dict | None) -> dict:

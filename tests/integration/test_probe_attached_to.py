@@ -119,7 +119,8 @@ CASES = [
     # the helper re-parented to the box follows the box, not the hand
     ({"object": "FakeTip", "to": "Hand", **ALL}, 9 / FRAMES, 9),
     ({"object": "FakeTip", "to": "Box", **ALL}, 1.0, FRAMES),
-    ({"object": "Tip", "to": "Hand", **ALL, "frame_step": 3}, 1.0, 8),
+    # frame_step is ignored: a render shows every frame, so every frame is graded
+    ({"object": "Tip", "to": "Hand", **ALL, "frame_step": 3}, 1.0, FRAMES),
     # tolerance in world metres: 2 mm on a 2x-scaled hand is 4 mm
     ({"object": "Wobble", "to": "Hand", **ALL, "tolerance": 0.005}, 1.0, FRAMES),
     ({"object": "Wobble", "to": "Hand", **ALL, "tolerance": 0.001}, 8 / FRAMES, 8),
@@ -166,6 +167,6 @@ def test_evidence_names_the_run_and_where_it_comes_loose(graded):
     assert fake["measured"]["run_frames"] == [8, 16]
     tip = graded["A00"]
     assert tip["evidence"]["first_loose_frame"] is None and tip["evidence"]["drift_from_first_frame"] < 1e-5
-    assert graded["A10"]["measured"]["run_frames"] == [1, 22]
+    assert graded["A10"]["measured"]["run_frames"] == [1, FRAMES] and graded["A10"]["measured"]["frames_sampled"] == FRAMES
     wobble = graded["A11"]["evidence"]["drift_from_first_frame"]
     assert wobble == pytest.approx(0.004, abs=1e-5)  # world metres: the hand's 2x scale counts

@@ -119,21 +119,24 @@ CASES = [
     ("shape_measures", {"objects": ["Leg.Good", "Leg.Mirror", "Leg.Through"], **LEG_SHAPE}, 1.0),
     ("shape_measures", {"objects": ["Leg.Good", "StandIn", "Corners", "Sheet"], **LEG_SHAPE}, 0.25),
     ("shape_measures", {"object": "StandIn", "fill": [0.5, 1.01]}, 0.0),  # corners blow up its box
-    ("parts_touch", {"object": "Slab", "others": ["Leg.Good", "Leg.Hover", "Leg.Mirror", "Leg.Through", "Dowel"],
+    ("parts_touch", {"object": "Slab", "others": ["Leg.Good", "Leg.Mirror", "Leg.Through", "Dowel"],
                      "tolerance": 0.001}, 1.0),
+    # the rubric grades frames 1 and 10 (S12, S18): Leg.Hover meets the slab at frame 1 only
+    ("parts_touch", {"object": "Slab", "others": ["Leg.Good", "Leg.Hover"], "tolerance": 0.001}, 0.5),
     # Leg.Float: 5 cm gap; Corners and StandIn reach the slab only with loose vertices
     ("parts_touch", {"object": "Slab", "others": ["Leg.Good", "Leg.Float", "Corners", "StandIn"],
                      "tolerance": 0.003}, 0.25),
     ("parts_touch", {"object": "Leg.Float", "others": ["Slab"], "tolerance": 0.06}, 1.0),
     ("ground_contact", {"objects": ["Leg.Good", "Leg.Float", "Leg.Mirror", "Leg.Through"]}, 1.0),
     ("ground_contact", {"objects": ["Leg.Good", "Leg.Hover", "Leg.Vertex", "Corners", "Sheet", "Sunk"]}, 1 / 6),
-    ("ground_contact", {"object": "Leg.Hover", "frame": 10}, 1.0),
+    ("ground_contact", {"object": "Leg.Hover", "frame": 10}, 0.0),  # on the floor at frame 10, not at 1
     ("ground_contact", {"objects": ["Slab", "Leg.Good"], "z": 0.7, "tolerance": 0.001, "min_area": 0.5}, 0.5),
     ("shape_match", {"object": "Leg.Good", "grid": LEG_GRID, "min_iou": 0.95}, 1.0),
     ("shape_match", {"objects": ["Leg.Good", "StandIn"], "grid": LEG_GRID, "min_iou": 0.95}, 1.0),
     ("shape_match", {"object": "StandIn", "grid": LEG_GRID, "min_iou": 0.5}, 0.0),
     ("shape_match", {"object": "Leg.Hover", "grid": HOVER_GRID, "min_iou": 0.95}, 0.0),  # frame 1: 5 cm up
-    ("shape_match", {"object": "Leg.Hover", "grid": HOVER_GRID, "min_iou": 0.95, "frame": 10}, 1.0),
+    # right at frame 10, 5 cm up at frame 1: static criteria hold at every graded frame
+    ("shape_match", {"object": "Leg.Hover", "grid": HOVER_GRID, "min_iou": 0.95, "frame": 10}, 0.0),
     ("shape_match", {"object": "Leg.Float", "grid": LEG_GRID, "min_iou": 0.5}, 0.0),  # elsewhere
     ("shape_match", {"object": "Corners", "grid": LEG_GRID, "min_iou": 0.1}, 0.0),
 ]
@@ -186,15 +189,15 @@ def test_measures_and_evidence_name_what_failed(graded):
     assert solid["Panel"]["volume"] == pytest.approx(0.005)  # the Solidify modifier counts
     touch = got["S06"]["evidence"]["contact"]
     assert touch["Leg.Through"] == "intersecting" and touch["Dowel"] == "inside"
-    apart = got["S07"]
+    apart = got["S08"]
     assert apart["measured"]["Leg.Float"] == pytest.approx(0.05)
     assert apart["measured"]["Corners"] is None and apart["evidence"]["contact"]["Corners"] == "no faces"
     assert apart["measured"]["StandIn"] == pytest.approx(0.34)  # its cube's top to the slab's bottom
-    floor = got["S10"]["evidence"]["failing"]
+    floor = got["S11"]["evidence"]["failing"]
     assert floor == {"Leg.Hover": ["contact_area"], "Leg.Vertex": ["contact_area"], "Corners": ["no faces"],
                      "Sheet": ["contact_area"], "Sunk": ["contact_area", "below"]}
-    assert got["S09"]["measured"]["Leg.Mirror"]["contact_area"] == pytest.approx(0.0025)
-    hover = got["S16"]["measured"]
+    assert got["S10"]["measured"]["Leg.Mirror"]["contact_area"] == pytest.approx(0.0025)
+    hover = got["S17"]["measured"]
     assert hover["iou"] == pytest.approx(12 / 14) and hover["reference_occupied"] == 52  # one layer off
 
 
