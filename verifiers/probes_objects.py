@@ -91,13 +91,16 @@ def object_count(probe: Probe, p: dict):
            params={"object": "name", "objects": "names",
                    "type": {"enum": ["POINT", "SUN", "SPOT", "AREA"], "description": "POINT, SUN, SPOT or AREA"},
                    "energy": {"type": "number", "minimum": 0, "description": "number >= 0"},
-                   "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance"})
+                   "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance",
+                   "frame": "integer"})
 def light_settings(probe: Probe, p: dict):
     """Each object is a light of ``type``; with ``energy``, its power (W; a sun's strength) is
     within ``energy_tolerance`` (relative, default 0.05) of it; with ``color`` (linear [r, g, b]
     or sRGB '#rrggbb'), its colour is within ``max_delta_e`` (CIEDE2000, default 3).  Scores the
-    share of lights that pass."""
+    share of lights that pass.  Measured on the light as a render at ``frame`` (default 1; every
+    graded frame) evaluates it: animation and drivers count."""
     names = names_param(p)
+    probe.at(int(p.get("frame", 1)))
     rel_tol = float(p.get("energy_tolerance", 0.05))
     max_de = float(p.get("max_delta_e", 3.0))
     want_rgb = colour_math.parse_colour(p["color"]) if "color" in p else None
@@ -107,7 +110,7 @@ def light_settings(probe: Probe, p: dict):
             measured[o.name] = {"object_type": o.type}
             bad[o.name] = f"{o.name} is a {o.type}, not a light"
             continue
-        light = o.data
+        light = o.evaluated_get(probe.depsgraph).data
         entry = {"type": light.type, "energy": rnd(float(light.energy)), "color": rnd([float(c) for c in light.color])}
         problems = []
         if light.type != p["type"]:
@@ -135,15 +138,17 @@ def light_settings(probe: Probe, p: dict):
            params={"object": "name", "lens": {"type": "number", "exclusiveMinimum": 0, "description": "number > 0"},
                    "tolerance": "tolerance", "projection": {"enum": ["PERSP", "ORTHO", "PANO"],
                                                           "description": "PERSP, ORTHO or PANO"},
-                   "active": "bool"})
+                   "active": "bool", "frame": "integer"})
 def camera_settings(probe: Probe, p: dict):
     """The object is a camera; with ``lens``, its focal length (mm) is within ``tolerance``
     (default 0.5 mm); with ``projection``, of that type; with ``active: true``, it is the
-    scene's camera.  Binary."""
+    scene's camera.  Binary.  Measured on the camera as a render at ``frame`` (default 1; every
+    graded frame) evaluates it."""
     obj = probe.obj(p["object"])
     if obj.type != "CAMERA":
         return binary_outcome(False, {"object_type": obj.type}, "CAMERA", f"{obj.name} is a {obj.type}, not a camera")
-    cam = obj.data
+    probe.at(int(p.get("frame", 1)))
+    cam = obj.evaluated_get(probe.depsgraph).data
     measured = {"lens": rnd(float(cam.lens)), "projection": cam.type,
                 "active": probe.scene.camera is not None and probe.scene.camera.name == obj.name}
     problems = []
