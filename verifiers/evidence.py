@@ -58,8 +58,15 @@ DEFAULT_RESOLUTION = (160, 120)
 # box in one static view of the reference deliverable: under it the part is a smudge a VL model
 # cannot judge (a table leg at 160x120 in the front view is 5 px wide; the close view shows 8+).
 MIN_PART_PIXELS = 8
-DEFAULT_ENGINE = "BLENDER_WORKBENCH"
-ENGINES = ("BLENDER_WORKBENCH", "CYCLES", "BLENDER_EEVEE")
+# The production engine with the delivery's materials: Cycles on the CPU at few samples (a view
+# at 160x120, 8 samples: ~0.2-0.5 s here). Workbench drew viewport colours, so materials,
+# textures and lights never reached the judge; it is refused (issue 33).
+DEFAULT_ENGINE = "CYCLES"
+ENGINES = ("CYCLES", "BLENDER_EEVEE")
+DEFAULT_SAMPLES = 8
+# Cycles' own cap on one view's sampling time (s): an honest delivery needs well under 1 s.
+DEFAULT_TIME_LIMIT = 10.0
+LIGHTING = ("grader", "delivery")
 
 
 @functools.lru_cache(maxsize=1)
@@ -93,15 +100,21 @@ def resolve_spec(cfg: dict | None, *, engine: str | None = None, resolution: tup
     ``cfg``: ``target`` {center, radius} framed by front/side/top; optional ``close``
     {center, radius, direction}; ``static_frame``; ``hide`` (names of stage objects left out
     of every render, e.g. a floor); optional ``animation`` {frame_start,
-    frame_end, count (16), direction, fps, mp4}; ``engine``, ``resolution``, ``samples``,
-    ``seed``.  Keyword overrides (CLI / worker settings) win; ``ARKEVO_EVIDENCE_ENGINE`` and
+    frame_end, count (16), direction, fps, mp4}; ``engine`` (CYCLES, or BLENDER_EEVEE on GPU
+    workers), ``resolution``, ``samples``, ``seed``, ``time_limit`` (s per view), ``lighting``
+    (``grader``: the grader's world and sun, the delivery's lights dark; ``delivery``: its own
+    lights and world, for a lighting task).  Keyword overrides (CLI / worker settings) win; ``ARKEVO_EVIDENCE_ENGINE`` and
     ``ARKEVO_EVIDENCE_DEVICE`` configure GPU workers (e.g. CYCLES + OPTIX)."""
     cfg = dict(cfg or {})
     target = cfg.get("target", {"center": [0.0, 0.0, 0.5], "radius": 1.5})
     center, radius = [float(v) for v in target["center"]], float(target["radius"])
     engine = engine or os.environ.get("ARKEVO_EVIDENCE_ENGINE") or cfg.get("engine", DEFAULT_ENGINE)
     if engine not in ENGINES:
-        raise ValueError(f"unknown evidence engine {engine!r}; use one of {', '.join(ENGINES)}")
+        raise ValueError(f"unknown evidence engine {engine!r}; use one of {', '.join(ENGINES)} (Workbench "
+                         f"draws viewport colours, not the delivery's materials)")
+    lighting = str(cfg.get("lighting", "grader"))
+    if lighting not in LIGHTING:
+        raise ValueError(f"unknown evidence lighting {lighting!r}; use one of {', '.join(LIGHTING)}")
     res = list(resolution or cfg.get("resolution", DEFAULT_RESOLUTION))
     close = cfg.get("close", {})
     spec = {
@@ -118,10 +131,12 @@ def resolve_spec(cfg: dict | None, *, engine: str | None = None, resolution: tup
         ],
         "animation": None,
         "hide": sorted(str(n) for n in cfg.get("hide", [])),
+        "lighting": lighting,
     }
     if engine == "CYCLES":
-        spec["samples"] = int(cfg.get("samples", 8))
+        spec["samples"] = int(cfg.get("samples", DEFAULT_SAMPLES))
         spec["seed"] = int(cfg.get("seed", 0))
+        spec["time_limit"] = float(cfg.get("time_limit", DEFAULT_TIME_LIMIT))
         spec["device"] = device or os.environ.get("ARKEVO_EVIDENCE_DEVICE") or cfg.get("device", "CPU")
     if cfg.get("animation"):
         a = cfg["animation"]

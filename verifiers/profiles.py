@@ -29,6 +29,64 @@ RECORD_VERSION = "1"
 DIGITS = scoring.DIGITS
 # KUKA's calibrated caps came from this ladder (its defect samples were capped at 0.25 or 0.4).
 CAP_LADDER = (0.4, 0.25, 0.1, 0.0)
+# A VL question that scores the untouched input at least this high is uninformative for the
+# task (it cannot tell the work from no work): calibration records it in the profile params
+# (``uninformative_vl`` {question: input score}), a judge may flag an answer itself
+# (``uninformative: true``), and either way the question lifts nothing above the rule score.
+UNINFORMATIVE_AT = 0.9
+
+
+def _vl_weights(task: Mapping) -> dict[str, float]:
+    """{question id: weight} from the task's VL criteria (method ``judge_<id>``)."""
+    return {str(c["method"])[len("judge_"):].upper(): float(c.get("weight", 0.0))
+            for c in task.get("criteria", []) if c.get("channel") == "vl" and str(c.get("method", "")).startswith("judge_")}
+
+
+def uninformative_questions(vl: Any, params: Mapping | None = None) -> dict[str, float | None]:
+    """{question id: the untouched input's score} of the questions that cannot lift a delivery:
+    those calibration found uninformative (``params['uninformative_vl']``) and those the judge
+    flagged on this answer."""
+    out: dict[str, float | None] = dict((params or {}).get("uninformative_vl") or {})
+    _, _, _, _, d = _vl_fields(vl)
+    for qid, answer in ((d or {}).get("answers") or {}).items():
+        if isinstance(answer, Mapping) and answer.get("uninformative"):
+            out[str(qid)] = answer.get("input_score")
+    return dict(sorted(out.items()))
+
+
+def effective_vl(vl: Any, rule_score: float, task: Mapping, params: Mapping | None) -> tuple[float | None, dict]:
+    """(VL score as scored, the uninformative questions). An uninformative question counts for
+    nothing above the rule channel: its answer is taken as min(answer, rule score), so whatever
+    it says, the total cannot rise above what the rule score alone supports. Without the task's
+    question weights the whole VL score is capped at the rule score (the safe side)."""
+    vl_score, _, _, _, d = _vl_fields(vl)
+    useless = uninformative_questions(vl, params)
+    if vl_score is None or not useless:
+        return vl_score, useless
+    weights, answers = _vl_weights(task), (d or {}).get("answers") or {}
+    if not all(q in weights for q in useless):
+        return min(float(vl_score), rule_score), useless
+    lift = 0.0
+    for qid in useless:
+        score = (answers.get(qid) or {}).get("score") if isinstance(answers.get(qid), Mapping) else None
+        if score is not None:
+            lift += weights[qid] * max(0.0, float(score) - rule_score)
+    return round(max(0.0, float(vl_score) - lift), 6), useless
+
+
+def calibrated_uninformative(samples: Sequence[tuple[str, Mapping, Any]]) -> dict[str, float]:
+    """{question id: input score} for each question the untouched input (kind ``input``)
+    answers at ``UNINFORMATIVE_AT`` or above."""
+    out: dict[str, float] = {}
+    for kind, _report, vl in samples:
+        if kind != "input":
+            continue
+        _, _, _, _, d = _vl_fields(vl)
+        for qid, answer in ((d or {}).get("answers") or {}).items():
+            score = answer.get("score") if isinstance(answer, Mapping) else None
+            if score is not None and float(score) >= UNINFORMATIVE_AT:
+                out[str(qid)] = round(float(score), 4)
+    return dict(sorted(out.items()))
 
 
 class ScoringProfileMismatch(ValueError):
@@ -78,9 +136,12 @@ class ScoringProfile:
 
     def calibrate_params(self, samples: Sequence[tuple[str, Mapping, Any]], task: Mapping,
                          margin: float) -> dict:
-        """Profile params chosen from calibration samples [(kind, rule_report, vl)]; most
-        profiles have none."""
-        return self.params()
+        """Profile params chosen from calibration samples [(kind, rule_report, vl)]: a profile
+        that weights VL records the questions the untouched input answers near 1
+        (``uninformative_vl``); the rule-only profile has none."""
+        if not self.uses_vl:
+            return self.params()
+        return self.params({"uninformative_vl": calibrated_uninformative(samples)})
 
 
 def _base(rule_report: Mapping, task: Mapping) -> tuple[list, float, list[str], float, float]:
@@ -108,10 +169,13 @@ class Blender7030(ScoringProfile):
 
     def score(self, rule_report, vl, task, params=None):
         _, rule_score, core_failed, cap, threshold = _base(rule_report, task)
-        vl_score, missing, gated, _, _ = _vl_fields(vl)
+        raw_vl, missing, gated, _, _ = _vl_fields(vl)
+        vl_score, useless = effective_vl(vl, rule_score, task, params)
         rule_points = _check_range("rule points", 70.0 * rule_score, 70.0)
         out = {"rule_score": rule_score, "rule_points": rule_points, "vl_score": vl_score, "vl_gated": gated,
                "core_failed": core_failed, "pass_threshold": threshold, "cap_applied": None}
+        if useless:
+            out.update(vl_uninformative=useless, vl_score_judged=raw_vl)
         if vl_score is None:
             out.update(vl_points=None, total=None, total_points=None, success=False,
                        total_null_reason=missing or "VL score missing")
@@ -144,12 +208,15 @@ class Kuka8020(ScoringProfile):
         p = self.params(params)
         caps = self._caps(task, params)
         quality = float(p.get("quality_threshold") or threshold)
-        vl_score, missing, gated, _, _ = _vl_fields(vl)
+        raw_vl, missing, gated, _, _ = _vl_fields(vl)
+        vl_score, useless = effective_vl(vl, rule_score, task, params)
         key_ok = not core_failed
         success = key_ok and rule_score >= quality and not gated
         out = {"rule_score": rule_score, "vl_score": vl_score, "vl_gated": gated, "core_failed": core_failed,
                "pass_threshold": threshold, "quality_threshold": quality, "key_deliverables_ok": key_ok,
                "success": success, "cap_applied": None}
+        if useless:
+            out.update(vl_uninformative=useless, vl_score_judged=raw_vl)
         if vl_score is None:
             out.update(total=None, total_null_reason=missing or "VL score missing")
             return out
@@ -173,8 +240,9 @@ class Kuka8020(ScoringProfile):
                 rec = self.score(report, vl, task, uncapped)
                 if rec["total"] is not None:
                     good.append(rec["total"])
+        useless = calibrated_uninformative(samples)
         if not good:
-            return self.params({"core_caps": {}})
+            return self.params({"core_caps": {}, "uninformative_vl": useless})
         bound = min(good) - margin
         allowed = max([c for c in CAP_LADDER if c <= min(bound, default_cap) + 1e-9] or [0.0])
         caps = {}
@@ -182,7 +250,7 @@ class Kuka8020(ScoringProfile):
             if kind in ("input", "defect"):
                 for cid in scoring.core_failures(report["criteria"]):
                     caps[cid] = allowed
-        return self.params({"core_caps": dict(sorted(caps.items()))})
+        return self.params({"core_caps": dict(sorted(caps.items())), "uninformative_vl": useless})
 
 
 REGISTRY: dict[tuple[str, str], ScoringProfile] = {}

@@ -41,7 +41,10 @@ from PIL import Image
 from verifiers import colour_math
 
 IMAGE_METRIC_ID = "image-metric"
-IMAGE_METRIC_VERSION = "1"
+IMAGE_METRIC_VERSION = "2"  # 2: thresholded questions decided per view (the worst view)
+# A question whose metric scores the untouched input at least this high cannot tell the work
+# from no work on this task: it is reported ``uninformative`` (see profiles.UNINFORMATIVE_AT).
+UNINFORMATIVE_AT = 0.9
 SCALES = {"binary": 1.0, "0-10": 10.0, "0-1": 1.0}
 METRICS = ("silhouette_iou", "view_similarity", "frame_similarity", "colour_similarity")
 
@@ -102,6 +105,10 @@ class Answer:
     raw: str | None = None
     error: str | None = None
     attempts: int = 0
+    # image-metric with the untouched input's renders: the input's own value of this metric,
+    # and whether it is so high (>= UNINFORMATIVE_AT) that the question cannot tell work from none
+    input_score: float | None = None
+    uninformative: bool = False
 
 
 @dataclass
@@ -181,12 +188,33 @@ def _mask(img: np.ndarray) -> np.ndarray:
     return img[..., 3] > 127
 
 
-def silhouette_iou(a: np.ndarray | None, b: np.ndarray | None) -> float:
+def silhouette_iou(a: np.ndarray | None, b: np.ndarray | None, tolerance_px: int = 0) -> float:
+    """Intersection over union of the two alpha masks. With ``tolerance_px`` > 0 the symmetric
+    match within that many pixels instead: the share of both masks' pixels that lie within
+    ``tolerance_px`` (Chebyshev) of the other mask -- an edge one pixel off (a tapered leg, an
+    anti-aliased border) matches, a missing or moved part does not."""
     if a is None or b is None:
         return 0.0
     ma, mb = _mask(a), _mask(b)
-    union = np.logical_or(ma, mb).sum()
-    return 1.0 if union == 0 else float(np.logical_and(ma, mb).sum() / union)
+    if tolerance_px <= 0:
+        union = np.logical_or(ma, mb).sum()
+        return 1.0 if union == 0 else float(np.logical_and(ma, mb).sum() / union)
+    total = int(ma.sum()) + int(mb.sum())
+    if total == 0:
+        return 1.0
+    near_a, near_b = _dilate(ma, tolerance_px), _dilate(mb, tolerance_px)
+    return float((np.logical_and(ma, near_b).sum() + np.logical_and(mb, near_a).sum()) / total)
+
+
+def _dilate(mask: np.ndarray, k: int) -> np.ndarray:
+    """``mask`` grown by ``k`` pixels in every direction (a (2k+1)^2 square)."""
+    h, w = mask.shape
+    padded = np.pad(mask, k)
+    out = np.zeros_like(mask)
+    for dy in range(2 * k + 1):
+        for dx in range(2 * k + 1):
+            out |= padded[dy:dy + h, dx:dx + w]
+    return out
 
 
 def _composite(img: np.ndarray) -> np.ndarray:
@@ -229,37 +257,73 @@ def _views(metric: dict) -> list[str]:
 
 
 def metric_value(metric: dict, delivery: Path, reference: Path, frames: list[str]) -> tuple[float, dict]:
-    """(value 0..1, per-image values) of one question's metric."""
+    """(value 0..1, per-image values) of one question's metric: the mean over its images."""
+    per = _per_image(metric, delivery, reference, frames)
+    value = float(np.mean(list(per.values()))) if per else 0.0
+    return value, {k: round(v, 4) for k, v in per.items()}
+
+
+def _per_image(metric: dict, delivery: Path, reference: Path, frames: list[str]) -> dict[str, float]:
     kind = metric["kind"]
     per: dict[str, float] = {}
     if kind == "frame_similarity":
         for name in frames:
             per[name] = view_similarity(_load(delivery, name), _load(reference, name))
-    else:
-        fn = {"silhouette_iou": silhouette_iou, "view_similarity": view_similarity,
-              "colour_similarity": lambda x, y: colour_similarity(x, y, metric.get("delta_e_scale", 30.0))}[kind]
-        for view in _views(metric):
-            per[f"{view}.png"] = fn(_load(delivery, f"{view}.png"), _load(reference, f"{view}.png"))
-    value = float(np.mean(list(per.values()))) if per else 0.0
-    return value, {k: round(v, 4) for k, v in per.items()}
+        return per
+    tolerance = int(metric.get("tolerance_px", 0))
+    fn = {"silhouette_iou": lambda x, y: silhouette_iou(x, y, tolerance), "view_similarity": view_similarity,
+          "colour_similarity": lambda x, y: colour_similarity(x, y, metric.get("delta_e_scale", 30.0))}[kind]
+    for view in _views(metric):
+        per[f"{view}.png"] = fn(_load(delivery, f"{view}.png"), _load(reference, f"{view}.png"))
+    return per
+
+
+def _bound(metric: dict, image: str) -> float:
+    """A thresholded question's bound for one image: ``pass_at`` is a number for every image or
+    {view: number} (a view it leaves out: 0.5)."""
+    bound = metric.get("pass_at", 0.5)
+    if isinstance(bound, dict):
+        return float(bound.get(image.removesuffix(".png"), 0.5))
+    return float(bound)
+
+
+def _decide(q: Question, per: dict[str, float]) -> tuple[float, float, str]:
+    """(score, value, reason) of one question from its per-image values. A thresholded
+    question (the gate, or any binary one) is decided per view: it passes only when every
+    image reaches its bound -- the worst view decides, never the mean (a delivery wrong in one
+    view only fails it). Others score the mean."""
+    if not per:
+        return 0.0, 0.0, f"{q.metric['kind']}: no images"
+    if q.gate or q.scale == "binary":
+        margins = {name: v - _bound(q.metric, name) for name, v in per.items()}
+        worst = min(margins, key=lambda n: (margins[n], n))
+        value, bound = per[worst], _bound(q.metric, worst)
+        score = 1.0 if margins[worst] >= 0 else 0.0
+        return score, value, (f"{q.metric['kind']} worst view {worst.removesuffix('.png')} {value:.3f} "
+                              f"{'>=' if score else '<'} {bound}")
+    value = float(np.mean(list(per.values())))
+    return round(value, 6), value, f"{q.metric['kind']} {value:.3f}"
 
 
 def image_metric_judge(config: JudgeConfig, delivery_dir: Path, reference_dir: Path,
-                       frames: list[str]) -> VLResult:
-    """Answer every question with its metric against the reference renders.  A gate question
-    answers 1 when its metric reaches ``pass_at`` (default 0.5), else 0."""
+                       frames: list[str], input_dir: Path | None = None) -> VLResult:
+    """Answer every question with its metric against the reference renders (``_decide``).
+    With ``input_dir`` (the untouched input's renders), each answer also carries the input's own
+    score and ``uninformative`` when that reaches ``UNINFORMATIVE_AT``: the metric cannot tell
+    the work from no work on this task, and the scoring profile lets it lift nothing."""
     answers = {}
     for q in config.questions:
         if not q.metric:
             answers[q.id] = Answer(q.id, None, error="question has no image metric")
             continue
-        value, per = metric_value(q.metric, delivery_dir, reference_dir, frames)
-        if q.gate or q.scale == "binary":
-            bound = float(q.metric.get("pass_at", 0.5))
-            score = 1.0 if value >= bound else 0.0
-            reason = f"{q.metric['kind']} {value:.3f} {'>=' if score else '<'} {bound}"
-        else:
-            score = round(value, 6)
-            reason = f"{q.metric['kind']} {value:.3f}"
-        answers[q.id] = Answer(q.id, score, reason, raw=json.dumps(per, sort_keys=True))
+        per = _per_image(q.metric, delivery_dir, reference_dir, frames)
+        score, _, reason = _decide(q, per)
+        answer = Answer(q.id, score, reason, raw=json.dumps({k: round(v, 4) for k, v in per.items()}, sort_keys=True))
+        if input_dir is not None:
+            input_score = _decide(q, _per_image(q.metric, input_dir, reference_dir, frames))[0]
+            answer.input_score = round(input_score, 6)
+            answer.uninformative = input_score >= UNINFORMATIVE_AT
+            if answer.uninformative:
+                answer.reason += f" (uninformative: the untouched input scores {input_score:.3f})"
+        answers[q.id] = answer
     return combine(config, answers, image_metric_judge_id())

@@ -88,7 +88,7 @@ def test_cli_scores_one_delivery_prints_a_table_and_writes_evidence(scored_twice
          "--out", str(out)], sandbox=isolation)
     stdout = capsys.readouterr().out
     assert code == 0, stdout
-    for needle in ("C07", "material_on_faces", "image-metric@1", "total 1.000", "cache hit", "renders this run 0"):
+    for needle in ("C07", "material_on_faces", "image-metric@2", "total 1.000", "cache hit", "renders this run 0"):
         assert needle in stdout, needle
     record = json.loads((out / "score.json").read_text())
     assert record["criteria"] == first["criteria"] and record["evidence"]["files"] == first["evidence"]["files"]
