@@ -89,9 +89,14 @@ class ScriptFailed(BlenderFailure):
 
 class DeliveryBrokeBlender(BlenderFailure):
     """Blender crashed, hung or wrote no plain files on a solver's delivery: nothing to read
-    from it, and a fact about the delivery (graded), never retried."""
+    from it, and a fact about the delivery (graded), never retried.  ``timed_out``: it ran past
+    the time it was given (the grader's budget)."""
 
     kind = "solver"
+
+    def __init__(self, message: str, log_tail: str = "", *, timed_out: bool = False) -> None:
+        super().__init__(message, log_tail)
+        self.timed_out = timed_out
 
 
 class BlenderProcessError(BlenderFailure):
@@ -233,7 +238,7 @@ def _classify(script: Path, run: ScriptRun, log: str, authored: dict[str, Path],
         return ScriptFailed([(next(iter(authored.values())), what)], log[-4000:])
     if delivery:
         return DeliveryBrokeBlender(f"{script.name} {what} on this delivery\nlog tail:\n{log[-1000:]}",
-                                    log[-4000:])
+                                    log[-4000:], timed_out=run.timed_out)
     return BlenderProcessError(f"{script.name} {what}\nlog tail:\n{log[-3000:].strip()}",
                                run.returncode, log[-4000:])
 

@@ -320,12 +320,35 @@ def check_task_profile(task: Mapping) -> ScoringProfile:
     return profile
 
 
+# Rule probe runs the delivery broke (tests/test.sh, the trial backends): it crashed the probe or
+# ran it past its budget.
+PROBE_BROKEN = ("DeliveryCrashedProbe", "DeliveryHungProbe")
+
+
+def delivery_failure(rule_report: Mapping, vl: Mapping | None) -> dict | None:
+    """The grader's budget is the solver's problem: a delivery that made the rule probe crash
+    or run past its time, or the evidence renders exceed theirs (or die), is graded 0 with the
+    failure named -- never an infrastructure retry, never a score from what was left."""
+    problem = rule_report.get("delivery_problem") or {}
+    if problem.get("type") in PROBE_BROKEN:
+        return {"type": problem["type"], "stage": "rule probe", "detail": problem.get("detail", "")}
+    if vl and vl.get("delivery_failure"):
+        return dict(vl["delivery_failure"])
+    return None
+
+
 def score_record(profile: ScoringProfile, rule_report: Mapping, vl: Any, task: Mapping, *,
                  verifier_version: str, params: Mapping | None = None, evidence: Mapping | None = None) -> dict:
     """The full score record of one delivery: every record carries its verifier version,
     profile and judge."""
     scored = profile.score(rule_report, vl, task, params)
     _, _, _, judge, vl_dict = _vl_fields(vl)
+    failure = delivery_failure(rule_report, vl_dict if profile.uses_vl else None)
+    if failure is not None:
+        scored = {**scored, "total": 0.0, "success": False, "total_null_reason": None,
+                  "delivery_failure": failure}
+        if "total_points" in scored:
+            scored["total_points"] = 0.0
     return {
         "record_version": RECORD_VERSION,
         "task_id": task.get("task_id"),

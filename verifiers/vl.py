@@ -118,15 +118,21 @@ class VLResult:
     vl_score: float | None
     missing_reason: str | None
     gated: bool
+    # the delivery broke the grader's evidence renders (budget exceeded, renderer died on it):
+    # {"type", "stage", "detail"}; the profile grades such a delivery 0 (score_record)
+    delivery_failure: dict | None = None
 
     def to_dict(self) -> dict:
-        return {"judge": self.judge, "vl_score": self.vl_score, "missing_reason": self.missing_reason,
-                "gated": self.gated, "answers": {k: asdict(a) for k, a in self.answers.items()}}
+        out = {"judge": self.judge, "vl_score": self.vl_score, "missing_reason": self.missing_reason,
+               "gated": self.gated, "answers": {k: asdict(a) for k, a in self.answers.items()}}
+        if self.delivery_failure is not None:  # absent otherwise: earlier records stay byte-identical
+            out["delivery_failure"] = self.delivery_failure
+        return out
 
     @classmethod
     def from_dict(cls, d: dict) -> "VLResult":
         return cls(d["judge"], {k: Answer(**a) for k, a in d["answers"].items()}, d["vl_score"],
-                   d["missing_reason"], d["gated"])
+                   d["missing_reason"], d["gated"], d.get("delivery_failure"))
 
 
 def combine(config: JudgeConfig, answers: dict[str, Answer], judge: dict) -> VLResult:
@@ -142,11 +148,29 @@ def combine(config: JudgeConfig, answers: dict[str, Answer], judge: dict) -> VLR
     return VLResult(judge, answers, round(total, 6), None, False)
 
 
+# The grader's time for one delivery's evidence renders: its own render settings keep an honest
+# delivery far inside it (render_evidence.py's Cycles limits: seconds a view).
+EVIDENCE_BUDGET_SEC = 600
+# What an evidence error says when the delivery exhausted the grader's render budget, or the
+# renderer died on it (activities/evidence.py, packaged_grade.py): the solver's failure.
+BUDGET_EXCEEDED = "GraderBudgetExceeded"
+RENDERER_BROKEN = "DeliveryBrokeRenderer"
+
+
+def delivery_failure_of(reason: str) -> dict | None:
+    """{type, stage, detail} when an evidence error is the delivery's doing, else None."""
+    for kind in (BUDGET_EXCEEDED, RENDERER_BROKEN):
+        if reason.startswith(kind + ":"):
+            return {"type": kind, "stage": "evidence renders", "detail": reason[len(kind) + 1:].strip()}
+    return None
+
+
 def no_evidence_result(config: JudgeConfig, judge: dict, reason: str) -> VLResult:
-    """A delivery with nothing to render (missing / unreadable): the gate answers 0."""
+    """A delivery with nothing to render (missing / unreadable, or one that broke the grader's
+    renders): the gate answers 0, and a broken render is named as the delivery's failure."""
     gate = config.gate or config.questions[0]
     answers = {gate.id: Answer(gate.id, 0.0, f"no evidence: {reason}")}
-    return VLResult(judge, answers, 0.0, None, True)
+    return VLResult(judge, answers, 0.0, None, True, delivery_failure_of(reason))
 
 
 # --- image-metric: the offline judge ----------------------------------------------------------
