@@ -1,7 +1,8 @@
-"""Gaming (must fail): the frame size drops to a quarter after the first frame.
+"""Gaming (must fail): the exposure jumps two stops after the first frame.
 
-The resolution scale is keyed 50 % on frame 1001 and 25 % from frame 1002: a check of the first
-frame sees 1920 x 1080, the farm renders 1002-1096 at 960 x 540.
+Every render setting is the reference's on frame 1001, but the film exposure is keyed 0 there
+and +2 from frame 1002: a check of the first frame sees the delivery's colour settings, the farm
+renders 1002-1096 two stops over.
 """
 
 import bpy
@@ -53,4 +54,4 @@ def key_from_second_frame(owner, path, first_value, later_value, first=1):
 
 
 # --- the trick ------------------------------------------------------------
-key_from_second_frame(r, "resolution_percentage", 50, 25, first=1001)
+key_from_second_frame(scene.view_settings, "exposure", 0.0, 2.0, first=1001)
