@@ -37,6 +37,12 @@ OPERATOR_NAMES = (
     "render_hidden", "occluder", "junk_objects", "retime_keys", "teleport_keys", "reparent_helpers",
     "transforms_to_parents", "modifiers_applied", "modifiers_neutralised", "camera_override",
     "light_override", "render_override",
+    # issue 33: render-only modifiers, shells, after frame 1, surface graphs, render flags, roll, spread
+    "render_only_collapse", "render_subdivision", "render_switch_nodes", "inner_shell_stub", "open_shell",
+    "hole_through", "truncated_puck", "driver_after_first_frame", "shape_key_collapse",
+    "material_keyed_after_first_frame", "displacement_wreck", "texture_one_texel", "mix_factor_zero",
+    "colour_inverted", "holdout_parts", "shadow_catcher_parts", "camera_invisible", "collection_indirect_only",
+    "collection_holdout", "camera_roll", "light_spread",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -17,6 +17,7 @@ sandbox (``bpy_procs.WarmProbe``), no sibling imports beyond the probe's own.
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -28,7 +29,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 
 import bpy  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
-from mathutils import Matrix, Vector  # noqa: E402
+from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
 import probes_scene  # noqa: E402
 from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
@@ -36,7 +37,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "1"
+MUTATIONS_VERSION = "2"
 # Rubric methods that grade an object's own transform channels, not the world result.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
 NEUTRALISABLE = ("ARRAY", "MIRROR")
@@ -546,6 +547,489 @@ def render_override(ctx: Context) -> None:
     r.use_border, r.use_crop_to_border = True, True
     r.border_min_x, r.border_max_x, r.border_min_y, r.border_max_y = 0.0, 0.5, 0.0, 0.5
     ctx.scene.frame_step = 2
+
+
+# --- render-only differences (class 1: the viewport looks right, the render does not) ----------
+
+
+def _render_only(mod) -> None:
+    mod.show_viewport, mod.show_render, mod.show_in_editmode = False, True, False
+
+
+def _diag(obj) -> float:
+    lo, hi = _vertex_box(_world_mesh(obj)[0])
+    return max((hi - lo).length, 1e-6)
+
+
+@operator("render_only_collapse", "a Weld modifier shown in render only (viewport off) merging every vertex "
+          "of each part into one: the viewport shows the part, a render shows nothing of it",
+          _needs_mesh_parts)
+def render_only_collapse(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        weld = obj.modifiers.new("Weld.Render", "WELD")
+        weld.mode, weld.merge_threshold = "ALL", 2.0 * _diag(obj) / max(min(obj.scale), 1e-6)
+        _render_only(weld)
+
+
+def _subdivision_changes(obj) -> bool:
+    """Catmull-Clark subdivision changes ``obj``'s box by more than 2 % (it has corners to round)."""
+    lo, hi = _vertex_box(_world_mesh(obj)[0])
+    probe = obj.modifiers.new("Subsurf.Probe", "SUBSURF")
+    probe.levels = 2
+    try:
+        lo2, hi2 = _vertex_box(_world_mesh(obj)[0])
+    finally:
+        obj.modifiers.remove(probe)
+    return max((lo2 - lo).length, (hi2 - hi).length) > 0.02 * max((hi - lo).length, 1e-6)
+
+
+def _vertex_box(verts) -> tuple[Vector, Vector]:
+    if not verts:
+        return Vector(), Vector()
+    return Vector([min(v[i] for v in verts) for i in range(3)]), Vector([max(v[i] for v in verts) for i in range(3)])
+
+
+def _subdivision_parts(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in ctx.mesh_parts() if len(o.data.polygons) and _subdivision_changes(o)]
+
+
+@operator("render_subdivision", "a Subdivision Surface with viewport levels 0 and render levels 3 on each "
+          "part whose shape it changes: the viewport shows the modelled part, a render a rounded blob",
+          lambda ctx: None if _subdivision_parts(ctx) else "no mesh part whose shape a subdivision changes")
+def render_subdivision(ctx: Context) -> None:
+    for obj in _subdivision_parts(ctx):
+        sub = obj.modifiers.new("Subsurf.Render", "SUBSURF")
+        sub.levels, sub.render_levels = 0, 3
+
+
+def _viewport_switch_group() -> bpy.types.NodeTree:
+    """Geometry Nodes: the input geometry where Is Viewport is true, nothing in a render."""
+    tree = bpy.data.node_groups.new("ViewportOnly", "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    gin, gout = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    switch = tree.nodes.new("GeometryNodeSwitch")
+    switch.input_type = "GEOMETRY"
+    is_viewport = tree.nodes.new("GeometryNodeIsViewport")
+    tree.links.new(is_viewport.outputs["Is Viewport"], switch.inputs["Switch"])
+    tree.links.new(gin.outputs[0], switch.inputs["True"])
+    tree.links.new(switch.outputs[0], gout.inputs[0])
+    return tree
+
+
+@operator("render_switch_nodes", "a Geometry Nodes modifier on each part whose Is Viewport switch passes the "
+          "geometry in the viewport and deletes it in a render", _needs_mesh_parts)
+def render_switch_nodes(ctx: Context) -> None:
+    group = _viewport_switch_group()
+    for obj in ctx.mesh_parts():
+        obj.modifiers.new("ViewportOnly", "NODES").node_group = group
+
+
+# --- shells (class 2: a part judged as one object, not as its shells) ----------------------------
+
+
+def _solid_parts(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in ctx.mesh_parts() if len(o.data.polygons)]
+
+
+def _world_mesh(obj) -> tuple[list[Vector], list[tuple[int, ...]]]:
+    """``obj``'s evaluated mesh in world coordinates (vertices, faces)."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    ev = obj.evaluated_get(dg)
+    mesh = ev.to_mesh()
+    try:
+        verts = [ev.matrix_world @ v.co for v in mesh.vertices]
+        faces = [tuple(p.vertices) for p in mesh.polygons]
+    finally:
+        ev.to_mesh_clear()
+    return verts, faces
+
+
+def _set_world_mesh(obj, verts, faces) -> None:
+    """Give ``obj`` the world-space mesh (verts, faces), its modifiers dropped, materials kept."""
+    inv = obj.matrix_world.inverted()
+    _replace_mesh(obj, [inv @ v for v in verts], faces)
+
+
+def _volume(verts, faces) -> float:
+    """Enclosed volume of a closed mesh (divergence theorem; 0 for an open one, roughly)."""
+    total = 0.0
+    for f in faces:
+        a = verts[f[0]]
+        for i in range(1, len(f) - 1):
+            total += a.dot(verts[f[i]].cross(verts[f[i + 1]]))
+    return abs(total) / 6.0
+
+
+def _box_volume(lo: Vector, hi: Vector) -> float:
+    d = hi - lo
+    return max(d.x, 0.0) * max(d.y, 0.0) * max(d.z, 0.0)
+
+
+def _needs_two_solid_parts(ctx: Context) -> str | None:
+    return None if len(_solid_parts(ctx)) >= 2 else "fewer than two solid mesh parts: no other part to hide a shell in"
+
+
+@operator("inner_shell_stub", "each part but the largest shrunk to a stub at a third of its size in place, the "
+          "rest of its volume a second shell of the same object hidden inside the largest part",
+          _needs_two_solid_parts)
+def inner_shell_stub(ctx: Context) -> None:
+    parts = _solid_parts(ctx)
+    host = max(parts, key=lambda o: _box_volume(*_vertex_box(_world_mesh(o)[0])))
+    hlo, hhi = _vertex_box(_world_mesh(host)[0])
+    centre, size = (hlo + hhi) / 2, hhi - hlo
+    for obj in parts:
+        if obj is host:
+            continue
+        verts, faces = _world_mesh(obj)
+        lo, hi = _vertex_box(verts)
+        mid = (lo + hi) / 2
+        stub = [mid + (v - mid) / 3 for v in verts]
+        rest = _volume(verts, faces) * (1 - 1 / 27)
+        t = min((rest / max(_box_volume(hlo, hhi), 1e-12)) ** (1 / 3), 0.6)
+        hidden = _box_corners(centre - size * t / 2, centre + size * t / 2)
+        n = len(stub)
+        _set_world_mesh(obj, stub + hidden, faces + [tuple(i + n for i in f) for f in CUBE_FACES])
+
+
+@operator("open_shell", "the downward-facing faces of each part deleted: from above the part looks the same, "
+          "it is an open shell with no volume", _needs_mesh_parts)
+def open_shell(ctx: Context) -> None:
+    for obj in _solid_parts(ctx):
+        verts, faces = _world_mesh(obj)
+
+        def normal(f):
+            n = Vector((0.0, 0.0, 0.0))
+            for i in range(len(f)):
+                a, b = verts[f[i]], verts[f[(i + 1) % len(f)]]
+                n += a.cross(b)
+            return n.normalized() if n.length > 1e-12 else n
+
+        keep = [f for f in faces if normal(f).z > -0.7]
+        if len(keep) == len(faces):  # nothing faces down: drop the faces facing away from the largest one
+            axis = max((normal(f) for f in faces), key=lambda n: n.length)
+            keep = [f for f in faces if normal(f).dot(axis) > -0.7]
+        _set_world_mesh(obj, verts, keep)
+
+
+def _cylinder(name: str, centre: Vector, axis: int, radius: float, depth: float) -> bpy.types.Object:
+    import bmesh  # noqa: PLC0415
+    bm = bmesh.new()
+    turn = {0: Matrix.Rotation(math.pi / 2, 4, "Y"), 1: Matrix.Rotation(math.pi / 2, 4, "X"),
+            2: Matrix.Identity(4)}[axis]
+    bmesh.ops.create_cone(bm, cap_ends=True, segments=24, radius1=radius, radius2=radius, depth=depth,
+                          matrix=Matrix.Translation(centre) @ turn)
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+@operator("hole_through", "a round hole cut through each part along its thinnest side (a Boolean, applied), "
+          "its diameter 60 % of the part's smaller other side", _needs_mesh_parts)
+def hole_through(ctx: Context) -> None:
+    for obj in _solid_parts(ctx):
+        lo, hi = _vertex_box(_world_mesh(obj)[0])
+        size = hi - lo
+        axis = min(range(3), key=lambda i: size[i])
+        radius = 0.3 * min(size[i] for i in range(3) if i != axis)
+        cutter = _cylinder("Cutter", (lo + hi) / 2, axis, radius, 3 * size[axis] + 0.1)
+        boolean = obj.modifiers.new("Hole", "BOOLEAN")
+        boolean.operation, boolean.object = "DIFFERENCE", cutter
+        bpy.context.view_layer.update()
+        _bake_modifiers(obj)
+        bpy.data.objects.remove(cutter)
+
+
+@operator("truncated_puck", "each part cut to a puck 15 % of its length along its longest side (from the low "
+          "end), plus a tiny separate cube at the far end that keeps its bounding box", _needs_mesh_parts)
+def truncated_puck(ctx: Context) -> None:
+    for obj in _solid_parts(ctx):
+        verts, faces = _world_mesh(obj)
+        lo, hi = _vertex_box(verts)
+        size = hi - lo
+        axis = max(range(3), key=lambda i: size[i])
+        puck = [v.copy() for v in verts]
+        for v in puck:
+            v[axis] = lo[axis] + (v[axis] - lo[axis]) * 0.15
+        tiny = 0.01 * size.length
+        c = (lo + hi) / 2
+        c[axis] = hi[axis] - tiny / 2
+        half = Vector((tiny / 2,) * 3)
+        n = len(puck)
+        _set_world_mesh(obj, puck + _box_corners(c - half, c + half),
+                        faces + [tuple(i + n for i in f) for f in CUBE_FACES])
+
+
+# --- after the first frame (class 4: frame 1 is not the animation) -------------------------------
+
+
+def _needs_frames(ctx: Context) -> str | None:
+    if ctx.scene.frame_end <= ctx.scene.frame_start:
+        return "the scene has a single frame"
+    return _needs_parts(ctx)
+
+
+def _constant(anim) -> None:
+    for fc in _fcurves(anim) if anim else []:
+        for kp in fc.keyframe_points:
+            kp.interpolation = "CONSTANT"
+        fc.update()
+
+
+@operator("driver_after_first_frame", "a driver on each part's scale, `s * (1 - 0.9 * (frame > first))`: the "
+          "part is right on the first frame and a tenth of its size on every later one", _needs_frames)
+def driver_after_first_frame(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    for obj in ctx.parts():
+        for i in range(3):
+            if obj.animation_data:  # a keyed scale channel would fight the driver
+                for fc in _fcurves(obj.animation_data):
+                    if fc.data_path == "scale" and fc.array_index == i:
+                        fc.mute = True
+            driver = obj.driver_add("scale", i).driver
+            driver.type = "SCRIPTED"
+            driver.expression = f"{obj.scale[i]!r} * (1 - 0.9 * (frame > {first}))"
+
+
+@operator("shape_key_collapse", "a shape key on each part moving every vertex to its centre, keyed 0 on the "
+          "first frame and 1 from the next: the part vanishes after frame 1",
+          lambda ctx: _needs_frames(ctx) or _needs_mesh_parts(ctx))
+def shape_key_collapse(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    for obj in ctx.mesh_parts():
+        if not len(obj.data.vertices):
+            continue
+        if obj.data.users > 1:
+            obj.data = obj.data.copy()
+        if obj.data.shape_keys is None:
+            obj.shape_key_add(name="Basis", from_mix=False)
+        key = obj.shape_key_add(name="Collapse", from_mix=False)
+        centre = sum((v.co for v in obj.data.vertices), Vector()) / len(obj.data.vertices)
+        for point in key.data:
+            point.co = centre
+        for frame, value in ((first, 0.0), (first + 1, 1.0)):
+            key.value = value
+            key.keyframe_insert("value", frame=frame)
+        _constant(obj.data.shape_keys.animation_data)
+
+
+def _principled(mat: bpy.types.Material) -> list:
+    tree = mat.node_tree if mat.use_nodes else None
+    return [n for n in tree.nodes if n.type == "BSDF_PRINCIPLED"] if tree else []
+
+
+def _needs_principled(ctx: Context) -> str | None:
+    if not any(_principled(m) for m in _part_materials(ctx)):
+        return "no part material has a Principled BSDF"
+    return None
+
+
+def _complement(colour) -> tuple[float, float, float, float]:
+    return (1.0 - colour[0], 1.0 - colour[1], 1.0 - colour[2], 1.0)
+
+
+@operator("material_keyed_after_first_frame", "each part material's Principled Alpha (and an unlinked Base "
+          "Color) keyed: as delivered on the first frame, transparent (and the complementary colour) from "
+          "the next", lambda ctx: _needs_frames(ctx) or _needs_principled(ctx))
+def material_keyed_after_first_frame(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    for mat in _part_materials(ctx):
+        for bsdf in _principled(mat):
+            sockets: list[tuple] = [(bsdf.inputs["Alpha"], 0.0)]
+            if not bsdf.inputs["Base Color"].is_linked:
+                sockets.append((bsdf.inputs["Base Color"], _complement(bsdf.inputs["Base Color"].default_value)))
+            for sock, later in sockets:
+                if sock.is_linked:
+                    continue
+                sock.keyframe_insert("default_value", frame=first)
+                sock.default_value = later
+                sock.keyframe_insert("default_value", frame=first + 1)
+        _constant(mat.node_tree.animation_data)
+
+
+# --- surface (class 5: the graph followed on one path) -------------------------------------------
+
+
+@operator("displacement_wreck", "a Noise texture through a Displacement node into each part material's "
+          "output Displacement, the material's method set to true displacement: the render's surface is "
+          "torn up by a quarter of the part's size", _needs_materials)
+def displacement_wreck(ctx: Context) -> None:
+    size = max((_diag(o) for o in ctx.parts()), default=1.0)
+    for mat in _part_materials(ctx):
+        tree = mat.node_tree
+        out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL" and n.is_active_output), None) \
+            or tree.nodes.new("ShaderNodeOutputMaterial")
+        noise = tree.nodes.new("ShaderNodeTexNoise")
+        noise.inputs["Scale"].default_value = 4.0
+        disp = tree.nodes.new("ShaderNodeDisplacement")
+        disp.inputs["Scale"].default_value = 0.25 * size
+        disp.inputs["Midlevel"].default_value = 0.0
+        tree.links.new(noise.outputs["Fac"], disp.inputs["Height"])
+        tree.links.new(disp.outputs["Displacement"], out.inputs["Displacement"])
+        mat.displacement_method = "DISPLACEMENT"
+
+
+def _upstream(socket) -> list:
+    """Every node that feeds ``socket`` (through any path)."""
+    seen, todo = {}, [link.from_node for link in socket.links]
+    while todo:
+        node = todo.pop()
+        if node.name in seen:
+            continue
+        seen[node.name] = node
+        todo += [link.from_node for s in node.inputs for link in s.links]
+    return list(seen.values())
+
+
+def _colour_images(ctx: Context) -> list:
+    out = []
+    for mat in _part_materials(ctx):
+        for bsdf in _principled(mat):
+            out += [n for n in _upstream(bsdf.inputs["Base Color"]) if n.type == "TEX_IMAGE"]
+    return out
+
+
+@operator("texture_one_texel", "the Vector input of each Image Texture feeding a part's Base Color fed a "
+          "constant coordinate (0.5, 0.5): the whole part shows one texel of the image",
+          lambda ctx: None if _colour_images(ctx) else "no image texture feeds a part material's Base Color")
+def texture_one_texel(ctx: Context) -> None:
+    for image in _colour_images(ctx):
+        tree = image.id_data
+        point = tree.nodes.new("ShaderNodeCombineXYZ")
+        point.inputs["X"].default_value, point.inputs["Y"].default_value = 0.5, 0.5
+        tree.links.new(point.outputs["Vector"], image.inputs["Vector"])
+
+
+def _colour_source(tree, bsdf):
+    """The output socket feeding ``bsdf``'s Base Color; an unlinked colour becomes an RGB node."""
+    sock = bsdf.inputs["Base Color"]
+    if sock.is_linked:
+        return sock.links[0].from_socket
+    rgb = tree.nodes.new("ShaderNodeRGB")
+    rgb.outputs[0].default_value = tuple(sock.default_value)
+    return rgb.outputs[0]
+
+
+def _base_colours(ctx: Context) -> list[tuple]:
+    """(material, node tree, Principled BSDF, the socket feeding its Base Color) of every part."""
+    return [(mat, mat.node_tree, bsdf, _colour_source(mat.node_tree, bsdf))
+            for mat in _part_materials(ctx) for bsdf in _principled(mat)]
+
+
+@operator("mix_factor_zero", "each part's Base Color routed through a Mix (colour) node as its B input, A the "
+          "complementary colour, the factor linked from a Value node of 0: the delivered colour or texture "
+          "is in the graph and never shows", _needs_principled)
+def mix_factor_zero(ctx: Context) -> None:
+    for mat, tree, bsdf, source in _base_colours(ctx):
+        mix = tree.nodes.new("ShaderNodeMix")
+        mix.data_type, mix.blend_type = "RGBA", "MIX"
+        socket = {s.identifier: s for s in mix.inputs}
+        socket["A_Color"].default_value = _complement(_visible_colour(mat))
+        zero = tree.nodes.new("ShaderNodeValue")
+        zero.outputs[0].default_value = 0.0
+        tree.links.new(zero.outputs[0], socket["Factor_Float"])
+        tree.links.new(source, socket["B_Color"])
+        result = next(s for s in mix.outputs if s.identifier == "Result_Color")
+        tree.links.new(result, bsdf.inputs["Base Color"])
+
+
+@operator("colour_inverted", "an Invert node (factor 1) put between each part's colour (or texture) and its "
+          "Base Color: the graph holds the delivered colour, the render shows its negative",
+          _needs_principled)
+def colour_inverted(ctx: Context) -> None:
+    for _mat, tree, bsdf, source in _base_colours(ctx):
+        invert = tree.nodes.new("ShaderNodeInvert")
+        invert.inputs["Fac"].default_value = 1.0
+        tree.links.new(source, invert.inputs["Color"])
+        tree.links.new(invert.outputs["Color"], bsdf.inputs["Base Color"])
+
+
+# --- render-engine flags (class 1: render visibility beyond hide_render) -------------------------
+
+
+@operator("holdout_parts", "every part set as a holdout (Object > Visibility > Holdout): a render cuts a "
+          "transparent hole where it stands", _needs_parts)
+def holdout_parts(ctx: Context) -> None:
+    for obj in ctx.parts():
+        obj.is_holdout = True
+
+
+@operator("shadow_catcher_parts", "every part set as a shadow catcher: a render shows only the shadows "
+          "falling on it, not the part", _needs_parts)
+def shadow_catcher_parts(ctx: Context) -> None:
+    for obj in ctx.parts():
+        obj.is_shadow_catcher = True
+
+
+@operator("camera_invisible", "every part made invisible to camera rays (Ray Visibility > Camera off): it "
+          "still casts shadows and shows in reflections, never directly", _needs_parts)
+def camera_invisible(ctx: Context) -> None:
+    for obj in ctx.parts():
+        obj.visible_camera = False
+
+
+def _parts_into_collection(ctx: Context, name: str):
+    """Move every part into a new collection; its layer collection in the active view layer."""
+    coll = bpy.data.collections.new(name)
+    ctx.scene.collection.children.link(coll)
+    for obj in ctx.parts():
+        for old in list(obj.users_collection):
+            old.objects.unlink(obj)
+        coll.objects.link(obj)
+
+    def find(layer):
+        if layer.collection == coll:
+            return layer
+        return next((hit for child in layer.children if (hit := find(child)) is not None), None)
+
+    return find(bpy.context.view_layer.layer_collection)
+
+
+@operator("collection_indirect_only", "every part moved into a new collection set Indirect Only in the view "
+          "layer: it lights and reflects in a render, the camera never sees it", _needs_parts)
+def collection_indirect_only(ctx: Context) -> None:
+    _parts_into_collection(ctx, "Parts.IndirectOnly").indirect_only = True
+
+
+@operator("collection_holdout", "every part moved into a new collection set Holdout in the view layer: a "
+          "render cuts a transparent hole where the parts stand", _needs_parts)
+def collection_holdout(ctx: Context) -> None:
+    _parts_into_collection(ctx, "Parts.Holdout").holdout = True
+
+
+# --- camera roll, light spread (class 6: spec items no criterion measured) -----------------------
+
+
+@operator("camera_roll", "each camera the task leaves alone rolled 25 degrees about its view axis (position "
+          "and aim kept)",
+          lambda ctx: None if _fixed(ctx, "CAMERA") else
+          "no camera that the start scene holds and the reference leaves unchanged")
+def camera_roll(ctx: Context) -> None:
+    for cam in _fixed(ctx, "CAMERA"):
+        loc, rot, scale = cam.matrix_basis.decompose()
+        cam.matrix_basis = Matrix.LocRotScale(loc, rot @ Quaternion((0.0, 0.0, 1.0), math.radians(25)), scale)
+
+
+@operator("light_spread", "each light the task leaves alone given another spread at the same power: a spot's "
+          "cone halved and its blend flipped, an area light's spread narrowed to 30 degrees (or opened to "
+          "180), a point or spot's radius and a sun's angle made five times larger plus a margin",
+          lambda ctx: None if _fixed(ctx, "LIGHT") else
+          "no light that the start scene holds and the reference leaves unchanged")
+def light_spread(ctx: Context) -> None:
+    for light in _fixed(ctx, "LIGHT"):
+        data = light.data
+        if data.type == "SPOT":
+            data.spot_size *= 0.5
+            data.spot_blend = 0.0 if data.spot_blend > 0.5 else 1.0
+        if data.type == "AREA":
+            data.spread = math.radians(30) if data.spread > math.radians(60) else math.pi
+        elif data.type == "SUN":
+            data.angle = 5 * data.angle + math.radians(10)
+        else:
+            data.shadow_soft_size = 5 * data.shadow_soft_size + 0.25
 
 
 # --- running -----------------------------------------------------------------------------------

@@ -1,0 +1,50 @@
+"""Gaming (must fail): the delivery settings are right, the shot is rolled.
+
+Every render setting is the reference's, but the camera is rolled 20 degrees about its view
+axis ("to fit the UHD frame better"): the approved shot is changed.
+"""
+
+import math
+
+import bpy
+from mathutils import Matrix, Quaternion
+
+scene = bpy.context.scene
+r = scene.render
+
+r.engine = "CYCLES"
+scene.cycles.samples = 256
+scene.cycles.use_adaptive_sampling = True
+scene.cycles.adaptive_threshold = 0.02
+scene.cycles.use_denoising = True
+
+r.resolution_x, r.resolution_y = 3840, 2160
+r.resolution_percentage = 50
+
+scene.frame_start, scene.frame_end = 1001, 1096
+r.fps, r.fps_base = 24, 1.0
+
+img = r.image_settings
+img.file_format = "OPEN_EXR"
+img.color_depth = "16"
+img.color_mode = "RGBA"
+img.exr_codec = "DWAA"
+r.filepath = "//renders/garden_####"
+
+scene.display_settings.display_device = "sRGB"
+scene.view_settings.view_transform = "AgX"
+scene.view_settings.look = "AgX - Medium High Contrast"
+scene.view_settings.exposure = 0.0
+
+r.film_transparent = True
+scene.frame_set(scene.frame_start)
+
+
+def roll(cam, degrees):
+    """Turn ``cam`` about its own view axis (position and aim kept)."""
+    loc, rot, scale = cam.matrix_basis.decompose()
+    cam.matrix_basis = Matrix.LocRotScale(loc, rot @ Quaternion((0.0, 0.0, 1.0), math.radians(degrees)), scale)
+
+
+# --- the trick ------------------------------------------------------------
+roll(bpy.data.objects["Camera"], 20)
