@@ -15,18 +15,37 @@ import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, fraction_outcome, names_param, object_point, primitive,
+    GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, fraction_outcome, names_param, object_point, primitive,
     rnd,
 )
+from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
+
+
+def _shown_box(probe: Probe, obj, frame: int):
+    """World AABB of what renders of ``obj``: the faces of its visible shells (loose vertices and
+    edges, and shells hidden inside another solid, do not widen it); an object with no faces
+    (an empty, a camera) is its evaluated AABB / origin as before."""
+    solid = solid_of(probe, obj, frame) if obj.type in GEOMETRY_TYPES else None
+    if solid is None or not solid.faces:
+        return probe.aabb(obj, frame)
+    box = face_extent(probe, obj, frame)
+    if box is None:  # every shell hidden: nothing shows
+        return None
+    return tuple(box[0]), tuple(box[1])
 
 
 @primitive(group="geometry", required=("object|objects", "expected", "tolerance"),
            params={"object": "name", "objects": "names", "expected": "vec3", "tolerance": "tolerance",
                    "frame": "integer"})
 def dimensions(probe: Probe, p: dict):
-    """The (union) world AABB size is within ``tolerance`` of ``expected`` on every axis."""
+    """The (union) world AABB size is within ``tolerance`` of ``expected`` on every axis, the box
+    of what renders: faces of visible shells (loose vertices, and shells hidden inside another
+    solid, do not widen it; see ``probes_solid.visible_shells``)."""
     names, expected, tol = names_param(p), [float(v) for v in p["expected"]], float(p["tolerance"])
-    size = aabb_size(probe.union_aabb(probe.objects(names), int(p.get("frame", 1))))
+    frame = int(p.get("frame", 1))
+    boxes = [b for b in (_shown_box(probe, o, frame) for o in probe.objects(names)) if b is not None]
+    size = aabb_size((tuple(min(b[0][i] for b in boxes) for i in range(3)),
+                      tuple(max(b[1][i] for b in boxes) for i in range(3)))) if boxes else (0.0, 0.0, 0.0)
     errors = [abs(s - e) for s, e in zip(size, expected)]
     ok = all(e <= tol for e in errors)
     detail = f"world AABB size of {', '.join(names)}; max axis error {max(errors):.4f} (tolerance {tol})"
@@ -271,8 +290,6 @@ def origin_at(probe: Probe, p: dict):
 
 # --- UV layout and repeated parts (mesh islands) -------------------------------------------------
 
-from probe_core import GEOMETRY_TYPES  # noqa: E402
-
 AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 
 
@@ -423,30 +440,62 @@ def uv_stretch(probe: Probe, p: dict):
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"stretched": bad})
 
 
-def uv_coverage(uv_tris: np.ndarray, resolution: int) -> tuple[int, int]:
-    """(pixels covered, pixels covered more than once) when the UV triangles (t, 3, 2) are
-    rasterised at ``resolution`` x ``resolution`` over the 0-1 tile (samples slightly off the
-    pixel centres, so an edge shared by two triangles is not counted twice)."""
-    counts = np.zeros((resolution, resolution), dtype=np.int32)
-    pts = np.clip(uv_tris, -1.0, 2.0) * resolution
-    for a, b, c in pts:
-        lo = np.floor(np.minimum(np.minimum(a, b), c)).astype(int)
-        hi = np.ceil(np.maximum(np.maximum(a, b), c)).astype(int)
-        lo, hi = np.maximum(lo, 0), np.minimum(hi, resolution)
-        if (hi <= lo).any():
-            continue
-        xs = np.arange(lo[0], hi[0]) + 0.5137
-        ys = np.arange(lo[1], hi[1]) + 0.4871
-        x, y = np.meshgrid(xs, ys, indexing="ij")
-        area = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-        if area == 0:
-            continue
-        sign = 1.0 if area > 0 else -1.0
-        w0 = sign * ((b[0] - a[0]) * (y - a[1]) - (b[1] - a[1]) * (x - a[0]))
-        w1 = sign * ((c[0] - b[0]) * (y - b[1]) - (c[1] - b[1]) * (x - b[0]))
-        w2 = sign * ((a[0] - c[0]) * (y - c[1]) - (a[1] - c[1]) * (x - c[0]))
-        counts[lo[0]:hi[0], lo[1]:hi[1]] += ((w0 >= 0) & (w1 >= 0) & (w2 >= 0)).astype(np.int32)
-    return int(np.sum(counts > 0)), int(np.sum(counts > 1))
+def _clip_area(subject: list, clip: np.ndarray) -> float:
+    """Area of the convex polygon ``subject`` (counter-clockwise [u, v] points) clipped by the
+    counter-clockwise triangle ``clip`` (Sutherland-Hodgman)."""
+    poly = subject
+    for i in range(3):
+        (ax, ay), (bx, by) = clip[i], clip[(i + 1) % 3]
+        if not poly:
+            return 0.0
+        side = [(bx - ax) * (y - ay) - (by - ay) * (x - ax) for x, y in poly]
+        out = []
+        for j, (x, y) in enumerate(poly):
+            k = j - 1
+            (px, py), sp, sc = poly[k], side[k], side[j]
+            if sc >= 0:
+                if sp < 0:
+                    t = sp / (sp - sc)
+                    out.append((px + (x - px) * t, py + (y - py) * t))
+                out.append((x, y))
+            elif sp >= 0:
+                t = sp / (sp - sc)
+                out.append((px + (x - px) * t, py + (y - py) * t))
+        poly = out
+    if len(poly) < 3:
+        return 0.0
+    xs, ys = np.array(poly).T
+    return float(0.5 * abs(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1))))
+
+
+def uv_overlap_area(uv_tris: np.ndarray) -> tuple[float, float]:
+    """(UV area covered, UV area covered more than once) of the triangles (t, 3, 2), exact: every
+    pair of triangles whose boxes meet is clipped against each other and the areas of their
+    intersections summed (an edge shared by two triangles adds nothing; the sum counts a point
+    covered three times twice, so it bounds the doubly covered area from above).  Each triangle
+    is first moved into the 0-1 tile by the whole tile its centre lies in (a repeating texture
+    shows the same texels there)."""
+    tris = np.asarray(uv_tris, dtype=np.float64)
+    tris = tris - np.floor(tris.mean(axis=1, keepdims=True))
+    signed = 0.5 * ((tris[:, 1, 0] - tris[:, 0, 0]) * (tris[:, 2, 1] - tris[:, 0, 1])
+                    - (tris[:, 1, 1] - tris[:, 0, 1]) * (tris[:, 2, 0] - tris[:, 0, 0]))
+    keep = np.abs(signed) > 0
+    tris, area = tris[keep], np.abs(signed[keep])
+    tris[signed[keep] < 0] = tris[signed[keep] < 0][:, ::-1]  # counter-clockwise
+    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    order = np.argsort(lo[:, 0], kind="stable")
+    tris, area, lo, hi = tris[order], area[order], lo[order], hi[order]
+    twice = 0.0
+    for i in range(len(tris)):
+        end = int(np.searchsorted(lo[:, 0], hi[i, 0], side="right"))
+        j = np.arange(i + 1, end)
+        j = j[(lo[j, 1] < hi[i, 1]) & (hi[j, 1] > lo[i, 1]) & (hi[j, 0] > lo[i, 0])]
+        subject = [tuple(pt) for pt in tris[i].tolist()]
+        for other in j.tolist():
+            shared = _clip_area(subject, tris[other])
+            if shared > 1e-9 * min(area[i], area[other]):
+                twice += shared
+    return float(area.sum()) - twice, twice
 
 
 @primitive(group="geometry", required=("object|objects",),
@@ -456,11 +505,11 @@ def uv_coverage(uv_tris: np.ndarray, resolution: int) -> tuple[int, int]:
                    "frame": "integer"})
 def uv_overlap(probe: Probe, p: dict):
     """No two faces of the UV map ``uv_map`` (default: the render-active one) of each evaluated
-    mesh share texture space: rasterised over the 0-1 tile at ``resolution`` (default 256)
-    pixels a side, the share of covered pixels covered more than once is at most
-    ``max_overlap`` (default 0.005).  A mesh without that UV map or with no UV area fails.
-    Scores the share of objects that pass."""
-    names, res = names_param(p), int(p.get("resolution", 256))
+    mesh share texture space, measured exactly on the UV triangles (``uv_overlap_area``): the
+    share of the covered UV area covered more than once is at most ``max_overlap`` (default
+    0.005).  ``resolution`` is accepted for older rubrics and not used.  A mesh without that UV
+    map or with no UV area fails.  Scores the share of objects that pass."""
+    names = names_param(p)
     limit = float(p.get("max_overlap", 0.005))
     measured, bad = {}, []
     for name, uvm in _uv_of(probe, names, p).items():
@@ -468,9 +517,9 @@ def uv_overlap(probe: Probe, p: dict):
             measured[name] = None
             bad.append(name)
             continue
-        covered, twice = uv_coverage(uvm["uv"][uvm["tri"]], res)
-        share = twice / covered if covered else 1.0
-        measured[name] = {"uv_map": uvm["name"], "covered": rnd(covered / res ** 2), "overlap": rnd(share)}
+        covered, twice = uv_overlap_area(uvm["uv"][uvm["tri"]])
+        share = twice / covered if covered > 0 else 1.0
+        measured[name] = {"uv_map": uvm["name"], "covered": rnd(covered), "overlap": rnd(share)}
         if share > limit:
             bad.append(name)
     detail = "no overlapping UVs" if not bad else "overlapping or missing UVs: " + ", ".join(bad)
@@ -504,7 +553,9 @@ def mesh_islands_of(mesh: dict) -> list[np.ndarray]:
                    "frame": "integer"})
 def mesh_islands(probe: Probe, p: dict):
     """The evaluated mesh of each object (modifiers included) falls into ``count`` separate
-    parts (an exact number or {min, max}); with ``pitch``, the parts' world AABB centres, in
+    parts (an exact number or {min, max}): its visible shells, pieces of faces joined by shared
+    vertices (loose vertices and edges are no part; a shell hidden inside another solid does not
+    count; see ``probes_solid.visible_shells``); with ``pitch``, the parts' world AABB centres, in
     order along ``axis`` (default X), are ``pitch`` apart (each gap within ``tolerance``,
     default 0.001): an array of repeated parts at a given spacing.  Scores the share of objects
     that pass."""
@@ -512,9 +563,8 @@ def mesh_islands(probe: Probe, p: dict):
     axis = AXIS_INDEX[p.get("axis", "X")]
     measured, bad = {}, []
     for o in probe.objects(names):
-        mesh = probe.mesh_arrays(o, frame)
-        parts = mesh_islands_of(mesh) if mesh is not None and len(mesh["co"]) else []
-        centres = sorted(float((mesh["co"][i, axis].min() + mesh["co"][i, axis].max()) / 2) for i in parts)
+        parts = [sh.face_co for sh in visible_shells(probe, o, frame)]
+        centres = sorted(float((pts[:, axis].min() + pts[:, axis].max()) / 2) for pts in parts)
         gaps = [b - a for a, b in zip(centres, centres[1:])]
         entry = {"count": len(parts), "centres": rnd(centres[:50]), "gaps": rnd(gaps[:50])}
         ok = "count" not in p or _within(len(parts), p["count"])

@@ -38,7 +38,7 @@ from mathutils import Vector  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    VEC3, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
+    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
 )
 
 # --- param schemas (literals: the static catalogue reads them) ----------------------------------
@@ -79,7 +79,10 @@ class Solid:
     normal: np.ndarray  # (f, 3) outward unit normals (0 for a degenerate face)
     volume: float  # enclosed volume, >= 0
     encloses: bool  # the faces enclose a volume (not a sheet)
+    det: float = 1.0  # determinant of the world matrix (a mirrored object's winding is mirrored back)
+    signed: float = 0.0  # signed enclosed volume (negative: inside-out normals)
     _tree: BVHTree | None = field(default=None, repr=False)
+    _shells: list | None = field(default=None, repr=False)
 
     @property
     def faces(self) -> int:
@@ -97,6 +100,16 @@ class Solid:
         """World AABB size of the face vertices (loose ones do not widen it)."""
         pts = self.face_co
         return (pts.max(axis=0) - pts.min(axis=0)).tolist() if len(pts) else [0.0, 0.0, 0.0]
+
+    def shells(self) -> list[Solid]:
+        """The connected shells (faces joined by shared vertices), each a ``Solid`` of its own
+        faces (the same ``co``), in order of their first face."""
+        if self._shells is None:
+            labels = shell_labels(self)
+            self._shells = [self if labels.max(initial=0) == 0 and len(labels) else
+                            _make_solid(self.name, self.co, *_faces_subset(self, np.flatnonzero(labels == k)), self.det)
+                            for k in range(int(labels.max(initial=-1)) + 1)]
+        return self._shells
 
     def tree(self) -> BVHTree:
         if self._tree is None:
@@ -122,33 +135,169 @@ def _build_solid(probe: Probe, obj, frame: int) -> Solid | None:
     mesh = probe.mesh_arrays(obj, frame)
     if mesh is None or not len(mesh["co"]):
         return None
-    co, lv, start, total = mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"]
+    probe.at(frame)
+    det = float(obj.evaluated_get(probe.depsgraph).matrix_world.determinant())
+    return _make_solid(obj.name, mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], det)
+
+
+def _fan(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray):
+    """Fan triangles (first loop, loop, loop + 1) of every face: (corner arrays p0, p1, p2, face index)."""
+    poly = np.repeat(np.arange(len(start)), total)
+    loops = np.arange(len(lv))
+    rel = loops - start[poly]
+    fan = (rel >= 1) & (rel <= total[poly] - 2)
+    return co[lv[start[poly[fan]]]], co[lv[loops[fan]]], co[lv[loops[fan] + 1]], poly[fan]
+
+
+def _make_solid(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray,
+                det: float) -> Solid:
     used = np.zeros(len(co), dtype=bool)
     used[lv] = True
     nf = len(start)
     if not nf:
-        return Solid(obj.name, co, lv, start, total, used, np.zeros(0), np.zeros((0, 3)), 0.0, False)
-    # fan triangles (first loop, loop, loop + 1) of every face
-    poly = np.repeat(np.arange(nf), total)
-    loops = np.arange(len(lv))
-    rel = loops - start[poly]
-    fan = (rel >= 1) & (rel <= total[poly] - 2)
+        return Solid(name, co, lv, start, total, used, np.zeros(0), np.zeros((0, 3)), 0.0, False, det)
     ref = co[used].mean(axis=0)  # about the centroid: a sheet gets ~0 volume wherever it is
-    p0, p1, p2 = co[lv[start[poly[fan]]]] - ref, co[lv[loops[fan]]] - ref, co[lv[loops[fan] + 1]] - ref
+    p0, p1, p2, face = _fan(co - ref, lv, start, total)
     cross = np.cross(p1 - p0, p2 - p0)
     vec = np.zeros((nf, 3))
-    np.add.at(vec, poly[fan], cross)  # twice the vector area of each (planar) face
+    np.add.at(vec, face, cross)  # twice the vector area of each (planar) face
     area = 0.5 * np.linalg.norm(vec, axis=1)
     signed = float(np.einsum("ij,ij->i", p0, np.cross(p1, p2)).sum() / 6.0)
     size = float(np.max(co[used].max(axis=0) - co[used].min(axis=0)))
     encloses = abs(signed) > 1e-9 * max(size, 1e-6) ** 3
-    probe.at(frame)
-    det = obj.evaluated_get(probe.depsgraph).matrix_world.determinant()
     # outward: by the enclosed volume's sign for a solid, else the winding Blender shows
     orient = (1.0 if signed > 0 else -1.0) if encloses else (-1.0 if det < 0 else 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         normal = np.where(area[:, None] > 0, orient * vec / (2.0 * area[:, None]), 0.0)
-    return Solid(obj.name, co, lv, start, total, used, area, normal, abs(signed), bool(encloses))
+    return Solid(name, co, lv, start, total, used, area, normal, abs(signed), bool(encloses), det, signed)
+
+
+def _faces_subset(solid: Solid, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(loop_vert, start, total) of just ``faces`` (indices into the solid's faces)."""
+    faces = faces[np.argsort(solid.start[faces], kind="stable")]
+    tot = solid.total[faces]
+    new_start = np.concatenate([[0], np.cumsum(tot)[:-1]]).astype(np.int64) if len(tot) else np.zeros(0, np.int64)
+    loops = np.repeat(solid.start[faces] - new_start, tot) + np.arange(int(tot.sum()))
+    return solid.loop_vert[loops], new_start, tot
+
+
+# --- shells: connected components of the faces -------------------------------------------------------
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Union-find over ``n`` nodes joined by the pairs (a[i], b[i]): each node's label is the
+    smallest node of its component (roots hooked to the smaller root, then pointer jumping)."""
+    lab = np.arange(n)
+    if not len(a):
+        return lab
+    while True:
+        la, lb = lab[a], lab[b]
+        low = np.minimum(la, lb)
+        new = lab.copy()
+        np.minimum.at(new, la, low)
+        np.minimum.at(new, lb, low)
+        while True:
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, lab):
+            return lab
+        lab = new
+
+
+def shell_labels(solid: Solid) -> np.ndarray:
+    """(f,) shell index of each face, 0.. in order of each shell's first face: faces sharing a
+    vertex are one shell (loose vertices and edges join nothing)."""
+    if not solid.faces:
+        return np.zeros(0, dtype=np.int64)
+    poly = np.repeat(np.arange(solid.faces), solid.total)
+    first = solid.loop_vert[solid.start[poly]]
+    vert = components(len(solid.co), first, solid.loop_vert)[solid.loop_vert[solid.start]]
+    _, first_face, inverse = np.unique(vert, return_index=True, return_inverse=True)
+    rank = np.argsort(np.argsort(first_face))
+    return rank[inverse].astype(np.int64)
+
+
+def euler_holes(solid: Solid) -> float | None:
+    """Through-holes (genus) of a closed shell, (2 - V + E - F) / 2; None when the shell has a
+    boundary or non-manifold edge (it is not closed, so it has no genus)."""
+    lv, start, total = solid.loop_vert, solid.start, solid.total
+    poly = np.repeat(np.arange(len(start)), total)
+    loops = np.arange(len(lv))
+    nxt = start[poly] + (loops - start[poly] + 1) % total[poly]
+    n = max(len(solid.co), 1)
+    a, b = lv[loops], lv[nxt]
+    _, counts = np.unique(np.minimum(a, b) * n + np.maximum(a, b), return_counts=True)
+    if not len(counts) or np.any(counts != 2):
+        return None
+    chi = int(solid.used.sum()) - len(counts) + solid.faces
+    return (2 - chi) / 2
+
+
+def _hull_area(pts: np.ndarray) -> float:
+    """Area of the 2-D convex hull of ``pts`` (monotone chain)."""
+    pts = np.unique(pts, axis=0)
+    if len(pts) < 3:
+        return 0.0
+    order = pts.tolist()
+
+    def half(seq):
+        out: list = []
+        for p in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (p[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (p[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(p)
+        return out[:-1]
+
+    hull = np.array(half(order) + half(order[::-1]))
+    x, y = hull[:, 0], hull[:, 1]
+    return float(0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
+
+
+# Cut planes per world axis for ``section_fill``, evenly spaced across the shell.
+SECTIONS = 9
+
+
+def section_fill(solid: Solid) -> float:
+    """The least filled cross-section of a closed shell: cut by ``SECTIONS`` planes across each
+    world axis (at (i + 0.5) / SECTIONS of its extent), each section's area (exact: Green's theorem
+    over the segments where the plane cuts the faces, holes subtracted) over the area of its own
+    convex hull.  1 for any convex solid (a box, a tapered round leg); a notch, a hollow or a
+    through-hole cut by a plane brings it down."""
+    p0, p1, p2, _ = _fan(solid.co, solid.loop_vert, solid.start, solid.total)
+    tri = np.stack([p0, p1, p2], axis=1)  # (t, 3, 3)
+    normal = np.cross(p1 - p0, p2 - p0)
+    lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
+    worst = 1.0
+    for axis in range(3):
+        u, v = (axis + 1) % 3, (axis + 2) % 3  # (u, v, axis) right-handed
+        for i in range(SECTIONS):
+            h = lo[axis] + (i + 0.5 + 0.0137) / SECTIONS * (hi[axis] - lo[axis])
+            above = tri[:, :, axis] > h
+            cut = above.any(axis=1) & ~above.all(axis=1)
+            if not cut.any():
+                continue
+            t, up, nrm = tri[cut], above[cut], normal[cut]
+            ends = []
+            for j, k in ((0, 1), (1, 2), (2, 0)):
+                cross_jk = up[:, j] != up[:, k]
+                dj, dk = t[:, j, axis] - h, t[:, k, axis] - h
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    w = np.where(cross_jk, dj / (dj - dk), np.nan)
+                ends.append((t[:, j] + (t[:, k] - t[:, j]) * w[:, None])[:, [u, v]])
+            pts = np.stack(ends, axis=1)  # (c, 3, 2), one row nan
+            ok = ~np.isnan(pts[:, :, 0])
+            pair = pts[ok].reshape(-1, 2, 2)
+            a, b = pair[:, 0], pair[:, 1]
+            flip = np.einsum("ij,ij->i", b - a, np.stack([-nrm[:, v], nrm[:, u]], axis=1)) < 0
+            a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
+            area = abs(float(0.5 * np.sum(a[:, 0] * b[:, 1] - b[:, 0] * a[:, 1])))
+            hull = _hull_area(np.concatenate([a, b]))
+            if hull > 0:
+                worst = min(worst, area / hull)
+    return worst
 
 
 # --- surface distance and inside tests --------------------------------------------------------------
@@ -230,6 +379,100 @@ def surface_distance(a: Solid, b: Solid) -> tuple[float, str]:
     return float(best), "apart"
 
 
+# --- hidden shells ------------------------------------------------------------------------------------
+
+# A shell is hidden when more than this share of its surface (by area) lies inside other solids.
+HIDDEN_SHARE = 0.5
+# At most this many triangles of a shell are sampled (evenly through its faces) for the hidden share.
+HIDDEN_TRIANGLES = 240
+# Barycentric sample points of a triangle (its centre and three points towards its corners).
+_BARY = np.array([[1 / 3, 1 / 3, 1 / 3], [0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2, 0.2, 0.6]])
+
+
+def _area_samples(solid: Solid) -> tuple[np.ndarray, np.ndarray]:
+    """(points, weights): four points on each of (at most ``HIDDEN_TRIANGLES``, evenly picked)
+    fan triangles of the faces, weighted by the triangle's area."""
+    p0, p1, p2, _ = _fan(solid.co, solid.loop_vert, solid.start, solid.total)
+    if len(p0) > HIDDEN_TRIANGLES:
+        pick = np.linspace(0, len(p0) - 1, HIDDEN_TRIANGLES).astype(np.int64)
+        p0, p1, p2 = p0[pick], p1[pick], p2[pick]
+    area = 0.5 * np.linalg.norm(np.cross(p1 - p0, p2 - p0), axis=1)
+    pts = np.einsum("sk,tkj->tsj", _BARY, np.stack([p0, p1, p2], axis=1)).reshape(-1, 3)
+    return pts, np.repeat(area / 4.0, 4)
+
+
+def _others_around(probe: Probe, obj, frame: int, lo: np.ndarray, hi: np.ndarray) -> list[Solid]:
+    """The solids of the other render-visible objects whose world AABB overlaps [lo, hi]."""
+    out = []
+    for o in probe.scene.objects:
+        if o.name == obj.name or o.name not in probe.rendered() or o.type not in GEOMETRY_TYPES:
+            continue
+        blo, bhi = probe.aabb(o, frame)
+        if np.any(np.asarray(bhi) < lo) or np.any(np.asarray(blo) > hi):
+            continue
+        s = solid_of(probe, o, frame)
+        if s is not None and s.encloses:
+            out.append(s)
+    return out
+
+
+def hidden_shares(probe: Probe, obj, frame: int) -> list[float]:
+    """Per shell of ``obj``: the share of its surface (by area) inside another render-visible
+    object's solid or inside the rest of the object's own shells (cached per probe)."""
+    cache = _CACHE.setdefault(probe, {})
+    key = ("hidden", int(frame), obj.name)
+    if key in cache:
+        return cache[key]
+    solid = solid_of(probe, obj, frame)
+    shares: list[float] = []
+    shells = solid.shells() if solid is not None else []
+    for k, shell in enumerate(shells):
+        pts, weight = _area_samples(shell)
+        if not len(pts) or weight.sum() <= 0:
+            shares.append(0.0)
+            continue
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        around = _others_around(probe, obj, frame, lo, hi)
+        if len(shells) > 1:
+            rest = np.flatnonzero(shell_labels(solid) != k)
+            around.append(_make_solid(obj.name, solid.co, *_faces_subset(solid, rest), solid.det))
+        hidden = np.array([any(inside(o, q) for o in around) for q in pts], dtype=bool)
+        shares.append(float(weight[hidden].sum() / weight.sum()))
+    cache[key] = shares
+    return shares
+
+
+def visible_shells(probe: Probe, obj, frame: int) -> list[Solid]:
+    """The shells of ``obj`` that are not hidden (at most ``HIDDEN_SHARE`` of them inside other solids)."""
+    solid = solid_of(probe, obj, frame)
+    if solid is None:
+        return []
+    return [s for s, h in zip(solid.shells(), hidden_shares(probe, obj, frame)) if h <= HIDDEN_SHARE]
+
+
+def face_extent(probe: Probe, obj, frame: int) -> tuple[list[float], list[float]] | None:
+    """(min, max) world AABB of the faces of ``obj``'s visible shells; None when it has none."""
+    shells = visible_shells(probe, obj, frame)
+    if not shells:
+        return None
+    pts = np.concatenate([s.face_co for s in shells])
+    return pts.min(axis=0).tolist(), pts.max(axis=0).tolist()
+
+
+def penetration(a: Solid, b: Solid) -> float:
+    """How deep ``a``'s surface reaches into ``b``'s solid: the largest distance from ``b``'s
+    surface of ``a``'s surface samples that lie inside ``b`` (0 when none does)."""
+    if not a.faces or not b.encloses:
+        return 0.0
+    if not a.tree().overlap(b.tree()) and not inside(b, a.face_co[0]):
+        return 0.0
+    tree, deepest = b.tree(), 0.0
+    for q in _samples(a):
+        if inside(b, q):
+            deepest = max(deepest, float(tree.find_nearest(Vector(q))[3]))
+    return deepest
+
+
 # --- primitives ------------------------------------------------------------------------------------------
 
 
@@ -237,37 +480,90 @@ def _frame(p: dict) -> int:
     return int(p.get("frame", 1))
 
 
+# ``max_shells``: one bound for every object, or {object name: bound}
+SHELLS = {"anyOf": [{"type": "integer", "minimum": 1},
+                    {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}, "minProperties": 1}],
+          "description": "integer >= 1 or {object name: integer >= 1}"}
+
+
+def _max_shells(p: dict, name: str) -> int:
+    bound = p.get("max_shells", 1)
+    return int(bound.get(name, 1)) if isinstance(bound, dict) else int(bound)
+
+
+def _shell_checks(shell: Solid, limits: dict) -> tuple[dict, list[str]]:
+    """One shell's measures and the limits it misses."""
+    ext = shell.extent()
+    m = {"faces": shell.faces, "volume": shell.volume, "extent": ext}
+    off = [k for k, bad in (("min_faces", shell.faces < limits["min_faces"]),
+                            ("encloses", not shell.encloses),
+                            ("min_extent", min(ext) < limits["min_extent"])) if bad]
+    if "min_fill" in limits and shell.encloses:
+        m["fill"] = section_fill(shell)
+        if m["fill"] < limits["min_fill"]:
+            off.append("min_fill")
+    if "max_holes" in limits:
+        holes = euler_holes(shell)
+        m["holes"] = holes
+        if holes is None or holes > limits["max_holes"]:
+            off.append("max_holes")
+    return m, off
+
+
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "min_faces": "count", "min_area": AMOUNT,
-                   "min_volume": AMOUNT, "min_extent": AMOUNT, "max_loose_fraction": SHARE, "frame": "integer"})
+                   "min_volume": AMOUNT, "min_extent": AMOUNT, "max_loose_fraction": SHARE, "max_shells": SHELLS,
+                   "min_fill": SHARE, "max_holes": "count", "frame": "integer"})
 def solid_parts(probe: Probe, p: dict):
-    """Each object is a solid part: at least ``min_faces`` faces (default 1), face area >=
-    ``min_area``, enclosed volume >= ``min_volume``, every axis of its faces' world AABB >=
-    ``min_extent`` and at most ``max_loose_fraction`` of its vertices in no face (defaults 0)."""
+    """Each object is a solid part made of at most ``max_shells`` shells (default 1; a number or
+    {name: number}): connected pieces of faces (faces sharing a vertex).  Every shell encloses a
+    volume, has at least ``min_faces`` faces (default 1) and is at least ``min_extent`` across on
+    every world axis; with ``min_fill``, each of its cross-sections (``SECTIONS`` planes across each
+    world axis) covers at least that share of its convex hull; with ``max_holes``, it is closed
+    with at most that many through-holes (genus).  No shell is hidden: more than half of its
+    surface inside another render-visible object's solid or inside the object's other shells.
+    Over its shells the object has face area >= ``min_area``, enclosed volume >= ``min_volume``,
+    and at most ``max_loose_fraction`` of its vertices in no face (defaults 0)."""
     names, frame = names_param(p), _frame(p)
     limits = {"min_faces": int(p.get("min_faces", 1)), "min_area": float(p.get("min_area", 0.0)),
               "min_volume": float(p.get("min_volume", 0.0)), "min_extent": float(p.get("min_extent", 0.0)),
               "max_loose_fraction": float(p.get("max_loose_fraction", 0.0))}
+    limits.update({k: float(p[k]) for k in ("min_fill", "max_holes") if k in p})
     measured, failing = {}, {}
     for o in probe.objects(names):
         s = solid_of(probe, o, frame)
-        if s is None:
-            measured[o.name], failing[o.name] = None, ["no geometry"]
+        if s is None or not s.faces:
+            measured[o.name], failing[o.name] = None, ["no geometry" if s is None else "no faces"]
             continue
-        m = {"faces": s.faces, "area": float(s.area.sum()), "volume": s.volume, "extent": s.extent(),
-             "loose_fraction": s.loose_fraction}
+        shells, hidden = s.shells(), hidden_shares(probe, o, frame)
+        per, off_shells = [], set()
+        for shell, share in zip(shells, hidden):
+            m, off = _shell_checks(shell, limits)
+            m["hidden"] = share
+            if share > HIDDEN_SHARE:
+                off.append("hidden_shell")
+            per.append(m)
+            off_shells.update(off)
+        seen = [sh for sh, h in zip(shells, hidden) if h <= HIDDEN_SHARE]
+        m = {"faces": s.faces, "shells": len(shells), "area": float(sum(float(sh.area.sum()) for sh in seen)),
+             "volume": float(sum(sh.volume for sh in seen)),
+             "extent": (np.ptp(np.concatenate([sh.face_co for sh in seen]), axis=0).tolist() if seen
+                        else [0.0, 0.0, 0.0]),
+             "loose_fraction": s.loose_fraction, "per_shell": per[:20]}
         measured[o.name] = rnd(m)
-        off = [k for k, bad in (("min_faces", m["faces"] < limits["min_faces"] or not m["faces"]),
+        off = [k for k, bad in (("max_shells", len(shells) > _max_shells(p, o.name)),
                                 ("min_area", m["area"] < limits["min_area"]),
                                 ("min_volume", m["volume"] < limits["min_volume"]),
-                                ("min_extent", min(m["extent"]) < limits["min_extent"]),
                                 ("max_loose_fraction", m["loose_fraction"] > limits["max_loose_fraction"]))
                if bad]
+        off = [k for k in ("min_faces", "encloses", "min_extent", "min_fill", "max_holes", "hidden_shell")
+               if k in off_shells] + off
         if off:
             failing[o.name] = off
+    expected = {**limits, "max_shells": p.get("max_shells", 1)}
     detail = "all solid parts" if not failing else "not solid: " + "; ".join(
         f"{n} ({', '.join(c)})" for n, c in failing.items())
-    return fraction_outcome(len(names) - len(failing), len(names), measured, limits, detail, {"failing": failing})
+    return fraction_outcome(len(names) - len(failing), len(names), measured, expected, detail, {"failing": failing})
 
 
 SHAPE_MEASURES = ("volume", "area", "fill")
@@ -278,7 +574,9 @@ SHAPE_MEASURES = ("volume", "area", "fill")
                    "frame": "integer"})
 def shape_measures(probe: Probe, p: dict):
     """Each object's enclosed ``volume`` (m^3), face ``area`` (m^2) and ``fill`` (volume / volume
-    of its whole world AABB, loose vertices included) lie in the given [min, max] ranges."""
+    of its whole world AABB, loose vertices and hidden shells included) lie in the given [min, max]
+    ranges; volume and area are summed over its visible shells (a shell hidden inside another
+    solid adds nothing)."""
     names, frame = names_param(p), _frame(p)
     ranges = {k: [float(v) for v in p[k]] for k in SHAPE_MEASURES if k in p}
     measured, failing = {}, {}
@@ -288,8 +586,11 @@ def shape_measures(probe: Probe, p: dict):
             measured[o.name] = None
             failing[o.name] = list(ranges)
             continue
+        seen = visible_shells(probe, o, frame)
+        volume = float(sum(sh.volume for sh in seen))
         box = float(np.prod(s.co.max(axis=0) - s.co.min(axis=0)))
-        m = {"volume": s.volume, "area": float(s.area.sum()), "fill": s.volume / box if box > 0 else 0.0}
+        m = {"volume": volume, "area": float(sum(float(sh.area.sum()) for sh in seen)),
+             "fill": volume / box if box > 0 else 0.0, "shells": len(s.shells())}
         measured[o.name] = rnd(m)
         off = [k for k, (lo, hi) in ranges.items() if not lo <= m[k] <= hi]
         if off:
@@ -299,34 +600,63 @@ def shape_measures(probe: Probe, p: dict):
     return fraction_outcome(len(names) - len(failing), len(names), measured, ranges, detail, {"failing": failing})
 
 
+def _contact(probe: Probe, base: Solid, obj, frame: int, max_depth: float | None) -> tuple[float | None, str, float]:
+    """(gap, how, penetration) of ``obj``'s best visible shell against ``base``: the smallest
+    surface distance over the shells that are not hidden (a shell buried in ``base`` is hidden),
+    among those within ``max_depth`` of penetration when it is given."""
+    solid = solid_of(probe, obj, frame)
+    if solid is None or not solid.faces:
+        return None, "no faces", 0.0
+    shells = visible_shells(probe, obj, frame)
+    if not shells:
+        return None, "buried", penetration(solid, base)
+    best: tuple[float | None, str, float] = (None, "too deep", 0.0)
+    for shell in shells:
+        depth = penetration(shell, base)
+        if max_depth is not None and depth > max_depth:
+            if best[0] is None:
+                best = (None, "too deep", max(depth, best[2]))
+            continue
+        gap, how = surface_distance(base, shell)
+        if best[0] is None or gap < best[0]:
+            best = (gap, how, depth)
+    return best
+
+
 @primitive(group="geometry", required=("object", "others", "tolerance"),
-           params={"object": "name", "others": "names", "tolerance": "tolerance", "frame": "integer"})
+           params={"object": "name", "others": "names", "tolerance": "tolerance", "max_penetration": AMOUNT,
+                   "frame": "integer"})
 def parts_touch(probe: Probe, p: dict):
     """Each other object's evaluated surface (faces; loose vertices do not count) comes within
-    ``tolerance`` of the object's surface; intersecting or lying inside counts as touching."""
+    ``tolerance`` of the object's surface, by a shell that is not hidden: a shell with more than
+    half of its surface inside another solid (buried in the object, or in any other render-visible
+    one) does not touch.  Faces meeting or running into the other solid touch; with
+    ``max_penetration`` (m) the touching shell reaches at most that deep into the object."""
     obj, others, frame, tol = probe.obj(p["object"]), probe.objects(list(p["others"])), _frame(p), float(p["tolerance"])
+    max_depth = float(p["max_penetration"]) if "max_penetration" in p else None
     base = solid_of(probe, obj, frame)
-    gaps, how = {}, {}
+    gaps, how, depths = {}, {}, {}
     for o in others:
-        s = solid_of(probe, o, frame)
-        if base is None or not base.faces or s is None or not s.faces:
-            gaps[o.name], how[o.name] = None, "no faces"
+        if base is None or not base.faces:
+            gaps[o.name], how[o.name], depths[o.name] = None, "no faces", 0.0
             continue
-        gaps[o.name], how[o.name] = surface_distance(base, s)
+        gaps[o.name], how[o.name], depths[o.name] = _contact(probe, base, o, frame, max_depth)
     bad = [n for n, g in gaps.items() if g is None or g > tol]
     detail = f"all touch {obj.name}" if not bad else f"not touching {obj.name}: " + ", ".join(
-        f"{n} ({'no faces' if gaps[n] is None else f'{gaps[n]:.4f} m'})" for n in bad)
-    return fraction_outcome(len(others) - len(bad), len(others), rnd(gaps), {"max_gap": tol}, detail,
-                            {"not_touching": bad, "contact": how})
+        f"{n} ({how[n] if gaps[n] is None else f'{gaps[n]:.4f} m'})" for n in bad)
+    expected = {"max_gap": tol, **({"max_penetration": max_depth} if max_depth is not None else {})}
+    return fraction_outcome(len(others) - len(bad), len(others), rnd(gaps), expected, detail,
+                            {"not_touching": bad, "contact": how, "penetration": rnd(depths)})
 
 
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "z": "number", "tolerance": "tolerance",
                    "min_area": AMOUNT, "frame": "integer"})
 def ground_contact(probe: Probe, p: dict):
-    """Each object stands on the plane at height ``z`` (default 0) by faces: its downward-facing
-    faces lying within ``tolerance`` (default 0.003) of the plane total at least ``min_area``
-    (default 1e-4 m^2), and no vertex is below ``z - tolerance``."""
+    """Each object stands on the plane at height ``z`` (default 0) by faces: the downward-facing
+    faces of its visible shells (a shell hidden inside another solid does not stand) lying within
+    ``tolerance`` (default 0.003) of the plane total at least ``min_area`` (default 1e-4 m^2), and
+    no vertex is below ``z - tolerance`` (nothing buried in the floor)."""
     names, frame = names_param(p), _frame(p)
     z, tol, need = float(p.get("z", 0.0)), float(p.get("tolerance", 0.003)), float(p.get("min_area", 1e-4))
     measured, failing = {}, {}
@@ -335,9 +665,11 @@ def ground_contact(probe: Probe, p: dict):
         if s is None or not s.faces:
             measured[o.name], failing[o.name] = None, ["no faces"]
             continue
-        off_plane = np.maximum.reduceat(np.abs(s.co[s.loop_vert, 2] - z), s.start)
-        on = (off_plane <= tol) & (s.normal[:, 2] < DOWN_Z)
-        m = {"contact_area": float(s.area[on].sum()), "lowest_z": float(s.co[:, 2].min())}
+        area = 0.0
+        for shell in visible_shells(probe, o, frame):  # a shell hidden in another solid does not stand
+            off_plane = np.maximum.reduceat(np.abs(shell.co[shell.loop_vert, 2] - z), shell.start)
+            area += float(shell.area[(off_plane <= tol) & (shell.normal[:, 2] < DOWN_Z)].sum())
+        m = {"contact_area": area, "lowest_z": float(s.co[:, 2].min())}
         measured[o.name] = rnd(m)
         off = [c for c, bad in (("contact_area", m["contact_area"] < need), ("below", m["lowest_z"] < z - tol)) if bad]
         if off:
@@ -351,29 +683,53 @@ def ground_contact(probe: Probe, p: dict):
 # --- voxel shape match ------------------------------------------------------------------------------------
 
 
-def _grid(grid_min, grid_max, size) -> tuple[np.ndarray, np.ndarray, list[int]]:
+# At most this many voxels when a delivery's thin parts make ``shape_match`` compare on a finer grid.
+MAX_FINE_VOXELS = 8 * MAX_VOXELS
+
+
+def _grid(grid_min, grid_max, size, limit: int = MAX_VOXELS) -> tuple[np.ndarray, np.ndarray, list[int]]:
     lo, hi, n = np.asarray(grid_min, dtype=np.float64), np.asarray(grid_max, dtype=np.float64), [int(v) for v in size]
     if len(lo) != 3 or len(hi) != 3 or len(n) != 3 or np.any(hi <= lo) or min(n) < 1:
         raise ValueError(f"bad voxel grid: min {list(lo)}, max {list(hi)}, size {n}")
-    if n[0] * n[1] * n[2] > MAX_VOXELS:
-        raise ValueError(f"voxel grid of {n[0] * n[1] * n[2]} voxels; at most {MAX_VOXELS}")
+    if n[0] * n[1] * n[2] > limit:
+        raise ValueError(f"voxel grid of {n[0] * n[1] * n[2]} voxels; at most {limit}")
     return lo, hi, n
 
 
-def occupancy(probe: Probe, objs: list, grid_min, grid_max, size, frame: int) -> np.ndarray:
-    """(nz, ny, nx) bools: the voxel's centre is inside the union of the objects' solids.  Each
+def thickness(shell: Solid) -> float:
+    """How thick a closed shell is: the smaller of its width along its thinnest principal axis
+    (face vertices) and 4 x volume / area (a square rod's side, twice a plate's thickness, a
+    comb's tooth): a voxel no bigger than this has a centre inside it across its thickness."""
+    pts = shell.face_co
+    if not shell.encloses or len(pts) < 4 or shell.area.sum() <= 0:
+        return 0.0
+    centred = pts - pts.mean(axis=0)
+    _, vecs = np.linalg.eigh(centred.T @ centred)
+    along = centred @ vecs[:, 0]
+    return float(min(along.max() - along.min(), 4.0 * shell.volume / float(shell.area.sum())))
+
+
+def thinnest(probe: Probe, objs: list, frame: int) -> float:
+    """The smallest ``thickness`` over the visible closed shells of ``objs`` (inf without any)."""
+    widths = [thickness(sh) for o in objs for sh in visible_shells(probe, o, frame) if sh.encloses]
+    return min(widths, default=math.inf)
+
+
+def occupancy(probe: Probe, objs: list, grid_min, grid_max, size, frame: int,
+              limit: int = MAX_VOXELS) -> np.ndarray:
+    """(nz, ny, nx) bools: the voxel's centre is inside the union of the objects' visible closed
+    shells (``visible_shells``).  Each
     row of voxels along X is decided by one ray through its centres (nudged by a millionth of a
     voxel off any face-aligned edge), crossings counted from both ends."""
-    lo, hi, (nx, ny, nz) = _grid(grid_min, grid_max, size)
+    lo, hi, (nx, ny, nz) = _grid(grid_min, grid_max, size, limit)
     cell = (hi - lo) / np.array([nx, ny, nz])
     xs = lo[0] + (np.arange(nx) + 0.5) * cell[0]
     ys = lo[1] + (np.arange(ny) + 0.5 + 0.5371e-6) * cell[1]
     zs = lo[2] + (np.arange(nz) + 0.5 + 0.3137e-6) * cell[2]
     occ = np.zeros((nz, ny, nx), dtype=bool)
     east = Vector((1.0, 0.0, 0.0))
-    for o in objs:
-        s = solid_of(probe, o, frame)
-        if s is None or not s.encloses:
+    for s in [sh for o in objs for sh in visible_shells(probe, o, frame)]:
+        if not s.encloses:
             continue
         plo, phi = s.face_co.min(axis=0), s.face_co.max(axis=0)
         tree, step = s.tree(), _step(s.co)
@@ -406,7 +762,13 @@ def voxel_signature(probe: Probe, objs: list, grid_min, grid_max, size, frame: i
         from probe_core import Probe; from probes_solid import voxel_signature
         objs = [bpy.data.objects[n] for n in ("Leg.FL", "Leg.FR")]
         voxel_signature(Probe(bpy.context.scene), objs, [-1, -1, 0], [1, 1, 1], [40, 40, 20], 1)
-    """
+
+    The grid must be at least as fine as the reference's thinnest part: a voxel edge longer
+    than the ``thickness`` of one of its shells raises (its centres could miss that part)."""
+    lo, hi, n = _grid(grid_min, grid_max, size)
+    cell, thin = float(np.max((hi - lo) / np.array(n))), thinnest(probe, objs, frame)
+    if cell > thin:
+        raise ValueError(f"voxel grid too coarse: {cell:.4f} m voxels, the thinnest part is {thin:.4f} m thick")
     return _hex(occupancy(probe, objs, grid_min, grid_max, size, frame))
 
 
@@ -414,17 +776,33 @@ def voxel_signature(probe: Probe, objs: list, grid_min, grid_max, size, frame: i
            params={"object": "name", "objects": "names", "grid": GRID, "min_iou": SHARE, "frame": "integer"})
 def shape_match(probe: Probe, p: dict):
     """The union of the objects' solids fills the voxels of ``grid`` (a reference signature made by
-    ``voxel_signature``) with intersection-over-union >= ``min_iou``.  Binary."""
+    ``voxel_signature``) with intersection-over-union >= ``min_iou``.  The comparison is never
+    coarser than the delivery's thinnest visible part: when a shell is thinner (``thickness``) than
+    a voxel edge, each voxel is split k times along that axis (k = ceil(edge / thickness)), the
+    sub-voxels take their voxel's reference bit and the IoU is counted on the sub-voxels; a part
+    too thin for ``MAX_FINE_VOXELS`` fails.  Hidden shells do not count.  Binary."""
     grid, frame, need = p["grid"], _frame(p), float(p["min_iou"])
     _, _, (nx, ny, nz) = _grid(grid["min"], grid["max"], grid["size"])
     want = _bits(grid["occupied"], nx * ny * nz)
     if not want.any():
         raise ValueError("grid.occupied marks no voxel: not a reference signature")
     names = names_param(p)
-    got = occupancy(probe, probe.objects(names), grid["min"], grid["max"], grid["size"], frame).ravel()
+    objs = probe.objects(names)
+    lo, hi = np.asarray(grid["min"], dtype=np.float64), np.asarray(grid["max"], dtype=np.float64)
+    cell, thin = (hi - lo) / np.array([nx, ny, nz]), thinnest(probe, objs, frame)
+    # a part thinner than a voxel: compare on voxels split k times (each sub-voxel takes its voxel's bit)
+    k = [max(1, math.ceil(c / thin - 1e-9)) if thin > 0 else 10 ** 6 for c in cell.tolist()]
+    fine = [nx * k[0], ny * k[1], nz * k[2]]
+    if fine[0] * fine[1] * fine[2] > MAX_FINE_VOXELS:
+        detail = f"{', '.join(names)}: a part {thin:.4f} m thick is below the finest comparable grid"
+        return binary_outcome(False, rnd({"iou": 0.0, "thinnest": thin}), {"min_iou": need}, detail,
+                              {"split": k})
+    got = occupancy(probe, objs, grid["min"], grid["max"], fine, frame, MAX_FINE_VOXELS).ravel()
+    want = want.reshape(nz, ny, nx).repeat(k[2], axis=0).repeat(k[1], axis=1).repeat(k[0], axis=2).ravel()
     both, either = int(np.sum(got & want)), int(np.sum(got | want))
     iou = both / either
-    measured = {"iou": iou, "occupied": int(got.sum()), "reference_occupied": int(want.sum()), "intersection": both}
+    measured = {"iou": iou, "occupied": int(got.sum()), "reference_occupied": int(want.sum()), "intersection": both,
+                "thinnest": thin if math.isfinite(thin) else None, "split": k}
     detail = f"voxel IoU of {', '.join(names)} with the reference: {iou:.3f} (min {need})"
     return binary_outcome(iou >= need, rnd(measured), {"min_iou": need}, detail,
                           {"missing_voxels": int(np.sum(want & ~got)), "extra_voxels": int(np.sum(got & ~want))})
