@@ -855,19 +855,21 @@ def _unique_map(values: np.ndarray, fn) -> np.ndarray:
     return mapped[inv.reshape(-1)]
 
 
+def _curved(node, values: np.ndarray, index: int) -> np.ndarray:
+    """``values`` through curve ``index`` of the node's CurveMapping (its own evaluate)."""
+    mapping = node.mapping
+    mapping.update()
+    return _unique_map(values, lambda v: mapping.evaluate(mapping.curves[index], v))
+
+
 def _n_curve_rgb(g: Graph, node, out):
     f, c = g.value(node, "Fac"), g.colour(node, "Color")
     if not _known(f, c):
         return _first_unknown(f, c)
-    mapping = node.mapping
-    mapping.update()
-    black, white = np.array(mapping.black_level[:3]), np.array(mapping.white_level[:3])
+    black, white = np.array(node.mapping.black_level[:3]), np.array(node.mapping.white_level[:3])
     x = (c - black) / np.where(white - black != 0, white - black, 1)
-    curves = mapping.curves
-    result = np.empty_like(x)
-    for ch in range(3):
-        combined = _unique_map(x[:, ch], lambda v: mapping.evaluate(curves[3], v))
-        result[:, ch] = _unique_map(combined, lambda v, ch=ch: mapping.evaluate(curves[ch], v))
+    # the combined curve (C, index 3) first, then each channel's own
+    result = np.stack([_curved(node, _curved(node, x[:, ch], 3), ch) for ch in range(3)], axis=1)
     return _lerp(c, result, _col(f))
 
 
@@ -875,9 +877,7 @@ def _n_curve_float(g: Graph, node, out):
     f, v = g.value(node, "Factor"), g.value(node, "Value")
     if not _known(f, v):
         return _first_unknown(f, v)
-    mapping = node.mapping
-    mapping.update()
-    return _lerp(v, _unique_map(v, lambda x: mapping.evaluate(mapping.curves[0], x)), f)
+    return _lerp(v, _curved(node, v, 0), f)
 
 
 def _n_ramp(g: Graph, node, out):
