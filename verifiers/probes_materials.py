@@ -10,12 +10,15 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
 import probes_surface  # noqa: E402  (which output the engine renders, and what reaches it)
 from probe_core import (  # noqa: E402
     Outcome, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
 )
+
+UNIT = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"}
 
 
 @primitive(group="materials", required=("object|objects", "material"),
@@ -41,18 +44,21 @@ def _surface_bsdf(mat: bpy.types.Material):
 
 
 def material_colour(mat: bpy.types.Material, source: str = "auto") -> tuple[tuple[float, float, float], str]:
-    """(linear RGB, where it came from).  ``auto``: the Principled BSDF's unlinked Base Color
-    when a Principled BSDF feeds the output, else the viewport colour (``diffuse_color``)."""
+    """(linear RGB, where it came from) of a material without a surface to evaluate on.
+    ``viewport``: the viewport colour (``diffuse_color``); ``auto`` / ``principled``: the colour
+    the node graph gives everywhere (``probes_surface.colour_of`` on the surface's Principled
+    Base Color), else (None, why)."""
     if source not in ("auto", "principled", "viewport"):
         raise ValueError(f"unknown colour source {source!r}; use auto, principled or viewport")
-    if source in ("auto", "principled"):
-        bsdf = _surface_bsdf(mat)
-        base = bsdf.inputs["Base Color"] if bsdf is not None else None
-        if base is not None and not base.is_linked:
-            return tuple(float(v) for v in base.default_value[:3]), "principled"
-        if source == "principled":
-            return None, "no unlinked Principled Base Color"
-    return tuple(float(v) for v in mat.diffuse_color[:3]), "viewport"
+    if source == "viewport" or mat.node_tree is None:
+        return tuple(float(v) for v in mat.diffuse_color[:3]), "viewport"
+    bsdf = _surface_bsdf(mat)
+    if bsdf is None:
+        return None, "no Principled BSDF on the surface"
+    rgb = probes_surface.colour_of(bsdf.inputs["Base Color"])
+    if isinstance(rgb, probes_surface.Unknown):
+        return None, f"Base Color unknown ({rgb.reason})"
+    return rgb, "principled"
 
 
 def _material(probe: Probe, p: dict) -> bpy.types.Material | None:
@@ -63,25 +69,68 @@ def _material(probe: Probe, p: dict) -> bpy.types.Material | None:
     return slot.material if slot else None
 
 
+def _evaluated_colour(probe: Probe, p: dict, mat, principled: bool):
+    """(per-sample colour (n, 3), area weights, why not) of what ``mat`` shows, evaluated over
+    the faces that use it (of ``object`` when given, else every rendered object; a point with no
+    surface when none does).  ``principled``: every closure that shows must be a Principled BSDF."""
+    target = probes_surface.engine_target(probe.scene)
+    objs = [probe.obj(p["object"])] if "object" in p else probes_surface._rendered_geometry(probe)
+    chunks = probes_surface.chunks_for(probe, objs, int(p.get("frame", 1)), mat, every=True)
+    colours, weights = [], []
+    for evaluated, ctx in chunks:
+        res = probes_surface.evaluate_surface(evaluated, target, ctx)
+        if principled:
+            share = res["share"]
+            if isinstance(share, probes_surface.Unknown):
+                return None, None, share.reason
+            other = sorted(k for k, v in share.items() if k != "BSDF_PRINCIPLED" and v.any())
+            if other:
+                return None, None, f"the surface shows {', '.join(other)}, not only a Principled BSDF"
+        if isinstance(res["colour"], probes_surface.Unknown):
+            return None, None, f"colour unknown ({res['colour'].reason})"
+        colours.append(res["colour"])
+        weights.append(ctx["w"])
+    return np.concatenate(colours), np.concatenate(weights), ""
+
+
 @primitive(group="materials", required=("material|object", "expected", "max_delta_e"),
            params={"material": "name", "object": "name", "expected": "colour", "max_delta_e": "tolerance",
-                   "source": "colour_source"})
+                   "source": "colour_source", "min_share": UNIT, "frame": "integer"})
 def base_color(probe: Probe, p: dict):
-    """The material's base colour (``material``, or the first material of ``object``) is within
-    ``max_delta_e`` (CIEDE2000) of ``expected``: linear [r, g, b] or sRGB '#rrggbb'.
-    ``source``: auto (default), principled or viewport."""
+    """The colour the material (``material``, or the first material of ``object``) shows is
+    within ``max_delta_e`` (CIEDE2000) of ``expected`` (linear [r, g, b] or sRGB '#rrggbb') on
+    >= ``min_share`` (0.98) of the area it covers, its node graph evaluated over the surface
+    (``probes_surface``).  ``source``: auto (default: the evaluated surface colour), principled
+    (the same, and every closure that shows is a Principled BSDF) or viewport (the viewport
+    colour, ``diffuse_color``)."""
     mat = _material(probe, p)
     expected = colour_math.parse_colour(p["expected"])
     if mat is None:
         return Outcome(0.0, False, None, p["expected"], "material not found", None)
-    rgb, source = material_colour(mat, p.get("source", "auto"))
-    if rgb is None:
-        return Outcome(0.0, False, None, p["expected"], f"{mat.name}: {source}", None)
-    de = colour_math.delta_e_linear(rgb, expected)
+    source = p.get("source", "auto")
     tol = float(p["max_delta_e"])
-    detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})"
-    return binary_outcome(de <= tol, rnd(list(rgb)), p["expected"], detail,
-                          {"delta_e2000": rnd(de), "source": source, "lab": rnd(list(colour_math.linear_to_lab(rgb)))})
+    if source not in ("auto", "principled", "viewport"):
+        raise ValueError(f"unknown colour source {source!r}; use auto, principled or viewport")
+    if source == "viewport" or mat.node_tree is None:
+        rgb, source = material_colour(mat, "viewport")
+        de = colour_math.delta_e_linear(rgb, expected)
+        detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})"
+        return binary_outcome(de <= tol, rnd(list(rgb)), p["expected"], detail,
+                              {"delta_e2000": rnd(de), "source": source,
+                               "lab": rnd(list(colour_math.linear_to_lab(rgb)))})
+    colours, w, why = _evaluated_colour(probe, p, mat, source == "principled")
+    if colours is None:
+        return Outcome(0.0, False, None, p["expected"], f"{mat.name}: {why}", {"source": source})
+    min_share = float(p.get("min_share", probes_surface.MIN_AREA_SHARE))
+    share, de = probes_surface.colour_share(colours, w, expected, tol)
+    mean = probes_surface._mean_colour(colours, w)
+    finite = de[np.isfinite(de)]
+    median = float(np.median(finite)) if len(finite) else None
+    detail = (f"{mat.name} shows a colour within dE2000 {tol:g} of expected on {share:.3f} of its area "
+              f"(min {min_share:g}; median dE {median if median is None else round(median, 2)})")
+    return binary_outcome(share >= min_share, rnd(list(mean)) if mean is not None else None, p["expected"], detail,
+                          {"delta_e2000": rnd(median), "share": rnd(share), "source": source,
+                           "lab": rnd(list(colour_math.linear_to_lab(mean))) if mean is not None else None})
 
 
 @primitive(group="materials", required=("material|object", "node_types"),

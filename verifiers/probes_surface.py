@@ -1,28 +1,39 @@
 """Probe group: surface (materials, measured as they reach the rendered surface).  Runs in bpy
 (stdlib + bpy + numpy only).
 
-``material_assigned`` / ``base_color`` judge a material by its name in any slot and its
-colour from the Principled BSDF or the viewport fallback.  These probes measure what the
-renderer uses instead:
+``material_assigned`` judges a material by its name in a slot.  These probes measure what the
+renderer shows instead, by evaluating the material's node graph over all of its inputs at
+sample points on the part's evaluated surface:
 
-- ``material_on_faces``: the share of an object's evaluated face area that uses the material
-  (face ``material_index`` -> the evaluated object's slot, link OBJECT or DATA as set; an index
-  past the last slot takes the last slot, as Blender renders it).
-- ``surface_shader``: the shader node that reaches the Surface input of the material output the
-  render engine uses, its effective base colour (resolved through RGB, Image Texture and Mix
-  nodes), emission, alpha and transmission.
-- ``texture_influence``: how much an image texture can still reach a Principled input, with
-  each Mix on the way weighted by its factor.
+- **Samples.** Points on every triangle of the evaluated mesh, area-weighted (each triangle
+  at least one, up to ``SAMPLES`` in all), each with the coordinates a texture can read there:
+  UV maps (interpolated per corner), Generated, Object, Normal, world Position.
+- **The graph.** From the Material Output the render engine uses (CYCLES, else EEVEE: an
+  output targeting that engine before ALL, an active one before an inactive one), every input
+  is evaluated per sample: Image Textures sampled at the coordinates that reach their Vector
+  input (through Mapping, UV Map, Texture Coordinate, Math / Vector Math, Separate / Combine),
+  Mix / MixRGB with their factor evaluated (linked or not), RGB Curves, Color Ramp, Invert,
+  Hue/Saturation, Bright/Contrast, Gamma, Clamp, Map Range, Value / RGB, reroutes, muted
+  nodes (their internal links), node groups.  Shaders combine into weighted closures (Mix
+  Shader by its evaluated factor, Add Shader summed), from which the surface's colour,
+  opacity, transmission and emission follow; the output's Displacement is evaluated too.
+- **Unknown.** Anything the evaluator does not evaluate (procedural textures, Light Path,
+  Fresnel, attributes, camera coordinates ...) is ``Unknown``, and an Unknown value never
+  meets a requirement: the check fails and the detail names the node.  A closure whose
+  evaluated weight is 0 everywhere does not count (a discarded branch may hold anything).
 
-The material output is chosen as Blender does for the scene's render engine (CYCLES, else
-EEVEE): an output targeting that engine before one targeting ALL, an active one before an
-inactive one.  Links that are muted, invalid or into unavailable sockets do not count; a muted
-node passes its internal links through.
+Primitives: ``material_on_faces`` (share of the evaluated face area that uses the material and
+shows: opacity >= 0.5), ``surface_shader`` (shader type, colour in CIEDE2000 over the area,
+emission, opacity, transmission, displacement), ``texture_influence`` (an image counts only if
+its variation reaches the input -- a finite-difference sensitivity over the part's area -- and a
+meaningful share of its texels show on the part).
 """
 
 from __future__ import annotations
 
+import math
 import sys
+import weakref
 from pathlib import Path
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
@@ -33,7 +44,7 @@ import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
-    NAME, NAMES, GEOMETRY_TYPES, Outcome, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
+    NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
 )
 
 # --- param types (literals: admission reads them with ast) ---------------------------------------
@@ -42,14 +53,25 @@ UNIT = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..
 SHADER_TYPES = {"anyOf": [NAME, NAMES],
                 "description": "a shader node type (BSDF_PRINCIPLED, EMISSION, MIX_SHADER ...) or a list of them"}
 
-# Nested Mix / Add shaders followed at most this deep (a node tree is a DAG; this bounds the work).
+# Sample points per object surface (each triangle gets at least one while there are fewer triangles).
+SAMPLES = 4096
+# Node groups nested deeper than this are Unknown (a node tree is a DAG; this bounds the work).
 MAX_DEPTH = 32
-# Image textures larger than this many pixels are averaged on a scaled-down copy.
+# Image textures larger than this many pixels are sampled on a scaled-down copy.
 MAX_PIXELS = 2048 * 2048
+# Texel coverage is counted on a grid of at most this many cells a side over the image.
+COVER_GRID = 16
+# Finite-difference step for texture influence (added to an image's colour and alpha).
+STEP = 0.1
+# Defaults: the share of the area a check must hold on, the share of an image that must show.
+MIN_AREA_SHARE = 0.98
+MIN_COVERAGE = 0.25
+# Rec.709 luminance (Blender's colour -> float conversion in scene linear).
+LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 
 class Unknown:
-    """A value the node graph does not determine statically (why, for the report)."""
+    """A value the evaluator does not determine (why, for the report)."""
 
     def __init__(self, reason: str):
         self.reason = reason
@@ -62,6 +84,10 @@ def _known(*values) -> bool:
     return not any(isinstance(v, Unknown) for v in values)
 
 
+def _first_unknown(*values):
+    return next(v for v in values if isinstance(v, Unknown))
+
+
 # --- node graph -------------------------------------------------------------------------------
 
 
@@ -70,20 +96,22 @@ def engine_target(scene: bpy.types.Scene) -> str:
     return "CYCLES" if scene.render.engine == "CYCLES" else "EEVEE"
 
 
+def _active_of(tree, node_type: str, target: str | None):
+    best, best_rank = None, None
+    for node in tree.nodes:
+        if node.type != node_type or node.mute or (target and node.target not in ("ALL", target)):
+            continue
+        rank = (target is not None and node.target == target, bool(node.is_active_output))
+        if best is None or rank > best_rank:
+            best, best_rank = node, rank
+    return best
+
+
 def active_output(mat: bpy.types.Material, target: str):
     """The Material Output node ``target`` renders (Blender's rule: an exact target before ALL,
     an active output before an inactive one, else the first); None when there is none."""
     tree = mat.node_tree if mat is not None else None
-    if tree is None:
-        return None
-    best, best_rank = None, None
-    for node in tree.nodes:
-        if node.type != "OUTPUT_MATERIAL" or node.mute or node.target not in ("ALL", target):
-            continue
-        rank = (node.target == target, bool(node.is_active_output))
-        if best is None or rank > best_rank:
-            best, best_rank = node, rank
-    return best
+    return _active_of(tree, "OUTPUT_MATERIAL", target) if tree is not None else None
 
 
 def _live_links(socket) -> list:
@@ -122,205 +150,921 @@ def _input(node, name: str):
     return next((s for s in node.inputs if s.name == name and s.enabled), None)
 
 
-def _fac(sock, clamp: bool = True):
-    """An unlinked factor's value (a vector factor: its mean), else Unknown."""
-    if sock is None:
-        return Unknown("no factor")
-    if _live_links(sock):
-        return Unknown("linked factor")
-    value = sock.default_value
-    f = float(sum(value) / len(value)) if hasattr(value, "__len__") else float(value)
-    return min(1.0, max(0.0, f)) if clamp else f
+def _output(node, name: str):
+    for sock in node.outputs:
+        if sock.identifier == name and sock.enabled:
+            return sock
+    return next((s for s in node.outputs if s.name == name and s.enabled), None)
 
 
-# --- values and colours ------------------------------------------------------------------------
+# --- sample points on the surface -------------------------------------------------------------
 
-_IMAGE_MEANS: dict[int, object] = {}
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_R2 = 1.32471795724474602596  # plastic number: a low-discrepancy sequence on the triangle
+
+
+def _tri_points(tri: np.ndarray, k: np.ndarray, rng=None) -> tuple[np.ndarray, np.ndarray]:
+    """Barycentric (u, v) of the k-th sample in its triangle (R2 sequence, folded)."""
+    if rng is not None:
+        u, v = rng.random(len(tri)), rng.random(len(tri))
+    else:
+        u, v = (0.5 + k / _R2) % 1.0, (0.5 + k / _R2 ** 2) % 1.0
+    fold = u + v > 1
+    u[fold], v[fold] = 1 - u[fold], 1 - v[fold]
+    return u, v
+
+
+def surface_samples(probe: Probe, obj: bpy.types.Object, frame: int) -> dict | None:
+    """The evaluated surface of ``obj`` at ``frame``: per-triangle ``tri_area`` / ``tri_slot``
+    / ``tri_poly``, the slot materials, and sample points (area weight ``w``, ``slot``,
+    world ``P``, object ``co``, ``normal`` (object) and ``wnormal`` (world), ``generated``, the
+    ``uv`` maps by name and the render-active one ``uv_default``, world ``scale``).  Cached per
+    probe, object and frame; None without geometry."""
+    cache = _CACHE.setdefault(probe, {})
+    key = (obj.name, int(frame))
+    if key not in cache:
+        cache[key] = _surface_samples(probe, obj, int(frame))
+    return cache[key]
+
+
+def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
+    if obj.type not in GEOMETRY_TYPES:
+        return None
+    probe.at(frame)
+    ev = obj.evaluated_get(probe.depsgraph)
+    mesh = ev.to_mesh()
+    if mesh is None:
+        return None
+    try:
+        mesh.calc_loop_triangles()
+        nt, nv, nl = len(mesh.loop_triangles), len(mesh.vertices), len(mesh.loops)
+        if not nt:
+            return None
+        co = np.empty(3 * nv, dtype=np.float64)
+        mesh.vertices.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        tri_v = np.empty(3 * nt, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("vertices", tri_v)
+        tri_l = np.empty(3 * nt, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("loops", tri_l)
+        slot = np.empty(nt, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("material_index", slot)
+        poly = np.empty(nt, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("polygon_index", poly)
+        normal = np.empty(3 * nt, dtype=np.float64)
+        mesh.loop_triangles.foreach_get("normal", normal)
+        uvs, uv_default = {}, None
+        for layer in mesh.uv_layers:
+            buf = np.empty(2 * nl, dtype=np.float64)
+            layer.uv.foreach_get("vector", buf)
+            uvs[layer.name] = buf.reshape(-1, 2)
+            if layer.active_render:
+                uv_default = layer.name
+        m = np.array(ev.matrix_world, dtype=np.float64)
+        slots = list(ev.material_slots)
+        materials = [s.material for s in slots]
+    finally:
+        ev.to_mesh_clear()
+    tri_v, tri_l, normal = tri_v.reshape(-1, 3), tri_l.reshape(-1, 3), normal.reshape(-1, 3)
+    world = co @ m[:3, :3].T + m[:3, 3]
+    t = world[tri_v]
+    area = 0.5 * np.linalg.norm(np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]), axis=1)
+    slot = np.clip(slot, 0, max(len(slots) - 1, 0))  # Blender renders a too-high index with the last slot
+    out = {"tri_area": area, "tri_slot": slot, "tri_poly": poly, "materials": materials, "obj": obj.name}
+    total = float(area.sum())
+    if total <= 0:
+        out["n"] = 0
+        return out
+    if nt <= SAMPLES:
+        per = 1 + np.floor((SAMPLES - nt) * area / total).astype(np.int64)
+        tri = np.repeat(np.arange(nt), per)
+        k = np.arange(len(tri)) - np.repeat(np.cumsum(per) - per, per)
+        u, v = _tri_points(tri, k.astype(np.float64))
+        w = (area / per)[tri]
+    else:
+        rng = np.random.default_rng(0)
+        tri = rng.choice(nt, SAMPLES, p=area / total)
+        u, v = _tri_points(tri, np.zeros(SAMPLES), rng)
+        w = np.full(SAMPLES, total / SAMPLES)
+    bary = np.stack([1 - u - v, u, v], axis=1)
+
+    def interp(per_corner: np.ndarray) -> np.ndarray:
+        return np.einsum("nk,nkd->nd", bary, per_corner)
+
+    local = interp(co[tri_v[tri]])
+    lo, hi = co.min(axis=0), co.max(axis=0)
+    size = np.where(hi - lo > 1e-12, hi - lo, 1.0)
+    nrm = normal[tri]
+    inv_t = np.linalg.inv(m[:3, :3]).T if abs(np.linalg.det(m[:3, :3])) > 1e-18 else np.eye(3)
+    wn = nrm @ inv_t.T
+    wn /= np.maximum(np.linalg.norm(wn, axis=1, keepdims=True), 1e-12)
+    out.update({
+        "n": len(tri), "w": w, "slot": slot[tri], "co": local, "P": local @ m[:3, :3].T + m[:3, 3],
+        "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
+        "uv": {name: interp(arr[tri_l[tri]]) for name, arr in uvs.items()}, "uv_default": uv_default,
+        "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
+    })
+    return out
+
+
+def _chunk(samples: dict, mask: np.ndarray) -> dict:
+    """The samples under ``mask`` as an evaluation context."""
+    ctx = {k: samples[k][mask] for k in ("w", "co", "P", "normal", "wnormal", "generated")}
+    ctx.update({"n": int(mask.sum()), "uv": {k: v[mask] for k, v in samples["uv"].items()},
+                "uv_default": samples["uv_default"], "scale": samples["scale"], "matrix": samples["matrix"],
+                "obj": samples["obj"], "depsgraph": samples["depsgraph"]})
+    return ctx
+
+
+def no_surface() -> dict:
+    """A context of one point with no surface: anything read from coordinates is Unknown."""
+    return {"n": 1, "w": np.ones(1), "uv": {}, "uv_default": None, "scale": 1.0, "obj": None}
+
+
+# --- images ------------------------------------------------------------------------------------
+
+_IMAGES: dict[int, object] = {}
 # sRGB byte levels -> linear, from colour_math (a byte image's pixels are quantised to 1/255)
 _SRGB_LUT = np.array([colour_math.srgb_to_linear(i / 255) for i in range(256)], dtype=np.float64)
+LINEAR_SPACES = {"Non-Color", "Linear Rec.709", "Linear", "Raw", "Linear CIE-XYZ D65", "Linear CIE-XYZ E",
+                 "Linear Rec.2020", "Linear FilmLight E-Gamut", "Linear DCI-P3 D65", "ACEScg", "ACES2065-1"}
 
 
-def image_mean(img) -> tuple[float, float, float] | Unknown:
-    """Mean linear RGB of the image's pixels (a byte image in sRGB is linearised per pixel)."""
+def image_pixels(img):
+    """(linear RGB (h, w, 3), alpha (h, w)) of the image as the renderer reads it, or Unknown."""
     if img is None:
-        return Unknown("an Image Texture without an image")
+        return Unknown("an Image Texture without an image (renders pink)")
     key = img.as_pointer()
-    if key not in _IMAGE_MEANS:
-        _IMAGE_MEANS[key] = _image_mean(img)
-    return _IMAGE_MEANS[key]
+    if key not in _IMAGES:
+        _IMAGES[key] = _image_pixels(img)
+    return _IMAGES[key]
 
 
-def _image_mean(img):
-    source = img
+def _image_pixels(img):
+    if img.source not in ("FILE", "GENERATED"):
+        return Unknown(f"image {img.name!r} is a {img.source} (not evaluated)")
     w, h = img.size
-    if w * h == 0:
-        return Unknown(f"image {img.name!r} has no pixels")
-    copy = None
-    if w * h > MAX_PIXELS:  # a box-filtered scaled copy keeps the mean
+    if not _loads(img) or img.size[0] * img.size[1] == 0:
+        return Unknown(f"image {img.name!r} has no pixels (renders pink)")
+    w, h = img.size
+    source, copy = img, None
+    if w * h > MAX_PIXELS:
         copy = img.copy()
         scale = (MAX_PIXELS / (w * h)) ** 0.5
         copy.scale(max(1, int(w * scale)), max(1, int(h * scale)))
         source = copy
     try:
-        channels = source.channels
+        channels, (w, h) = source.channels, source.size
         flat = np.empty(len(source.pixels), dtype=np.float32)
         source.pixels.foreach_get(flat)
     finally:
         if copy is not None:
             bpy.data.images.remove(copy)
-    if not len(flat) or channels < 1:
-        return Unknown(f"image {img.name!r} has no pixels")
-    px = flat.reshape(-1, channels).astype(np.float64)
-    rgb = px[:, :3] if channels >= 3 else np.repeat(px[:, :1], 3, axis=1)
-    if img.colorspace_settings.name == "sRGB" and not img.is_float:
+    if not len(flat) or channels < 1 or len(flat) != w * h * channels:
+        return Unknown(f"image {img.name!r} has no pixels (renders pink)")
+    px = flat.reshape(h, w, channels).astype(np.float64)
+    rgb = px[..., :3] if channels >= 3 else np.repeat(px[..., :1], 3, axis=2)
+    alpha = px[..., 3] if channels == 4 else np.ones((h, w))
+    space = img.colorspace_settings.name
+    if space == "sRGB" and not img.is_float:  # bytes hold sRGB levels; a float buffer is linear
         rgb = _SRGB_LUT[np.clip(np.rint(rgb * 255), 0, 255).astype(np.int64)]
-    return tuple(float(v) for v in rgb.mean(axis=0))
+    elif space != "sRGB" and space not in LINEAR_SPACES:
+        return Unknown(f"image {img.name!r} in colour space {space!r} (not evaluated)")
+    return rgb, alpha
 
 
-def _lerp(a, b, f: float):
-    return tuple(x + (y - x) * f for x, y in zip(a, b))
+def _loads(img) -> bool:
+    try:
+        return len(img.pixels) > 0
+    except RuntimeError:
+        return False
 
 
-_BLENDS = {
+def _wrap(t: np.ndarray, extension: str) -> tuple[np.ndarray, np.ndarray]:
+    """(coordinate in 0..1, inside) under the image's extension mode."""
+    inside = np.ones(t.shape, dtype=bool)
+    if extension == "REPEAT":
+        t = t - np.floor(t)
+    elif extension == "MIRROR":
+        t = 1 - np.abs(np.mod(t, 2.0) - 1)
+    else:  # EXTEND, CLIP
+        inside = (t >= 0) & (t <= 1)
+        t = np.clip(t, 0, 1)
+    return t, inside
+
+
+def sample_image(data, uv: np.ndarray, extension: str):
+    """(colour (n, 3), alpha (n,), texel x, texel y, inside) at ``uv`` (closest texel)."""
+    rgb, alpha = data
+    h, w = alpha.shape
+    u, inu = _wrap(uv[:, 0], extension)
+    v, inv = _wrap(uv[:, 1], extension)
+    ix = np.clip(np.floor(u * w).astype(np.int64), 0, w - 1)
+    iy = np.clip(np.floor(v * h).astype(np.int64), 0, h - 1)
+    colour, a = rgb[iy, ix].copy(), alpha[iy, ix].copy()
+    inside = inu & inv
+    if extension == "CLIP":
+        colour[~inside], a[~inside] = 0.0, 0.0
+    return colour, a, ix, iy, inside
+
+
+# --- value conversion ----------------------------------------------------------------------------
+
+KIND = {"VALUE": "F", "INT": "F", "BOOLEAN": "F", "RGBA": "C", "VECTOR": "V", "SHADER": "S"}
+
+
+def _kind(sock) -> str | None:
+    return KIND.get(sock.type)
+
+
+def convert(value, src: str | None, dst: str | None, n: int):
+    """Blender's implicit socket conversion (colour -> float: luminance; vector -> float: mean)."""
+    if isinstance(value, Unknown) or src == dst:
+        return value
+    if src is None or dst is None:
+        return Unknown(f"a {src} -> {dst} link is not evaluated")
+    if dst == "S":
+        if src == "C":  # a colour into a shader socket renders as emission
+            return [Closure("EMISSION", np.ones(n), colour=value)]
+        return Unknown("a non-colour value into a shader socket")
+    if src == "S":
+        return Unknown("a shader into a value socket")
+    if dst == "F":
+        return value @ LUMA if src == "C" else value.mean(axis=1)
+    if src == "F":
+        return np.repeat(value[:, None], 3, axis=1)
+    return value  # C <-> V
+
+
+def _default(sock, n: int):
+    kind = _kind(sock)
+    if kind == "S":
+        return []
+    if kind is None or not hasattr(sock, "default_value"):
+        return Unknown(f"input {sock.name!r} of type {sock.type} is not evaluated")
+    value = sock.default_value
+    if kind == "F":
+        return np.full(n, float(value))
+    vec = [float(x) for x in value][:3]
+    vec += [0.0] * (3 - len(vec))
+    return np.tile(np.array(vec), (n, 1))
+
+
+# --- colour helpers --------------------------------------------------------------------------------
+
+
+def rgb_to_hsv(c: np.ndarray) -> np.ndarray:
+    r, g, b = c[:, 0], c[:, 1], c[:, 2]
+    mx, mn = c.max(axis=1), c.min(axis=1)
+    d = mx - mn
+    s = np.where(mx > 0, d / np.where(mx > 0, mx, 1), 0.0)
+    safe = np.where(d > 0, d, 1)
+    h = np.where(mx == r, (g - b) / safe, np.where(mx == g, 2 + (b - r) / safe, 4 + (r - g) / safe))
+    h = np.where(d > 0, (h / 6.0) % 1.0, 0.0)
+    return np.stack([h, s, mx], axis=1)
+
+
+def hsv_to_rgb(c: np.ndarray) -> np.ndarray:
+    h, s, v = (c[:, 0] % 1.0) * 6.0, c[:, 1], c[:, 2]
+    i = np.floor(h).astype(np.int64) % 6
+    f = h - np.floor(h)
+    p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
+    table = np.stack([np.stack(x, axis=1) for x in
+                      ((v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q))], axis=0)
+    return table[i, np.arange(len(i))]
+
+
+def _lerp(a, b, f):
+    return a + (b - a) * f
+
+
+def _col(f: np.ndarray) -> np.ndarray:
+    return f[:, None]
+
+
+BLENDS = {
     "MIX": lambda a, b: b,
-    "MULTIPLY": lambda a, b: tuple(x * y for x, y in zip(a, b)),
-    "ADD": lambda a, b: tuple(x + y for x, y in zip(a, b)),
-    "SUBTRACT": lambda a, b: tuple(x - y for x, y in zip(a, b)),
-    "DARKEN": lambda a, b: tuple(min(x, y) for x, y in zip(a, b)),
-    "LIGHTEN": lambda a, b: tuple(max(x, y) for x, y in zip(a, b)),
-    "SCREEN": lambda a, b: tuple(1 - (1 - x) * (1 - y) for x, y in zip(a, b)),
+    "MULTIPLY": lambda a, b: a * b,
+    "ADD": lambda a, b: a + b,
+    "SUBTRACT": lambda a, b: a - b,
+    "DIFFERENCE": lambda a, b: np.abs(a - b),
+    "EXCLUSION": lambda a, b: np.maximum(a + b - 2 * a * b, 0),
+    "DARKEN": np.minimum,
+    "LIGHTEN": np.maximum,
+    "SCREEN": lambda a, b: 1 - (1 - a) * (1 - b),
+    "DIVIDE": lambda a, b: np.where(b != 0, a / np.where(b != 0, b, 1), a),
+}
+
+MATH = {
+    "ADD": lambda a, b, c: a + b, "SUBTRACT": lambda a, b, c: a - b, "MULTIPLY": lambda a, b, c: a * b,
+    "DIVIDE": lambda a, b, c: np.where(b != 0, a / np.where(b != 0, b, 1), 0.0),
+    "MULTIPLY_ADD": lambda a, b, c: a * b + c,
+    "POWER": lambda a, b, c: np.where(a >= 0, np.abs(a) ** b,
+                                      np.where(b == np.floor(b), np.abs(a) ** b * (-1.0) ** b, 0.0)),
+    "LOGARITHM": lambda a, b, c: np.where((a > 0) & (b > 0) & (b != 1),
+                                          np.log(np.maximum(a, 1e-300)) / np.log(np.where((b > 0) & (b != 1), b, 2)),
+                                          0.0),
+    "SQRT": lambda a, b, c: np.sqrt(np.maximum(a, 0)),
+    "INVERSE_SQRT": lambda a, b, c: np.where(a > 0, 1 / np.sqrt(np.maximum(a, 1e-300)), 0.0),
+    "ABSOLUTE": lambda a, b, c: np.abs(a), "EXPONENT": lambda a, b, c: np.exp(np.minimum(a, 700)),
+    "MINIMUM": lambda a, b, c: np.minimum(a, b), "MAXIMUM": lambda a, b, c: np.maximum(a, b),
+    "LESS_THAN": lambda a, b, c: (a < b).astype(float), "GREATER_THAN": lambda a, b, c: (a > b).astype(float),
+    "SIGN": lambda a, b, c: np.sign(a),
+    "COMPARE": lambda a, b, c: (np.abs(a - b) <= np.maximum(c, 1e-5)).astype(float),
+    "ROUND": lambda a, b, c: np.floor(a + 0.5), "FLOOR": lambda a, b, c: np.floor(a),
+    "CEIL": lambda a, b, c: np.ceil(a), "TRUNC": lambda a, b, c: np.trunc(a),
+    "FRACT": lambda a, b, c: a - np.floor(a),
+    "MODULO": lambda a, b, c: np.where(b != 0, np.fmod(a, np.where(b != 0, b, 1)), 0.0),
+    "FLOORED_MODULO": lambda a, b, c: np.where(b != 0, a - np.floor(a / np.where(b != 0, b, 1)) * b, 0.0),
+    "WRAP": lambda a, b, c: np.where(b - c != 0, a - (b - c) * np.floor((a - c) / np.where(b - c != 0, b - c, 1)), c),
+    "SNAP": lambda a, b, c: np.where(b != 0, np.floor(a / np.where(b != 0, b, 1)) * b, 0.0),
+    "PINGPONG": lambda a, b, c: np.where(b != 0, np.abs(np.mod(a - b, 2 * np.where(b != 0, b, 1)) - b), 0.0),
+    "SINE": lambda a, b, c: np.sin(a), "COSINE": lambda a, b, c: np.cos(a), "TANGENT": lambda a, b, c: np.tan(a),
+    "ARCSINE": lambda a, b, c: np.arcsin(np.clip(a, -1, 1)), "ARCCOSINE": lambda a, b, c: np.arccos(np.clip(a, -1, 1)),
+    "ARCTANGENT": lambda a, b, c: np.arctan(a), "ARCTAN2": lambda a, b, c: np.arctan2(a, b),
+    "SINH": lambda a, b, c: np.sinh(np.clip(a, -700, 700)), "COSH": lambda a, b, c: np.cosh(np.clip(a, -700, 700)),
+    "TANH": lambda a, b, c: np.tanh(a),
+    "RADIANS": lambda a, b, c: np.radians(a), "DEGREES": lambda a, b, c: np.degrees(a),
 }
 
 
-def colour_of(socket, depth: int = 0):
-    """Linear RGB a colour input receives, or Unknown: its default when unlinked; through RGB
-    nodes, Image Textures (mean of the pixels), colour Mix / MixRGB nodes with an unlinked
-    factor, reroutes and muted nodes."""
-    if not _live_links(socket):
-        value = socket.default_value
-        return tuple(float(v) for v in value[:3]) if hasattr(value, "__len__") else (float(value),) * 3
-    found = upstream(socket)
-    if found is None:
-        return Unknown("colour cannot be resolved from a muted node")
-    node, out = found
-    if depth > MAX_DEPTH:
-        return Unknown(f"colour cannot be resolved from {node.type} (too deep)")
-    if node.type == "RGB":
-        return tuple(float(v) for v in out.default_value[:3])
-    if node.type == "TEX_IMAGE" and out.name == "Color":
-        return image_mean(node.image)
-    mix = _mix_inputs(node)
-    if mix is not None and (node.type == "MIX_RGB" or node.data_type == "RGBA"):
-        fac_sock, a_sock, b_sock, blend = mix
-        f = _fac(fac_sock)
-        if isinstance(f, Unknown):
-            return Unknown(f"colour cannot be resolved from {node.type} with a linked factor")
-        if blend not in _BLENDS:
-            return Unknown(f"colour cannot be resolved from {node.type} (blend {blend})")
-        a, b = colour_of(a_sock, depth + 1), colour_of(b_sock, depth + 1)
-        if not _known(a, b):
-            return a if isinstance(a, Unknown) else b
-        rgb = _lerp(a, _BLENDS[blend](a, b), f)
-        clamp = node.use_clamp if node.type == "MIX_RGB" else node.clamp_result
-        return tuple(min(1.0, max(0.0, v)) for v in rgb) if clamp else rgb
-    return Unknown(f"colour cannot be resolved from {node.type}")
+def _safe_div(a, b):
+    return np.where(b != 0, a / np.where(b != 0, b, 1), 0.0)
 
 
-def value_of(socket):
-    """The number a scalar input receives: its default when unlinked, a Value node's value
-    (through reroutes); else Unknown."""
-    if not _live_links(socket):
-        return float(socket.default_value)
-    found = upstream(socket)
-    if found is not None and found[0].type == "VALUE":
-        return float(found[1].default_value)
-    return Unknown(f"value cannot be resolved from {found[0].type if found else 'a muted node'}")
+VECT_MATH = {
+    "ADD": lambda a, b, c, s: a + b, "SUBTRACT": lambda a, b, c, s: a - b,
+    "MULTIPLY": lambda a, b, c, s: a * b, "DIVIDE": lambda a, b, c, s: _safe_div(a, b),
+    "MULTIPLY_ADD": lambda a, b, c, s: a * b + c,
+    "CROSS_PRODUCT": lambda a, b, c, s: np.cross(a, b),
+    "SCALE": lambda a, b, c, s: a * s[:, None],
+    "NORMALIZE": lambda a, b, c, s: a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)
+    * (np.linalg.norm(a, axis=1, keepdims=True) > 0),
+    "ABSOLUTE": lambda a, b, c, s: np.abs(a),
+    "MINIMUM": lambda a, b, c, s: np.minimum(a, b), "MAXIMUM": lambda a, b, c, s: np.maximum(a, b),
+    "FLOOR": lambda a, b, c, s: np.floor(a), "CEIL": lambda a, b, c, s: np.ceil(a),
+    "FRACTION": lambda a, b, c, s: a - np.floor(a),
+    "MODULO": lambda a, b, c, s: np.where(b != 0, np.fmod(a, np.where(b != 0, b, 1)), 0.0),
+    "SNAP": lambda a, b, c, s: np.floor(_safe_div(a, b)) * b,
+    "SINE": lambda a, b, c, s: np.sin(a), "COSINE": lambda a, b, c, s: np.cos(a),
+    "TANGENT": lambda a, b, c, s: np.tan(a),
+}
+VECT_VALUE = {
+    "DOT_PRODUCT": lambda a, b: (a * b).sum(axis=1),
+    "DISTANCE": lambda a, b: np.linalg.norm(a - b, axis=1),
+    "LENGTH": lambda a, b: np.linalg.norm(a, axis=1),
+}
+
+# Nodes whose output depends on what the evaluator cannot see from the surface (view, light paths,
+# procedural noise ...): Unknown, by type, with the reason named.
+NOT_EVALUATED = {
+    "LIGHT_PATH": "Light Path (differs per ray)", "FRESNEL": "Fresnel (depends on the view)",
+    "LAYER_WEIGHT": "Layer Weight (depends on the view)", "CAMERA": "Camera Data (depends on the view)",
+    "ATTRIBUTE": "Attribute", "VERTEX_COLOR": "Color Attribute", "OBJECT_INFO": "Object Info",
+    "AMBIENT_OCCLUSION": "Ambient Occlusion", "BEVEL": "Bevel", "WIREFRAME": "Wireframe",
+    "PARTICLE_INFO": "Particle Info", "HAIR_INFO": "Curves Info", "POINT_INFO": "Point Info",
+    "LIGHT_FALLOFF": "Light Falloff", "SCRIPT": "Script", "TANGENT": "Tangent", "UVALONGSTROKE": "UV along stroke",
+    "VOLUME_INFO": "Volume Info", "BLACKBODY": "Blackbody", "WAVELENGTH": "Wavelength",
+    "TEX_ENVIRONMENT": "Environment Texture", "TEX_SKY": "Sky Texture", "TEX_IES": "IES Texture",
+    "TEX_POINTDENSITY": "Point Density",
+}
+
+
+# --- closures ------------------------------------------------------------------------------------
+
+
+class Closure:
+    """One shader node's share of the surface: ``weight`` (n,) from the Mix / Add shaders on the
+    way, and the node (read through ``graph``) or a fixed colour (a colour into a shader input)."""
+
+    def __init__(self, kind: str, weight, node=None, graph=None, colour=None):
+        self.kind, self.weight, self.node, self.graph, self.colour = kind, weight, node, graph, colour
+
+    def scaled(self, f) -> Closure:
+        w = f if isinstance(f, Unknown) else (self.weight if isinstance(self.weight, Unknown) else self.weight * f)
+        return Closure(self.kind, w, self.node, self.graph, self.colour)
+
+    def props(self) -> dict:
+        """{colour (n, 3), opacity, transmission, emission (n,)} of this closure alone."""
+        n = self.graph.n if self.graph is not None else len(self.weight)
+        one, zero = np.ones(n), np.zeros(n)
+        if self.node is None:  # a colour linked into a shader input (emission), or a material without nodes
+            return {"colour": self.colour, "opacity": one, "transmission": zero,
+                    "emission": _emission(one, self.colour) if self.kind == "EMISSION" else zero}
+        node, g, t = self.node, self.graph, self.kind
+        if t == "BSDF_PRINCIPLED":
+            alpha = g.value(node, "Alpha")
+            alpha = alpha if isinstance(alpha, Unknown) else np.clip(alpha, 0, 1)
+            tw = g.value(node, "Transmission Weight")
+            return {"colour": g.colour(node, "Base Color"), "opacity": alpha,
+                    "transmission": _mul(np.clip(tw, 0, 1) if _known(tw) else tw, alpha),
+                    "emission": _mul(_emission(g.value(node, "Emission Strength"), g.colour(node, "Emission Color")),
+                                     alpha)}
+        if t == "EMISSION":
+            colour = g.colour(node, "Color")
+            return {"colour": colour, "opacity": one, "transmission": zero,
+                    "emission": _emission(g.value(node, "Strength"), colour)}
+        if t in ("BSDF_TRANSPARENT", "HOLDOUT"):
+            return {"colour": Unknown(f"{t} shows what is behind it"), "opacity": zero, "transmission": zero,
+                    "emission": zero}
+        colour_in = _input(node, "Base Color") or _input(node, "Color")
+        props = {"colour": g.input(colour_in, "C") if colour_in is not None else Unknown(f"{t} has no colour input"),
+                 "opacity": one, "transmission": one if t in TRANSMISSIVE else zero, "emission": zero}
+        if t == "EEVEE_SPECULAR":
+            props["emission"] = _emission(one, g.colour(node, "Emissive Color"))
+            tr = g.value(node, "Transparency")
+            props["opacity"] = 1 - np.clip(tr, 0, 1) if _known(tr) else tr
+        elif t not in KNOWN_SHADERS:
+            props = {k: Unknown(f"{k} of {t} is not evaluated") for k in props}
+        return props
+
+
+# shader nodes whose light passes through the surface (refraction), by type
+TRANSMISSIVE = {"BSDF_GLASS", "BSDF_REFRACTION", "BSDF_TRANSLUCENT"}
+KNOWN_SHADERS = TRANSMISSIVE | {
+    "BSDF_DIFFUSE", "BSDF_GLOSSY", "BSDF_ANISOTROPIC", "BSDF_SHEEN", "BSDF_VELVET", "BSDF_TOON", "BSDF_METALLIC",
+    "SUBSURFACE_SCATTERING", "BSDF_RAY_PORTAL", "EEVEE_SPECULAR", "BSDF_HAIR", "BSDF_HAIR_PRINCIPLED",
+}
+
+
+def _mul(a, b):
+    if not _known(a, b):
+        return _first_unknown(a, b)
+    return a * b
+
+
+def _emission(strength, colour):
+    """Strength x brightest colour component per sample; a strength of 0 needs no colour."""
+    if isinstance(strength, Unknown):
+        return Unknown("emission strength: " + strength.reason)
+    if not np.any(strength):
+        return np.zeros(len(strength))
+    if isinstance(colour, Unknown):
+        return Unknown("emission colour: " + colour.reason)
+    return strength * np.max(colour, axis=1)
+
+
+# --- the evaluator -------------------------------------------------------------------------------
+
+
+class Graph:
+    """A node tree evaluated at the context's sample points.  ``overrides`` {image node pointer:
+    step (n,)} adds a step to an image's colour and alpha (texture influence); ``images``
+    collects each image node's texel hits {pointer: [(image, x, y, inside)]}."""
+
+    def __init__(self, ctx: dict, tree, overrides: dict | None = None, parent: Graph | None = None,
+                 group_node=None, depth: int = 0):
+        self.ctx, self.tree, self.n = ctx, tree, ctx["n"]
+        self.overrides = overrides or {}
+        self.parent, self.group_node, self.depth = parent, group_node, depth
+        self.images: dict = parent.images if parent is not None else {}
+        self.memo: dict = {}
+
+    # inputs
+    def input(self, sock, kind: str | None = None):
+        """What ``sock`` receives, as ``kind`` (default: the socket's own)."""
+        kind = kind or _kind(sock)
+        links = _live_links(sock)
+        if not links:
+            return convert(_default(sock, self.n), _kind(sock), kind, self.n)
+        src = links[0].from_socket
+        return convert(self.output(links[0].from_node, src), _kind(src), kind, self.n)
+
+    def value(self, node, name: str):
+        sock = _input(node, name)
+        return self.input(sock, "F") if sock is not None else Unknown(f"{node.type} has no input {name!r}")
+
+    def colour(self, node, name: str):
+        sock = _input(node, name)
+        return self.input(sock, "C") if sock is not None else Unknown(f"{node.type} has no input {name!r}")
+
+    def vector(self, node, name: str):
+        sock = _input(node, name)
+        return self.input(sock, "V") if sock is not None else Unknown(f"{node.type} has no input {name!r}")
+
+    # outputs
+    def output(self, node, out):
+        key = (node.as_pointer(), out.identifier)
+        if key not in self.memo:
+            self.memo[key] = Unknown(f"a cycle through {node.name!r}")
+            try:
+                self.memo[key] = self._output(node, out)
+            except (ValueError, FloatingPointError, IndexError, KeyError, TypeError, AttributeError) as exc:
+                self.memo[key] = Unknown(f"{node.type} {node.name!r} not evaluated ({type(exc).__name__}: {exc})")
+        return self.memo[key]
+
+    def _output(self, node, out):
+        t = node.type
+        if t == "REROUTE":
+            return self.input(node.inputs[0], _kind(out))
+        if node.mute:
+            through = next((il for il in node.internal_links if il.to_socket == out), None)
+            if through is None:
+                return [] if _kind(out) == "S" else Unknown(f"muted {t} {node.name!r} passes nothing on")
+            return self.input(through.from_socket, _kind(out))
+        if _kind(out) == "S":
+            return self._shader(node, out)
+        handler = NODES.get(t)
+        if handler is not None:
+            return handler(self, node, out)
+        if t.startswith("TEX_"):
+            return Unknown(f"procedural texture {t} {node.name!r} is not evaluated")
+        why = NOT_EVALUATED.get(t, t)
+        return Unknown(f"{why} node {node.name!r} is not evaluated")
+
+    def _shader(self, node, out):
+        t = node.type
+        if t == "MIX_SHADER":
+            f = self.value(node, "Fac")
+            f = f if isinstance(f, Unknown) else np.clip(f, 0, 1)
+            sides = [s for s in node.inputs if s.type == "SHADER"][:2]
+            if isinstance(f, Unknown):
+                return [Closure("UNKNOWN", Unknown(f"Mix Shader {node.name!r} factor: {f.reason}"))]
+            # a side whose weight is 0 everywhere is not evaluated (it may hold anything)
+            a = self.input(sides[0]) if np.any(f < 1) else []
+            b = self.input(sides[1]) if np.any(f > 0) else []
+            return [c.scaled(1 - f) for c in _closures(a, self.n)] + [c.scaled(f) for c in _closures(b, self.n)]
+        if t == "ADD_SHADER":
+            return [c for s in node.inputs if s.type == "SHADER" for c in _closures(self.input(s), self.n)]
+        if t == "GROUP":
+            return self._group(node, out)
+        if t == "GROUP_INPUT":
+            return self._group_input(out)
+        return [Closure(t, np.ones(self.n), node, self)]
+
+    # groups
+    def _group(self, node, out):
+        if node.node_tree is None:
+            return Unknown(f"group {node.name!r} has no node tree")
+        if self.depth >= MAX_DEPTH:
+            return Unknown(f"group {node.name!r} nested too deep")
+        inner = Graph(self.ctx, node.node_tree, self.overrides, self, node, self.depth + 1)
+        gout = _active_of(node.node_tree, "GROUP_OUTPUT", None)
+        sock = gout and next((s for s in gout.inputs if s.identifier == out.identifier), None)
+        if sock is None:
+            return Unknown(f"group {node.name!r} has no output {out.name!r}")
+        return inner.input(sock, _kind(out))
+
+    def _group_input(self, out):
+        if self.parent is None:
+            return Unknown("a Group Input outside a group")
+        sock = next((s for s in self.group_node.inputs if s.identifier == out.identifier), None)
+        if sock is None:
+            return Unknown(f"group input {out.name!r} not found")
+        return self.parent.input(sock, _kind(out))
+
+
+def _closures(value, n: int) -> list:
+    if isinstance(value, Unknown):
+        return [Closure("UNKNOWN", value)]
+    return value
+
+
+# --- node handlers: (graph, node, output socket) -> value of the output's kind ---------------------
+
+
+def _n_value(g: Graph, node, out):
+    return np.full(g.n, float(out.default_value))
+
+
+def _n_rgb(g: Graph, node, out):
+    return np.tile(np.array([float(v) for v in out.default_value[:3]]), (g.n, 1))
+
+
+def _coord(g: Graph, key: str, what: str):
+    value = g.ctx.get(key)
+    return value.copy() if value is not None else Unknown(f"{what} coordinates need a surface")
+
+
+def _uv(g: Graph, name: str):
+    name = name or g.ctx["uv_default"]
+    if name is None or name not in g.ctx["uv"]:
+        if g.ctx.get("obj") is None:
+            return Unknown("UV coordinates need a surface")
+        return Unknown(f"{g.ctx['obj']} has no UV map {name!r}" if name else f"{g.ctx['obj']} has no UV map")
+    uv = g.ctx["uv"][name]
+    return np.concatenate([uv, np.zeros((len(uv), 1))], axis=1)
+
+
+def _n_tex_coord(g: Graph, node, out):
+    name = out.identifier
+    if name == "UV":
+        return _uv(g, "")
+    if name == "Object":
+        target = node.object
+        if target is None:
+            return _coord(g, "co", "Object")
+        P = _coord(g, "P", "Object")
+        if isinstance(P, Unknown):
+            return P
+        depsgraph = g.ctx.get("depsgraph")
+        world = target.evaluated_get(depsgraph).matrix_world if depsgraph is not None else target.matrix_world
+        m = np.linalg.inv(np.array(world, dtype=np.float64))
+        return P @ m[:3, :3].T + m[:3, 3]
+    keys = {"Generated": ("generated", "Generated"), "Normal": ("normal", "Normal")}
+    if name in keys:
+        return _coord(g, *keys[name])
+    return Unknown(f"Texture Coordinate {name} (depends on the view) is not evaluated")
+
+
+def _n_uvmap(g: Graph, node, out):
+    return _uv(g, node.uv_map)
+
+
+def _n_geometry(g: Graph, node, out):
+    keys = {"Position": ("P", "Position"), "Normal": ("wnormal", "Normal"), "True Normal": ("wnormal", "Normal")}
+    if out.identifier in keys:
+        return _coord(g, *keys[out.identifier])
+    return Unknown(f"Geometry {out.name} is not evaluated")
+
+
+def _euler_matrix(rot: np.ndarray) -> np.ndarray:
+    """(n, 3, 3) rotation matrices of XYZ Euler angles (n, 3): R = Rz Ry Rx."""
+    cx, cy, cz = np.cos(rot[:, 0]), np.cos(rot[:, 1]), np.cos(rot[:, 2])
+    sx, sy, sz = np.sin(rot[:, 0]), np.sin(rot[:, 1]), np.sin(rot[:, 2])
+    return np.stack([
+        np.stack([cy * cz, sx * sy * cz - cx * sz, cx * sy * cz + sx * sz], axis=1),
+        np.stack([cy * sz, sx * sy * sz + cx * cz, cx * sy * sz - sx * cz], axis=1),
+        np.stack([-sy, sx * cy, cx * cy], axis=1)], axis=1)
+
+
+def _n_mapping(g: Graph, node, out):
+    v = g.vector(node, "Vector")
+    kind = node.vector_type
+    loc = g.vector(node, "Location") if kind in ("POINT", "TEXTURE") else np.zeros((g.n, 3))
+    rot, scale = g.vector(node, "Rotation"), g.vector(node, "Scale")
+    if not _known(v, loc, rot, scale):
+        return _first_unknown(v, loc, rot, scale)
+    R = _euler_matrix(rot)
+    if kind == "TEXTURE":
+        return np.einsum("nji,nj->ni", R, v - loc) / np.where(scale != 0, scale, 1) * (scale != 0)
+    if kind == "NORMAL":
+        r = np.einsum("nij,nj->ni", R, _safe_div(v, scale))
+        return r / np.maximum(np.linalg.norm(r, axis=1, keepdims=True), 1e-12)
+    return np.einsum("nij,nj->ni", R, v * scale) + loc
 
 
 def _mix_inputs(node):
-    """(factor, A, B, blend type) of a Mix (ShaderNodeMix) or legacy MixRGB node, else None."""
+    """(factor, A, B, blend type, kind) of a Mix (ShaderNodeMix) or legacy MixRGB node, else None."""
     if node.type == "MIX":
         fac = _input(node, "Factor_Float") or _input(node, "Factor_Vector")
-        kind = {"RGBA": "Color", "FLOAT": "Float", "VECTOR": "Vector", "ROTATION": "Rotation"}.get(node.data_type)
+        kind = {"RGBA": "Color", "FLOAT": "Float", "VECTOR": "Vector"}.get(node.data_type)
+        if kind is None:
+            return None
         a, b = _input(node, f"A_{kind}"), _input(node, f"B_{kind}")
         blend = node.blend_type if node.data_type == "RGBA" else "MIX"
-        return (fac, a, b, blend) if a is not None and b is not None else None
+        return fac, a, b, blend
     if node.type == "MIX_RGB":
         return node.inputs[0], node.inputs[1], node.inputs[2], node.blend_type  # Fac, Color1, Color2
     return None
 
 
-# --- the shader on the surface ------------------------------------------------------------------
-
-KEYS = ("base_color", "emission", "alpha", "transmission")
-# shader nodes whose light passes through the surface (refraction), by type
-TRANSMISSIVE = {"BSDF_GLASS", "BSDF_REFRACTION"}
-NOT_SHADERS = {"GROUP", "EEVEE_SPECULAR"}
-
-
-def _emission(strength, colour):
-    if isinstance(strength, Unknown):
-        return Unknown("emission strength " + strength.reason)
-    if strength == 0:
-        return 0.0
-    if isinstance(colour, Unknown):
-        return Unknown("emission colour: " + colour.reason)
-    return strength * max(colour)
-
-
-def shader_props(node, depth: int = 0) -> dict:
-    """{base_color, emission, alpha, transmission} of the shader ``node`` (each a value or
-    Unknown).  Mix Shader blends its inputs by an unlinked factor; Add Shader sums emission."""
-    t = node.type
-    if t == "BSDF_PRINCIPLED":
-        return {"base_color": colour_of(node.inputs["Base Color"]),
-                "emission": _emission(value_of(node.inputs["Emission Strength"]),
-                                      colour_of(node.inputs["Emission Color"])),
-                "alpha": value_of(node.inputs["Alpha"]),
-                "transmission": value_of(node.inputs["Transmission Weight"])}
-    if t == "EMISSION":
-        colour = colour_of(node.inputs["Color"])
-        return {"base_color": colour, "emission": _emission(value_of(node.inputs["Strength"]), colour),
-                "alpha": 1.0, "transmission": 0.0}
-    if t in ("MIX_SHADER", "ADD_SHADER"):
-        if depth >= MAX_DEPTH:
-            return {k: Unknown(f"{t} nested too deep") for k in KEYS}
-        sides = [_side(s, depth) for s in node.inputs if s.type == "SHADER"][:2]
-        if t == "ADD_SHADER":
-            em = [s["emission"] for s in sides]
-            return {"base_color": Unknown("base colour of ADD_SHADER is not defined"),
-                    "emission": sum(em) if _known(*em) else next(e for e in em if isinstance(e, Unknown)),
-                    "alpha": Unknown("alpha of ADD_SHADER is not defined"),
-                    "transmission": Unknown("transmission of ADD_SHADER is not defined")}
-        f = value_of(node.inputs[0])
-        if isinstance(f, Unknown):
-            return {k: Unknown(f"MIX_SHADER factor: {f.reason}") for k in KEYS}
-        f = min(1.0, max(0.0, f))
-        out = {}
-        for key in KEYS:
-            a, b = sides[0][key], sides[1][key]
-            if f == 0 or f == 1:  # only one side shows
-                out[key] = a if f == 0 else b
-            elif not _known(a, b):
-                out[key] = a if isinstance(a, Unknown) else b
-            else:
-                out[key] = _lerp(a, b, f) if key == "base_color" else a + (b - a) * f
-        return out
-    if t in NOT_SHADERS or not any(o.type == "SHADER" for o in node.outputs):
-        return {k: Unknown(f"{k.replace('_', ' ')} of {t} is not known") for k in KEYS}
-    colour_in = node.inputs.get("Base Color") or node.inputs.get("Color")
-    return {"base_color": colour_of(colour_in) if colour_in is not None else Unknown(f"{t} has no colour input"),
-            "emission": 0.0,
-            "alpha": 0.0 if t in ("BSDF_TRANSPARENT", "HOLDOUT") else 1.0,
-            "transmission": 1.0 if t in TRANSMISSIVE else 0.0}
+def _n_mix(g: Graph, node, out):
+    parts = _mix_inputs(node)
+    if parts is None:
+        return Unknown(f"Mix {node.name!r} of {getattr(node, 'data_type', '?')} is not evaluated")
+    fac_sock, a_sock, b_sock, blend = parts
+    kind = _kind(a_sock)
+    vector_fac = fac_sock.type == "VECTOR"
+    f = g.input(fac_sock, "V" if vector_fac else "F")
+    if isinstance(f, Unknown):
+        return f
+    clamp_fac = node.clamp_factor if node.type == "MIX" else True
+    if clamp_fac:
+        f = np.clip(f, 0, 1)
+    clamp = node.use_clamp if node.type == "MIX_RGB" else (node.clamp_result and node.data_type == "RGBA")
+    if not np.any(f) and not clamp:  # factor 0 everywhere: only A shows (B may hold anything)
+        return g.input(a_sock, kind)
+    if blend == "MIX" and np.all(f == 1) and not clamp:  # only B shows
+        return g.input(b_sock, kind)
+    a, b = g.input(a_sock, kind), g.input(b_sock, kind)
+    if not _known(f, a, b):
+        return _first_unknown(f, a, b)
+    if blend not in BLENDS:
+        return Unknown(f"Mix {node.name!r}: blend {blend} is not evaluated")
+    if kind != "F" and not vector_fac:
+        f = _col(f)
+    result = _lerp(a, BLENDS[blend](a, b), f)
+    return np.clip(result, 0, 1) if clamp else result
 
 
-def _side(socket, depth: int) -> dict:
-    """Props of what a Mix / Add shader input receives; an empty input is black and opaque."""
-    found = upstream(socket)
-    if found is None:
-        return {"base_color": (0.0, 0.0, 0.0), "emission": 0.0, "alpha": 1.0, "transmission": 0.0}
-    return shader_props(found[0], depth + 1)
+def _unique_map(values: np.ndarray, fn) -> np.ndarray:
+    """fn over the distinct values (rounded to 1e-6), mapped back to every sample."""
+    uniq, inv = np.unique(np.round(values, 6), return_inverse=True)
+    mapped = np.array([fn(float(x)) for x in uniq], dtype=np.float64)
+    return mapped[inv.reshape(-1)]
+
+
+def _curved(node, values: np.ndarray, index: int) -> np.ndarray:
+    """``values`` through curve ``index`` of the node's CurveMapping (its own evaluate)."""
+    mapping = node.mapping
+    mapping.update()
+    return _unique_map(values, lambda v: mapping.evaluate(mapping.curves[index], v))
+
+
+def _n_curve_rgb(g: Graph, node, out):
+    f, c = g.value(node, "Fac"), g.colour(node, "Color")
+    if not _known(f, c):
+        return _first_unknown(f, c)
+    black, white = np.array(node.mapping.black_level[:3]), np.array(node.mapping.white_level[:3])
+    x = (c - black) / np.where(white - black != 0, white - black, 1)
+    # the combined curve (C, index 3) first, then each channel's own
+    result = np.stack([_curved(node, _curved(node, x[:, ch], 3), ch) for ch in range(3)], axis=1)
+    return _lerp(c, result, _col(f))
+
+
+def _n_curve_float(g: Graph, node, out):
+    f, v = g.value(node, "Factor"), g.value(node, "Value")
+    if not _known(f, v):
+        return _first_unknown(f, v)
+    return _lerp(v, _curved(node, v, 0), f)
+
+
+def _n_ramp(g: Graph, node, out):
+    f = g.value(node, "Fac")
+    if isinstance(f, Unknown):
+        return f
+    uniq, inv = np.unique(np.round(np.clip(f, 0, 1), 6), return_inverse=True)
+    table = np.array([node.color_ramp.evaluate(float(x))[:] for x in uniq], dtype=np.float64)[inv.reshape(-1)]
+    return table[:, :3] if out.identifier == "Color" else table[:, 3]
+
+
+def _n_invert(g: Graph, node, out):
+    f, c = g.value(node, "Fac"), g.colour(node, "Color")
+    if not _known(f, c):
+        return _first_unknown(f, c)
+    return _lerp(c, 1 - c, _col(f))
+
+
+def _n_hue_sat(g: Graph, node, out):
+    hue, sat, val = g.value(node, "Hue"), g.value(node, "Saturation"), g.value(node, "Value")
+    f, c = g.value(node, "Fac"), g.colour(node, "Color")
+    if not _known(hue, sat, val, f, c):
+        return _first_unknown(hue, sat, val, f, c)
+    hsv = rgb_to_hsv(c)
+    hsv[:, 0] = (hsv[:, 0] + hue + 0.5) % 1.0
+    hsv[:, 1] = np.clip(hsv[:, 1] * sat, 0, 1)
+    hsv[:, 2] = hsv[:, 2] * val
+    return np.maximum(_lerp(c, hsv_to_rgb(hsv), _col(f)), 0)
+
+
+def _n_bright_contrast(g: Graph, node, out):
+    c, bright, contrast = g.colour(node, "Color"), g.value(node, "Bright"), g.value(node, "Contrast")
+    if not _known(c, bright, contrast):
+        return _first_unknown(c, bright, contrast)
+    a = 1 + contrast
+    return np.maximum(_col(a) * c + _col(bright - contrast * 0.5), 0)
+
+
+def _n_gamma(g: Graph, node, out):
+    c, gamma = g.colour(node, "Color"), g.value(node, "Gamma")
+    if not _known(c, gamma):
+        return _first_unknown(c, gamma)
+    return np.where(c > 0, np.abs(c) ** _col(gamma), c)
+
+
+def _n_rgb_to_bw(g: Graph, node, out):
+    return g.value(node, "Color")
+
+
+def _n_math(g: Graph, node, out):
+    ins = [s for s in node.inputs if s.enabled]
+    vals = [g.input(s, "F") for s in ins] + [np.zeros(g.n)] * 3
+    if not _known(*vals):
+        return _first_unknown(*vals)
+    op = MATH.get(node.operation)
+    if op is None:
+        return Unknown(f"Math {node.operation} is not evaluated")
+    with np.errstate(all="ignore"):
+        result = np.nan_to_num(op(*vals[:3]), nan=0.0, posinf=0.0, neginf=0.0)
+    return np.clip(result, 0, 1) if node.use_clamp else result
+
+
+def _n_vect_math(g: Graph, node, out):
+    vecs = [g.input(s, "V") for s in node.inputs if s.enabled and s.type == "VECTOR"] + [np.zeros((g.n, 3))] * 3
+    scale = next((g.input(s, "F") for s in node.inputs if s.enabled and s.type == "VALUE"), np.ones(g.n))
+    if not _known(*vecs, scale):
+        return _first_unknown(*vecs, scale)
+    a, b, c = vecs[:3]
+    op = node.operation
+    with np.errstate(all="ignore"):
+        if op in VECT_VALUE:
+            value = VECT_VALUE[op](a, b)
+            return value if out.identifier == "Value" else np.zeros((g.n, 3))
+        if op not in VECT_MATH:
+            return Unknown(f"Vector Math {op} is not evaluated")
+        vec = np.nan_to_num(VECT_MATH[op](a, b, c, scale))
+    return vec if out.identifier == "Vector" else np.zeros(g.n)
+
+
+def _n_separate(g: Graph, node, out):
+    if node.type == "SEPARATE_COLOR":
+        c = g.colour(node, "Color")
+        mode = node.mode
+    else:  # SEPXYZ
+        c, mode = g.vector(node, "Vector"), "RGB"
+    if isinstance(c, Unknown):
+        return c
+    if mode == "HSV":
+        c = rgb_to_hsv(c)
+    elif mode != "RGB":
+        return Unknown(f"Separate Color in {mode} is not evaluated")
+    index = {"Red": 0, "Green": 1, "Blue": 2, "X": 0, "Y": 1, "Z": 2}.get(out.identifier)
+    if index is None:
+        return Unknown(f"Separate {out.name} is not evaluated")
+    return c[:, index]
+
+
+def _n_combine(g: Graph, node, out):
+    names = ("Red", "Green", "Blue") if node.type == "COMBINE_COLOR" else ("X", "Y", "Z")
+    vals = [g.value(node, k) for k in names]
+    if not _known(*vals):
+        return _first_unknown(*vals)
+    c = np.stack(vals, axis=1)
+    if node.type == "COMBINE_COLOR" and node.mode == "HSV":
+        return hsv_to_rgb(c)
+    if node.type == "COMBINE_COLOR" and node.mode != "RGB":
+        return Unknown(f"Combine Color in {node.mode} is not evaluated")
+    return c
+
+
+def _n_clamp(g: Graph, node, out):
+    v, lo, hi = g.value(node, "Value"), g.value(node, "Min"), g.value(node, "Max")
+    if not _known(v, lo, hi):
+        return _first_unknown(v, lo, hi)
+    if node.clamp_type == "RANGE":
+        lo, hi = np.minimum(lo, hi), np.maximum(lo, hi)
+    return np.minimum(np.maximum(v, lo), hi)
+
+
+def _n_map_range(g: Graph, node, out):
+    if node.data_type != "FLOAT" or node.interpolation_type not in ("LINEAR", "STEPPED"):
+        return Unknown(f"Map Range {node.data_type} {node.interpolation_type} is not evaluated")
+    vals = [g.value(node, k) for k in ("Value", "From Min", "From Max", "To Min", "To Max")]
+    steps = g.value(node, "Steps") if node.interpolation_type == "STEPPED" else np.ones(g.n)
+    if not _known(*vals, steps):
+        return _first_unknown(*vals, steps)
+    v, a, b, c, d = vals
+    t = _safe_div(v - a, b - a)
+    if node.interpolation_type == "STEPPED":
+        t = np.where(steps > 0, np.floor(t * (steps + 1)) / np.where(steps > 0, steps, 1), t)
+    r = c + t * (d - c)
+    return np.clip(r, np.minimum(c, d), np.maximum(c, d)) if node.clamp else r
+
+
+def _n_displacement(g: Graph, node, out):
+    h, mid, scale = g.value(node, "Height"), g.value(node, "Midlevel"), g.value(node, "Scale")
+    sock = _input(node, "Normal")
+    normal = g.input(sock, "V") if sock is not None and _live_links(sock) else \
+        _coord(g, "normal" if node.space == "OBJECT" else "wnormal", "Normal")
+    if not _known(h, mid, scale, normal):
+        return _first_unknown(h, mid, scale, normal)
+    return normal * _col((h - mid) * scale)
+
+
+def _n_vector_displacement(g: Graph, node, out):
+    v, mid, scale = g.vector(node, "Vector"), g.value(node, "Midlevel"), g.value(node, "Scale")
+    if not _known(v, mid, scale):
+        return _first_unknown(v, mid, scale)
+    d = (v - _col(mid)) * _col(scale)
+    if node.space == "TANGENT" and np.any(d):
+        return Unknown("tangent-space Vector Displacement is not evaluated")
+    return d
+
+
+def _n_image(g: Graph, node, out):
+    data = image_pixels(node.image)
+    if isinstance(data, Unknown):
+        return data
+    if node.projection != "FLAT":
+        return Unknown(f"Image Texture {node.name!r}: {node.projection} projection is not evaluated")
+    sock = _input(node, "Vector")
+    uv = g.input(sock, "V") if sock is not None and _live_links(sock) else _uv(g, "")
+    if isinstance(uv, Unknown):
+        return Unknown(f"Image Texture {node.name!r}: {uv.reason}")
+    colour, alpha, ix, iy, inside = sample_image(data, uv, node.extension)
+    key = node.as_pointer()
+    step = g.overrides.get(key)
+    if step is not None:
+        colour, alpha = colour + _col(step), alpha + step
+    g.images.setdefault(key, []).append({"node": node, "image": node.image, "colour": colour, "alpha": alpha,
+                                          "ix": ix, "iy": iy, "inside": inside, "size": data[1].shape})
+    return alpha if out.identifier == "Alpha" else colour
+
+
+NODES = {
+    "VALUE": _n_value, "RGB": _n_rgb, "TEX_COORD": _n_tex_coord, "UVMAP": _n_uvmap, "NEW_GEOMETRY": _n_geometry,
+    "MAPPING": _n_mapping, "MIX": _n_mix, "MIX_RGB": _n_mix, "CURVE_RGB": _n_curve_rgb,
+    "CURVE_FLOAT": _n_curve_float, "VALTORGB": _n_ramp, "INVERT": _n_invert, "HUE_SAT": _n_hue_sat,
+    "BRIGHTCONTRAST": _n_bright_contrast, "GAMMA": _n_gamma, "RGBTOBW": _n_rgb_to_bw, "MATH": _n_math,
+    "VECT_MATH": _n_vect_math, "SEPARATE_COLOR": _n_separate, "SEPXYZ": _n_separate,
+    "COMBINE_COLOR": _n_combine, "COMBXYZ": _n_combine, "CLAMP": _n_clamp, "MAP_RANGE": _n_map_range,
+    "DISPLACEMENT": _n_displacement, "VECTOR_DISPLACEMENT": _n_vector_displacement, "TEX_IMAGE": _n_image,
+    "GROUP": lambda g, node, out: g._group(node, out), "GROUP_INPUT": lambda g, node, out: g._group_input(out),
+}
+
+
+# --- the surface a material shows ----------------------------------------------------------------
 
 
 def surface_node(mat: bpy.types.Material, target: str):
@@ -336,6 +1080,111 @@ def surface_node(mat: bpy.types.Material, target: str):
     return found[0], ""
 
 
+def evaluate_surface(mat, target: str, ctx: dict, overrides: dict | None = None) -> dict:
+    """What ``mat`` shows at the context's samples: ``closures``, per-sample ``colour`` (n, 3;
+    NaN where nothing opaque shows), ``opacity``, ``transmission``, ``emission``,
+    ``displacement`` (world metres; for a Bump-only material the relief about the median), each
+    an array or Unknown; ``graph`` (its image hits); ``node`` on the Surface; ``why``."""
+    n = ctx["n"]
+    if mat is None or mat.node_tree is None:  # no material (or no nodes): the viewport colour, opaque
+        rgb = (0.8, 0.8, 0.8) if mat is None else tuple(mat.diffuse_color[:3])
+        c = Closure("BSDF_DIFFUSE", np.ones(n), colour=np.tile(np.array(rgb), (n, 1)))
+        out = _combine([c], n)
+        out.update(node=None, why="", displacement=np.zeros(n), graph=None, closures=[c])
+        return out
+    graph = Graph(ctx, mat.node_tree, overrides)
+    out_node = active_output(mat, target)
+    if out_node is None:
+        closures: list = []
+        disp = np.zeros(n)
+        node, why = None, f"{mat.name}: no Material Output for {target} (renders black)"
+    else:
+        closures = _closures(graph.input(out_node.inputs["Surface"], "S"), n)
+        node, why = surface_node(mat, target)
+        disp = _displacement(mat, graph, out_node, ctx)
+    result = _combine(closures, n)
+    result.update(node=node, why=why, displacement=disp, graph=graph, closures=closures)
+    return result
+
+
+def _displacement(mat, graph: Graph, out_node, ctx: dict):
+    sock = out_node.inputs.get("Displacement")
+    n = ctx["n"]
+    if sock is None or not _live_links(sock):
+        return np.zeros(n)
+    vec = graph.input(sock, "V")
+    if isinstance(vec, Unknown):
+        return Unknown("displacement: " + vec.reason)
+    scale = ctx.get("scale", 1.0)
+    if getattr(mat, "displacement_method", "BUMP") != "BUMP":
+        return np.linalg.norm(vec, axis=1) * scale
+    if "normal" not in ctx:
+        return Unknown("bump relief needs a surface")
+    h = (vec * ctx["normal"]).sum(axis=1) * scale  # bump only: a constant offset shows nothing
+    return np.abs(h - _weighted_quantile(h, ctx["w"], 0.5))
+
+
+def _combine(closures: list, n: int) -> dict:
+    """Surface colour, opacity, transmission and emission from the weighted closures; a closure
+    of weight 0 everywhere is left out, an Unknown weight makes every property Unknown."""
+    live = []
+    for c in closures:
+        if isinstance(c.weight, Unknown):
+            reason = "shader weight: " + c.weight.reason
+            return {k: Unknown(reason) for k in ("colour", "opacity", "transmission", "emission")} | {
+                "share": Unknown(reason)}
+        if np.any(c.weight > 0):
+            live.append(c)
+    if not closures:  # nothing reaches the surface: black, opaque
+        return {"colour": np.zeros((n, 3)), "opacity": np.ones(n), "transmission": np.zeros(n),
+                "emission": np.zeros(n), "share": {}}
+    props = [(c, c.props()) for c in live]
+    out: dict = {"share": {}}
+    for key in ("opacity", "transmission", "emission"):
+        vals = [p[key] if key != "opacity" or not _known(p[key]) else 1 - p[key] for _, p in props]
+        out[key] = _first_unknown(*vals) if not _known(*vals) else \
+            sum((c.weight * v for (c, _), v in zip(props, vals)), np.zeros(n))
+    if _known(out["opacity"]):  # what shows behind: the transparent share of every closure, summed
+        out["opacity"] = np.clip(1 - out["opacity"], 0, 1)
+    shows = [(c, p) for c, p in props if c.kind not in ("BSDF_TRANSPARENT", "HOLDOUT")]
+    cols = [p["colour"] for _, p in shows]
+    ops = [p["opacity"] for _, p in shows]
+    if not _known(*cols, *ops):
+        out["colour"] = _first_unknown(*cols, *ops)
+    else:
+        total = sum((c.weight * o for (c, _), o in zip(shows, ops)), np.zeros(n))
+        acc = sum((_col(c.weight * o) * col for (c, _), o, col in zip(shows, ops, cols)), np.zeros((n, 3)))
+        with np.errstate(all="ignore"):
+            out["colour"] = np.where(_col(total) > 1e-9, acc / _col(np.where(total > 1e-9, total, 1)), np.nan)
+    for c, _ in props:
+        out["share"][c.kind] = out["share"].get(c.kind, np.zeros(n)) + c.weight
+    return out
+
+
+def _weighted_quantile(values: np.ndarray, w: np.ndarray, q: float) -> float:
+    order = np.argsort(values)
+    cum = np.cumsum(w[order])
+    return float(values[order][min(len(values) - 1, int(np.searchsorted(cum, q * cum[-1])))])
+
+
+# compatibility helpers (task probes read a constant colour / value through these) -------------
+
+
+def colour_of(socket):
+    """Linear RGB a colour input receives when it does not vary over a surface, or Unknown."""
+    node = socket.node
+    g = Graph(no_surface(), node.id_data)
+    value = g.input(socket, "C")
+    return value if isinstance(value, Unknown) else tuple(float(v) for v in value[0])
+
+
+def value_of(socket):
+    """The number a scalar input receives when it does not vary over a surface, or Unknown."""
+    g = Graph(no_surface(), socket.node.id_data)
+    value = g.input(socket, "F")
+    return value if isinstance(value, Unknown) else float(value[0])
+
+
 def _hex(rgb) -> str:
     return "#" + "".join(f"{round(min(1.0, max(0.0, colour_math.linear_to_srgb(c))) * 255):02x}" for c in rgb)
 
@@ -346,38 +1195,14 @@ def _hex(rgb) -> str:
 def face_materials(probe: Probe, obj: bpy.types.Object, frame: int) -> list[dict]:
     """[{slot, material, faces, area}] for each slot used by a face of the evaluated mesh at
     ``frame`` (world-space area; ``material`` None for an empty slot or no slots)."""
-    if obj.type not in GEOMETRY_TYPES:
+    s = surface_samples(probe, obj, frame)
+    if s is None:
         return []
-    probe.at(frame)
-    ev = obj.evaluated_get(probe.depsgraph)
-    mesh = ev.to_mesh()
-    if mesh is None:
-        return []
-    try:
-        mesh.calc_loop_triangles()
-        nt, nv = len(mesh.loop_triangles), len(mesh.vertices)
-        if not nt:
-            return []
-        co = np.empty(3 * nv, dtype=np.float64)
-        mesh.vertices.foreach_get("co", co)
-        tris = np.empty(3 * nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("vertices", tris)
-        index = np.empty(nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("material_index", index)
-        poly = np.empty(nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("polygon_index", poly)
-        m = np.array(ev.matrix_world, dtype=np.float64)
-        world = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
-        t = world[tris.reshape(-1, 3)]
-        area = 0.5 * np.linalg.norm(np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0]), axis=1)
-    finally:
-        ev.to_mesh_clear()
-    slots = list(ev.material_slots)
-    index = np.clip(index, 0, max(len(slots) - 1, 0))  # Blender renders a too-high index with the last slot
+    index, area, poly, slots = s["tri_slot"], s["tri_area"], s["tri_poly"], s["materials"]
     out = []
     for slot in np.unique(index):
         chosen = index == slot
-        mat = slots[slot].material if slots else None
+        mat = slots[slot] if slots else None
         out.append({"slot": int(slot), "material": mat, "faces": int(len(np.unique(poly[chosen]))),
                     "area": float(area[chosen].sum())})
     return out
@@ -391,244 +1216,354 @@ def _label(mat) -> str:
     return mat.name if mat is not None else "<none>"
 
 
+def chunks_for(probe: Probe, objs: list, frame: int, mat=None, every: bool = False) -> list[tuple]:
+    """[(material, context)]: the sample points of each object, per material on its faces (only
+    ``mat`` when given; with ``every`` also a material on no face of these objects, as a point
+    with no surface)."""
+    out = []
+    for obj in objs:
+        s = surface_samples(probe, obj, frame)
+        if s is None or not s["n"]:
+            continue
+        for slot in np.unique(s["slot"]):
+            m = s["materials"][slot] if s["materials"] else None  # the evaluated material
+            if mat is not None and _original(m) != _original(mat):
+                continue
+            out.append((m, _chunk(s, s["slot"] == slot)))
+    if every and mat is not None and not out:
+        try:
+            evaluated = mat.evaluated_get(probe.depsgraph)
+        except (RuntimeError, ReferenceError):
+            evaluated = mat
+        out.append((evaluated, no_surface()))
+    return out
+
+
+def _original(mat):
+    return getattr(mat, "original", mat) if mat is not None else None
+
+
+def _rendered_geometry(probe: Probe) -> list:
+    return [o for o in probe.scene.objects if o.name in probe.rendered() and o.type in GEOMETRY_TYPES]
+
+
 @primitive(group="materials", required=("object|objects", "material"),
            params={"object": "name", "objects": "names", "material": "name", "min_share": UNIT,
                    "frame": "integer"})
 def material_on_faces(probe: Probe, p: dict):
-    """The material covers at least ``min_share`` (0.999) of each object's evaluated face area."""
+    """The material covers and shows on at least ``min_share`` (0.999) of each object's evaluated
+    face area: faces using it (face material index -> the evaluated object's slot) where its
+    evaluated opacity is >= 0.5 (an Unknown opacity does not count)."""
     names, wanted = names_param(p), p["material"]
     min_share = float(p.get("min_share", 0.999))
-    shares, breakdown = {}, {}
+    target = engine_target(probe.scene)
+    shares, breakdown, notes = {}, {}, {}
     for obj in probe.objects(names):
         used = face_materials(probe, obj, _frame(p))
         total = sum(u["area"] for u in used)
-        mine = sum(u["area"] for u in used if u["material"] is not None and u["material"].name == wanted)
-        shares[obj.name] = rnd(mine / total) if total > 0 else 0.0
         per: dict[str, float] = {}
         for u in used:
             per[_label(u["material"])] = per.get(_label(u["material"]), 0.0) + (u["area"] / total if total else 0.0)
         breakdown[obj.name] = rnd(per)
+        assigned = per.get(wanted, 0.0) if any(_label(u["material"]) == wanted for u in used) else 0.0
+        mat = next((u["material"] for u in used if _label(u["material"]) == wanted), None)
+        shown = 0.0
+        if mat is not None and assigned > 0:
+            weight = shown_weight = 0.0
+            for _m, ctx in chunks_for(probe, [obj], _frame(p), mat):
+                res = evaluate_surface(mat, target, ctx)
+                weight += float(ctx["w"].sum())
+                if isinstance(res["opacity"], Unknown):
+                    notes[obj.name] = f"opacity unknown ({res['opacity'].reason})"
+                else:
+                    shown_weight += float(ctx["w"][res["opacity"] >= 0.5].sum())
+            shown = assigned * (shown_weight / weight if weight else 0.0)
+            if shown < assigned and obj.name not in notes:
+                notes[obj.name] = f"transparent on {assigned - shown:.3f} of the area"
+        shares[obj.name] = rnd(shown)
     bad = [n for n in names if shares[n] < min_share]
-    detail = (f"{wanted!r} covers >= {min_share:g} of every object's faces" if not bad else
-              f"{wanted!r} covers too little of: " + ", ".join(f"{n} ({shares[n]:.3f})" for n in bad))
+    detail = (f"{wanted!r} covers and shows on >= {min_share:g} of every object's faces" if not bad else
+              f"{wanted!r} covers or shows on too little of: " + ", ".join(
+                  f"{n} ({shares[n]:.3f}{'; ' + notes[n] if n in notes else ''})" for n in bad))
     return fraction_outcome(len(names) - len(bad), len(names), shares, {"material": wanted, "min_share": min_share},
-                            detail, {"share_by_material": breakdown, "below": bad})
+                            detail, {"share_by_material": breakdown, "below": bad, "notes": notes})
 
 
 # --- surface_shader ------------------------------------------------------------------------------
-
-
-def _materials_for(probe: Probe, p: dict) -> tuple[list, str]:
-    """(materials to judge, why none): ``material`` by name, or every material on a face of
-    ``object`` (None for faces without one)."""
-    if "material" in p:
-        mat = bpy.data.materials.get(p["material"])
-        return ([mat], "") if mat is not None else ([], f"material {p['material']!r} not found")
-    obj = probe.obj(p["object"])
-    used = face_materials(probe, obj, _frame(p))
-    mats, seen = [], set()
-    for u in used:
-        key = _label(u["material"])
-        if key not in seen:
-            seen.add(key)
-            mats.append(u["material"])
-    return mats, "" if mats else f"{obj.name} has no faces"
 
 
 def _shader_wanted(p: dict) -> list[str]:
     return [p["shader"]] if isinstance(p["shader"], str) else list(p["shader"])
 
 
+def material_chunks(probe: Probe, p: dict) -> tuple[list, str]:
+    """([(material, [context ...])], why none): ``material`` over the rendered faces that use it
+    (a point with no surface when none does), or every material on a face of ``object``."""
+    frame = _frame(p)
+    if "material" in p:
+        mat = bpy.data.materials.get(p["material"])
+        if mat is None:
+            return [], f"material {p['material']!r} not found"
+        objs = [probe.obj(p["object"])] if "object" in p else _rendered_geometry(probe)
+        chunks = chunks_for(probe, objs, frame, mat, every=True)
+        return [(chunks[0][0], [c for _m, c in chunks])], ""
+    obj = probe.obj(p["object"])
+    grouped: dict[str, tuple] = {}
+    for m, ctx in chunks_for(probe, [obj], frame):
+        grouped.setdefault(_label(m), (m, []))[1].append(ctx)  # (evaluated material, contexts)
+    return list(grouped.values()), "" if grouped else f"{obj.name} has no faces"
+
+
+def _gather(results: list[dict], key: str):
+    vals = [r[key] for r in results]
+    if not _known(*vals):
+        return _first_unknown(*vals)
+    return np.concatenate(vals)
+
+
+CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_displacement")
+
+
 @primitive(group="materials", required=("material|object", "shader"),
            params={"material": "name", "object": "name", "shader": SHADER_TYPES, "base_color": "colour",
                    "max_delta_e": "tolerance", "max_emission": "tolerance", "min_alpha": UNIT,
-                   "max_transmission": UNIT, "frame": "integer"})
+                   "max_transmission": UNIT, "max_displacement": "tolerance", "min_share": UNIT, "frame": "integer"})
 def surface_shader(probe: Probe, p: dict):
-    """The shader on the active output's Surface is a listed type and meets the colour / emission / alpha checks."""
+    """What the material shows, evaluated over the part's area: the shader is a listed type,
+    the colour within ``max_delta_e`` CIEDE2000 of ``base_color``, emission, opacity,
+    transmission and displacement within their bounds, each on >= ``min_share`` (0.98) of the area."""
     shaders = _shader_wanted(p)
-    checks = ["shader"] + [k for k in ("base_color", "max_emission", "min_alpha", "max_transmission") if k in p]
-    expected = {k: p[k] for k in ("shader", "base_color", "max_delta_e", "max_emission", "min_alpha",
-                                  "max_transmission") if k in p}
+    checks = ["shader"] + [k for k in CHECKS if k in p]
+    expected = {k: p[k] for k in ("shader", *CHECKS, "max_delta_e", "min_share") if k in p}
     if "base_color" in p:
         expected.setdefault("max_delta_e", 3.0)
-    mats, why = _materials_for(probe, p)
-    if not mats:
+    groups, why = material_chunks(probe, p)
+    if not groups:
         return fraction_outcome(0, len(checks), None, expected, why, {"failed": checks})
     target = engine_target(probe.scene)
     measured, failed, reasons = {}, [], []
-    for mat in mats:
-        m, off, notes = _judge_surface(mat, target, shaders, p)
+    for mat, ctxs in groups:
+        m, off, notes = _judge_surface(mat, target, ctxs, shaders, p)
         measured[_label(mat)] = m
-        for key in off:
-            if key not in failed:
-                failed.append(key)
+        failed += [k for k in off if k not in failed]
         reasons += [f"{_label(mat)}: {n}" for n in notes]
     failed = [c for c in checks if c in failed]
     if "material" in p:
-        measured = measured[_label(mats[0])]
-    detail = ("surface shader as specified" if not failed else "; ".join(reasons))
+        measured = measured[_label(groups[0][0])]
+    detail = "surface shader as specified" if not failed else "; ".join(reasons)
     return fraction_outcome(len(checks) - len(failed), len(checks), measured, expected, detail,
-                            {"failed": failed, "target": target, "materials": [_label(m) for m in mats]})
+                            {"failed": failed, "target": target, "materials": [_label(m) for m, _ in groups]})
 
 
-def _judge_surface(mat, target: str, shaders: list[str], p: dict) -> tuple[dict, list[str], list[str]]:
-    """(measured, failed checks, reasons) for one material."""
-    checks = ["shader"] + [k for k in ("base_color", "max_emission", "min_alpha", "max_transmission") if k in p]
-    node, why = surface_node(mat, target)
-    if node is None:
-        return {"shader": None}, checks, [why]
-    props = shader_props(node)
-    rgb = props["base_color"]
-    m = {"shader": node.type, "node": node.name,
-         "base_color": rnd(list(rgb)) if _known(rgb) else None,
-         "base_color_hex": _hex(rgb) if _known(rgb) else None}
-    for key in ("emission", "alpha", "transmission"):
-        m[key] = rnd(props[key]) if _known(props[key]) else None
-    unresolved = {k: v.reason for k, v in props.items() if isinstance(v, Unknown)}
-    if unresolved:
-        m["unresolved"] = unresolved
+def _share(w: np.ndarray, ok: np.ndarray) -> float:
+    return float(w[ok].sum() / w.sum()) if w.sum() > 0 else 0.0
+
+
+def colour_share(colour: np.ndarray, w: np.ndarray, expected, tol: float) -> tuple[float, np.ndarray]:
+    """(area share of samples within ``tol`` CIEDE2000 of ``expected``, dE per sample; NaN
+    colour = nothing opaque shows there = off)."""
+    de = np.full(len(colour), np.inf)
+    ok_rows = ~np.isnan(colour).any(axis=1)
+    if ok_rows.any():
+        uniq, inv = np.unique(np.round(colour[ok_rows], 5), axis=0, return_inverse=True)
+        per = np.array([colour_math.delta_e_linear(tuple(c), expected) for c in uniq])
+        de[ok_rows] = per[inv.reshape(-1)]
+    return _share(w, de <= tol), de
+
+
+def _mean_colour(colour: np.ndarray, w: np.ndarray):
+    ok = ~np.isnan(colour).any(axis=1)
+    if not ok.any():
+        return None
+    return (colour[ok] * w[ok, None]).sum(axis=0) / w[ok].sum()
+
+
+def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) -> tuple[dict, list[str], list[str]]:
+    """(measured, failed checks, reasons) for one material over its sample contexts."""
+    checks = ["shader"] + [k for k in CHECKS if k in p]
+    min_share = float(p.get("min_share", MIN_AREA_SHARE))
+    results = [evaluate_surface(mat, target, ctx) for ctx in ctxs]
+    node, why = results[0]["node"], results[0]["why"]
+    w = np.concatenate([ctx["w"] for ctx in ctxs])
+    m: dict = {"shader": node.type if node is not None else None, "node": node.name if node is not None else None,
+               "surface_area": rnd(float(w.sum())) if ctxs[0].get("obj") else None}
     off, notes = [], []
-    if node.type not in shaders and node.bl_idname not in shaders:
+    if node is None and mat is not None and mat.node_tree is not None:
+        return m, checks, [why]
+    # shader: the node on the Surface is listed, or every closure that shows is of a listed type
+    shares = [r["share"] for r in results]
+    if any(isinstance(s, Unknown) for s in shares):
+        type_ok, m["closures"] = False, None
+        notes.append(next(s for s in shares if isinstance(s, Unknown)).reason)
+    else:
+        kinds = sorted({k for s in shares for k in s})
+        per = {k: np.concatenate([s.get(k, np.zeros(len(ctx["w"]))) for s, ctx in zip(shares, ctxs)]) for k in kinds}
+        m["closures"] = {k: rnd(float((v * w).sum() / w.sum())) for k, v in per.items()}
+        listed = sum((v for k, v in per.items() if k in shaders), np.zeros(len(w)))
+        total = sum(per.values(), np.zeros(len(w)))
+        type_ok = (m["shader"] in shaders or node is not None and node.bl_idname in shaders
+                   or bool(kinds) and _share(w, listed >= total - 1e-6) >= min_share)
+        if not type_ok:
+            notes.append(f"surface is {m['shader']} ({', '.join(kinds) or 'nothing'}), not {' or '.join(shaders)}")
+    if not type_ok:
         off.append("shader")
-        notes.append(f"surface is {node.type}, not {' or '.join(shaders)}")
+    colour = _gather(results, "colour")
+    if isinstance(colour, Unknown):
+        m["base_color"] = m["base_color_hex"] = None
+    else:
+        mean = _mean_colour(colour, w)
+        m["base_color"] = rnd(list(mean)) if mean is not None else None
+        m["base_color_hex"] = _hex(mean) if mean is not None else None
+    unresolved = {}
     if "base_color" in p:
         tol = float(p.get("max_delta_e", 3.0))
-        if isinstance(rgb, Unknown):
+        if isinstance(colour, Unknown):
             off.append("base_color")
-            notes.append(rgb.reason)
+            notes.append(f"colour unknown: {colour.reason}")
+            unresolved["base_color"] = colour.reason
         else:
-            de = colour_math.delta_e_linear(rgb, colour_math.parse_colour(p["base_color"]))
-            m["delta_e2000"] = rnd(de)
-            if de > tol:
+            share, de = colour_share(colour, w, colour_math.parse_colour(p["base_color"]), tol)
+            finite = de[np.isfinite(de)]
+            m["delta_e2000"] = rnd(float(np.median(finite))) if len(finite) else None
+            m["base_color_share"] = rnd(share)
+            if share < min_share:
                 off.append("base_color")
-                notes.append(f"base colour {_hex(rgb)} is dE2000 {de:.2f} from expected (max {tol:g})")
-    bounds = (("max_emission", "emission", lambda v, b: v <= b, "above"),
-              ("min_alpha", "alpha", lambda v, b: v >= b, "below"),
-              ("max_transmission", "transmission", lambda v, b: v <= b, "above"))
-    for check, key, ok, word in bounds:
-        if check not in p:
-            continue
-        value = props[key]
+                notes.append(f"colour within dE2000 {tol:g} of expected on {share:.3f} of the area "
+                              f"(min {min_share:g}; mean {m['base_color_hex']}, median dE {m['delta_e2000']})")
+    bounds = (("max_emission", "emission", np.max, lambda v, b: v <= b, "above"),
+              ("min_alpha", "opacity", np.min, lambda v, b: v >= b, "below"),
+              ("max_transmission", "transmission", np.max, lambda v, b: v <= b, "above"),
+              ("max_displacement", "displacement", np.max, lambda v, b: v <= b, "above"))
+    for check, key, worst, ok, word in bounds:
+        value = _gather(results, key)
+        label = "alpha" if key == "opacity" else key
         if isinstance(value, Unknown):
-            off.append(check)
-            notes.append(value.reason)
-        elif not ok(value, float(p[check])):
-            off.append(check)
-            notes.append(f"{key} {value:.4g} is {word} {float(p[check]):g}")
+            m[label] = None
+            unresolved[label] = value.reason
+            if check in p:
+                off.append(check)
+                notes.append(f"{label} unknown: {value.reason}")
+            continue
+        m[label] = rnd(float(worst(value)))
+        if check in p:
+            share = _share(w, ok(value, float(p[check])))
+            m[f"{label}_share"] = rnd(share)
+            if share < min_share:
+                off.append(check)
+                notes.append(f"{label} is {word} {float(p[check]):g} on {1 - share:.3f} of the area "
+                             f"(worst {m[label]})")
+    if unresolved:
+        m["unresolved"] = unresolved
     return m, off, notes
 
 
 # --- texture_influence ---------------------------------------------------------------------------
 
-# pass-through nodes: {type: name or identifier of the input that carries the colour through}
-PASS_THROUGH = {"HUE_SAT": "Color", "BRIGHTCONTRAST": "Color", "GAMMA": "Color", "CURVE_RGB": "Color",
-                "SEPARATE_COLOR": "Color"}
-OTHER_WEIGHT = 0.5
+
+def _principled_quantity(closures: list, input_name: str, n: int):
+    """(Σ weight x input value over the Principled closures that show, their total weight) or
+    (Unknown, None); None when no Principled BSDF shows."""
+    acc, total, kind = None, np.zeros(n), None
+    for c in closures:
+        if isinstance(c.weight, Unknown):
+            return Unknown("shader weight: " + c.weight.reason), None
+        if c.kind != "BSDF_PRINCIPLED" or not np.any(c.weight > 0):
+            continue
+        sock = c.node.inputs.get(input_name)
+        if sock is None:
+            raise ValueError(f"texture_influence: the Principled BSDF has no input {input_name!r}")
+        kind = kind or (_kind(sock) if _kind(sock) in ("F", "C", "V") else "F")
+        value = c.graph.input(sock, kind)
+        if isinstance(value, Unknown):
+            return value, None
+        term = value * (c.weight if kind == "F" else _col(c.weight))
+        acc = term if acc is None else acc + term
+        total = total + c.weight
+    return acc, total if acc is not None else None
 
 
-def _routes(node, out) -> list[tuple]:
-    """[(input socket, weight, note)] by which ``node``'s output ``out`` passes its inputs on."""
-    if node.mute:
-        return [(il.from_socket, 1.0, "muted") for il in node.internal_links if il.to_socket == out]
-    t = node.type
-    if t == "REROUTE":
-        return [(node.inputs[0], 1.0, "")]
-    mix = _mix_inputs(node)
-    if mix is not None:
-        fac_sock, a, b, blend = mix
-        f = _fac(fac_sock)
-        if isinstance(f, Unknown):
-            return [(a, OTHER_WEIGHT, "linked factor"), (b, OTHER_WEIGHT, "linked factor")]
-        # MIX: result = A (1 - f) + B f; other blends keep A in both terms: A carries through
-        return [(a, 1.0 - f if blend == "MIX" else 1.0, f"factor {f:g}"), (b, f, f"factor {f:g}")]
-    if t in PASS_THROUGH:
-        sock = _input(node, PASS_THROUGH[t])
-        return [(sock, 1.0, "")] if sock is not None else []
-    if t == "INVERT":
-        f = _fac(_input(node, "Fac") or _input(node, "Factor"))
-        # result = lerp(c, 1 - c, f): at f = 0.5 every colour is grey 0.5
-        return [(_input(node, "Color"), OTHER_WEIGHT if isinstance(f, Unknown) else abs(1.0 - 2.0 * f), "")]
-    if t == "COMBINE_COLOR":
-        return [(s, 1.0, "") for s in node.inputs if s.enabled]
-    return [(s, OTHER_WEIGHT, "other") for s in node.inputs if s.enabled]
-
-
-def best_influence(socket, wanted: str | None) -> tuple[float, list[dict]]:
-    """(best influence of the image on ``socket`` over every path, that path's steps; no steps
-    when no path reaches the image at all)."""
-    memo: dict[tuple[int, str], tuple[float, list[dict]]] = {}
-
-    def via_socket(sock, stack: frozenset) -> tuple[float, list[dict]]:
-        links = _live_links(sock) if sock is not None else []
-        if not links:
-            return 0.0, []
-        return via_output(links[0].from_node, links[0].from_socket, stack)
-
-    def via_output(node, out, stack: frozenset) -> tuple[float, list[dict]]:
-        key = (node.as_pointer(), out.identifier)
-        if key in memo:
-            return memo[key]
-        if key in stack or len(stack) > 256:
-            return 0.0, []
-        if (node.type == "TEX_IMAGE" and not node.mute and node.image is not None
-                and (wanted is None or node.image.name == wanted)):
-            result = (1.0, [{"node": node.name, "type": node.type, "image": node.image.name}])
-        else:  # a path of influence 0 is kept (as evidence of where the image is cut off)
-            result = (0.0, [])
-            for sock, weight, note in _routes(node, out):
-                got, path = via_socket(sock, stack | {key})
-                if path and (not result[1] or got * weight > result[0]):
-                    step = {"node": node.name, "type": node.type, "input": sock.name, "weight": rnd(weight)}
-                    if note:
-                        step["note"] = note
-                    result = (got * weight, [step] + path)
-        memo[key] = result
-        return result
-
-    return via_socket(socket, frozenset())
-
-
-def _first_material(probe: Probe, p: dict):
-    if "material" in p:
-        mat = bpy.data.materials.get(p["material"])
-        return mat, "" if mat is not None else f"material {p['material']!r} not found"
-    obj = probe.obj(p["object"])
-    used = [u for u in face_materials(probe, obj, _frame(p)) if u["material"] is not None]
-    if not used:
-        return None, f"{obj.name} has no material on its faces"
-    return min(used, key=lambda u: u["slot"])["material"], ""
+def _coverage(hits: list[dict], mask_fn) -> tuple[float, int]:
+    """(share of the image's texel cells that samples land in, grid cells)."""
+    h, w = hits[0]["size"]
+    gx, gy = min(COVER_GRID, w), min(COVER_GRID, h)
+    cells = set()
+    for hit in hits:
+        keep = hit["inside"] & mask_fn(hit)
+        cx = hit["ix"][keep] * gx // w
+        cy = hit["iy"][keep] * gy // h
+        cells.update(zip(cx.tolist(), cy.tolist()))
+    return len(cells) / (gx * gy), gx * gy
 
 
 @primitive(group="materials", required=("material|object",),
            params={"material": "name", "object": "name", "image": "name", "input": "name",
-                   "min_influence": UNIT, "frame": "integer"})
+                   "min_influence": UNIT, "min_coverage": UNIT, "frame": "integer"})
 def texture_influence(probe: Probe, p: dict):
-    """The image reaches the Principled input with a factor-weighted influence >= ``min_influence`` (0.5)."""
+    """An image texture shows on the part through the Principled input: its variation reaches
+    the input with influence >= ``min_influence`` (0.5) over the area, and its samples land on
+    >= ``min_coverage`` (0.25) of the image."""
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
     min_influence = float(p.get("min_influence", 0.5))
-    expected = {"image": wanted, "input": input_name, "min_influence": min_influence}
-    mat, why = _first_material(probe, p)
-    if mat is None:
+    min_coverage = float(p.get("min_coverage", MIN_COVERAGE))
+    expected = {"image": wanted, "input": input_name, "min_influence": min_influence, "min_coverage": min_coverage}
+    groups, why = material_chunks(probe, p)
+    if not groups:
         return binary_outcome(False, None, expected, why)
-    node, why = surface_node(mat, engine_target(probe.scene))
-    if node is None or node.type != "BSDF_PRINCIPLED":
-        why = why or f"{mat.name}: the surface is {node.type}, not a Principled BSDF"
-        return binary_outcome(False, None, expected, why, {"material": mat.name})
-    socket = node.inputs.get(input_name)
-    if socket is None:
-        raise ValueError(f"texture_influence: the Principled BSDF has no input {input_name!r}")
-    images = sorted({n.image.name for n in mat.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is not None})
-    influence, path = best_influence(socket, wanted)
-    others = [s["node"] for s in path if s.get("note") == "other"]
-    evidence = {"material": mat.name, "path": path, "images": images, "other_nodes": others}
+    target = engine_target(probe.scene)
+    images = sorted({n.image.name for m, _ in groups if m is not None and m.node_tree is not None
+                     for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is not None})
+    per_node: dict[int, dict] = {}
+    problems, w_total = [], 0.0
+    runs = []
+    for mat, ctxs in groups:
+        for ctx in ctxs:
+            w_total += float(ctx["w"].sum())
+            base = evaluate_surface(mat, target, ctx)
+            q, weight = _principled_quantity(base["closures"], input_name, ctx["n"])
+            if isinstance(q, Unknown):
+                problems.append(f"{_label(mat)}: {input_name} unknown ({q.reason})")
+                continue
+            if q is None:
+                kind = base["node"].type if base["node"] is not None else "nothing"
+                problems.append(f"{_label(mat)}: no Principled BSDF shows on the surface ({kind})")
+                continue
+            runs.append((mat, ctx, base, q))
+            for key, hits in (base["graph"].images.items() if base["graph"] is not None else []):
+                if wanted is None or hits[0]["image"].name == wanted:
+                    per_node.setdefault(key, {"node": hits[0]["node"].name, "image": hits[0]["image"].name,
+                                              "hits": [], "influence": 0.0})
+    for key, entry in per_node.items():
+        for mat, ctx, base, q in runs:
+            hits = base["graph"].images.get(key)
+            if not hits:
+                continue
+            # a step towards the middle of the range on the image's colour and alpha
+            step = np.where(np.stack([h["colour"].mean(axis=1) for h in hits]).mean(axis=0) > 0.5, -STEP, STEP)
+            moved = evaluate_surface(mat, target, ctx, {key: step})
+            q2, _ = _principled_quantity(moved["closures"], input_name, ctx["n"])
+            if isinstance(q2, Unknown) or q2 is None:
+                continue
+            dq = np.abs(q2 - q) / STEP
+            dq = dq.mean(axis=1) if dq.ndim == 2 else dq
+            entry["influence"] += float((dq * ctx["w"]).sum())
+            entry["hits"] += [dict(h, changed=dq > 0.05) for h in hits]
+    rows = []
+    for entry in per_node.values():
+        influence = entry["influence"] / w_total if w_total else 0.0
+        coverage, cells = _coverage(entry["hits"], lambda h: h["changed"]) if entry["hits"] else (0.0, 0)
+        rows.append({"node": entry["node"], "image": entry["image"], "influence": rnd(influence),
+                     "coverage": rnd(coverage), "cells": cells,
+                     "ok": influence >= min_influence and coverage >= min_coverage})
+    rows.sort(key=lambda r: (r["ok"], r["influence"] * min(1.0, r["coverage"] / max(min_coverage, 1e-9))),
+              reverse=True)
+    best = rows[0] if rows else None
+    evidence = {"materials": [_label(m) for m, _ in groups], "images": images, "nodes": rows, "problems": problems}
     what = repr(wanted) if wanted else "an image"
-    if not path:
-        detail = f"{mat.name}: {what} does not reach {input_name!r} (images: {images})"
-    elif influence <= 0:
-        cut = [s["node"] for s in path if s.get("weight") == 0]
-        detail = f"{mat.name}: {what} reaches {input_name!r} only with weight 0 at " + ", ".join(cut)
-    else:
-        detail = f"{mat.name}: {what} reaches {input_name!r} with influence {influence:.3f} (min {min_influence:g})"
-        if others:
-            detail += "; counted 0.5 through " + ", ".join(others)
-    return binary_outcome(influence >= min_influence, rnd(influence), expected, detail, evidence)
+    if best is None:
+        detail = "; ".join(problems) or f"{what} does not reach {input_name!r} (images: {images})"
+        return binary_outcome(False, 0.0, expected, detail, evidence)
+    detail = (f"{what} ({best['node']}) reaches {input_name!r} with influence {best['influence']:.3f} "
+              f"(min {min_influence:g}) over {best['coverage']:.3f} of the image (min {min_coverage:g})")
+    if problems:
+        detail += "; " + "; ".join(problems)
+    return binary_outcome(best["ok"], best["influence"], expected, detail, evidence)

@@ -222,7 +222,7 @@ def test_measurements_explain_the_verdicts(report):
     assert glow["measured"]["shader"] == "EMISSION" and glow["measured"]["emission"] == pytest.approx(0.8)
     assert glow["evidence"]["failed"] == ["shader", "max_emission"]
     noisy = report["S12"]
-    assert "colour cannot be resolved from TEX_NOISE" in noisy["detail"]
+    assert "procedural texture TEX_NOISE" in noisy["detail"]
     assert noisy["measured"]["base_color"] is None
     textured = report["S13"]["measured"]["Tex"]
     assert textured["base_color_hex"] == "#ff8000"
@@ -231,10 +231,11 @@ def test_measurements_explain_the_verdicts(report):
     blend = report["S18"]["measured"]
     assert blend["shader"] == "MIX_SHADER" and blend["emission"] == pytest.approx(1.0)
     assert report["S20"]["measured"]["shader"] == "EMISSION"  # the EEVEE output wins over ALL
-    discarded = report["S23"]
-    assert discarded["measured"] == 0.0 and "only with weight 0 at Mix" in discarded["detail"]
-    assert discarded["evidence"]["path"][0]["note"] == "factor 1"
-    assert "does not reach 'Roughness'" in report["S26"]["detail"]
-    chained = report["S24"]
-    assert chained["measured"] == pytest.approx(0.7)
-    assert [s["type"] for s in chained["evidence"]["path"]] == ["MIX", "HUE_SAT", "TEX_IMAGE"]
+    discarded = report["S23"]  # the Mix takes only Color2: the image is never sampled where it shows
+    assert discarded["measured"] == 0.0 and "does not reach 'Base Color'" in discarded["detail"]
+    assert discarded["evidence"]["nodes"] == []
+    assert "no Principled BSDF shows" in report["S27"]["detail"]
+    chained = report["S24"]  # Hue/Saturation (neutral) then a Mix with the image in A at factor 0.3
+    assert chained["measured"] == pytest.approx(0.7, abs=1e-3)
+    row = chained["evidence"]["nodes"][0]
+    assert row["image"] == "Checker" and row["coverage"] == pytest.approx(30 / 64)  # 8 x 8 texels, the UV cross
