@@ -20,11 +20,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 SHEET = "frames_sheet.png"
+# The grader's budget for one delivery's evidence renders (the pipeline's: verifiers/evidence.py).
+EVIDENCE_BUDGET_SEC = 600
+BUDGET_EXCEEDED = "GraderBudgetExceeded"
 
 
 def render(tests: Path, blend: Path, spec: dict, out: Path) -> dict:
@@ -33,7 +37,16 @@ def render(tests: Path, blend: Path, spec: dict, out: Path) -> dict:
 
     jobs = out.parent / "evidence-jobs.json"
     jobs.write_text(json.dumps([{"blend": str(blend), "spec": spec, "out": str(out)}]), encoding="utf-8")
-    subprocess.run([sys.executable, str(tests / "render_evidence.py"), "--jobs", str(jobs)], check=True)
+    budget = float(os.environ.get("ARKEVO_EVIDENCE_BUDGET_SEC", EVIDENCE_BUDGET_SEC))
+    try:
+        subprocess.run([sys.executable, str(tests / "render_evidence.py"), "--jobs", str(jobs)], check=True,
+                       timeout=budget)
+    except subprocess.TimeoutExpired:
+        # the grader's render settings keep an honest delivery far inside the budget: a delivery
+        # that exhausts it is the solver's failure, graded 0 -- never an infrastructure retry
+        return {"files": {}, "error": f"{BUDGET_EXCEEDED}: the evidence render ran past {budget:.0f}s"}
+    except subprocess.CalledProcessError as exc:  # it opened the delivery and died on it
+        return {"files": {}, "error": f"the evidence renderer failed on this delivery (exit {exc.returncode})"}
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     frames = sorted((e["index"], n) for n, e in manifest.get("files", {}).items() if e.get("kind") == "frame")
     if frames:

@@ -371,8 +371,14 @@ class _ProbeRender(bpy.types.RenderEngine):
 
 
 def _ensure_engine() -> None:
-    if getattr(bpy.types, _ProbeRender.__name__, None) is None:
-        bpy.utils.register_class(_ProbeRender)
+    """Register ``_ProbeRender`` once; a copy of this module loaded again in the same process
+    (a warm probe given other probe code) takes the engine over from the earlier copy."""
+    if _ProbeRender.is_registered:
+        return
+    for cls in bpy.types.RenderEngine.__subclasses__():
+        if getattr(cls, "bl_idname", None) == PROBE_ENGINE and cls.is_registered:
+            bpy.utils.unregister_class(cls)
+    bpy.utils.register_class(_ProbeRender)
 
 
 def graded_frames(criteria_params: list[dict], current: int | None = None) -> list[int]:

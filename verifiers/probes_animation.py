@@ -106,8 +106,8 @@ def value_at_frame(probe: Probe, p: dict):
     component error for vectors)."""
     obj, frame, tol = probe.obj(p["object"]), int(p["frame"]), float(p["tolerance"])
     probe.at(frame)
-    try:
-        value = _value(obj, p["data_path"], p.get("index"))
+    try:  # the evaluated object: the value a render at that frame uses (drivers included)
+        value = _value(obj.evaluated_get(probe.depsgraph), p["data_path"], p.get("index"))
     except _Unresolvable as exc:
         return Outcome(0.0, False, None, p["expected"], str(exc), {"frame": frame})
     expected = p["expected"]

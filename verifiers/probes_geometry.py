@@ -198,20 +198,30 @@ def _view_axis(probe: Probe, obj, frame: int) -> tuple[Vector, Vector]:
 def aimed_at(probe: Probe, p: dict):
     """Each object (a camera, spot or area light: it points along its local -Z axis) is aimed at
     ``target``: the angle between its axis and the line to the target's ``point`` (default
-    aabb_center) is at most ``max_angle`` degrees.  Scores the share that pass."""
+    aabb_center) is at most ``max_angle`` degrees.  A light's beam must also reach that point:
+    a spot's cone (half of its spot size) and an area light's spread (half of it) must contain
+    it -- a light aimed at the target whose narrowed beam misses it lights nothing there.
+    Measured as a render at ``frame`` evaluates the light.  Scores the share that pass."""
     names, frame, limit = names_param(p), int(p.get("frame", 1)), float(p["max_angle"])
     objs, target = probe.objects(names), probe.obj(p["target"])
     aim = Vector(object_point(probe, target, frame, p.get("point", "aabb_center")))
-    angles = {}
+    angles, beams = {}, {}
     for o in objs:
         pos, axis = _view_axis(probe, o, frame)
         to_target = aim - pos
         angles[o.name] = 180.0 if to_target.length < 1e-9 else math.degrees(axis.angle(to_target))
-    bad = [n for n, a in angles.items() if a > limit]
+        if o.type == "LIGHT":
+            light = o.evaluated_get(probe.depsgraph).data
+            cone = (math.degrees(light.spot_size) / 2 if light.type == "SPOT"
+                    else math.degrees(light.spread) / 2 if light.type == "AREA" else None)
+            if cone is not None:
+                beams[o.name] = cone
+    bad = [n for n, a in angles.items() if a > limit or (n in beams and a > beams[n])]
     detail = f"all aimed at {target.name}" if not bad else f"off {target.name}: " + ", ".join(
-        f"{n} by {angles[n]:.1f} deg" for n in bad)
+        f"{n} by {angles[n]:.1f} deg" + (f" (its beam reaches {beams[n]:.1f} deg)" if n in beams else "")
+        for n in bad)
     return fraction_outcome(len(objs) - len(bad), len(objs), rnd(angles), {"max_angle": limit}, detail,
-                            {"off_target": bad, "target_point": rnd(list(aim))})
+                            {"off_target": bad, "target_point": rnd(list(aim)), "beam_half_angles": rnd(beams)})
 
 
 def _in_range(value: float, bounds: list, period: float | None = None) -> bool:

@@ -91,13 +91,16 @@ def object_count(probe: Probe, p: dict):
            params={"object": "name", "objects": "names",
                    "type": {"enum": ["POINT", "SUN", "SPOT", "AREA"], "description": "POINT, SUN, SPOT or AREA"},
                    "energy": {"type": "number", "minimum": 0, "description": "number >= 0"},
-                   "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance"})
+                   "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance",
+                   "frame": "integer"})
 def light_settings(probe: Probe, p: dict):
     """Each object is a light of ``type``; with ``energy``, its power (W; a sun's strength) is
     within ``energy_tolerance`` (relative, default 0.05) of it; with ``color`` (linear [r, g, b]
     or sRGB '#rrggbb'), its colour is within ``max_delta_e`` (CIEDE2000, default 3).  Scores the
-    share of lights that pass."""
+    share of lights that pass.  Measured on the light as a render at ``frame`` (default 1; every
+    graded frame) evaluates it: animation and drivers count."""
     names = names_param(p)
+    probe.at(int(p.get("frame", 1)))
     rel_tol = float(p.get("energy_tolerance", 0.05))
     max_de = float(p.get("max_delta_e", 3.0))
     want_rgb = colour_math.parse_colour(p["color"]) if "color" in p else None
@@ -107,7 +110,7 @@ def light_settings(probe: Probe, p: dict):
             measured[o.name] = {"object_type": o.type}
             bad[o.name] = f"{o.name} is a {o.type}, not a light"
             continue
-        light = o.data
+        light = o.evaluated_get(probe.depsgraph).data
         entry = {"type": light.type, "energy": rnd(float(light.energy)), "color": rnd([float(c) for c in light.color])}
         problems = []
         if light.type != p["type"]:
@@ -135,15 +138,20 @@ def light_settings(probe: Probe, p: dict):
            params={"object": "name", "lens": {"type": "number", "exclusiveMinimum": 0, "description": "number > 0"},
                    "tolerance": "tolerance", "projection": {"enum": ["PERSP", "ORTHO", "PANO"],
                                                           "description": "PERSP, ORTHO or PANO"},
-                   "active": "bool"})
+                   "active": "bool", "frame": "integer",
+                   "max_roll": {"type": "number", "minimum": 0, "maximum": 180, "description": "degrees 0..180"}})
 def camera_settings(probe: Probe, p: dict):
     """The object is a camera; with ``lens``, its focal length (mm) is within ``tolerance``
     (default 0.5 mm); with ``projection``, of that type; with ``active: true``, it is the
-    scene's camera.  Binary."""
+    scene's camera; with ``max_roll``, its picture is level: the camera is rolled about its
+    view axis by at most that many degrees (its image's horizontal axis against the world's
+    horizontal plane).  Binary.  Measured on the camera as a render at ``frame`` (default 1;
+    every graded frame) evaluates it."""
     obj = probe.obj(p["object"])
     if obj.type != "CAMERA":
         return binary_outcome(False, {"object_type": obj.type}, "CAMERA", f"{obj.name} is a {obj.type}, not a camera")
-    cam = obj.data
+    probe.at(int(p.get("frame", 1)))
+    cam = obj.evaluated_get(probe.depsgraph).data
     measured = {"lens": rnd(float(cam.lens)), "projection": cam.type,
                 "active": probe.scene.camera is not None and probe.scene.camera.name == obj.name}
     problems = []
@@ -151,10 +159,17 @@ def camera_settings(probe: Probe, p: dict):
         problems.append(f"focal length {cam.lens:g} mm")
     if "projection" in p and cam.type != p["projection"]:
         problems.append(f"projection {cam.type}")
+    if "max_roll" in p:
+        rot = obj.evaluated_get(probe.depsgraph).matrix_world.to_3x3().normalized()
+        right, up = rot.col[0], rot.col[1]  # the image's x and y axes in the world
+        roll = math.degrees(math.atan2(right.z, up.z)) if abs(up.z) + abs(right.z) > 1e-9 else 0.0
+        measured["roll"] = rnd(roll)
+        if abs(roll) > float(p["max_roll"]):
+            problems.append(f"rolled {roll:.1f} deg")
     if p.get("active") and not measured["active"]:
         active = probe.scene.camera.name if probe.scene.camera else None
         problems.append(f"scene camera is {active}")
-    expected = {k: p[k] for k in ("lens", "tolerance", "projection", "active") if k in p}
+    expected = {k: p[k] for k in ("lens", "tolerance", "projection", "active", "max_roll") if k in p}
     detail = f"{obj.name} as specified" if not problems else f"{obj.name}: " + ", ".join(problems)
     return binary_outcome(not problems, measured, expected, detail)
 
@@ -322,19 +337,44 @@ def _without(probe: Probe, obj, mod, frame: int) -> dict:
         probe.update()
 
 
-@primitive(group="objects", required=("object", "type", "min_vertex_ratio|min_islands_added"),
+# A parametric modifier answers a change of its parameter: {property, by, islands}.
+VARY = {"type": "object", "required": ["property", "by", "islands"], "additionalProperties": False,
+        "properties": {"property": {"type": "string", "minLength": 1}, "by": {"type": "number"},
+                       "islands": {"type": "integer"}},
+        "description": "{property: name, by: number, islands: integer}"}
+
+
+def _varied(probe: Probe, obj, mod, vary: dict, frame: int) -> dict:
+    """The counts with ``mod.<property>`` changed by ``by`` (re-evaluated, restored after)."""
+    key = vary["property"]
+    if not hasattr(mod, key):
+        raise ValueError(f"modifier_effect: a {mod.type} modifier has no property {key!r}")
+    before = getattr(mod, key)
+    try:
+        setattr(mod, key, type(before)(before + vary["by"]))
+        probe.update()
+        return _effect_counts(probe, obj, frame)
+    finally:
+        setattr(mod, key, before)
+        probe.update()
+
+
+@primitive(group="objects", required=("object", "type", "min_vertex_ratio|min_islands_added|vary"),
            params={"object": "name", "type": "name", "name": "name", "frame": "integer",
-                   "min_vertex_ratio": RATIO, "min_islands_added": "count"})
+                   "min_vertex_ratio": RATIO, "min_islands_added": "count", "vary": VARY})
 def modifier_effect(probe: Probe, p: dict):
     """The object's live modifier of ``type`` (with ``name``, that one; shown in the viewport
     and in renders) changes the evaluated mesh at ``frame`` (default 1) as much as asked: the
     vertex count with it over the count without it (both flags off, re-evaluated, restored) is
     at least ``min_vertex_ratio`` (an Array of 10: ~10, a Mirror: ~2), and it adds at least
     ``min_islands_added`` separate parts.  A modifier kept but made to do nothing (zero offset,
-    merged copies, a bisect of an already mirrored mesh) adds nothing.  Of several such
-    modifiers the best counts.  Scores the share of the given checks met (0 without one)."""
+    merged copies, a bisect of an already mirrored mesh) adds nothing.  With ``vary``
+    ({property, by, islands}) the modifier stays parametric: its ``property`` changed by ``by``
+    (e.g. an Array's ``count`` + 2) changes the number of separate parts by ``islands`` --
+    a driver or anything else that pins the result fails.  Of several such modifiers the best
+    counts.  Scores the share of the given checks met (0 without one)."""
     obj, frame = probe.obj(p["object"]), int(p.get("frame", 1))
-    checks = [k for k in ("min_vertex_ratio", "min_islands_added") if k in p]
+    checks = [k for k in ("min_vertex_ratio", "min_islands_added", "vary") if k in p]
     expected = {k: p[k] for k in ("type", "name", *checks) if k in p}
     stack = [f"{m.name} ({m.type})" for m in obj.modifiers]
     mods = [m for m in obj.modifiers if m.type == p["type"] and ("name" not in p or m.name == p["name"])
@@ -354,15 +394,25 @@ def modifier_effect(probe: Probe, p: dict):
                  "vertex_ratio": rnd(ratio) if math.isfinite(ratio) else None,
                  "islands_with": with_it["islands"], "islands_without": without["islands"],
                  "islands_added": with_it["islands"] - without["islands"]}
+        if "vary" in p:
+            varied = _varied(probe, obj, m, p["vary"], frame)
+            entry["islands_when_varied"] = varied["islands"] - with_it["islands"]
         failed = [k for k, ok in (("min_vertex_ratio", ratio >= float(p.get("min_vertex_ratio", 0))),
-                                  ("min_islands_added", entry["islands_added"] >= int(p.get("min_islands_added", 0))))
+                                  ("min_islands_added", entry["islands_added"] >= int(p.get("min_islands_added", 0))),
+                                  ("vary", "vary" not in p or entry["islands_when_varied"] == p["vary"]["islands"]))
                   if k in p and not ok]
         if best is None or len(failed) < len(best[1]):
             best = (entry, failed)
     entry, failed = best
     ratio_text = "no vertices without it" if entry["vertex_ratio"] is None else f"x{entry['vertex_ratio']:g} vertices"
     what = f"{obj.name}: {entry['modifier']} ({p['type']}) gives {ratio_text}, {entry['islands_added']:+d} parts"
-    detail = what if not failed else what + " (want " + ", ".join(
-        f"{'ratio' if k == 'min_vertex_ratio' else 'parts added'} >= {p[k]}" for k in failed) + ")"
+    if "vary" in p:
+        what += (f"; {p['vary']['property']} {p['vary']['by']:+g} changes the parts by "
+                 f"{entry['islands_when_varied']:+d}")
+    wants = {"min_vertex_ratio": lambda: f"ratio >= {p['min_vertex_ratio']}",
+             "min_islands_added": lambda: f"parts added >= {p['min_islands_added']}",
+             "vary": lambda: f"{p['vary']['property']} {p['vary']['by']:+g} to change the parts by "
+                             f"{p['vary']['islands']:+d}"}
+    detail = what if not failed else what + " (want " + ", ".join(wants[k]() for k in failed) + ")"
     return fraction_outcome(len(checks) - len(failed), len(checks), entry, expected, detail,
                             {"failed": failed, "modifiers": stack})

@@ -56,6 +56,9 @@ array(box("Pickets", (-0.76, -0.07, 0.05), (-0.68, -0.05, 1.0)), 10, 0.16)   # t
 box("Posts", (-0.9, -0.05, 0.0), (-0.8, 0.05, 1.1)).modifiers.new("Mirror", "MIRROR").use_axis = (True, False, False)
 array(box("Pair", (2.0, 0.0, 0.0), (2.1, 0.1, 0.1)), 2, 0.2)                 # an Array of 2
 array(box("Off", (3.0, 0.0, 0.0), (3.1, 0.1, 0.1)), 10, 0.2).show_render = False  # not in renders
+pinned = array(box("Pinned", (4.0, 0.0, 0.0), (4.1, 0.1, 0.1)), 10, 0.2)     # a driver holds count at 10
+fc = pinned.driver_add("count")
+fc.driver.type, fc.driver.expression = "SCRIPTED", "10"
 scene.frame_set(1)
 bpy.ops.wm.save_as_mainfile(filepath=good)
 
@@ -70,6 +73,7 @@ bpy.ops.wm.save_as_mainfile(filepath=neutralised)
 '''
 
 ARRAY_10 = {"object": "Pickets", "type": "ARRAY", "min_vertex_ratio": 9.5, "min_islands_added": 9}
+COUNT_PLUS_2 = {"property": "count", "by": 2, "islands": 2}  # the configurator lengthens the panel
 MIRROR_2 = {"object": "Posts", "type": "MIRROR", "min_vertex_ratio": 1.9, "min_islands_added": 1}
 # (method, params, score on the good scene, score on the neutralised one)
 CASES = [
@@ -80,6 +84,9 @@ CASES = [
     ("modifier_effect", {"object": "Off", "type": "ARRAY", "min_islands_added": 1}, 0.0, 0.0),
     ("modifier_effect", {**ARRAY_10, "name": "Not.There"}, 0.0, 0.0),
     ("modifier_effect", {"object": "Pickets", "type": "MIRROR", "min_vertex_ratio": 1.5}, 0.0, 0.0),
+    # parametric: count + 2 gives two more pickets; a driver pinning the count does not
+    ("modifier_effect", {**ARRAY_10, "vary": COUNT_PLUS_2}, 1.0, 0.0),
+    ("modifier_effect", {**ARRAY_10, "object": "Pinned", "vary": COUNT_PLUS_2}, 2 / 3, 0.0),
     # after the effect was measured: the flags are back and the evaluated mesh is as delivered
     ("modifier_settings", {"object": "Pickets", "type": "ARRAY", "settings": {"count": 10}}, 1.0, 1.0),
     ("mesh_islands", {"object": "Pickets", "count": 10, "pitch": 0.16, "tolerance": 0.002}, 1.0, 1.0),

@@ -95,20 +95,22 @@ def light_problems(obj) -> list[str]:
     return out
 
 
-@primitive(required=("objects",), params={"objects": "names"})
+@primitive(required=("objects",), params={"objects": "names", "frame": "integer"})
 def lights_as_set(probe, p: dict):
     """Each named, render-visible light emits what its Power and Color say and casts shadows:
     exposure 0, no colour temperature, diffuse / specular / transmission / volume factors 1,
     diffuse and glossy ray visibility on, shadows on, area power normalised, no cut-off
     distance, no light linking, and its light nodes (if any) an Emission of white at strength 1.
-    Scores the share of lights that pass."""
+    Scores the share of lights that pass.  Each light as a render at ``frame`` (default 1, and
+    every frame the task grades) evaluates it."""
     names = names_param(p)
+    probe.at(int(p.get("frame", 1)))
     measured, bad = {}, {}
     for obj in probe.objects(names):
         if obj.type != "LIGHT":
             measured[obj.name], bad[obj.name] = [f"a {obj.type}, not a light"], f"{obj.name} is a {obj.type}"
             continue
-        problems = light_problems(obj)
+        problems = light_problems(obj.evaluated_get(probe.depsgraph))
         measured[obj.name] = problems or "as set"
         if problems:
             bad[obj.name] = f"{obj.name}: " + ", ".join(problems)
@@ -144,21 +146,23 @@ def _world_radiance(world) -> tuple[float | None, str]:
 
 
 @primitive(required=("expected", "max_power", "max_world"),
-           params={"expected": "names", "max_power": "tolerance", "max_world": "tolerance"})
+           params={"expected": "names", "max_power": "tolerance", "max_world": "tolerance", "frame": "integer"})
 def studio_extras(probe, p: dict):
     """What else may light the product stays within the spec: every render-visible light not in
     ``expected`` is no sun and emits at most ``max_power`` W (Power x 2^exposure, and no
     un-normalised area light); the world's background (colour x strength, max channel) is at
     most ``max_world`` and it has no volume; no view layer overrides the materials or the world;
     and no object instances a collection (no geometry brought into the set that way).  Scores
-    the share of the four checks met."""
+    the share of the four checks met.  Lights as a render at ``frame`` (default 1, and every
+    frame the task grades) evaluates them."""
     expected = set(p["expected"])
     rendered = probe.rendered()
+    probe.at(int(p.get("frame", 1)))
     strong = {}
     for obj in probe.scene.objects:
         if obj.type != "LIGHT" or obj.name in expected or obj.name not in rendered:
             continue
-        light = obj.data
+        light = obj.evaluated_get(probe.depsgraph).data
         power = float(light.energy) * 2.0 ** float(light.exposure)
         if light.type == "SUN":
             strong[obj.name] = f"a sun ({power:g} W/m2)"
