@@ -558,7 +558,8 @@ def _expand(runs: list) -> list[str]:
 def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     """A JSON-able fingerprint of everything a render of the scene uses, at every frame of
     ``frames`` [first, last] (default: the scene's frame range), taken through a Probe (a
-    Scene is measured through ``render_probe``: the render-mode depsgraph):
+    Scene is measured through ``render_probe``, the render-mode depsgraph, at its first frame
+    only unless ``frames`` says otherwise):
 
     ``objects`` {name: {key: value at the first frame}} (OBJECT_KEYS and the object's walked
     properties); ``render`` {key: value} (scene.render's and the view settings' properties by
@@ -568,8 +569,9 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     list of its per-frame digests.  An object's FRAME_KEYS are taken at every frame; the rest
     of its entry (and the render section) at every frame only when something it reads is
     animated or driven, else once."""
-    if isinstance(source, bpy.types.Scene):
-        return render_probe(source, None, lambda probe: snapshot(probe, frames))
+    if isinstance(source, bpy.types.Scene):  # a quick look (mutations): its first frame unless told
+        span = frames or (int(source.frame_start), int(source.frame_start))
+        return render_probe(source, None, lambda probe: snapshot(probe, span), list(range(span[0], span[1] + 1)))
     probe, scene = source, source.scene
     first, last = (int(frames[0]), int(frames[1])) if frames else (int(scene.frame_start), int(scene.frame_end))
     if last < first:
