@@ -23,49 +23,87 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+import mathutils  # noqa: E402
 import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, fraction_outcome, primitive,
-    render_visible_names, rnd,
+    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, fraction_outcome, primitive, render_probe, rnd,
 )
 
 # written into start_scene.json; a probe refuses a snapshot of another version.  2: light and
-# camera settings in full, ray visibility, the data's own animation, view layers and overrides
-SNAPSHOT_VERSION = "2"
+# camera settings in full, ray visibility, the data's own animation, view layers and overrides.
+# 3: everything a render uses, by a walk of the RNA (see SKIP), evaluated, at every frame of the
+# start scene's range (per-frame hashes); drivers, shape keys, material and world node graphs,
+# modifier and constraint settings, render-engine flags, render / output / colour settings
+SNAPSHOT_VERSION = "3"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
+DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
+HASH_CHARS = 16  # per-frame digests are this many hex characters
+DEPTH = 6  # how deep the walk follows nested structs
 
-# The keys of one object's snapshot entry and of the render section (what allow_changed names).
-OBJECT_KEYS = ("type", "parent", "matrix_world", "data", "topology", "geometry", "hide_render", "visible_camera",
-               "rendered", "is_holdout", "collections", "materials", "modifiers", "constraints", "camera", "light",
-               "animation", "ray_visibility", "light_linking", "data_animation")
-RENDER_SETTINGS = ("engine", "resolution_x", "resolution_y", "resolution_percentage", "use_border",
-                   "use_crop_to_border", "border_min_x", "border_max_x", "border_min_y", "border_max_y",
-                   "frame_start", "frame_end", "frame_step", "fps", "fps_base", "film_transparent", "use_nodes",
-                   "use_compositing", "compositor_alters", "use_sequencer", "view_transform", "look", "exposure",
-                   "gamma", "use_simplify", "world", "world_nodes", "use_curve_mapping", "use_white_balance",
-                   "film_exposure", "view_layers")
-RENDER_KEYS = (*RENDER_SETTINGS, "camera")  # "camera": the scene camera's name
-CAMERA_KEYS = ("type", "lens", "ortho_scale", "sensor_width", "sensor_height", "sensor_fit", "shift_x", "shift_y",
-               "clip_start", "clip_end")
-DOF_KEYS = ("use_dof", "focus_distance", "aperture_fstop")
-LIGHT_KEYS = ("type", "energy", "color", "shadow_soft_size", "spot_size", "spot_blend", "size", "size_y", "shape",
-              "angle", "exposure", "use_temperature", "temperature", "diffuse_factor", "specular_factor",
-              "volume_factor", "transmission_factor", "use_shadow", "normalize", "use_custom_distance",
-              "cutoff_distance")
+# The walk (``_rna``) reads every property of a struct but these: identity, runtime and
+# bookkeeping, the viewport and the UI (a render does not read them), and what a snapshot key
+# of its own covers (transforms: ``matrix_world``; modifiers, constraints, materials ...).
+# Read-only values are runtime state and skipped too; pointers to structs are followed, to
+# data-blocks named (node trees walked as graphs, images summarised); collections only when
+# named in FOLLOW.
+SKIP = frozenset({
+    "rna_type", "name_full", "original", "users", "use_fake_user", "use_extra_user", "is_embedded_data",
+    "is_evaluated", "is_missing", "is_runtime_data", "is_library_indirect", "library", "library_weak_reference",
+    "override_library", "preview", "asset_data", "session_uid", "tag", "id_type", "animation_data", "select",
+    "hide_select", "hide_viewport", "is_editmode", "bl_rna", "display", "motion_path", "animation_visualization",
+    "image_user", "pose", "selection_sets", "use_lock_interface", "preview_pixel_size", "location", "width",
+    "height", "dimensions", "label", "use_custom_color", "parent_collection",
+})
+SKIP_PREFIX = ("show_", "lock_", "active_", "bl_", "location_")
+KEEP = frozenset({"show_render", "show_instancer_for_render", "show_only_shape_key", "show_in_editmode_render"})
+OBJECT_SKIP = frozenset({
+    "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "rotation_mode", "scale", "delta_location",
+    "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale", "matrix_world", "matrix_local",
+    "matrix_basis", "matrix_parent_inverse", "parent", "data", "material_slots", "active_material", "modifiers",
+    "constraints", "empty_display_type", "empty_display_size", "display_type", "display_bounds_type",
+    "track_axis", "up_axis", "color",
+})
+NODE_SKIP = frozenset({"inputs", "outputs", "internal_links", "parent", "name", "type", "color", "hide",
+                       "warning_propagation", "color_tag"})
+FOLLOW = frozenset({"elements", "curves", "points", "variables", "targets", "aovs", "lightgroups", "views"})
+IMAGE_KEYS = ("filepath", "source", "alpha_mode", "generated_type", "generated_width", "generated_height",
+              "generated_color", "use_generated_float", "size", "frame_duration", "use_view_as_render")
+
+# The keys of one object's snapshot entry (what allow_changed names) besides its walked object
+# properties (hide_render, visible_camera ... visible_shadow, is_holdout, is_shadow_catcher,
+# pass_index, cycles, light_linking, instance_type ...: the property's own name).
+OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "matrix_world", "topology", "geometry", "uv",
+               "material_index", "instances", "materials", "modifiers", "constraints", "shape_keys", "drivers",
+               "animation", "data_animation", "camera", "light", "data_settings")
+# Keys of an object entry that change with the frame even when nothing of it is animated.
+FRAME_KEYS = ("matrix_world", "topology", "geometry", "uv", "material_index", "instances")
+# The render section: every scene.render property by name (engine, resolution_x, use_border,
+# film_transparent, image_settings, filepath ...), the view settings' (view_transform, look,
+# exposure, gamma, curve_mapping ...), and these.
+RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", "compositor_alters",
+               "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
+               "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "collections",
+               "drivers", "animation")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
+# Older allow_changed names that stand for several keys now.
+ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_index")}
+# render_probe lends these to its own render: read from the scene, never its evaluated copy
+PROBE_LENT = ("engine", "resolution_percentage", "use_sequencer", "use_compositing", "use_border")
 
 # --- param schemas (literals: probe_catalogue.py reads them without bpy) ------------------------
 
-SNAPSHOT_KEY = {"enum": (*OBJECT_KEYS, *RENDER_SETTINGS),
-                "description": "a snapshot key (matrix_world, camera, frame_step ...)"}
+SNAPSHOT_KEY = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
+                "description": "a snapshot key (matrix_world, materials, camera, is_holdout, engine, cycles ...)"}
 ALLOW_CHANGED = {"type": "object",
                  "additionalProperties": {"anyOf": [{"const": "*"},
                                                     {"type": "array", "items": SNAPSHOT_KEY, "minItems": 1}]},
                  "description": "{object name or \"render\": [snapshot keys] or \"*\"}"}
+FRAMES = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2,
+          "description": "[first frame, last frame]"}
 OBJECT_TYPE = {"enum": ("MESH", "CURVE", "SURFACE", "META", "FONT", "CURVES", "POINTCLOUD", "VOLUME", "GREASEPENCIL",
                         "ARMATURE", "LATTICE", "EMPTY", "LIGHT", "LIGHT_PROBE", "CAMERA", "SPEAKER"),
                "description": "a Blender object type (MESH, EMPTY, ...)"}
@@ -93,12 +131,25 @@ def _r(value):
 
 
 def _plain(value):
-    """An RNA value as JSON: numbers, flags, strings; vectors and colours as lists."""
+    """An RNA value as JSON: numbers, flags, strings; vectors, colours and matrices as lists, enum
+    sets sorted, data-blocks by name, ID properties as they are."""
     if isinstance(value, (bool, int, str)) or value is None:
         return value
     if isinstance(value, float):
         return _r(value)
-    if hasattr(value, "__len__"):
+    if isinstance(value, bpy.types.ID):
+        return value.name
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, mathutils.Matrix):
+        return [_r(float(v)) for row in value for v in row]
+    if hasattr(value, "to_dict"):  # an ID property group
+        return {k: _plain(v) for k, v in sorted(value.to_dict().items())}
+    if hasattr(value, "to_list"):  # an ID property array
+        return _plain(value.to_list())
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in sorted(value.items())}
+    if hasattr(value, "__len__") and not isinstance(value, bpy.types.bpy_struct):
         return [_plain(v) for v in value]
     return str(value)
 
@@ -110,9 +161,158 @@ def _digest(*parts) -> str:
     return h.hexdigest()
 
 
-def _mesh_hashes(mesh: bpy.types.Mesh) -> tuple[str, str]:
-    """(topology, geometry) of a base mesh: sha256 of its element counts with the edge and face
-    vertex indices, and of its local vertex coordinates rounded to 1e-5."""
+def _short(value) -> str:
+    """The per-frame digest of a snapshot value (as JSON, so a stored value hashes the same)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:HASH_CHARS]
+
+
+def _skipped(ident: str, skip: frozenset) -> bool:
+    return ident in SKIP or ident in skip or (ident.startswith(SKIP_PREFIX) and ident not in KEEP)
+
+
+def _id_props(struct) -> dict:
+    """A struct's ID properties (custom properties; a geometry-nodes modifier's inputs)."""
+    try:
+        keys = list(struct.keys())
+    except (TypeError, AttributeError):
+        return {}
+    return {k: _plain(struct[k]) for k in sorted(keys) if not k.startswith("_RNA_UI")}
+
+
+def _rna(struct, skip: frozenset = frozenset(), depth: int = 0, seen: set | None = None) -> dict:
+    """Every property of ``struct`` a render can read, as JSON (see SKIP).  Pointers to structs
+    are walked (``DEPTH`` deep), data-blocks named (node trees as graphs, images summarised),
+    collections only when in FOLLOW; custom properties under ``[props]``."""
+    seen = set() if seen is None else seen
+    out: dict = {}
+    for prop in struct.bl_rna.properties:
+        ident = prop.identifier
+        if _skipped(ident, skip):
+            continue
+        try:
+            with warnings.catch_warnings():  # deprecated properties (Scene.use_nodes) still read
+                warnings.simplefilter("ignore", DeprecationWarning)
+                value = getattr(struct, ident)
+        except (AttributeError, RuntimeError, TypeError, ValueError):
+            continue
+        if prop.type == "POINTER":
+            out[ident] = _pointer(value, depth, seen)
+        elif prop.type == "COLLECTION":
+            if ident in FOLLOW and depth < DEPTH:
+                out[ident] = [_rna(item, depth=depth + 1, seen=seen) for item in value]
+        elif not prop.is_readonly:
+            out[ident] = _plain(value)
+    props = _id_props(struct)
+    if props:
+        out["[props]"] = props
+    return out
+
+
+def _pointer(value, depth: int, seen: set):
+    if value is None:
+        return None
+    if isinstance(value, bpy.types.NodeTree):
+        return _graph(value, seen)
+    if isinstance(value, bpy.types.Image):
+        return _image(value)
+    if isinstance(value, bpy.types.ID):
+        return value.name
+    key = value.as_pointer()
+    if depth >= DEPTH or key in seen:
+        return None
+    seen.add(key)
+    return _rna(value, depth=depth + 1, seen=seen)
+
+
+def _image(image) -> dict:
+    out = {"name": image.name, "packed": image.packed_file is not None,
+           "colorspace": image.colorspace_settings.name}
+    out.update({k: _plain(getattr(image, k, None)) for k in IMAGE_KEYS})
+    return out
+
+
+def _animation_hash(ident) -> str | None:
+    """sha256 of the keyframe points of the F-curves (active action slot and NLA strips) of an
+    object or an ID's data (a camera's lens, a light's energy keyed over time), or None."""
+    ad = getattr(ident, "animation_data", None)
+    if ad is None:
+        return None
+    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for t in ad.nla_tracks for s in t.strips]
+    curves = []
+    for action, slot in pairs:
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
+        for fc in bag.fcurves if bag else []:
+            keys = [[_r(float(k.co[0])), _r(float(k.co[1])), k.interpolation, _r(list(map(float, k.handle_left))),
+                     _r(list(map(float, k.handle_right)))] for k in fc.keyframe_points]
+            curves.append([fc.data_path, int(fc.array_index), bool(fc.mute), keys,
+                           [_rna(m) for m in fc.modifiers]])
+    return _digest(curves) if curves else None
+
+
+def _drivers(ident) -> list:
+    """The drivers of a data-block: [data path, index, mute, type, expression, use_self,
+    variables with their targets, the driver curve's keys and modifiers], sorted."""
+    ad = getattr(ident, "animation_data", None)
+    out = []
+    for fc in ad.drivers if ad is not None else []:
+        drv = fc.driver
+        variables = [[v.name, v.type, [[t.id.name if t.id else None, t.id_type, t.data_path, t.transform_type,
+                                        t.transform_space, t.rotation_mode, t.bone_target] for t in v.targets]]
+                     for v in drv.variables]
+        keys = [[_r(float(k.co[0])), _r(float(k.co[1])), k.interpolation] for k in fc.keyframe_points]
+        out.append([fc.data_path, int(fc.array_index), bool(fc.mute), drv.type, drv.expression, bool(drv.use_self),
+                    variables, keys, [_rna(m) for m in fc.modifiers]])
+    return sorted(out, key=lambda d: json.dumps(d))
+
+
+def _animated(ident) -> bool:
+    """Keyed, on the NLA or driven: time (or a driver) can change its values."""
+    ad = getattr(ident, "animation_data", None)
+    return ad is not None and bool(ad.action or len(ad.drivers) or len(ad.nla_tracks))
+
+
+def _graph(tree, seen: set | None = None) -> dict | str:
+    """A node tree as a graph: each node (by name) with its type, its own properties, every input
+    and output socket's value; the links (from node, socket, to node, socket, muted); the tree's
+    animation and drivers.  A group's tree is walked inside its node (once per graph)."""
+    seen = set() if seen is None else seen
+    key = ("tree", tree.as_pointer())
+    if key in seen:
+        return tree.name
+    seen.add(key)
+    nodes = {}
+    for node in tree.nodes:
+        entry = _rna(node, NODE_SKIP, seen=seen)
+        entry["bl_idname"] = node.bl_idname
+        entry["inputs"] = {f"{i}:{s.identifier}": _plain(getattr(s, "default_value", None))
+                           for i, s in enumerate(node.inputs)}
+        entry["outputs"] = {f"{i}:{s.identifier}": _plain(getattr(s, "default_value", None))
+                            for i, s in enumerate(node.outputs)}
+        nodes[node.name] = entry
+    links = sorted([lk.from_node.name, lk.from_socket.identifier, lk.to_node.name, lk.to_socket.identifier,
+                    bool(lk.is_muted), bool(lk.is_valid)] for lk in tree.links)
+    interface = [[i.item_type, getattr(i, "in_out", None), i.name, _plain(getattr(i, "default_value", None))]
+                 for i in tree.interface.items_tree] if hasattr(tree, "interface") else []
+    return {"name": tree.name, "type": tree.bl_idname, "nodes": nodes, "links": links, "interface": interface,
+            "animation": _animation_hash(tree), "drivers": _drivers(tree)}
+
+
+def _material(mat) -> dict | None:
+    if mat is None:
+        return None
+    out = _rna(mat, frozenset({"node_tree", "grease_pencil", "line_color", "diffuse_color", "metallic",
+                               "roughness", "specular_intensity", "specular_color", "pass_index_viewport"}))
+    out["node_tree"] = _graph(mat.node_tree) if mat.node_tree is not None else None
+    out["animation"] = _animation_hash(mat)
+    out["drivers"] = _drivers(mat)
+    return out
+
+
+def _mesh_hashes(mesh) -> dict:
+    """{topology, geometry, uv, material_index} of an (evaluated) mesh: sha256 of the element
+    counts with the edge and face vertex indices; of the local vertex coordinates rounded to
+    1e-5; of each UV map (name, render / active flags, coordinates); of the faces' material
+    indices."""
     nv, ne, nf, nl = len(mesh.vertices), len(mesh.edges), len(mesh.polygons), len(mesh.loops)
     loops = np.empty(nl, dtype=np.int64)  # face after face (Blender keeps loops in face order)
     mesh.loops.foreach_get("vertex_index", loops)
@@ -125,24 +325,16 @@ def _mesh_hashes(mesh: bpy.types.Mesh) -> tuple[str, str]:
     co = np.empty(3 * nv, dtype=np.float32)
     mesh.vertices.foreach_get("co", co)
     geometry = _digest([nv], np.rint(co.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
-    return topology, geometry
-
-
-def _animation_hash(obj) -> str | None:
-    """sha256 of the keyframe points of the F-curves (active action slot and NLA strips) of an
-    object or an ID's data (a camera's lens, a light's energy keyed over time), or None."""
-    ad = getattr(obj, "animation_data", None)
-    if ad is None:
-        return None
-    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for t in ad.nla_tracks for s in t.strips]
-    curves = []
-    for action, slot in pairs:
-        bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
-        for fc in bag.fcurves if bag else []:
-            keys = [[_r(float(k.co[0])), _r(float(k.co[1])), k.interpolation, _r(list(map(float, k.handle_left))),
-                     _r(list(map(float, k.handle_right)))] for k in fc.keyframe_points]
-            curves.append([fc.data_path, int(fc.array_index), bool(fc.mute), keys])
-    return _digest(curves) if curves else None
+    uv = hashlib.sha256()
+    for layer in mesh.uv_layers:
+        data = np.empty(2 * nl, dtype=np.float32)
+        layer.uv.foreach_get("vector", data) if hasattr(layer, "uv") else layer.data.foreach_get("uv", data)
+        uv.update(json.dumps([layer.name, bool(layer.active_render), bool(layer.active)]).encode())
+        uv.update(np.rint(data.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
+    index = np.empty(nf, dtype=np.int64)
+    mesh.polygons.foreach_get("material_index", index)
+    return {"topology": topology, "geometry": geometry, "uv": uv.hexdigest(),
+            "material_index": _digest(index.astype("<i8").tobytes())}
 
 
 def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
@@ -179,98 +371,246 @@ def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
             True, f"node group {tree.name}: the output comes from {node.name} ({node.type})")
 
 
-def _object_entry(obj: bpy.types.Object, rendered: set[str]) -> dict:
+def _shape_keys(key, depsgraph) -> dict | None:
+    """A shape-key block: relative or absolute, eval time, reference key, each key's value,
+    range, mute, interpolation, vertex group, relative key and vertex data; its animation and
+    drivers (the evaluated values)."""
+    if key is None:
+        return None
+    ev = _evaluated(key, depsgraph)
+    blocks = []
+    for kb in ev.key_blocks:
+        try:
+            co = np.empty(3 * len(kb.data), dtype=np.float32)
+            kb.data.foreach_get("co", co)
+            data = _digest(np.rint(co.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
+        except (AttributeError, RuntimeError, TypeError):
+            data = _digest([_plain(getattr(p, "co", None)) for p in kb.data])
+        blocks.append({"name": kb.name, "value": _r(float(kb.value)), "slider_min": _r(float(kb.slider_min)),
+                       "slider_max": _r(float(kb.slider_max)), "mute": bool(kb.mute), "interpolation": kb.interpolation,
+                       "vertex_group": kb.vertex_group, "relative_key": kb.relative_key.name, "data": data})
+    return {"use_relative": bool(ev.use_relative), "eval_time": _r(float(ev.eval_time)),
+            "reference_key": ev.reference_key.name if ev.reference_key else None, "blocks": blocks,
+            "animation": _animation_hash(key), "drivers": _drivers(key)}
+
+
+def _evaluated(ident, depsgraph):
+    """The depsgraph's evaluated copy of a data-block, or the data-block where it has none."""
+    try:
+        return ident.evaluated_get(depsgraph)
+    except (RuntimeError, TypeError, AttributeError):
+        return ident
+
+
+def _related(obj) -> list:
+    """The data-blocks whose animation or drivers change what ``obj`` renders beyond its
+    transform and geometry: itself, its data and shape keys, its materials and their trees, its
+    modifiers' node groups."""
+    out = [obj]
     data = obj.data
-    entry = {
+    if data is not None:
+        out += [data, getattr(data, "shape_keys", None), getattr(data, "node_tree", None)]
+    for slot in obj.material_slots:
+        if slot.material is not None:
+            out += [slot.material, slot.material.node_tree]
+    out += [getattr(m, "node_group", None) for m in obj.modifiers]
+    return [i for i in out if i is not None]
+
+
+def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict) -> dict:
+    """One object's snapshot entry (but FRAME_KEYS) from its evaluated copy; its materials'
+    graphs go into ``graphs`` {name: graph}."""
+    ev = _evaluated(obj, depsgraph)
+    data = obj.data
+    entry = _rna(ev, OBJECT_SKIP)
+    materials = []
+    for slot in obj.material_slots:
+        mat = slot.material
+        if mat is not None and mat.name not in graphs:
+            graphs[mat.name] = _material(_evaluated(mat, depsgraph))
+        materials.append([slot.link, mat.name if mat else None, _short(graphs[mat.name]) if mat else None])
+    entry.update({
         "type": obj.type,
         "parent": obj.parent.name if obj.parent else None,
-        "matrix_world": _r([float(v) for row in obj.matrix_world for v in row]),
         "data": data.name if data is not None else None,
-        "topology": None,
-        "geometry": None,
-        "hide_render": bool(obj.hide_render),
-        "visible_camera": bool(obj.visible_camera),
-        "rendered": obj.name in rendered,
-        "is_holdout": bool(obj.is_holdout),
         "collections": sorted(c.name for c in obj.users_collection),
-        "materials": [s.material.name if s.material else None for s in obj.material_slots],
-        "modifiers": [[m.type, m.name, bool(m.show_render)] for m in obj.modifiers],
-        "constraints": [[c.type, c.name, bool(c.mute)] for c in obj.constraints],
+        "rendered": obj.name in rendered,
+        "materials": materials,
+        "modifiers": [{"type": m.type, **_rna(m)} for m in ev.modifiers],
+        "constraints": [{"type": c.type, **_rna(c)} for c in ev.constraints],
+        "shape_keys": _shape_keys(getattr(data, "shape_keys", None), depsgraph),
+        "drivers": {k: d for k, d in (("object", _drivers(obj)), ("data", _drivers(data)),
+                                       ("shape_keys", _drivers(getattr(data, "shape_keys", None))))
+                    if d},
+        "animation": _animation_hash(obj),
+        "data_animation": _animation_hash(data) if data is not None else None,
         "camera": None,
         "light": None,
-        "animation": _animation_hash(obj),
-        "ray_visibility": [bool(getattr(obj, k, True)) for k in RAY_KEYS],
-        "light_linking": _light_linking(obj),
-        "data_animation": _animation_hash(data) if data is not None else None,
-    }
-    if obj.type == "MESH" and data is not None:
-        entry["topology"], entry["geometry"] = _mesh_hashes(data)
-    elif obj.type == "CAMERA":
-        entry["camera"] = {k: _plain(getattr(data, k)) for k in CAMERA_KEYS}
-        entry["camera"].update({k: _plain(getattr(data.dof, k)) for k in DOF_KEYS})
-        entry["camera"]["focus_object"] = data.dof.focus_object.name if data.dof.focus_object else None
-    elif obj.type == "LIGHT":
-        entry["light"] = {k: _plain(getattr(data, k, None)) for k in LIGHT_KEYS}
+        "data_settings": None,
+    })
+    if data is not None:
+        ev_data = ev.data if ev.data is not None else data
+        which = {"CAMERA": "camera", "LIGHT": "light"}.get(obj.type, "data_settings")
+        entry[which] = _rna(ev_data, frozenset({"shape_keys", "background_images", "passepartout_alpha",
+                                                "display_size", "texspace_location", "texspace_size"}
+                                               if which != "data_settings" else {"shape_keys"}))
+        if obj.type == "MESH":  # the evaluated mesh is the geometry keys'; its own settings barely render
+            entry["data_settings"] = None
     return entry
 
 
-def _render_entry(scene: bpy.types.Scene) -> dict:
-    r, vs = scene.render, scene.view_settings
-    with warnings.catch_warnings():  # Scene.use_nodes is deprecated (and ignored) in Blender 5
-        warnings.simplefilter("ignore", DeprecationWarning)
-        use_nodes = bool(getattr(scene, "use_nodes", False))
-    out = {k: _plain(getattr(r, k)) for k in (
-        "engine", "resolution_x", "resolution_y", "resolution_percentage", "use_border", "use_crop_to_border",
-        "border_min_x", "border_max_x", "border_min_y", "border_max_y", "fps", "fps_base", "film_transparent",
-        "use_compositing", "use_sequencer", "use_simplify")}
-    out.update({k: int(getattr(scene, k)) for k in ("frame_start", "frame_end", "frame_step")})
-    out.update({"camera": scene.camera.name if scene.camera else None, "use_nodes": use_nodes,
-                "compositor_alters": compositor_alters(scene)[0], "view_transform": vs.view_transform,
-                "look": vs.look, "exposure": _r(float(vs.exposure)), "gamma": _r(float(vs.gamma)),
-                "world": scene.world.name if scene.world else None,
-                "world_nodes": _node_tree_hash(scene.world.node_tree if scene.world else None),
-                "use_curve_mapping": bool(vs.use_curve_mapping), "use_white_balance": bool(vs.use_white_balance),
-                "film_exposure": _r(float(scene.cycles.film_exposure)) if hasattr(scene, "cycles") else None,
-                "view_layers": [[vl.name, bool(vl.use), vl.material_override.name if vl.material_override else None,
-                                 vl.world_override.name if getattr(vl, "world_override", None) else None,
-                                 int(vl.samples)] for vl in scene.view_layers]})
+def _frame_values(probe: Probe, objects: list, instances: dict) -> dict:
+    """{name: {FRAME_KEYS}} at the probe's frame: evaluated world matrix, mesh hashes (render
+    evaluated) and the instances an object makes (instanced object, world matrix)."""
+    out = {}
+    for obj in objects:
+        ev = _evaluated(obj, probe.depsgraph)
+        values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]), "topology": None,
+                  "geometry": None, "uv": None, "material_index": None,
+                  "instances": _digest(sorted(instances[obj.name])) if obj.name in instances else None}
+        if obj.type in GEOMETRY_TYPES:
+            try:
+                mesh = ev.to_mesh()
+            except RuntimeError:
+                mesh = None
+            if mesh is not None:
+                values.update(_mesh_hashes(mesh))
+                ev.to_mesh_clear()
+        out[obj.name] = values
     return out
 
 
-def _light_linking(obj) -> list | None:
-    """The collections a light (or an emitter) is linked to or blocked by, when set."""
-    link = getattr(obj, "light_linking", None)
-    if link is None:
-        return None
-    names = [c.name if c else None for c in (link.receiver_collection, link.blocker_collection)]
-    return names if any(names) else None
+def _instances(depsgraph) -> dict:
+    """{instancer name: [[instanced object, world matrix]]} of the depsgraph's instances."""
+    out: dict = {}
+    for inst in depsgraph.object_instances:
+        if inst.is_instance and inst.parent is not None:
+            out.setdefault(inst.parent.original.name, []).append(
+                [inst.object.original.name, _r([float(v) for row in inst.matrix_world for v in row])])
+    return out
 
 
-def _node_tree_hash(tree) -> str | None:
-    """sha256 of a node tree's nodes (type, name, unlinked input values) and links."""
-    if tree is None:
-        return None
-    nodes = []
-    for n in sorted(tree.nodes, key=lambda n: n.name):
-        values = []
-        for sock in n.inputs:
-            if not sock.is_linked and hasattr(sock, "default_value"):
-                v = sock.default_value
-                values.append([sock.identifier, _plain(v)])
-        nodes.append([n.bl_idname, n.name, bool(n.mute), values])
-    links = sorted([l.from_node.name, l.from_socket.identifier, l.to_node.name, l.to_socket.identifier]
-                   for l in tree.links)
-    return _digest([nodes, links])
+def _layer_collections(layer_coll, path: str = "") -> list:
+    out = []
+    for child in layer_coll.children:
+        here = f"{path}/{child.name}"
+        out.append([here, bool(child.exclude), bool(child.holdout), bool(child.indirect_only)])
+        out += _layer_collections(child, here)
+    return out
 
 
-def snapshot(scene: bpy.types.Scene) -> dict:
-    """A JSON-able fingerprint of ``scene`` as it stands (set the frame first: world matrices
-    are read as they are): ``objects`` {name: {OBJECT_KEYS}} and ``render`` {RENDER_KEYS},
-    keys sorted.  ``scene_snapshot.py`` writes it for the start scene; ``scene_unchanged``
-    takes it of the delivery."""
-    rendered = render_visible_names(scene)
-    objects = {o.name: _object_entry(o, rendered) for o in sorted(scene.objects, key=lambda o: o.name)}
-    return json.loads(json.dumps({"objects": objects, "render": _render_entry(scene)}, sort_keys=True))
+def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
+    """The render section: what a render of the scene reads besides its objects (evaluated)."""
+    ev = _evaluated(scene, depsgraph)
+    out = _rna(ev.render, frozenset({"bake", "threads", "threads_mode", "use_persistent_data"}))
+    out.update({k: _plain(getattr(scene.render, k)) for k in PROBE_LENT})  # render_probe's own, put back
+    out.update(_rna(ev.view_settings))
+    with warnings.catch_warnings():  # Scene.use_nodes is deprecated (and ignored) in Blender 5
+        warnings.simplefilter("ignore", DeprecationWarning)
+        use_nodes = bool(getattr(scene, "use_nodes", False))
+    cycles = getattr(ev, "cycles", None)
+    world = _evaluated(scene.world, depsgraph) if scene.world else None
+    tree = getattr(scene, "compositing_node_group", None)
+    layers = []
+    for vl in scene.view_layers:
+        layer = _rna(vl, frozenset({"objects", "depsgraph", "layer_collection", "name"}))
+        layer.update({"name": vl.name, "collections": _layer_collections(vl.layer_collection)})
+        layers.append(layer)
+    out.update({
+        "frame_start": int(scene.frame_start), "frame_end": int(scene.frame_end), "frame_step": int(scene.frame_step),
+        "camera": scene.camera.name if scene.camera else None, "use_nodes": use_nodes,
+        "compositor_alters": compositor_alters(scene)[0],
+        "compositor_nodes": _graph(tree) if tree is not None else None,
+        "world": scene.world.name if scene.world else None,
+        "world_nodes": _graph(world.node_tree) if world is not None and world.node_tree else None,
+        "world_settings": (_rna(world, frozenset({"node_tree"})) | {"animation": _animation_hash(scene.world),
+                                                                    "drivers": _drivers(scene.world)})
+        if world is not None else None,
+        "film_exposure": _r(float(cycles.film_exposure)) if cycles is not None else None,
+        "cycles": _rna(cycles, frozenset({"film_exposure", "device", "use_auto_tile", "tile_size"}))
+        if cycles is not None else None,
+        "eevee": _rna(ev.eevee), "display_shading": _rna(ev.display),
+        "display_settings": _rna(ev.display_settings),
+        "sequencer_colorspace": _rna(ev.sequencer_colorspace_settings),
+        "view_layers": layers,
+        "collections": {c.name: _rna(c, frozenset({"objects", "children", "all_objects", "color_tag"}))
+                        for c in scene.collection.children_recursive},
+        "drivers": _drivers(scene), "animation": _animation_hash(scene),
+    })
+    return out
+
+
+def _runs(hashes: list[str]) -> list | None:
+    """Run-length [[hash, frames], ...] of a per-frame digest list; None when it never changes."""
+    runs: list = []
+    for h in hashes:
+        if runs and runs[-1][0] == h:
+            runs[-1][1] += 1
+        else:
+            runs.append([h, 1])
+    return runs if len(runs) > 1 else None
+
+
+def _expand(runs: list) -> list[str]:
+    return [h for h, n in runs for _ in range(int(n))]
+
+
+def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
+    """A JSON-able fingerprint of everything a render of the scene uses, at every frame of
+    ``frames`` [first, last] (default: the scene's frame range), taken through a Probe (a
+    Scene is measured through ``render_probe``, the render-mode depsgraph, at its first frame
+    only unless ``frames`` says otherwise):
+
+    ``objects`` {name: {key: value at the first frame}} (OBJECT_KEYS and the object's walked
+    properties); ``render`` {key: value} (scene.render's and the view settings' properties by
+    name and RENDER_KEYS); ``material_graphs`` {material: graph} (what an object's
+    ``materials`` digests name); ``frames`` [first, last]; ``series`` {"objects": {name: {key:
+    runs}}, "render": {key: runs}}: for each value that differs between frames, the run-length
+    list of its per-frame digests.  An object's FRAME_KEYS are taken at every frame; the rest
+    of its entry (and the render section) at every frame only when something it reads is
+    animated or driven, else once."""
+    if isinstance(source, bpy.types.Scene):  # a quick look (mutations): its first frame unless told
+        span = frames or (int(source.frame_start), int(source.frame_start))
+        return render_probe(source, None, lambda probe: snapshot(probe, span), list(range(span[0], span[1] + 1)))
+    probe, scene = source, source.scene
+    first, last = (int(frames[0]), int(frames[1])) if frames else (int(scene.frame_start), int(scene.frame_end))
+    if last < first:
+        raise ValueError(f"snapshot: bad frame range {first}..{last}")
+    objects = sorted(scene.objects, key=lambda o: o.name)
+    probe.at(first)
+    rendered = probe.rendered()
+    graphs: dict = {}
+    entries = {o.name: _object_entry(o, probe.depsgraph, rendered, graphs) for o in objects}
+    render = _render_entry(scene, probe.depsgraph)
+    moving = [o for o in objects if any(_animated(i) for i in _related(o))]
+    render_moves = any(_animated(i) for i in (scene, scene.world, getattr(scene.world, "node_tree", None),
+                                              getattr(scene, "compositing_node_group", None)) if i is not None)
+    per_frame: dict = {}  # (section, name, key) -> [digest per frame]
+
+    def note(section: str, name: str | None, values: dict) -> None:
+        for key, value in values.items():
+            per_frame.setdefault((section, name, key), []).append(_short(value))
+
+    for frame in range(first, last + 1):
+        probe.at(frame)
+        now = _frame_values(probe, objects, _instances(probe.depsgraph))
+        for obj in objects:
+            if frame == first:
+                entries[obj.name].update(now[obj.name])
+            note("objects", obj.name, now[obj.name])
+        for obj in moving:
+            entry = entries[obj.name] if frame == first else _object_entry(obj, probe.depsgraph, rendered, {})
+            note("objects", obj.name, {k: v for k, v in entry.items() if k not in FRAME_KEYS})
+        if render_moves:
+            note("render", None, render if frame == first else _render_entry(scene, probe.depsgraph))
+    series: dict = {"objects": {}, "render": {}}
+    for (section, name, key), hashes in sorted(per_frame.items(), key=lambda kv: str(kv[0])):
+        runs = _runs(hashes)
+        if runs is not None:
+            (series["objects"].setdefault(name, {}) if section == "objects" else series["render"])[key] = runs
+    out = {"objects": entries, "render": render, "material_graphs": graphs, "frames": [first, last],
+           "series": series}
+    return json.loads(json.dumps(out, sort_keys=True))
 
 
 # --- comparing ------------------------------------------------------------------------------------
@@ -288,12 +628,68 @@ def _differs(a, b, tol: float) -> bool:
     return a != b
 
 
-def _changed_keys(before: dict, after: dict, tol: float) -> list[str]:
-    return sorted(k for k in set(before) | set(after) if _differs(before.get(k), after.get(k), tol))
+def _brief(value):
+    """A value for evidence: itself when short, else its kind, size and digest."""
+    text = json.dumps(value, sort_keys=True)
+    if len(text) <= 160:
+        return value
+    size = f"{len(value)} items" if isinstance(value, (list, dict)) else f"{len(text)} chars"
+    return f"<{type(value).__name__}, {size}, {_short(value)}>"
+
+
+def _diff_paths(a, b, tol: float, path: str = "") -> list[tuple[str, object, object]]:
+    """The leaves where ``a`` and ``b`` differ: [(path, before, after)]."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if _differs(a.get(k), b.get(k), tol):
+                out += _diff_paths(a.get(k), b.get(k), tol, f"{path}.{k}" if path else str(k))
+        return out
+    if isinstance(a, list) and isinstance(b, list) and len(a) == len(b) and any(
+            isinstance(v, (dict, list)) for v in a + b):
+        out = []
+        for i, (x, y) in enumerate(zip(a, b)):
+            if _differs(x, y, tol):
+                out += _diff_paths(x, y, tol, f"{path}[{i}]")
+        return out
+    return [(path, a, b)]
+
+
+def _key_change(before: dict, after: dict, key: str, window: range, first: int, n: int,
+                tol: float) -> dict | None:
+    """How ``key`` of one item changed, or None: ``before``/``after`` (short values) or ``diff``
+    {path: {before, after}} at the first frame (numbers within ``tol``), and ``frames`` (those
+    of ``window`` where its per-frame digest differs; the first frame is judged by the values)."""
+    bv, av = before.get("values", {}).get(key), after.get("values", {}).get(key)
+    change: dict = {}
+    if _differs(bv, av, tol):
+        paths = _diff_paths(bv, av, tol)
+        if len(paths) == 1 and paths[0][0] == "":
+            change.update({"before": _brief(bv), "after": _brief(av)})
+        else:
+            change["diff"] = {p: {"before": _brief(x), "after": _brief(y)} for p, x, y in paths[:DIFF_LIMIT]}
+            change["values_changed"] = len(paths)
+        if key == "materials":  # name what changed inside the graphs of materials both have
+            for name_b, name_a in zip([m[1] for m in bv or []], [m[1] for m in av or []]):
+                gb, ga = before["graphs"].get(name_b), after["graphs"].get(name_a)
+                if name_b and name_a and gb is not None and ga is not None and _differs(gb, ga, tol):
+                    change.setdefault("graphs", {})[name_a] = {
+                        p: {"before": _brief(x), "after": _brief(y)}
+                        for p, x, y in _diff_paths(gb, ga, tol)[:DIFF_LIMIT]}
+    runs_b, runs_a = before.get("series", {}).get(key), after.get("series", {}).get(key)
+    if runs_b is not None or runs_a is not None:
+        hb = _expand(runs_b) if runs_b is not None else [_short(bv)] * n
+        ha = _expand(runs_a) if runs_a is not None else [_short(av)] * n
+        frames = [f for f in window if f != first and f - first < min(len(hb), len(ha))
+                  and hb[f - first] != ha[f - first]]
+        if frames:
+            change["frames"] = frames[:DIFF_LIMIT]
+            change["frames_changed"] = len(frames)
+    return change or None
 
 
 def _allowed(rule, key: str) -> bool:
-    return rule == "*" or (isinstance(rule, list) and key in rule)
+    return rule == "*" or (isinstance(rule, list) and (key in rule or any(key in ALIASES.get(r, ()) for r in rule)))
 
 
 def _inside(box, region: dict) -> bool:
@@ -314,32 +710,65 @@ def _new_verdict(probe: Probe, obj, rule: dict, rx, frame: int) -> str | None:
     return None
 
 
-@primitive(group="scene", required=(),
+def _label(key: str, change: dict) -> str:
+    frames = change.get("frames")
+    if not frames:
+        return key
+    return f"{key} at frame{'s' if len(frames) > 1 else ''} {', '.join(map(str, frames[:3]))}" + (
+        " ..." if change["frames_changed"] > 3 else "")
+
+
+def _window(base: dict, p: dict) -> tuple[int, range]:
+    """(first frame, frames compared): the start snapshot's range, or ``frames`` inside it."""
+    first, last = (int(v) for v in base["frames"])
+    lo, hi = (int(v) for v in p.get("frames", (first, last)))
+    if not first <= lo <= hi <= last:
+        raise ValueError(f"scene_unchanged: frames {lo}..{hi} are outside the start snapshot's {first}..{last}")
+    return first, range(lo, hi + 1)
+
+
+@primitive(group="scene", required=(), frames="own",
            params={"allow_changed": ALLOW_CHANGED, "allow_removed": "names", "allow_new": ALLOW_NEW,
-                   "tolerance": "tolerance", "sections": SECTIONS, "frame": "integer"})
+                   "tolerance": "tolerance", "sections": SECTIONS, "frame": "integer", "frames": FRAMES})
 def scene_unchanged(probe: Probe, p: dict):
-    """The delivered scene at ``frame`` (default 1) is the start scene (``start_scene.json``)
-    but for what the task allows: ``allow_changed`` {object name or "render": [snapshot keys]
-    or "*"}, ``allow_removed`` (names), ``allow_new`` {names, pattern (full match), types,
-    max, within {min, max}} (default: no new objects).  Numbers compare within ``tolerance``
-    (default 1e-4); ``sections`` (default objects and render) chooses what is compared.  Scores
-    the share of items unchanged or allowed: each start object, each render setting, each new
-    object.  Without a start snapshot it is a verifier setup error."""
+    """The delivered scene is the start scene (``start_scene.json``) at every frame of the start
+    scene's range (``frames`` [first, last] inside it: those only) but for what the task allows:
+    ``allow_changed`` {object name or "render": [snapshot keys] or "*"} (an allow-list: every
+    other key of the snapshot, known today or added later, must be unchanged), ``allow_removed``
+    (names), ``allow_new`` {names, pattern (full match), types, max, within {min, max} at
+    ``frame``, default the first frame} (default: no new objects).  Values at the first frame
+    compare within ``tolerance`` (default 1e-4), later frames by their digests (values rounded
+    to 1e-5); ``sections`` (default objects and render) chooses what is compared.  Scores the
+    share of items unchanged or allowed: each start object, each render key, each new object.
+    Without a start snapshot it is a verifier setup error."""
     base = probe.baseline
     if base is None:
         raise ValueError("scene_unchanged: no start scene snapshot (start_scene.json beside the rubric)")
     if str(base.get("snapshot_version")) != SNAPSHOT_VERSION:
         raise ValueError(f"scene_unchanged: start scene snapshot version {base.get('snapshot_version')!r}, "
                          f"this probe reads {SNAPSHOT_VERSION!r}: rewrite it (python -m verifiers.start_scene)")
-    frame, tol = int(p.get("frame", 1)), float(p.get("tolerance", 1e-4))
+    first, window = _window(base, p)
+    count = int(base["frames"][1]) - first + 1
+    frame, tol = int(p.get("frame", first)), float(p.get("tolerance", 1e-4))
     sections = list(p.get("sections", ["objects", "render"]))
     allow, removable = dict(p.get("allow_changed", {})), set(p.get("allow_removed", ()))
     rule = dict(p.get("allow_new", {}))
     rx = re.compile(rule["pattern"]) if "pattern" in rule else None
-    probe.at(frame)
-    now = snapshot(probe.scene)
+    now = snapshot(probe, base["frames"])
     total, bad = 0, []  # bad: [(label, evidence entry)]
     allowed_changes = []
+
+    def item(snap: dict, section: str, name: str | None) -> dict:
+        series = snap.get("series", {}).get(section, {})
+        return {"values": snap[section].get(name, {}) if name else snap[section],
+                "series": series.get(name, {}) if name else series, "graphs": snap.get("material_graphs", {})}
+
+    def changes(section: str, name: str | None) -> dict:
+        b, a = item(base, section, name), item(now, section, name)
+        keys = sorted(set(b["values"]) | set(a["values"]) | set(b["series"]) | set(a["series"]))
+        found = {k: _key_change(b, a, k, window, first, count, tol) for k in keys}
+        return {k: c for k, c in found.items() if c is not None}
+
     if "objects" in sections:
         before_objs, after_objs = base.get("objects", {}), now["objects"]
         for name in sorted(before_objs):
@@ -348,15 +777,13 @@ def scene_unchanged(probe: Probe, p: dict):
                 if name not in removable:
                     bad.append((f"removed {name}", {"item": f"object {name}", "kind": "removed"}))
                 continue
-            keys = _changed_keys(before_objs[name], after_objs[name], tol)
-            off = [k for k in keys if not _allowed(allow.get(name), k)]
-            if keys and not off:
-                allowed_changes.append(f"{name} ({', '.join(keys)})")
+            found = changes("objects", name)
+            off = {k: c for k, c in found.items() if not _allowed(allow.get(name), k)}
+            if found and not off:
+                allowed_changes.append(f"{name} ({', '.join(found)})")
             if off:
-                bad.append((f"{name} ({', '.join(off)})", {
-                    "item": f"object {name}", "kind": "changed",
-                    "changes": {k: {"before": before_objs[name].get(k), "after": after_objs[name].get(k)}
-                                for k in off}}))
+                bad.append((f"{name} ({', '.join(_label(k, c) for k, c in off.items())})",
+                            {"item": f"object {name}", "kind": "changed", "changes": off}))
         new = sorted(n for n in after_objs if n not in before_objs)
         kept = 0
         for name in new:
@@ -370,22 +797,20 @@ def scene_unchanged(probe: Probe, p: dict):
                 bad.append((f"new {name}", {"item": f"object {name}", "kind": "new", "type": after_objs[name]["type"],
                                             "why": why}))
     if "render" in sections:
-        before_r, after_r = base.get("render", {}), now["render"]
-        keys = sorted(set(before_r) | set(after_r))
-        total += len(keys)
-        changed = [k for k in keys if _differs(before_r.get(k), after_r.get(k), tol)]
-        for k in changed:
+        found = changes("render", None)
+        total += len(set(base.get("render", {})) | set(now["render"]))
+        for k, c in found.items():
             if _allowed(allow.get("render"), k):
                 allowed_changes.append(f"render {k}")
             else:
-                bad.append((f"render {k}", {"item": f"render {k}", "kind": "changed",
-                                            "before": before_r.get(k), "after": after_r.get(k)}))
+                bad.append((f"render {_label(k, c)}", {"item": f"render {k}", "kind": "changed", **c}))
     labels = [label for label, _ in bad]
     more = f" and {len(labels) - EVIDENCE_LIMIT} more" if len(labels) > EVIDENCE_LIMIT else ""
-    detail = (f"scene as started ({total} items)" if not bad
+    detail = (f"scene as started ({total} items, frames {window.start}..{window.stop - 1})" if not bad
               else "changed from the start: " + ", ".join(labels[:EVIDENCE_LIMIT]) + more)
-    measured = {"items": total, "changed": labels[:50], "allowed_changes": allowed_changes[:50]}
-    expected = {k: p[k] for k in ("allow_changed", "allow_removed", "allow_new") if k in p}
+    measured = {"items": total, "frames": [window.start, window.stop - 1], "changed": labels[:50],
+                "allowed_changes": allowed_changes[:50]}
+    expected = {k: p[k] for k in ("allow_changed", "allow_removed", "allow_new", "frames") if k in p}
     expected["sections"] = sections
     return fraction_outcome(total - len(bad), total, measured, expected, detail,
                             {"changes": [e for _, e in bad[:EVIDENCE_LIMIT]], "count": len(bad)})

@@ -4,7 +4,8 @@
 
 Builds the start scene the solver gets (``inputs/start.blend``: the seed's reference project
 through ``build_workspace`` in the task's start mode) and fingerprints it with
-``verifiers/scene_snapshot.py`` (``probes_scene.snapshot`` at frame 1).  The ``scene_unchanged``
+``verifiers/scene_snapshot.py`` (``probes_scene.snapshot`` on the render-mode depsgraph, at every
+frame of the start scene's frame range).  The ``scene_unchanged``
 criterion compares each delivery with that snapshot; packaging copies it to the task's tests/.
 ``--check`` writes nothing and fails when the committed file is missing or differs (stale: the
 seed, the build or the snapshot code changed since it was written).  The seed's build script

@@ -108,9 +108,13 @@ bpy.ops.wm.save_as_mainfile(filepath=str(out / "hacked.blend"))
 '''
 
 START_OBJECTS = ("Cam", "CamB", "CubeA", "CubeB", "Floor", "Prop", "Sun")
-SCHEMA = builtin_methods()["scene_unchanged"].params
-SNAPSHOT_KEYS = SCHEMA["allow_changed"]["additionalProperties"]["anyOf"][1]["items"]["enum"]
 EVERYTHING = {**{o: "*" for o in START_OBJECTS}, "render": "*"}
+
+
+# every key the hacked delivery changes (an allow-list: each named so that one can be left out)
+CHANGED_KEYS = ("matrix_world", "camera", "light", "hide_render", "rendered", "topology", "material_index", "uv",
+                "use_border", "border_min_x", "border_max_x", "border_min_y", "border_max_y", "frame_step",
+                "compositor_alters", "compositor_nodes")
 
 
 def isolate(obj: str | None = None, keys: tuple[str, ...] = (), render_key: str | None = None,
@@ -118,9 +122,9 @@ def isolate(obj: str | None = None, keys: tuple[str, ...] = (), render_key: str 
     """scene_unchanged params allowing every change of the hacked delivery but one."""
     allow = dict(EVERYTHING)
     if obj is not None:
-        allow[obj] = [k for k in SNAPSHOT_KEYS if k not in keys]
+        allow[obj] = [k for k in CHANGED_KEYS if k not in keys]
     if render_key is not None:
-        allow["render"] = [k for k in SNAPSHOT_KEYS if k != render_key]
+        allow["render"] = [k for k in CHANGED_KEYS if k != render_key]
     params = {"allow_changed": allow, "allow_new": {"pattern": ".*"}}
     if not removed:
         params["allow_removed"] = ["Prop"]
@@ -137,7 +141,7 @@ CASES = {
     "S_energy": ("scene_unchanged", isolate("Sun", ("light",)), 1.0, "one"),
     "S_deleted": ("scene_unchanged", isolate(removed=True), 1.0, "one"),
     "S_hidden": ("scene_unchanged", isolate("Floor", ("hide_render", "rendered")), 1.0, "one"),
-    "S_face": ("scene_unchanged", isolate("CubeB", ("topology",)), 1.0, "one"),
+    "S_face": ("scene_unchanged", isolate("CubeB", ("topology", "material_index", "uv")), 1.0, "one"),
     "S_border": ("scene_unchanged", isolate(render_key="use_border"), 1.0, "one"),
     "S_step": ("scene_unchanged", isolate(render_key="frame_step"), 1.0, "one"),
     "S_allowed": ("scene_unchanged", ALL_ALLOWED, 1.0, 1.0),
@@ -195,13 +199,17 @@ def probe(scenes: dict, blend: str, task: Path | None = None, rubric: Path | Non
 
 def test_snapshot_file(scenes):
     snap = json.loads(scenes["rubric"].with_name("start_scene.json").read_text(encoding="utf-8"))
-    assert snap["snapshot_version"] == "2"
+    assert snap["snapshot_version"] == "3" and snap["frames"] == [1, 48]
     assert sorted(snap["objects"]) == sorted(START_OBJECTS)
     cube = snap["objects"]["CubeA"]
     assert cube["type"] == "MESH" and len(cube["matrix_world"]) == 16 and len(cube["topology"]) == 64
     assert cube["matrix_world"][3] == -1.0 and cube["camera"] is None and cube["rendered"] is True
+    assert cube["is_holdout"] is False and cube["visible_shadow"] is True and cube["drivers"] == {}
     assert snap["objects"]["Cam"]["camera"]["lens"] == 50.0 and snap["objects"]["Sun"]["light"]["energy"] == 3.0
+    assert snap["objects"]["Cam"]["camera"]["sensor_width"] == 36.0
     assert snap["render"]["frame_step"] == 1 and snap["render"]["camera"] == "Cam"
+    assert snap["render"]["image_settings"]["file_format"] == "PNG" and "cycles" in snap["render"]
+    assert snap["series"] == {"objects": {}, "render": {}}  # nothing moves in the start scene
     assert snap["render"]["compositor_alters"] is False
     text = scenes["rubric"].with_name("start_scene.json").read_text(encoding="utf-8")
     assert text == json.dumps(snap, indent=2, sort_keys=True) + "\n"  # sorted, indented: stable diffs
@@ -237,10 +245,9 @@ def test_each_hack_is_caught(scenes):
     default = got["S_default"]
     changes = {c["item"]: c for c in default["evidence"]["changes"]}
     assert not default["passed"] and default["evidence"]["count"] == len(changes)
-    assert changes["object Cam"]["changes"]["camera"]["before"]["lens"] == 50.0
-    assert changes["object Cam"]["changes"]["camera"]["after"]["lens"] == 35.0
-    assert changes["object CamB"]["changes"]["camera"]["after"]["shift_x"] == pytest.approx(0.2)
-    assert changes["object Sun"]["changes"]["light"]["after"]["energy"] == 10.0
+    assert changes["object Cam"]["changes"]["camera"]["diff"]["lens"] == {"before": 50.0, "after": 35.0}
+    assert changes["object CamB"]["changes"]["camera"]["diff"]["shift_x"]["after"] == pytest.approx(0.2)
+    assert changes["object Sun"]["changes"]["light"]["diff"]["energy"] == {"before": 3.0, "after": 10.0}
     assert changes["object Prop"]["kind"] == "removed" and changes["object Occluder"]["kind"] == "new"
     assert changes["render frame_step"]["after"] == 2 and changes["render use_border"]["after"] is True
     assert changes["render compositor_alters"]["after"] is True
@@ -281,7 +288,9 @@ def test_admission_reads_the_params():
     for cid, (method, params, *_rest) in CASES.items():
         assert Draft202012Validator(methods[method].schema()).is_valid(params), cid
     bad = [
-        ("scene_unchanged", {"allow_changed": {"Cam": ["lens"]}}),  # a camera setting, not a snapshot key
+        ("scene_unchanged", {"allow_changed": {"Cam": "all"}}),  # "*" or a list of keys
+        ("scene_unchanged", {"allow_changed": {"Cam": ["camera.lens"]}}),  # a key, not a path
+        ("scene_unchanged", {"frames": [1]}),
         ("scene_unchanged", {"allow_new": {"names": ["X"], "colour": "red"}}),
         ("scene_unchanged", {"sections": ["lights"]}),
         ("render_overrides", {"frame_step": 0}),
@@ -313,7 +322,7 @@ def test_start_scene_cli(tmp_path, capsys):
     code, out = run()
     assert code == 0, out
     snap = json.loads(target.read_text(encoding="utf-8"))
-    assert sorted(snap["objects"]) == sorted(START_OBJECTS) and snap["snapshot_version"] == "2"
+    assert sorted(snap["objects"]) == sorted(START_OBJECTS) and snap["snapshot_version"] == "3"
     assert run("--check") == (0, f"current: {target}\n")
     snap["objects"]["Cam"]["camera"]["lens"] = 35.0
     stale = json.dumps(snap, indent=2, sort_keys=True) + "\n"
