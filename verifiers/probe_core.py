@@ -381,22 +381,43 @@ def _ensure_engine() -> None:
     bpy.utils.register_class(_ProbeRender)
 
 
-def graded_frames(criteria_params: list[dict], current: int | None = None) -> list[int]:
-    """Every frame the task grades: each criterion's ``frame`` and the whole of each
-    ``frame_start``..``frame_end`` it names (the rubric's, so the task fixes them, never the
-    delivery), and the frame a still render of the delivery shows (its current frame).
-    Frame 1 when the rubric names none."""
+# A from-scratch task's inputs/start.blend is a new scene: Blender's frame range 1..250.
+NEW_SCENE_FRAMES = (1, 250)
+
+
+def graded_frames(criteria_params: list[dict], current: int | None = None,
+                  start_range: tuple[int, int] | None = None) -> list[int]:
+    """Every frame the task grades -- fixed by the task, never by the delivery: each
+    criterion's ``frame`` and the whole of each ``frame_start``..``frame_end`` it names; a
+    rubric that names no range (a still: a model, a material) grades the start scene's whole
+    frame range ``start_range``, which the delivered file plays (a turntable, a preview); and
+    the frame a still render of the delivery shows (its current frame)."""
     frames: set[int] = set()
+    ranged = False
     for params in criteria_params:
         if "frame" in params:
             frames.add(int(params["frame"]))
         if "frame_start" in params and "frame_end" in params:
             frames.update(range(int(params["frame_start"]), int(params["frame_end"]) + 1))
+            ranged = True
+    if not ranged and start_range is not None:
+        frames.update(range(int(start_range[0]), int(start_range[1]) + 1))
     if not frames:
         frames.add(1)
     if current is not None:
         frames.add(int(current))
     return sorted(frames)
+
+
+def start_frame_range(baseline: dict | None) -> tuple[int, int]:
+    """The start scene's frame range: its snapshot's, else a new scene's."""
+    if baseline:
+        if isinstance(baseline.get("frames"), list) and len(baseline["frames"]) == 2:
+            return int(baseline["frames"][0]), int(baseline["frames"][1])
+        render = baseline.get("render") or {}
+        if "frame_start" in render and "frame_end" in render:
+            return int(render["frame_start"]), int(render["frame_end"])
+    return NEW_SCENE_FRAMES
 
 
 def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["Probe"], Any],

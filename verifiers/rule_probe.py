@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bpy  # noqa: E402
 import scoring  # noqa: E402  (siblings: need the sys.path entry above)
 from probe_primitives import (  # noqa: E402
-    Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, render_probe, validate,
+    Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, render_probe, start_frame_range,
+    validate,
 )  # noqa: E402
 
 # 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
@@ -127,7 +128,7 @@ def measure_open_scene(plan: list[tuple[dict, dict]], baseline: dict | None = No
     """The criteria entries measured on the scene open now (a delivery just opened, or one a
     mutation operator has just changed in memory)."""
     scene = bpy.context.scene
-    frames = graded_frames([p for _, p in plan], scene.frame_current)
+    frames = graded_frames([p for _, p in plan], scene.frame_current, start_frame_range(baseline))
     try:
         return render_probe(scene, baseline,
                             lambda probe: [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan],

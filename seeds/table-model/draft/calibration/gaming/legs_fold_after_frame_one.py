@@ -1,6 +1,6 @@
 """Gaming (must fail): the legs are right on frame 1 and flat from frame 2.
 
-A driver on each leg's Z scale, `1 - 0.99 * (frame > 1)`, squashes the legs onto the floor on
+A driver on each leg's Z delta scale, `1 - 0.99 * (frame > 1)`, squashes the legs onto the floor on
 every frame after the first (the catalogue's turntable plays the scene's frame range). A check
 of frame 1 sees the reference table; the turntable shows a top floating in the air.
 """
@@ -46,4 +46,4 @@ def after_first_frame(owner, path, index, expression):
 
 # --- the trick ------------------------------------------------------------
 for tag in ("FL", "FR", "BL", "BR"):
-    after_first_frame(bpy.data.objects[f"Leg.{tag}"], "scale", 2, "1 - 0.99 * (frame > 1)")
+    after_first_frame(bpy.data.objects[f"Leg.{tag}"], "delta_scale", 2, "1 - 0.99 * (frame > 1)")
