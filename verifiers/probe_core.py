@@ -158,6 +158,59 @@ def _animated_ids() -> list:
     return out
 
 
+# Modifiers whose result depends on the frame by themselves (no F-curve needed).
+TIME_MODIFIERS = {"BUILD", "WAVE", "OCEAN", "EXPLODE", "PARTICLE_SYSTEM", "PARTICLE_INSTANCE", "CLOTH",
+                  "SOFT_BODY", "DYNAMIC_PAINT", "FLUID", "MESH_CACHE", "MESH_SEQUENCE_CACHE", "COLLISION",
+                  "SURFACE", "SURFACE_DEFORM", "SCREW"}
+# Geometry nodes that read the time or keep state between frames.
+TIME_NODES = {"GeometryNodeInputSceneTime", "GeometryNodeSimulationInput", "GeometryNodeSimulationOutput",
+              "GeometryNodeBake", "GeometryNodeImportOBJ", "GeometryNodeImportPLY", "GeometryNodeImportSTL"}
+_ANIMATABLE = ("objects", "meshes", "curves", "metaballs", "lattices", "shape_keys", "materials", "node_groups",
+               "lights", "cameras", "worlds", "scenes", "textures", "armatures", "grease_pencils", "particles",
+               "volumes", "pointclouds", "hair_curves", "images", "linestyles", "cache_files", "movieclips",
+               "speakers", "lightprobes")
+
+
+def _tree_uses_time(tree, seen: set) -> bool:
+    if tree is None or tree.name in seen:
+        return False
+    seen.add(tree.name)
+    for node in tree.nodes:
+        if node.bl_idname in TIME_NODES:
+            return True
+        if getattr(node, "node_tree", None) is not None and _tree_uses_time(node.node_tree, seen):
+            return True
+    return False
+
+
+def time_dependent(scene: bpy.types.Scene) -> str | None:
+    """Why what the render shows may change from frame to frame, or None when nothing can:
+    no data-block animated or driven (F-curves, drivers, NLA), no modifier, node or physics
+    that follows the clock, no movie or image sequence.  Conservative: anything that might
+    move says so, and then every graded frame is measured."""
+    for attr in _ANIMATABLE:
+        for ident in getattr(bpy.data, attr, ()):
+            ad = getattr(ident, "animation_data", None)
+            tree = getattr(ident, "node_tree", None) if attr != "node_groups" else None
+            for data in (ad, getattr(tree, "animation_data", None)):
+                if data is not None and (data.action is not None or len(data.drivers) or len(data.nla_tracks)):
+                    return f"{attr} {ident.name!r} is animated or driven"
+    if scene.rigidbody_world is not None:
+        return "the scene has a rigid body world"
+    for obj in scene.objects:
+        for mod in obj.modifiers:
+            if mod.type in TIME_MODIFIERS:
+                return f"{obj.name}: a {mod.type} modifier follows the clock"
+            if mod.type == "NODES" and _tree_uses_time(getattr(mod, "node_group", None), set()):
+                return f"{obj.name}: geometry nodes read the time"
+        if getattr(obj, "rigid_body", None) is not None or len(getattr(obj, "particle_systems", ())):
+            return f"{obj.name} is simulated"
+    for img in bpy.data.images:
+        if img.source in {"MOVIE", "SEQUENCE"}:
+            return f"image {img.name!r} is a {img.source.lower()}"
+    return None
+
+
 def _plain_values(struct) -> list:
     """The struct's own numbers, flags and enums (no pointers), as text for a digest."""
     out = []
@@ -229,12 +282,21 @@ class Probe:
         self._worlds.clear()
         self._states.clear()
 
+    def time_dependent(self) -> str | None:
+        """Why the render may differ between frames (``time_dependent``), cached; None: every
+        frame shows what the first does, so one frame stands for all."""
+        if not hasattr(self, "_time"):
+            self._time = time_dependent(self.scene)
+        return self._time
+
     def state(self, frame: int) -> str:
         """A digest of everything time can change in what the render shows at ``frame``: each
         rendered object's evaluated world matrix and evaluated vertex positions, and the
         evaluated values of animated materials, node groups, lights, cameras and the world.
         Two frames with one state give every static criterion one verdict."""
         frame = int(frame)
+        if self.time_dependent() is None:
+            return "static"
         if frame not in self._states:
             self.at(frame)
             h = hashlib.sha256()

@@ -591,7 +591,9 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
         for key, value in values.items():
             per_frame.setdefault((section, name, key), []).append(_short(value))
 
-    for frame in range(first, last + 1):
+    # nothing follows the clock: every frame shows the first one's values (no series)
+    walked = range(first, last + 1) if probe.time_dependent() is not None else range(first, first + 1)
+    for frame in walked:
         probe.at(frame)
         now = _frame_values(probe, objects, _instances(probe.depsgraph))
         for obj in objects:
