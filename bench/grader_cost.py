@@ -1,26 +1,26 @@
-"""What hardening the graders costs: the calibration wall with and without mutation testing,
-and the rule probe's time per delivery under the hardened rubric against the rubric before
-issue 22 -- measured side by side in one run, on every bundled seed.
+"""What grading the render truth costs: the rule probe and the evidence renders of every
+calibration delivery of each bundled seed, graded by the grader before issue 33 and by today's,
+side by side in one run, and the mutation table of the enlarged operator set under both.
 
     sudo .venv/bin/python bench/grader_cost.py [--seeds table-model ...] [--rounds 3] \
-        [--base 5aa657e] [--work var/bench/grader-cost] [--json out.json] [--no-sandbox]
+        [--base c399b23] [--work var/bench/grader-cost] [--json out.json] [--no-sandbox]
 
-Per seed:
+``--base`` is checked out once into ``<work>/base-tree`` (``git worktree``; the bench needs the
+repository's history): its ``verifiers/`` is the "before" grader, with the seed's task.json,
+rubric.json, task_probes.py, start_scene.json and judge.json of that commit. Per seed:
 
-* ``calibration``: ``verifiers.calibration.calibrate`` (rule probe, no renders, no judge:
-  what mutation testing adds is Blender work, not rendering) run twice, alternating,
-  ``mutate=False`` then ``mutate=True``; ``added_s`` = the difference of the medians, and
-  ``mutation_s`` the mutation phase alone (one warm process: open, apply, probe, re-open per
-  operator).  Target: at most 30 s per task on 2 cores.
-* ``mutations``: the gaming operators on the reference delivery, judged under the rubric at
-  ``--base`` and under today's (killed / applicable, and the survivors): the before and after
-  of the grader's attack surface.
-* ``probe``: every calibration delivery of the seed (built once into ``--work``) probed in one
-  warm probe process with the seed's rubric at ``--base`` (the pre-hardening commit; read with
-  ``git show``, so the bench needs the repository's history) and with today's, alternating;
-  the per-delivery medians and their ratio.  Target: within 1.5x today's median.
+* ``probe``: every calibration delivery (built once into ``--work`` with today's seed scripts)
+  probed in one warm probe process per side, alternating, ``--rounds`` times; the per-delivery
+  medians and their ratio;
+* ``evidence``: every delivery's evidence renders, one render process each (as a trial renders
+  them), with each side's renderer and view spec (the judge.json of its commit); medians and
+  ratio;
+* ``breakdown``: where the probe's time goes on the reference delivery -- opening the file,
+  the probe render's set-up, each criterion (by method), for both sides;
+* ``mutations``: today's operators (``mutations.py``) on the reference delivery, judged by
+  each side's grader (killed / applicable, the survivors, the operators the task allows).
 
-Blender runs in the trial sandbox as calibration runs it, or unisolated with ``--no-sandbox``.
+The grader may cost up to 3x before per delivery (issue 33); the table prints the ratio.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,30 +44,84 @@ from rich.progress import track
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from blender.runner import BlenderProcessError  # noqa: E402
+from blender.runner import BlenderProcessError, blender_env, bpy_python  # noqa: E402
 from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers import bpy_procs  # noqa: E402
-from verifiers.calibration import calibrate, samples_of  # noqa: E402
+from verifiers.calibration import samples_of  # noqa: E402
 from verifiers.mutation_testing import allowed_operators, mutation_table  # noqa: E402
-from verifiers.profiles import get_profile, profile_of_task  # noqa: E402
+from verifiers.profiles import profile_of_task  # noqa: E402
 from verifiers.scorer import TaskBundle  # noqa: E402
 
-BASE = "5aa657e"  # main before issue 22: the rubrics every bundled seed had when it was gamed
+BASE = "c399b23"  # main before issue 33: the grader that read the viewport
+TASK_FILES = ("task.json", "rubric.json", "task_probes.py", "start_scene.json", "judge.json")
 EXIT_CODES = """\
 exit codes:
   0  measured
   1  Blender failed, or --base is not in this repository's history
   2  bad usage"""
 
+# Runs in bpy: the rule probe of one code folder on one delivery, each step timed.
+BREAKDOWN = r'''
+import json, sys, time
+from pathlib import Path
+code, blend, task, rubric = sys.argv[1:5]
+sys.path.insert(0, code)
+import bpy
+import rule_probe, probe_core
+times = {}
+measure = probe_core.measure
+def timed(probe, method, params):
+    t = time.perf_counter()
+    try:
+        return measure(probe, method, params)
+    finally:
+        times[method] = times.get(method, 0.0) + time.perf_counter() - t
+rule_probe.measure = timed
+rule_probe.use_task_probes(Path(rubric))
+plan = rule_probe.rule_plan(json.loads(Path(task).read_text()), json.loads(Path(rubric).read_text()))
+baseline = rule_probe.load_baseline(Path(rubric))
+t0 = time.perf_counter()
+rule_probe.open_blend(Path(blend))
+t1 = time.perf_counter()
+rule_probe.measure_open_scene(plan, baseline)
+t2 = time.perf_counter()
+print(json.dumps({"open": t1 - t0, "measure": t2 - t1, "criteria": times,
+                  "setup": max(0.0, (t2 - t1) - sum(times.values()))}))
+'''
 
-def old_rubric(seed: str, base: str, folder: Path) -> tuple[Path, Path]:
-    """The seed's task.json and rubric.json at ``base``, written into ``folder``."""
+
+def base_tree(base: str, work: Path) -> Path:
+    """The repository at ``base``, checked out once into ``<work>/base-tree``."""
+    tree = work / "base-tree"
+    if (tree / "verifiers").is_dir():
+        return tree
+    work.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(tree), base],
+                   check=True, capture_output=True, text=True)
+    return tree
+
+
+def side_files(tree: Path, seed: str, folder: Path) -> tuple[Path, Path]:
+    """The seed's grading files of one side, in ``folder``: (task.json, rubric.json)."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name in ("task.json", "rubric.json"):
-        text = subprocess.run(["git", "-C", str(ROOT), "show", f"{base}:seeds/{seed}/draft/{name}"],
-                              check=True, capture_output=True, text=True).stdout
-        (folder / name).write_text(text, encoding="utf-8")
+    for name in TASK_FILES:
+        src = tree / "seeds" / seed / "draft" / name
+        if src.is_file():
+            shutil.copyfile(src, folder / name)
+        else:
+            (folder / name).unlink(missing_ok=True)
     return folder / "task.json", folder / "rubric.json"
+
+
+def resolved_spec(tree: Path, judge: Path) -> dict | None:
+    """The evidence view spec of ``judge`` as the code in ``tree`` resolves it (None: no VL)."""
+    if not judge.is_file():
+        return None
+    code = ("import json, sys; from verifiers.evidence import resolve_spec; "
+            "print(json.dumps(resolve_spec(json.load(open(sys.argv[1])).get('evidence'))))")
+    out = subprocess.run([sys.executable, "-c", code, str(judge)], cwd=tree, check=True, capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(tree)})
+    return json.loads(out.stdout)
 
 
 def deliveries(bundle: TaskBundle, work: Path, sandbox) -> list[Path]:
@@ -88,54 +143,86 @@ def timed(fn) -> float:
     return time.monotonic() - t
 
 
-def bench_seed(seed: str, args, sandbox, err: Console) -> dict:
-    draft = ROOT / "seeds" / seed / "draft"
-    bundle = TaskBundle.load(draft)
+def render_once(tree: Path, blend: Path, spec: dict, out: Path) -> None:
+    """One delivery's evidence with the renderer of ``tree``, in its own bpy process."""
+    shutil.rmtree(out, ignore_errors=True)
+    jobs = out.with_suffix(".jobs.json")
+    jobs.write_text(json.dumps([{"blend": str(blend), "spec": spec, "out": str(out)}]), encoding="utf-8")
+    subprocess.run([bpy_python(), str(tree / "verifiers" / "render_evidence.py"), "--jobs", str(jobs)],
+                   check=True, capture_output=True, env=blender_env(), timeout=1800)
+
+
+def breakdown(tree: Path, blend: Path, task: Path, rubric: Path) -> dict:
+    with tempfile.NamedTemporaryFile("w", suffix=".py", delete=False) as fh:
+        fh.write(BREAKDOWN)
+    try:
+        out = subprocess.run([bpy_python(), fh.name, str(tree / "verifiers"), str(blend), str(task), str(rubric)],
+                             check=True, capture_output=True, text=True, env=blender_env(), timeout=1800)
+    finally:
+        os.unlink(fh.name)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    return {"open_s": round(got["open"], 3), "measure_s": round(got["measure"], 3),
+            "setup_s": round(got["setup"], 3),
+            "criteria_s": {k: round(v, 3) for k, v in sorted(got["criteria"].items(), key=lambda kv: -kv[1])}}
+
+
+def mutations(tree: Path, blend: Path, task: Path, rubric: Path, work: Path, sandbox) -> dict:
+    """Today's operators on ``blend``, judged by the grader in ``tree``."""
+    code = work / "code"
+    shutil.rmtree(code, ignore_errors=True)
+    shutil.copytree(tree / "verifiers", code, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copyfile(ROOT / "verifiers" / "mutations.py", code / "mutations.py")
+    doc = json.loads(task.read_text(encoding="utf-8"))
+    with bpy_procs.WarmProbe(sandbox=sandbox, code=code) as probe:
+        rows = probe.mutate(blend, task, rubric)
+    table = mutation_table(rows, profile_of_task(doc), doc, None, allowed_operators(doc))
+    return {"killed": table["killed"], "applicable": table["applicable"], "survivors": table["survivors"],
+            "allowed": sorted(table["allowed"])}
+
+
+def median_ms(values: list[float]) -> float:
+    return round(1000 * statistics.median(values), 1)
+
+
+def bench_seed(seed: str, tree: Path, args, sandbox, err: Console) -> dict:
+    bundle = TaskBundle.load(ROOT / "seeds" / seed / "draft")
     work = args.work / seed
     blends = deliveries(bundle, work, sandbox)
-    task_old, rubric_old = old_rubric(seed, args.base, work / "base")
-    old_t: list[float] = []
-    new_t: list[float] = []
-    with bpy_procs.WarmProbe(sandbox=sandbox) as probe:
-        probe.probe(blends[0], bundle.task_path, bundle.rubric_path, work / "warmup.json")
-        tables = {}
-        for label, task, rubric in (("base", task_old, rubric_old),
-                                    ("hardened", bundle.task_path, bundle.rubric_path)):
-            doc = json.loads(task.read_text(encoding="utf-8"))
-            rows = probe.mutate(blends[0], task, rubric)  # blends[0]: the reference delivery
-            tables[label] = mutation_table(rows, profile_of_task(doc), doc, None, allowed_operators(doc))
-        for _ in range(args.rounds):
+    sides = {"before": (tree, *side_files(tree, seed, work / "before")),
+             "after": (ROOT, *side_files(ROOT, seed, work / "after"))}
+    probe_t: dict[str, list[float]] = {"before": [], "after": []}
+    render_t: dict[str, list[float]] = {"before": [], "after": []}
+    specs = {side: resolved_spec(code, task.with_name("judge.json")) for side, (code, task, _) in sides.items()}
+    probes = {side: bpy_procs.WarmProbe(sandbox=sandbox, code=code / "verifiers")
+              for side, (code, _, _) in sides.items()}
+    try:
+        for side, (_, task, rubric) in sides.items():  # warm-up: each process started and loaded
+            probes[side].probe(blends[0], task, rubric, work / f"warmup-{side}.json")
+        for r in range(args.rounds):
             for i, blend in enumerate(blends):
-                old_t.append(timed(lambda: probe.probe(blend, task_old, rubric_old, work / f"old-{i}.json")))
-                new_t.append(timed(lambda: probe.probe(blend, bundle.task_path, bundle.rubric_path,
-                                                       work / f"new-{i}.json")))
-    without: list[float] = []
-    with_: list[float] = []
-    mutation: list[float] = []
-    profile = [get_profile("rule-only")]
-    for r in range(args.rounds):
-        with tempfile.TemporaryDirectory(prefix="arkevo-bench-") as tmp:
-            without.append(timed(lambda: calibrate(draft, Path(tmp) / "a", profiles=profile, judge=None,
-                                                   cache=None, sandbox=sandbox, mutate=False)))
-            phases: dict[str, float] = {}
-
-            def progress(stage: str, done: int, total: int) -> None:
-                phases.setdefault(f"{stage}:{done}", time.monotonic())
-            with_.append(timed(lambda: calibrate(draft, Path(tmp) / "b", profiles=profile, judge=None,
-                                                 cache=None, sandbox=sandbox, mutate=True,
-                                                 progress=progress)))
-            mutation.append(phases["mutations:1"] - phases["mutations:0"])
-        err.log(f"{seed}: round {r + 1}/{args.rounds}")
-    med = statistics.median
-    return {
-        "seed": seed, "deliveries": len(blends),
-        "mutations": {label: {"killed": t["killed"], "applicable": t["applicable"], "survivors": t["survivors"],
-                              "allowed": sorted(t["allowed"])} for label, t in tables.items()},
-        "probe_ms": {"base": round(1000 * med(old_t), 1), "hardened": round(1000 * med(new_t), 1),
-                     "ratio": round(med(new_t) / med(old_t), 2)},
-        "calibration_s": {"without_mutations": round(med(without), 2), "with_mutations": round(med(with_), 2),
-                          "added_s": round(med(with_) - med(without), 2), "mutation_s": round(med(mutation), 2)},
-    }
+                for side, (code, task, rubric) in sides.items():
+                    probe_t[side].append(timed(lambda: probes[side].probe(
+                        blend, task, rubric, work / f"{side}-{i}.json")))
+                    if specs[side] is not None:
+                        spec = specs[side]
+                        render_t[side].append(timed(lambda: render_once(code, blend, spec,
+                                                                         work / "evidence" / f"{side}-{i}")))
+            err.log(f"{seed}: round {r + 1}/{args.rounds}")
+    finally:
+        for p in probes.values():
+            p.close()
+    row: dict = {"seed": seed, "deliveries": len(blends)}
+    row["probe_ms"] = {side: median_ms(t) for side, t in probe_t.items()}
+    row["probe_ms"]["ratio"] = round(row["probe_ms"]["after"] / row["probe_ms"]["before"], 2)
+    if render_t["after"]:
+        row["evidence_ms"] = {side: median_ms(t) for side, t in render_t.items()}
+        row["evidence_ms"]["ratio"] = round(row["evidence_ms"]["after"] / row["evidence_ms"]["before"], 2)
+    per = {side: row["probe_ms"][side] + (row.get("evidence_ms") or {}).get(side, 0.0) for side in sides}
+    row["per_delivery_ms"] = {**per, "ratio": round(per["after"] / per["before"], 2)}
+    row["breakdown"] = {side: breakdown(code, blends[0], task, rubric) for side, (code, task, rubric) in sides.items()}
+    row["mutations"] = {side: mutations(code, blends[0], task, rubric, work / f"mutate-{side}", sandbox)
+                        for side, (code, task, rubric) in sides.items()}
+    return row
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seeds", nargs="*", default=None, help="bundled seeds (default: all)")
     ap.add_argument("--rounds", type=int, default=3, help="repetitions of each measurement (default 3)")
-    ap.add_argument("--base", default=BASE, help=f"commit whose rubrics are the 'before' (default {BASE})")
+    ap.add_argument("--base", default=BASE, help=f"the commit whose grader is the 'before' (default {BASE})")
     ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "grader-cost",
                     help="where deliveries are built once and kept (default var/bench/grader-cost)")
     ap.add_argument("--json", type=Path, default=None, help="write every figure as JSON here")
@@ -155,25 +242,31 @@ def main(argv: list[str] | None = None) -> int:
     sandbox = LOCAL if args.no_sandbox else None
     err = Console(stderr=True)
     try:
-        rows = [bench_seed(seed, args, sandbox, err) for seed in track(seeds, "seeds", console=err, transient=True)]
+        tree = base_tree(args.base, args.work)
+        rows = [bench_seed(seed, tree, args, sandbox, err)
+                for seed in track(seeds, "seeds", console=err, transient=True)]
     except subprocess.CalledProcessError as exc:
-        print(f"error: {' '.join(exc.cmd)}: {exc.stderr.strip()}", file=sys.stderr)
+        print(f"error: {' '.join(map(str, exc.cmd))}: {(exc.stderr or '').strip()[-2000:]}", file=sys.stderr)
         return 1
     except BlenderProcessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    print(f"{'seed':18} {'killed base':>11} {'hardened':>9} {'probe ms base':>13} {'hardened':>9} {'ratio':>6} "
-          f"{'cal s w/o':>10} {'with':>6} {'added':>6} {'mutation':>9}")
+    print(f"{'seed':18} {'probe ms before':>15} {'after':>8} {'x':>5} {'evidence ms before':>18} {'after':>8} "
+          f"{'x':>5} {'per delivery x':>14} {'killed before':>13} {'after':>7}")
     for r in rows:
-        p, c, m = r["probe_ms"], r["calibration_s"], r["mutations"]
-        kb, kh = (f"{m[k]['killed']}/{m[k]['applicable']}" for k in ("base", "hardened"))
-        print(f"{r['seed']:18} {kb:>11} {kh:>9} {p['base']:13.1f} {p['hardened']:9.1f} {p['ratio']:6.2f} "
-              f"{c['without_mutations']:10.2f} {c['with_mutations']:6.2f} {c['added_s']:6.2f} {c['mutation_s']:9.2f}")
+        p, e, d, m = r["probe_ms"], r.get("evidence_ms"), r["per_delivery_ms"], r["mutations"]
+        ev = f"{e['before']:18.1f} {e['after']:8.1f} {e['ratio']:5.2f}" if e else f"{'-':>18} {'-':>8} {'-':>5}"
+        kb, ka = (f"{m[k]['killed']}/{m[k]['applicable']}" for k in ("before", "after"))
+        print(f"{r['seed']:18} {p['before']:15.1f} {p['after']:8.1f} {p['ratio']:5.2f} {ev} {d['ratio']:14.2f} "
+              f"{kb:>13} {ka:>7}")
     for r in rows:
-        print(f"{r['seed']}: base survivors: {', '.join(r['mutations']['base']['survivors']) or '-'}; "
-              f"hardened survivors: {', '.join(r['mutations']['hardened']['survivors']) or '-'}"
-              + (f" (allowed: {', '.join(r['mutations']['hardened']['allowed'])})"
-                 if r['mutations']['hardened']['allowed'] else ""))
+        m, b = r["mutations"], r["breakdown"]["after"]
+        top = ", ".join(f"{k} {v:.2f}s" for k, v in list(b["criteria_s"].items())[:4])
+        print(f"{r['seed']}: survivors before: {', '.join(m['before']['survivors']) or '-'}; after: "
+              f"{', '.join(m['after']['survivors']) or '-'}"
+              + (f" (allowed: {', '.join(m['after']['allowed'])})" if m["after"]["allowed"] else ""))
+        print(f"{r['seed']}: after, on the reference: open {b['open_s']:.2f}s, render set-up {b['setup_s']:.2f}s, "
+              f"criteria {b['measure_s'] - b['setup_s']:.2f}s ({top})")
     result = {"bench": "grader_cost", "base": args.base, "rounds": args.rounds,
               "isolation": "local" if args.no_sandbox else "sandbox",
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),

@@ -233,6 +233,16 @@ def _id_values(ident) -> str:
     return json.dumps(values, default=str)
 
 
+class DisplacedInRender(MissingObjects):
+    """Objects named by the rubric whose material displaces their surface in the render (more
+    than ``probes_surface.DISPLACED_AT``): the render shows a shape their mesh does not have, so
+    no measurement of the mesh stands for it -- they score 0 like missing ones."""
+
+    def __init__(self, names: list[str], detail: str):
+        Exception.__init__(self, "object(s) displaced in render by their material: " + detail)
+        self.names = names
+
+
 class Probe:
     """The opened scene plus a per-(frame, object) cache of world-space measurements.
 
@@ -255,6 +265,7 @@ class Probe:
         self._frame: int | None = None
         self._rendered: set[str] | None = None
         self._states: dict[int, str] = {}
+        self._displaced: dict[str, str | None] = {}
 
     @property
     def render_mode(self) -> bool:
@@ -325,7 +336,26 @@ class Probe:
         hidden = [n for n in names if n not in self.rendered() and self.scene.objects[n].type in RENDERED_TYPES]
         if hidden:  # empties, cameras, armatures never show: judged by where they are, not a flag
             raise HiddenFromRender(hidden)
+        displaced = {n: d for n in names if (d := self.displaced(n)) is not None}
+        if displaced:
+            raise DisplacedInRender(sorted(displaced), "; ".join(f"{n}: {d}" for n, d in sorted(displaced.items())))
         return [self.scene.objects[n] for n in names]
+
+    def displaced(self, name: str) -> str | None:
+        """Why the render shows object ``name`` in another shape than its mesh (its material
+        displaces the surface), or None (cached per object)."""
+        if name not in self._displaced:
+            obj = self.scene.objects[name]
+            why = None
+            if obj.type in GEOMETRY_TYPES:
+                import probes_surface  # noqa: PLC0415 (a sibling that imports this module)
+                d = probes_surface.render_displacement(self, obj, self._frame or 1)
+                if isinstance(d, probes_surface.Unknown):
+                    why = f"a displacement that cannot be evaluated ({d.reason})"
+                elif d is not None and d > probes_surface.DISPLACED_AT:
+                    why = f"moved up to {d:.4f} m"
+            self._displaced[name] = why
+        return self._displaced[name]
 
     def obj(self, name: str) -> bpy.types.Object:
         return self.objects([name])[0]
@@ -831,6 +861,8 @@ def _measure_once(probe: Probe, method: str, params: dict) -> Outcome:
         return PRIMITIVES[method].fn(probe, params)
     except HiddenFromRender as exc:
         return Outcome(0.0, False, None, None, str(exc), {"hidden_from_render": exc.names})
+    except DisplacedInRender as exc:
+        return Outcome(0.0, False, None, None, str(exc), {"displaced_in_render": exc.names})
     except MissingObjects as exc:
         return Outcome(0.0, False, None, None, str(exc), {"missing_objects": exc.names})
 

@@ -217,14 +217,15 @@ def _view_axis(probe: Probe, obj, frame: int) -> tuple[Vector, Vector]:
 def aimed_at(probe: Probe, p: dict):
     """Each object (a camera, spot or area light: it points along its local -Z axis) is aimed at
     ``target``: the angle between its axis and the line to the target's ``point`` (default
-    aabb_center) is at most ``max_angle`` degrees.  A light's beam must also reach that point:
-    a spot's cone (half of its spot size) and an area light's spread (half of it) must contain
-    it -- a light aimed at the target whose narrowed beam misses it lights nothing there.
-    Measured as a render at ``frame`` evaluates the light.  Scores the share that pass."""
+    aabb_center) is at most ``max_angle`` degrees.  A light's beam must also cover the whole
+    target: a spot's cone (half of its spot size) and an area light's spread (half of it) must
+    contain every evaluated vertex of it -- a light aimed at the target whose narrowed beam
+    lights only part of it, or misses it, is not lighting it.  Measured as a render at
+    ``frame`` evaluates the light.  Scores the share that pass."""
     names, frame, limit = names_param(p), int(p.get("frame", 1)), float(p["max_angle"])
     objs, target = probe.objects(names), probe.obj(p["target"])
     aim = Vector(object_point(probe, target, frame, p.get("point", "aabb_center")))
-    angles, beams = {}, {}
+    angles, beams, spans = {}, {}, {}
     for o in objs:
         pos, axis = _view_axis(probe, o, frame)
         to_target = aim - pos
@@ -235,12 +236,27 @@ def aimed_at(probe: Probe, p: dict):
                     else math.degrees(light.spread) / 2 if light.type == "AREA" else None)
             if cone is not None:
                 beams[o.name] = cone
-    bad = [n for n, a in angles.items() if a > limit or (n in beams and a > beams[n])]
+                spans[o.name] = _widest_angle(probe, target, frame, pos, axis)
+    bad = [n for n, a in angles.items() if a > limit or (n in beams and spans[n] > beams[n])]
     detail = f"all aimed at {target.name}" if not bad else f"off {target.name}: " + ", ".join(
-        f"{n} by {angles[n]:.1f} deg" + (f" (its beam reaches {beams[n]:.1f} deg)" if n in beams else "")
+        f"{n} by {angles[n]:.1f} deg" + (f" (its beam covers {beams[n]:.1f} deg, {target.name} spans "
+                                         f"{spans[n]:.1f})" if n in beams else "")
         for n in bad)
     return fraction_outcome(len(objs) - len(bad), len(objs), rnd(angles), {"max_angle": limit}, detail,
-                            {"off_target": bad, "target_point": rnd(list(aim)), "beam_half_angles": rnd(beams)})
+                            {"off_target": bad, "target_point": rnd(list(aim)), "beam_half_angles": rnd(beams),
+                             "target_spans": rnd(spans)})
+
+
+def _widest_angle(probe: Probe, target, frame: int, pos: Vector, axis: Vector) -> float:
+    """The largest angle (degrees) between ``axis`` and the line from ``pos`` to any evaluated
+    vertex of ``target`` (its origin when it has none)."""
+    probe.at(frame)
+    points = probe._world_points(target) - np.array(pos)
+    lengths = np.linalg.norm(points, axis=1)
+    if not len(points) or lengths.min() < 1e-9:
+        return 180.0
+    cos = np.clip(points @ np.array(axis) / lengths, -1.0, 1.0)
+    return float(np.degrees(np.arccos(cos.min())))
 
 
 def _in_range(value: float, bounds: list, period: float | None = None) -> bool:

@@ -157,13 +157,21 @@ def material_node_types(probe: Probe, p: dict):
                    "inputs": {"type": "object", "minProperties": 1,
                               "additionalProperties": {"type": "number", "description": "number"},
                               "description": "{Principled BSDF input name: number}"},
-                   "tolerance": "tolerance"})
+                   "tolerance": "tolerance", "frame": "integer"})
 def principled_inputs(probe: Probe, p: dict):
     """The Principled BSDF feeding the material's output (``material``, or the first material
     of ``object``) has each listed scalar input (``inputs`` {name: value}: Metallic, Roughness,
     IOR, Coat Weight, Alpha ...) unlinked and within ``tolerance`` (default 0.01) of its value;
-    an input driven by a link counts as off.  Scores the share of inputs that match."""
+    an input driven by a link counts as off.  Scores the share of inputs that match.  Read on
+    the material as a render at ``frame`` (default 1, and every graded frame) evaluates it: a
+    keyed or driven value counts as it renders."""
+    probe.at(int(p.get("frame", 1)))
     mat = _material(probe, p)
+    if mat is not None:
+        try:
+            mat = mat.evaluated_get(probe.depsgraph)
+        except (RuntimeError, ReferenceError):  # a material no rendered object uses
+            pass
     wanted = {k: float(v) for k, v in p["inputs"].items()}
     tol = float(p.get("tolerance", 0.01))
     if mat is None:

@@ -402,6 +402,33 @@ def _evaluated(ident, depsgraph):
         return ident
 
 
+# What only moves an object: the world matrix (a FRAME_KEY, taken at every frame) shows it.
+TRANSFORM_PATHS = frozenset({"location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale",
+                             "delta_location", "delta_rotation_euler", "delta_rotation_quaternion",
+                             "delta_scale"})
+
+
+def _paths(ident) -> set[str]:
+    """The data paths keyed (active slot, NLA strips) or driven on ``ident``."""
+    ad = getattr(ident, "animation_data", None)
+    if ad is None:
+        return set()
+    out = {d.data_path for d in ad.drivers}
+    for action, slot in [(ad.action, ad.action_slot)] + [(s.action, s.action_slot)
+                                                         for t in ad.nla_tracks for s in t.strips]:
+        bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
+        out |= {fc.data_path for fc in (bag.fcurves if bag else [])}
+    return out
+
+
+def _moves_beyond_transform(obj) -> bool:
+    """Time can change something of ``obj``'s entry besides its FRAME_KEYS: its own animation
+    touches more than its transform, or a related data-block (its data, shape keys, materials,
+    node groups) is animated or driven."""
+    related = _related(obj)
+    return bool(_paths(obj) - TRANSFORM_PATHS) or any(_animated(i) for i in related if i is not obj)
+
+
 def _related(obj) -> list:
     """The data-blocks whose animation or drivers change what ``obj`` renders beyond its
     transform and geometry: itself, its data and shape keys, its materials and their trees, its
@@ -582,7 +609,7 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     graphs: dict = {}
     entries = {o.name: _object_entry(o, probe.depsgraph, rendered, graphs) for o in objects}
     render = _render_entry(scene, probe.depsgraph)
-    moving = [o for o in objects if any(_animated(i) for i in _related(o))]
+    moving = [o for o in objects if _moves_beyond_transform(o)]
     render_moves = any(_animated(i) for i in (scene, scene.world, getattr(scene.world, "node_tree", None),
                                               getattr(scene, "compositing_node_group", None)) if i is not None)
     per_frame: dict = {}  # (section, name, key) -> [digest per frame]

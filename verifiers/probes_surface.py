@@ -1192,6 +1192,34 @@ def _hex(rgb) -> str:
 # --- faces -------------------------------------------------------------------------------------
 
 
+# A material that moves the surface in the render by more than this (metres) gives the part a
+# shape its mesh does not have.
+DISPLACED_AT = 0.001
+
+
+def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
+    """How far (world metres, the largest over the surface) the object's materials move its
+    surface in a render (Displacement or Both method, a linked Displacement output): the render
+    then shows a shape the mesh does not have.  None when no material displaces; Unknown when
+    the displacement cannot be evaluated."""
+    slots = [m.material for m in obj.material_slots if m.material is not None]
+    if not any(getattr(m, "displacement_method", "BUMP") != "BUMP" and m.node_tree is not None
+               and (out := active_output(m, engine_target(probe.scene))) is not None
+               and _live_links(out.inputs["Displacement"]) for m in slots):
+        return None
+    worst: float = 0.0
+    target = engine_target(probe.scene)
+    for mat, ctx in chunks_for(probe, [obj], frame):
+        if mat is None or getattr(mat, "displacement_method", "BUMP") == "BUMP":
+            continue
+        disp = evaluate_surface(mat, target, ctx)["displacement"]
+        if isinstance(disp, Unknown):
+            return disp
+        if len(disp):
+            worst = max(worst, float(np.max(disp)))
+    return worst
+
+
 def face_materials(probe: Probe, obj: bpy.types.Object, frame: int) -> list[dict]:
     """[{slot, material, faces, area}] for each slot used by a face of the evaluated mesh at
     ``frame`` (world-space area; ``material`` None for an empty slot or no slots)."""
@@ -1500,8 +1528,9 @@ def _coverage(hits: list[dict], mask_fn) -> tuple[float, int]:
                    "min_influence": UNIT, "min_coverage": UNIT, "frame": "integer"})
 def texture_influence(probe: Probe, p: dict):
     """An image texture shows on the part through the Principled input: its variation reaches
-    the input with influence >= ``min_influence`` (0.5) over the area, and its samples land on
-    >= ``min_coverage`` (0.25) of the image."""
+    the input, in the same sense (a brighter texel makes a brighter input: an inverted texture
+    does not show what is painted into it), with influence >= ``min_influence`` (0.5) over the
+    area, and its samples land on >= ``min_coverage`` (0.25) of the image."""
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
     min_influence = float(p.get("min_influence", 0.5))
     min_coverage = float(p.get("min_coverage", MIN_COVERAGE))
@@ -1543,7 +1572,9 @@ def texture_influence(probe: Probe, p: dict):
             q2, _ = _principled_quantity(moved["closures"], input_name, ctx["n"])
             if isinstance(q2, Unknown) or q2 is None:
                 continue
-            dq = np.abs(q2 - q) / STEP
+            # signed: a brighter texel must make a brighter input -- an inverted texture does not
+            # show what is painted into it
+            dq = np.clip((q2 - q) / (step[:, None] if np.ndim(q2) == 2 else step), 0.0, None)
             dq = dq.mean(axis=1) if dq.ndim == 2 else dq
             entry["influence"] += float((dq * ctx["w"]).sum())
             entry["hits"] += [dict(h, changed=dq > 0.05) for h in hits]

@@ -110,5 +110,5 @@ def test_the_measures_name_roll_beam_and_frame(graded):
     assert graded["L02"]["measured"]["roll"] == pytest.approx(25.0, abs=0.5)
     assert "rolled 25" in graded["L02"]["detail"]
     assert graded["L05"]["evidence"]["beam_half_angles"]["NarrowSpot"] == pytest.approx(1.0, abs=1e-3)
-    assert "beam reaches" in graded["L06"]["detail"]
+    assert "beam covers" in graded["L06"]["detail"] and graded["L04"]["evidence"]["target_spans"]["Spot"] < 22.5
     assert graded["L08"]["evidence"]["frame"] == 2 and "energy 6 W" in graded["L08"]["detail"]
