@@ -9,6 +9,7 @@ manifests gets nothing into the cache or the store.
 
 from __future__ import annotations
 
+import json
 import pwd
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from sandbox.isolation.slots import user_pids
 from sandbox.script_run import LOCAL
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX, requires_landlock, sandbox_kwargs
 from verifiers import bpy_procs
+from verifiers.profiles import profile_of_task, score_record
+from verifiers.vl import image_metric_judge_id, load_judge_config, no_evidence_result
 
 pytestmark = [requires_landlock, pytest.mark.blender, pytest.mark.timeout(180)]
 
@@ -85,25 +88,39 @@ async def test_sandboxed_renders_match_unisolated_ones_and_a_hit_starts_nothing(
     assert again.cache_hit and again.evidence == first.evidence and again.error is None
 
 
-@pytest.mark.parametrize("script, expected", [
-    ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "exited with"),
+@pytest.mark.parametrize("script, kind, expected", [
+    ("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n", "DeliveryBrokeRenderer", "exited with"),
     ("import subprocess, time\nsubprocess.Popen(['sleep', '600'], start_new_session=True)\n"
-     "time.sleep(600)\n", "still running after 3s (sandboxed); killed"),
+     "time.sleep(600)\n", "GraderBudgetExceeded", "still running after 3s (sandboxed); killed"),
 ], ids=["crash", "hang"])
-async def test_a_delivery_that_crashes_or_hangs_the_renderer_is_nothing_to_judge(
-        tmp_path, settings, table_blend, monkeypatch, script, expected):
+async def test_a_delivery_that_crashes_or_outruns_the_renderer_is_a_graded_0(
+        tmp_path, settings, table_blend, monkeypatch, script, kind, expected):
+    """The grader's budget is the solver's problem: the renderer dying on the delivery, or the
+    delivery running it past the evidence budget, is nothing to judge -- and the score record
+    of that delivery is a 0 with the failure named, never an infrastructure retry."""
     renderer = tmp_path / "render_evidence.py"
     renderer.write_text(script)
     monkeypatch.setattr(evidence_module, "RENDER_EVIDENCE", renderer)
+    monkeypatch.setenv("ARKEVO_EVIDENCE_BUDGET_SEC", "3")
     store = FilesystemStore(tmp_path / "store")
     activities = EvidenceActivities(store, tmp_path / "cache", settings)
-    activities.renderer.timeout = 3
     result = await activities.render_evidence(request(store, table_blend))
     assert result.evidence is None and not result.cache_hit
-    assert result.error.startswith("the evidence renderer failed: render_evidence.py "), result.error
+    assert result.error.startswith(f"{kind}: render_evidence.py "), result.error
     assert expected in result.error.splitlines()[0] and "on this delivery" in result.error
     assert cached_renders(tmp_path / "cache") == []  # a failure is not cached
     assert slot_processes() == []  # the background sleep died with the sandbox
+    # graded: the rule channel passed in full, and still the total is 0, the failure named
+    config = load_judge_config(SEED / "draft" / "judge.json")
+    task = json.loads((SEED / "draft" / "task.json").read_text())
+    rule = {"criteria": [{"id": c["id"], "method": c["method"], "weight": c["weight"], "core": c.get("core", False),
+                          "score": 1.0, "passed": True} for c in task["criteria"] if c["channel"] == "rule"],
+            "blend_sha256": None, "delivery_problem": None}
+    answer = no_evidence_result(config, image_metric_judge_id(), result.error)
+    record = score_record(profile_of_task(task), rule, answer, task, verifier_version="test")
+    assert record["total"] == 0.0 and record["success"] is False
+    assert record["delivery_failure"]["type"] == kind and record["delivery_failure"]["stage"] == "evidence renders"
+    assert record["vl"]["delivery_failure"]["type"] == kind
 
 
 @pytest.mark.parametrize("planted, why", [

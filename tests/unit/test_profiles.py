@@ -252,3 +252,30 @@ def test_colour_parsing_and_lab():
     assert colour_math.parse_colour("#ffffff") == pytest.approx((1.0, 1.0, 1.0))
     assert colour_math.linear_to_lab((1.0, 1.0, 1.0)) == pytest.approx((100.0, 0.0, 0.0), abs=1e-3)
     assert colour_math.delta_e_linear((0.5, 0.2, 0.1), (0.5, 0.2, 0.1)) == 0.0
+
+
+# --- the grader's budget is the solver's problem ---------------------------------------------------
+
+
+@pytest.mark.parametrize("profile_id", sorted({p.profile_id for p in REGISTRY.values()}))
+def test_a_delivery_that_broke_the_probe_or_the_evidence_is_a_named_0(profile_id):
+    from verifiers.vl import BUDGET_EXCEEDED, image_metric_judge_id, no_evidence_result
+
+    profile = get_profile(profile_id)
+    task = task_with_profile(TASK, profile)
+    hung = {**report(crit("C01", 0.5, 0.0, core=True), crit("C02", 0.5, 0.0)),
+            "delivery_problem": {"type": "DeliveryHungProbe", "detail": "the rule probe exited with status 124"}}
+    answer = vl(1, 1, 1) if profile.uses_vl else None
+    rec = score_record(profile, hung, answer, task, verifier_version="v")
+    assert rec["total"] == 0.0 and rec["success"] is False
+    assert rec["delivery_failure"] == {"type": "DeliveryHungProbe", "stage": "rule probe",
+                                       "detail": "the rule probe exited with status 124"}
+    if profile.uses_vl:  # a perfect rule report, but the evidence renders ran past the budget
+        over = no_evidence_result(JUDGE, image_metric_judge_id(), f"{BUDGET_EXCEEDED}: ran past 600s")
+        rec = score_record(profile, GOOD, over, task, verifier_version="v")
+        assert rec["total"] == 0.0 and rec["success"] is False and rec["total_null_reason"] is None
+        assert rec["delivery_failure"] == {"type": BUDGET_EXCEEDED, "stage": "evidence renders",
+                                           "detail": "ran past 600s"}
+    # an honest delivery's record carries no failure, and its VL dict no new key
+    fine = score_record(profile, GOOD, answer, task, verifier_version="v")
+    assert "delivery_failure" not in fine and (fine["vl"] is None or "delivery_failure" not in fine["vl"])
