@@ -177,7 +177,9 @@ def mutations(tree: Path, blend: Path, task: Path, rubric: Path, work: Path, san
         rows = probe.mutate(blend, task, rubric)
     table = mutation_table(rows, profile_of_task(doc), doc, None, allowed_operators(doc))
     return {"killed": table["killed"], "applicable": table["applicable"], "survivors": table["survivors"],
-            "allowed": sorted(table["allowed"])}
+            "allowed": sorted(table["allowed"]),
+            "operators": {r["operator"]: ("allowed" if r["allowed"] else "killed" if r["killed"] else
+                                          "survived" if r["applicable"] else "n/a") for r in table["operators"]}}
 
 
 def median_ms(values: list[float]) -> float:
@@ -235,6 +237,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="where deliveries are built once and kept (default var/bench/grader-cost)")
     ap.add_argument("--json", type=Path, default=None, help="write every figure as JSON here")
     ap.add_argument("--no-sandbox", action="store_true", help="plain bpy subprocesses")
+    ap.add_argument("--before-out", type=Path, default=None,
+                    help="write each seed's 'before' mutation table here (the review site's "
+                         "review_site/mutation_before.json)")
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
@@ -272,6 +277,14 @@ def main(argv: list[str] | None = None) -> int:
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
                           "python": platform.python_version(), "bpy": version("bpy")},
               "seeds": rows}
+    if args.before_out:
+        before = json.loads(args.before_out.read_text(encoding="utf-8")) if args.before_out.is_file() else {}
+        before.update({"grader": args.base, "measured_by": "bench/grader_cost.py"})
+        tasks = before.setdefault("tasks", {})
+        for r in rows:
+            tasks[json.loads((ROOT / "seeds" / r["seed"] / "draft" / "task.json").read_text())["task_id"]] = (
+                {k: r["mutations"]["before"][k] for k in ("killed", "applicable", "survivors", "operators")})
+        args.before_out.write_text(json.dumps(before, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

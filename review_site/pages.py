@@ -8,6 +8,7 @@ URL.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,23 @@ VIEW_ORDER = ["front", "side", "top", "close"]
 TEXT_ATTACHMENTS = {".md", ".txt", ".json", ".py", ".csv"}
 MAX_TEXT = 200_000  # bytes of an attachment shown inline; larger ones are listed only
 BOOTSTRAP = {"seed": 2026, "samples": 2000}  # per-task intervals; shown with the figures
+# The bundled seeds' mutation tables under the grader before issue 33 (render truth), measured
+# by bench/grader_cost.py --before-out: the task page shows before -> after.
+MUTATION_BEFORE = Path(__file__).with_name("mutation_before.json")
+
+
+def mutation_before(task_id: str) -> dict | None:
+    """The task's mutation table under the earlier grader ({grader, killed, applicable,
+    survivors, operators}), or None when it was not measured."""
+    if not MUTATION_BEFORE.is_file():
+        return None
+    doc = json_load(MUTATION_BEFORE)
+    entry = doc.get("tasks", {}).get(task_id)
+    return None if entry is None else {"grader": doc.get("grader"), **entry}
+
+
+def json_load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def slug(text: str) -> str:
@@ -215,6 +233,7 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
             k: calibration.get(k) for k in ("margin", "required_margin", "min_good", "max_bad",
                                             "pass_threshold", "reference_min", "passed", "misses",
                                             "mutations", "gaming")},
+        "mutations_before": mutation_before(task_id),
         "samples": samples, "metrics": metrics, "bootstrap": BOOTSTRAP,
         "input_reward": frozen.get("input_reward"), "plot": plot, "trials": trial_rows,
         "campaigns": in_campaigns,
