@@ -14,7 +14,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 
 import bpy  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
-from mathutils import Matrix  # noqa: E402
+from mathutils import Matrix, Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
     POINTS, Outcome, Probe, aabb_point, binary_outcome, first_frames, fraction_outcome,
@@ -275,7 +275,8 @@ def stays_in_place(probe: Probe, p: dict):
 
 
 @primitive(group="animation", required=("object", "to", *FRAMES),
-           params={"object": "name", "to": "name", "tolerance": "tolerance", "min_frames": "count", **SAMPLING})
+           params={"object": "name", "to": "name", "tolerance": "tolerance", "min_frames": "count",
+                   "as_in_start": "bool", **SAMPLING})
 def attached_to(probe: Probe, p: dict):
     """The object moves with ``to`` (e.g. a carried box with the arm's last link, a helper empty
     with the link that should hold it), through the hierarchy, constraints or baked keys alike:
@@ -287,7 +288,11 @@ def attached_to(probe: Probe, p: dict):
     run's first frame) of its value at the run's first frame.  Passes when the longest such run
     holds >= ``min_frames`` sampled frames (default: all of them); scores longest /
     ``min_frames``.  Only the origin is followed: the object may turn about it (a joint's pivot
-    stays on its link while the link rotates)."""
+    stays on its link while the link rotates).  With ``as_in_start`` the placement is the start
+    scene's (``start_scene.json``): at every frame the origin must sit where the start scene
+    holds it relative to ``to`` -- a link made longer or a joint slid along its link keeps a
+    rigid carry but not the machine; the score is then also scaled by the share of frames that
+    keep it."""
     obj, to = probe.objects([p["object"], p["to"]])
     frames, tol = sampled_frames(p), float(p.get("tolerance", 0.005))
     need = int(p.get("min_frames", len(frames)))
@@ -330,4 +335,28 @@ def attached_to(probe: Probe, p: dict):
     measured = {"longest_run": best, "run_frames": run, "frames_sampled": len(frames)}
     evidence = {"max_drift_in_run": rnd(worst_in_best), "drift_from_first_frame": rnd(max_drift),
                 "first_loose_frame": loose}
+    if p.get("as_in_start"):
+        start = _start_offset(probe, obj.name, to.name)
+        off = [f for (t, o), f in zip(world, frames) if (o - t @ start).length > tol]
+        kept = len(frames) - len(off)
+        score, ok = score * kept / len(frames), ok and not off
+        evidence.update(off_start_frames=first_frames(off), start_offset=rnd(list(start)))
+        if off:
+            detail += f"; not where the start scene holds it on {to.name} at {len(off)} frame(s) (from {off[0]})"
     return Outcome(score, ok, measured, {"min_frames": need, "tolerance": tol}, detail, evidence)
+
+
+def _start_offset(probe: Probe, name: str, to: str) -> Vector:
+    """``name``'s origin in ``to``'s rigid frame (location and rotation) as the start scene's
+    snapshot holds them at its first frame."""
+    objects = (probe.baseline or {}).get("objects") or {}
+    if name not in objects or to not in objects:
+        raise ValueError(f"attached_to: as_in_start needs {name!r} and {to!r} in the start scene's snapshot")
+
+    def matrix(entry) -> Matrix:
+        flat = entry["matrix_world"]
+        return Matrix([flat[0:4], flat[4:8], flat[8:12], flat[12:16]])
+
+    loc, rot, _scale = matrix(objects[to]).decompose()
+    rigid = Matrix.Translation(loc) @ rot.to_matrix().to_4x4()
+    return rigid.inverted() @ matrix(objects[name]).translation
