@@ -146,6 +146,7 @@ def timed(fn) -> float:
 def render_once(tree: Path, blend: Path, spec: dict, out: Path) -> None:
     """One delivery's evidence with the renderer of ``tree``, in its own bpy process."""
     shutil.rmtree(out, ignore_errors=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     jobs = out.with_suffix(".jobs.json")
     jobs.write_text(json.dumps([{"blend": str(blend), "spec": spec, "out": str(out)}]), encoding="utf-8")
     subprocess.run([bpy_python(), str(tree / "verifiers" / "render_evidence.py"), "--jobs", str(jobs)],
