@@ -290,7 +290,7 @@ def test_probe_library_groups_and_a_task_probe(tmp_path, isolation):
     assert not off, [(m, w, e["score"], e["detail"]) for m, w, e in off]
     normals = got["K08"]
     assert normals["measured"]["Inside"]["signed_volume"] < 0 < normals["measured"]["Block"]["signed_volume"]
-    assert got["K14"]["evidence"]["delta_e2000"] < 1.0 and got["K14"]["evidence"]["source"] == "principled"
+    assert got["K14"]["evidence"]["delta_e2000"] < 1.0 and got["K14"]["evidence"]["source"] == "auto"
     assert report["probe_version"] == "2"
 
 

@@ -33,6 +33,8 @@ def box_object(name, size, base_center, mat):
 def build_table():
     wood = bpy.data.materials.new("Wood")
     wood.diffuse_color = (0.55, 0.36, 0.20, 1.0)
+    wood.use_nodes = True  # a render shows the Principled BSDF's colour, not the viewport's
+    wood.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.55, 0.36, 0.20, 1.0)
     leg_h = HEIGHT - TOP
     box_object("Tabletop", (WIDTH, DEPTH, TOP), (0, 0, leg_h), wood)
     dx, dy = WIDTH / 2 - INSET - LEG / 2, DEPTH / 2 - INSET - LEG / 2
