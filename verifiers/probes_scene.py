@@ -36,7 +36,7 @@ from probe_core import (  # noqa: E402
 # 3: everything a render uses, by a walk of the RNA (see SKIP), evaluated, at every frame of the
 # start scene's range (per-frame hashes); drivers, shape keys, material and world node graphs,
 # modifier and constraint settings, render-engine flags, render / output / colour settings
-SNAPSHOT_VERSION = "3"
+SNAPSHOT_VERSION = "4"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -85,8 +85,8 @@ FRAME_KEYS = ("matrix_world", "topology", "geometry", "uv", "material_index", "i
 # exposure, gamma, curve_mapping ...), and these.
 RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", "compositor_alters",
                "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
-               "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "collections",
-               "drivers", "animation")
+               "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "layer_collections",
+               "collections", "drivers", "animation")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
@@ -538,11 +538,14 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
     cycles = getattr(ev, "cycles", None)
     world = _evaluated(scene.world, depsgraph) if scene.world else None
     tree = getattr(scene, "compositing_node_group", None)
-    layers = []
+    layers, layer_collections = [], {}
     for vl in scene.view_layers:
         layer = _rna(vl, frozenset({"objects", "depsgraph", "layer_collection", "name"}))
-        layer.update({"name": vl.name, "collections": _layer_collections(vl.layer_collection)})
+        layer["name"] = vl.name
         layers.append(layer)
+        # apart from the layer's own settings: a task that lets the solver organise collections
+        # allows these and still keeps every view-layer setting (a material override ...)
+        layer_collections[vl.name] = _layer_collections(vl.layer_collection)
     out.update({
         "frame_start": int(scene.frame_start), "frame_end": int(scene.frame_end), "frame_step": int(scene.frame_step),
         "camera": scene.camera.name if scene.camera else None, "use_nodes": use_nodes,
@@ -560,6 +563,7 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         "display_settings": _rna(ev.display_settings),
         "sequencer_colorspace": _rna(ev.sequencer_colorspace_settings),
         "view_layers": layers,
+        "layer_collections": layer_collections,
         "collections": {c.name: _rna(c, frozenset({"objects", "children", "all_objects", "color_tag"}))
                         for c in scene.collection.children_recursive},
         "drivers": _drivers(scene), "animation": _animation_hash(scene),
