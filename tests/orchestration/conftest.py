@@ -7,14 +7,15 @@ from __future__ import annotations
 import pytest_asyncio
 from temporalio.testing import WorkflowEnvironment
 
-from tests.conftest import TEMPORAL_BIN, free_port
+from tests.conftest import DEV_SERVER_STARTUP, TEMPORAL_BIN, free_port
 from workflows.task_production import SEED_KEY, STAGE_KEY
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="session")
 async def env():
     env = await WorkflowEnvironment.start_local(port=free_port(), dev_server_existing_path=str(TEMPORAL_BIN),
-                                                dev_server_log_level="error")
+                                                dev_server_log_level="error",
+        dev_server_startup_timeout=DEV_SERVER_STARTUP)
     yield env
     await env.shutdown()
 
@@ -24,6 +25,7 @@ async def mocked_env():
     """Like `env`, with TaskProduction's search attributes registered."""
     env = await WorkflowEnvironment.start_local(
         port=free_port(), dev_server_existing_path=str(TEMPORAL_BIN),
-        search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error")
+        search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error",
+        dev_server_startup_timeout=DEV_SERVER_STARTUP)
     yield env
     await env.shutdown()

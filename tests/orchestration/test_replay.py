@@ -395,12 +395,13 @@ async def record(names: list[str]) -> None:
 
     from temporalio.testing import WorkflowEnvironment
 
-    from tests.conftest import TEMPORAL_BIN, free_port
+    from tests.conftest import DEV_SERVER_STARTUP, TEMPORAL_BIN, free_port
     from workflows.task_production import SEED_KEY, STAGE_KEY
 
     env = await WorkflowEnvironment.start_local(
         port=free_port(), dev_server_existing_path=str(TEMPORAL_BIN),
-        search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error")
+        search_attributes=[STAGE_KEY, SEED_KEY], dev_server_log_level="error",
+        dev_server_startup_timeout=DEV_SERVER_STARTUP)
     try:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names or RECORDERS:
