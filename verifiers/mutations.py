@@ -1044,11 +1044,16 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
     import traceback  # noqa: PLC0415
 
     rows = []
+    delivered: dict | None = None  # the same file opened each time: one snapshot serves every operator
     for name in operators or list(OPERATORS):
         op = OPERATORS[name]
         bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
         ctx = Context.of(task, rubric, baseline)
+        if delivered is not None:
+            ctx.__dict__["delivered"] = delivered  # the cached_property's slot
         why = op.applicable(ctx)
+        if "delivered" in ctx.__dict__:
+            delivered = ctx.__dict__["delivered"]
         row = {"operator": name, "doc": op.doc, "applicable": why is None, "why": why, "criteria": None,
                "error": None}
         if why is None:

@@ -211,6 +211,36 @@ def time_dependent(scene: bpy.types.Scene) -> str | None:
     return None
 
 
+def fixed_shape(obj) -> bool:
+    """The object's evaluated shape in its own space cannot change from frame to frame: a mesh
+    with no modifier, no shape keys and no animation on its data (only its transform may move)."""
+    data = obj.data
+    return (obj.type == "MESH" and not len(obj.modifiers) and data is not None
+            and getattr(data, "shape_keys", None) is None and data.animation_data is None)
+
+
+# Shader nodes whose output depends on where the surface is in the world or how it is seen:
+# a material using one is judged again wherever its object moves.
+PLACED_NODES = {"NEW_GEOMETRY", "TEX_COORD", "VECT_TRANSFORM", "CAMERA", "LIGHT_PATH", "FRESNEL", "LAYER_WEIGHT",
+                "TANGENT", "WIREFRAME", "BEVEL", "AMBIENT_OCCLUSION", "OBJECT_INFO", "PARTICLE_INFO", "ATTRIBUTE",
+                "TEX_SKY", "POINT_INFO", "HAIR_INFO", "TEX_POINTDENSITY", "UVALONGSTROKE", "TEX_ENVIRONMENT"}
+
+
+def _tree_placed(tree, seen: set) -> bool:
+    if tree is None or tree.name in seen:
+        return False
+    seen.add(tree.name)
+    return any(n.type in PLACED_NODES or (n.type == "GROUP" and _tree_placed(n.node_tree, seen))
+               for n in tree.nodes)
+
+
+def materials_placed(objs) -> bool:
+    """Some material on ``objs`` reads the world position, view or scene (``PLACED_NODES``)."""
+    seen: set = set()
+    return any(slot.material is not None and slot.material.node_tree is not None
+               and _tree_placed(slot.material.node_tree, seen) for o in objs for slot in o.material_slots)
+
+
 def _plain_values(struct) -> list:
     """The struct's own numbers, flags and enums (no pointers), as text for a digest."""
     out = []
@@ -264,7 +294,7 @@ class Probe:
         self._worlds: dict[int, dict[str, Any]] = {}
         self._frame: int | None = None
         self._rendered: set[str] | None = None
-        self._states: dict[int, str] = {}
+        self._states: dict[tuple, str] = {}
         self._displaced: dict[str, str | None] = {}
 
     @property
@@ -300,24 +330,31 @@ class Probe:
             self._time = time_dependent(self.scene)
         return self._time
 
-    def state(self, frame: int) -> str:
+    def state(self, frame: int, names: list[str] | None = None, matrices: bool = True) -> str:
         """A digest of everything time can change in what the render shows at ``frame``: each
-        rendered object's evaluated world matrix and evaluated vertex positions, and the
-        evaluated values of animated materials, node groups, lights, cameras and the world.
-        Two frames with one state give every static criterion one verdict."""
+        rendered object's evaluated world matrix and evaluated vertex positions (``names``: only
+        those objects; ``matrices`` False: their shape in their own space, for a criterion the
+        world placement does not change), and the evaluated values of animated materials, node
+        groups, lights, cameras and the world.  Two frames with one state give a static
+        criterion one verdict."""
         frame = int(frame)
         if self.time_dependent() is None:
             return "static"
-        if frame not in self._states:
+        key = (frame, tuple(names) if names is not None else None, matrices)
+        if key not in self._states:
             self.at(frame)
             h = hashlib.sha256()
-            for name in sorted(self.rendered() | {o.name for o in self.scene.objects if o.type not in RENDERED_TYPES}):
+            chosen = (names if names is not None else
+                      self.rendered() | {o.name for o in self.scene.objects if o.type not in RENDERED_TYPES})
+            for name in sorted(chosen):
                 obj = self.scene.objects.get(name)
                 if obj is None:
                     continue
                 ev = obj.evaluated_get(self.depsgraph)
-                h.update(name.encode() + np.array(ev.matrix_world, dtype=np.float64).tobytes())
-                if obj.type in GEOMETRY_TYPES:
+                h.update(name.encode())
+                if matrices:
+                    h.update(np.array(ev.matrix_world, dtype=np.float64).tobytes())
+                if obj.type in GEOMETRY_TYPES and not fixed_shape(obj):  # a fixed shape is its mesh's
                     mesh = ev.to_mesh()
                     if mesh is not None:
                         co = np.empty(3 * len(mesh.vertices), dtype=np.float32)
@@ -326,8 +363,8 @@ class Probe:
                         ev.to_mesh_clear()
             for ident in _animated_ids():
                 h.update(_id_values(ident.evaluated_get(self.depsgraph)).encode())
-            self._states[frame] = h.hexdigest()
-        return self._states[frame]
+            self._states[key] = h.hexdigest()
+        return self._states[key]
 
     def objects(self, names: list[str]) -> list[bpy.types.Object]:
         missing = [n for n in names if self.scene.objects.get(n) is None]
@@ -867,6 +904,18 @@ def _measure_once(probe: Probe, method: str, params: dict) -> Outcome:
         return Outcome(0.0, False, None, None, str(exc), {"missing_objects": exc.names})
 
 
+def _state_scope(probe: Probe, method: str, params: dict) -> tuple[list[str] | None, bool]:
+    """What a static criterion's verdict can depend on: a material criterion on named objects
+    reads only those objects' shapes (and animated materials), and their placement only when a
+    material reads the world position or view; anything else reads the whole scene."""
+    if PRIMITIVES[method].group != "materials":
+        return None, True
+    names = params.get("objects") or ([params["object"]] if "object" in params else None)
+    if not names or any(probe.scene.objects.get(n) is None for n in names):
+        return None, True
+    return list(names), materials_placed([probe.scene.objects[n] for n in names])
+
+
 def measure(probe: Probe, method: str, params: dict) -> Outcome:
     """Run one primitive; absent objects score 0, anything else unexpected propagates.
 
@@ -879,12 +928,13 @@ def measure(probe: Probe, method: str, params: dict) -> Outcome:
     outcome = _measure_once(probe, method, params)
     if PRIMITIVES[method].frames != "static" or len(probe.graded_frames) < 2:
         return outcome
-    seen = {probe.state(first)}
+    names, matrices = _state_scope(probe, method, params)
+    seen = {probe.state(first, names, matrices)}
     worst, worst_frame = outcome, first
     for frame in probe.graded_frames:
         if worst.score == 0.0 and not worst.passed:
             break  # nothing is worse
-        key = probe.state(frame)
+        key = probe.state(frame, names, matrices)
         if key in seen:
             continue
         seen.add(key)

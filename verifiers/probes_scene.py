@@ -28,7 +28,8 @@ import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, fraction_outcome, primitive, render_probe, rnd,
+    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, fixed_shape, fraction_outcome, primitive, render_probe,
+    rnd,
 )
 
 # written into start_scene.json; a probe refuses a snapshot of another version.  2: light and
@@ -444,9 +445,15 @@ def _related(obj) -> list:
     return [i for i in out if i is not None]
 
 
-def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict) -> dict:
+# An object's keys that describe its animation rather than an evaluated value: taken once.
+DEFINITION_KEYS = ("animation", "data_animation", "drivers")
+
+
+def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict,
+                  definitions: dict | None = None) -> dict:
     """One object's snapshot entry (but FRAME_KEYS) from its evaluated copy; its materials'
-    graphs go into ``graphs`` {name: graph}."""
+    graphs go into ``graphs`` {name: graph}.  ``definitions``: the DEFINITION_KEYS already
+    taken (a later frame's entry: F-curves and drivers do not change with the frame)."""
     ev = _evaluated(obj, depsgraph)
     data = obj.data
     entry = _rna(ev, OBJECT_SKIP)
@@ -466,11 +473,12 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
         "modifiers": [{"type": m.type, **_rna(m)} for m in ev.modifiers],
         "constraints": [{"type": c.type, **_rna(c)} for c in ev.constraints],
         "shape_keys": _shape_keys(getattr(data, "shape_keys", None), depsgraph),
-        "drivers": {k: d for k, d in (("object", _drivers(obj)), ("data", _drivers(data)),
-                                       ("shape_keys", _drivers(getattr(data, "shape_keys", None))))
-                    if d},
-        "animation": _animation_hash(obj),
-        "data_animation": _animation_hash(data) if data is not None else None,
+        **(definitions if definitions is not None else {
+            "drivers": {k: d for k, d in (("object", _drivers(obj)), ("data", _drivers(data)),
+                                           ("shape_keys", _drivers(getattr(data, "shape_keys", None))))
+                        if d},
+            "animation": _animation_hash(obj),
+            "data_animation": _animation_hash(data) if data is not None else None}),
         "camera": None,
         "light": None,
         "data_settings": None,
@@ -486,16 +494,20 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
     return entry
 
 
-def _frame_values(probe: Probe, objects: list, instances: dict) -> dict:
+def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | None = None) -> dict:
     """{name: {FRAME_KEYS}} at the probe's frame: evaluated world matrix, mesh hashes (render
-    evaluated) and the instances an object makes (instanced object, world matrix)."""
+    evaluated) and the instances an object makes (instanced object, world matrix).  ``shapes``
+    keeps the mesh hashes of objects whose shape cannot change (``fixed_shape``) from the first
+    frame on: only their matrix is read again."""
     out = {}
     for obj in objects:
         ev = _evaluated(obj, probe.depsgraph)
         values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]), "topology": None,
                   "geometry": None, "uv": None, "material_index": None,
                   "instances": _digest(sorted(instances[obj.name])) if obj.name in instances else None}
-        if obj.type in GEOMETRY_TYPES:
+        if shapes is not None and obj.name in shapes:
+            values.update(shapes[obj.name])
+        elif obj.type in GEOMETRY_TYPES:
             try:
                 mesh = ev.to_mesh()
             except RuntimeError:
@@ -503,6 +515,8 @@ def _frame_values(probe: Probe, objects: list, instances: dict) -> dict:
             if mesh is not None:
                 values.update(_mesh_hashes(mesh))
                 ev.to_mesh_clear()
+            if shapes is not None and fixed_shape(obj):
+                shapes[obj.name] = {k: values[k] for k in ("topology", "geometry", "uv", "material_index")}
         out[obj.name] = values
     return out
 
@@ -624,15 +638,17 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
 
     # nothing follows the clock: every frame shows the first one's values (no series)
     walked = range(first, last + 1) if probe.time_dependent() is not None else range(first, first + 1)
+    shapes: dict = {}
     for frame in walked:
         probe.at(frame)
-        now = _frame_values(probe, objects, _instances(probe.depsgraph))
+        now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes)
         for obj in objects:
             if frame == first:
                 entries[obj.name].update(now[obj.name])
             note("objects", obj.name, now[obj.name])
         for obj in moving:
-            entry = entries[obj.name] if frame == first else _object_entry(obj, probe.depsgraph, rendered, {})
+            entry = entries[obj.name] if frame == first else _object_entry(
+                obj, probe.depsgraph, rendered, {}, {k: entries[obj.name][k] for k in DEFINITION_KEYS})
             note("objects", obj.name, {k: v for k, v in entry.items() if k not in FRAME_KEYS})
         if render_moves:
             note("render", None, render if frame == first else _render_entry(scene, probe.depsgraph))
