@@ -187,7 +187,9 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         {"id": "C07", "method": "material_on_faces", "params": {"objects": parts, "material": material,
                                                                  "min_share": 0.999, "frame": 1}},
         {"id": "C08", "method": "solid_parts", "params": {"objects": parts, "min_faces": 4, "min_volume": 0.0002,
-                                                           "min_extent": 0.02, "max_loose_fraction": 0.0, "frame": 1}},
+                                                           "min_extent": 0.02, "max_loose_fraction": 0.0,
+                                                           "max_shells": 1, "min_fill": 0.9, "max_holes": 0,
+                                                           "frame": 1}},
         {"id": "C09", "method": "surface_shader", "params": {"material": material,
                                                               "shader": ["BSDF_PRINCIPLED", "BSDF_DIFFUSE"],
                                                               "max_emission": 0.0, "min_alpha": 0.99}},
@@ -232,7 +234,7 @@ with its long side along X. **Front** is the -Y side, **left** is -X.
 """ + "".join(f"| `{p}` | {'the top' if p == top_name else 'leg ' + p.split('.')[-1]} |\n" for p in parts) + f"""
 Sizes are measured on the world-space bounding box of what Blender shows.
 
-- **REQ-PARTS** - the five objects above exist, each a solid: faces enclosing at least 0.2 litres, at least 2 cm across on every axis, no loose vertices. *(critical)*
+- **REQ-PARTS** - the five objects above exist, each a solid: faces enclosing at least 0.2 litres, at least 2 cm across on every axis, no loose vertices; one closed piece with no hole through it, filled across (every cross-section at least 90 % of its outline). *(critical)*
 - **REQ-OVERALL-SIZE** - together they measure {_m(width)} (X) x {_m(depth)} (Y) x {_m(height)} (Z), each within 1 cm. *(critical)*
 - **REQ-TOP-SIZE** - `{top_name}` measures {_m(width)} x {_m(depth)} and is {_m(top)} thick, each within 5 mm.
 - **REQ-ON-FLOOR** - every leg stands on z = 0 (within 3 mm) by downward faces of at least 1 cm², nothing below.
