@@ -8,6 +8,7 @@ URL.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import re
 from pathlib import Path
@@ -29,12 +30,15 @@ BOOTSTRAP = {"seed": 2026, "samples": 2000}  # per-task intervals; shown with th
 MUTATION_BEFORE = Path(__file__).with_name("mutation_before.json")
 
 
+@functools.cache
+def _mutation_before_doc() -> dict:
+    return json_load(MUTATION_BEFORE) if MUTATION_BEFORE.is_file() else {}
+
+
 def mutation_before(task_id: str) -> dict | None:
     """The task's mutation table under the earlier grader ({grader, killed, applicable,
-    survivors, operators}), or None when it was not measured."""
-    if not MUTATION_BEFORE.is_file():
-        return None
-    doc = json_load(MUTATION_BEFORE)
+    survivors, operators}), or None when it was not measured (the file is read once)."""
+    doc = _mutation_before_doc()
     entry = doc.get("tasks", {}).get(task_id)
     return None if entry is None else {"grader": doc.get("grader"), **entry}
 

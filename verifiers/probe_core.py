@@ -296,6 +296,7 @@ class Probe:
         self._rendered: set[str] | None = None
         self._states: dict[tuple, str] = {}
         self._displaced: dict[str, str | None] = {}
+        self._time: str | None | bool = False  # False: not asked yet (time_dependent)
 
     @property
     def render_mode(self) -> bool:
@@ -326,7 +327,7 @@ class Probe:
     def time_dependent(self) -> str | None:
         """Why the render may differ between frames (``time_dependent``), cached; None: every
         frame shows what the first does, so one frame stands for all."""
-        if not hasattr(self, "_time"):
+        if self._time is False:
             self._time = time_dependent(self.scene)
         return self._time
 
