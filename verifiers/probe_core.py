@@ -241,14 +241,27 @@ def materials_placed(objs) -> bool:
                and _tree_placed(slot.material.node_tree, seen) for o in objs for slot in o.material_slots)
 
 
+_PLAIN_PROPS: dict[str, tuple[str, ...]] = {}  # RNA type -> its plain properties' identifiers
+
+
+def _plain_props(struct) -> tuple[str, ...]:
+    """The identifiers of an RNA type's numbers, flags, enums and strings, listed once per type
+    (walking ``bl_rna.properties`` for every struct at every frame was most of a state's cost)."""
+    rna = struct.bl_rna
+    key = rna.identifier
+    if key not in _PLAIN_PROPS:
+        _PLAIN_PROPS[key] = tuple(p.identifier for p in rna.properties
+                                  if p.type in {"BOOLEAN", "INT", "FLOAT", "ENUM", "STRING"}
+                                  and p.identifier != "rna_type")
+    return _PLAIN_PROPS[key]
+
+
 def _plain_values(struct) -> list:
     """The struct's own numbers, flags and enums (no pointers), as text for a digest."""
     out = []
-    for prop in struct.bl_rna.properties:
-        if prop.type in {"BOOLEAN", "INT", "FLOAT", "ENUM", "STRING"} and prop.identifier != "rna_type":
-            value = getattr(struct, prop.identifier, None)
-            out.append((prop.identifier, list(value) if hasattr(value, "__len__") and not isinstance(value, str)
-                        else value))
+    for ident in _plain_props(struct):
+        value = getattr(struct, ident, None)
+        out.append((ident, list(value) if hasattr(value, "__len__") and not isinstance(value, str) else value))
     return out
 
 
@@ -295,6 +308,7 @@ class Probe:
         self._frame: int | None = None
         self._rendered: set[str] | None = None
         self._states: dict[tuple, str] = {}
+        self._id_states: dict[int, str] = {}  # frame -> the animated data-blocks' values
         self._displaced: dict[str, str | None] = {}
         self._time: str | None | bool = False  # False: not asked yet (time_dependent)
 
@@ -323,6 +337,7 @@ class Probe:
         self._aabbs.clear()
         self._worlds.clear()
         self._states.clear()
+        self._id_states.clear()
 
     def time_dependent(self) -> str | None:
         """Why the render may differ between frames (``time_dependent``), cached; None: every
@@ -362,10 +377,17 @@ class Probe:
                         mesh.vertices.foreach_get("co", co)
                         h.update(co.tobytes())
                         ev.to_mesh_clear()
-            for ident in _animated_ids():
-                h.update(_id_values(ident.evaluated_get(self.depsgraph)).encode())
+            h.update(self._animated_values(frame).encode())
             self._states[key] = h.hexdigest()
         return self._states[key]
+
+    def _animated_values(self, frame: int) -> str:
+        """The evaluated values of every animated data-block at ``frame`` (``_id_values``), once
+        per frame: each criterion's state at that frame shares them."""
+        if frame not in self._id_states:
+            self.at(frame)
+            self._id_states[frame] = "".join(_id_values(i.evaluated_get(self.depsgraph)) for i in _animated_ids())
+        return self._id_states[frame]
 
     def objects(self, names: list[str]) -> list[bpy.types.Object]:
         missing = [n for n in names if self.scene.objects.get(n) is None]

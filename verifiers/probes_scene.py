@@ -184,23 +184,28 @@ def _rna(struct, skip: frozenset = frozenset(), depth: int = 0, seen: set | None
     """Every property of ``struct`` a render can read, as JSON (see SKIP).  Pointers to structs
     are walked (``DEPTH`` deep), data-blocks named (node trees as graphs, images summarised),
     collections only when in FOLLOW; custom properties under ``[props]``."""
-    seen = set() if seen is None else seen
+    # once per walk, not per property: entering catch_warnings per getattr was a fifth of a
+    # per-frame snapshot's time
+    with warnings.catch_warnings():  # deprecated properties (Scene.use_nodes) still read
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _walk(struct, skip, depth, set() if seen is None else seen)
+
+
+def _walk(struct, skip: frozenset, depth: int, seen: set) -> dict:
     out: dict = {}
     for prop in struct.bl_rna.properties:
         ident = prop.identifier
         if _skipped(ident, skip):
             continue
         try:
-            with warnings.catch_warnings():  # deprecated properties (Scene.use_nodes) still read
-                warnings.simplefilter("ignore", DeprecationWarning)
-                value = getattr(struct, ident)
+            value = getattr(struct, ident)
         except (AttributeError, RuntimeError, TypeError, ValueError):
             continue
         if prop.type == "POINTER":
             out[ident] = _pointer(value, depth, seen)
         elif prop.type == "COLLECTION":
             if ident in FOLLOW and depth < DEPTH:
-                out[ident] = [_rna(item, depth=depth + 1, seen=seen) for item in value]
+                out[ident] = [_walk(item, frozenset(), depth + 1, seen) for item in value]
         elif not prop.is_readonly:
             out[ident] = _plain(value)
     props = _id_props(struct)
@@ -222,7 +227,7 @@ def _pointer(value, depth: int, seen: set):
     if depth >= DEPTH or key in seen:
         return None
     seen.add(key)
-    return _rna(value, depth=depth + 1, seen=seen)
+    return _walk(value, frozenset(), depth + 1, seen)
 
 
 def _image(image) -> dict:
@@ -296,6 +301,21 @@ def _graph(tree, seen: set | None = None) -> dict | str:
                  for i in tree.interface.items_tree] if hasattr(tree, "interface") else []
     return {"name": tree.name, "type": tree.bl_idname, "nodes": nodes, "links": links, "interface": interface,
             "animation": _animation_hash(tree), "drivers": _drivers(tree)}
+
+
+def _keyed_graph(tree, seen: set | None = None) -> bool:
+    """The node tree, or a group tree inside it, is keyed or driven."""
+    seen = set() if seen is None else seen
+    if tree is None or tree.as_pointer() in seen:
+        return False
+    seen.add(tree.as_pointer())
+    return _animated(tree) or any(_keyed_graph(getattr(n, "node_tree", None), seen) for n in tree.nodes)
+
+
+def _static_material(mat) -> bool:
+    """Nothing of the material (its settings, its graph, a group in it) is keyed or driven: its
+    evaluated graph is the same at every frame."""
+    return not _animated(mat) and not _keyed_graph(mat.node_tree)
 
 
 def _material(mat) -> dict | None:
@@ -632,13 +652,25 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
                                               getattr(scene, "compositing_node_group", None)) if i is not None)
     per_frame: dict = {}  # (section, name, key) -> [digest per frame]
 
+    previous: dict = {}  # (section, name, key) -> (value, digest) at the frame before
+
     def note(section: str, name: str | None, values: dict) -> None:
+        # most values stay as they were from one frame to the next: an equal value repeats the
+        # digest of the frame before instead of being written out and hashed again
         for key, value in values.items():
-            per_frame.setdefault((section, name, key), []).append(_short(value))
+            at = (section, name, key)
+            seen = previous.get(at)
+            digest = seen[1] if seen is not None and seen[0] == value else _short(value)
+            previous[at] = (value, digest)
+            per_frame.setdefault(at, []).append(digest)
 
     # nothing follows the clock: every frame shows the first one's values (no series)
     walked = range(first, last + 1) if probe.time_dependent() is not None else range(first, first + 1)
     shapes: dict = {}
+    # a moving object's entry is taken again at each frame; its materials' graphs only where
+    # something in them is keyed or driven
+    static_graphs = {n: g for n, g in graphs.items()
+                     if n in bpy.data.materials and _static_material(bpy.data.materials[n])}
     for frame in walked:
         probe.at(frame)
         now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes)
@@ -648,7 +680,7 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
             note("objects", obj.name, now[obj.name])
         for obj in moving:
             entry = entries[obj.name] if frame == first else _object_entry(
-                obj, probe.depsgraph, rendered, {}, {k: entries[obj.name][k] for k in DEFINITION_KEYS})
+                obj, probe.depsgraph, rendered, dict(static_graphs), {k: entries[obj.name][k] for k in DEFINITION_KEYS})
             note("objects", obj.name, {k: v for k, v in entry.items() if k not in FRAME_KEYS})
         if render_moves:
             note("render", None, render if frame == first else _render_entry(scene, probe.depsgraph))

@@ -83,6 +83,8 @@ class Solid:
     signed: float = 0.0  # signed enclosed volume (negative: inside-out normals)
     _tree: BVHTree | None = field(default=None, repr=False)
     _shells: list | None = field(default=None, repr=False)
+    _face_co: np.ndarray | None = field(default=None, repr=False)
+    _box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     @property
     def faces(self) -> int:
@@ -90,7 +92,16 @@ class Solid:
 
     @property
     def face_co(self) -> np.ndarray:
-        return self.co[self.used]
+        """The vertices faces use (kept: ``inside`` asks for them at every sample point)."""
+        if self._face_co is None:
+            self._face_co = self.co[self.used]
+        return self._face_co
+
+    def box(self) -> tuple[np.ndarray, np.ndarray]:
+        """(min, max) of ``face_co`` (the solid must have faces)."""
+        if self._box is None:
+            self._box = (self.face_co.min(axis=0), self.face_co.max(axis=0))
+        return self._box
 
     @property
     def loose_fraction(self) -> float:
@@ -328,9 +339,9 @@ def inside(solid: Solid, point) -> bool:
     """``point`` is inside the solid: odd crossings along +X and along -X."""
     if not solid.encloses:
         return False
-    lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
+    lo, hi = solid.box()
     p = np.asarray(point, dtype=np.float64)
-    if np.any(p < lo) or np.any(p > hi):
+    if (p < lo).any() or (p > hi).any():
         return False
     tree, step = solid.tree(), _step(solid.co)
     length = float(hi[0] - lo[0]) + 1.0
