@@ -322,20 +322,36 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
     deliveries.mkdir(parents=True, exist_ok=True)
     delivered = _stepper(progress, "deliveries", len(samples))
 
-    def deliver(s: Sample) -> Path | ScriptFailed:
-        if s.script is None:
-            delivered()
-            return start
+    def deliver_one(s: Sample) -> Path | ScriptFailed:
         try:
-            return bpy_procs.apply_script(start, s.script, deliveries / f"{s.slug}.blend",
+            return bpy_procs.apply_script(start, cast(Path, s.script), deliveries / f"{s.slug}.blend",
                                           sandbox=scorer.sandbox)
         except ScriptFailed as exc:  # run the others too: the author sees every failing script
             return exc
-        finally:
-            delivered()
 
-    with ThreadPoolExecutor(parallel) as pool:
-        outcomes = list(pool.map(deliver, samples))
+    def deliver(batch: list[Sample]) -> list[Path | ScriptFailed]:
+        """One Blender for a share of the draft's scripts (one author's: bpy_procs.apply_scripts);
+        when one fails, each script of the share again on its own, so every failing one is named."""
+        try:
+            out: list[Path | ScriptFailed] = list(bpy_procs.apply_scripts(
+                start, [(cast(Path, s.script), deliveries / f"{s.slug}.blend") for s in batch],
+                sandbox=scorer.sandbox))
+        except ScriptFailed:
+            out = [deliver_one(s) for s in batch]
+        for _ in batch:
+            delivered()
+        return out
+
+    scripted = [i for i, s in enumerate(samples) if s.script is not None]
+    share = max(1, parallel)
+    batches = [scripted[k::share] for k in range(share) if scripted[k::share]]
+    outcomes: list[Path | ScriptFailed] = [start] * len(samples)
+    for _ in range(len(samples) - len(scripted)):
+        delivered()
+    with ThreadPoolExecutor(max(1, len(batches))) as pool:
+        for batch, made in zip(batches, pool.map(lambda b: deliver([samples[i] for i in b]), batches)):
+            for i, outcome in zip(batch, made):
+                outcomes[i] = outcome
     if failed := [b for b in outcomes if isinstance(b, ScriptFailed)]:
         raise ScriptFailed([p for f in failed for p in f.problems], failed[0].log_tail)
     blends = cast(list[Path], outcomes)  # none failed

@@ -4,9 +4,10 @@ For each seed: build the workspace, apply the reference solution, every defect a
 variant to inputs/start.blend, probe each delivery plus the untouched start.blend, and check
 that the rule probe alone separates them — the task graded under `rule-only` (its VL part is
 the pipeline's and `test_calibration_step.py`'s business): reference high, untouched input and
-defects low (at least 0.2 below the pass threshold), variants passing.  Also: probing is
-deterministic, and an empty or unreadable delivery scores 0 without crashing while a broken
-rubric crashes.
+defects low (at least 0.2 below the pass threshold), variants passing.  A seed's scripts run in
+one Blender and its deliveries are probed in one warm probe (as calibration does).  Also:
+probing is deterministic (the packaged test's fresh probe reports what the warm probe did), and
+an empty or unreadable delivery scores 0 without crashing while a broken rubric crashes.
 """
 
 from __future__ import annotations
@@ -17,16 +18,18 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import pytest
 
+from sandbox.script_run import LOCAL
+from verifiers import bpy_procs
 from verifiers.profiles import get_profile, task_with_profile
 
 pytestmark = pytest.mark.blender
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "blender" / "build_workspace.py"
-APPLY = ROOT / "blender" / "apply_script.py"
 PROBE = ROOT / "verifiers" / "rule_probe.py"
 SEEDS = ("robot-carry", "table-model", "product-lighting", "asset-hygiene", "render-setup",
          "mug-material", "crate-texture", "fence-array")
@@ -114,12 +117,21 @@ def delivery_path(work: Path, sample: Sample) -> Path:
     return work / sample.seed / "deliveries" / f"{sample.slug}.blend"
 
 
-def deliver_and_probe(sample: Sample, start: Path, work: Path) -> dict:
-    delivery = start
-    if sample.script is not None:
-        delivery = delivery_path(work, sample)
-        check(run_bpy(APPLY, "--in", start, "--script", sample.script, "--out", delivery))
-    return probe(sample.seed, delivery, work / sample.seed / "reports" / f"{sample.slug}.json")
+def deliver_and_probe(seed: str, work: Path) -> dict[str, dict]:
+    """{sample name: report} of one seed's samples: its scripts applied in one Blender (one
+    author's, as stage 05 applies a draft's gaming samples) and probed in one warm probe, as
+    calibration does (test_probing_twice checks a fresh probe of the packaged test reports the
+    same)."""
+    start = build(seed, work)
+    samples = [s for s in ALL_SAMPLES if s.seed == seed]
+    scripted = [s for s in samples if s.script is not None]
+    bpy_procs.apply_scripts(start, [(cast(Path, s.script), delivery_path(work, s)) for s in scripted],
+                            sandbox=LOCAL)
+    task = rule_only_task(seed, work / seed / "reports" / "task.json")
+    rubric = seed_dir(seed) / "draft" / "rubric.json"
+    with bpy_procs.WarmProbe(sandbox=LOCAL) as warm:
+        return {s.name: warm.probe(start if s.script is None else delivery_path(work, s), task, rubric,
+                                   work / seed / "reports" / f"{s.slug}.json") for s in samples}
 
 
 @dataclass
@@ -131,10 +143,9 @@ class Calibration:
 @pytest.fixture(scope="module")
 def calibration(tmp_path_factory) -> Calibration:
     work = tmp_path_factory.mktemp("calibration")
-    with ThreadPoolExecutor(PARALLEL) as pool:
-        starts = dict(zip(SEEDS, pool.map(lambda seed: build(seed, work), SEEDS)))
-        reports = pool.map(lambda s: deliver_and_probe(s, starts[s.seed], work), ALL_SAMPLES)
-        return Calibration(work, {(s.seed, s.name): r for s, r in zip(ALL_SAMPLES, reports)})
+    with ThreadPoolExecutor(PARALLEL) as pool:  # a seed per process: at most PARALLEL bpy processes
+        by_seed = dict(zip(SEEDS, pool.map(lambda seed: deliver_and_probe(seed, work), SEEDS)))
+    return Calibration(work, {(seed, name): r for seed, reports in by_seed.items() for name, r in reports.items()})
 
 
 def summary(report: dict) -> str:

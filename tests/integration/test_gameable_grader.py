@@ -1,8 +1,10 @@
 """A seed whose grader measures proxies is refused at stage 05 with GraderGameable naming the
 operators it did not kill -- on a real dev server, with the real gaming operators in Blender.
-The same seed with its strengthened rubric (the bundled table-model) publishes: that run is
-tests/integration/test_dataset_production.py's, and its calibration report carries the
-mutation table (every applicable operator killed)."""
+The seed is table-model as the dataset test runs it (`light_copy`: graded on rules alone, no
+evidence renders): mutation testing judges the rule channel with a perfect VL answer assumed,
+so the VL channel changes nothing here. The same seed with its strengthened rubric publishes:
+that run is tests/integration/test_dataset_production.py's, and its calibration report carries
+the mutation table (every applicable operator killed)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from temporalio.exceptions import ApplicationError
 
 from tests.integration.test_bad_input import _published, produce_failing
+from tests.integration.test_dataset_production import light_copy
 
 pytestmark = [pytest.mark.temporal, pytest.mark.blender]
 
@@ -52,8 +55,8 @@ def weaken_to_proxies(seed: Path) -> list[str]:
 
 
 async def test_a_seed_graded_by_proxies_is_refused_at_review_naming_the_operators(
-        temporal_env, workers, settings, seed_copy):
-    seed = seed_copy("table-model")
+        temporal_env, workers, settings, tmp_path):
+    seed = light_copy("table-model", tmp_path)
     replaced = weaken_to_proxies(seed)
     assert {"ground_contact", "parts_touch", "material_on_faces", "solid_parts"} <= set(replaced), replaced
     before = _published(settings)
