@@ -175,9 +175,13 @@ def mutations(tree: Path, blend: Path, task: Path, rubric: Path, work: Path, san
     shutil.copyfile(ROOT / "verifiers" / "mutations.py", code / "mutations.py")
     doc = json.loads(task.read_text(encoding="utf-8"))
     with bpy_procs.WarmProbe(sandbox=sandbox, code=code) as probe:
+        probe.probe(blend, task, rubric, work / "warm-up.json")  # the process started and loaded first
+        started = time.monotonic()
         rows = probe.mutate(blend, task, rubric)
+        seconds = time.monotonic() - started
     table = mutation_table(rows, profile_of_task(doc), doc, None, allowed_operators(doc))
-    return {"killed": table["killed"], "applicable": table["applicable"], "survivors": table["survivors"],
+    return {"seconds": round(seconds, 2),
+            "killed": table["killed"], "applicable": table["applicable"], "survivors": table["survivors"],
             "allowed": sorted(table["allowed"]),
             "operators": {r["operator"]: ("allowed" if r["allowed"] else "killed" if r["killed"] else
                                           "survived" if r["applicable"] else "n/a") for r in table["operators"]}}
@@ -193,6 +197,11 @@ def bench_seed(seed: str, tree: Path, args, sandbox, err: Console) -> dict:
     blends = deliveries(bundle, work, sandbox)
     sides = {"before": (tree, *side_files(tree, seed, work / "before")),
              "after": (ROOT, *side_files(ROOT, seed, work / "after"))}
+    row: dict = {"seed": seed, "deliveries": len(blends)}
+    if args.mutations_only:
+        row["mutations"] = {side: mutations(code, blends[0], task, rubric, work / f"mutate-{side}", sandbox)
+                            for side, (code, task, rubric) in sides.items()}
+        return row
     probe_t: dict[str, list[float]] = {"before": [], "after": []}
     render_t: dict[str, list[float]] = {"before": [], "after": []}
     specs = {side: resolved_spec(code, task.with_name("judge.json")) for side, (code, task, _) in sides.items()}
@@ -214,7 +223,6 @@ def bench_seed(seed: str, tree: Path, args, sandbox, err: Console) -> dict:
     finally:
         for p in probes.values():
             p.close()
-    row: dict = {"seed": seed, "deliveries": len(blends)}
     row["probe_ms"] = {side: median_ms(t) for side, t in probe_t.items()}
     row["probe_ms"]["ratio"] = round(row["probe_ms"]["after"] / row["probe_ms"]["before"], 2)
     if render_t["after"]:
@@ -241,6 +249,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before-out", type=Path, default=None,
                     help="write each seed's 'before' mutation table here (the review site's "
                          "review_site/mutation_before.json)")
+    ap.add_argument("--mutations-only", action="store_true",
+                    help="only the mutation phase: today's operators on the reference delivery, timed and judged "
+                         "by each side's grader (e.g. --base <an earlier commit of this issue> for a cost cut)")
     args = ap.parse_args(argv)
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
@@ -257,6 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     except BlenderProcessError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    print(f"{'seed':18} {'mutation phase s before':>23} {'after':>7} {'x':>5} {'killed before':>13} {'after':>7}")
+    for r in rows:
+        m = r["mutations"]
+        kb, ka = (f"{m[k]['killed']}/{m[k]['applicable']}" for k in ("before", "after"))
+        ratio = m["after"]["seconds"] / m["before"]["seconds"] if m["before"]["seconds"] else float("nan")
+        print(f"{r['seed']:18} {m['before']['seconds']:23.2f} {m['after']['seconds']:7.2f} {ratio:5.2f} {kb:>13} {ka:>7}")
+    if args.mutations_only:
+        return _write(args, rows)
     print(f"{'seed':18} {'probe ms before':>15} {'after':>8} {'x':>5} {'evidence ms before':>18} {'after':>8} "
           f"{'x':>5} {'per delivery x':>14} {'killed before':>13} {'after':>7}")
     for r in rows:
@@ -273,6 +292,11 @@ def main(argv: list[str] | None = None) -> int:
               + (f" (allowed: {', '.join(m['after']['allowed'])})" if m["after"]["allowed"] else ""))
         print(f"{r['seed']}: after, on the reference: open {b['open_s']:.2f}s, render set-up {b['setup_s']:.2f}s, "
               f"criteria {b['measure_s'] - b['setup_s']:.2f}s ({top})")
+    return _write(args, rows)
+
+
+def _write(args, rows: list[dict]) -> int:
+    """The JSON figures (``--json``) and the before tables (``--before-out``)."""
     result = {"bench": "grader_cost", "base": args.base, "rounds": args.rounds,
               "isolation": "local" if args.no_sandbox else "sandbox",
               "machine": {"cpus": os.cpu_count(), "platform": platform.platform(),
