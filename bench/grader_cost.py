@@ -91,13 +91,20 @@ print(json.dumps({"open": t1 - t0, "measure": t2 - t1, "criteria": times,
 
 
 def base_tree(base: str, work: Path) -> Path:
-    """The repository at ``base``, checked out once into ``<work>/base-tree``."""
+    """The repository at ``base``, checked out into ``<work>/base-tree`` (once; a tree left at
+    another commit by an earlier run is moved to ``base``)."""
     tree = work / "base-tree"
+
+    def git(*args: str, at: Path = ROOT) -> str:
+        return subprocess.run(["git", "-C", str(at), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    wanted = git("rev-parse", f"{base}^{{commit}}")
     if (tree / "verifiers").is_dir():
+        if git("rev-parse", "HEAD", at=tree) != wanted:
+            git("checkout", "--detach", "--force", wanted, at=tree)
         return tree
     work.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--force", str(tree), base],
-                   check=True, capture_output=True, text=True)
+    git("worktree", "add", "--detach", "--force", str(tree), wanted)
     return tree
 
 
