@@ -8,8 +8,8 @@ limit; run as subprocesses from the moment collection ends, beside the CPU-bound
 cost little more than their CPU. Two lanes of long end-to-end runs follow them, so that the
 second core never idles while the foreground runs one test at a time: `long-runs` (a dataset
 revision with a worker kill, every bundled seed's calibration samples probed, the calibration
-step of two seeds under three profiles with evidence renders) starts when the deploy test
-ends, about a third of the way through the session; `end-to-end` (a seed through all seven stages, the shared model budget across two
+step of two seeds under three profiles, the evidence renders' tests, authors' broken seeds
+refused fast) starts when the deploy test ends, about a third of the way through the session; `end-to-end` (a seed through all seven stages, the shared model budget across two
 worker processes, model authoring) starts when the orchestration suite ends, while the deploy test
 mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
@@ -72,7 +72,10 @@ SUITES = {s.name: s for s in (
     Suite("orchestration", ("tests/orchestration/",)),
     Suite("long-runs", ("tests/integration/test_dataset_production.py",
                         "tests/integration/test_blender_calibration.py",
-                        "tests/integration/test_calibration_step.py"), after="deploy"),
+                        "tests/integration/test_calibration_step.py", "tests/integration/test_evidence.py",
+                        "tests/integration/test_evidence_render_truth.py",
+                        "tests/integration/test_evidence_part_pixels.py", "tests/integration/test_bad_input.py"),
+          after="deploy"),
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py"), after="orchestration"),

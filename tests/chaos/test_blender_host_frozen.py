@@ -61,8 +61,10 @@ async def test_frozen_blender_host_is_retried_on_another_worker_and_recorded_onc
     record = await handle.result(rpc_timeout=None)
     done = time.monotonic()
     history = await run_trial_history(handle)
-    assert history == {"scheduled": 1, "completed": 1, "attempts": [2],
-                       "identities": [gpu2.identity]}, history
+    # scheduled once, completed once, by the new worker, on a retry: attempt 2 on a quiet
+    # machine; a loaded one can time a later attempt out too (counts, not timings, are asserted)
+    assert (history["scheduled"], history["completed"], history["identities"]) == (1, 1, [gpu2.identity]), history
+    assert history["attempts"][0] >= 2, history
     [path] = records(stack.var, trial.campaign_id)  # attempt 1 wrote nothing
     written = json.loads(path.read_text())
     assert (written["trial_id"], written["reward"], written["success"]) == (trial.trial_id, 1.0, True)

@@ -1,6 +1,6 @@
 """kill -9 of the gpu worker mid-trial: the server's heartbeat timeout (gpu: 20 s,
 workflows/activity_options.py) hands the trial to a new gpu worker; the workflow completes
-with exactly one trial record, from attempt 2."""
+with exactly one trial record, from a retry (attempt 2 unless load times out another)."""
 
 from __future__ import annotations
 
@@ -48,8 +48,10 @@ async def test_gpu_worker_killed_mid_trial_is_retried_and_recorded_once(stack, c
     record = await handle.result(rpc_timeout=None)
     done = time.monotonic()
     history = await run_trial_history(handle)
-    assert history == {"scheduled": 1, "completed": 1, "attempts": [2],
-                       "identities": [gpu2.identity]}, history
+    # scheduled once, completed once, by the new worker, on a retry: attempt 2 on a quiet
+    # machine; a loaded one can time a later attempt out too (counts, not timings, are asserted)
+    assert (history["scheduled"], history["completed"], history["identities"]) == (1, 1, [gpu2.identity]), history
+    assert history["attempts"][0] >= 2, history
     [path] = records(stack.var, trial.campaign_id)  # 0 lost, 0 duplicated
     written = json.loads(path.read_text())
     assert (written["trial_id"], written["reward"], written["success"]) == (trial.trial_id, 1.0, True)
