@@ -342,16 +342,14 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
             delivered()
         return out
 
-    scripted = [i for i, s in enumerate(samples) if s.script is not None]
+    scripted = [s for s in samples if s.script is not None]
     share = max(1, parallel)
     batches = [scripted[k::share] for k in range(share) if scripted[k::share]]
-    outcomes: list[Path | ScriptFailed] = [start] * len(samples)
     for _ in range(len(samples) - len(scripted)):
         delivered()
     with ThreadPoolExecutor(max(1, len(batches))) as pool:
-        for batch, made in zip(batches, pool.map(lambda b: deliver([samples[i] for i in b]), batches)):
-            for i, outcome in zip(batch, made):
-                outcomes[i] = outcome
+        made = {s.name: out for batch, outs in zip(batches, pool.map(deliver, batches)) for s, out in zip(batch, outs)}
+    outcomes = [made.get(s.name, start) for s in samples]
     if failed := [b for b in outcomes if isinstance(b, ScriptFailed)]:
         raise ScriptFailed([p for f in failed for p in f.problems], failed[0].log_tail)
     blends = cast(list[Path], outcomes)  # none failed

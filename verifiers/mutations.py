@@ -51,9 +51,12 @@ class Context:
     baseline: dict | None
     start_mode: str
     named: set[str] = field(default_factory=set)  # every string in the rubric params
+    # the delivery's snapshot objects, shared by every operator of one run (the same file is
+    # re-opened for each: one snapshot serves them all)
+    shared: dict = field(default_factory=dict)
 
     @classmethod
-    def of(cls, task: dict, rubric: dict, baseline: dict | None) -> "Context":
+    def of(cls, task: dict, rubric: dict, baseline: dict | None, shared: dict | None = None) -> "Context":
         named: set[str] = set()
 
         def walk(value) -> None:
@@ -69,7 +72,7 @@ class Context:
 
         for c in rubric.get("criteria", []):
             walk(c.get("params", {}))
-        return cls(rubric, baseline, task.get("start_mode", "from_scratch"), named)
+        return cls(rubric, baseline, task.get("start_mode", "from_scratch"), named, {} if shared is None else shared)
 
     @property
     def scene(self) -> bpy.types.Scene:
@@ -82,10 +85,12 @@ class Context:
     def start_objects(self) -> dict:
         return (self.baseline or {}).get("objects", {})
 
-    @cached_property
+    @property
     def delivered(self) -> dict:
         """The delivery's snapshot objects, taken once, before an operator changes anything."""
-        return probes_scene.snapshot(self.scene)["objects"] if self.baseline is not None else {}
+        if "delivered" not in self.shared:
+            self.shared["delivered"] = probes_scene.snapshot(self.scene)["objects"] if self.baseline is not None else {}
+        return self.shared["delivered"]
 
     @cached_property
     def _parts(self) -> list[bpy.types.Object]:
@@ -1044,16 +1049,12 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
     import traceback  # noqa: PLC0415
 
     rows = []
-    delivered: dict | None = None  # the same file opened each time: one snapshot serves every operator
+    shared: dict = {}  # the delivery's snapshot, taken by the first operator that asks
     for name in operators or list(OPERATORS):
         op = OPERATORS[name]
         bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
-        ctx = Context.of(task, rubric, baseline)
-        if delivered is not None:
-            ctx.__dict__["delivered"] = delivered  # the cached_property's slot
+        ctx = Context.of(task, rubric, baseline, shared)
         why = op.applicable(ctx)
-        if "delivered" in ctx.__dict__:
-            delivered = ctx.__dict__["delivered"]
         row = {"operator": name, "doc": op.doc, "applicable": why is None, "why": why, "criteria": None,
                "error": None}
         if why is None:

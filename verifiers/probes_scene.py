@@ -670,7 +670,8 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     # a moving object's entry is taken again at each frame; its materials' graphs only where
     # something in them is keyed or driven
     static_graphs = {n: g for n, g in graphs.items()
-                     if n in bpy.data.materials and _static_material(bpy.data.materials[n])}
+                     if n in bpy.data.materials and _static_material(bpy.data.materials[n])
+                     } if moving and len(walked) > 1 else {}
     for frame in walked:
         probe.at(frame)
         now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes)

@@ -372,7 +372,7 @@ def surface_distance(a: Solid, b: Solid) -> tuple[float, str]:
     best = math.inf
     for src, dst in ((a, b), (b, a)):
         tree, pts = dst.tree(), _samples(src)
-        lo, hi = dst.face_co.min(axis=0), dst.face_co.max(axis=0)
+        lo, hi = dst.box()
         to_box = np.linalg.norm(np.maximum(0.0, np.maximum(lo - pts, pts - hi)), axis=1)  # a lower bound
         order = np.argsort(to_box, kind="stable")
         for first in range(0, len(order), 1024):  # nearest the other's box first; stop past `best`
