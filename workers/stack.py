@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -150,10 +151,29 @@ def port_open(port: int, timeout: float = 0.5) -> bool:
 
 
 def free_port() -> int:
-    """A loopback port nothing listens on now (the OS's pick)."""
-    with socket.socket() as s:
+    """A loopback port nothing uses now, picked below the kernel's ephemeral range: a port the
+    OS hands out (bind to 0, an outgoing connection, a dev server's internal services) could be
+    taken by another process between this pick and the caller's bind; with several dev servers
+    starting at once in `make test` that happened."""
+    low = _ephemeral_low()
+    for _ in range(200):
+        port = random.randrange(max(1024, low - 16000), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    with socket.socket() as s:  # that band is full: the OS's pick
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def _ephemeral_low() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768
 
 
 def _wait_for_port(port: int, timeout: float, log: Path) -> None:

@@ -12,7 +12,6 @@ import contextlib
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 import textwrap
@@ -24,6 +23,7 @@ from harbor.models.trial.paths import TrialPaths
 
 from sandbox.environment import ArkevoSandboxEnvironment
 from sandbox.isolation import host
+from workers.stack import free_port  # noqa: F401 - the adversarial tests' import
 
 IMPORT_PATH = "sandbox.environment:ArkevoSandboxEnvironment"
 # The tests' own slot users. A background lane of `make test` (tests/background/runs.py) gets
@@ -83,12 +83,6 @@ def exec_log(env: ArkevoSandboxEnvironment) -> list[dict]:
     """The host-side JSON lines the environment wrote for this session."""
     path = env.trial_paths.trial_dir / "sandbox" / f"{env.session_id}.jsonl"
     return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def slot_user_pids(uid: int) -> list[int]:

@@ -150,6 +150,10 @@ class Proc:
         return "\n".join(text.splitlines()[-lines:])
 
 
+class PortTaken(AssertionError):
+    """The dev server could not keep the port it was given."""
+
+
 @dataclass
 class ChaosStack:
     """One dev server (SQLite file, fixed port: it can be killed and started again on the same
@@ -175,19 +179,39 @@ class ChaosStack:
 
     async def start_server(self, deadline_sec: float = 60.0) -> float:
         """Start (or start again, on the same database and port) and wait until the default
-        namespace answers; returns the seconds it took."""
+        namespace answers; returns the seconds it took. On the first start a port another
+        process took between free_port() and the server's bind (the other lanes' dev servers
+        bind random ports of their own) is given up for a new one."""
         started = time.monotonic()
+        for tries_left in (2, 1, 0):
+            try:
+                await self._start_server_once(deadline_sec)
+                return time.monotonic() - started
+            except PortTaken:
+                if self.client is not None or not tries_left:
+                    raise  # a restart is on the same port by design
+                self.port = free_port()
+        raise AssertionError("unreachable")
+
+    async def _start_server_once(self, deadline_sec: float) -> None:
         argv = [str(TEMPORAL_BIN), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
                 "--port", str(self.port), "--db-filename", str(self.db), "--log-level", "warn"]
         for attribute in SEARCH_ATTRIBUTES:
             argv += ["--search-attribute", attribute]
         self.server = Proc("temporal", argv, self.root / "log" / "temporal.log").start()
-        await until(f"dev server listening on {self.address}", lambda: port_open(self.port),
-                    deadline_sec, every=0.2)
+        await until(f"dev server listening on {self.address}", self._listening, deadline_sec, every=0.2)
         if self.client is None:  # a listening port can still answer "frontend not healthy yet"
             self.client = await until("a client connected to the dev server", self._connect, deadline_sec, 0.2)
         await until("dev server answering for namespace default", self._answers, deadline_sec, 0.2)
-        return time.monotonic() - started
+
+    def _listening(self) -> bool:
+        self._check_server_alive()
+        return port_open(self.port)
+
+    def _check_server_alive(self) -> None:
+        if not self.server.running():
+            raise PortTaken(f"the dev server on port {self.port} exited while starting "
+                            f"(rc {self.server.popen.returncode}):\n{self.server.tail()}")
 
     async def _connect(self) -> Client | None:
         try:
@@ -195,9 +219,13 @@ class ChaosStack:
         except RuntimeError as exc:  # the bridge's "Failed client connect": not up yet
             if "not healthy" in str(exc) or "Unavailable" in str(exc):
                 return None
-            raise
+            # Something else answers on the port (an HTTP/1 listener: "h2 protocol error"):
+            # our server cannot bind it and exits; until it has, keep asking.
+            self._check_server_alive()
+            return None
 
     async def _answers(self) -> bool:
+        self._check_server_alive()
         try:
             await self.client.workflow_service.describe_namespace(
                 DescribeNamespaceRequest(namespace="default"), timeout=timedelta(seconds=2))
