@@ -669,9 +669,10 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     shapes: dict = {}
     # a moving object's entry is taken again at each frame; its materials' graphs only where
     # something in them is keyed or driven
-    static_graphs = {n: g for n, g in graphs.items()
-                     if n in bpy.data.materials and _static_material(bpy.data.materials[n])
-                     } if moving and len(walked) > 1 else {}
+    static_graphs = {}
+    if moving and len(walked) > 1:
+        static_graphs = {n: g for n, g in graphs.items()
+                         if n in bpy.data.materials and _static_material(bpy.data.materials[n])}
     for frame in walked:
         probe.at(frame)
         now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes)

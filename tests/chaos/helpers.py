@@ -150,8 +150,8 @@ class Proc:
         return "\n".join(text.splitlines()[-lines:])
 
 
-class PortTaken(AssertionError):
-    """The dev server could not keep the port it was given."""
+class ServerExited(AssertionError):
+    """The dev server exited while starting (on a first start: most likely its port was taken)."""
 
 
 @dataclass
@@ -183,15 +183,15 @@ class ChaosStack:
         process took between free_port() and the server's bind (the other lanes' dev servers
         bind random ports of their own) is given up for a new one."""
         started = time.monotonic()
-        for tries_left in (2, 1, 0):
+        for tries_left in range(2, -1, -1):
             try:
                 await self._start_server_once(deadline_sec)
-                return time.monotonic() - started
-            except PortTaken:
+                break
+            except ServerExited:
                 if self.client is not None or not tries_left:
                     raise  # a restart is on the same port by design
                 self.port = free_port()
-        raise AssertionError("unreachable")
+        return time.monotonic() - started
 
     async def _start_server_once(self, deadline_sec: float) -> None:
         argv = [str(TEMPORAL_BIN), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
@@ -210,7 +210,7 @@ class ChaosStack:
 
     def _check_server_alive(self) -> None:
         if not self.server.running():
-            raise PortTaken(f"the dev server on port {self.port} exited while starting "
+            raise ServerExited(f"the dev server on port {self.port} exited while starting "
                             f"(rc {self.server.popen.returncode}):\n{self.server.tail()}")
 
     async def _connect(self) -> Client | None:
@@ -219,10 +219,12 @@ class ChaosStack:
         except RuntimeError as exc:  # the bridge's "Failed client connect": not up yet
             if "not healthy" in str(exc) or "Unavailable" in str(exc):
                 return None
-            # Something else answers on the port (an HTTP/1 listener: "h2 protocol error"):
-            # our server cannot bind it and exits; until it has, keep asking.
-            self._check_server_alive()
-            return None
+            if "protocol error" in str(exc):
+                # Something else answers on the port (an HTTP/1 listener): our server cannot
+                # bind it and exits; until it has, keep asking.
+                self._check_server_alive()
+                return None
+            raise
 
     async def _answers(self) -> bool:
         self._check_server_alive()
