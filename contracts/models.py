@@ -167,6 +167,9 @@ class Contract(BaseModel):
         regex_engine="python-re",
         allow_inf_nan=False,
         use_attribute_docstrings=True,
+        # The validators are built on a model's first use, not at import: most processes that
+        # import the contracts (a CLI's --help, a worker pool) use a few of the 74 models.
+        defer_build=True,
     )
 
 

@@ -211,12 +211,105 @@ def time_dependent(scene: bpy.types.Scene) -> str | None:
     return None
 
 
+# Parent types that only place the child; Armature (also a lattice's or a curve's deform parent)
+# deforms it through a virtual modifier that obj.modifiers does not list.
+PLACING_PARENTS = {"OBJECT", "BONE", "VERTEX", "VERTEX_3"}
+
+
 def fixed_shape(obj) -> bool:
     """The object's evaluated shape in its own space cannot change from frame to frame: a mesh
-    with no modifier, no shape keys and no animation on its data (only its transform may move)."""
+    with no modifier, no shape keys, no animation on its data and no deforming parent (only its
+    transform may move)."""
     data = obj.data
     return (obj.type == "MESH" and not len(obj.modifiers) and data is not None
-            and getattr(data, "shape_keys", None) is None and data.animation_data is None)
+            and getattr(data, "shape_keys", None) is None and data.animation_data is None
+            and (obj.parent is None or obj.parent_type in PLACING_PARENTS))
+
+
+# --- reading meshes ----------------------------------------------------------------------------
+# Blender keeps a mesh's positions and topology as attributes: read through the attribute API
+# they are one copy, while the legacy per-element properties (MeshLoop.vertex_index,
+# MeshEdge.vertices, MeshVertex.co into float64, MeshLoopTriangle.vertices) are converted one
+# element at a time, up to 100x slower on a subdivided part. The values are the same; the
+# legacy path stays for a mesh without the attribute.
+
+
+def _attribute(mesh, name: str, domain: str, data_type: str, count: int, width: int, dtype, prop: str):
+    attr = mesh.attributes.get(name)
+    if attr is None or attr.domain != domain or attr.data_type != data_type or len(attr.data) != count:
+        return None
+    out = np.empty(width * count, dtype=dtype)
+    attr.data.foreach_get(prop, out)
+    return out
+
+
+def vertex_positions(mesh) -> np.ndarray:
+    """The vertices' local coordinates, flat float32 (x0, y0, z0, x1, ...)."""
+    n = len(mesh.vertices)
+    co = _attribute(mesh, "position", "POINT", "FLOAT_VECTOR", n, 3, np.float32, "vector")
+    if co is None:
+        co = np.empty(3 * n, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+    return co
+
+
+def corner_verts(mesh) -> np.ndarray:
+    """Each face corner's (loop's) vertex index, int64, face after face."""
+    n = len(mesh.loops)
+    idx = _attribute(mesh, ".corner_vert", "CORNER", "INT", n, 1, np.int32, "value")
+    if idx is None:
+        idx = np.empty(n, dtype=np.int32)
+        mesh.loops.foreach_get("vertex_index", idx)
+    return idx.astype(np.int64)
+
+
+def edge_verts(mesh) -> np.ndarray:
+    """Each edge's two vertex indices, flat int64."""
+    n = len(mesh.edges)
+    idx = _attribute(mesh, ".edge_verts", "EDGE", "INT32_2D", n, 2, np.int32, "value")
+    if idx is None:
+        idx = np.empty(2 * n, dtype=np.int32)
+        mesh.edges.foreach_get("vertices", idx)
+    return idx.astype(np.int64)
+
+
+def face_material_indices(mesh) -> np.ndarray:
+    """Each face's material index, int64 (a mesh without the attribute has 0 everywhere)."""
+    n = len(mesh.polygons)
+    attr = mesh.attributes.get("material_index")
+    if attr is None:
+        return np.zeros(n, dtype=np.int64)
+    idx = _attribute(mesh, "material_index", "FACE", "INT", n, 1, np.int32, "value")
+    if idx is None:
+        idx = np.empty(n, dtype=np.int32)
+        mesh.polygons.foreach_get("material_index", idx)
+    return idx.astype(np.int64)
+
+
+def uv_vectors(layer, count: int) -> np.ndarray:
+    """A UV map's coordinates per face corner, flat float32 (u0, v0, u1, ...)."""
+    uv = np.empty(2 * count, dtype=np.float32)
+    layer.uv.foreach_get("vector", uv) if hasattr(layer, "uv") else layer.data.foreach_get("uv", uv)
+    return uv
+
+
+def loop_triangles(mesh, corner_vert: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """The mesh's triangulation (``calc_loop_triangles`` first): ``loops`` and ``vertices``
+    (n, 3), ``polygon`` and ``material_index`` (n,), int64; ``normal`` (n, 3) float64."""
+    tris = mesh.loop_triangles
+    n = len(tris)
+    loops = np.empty(3 * n, dtype=np.int32)
+    tris.foreach_get("loops", loops)
+    loops = loops.astype(np.int64).reshape(-1, 3)
+    poly = np.empty(n, dtype=np.int32)
+    mesh.loop_triangle_polygons.foreach_get("value", poly)
+    poly = poly.astype(np.int64)
+    normal = np.empty(3 * n, dtype=np.float32)
+    tris.foreach_get("normal", normal)
+    cv = corner_verts(mesh) if corner_vert is None else corner_vert
+    return {"loops": loops, "vertices": cv[loops], "polygon": poly,
+            "material_index": face_material_indices(mesh)[poly],
+            "normal": normal.astype(np.float64).reshape(-1, 3)}
 
 
 # Shader nodes whose output depends on where the surface is in the world or how it is seen:
@@ -373,9 +466,7 @@ class Probe:
                 if obj.type in GEOMETRY_TYPES and not fixed_shape(obj):  # a fixed shape is its mesh's
                     mesh = ev.to_mesh()
                     if mesh is not None:
-                        co = np.empty(3 * len(mesh.vertices), dtype=np.float32)
-                        mesh.vertices.foreach_get("co", co)
-                        h.update(co.tobytes())
+                        h.update(vertex_positions(mesh).tobytes())
                         ev.to_mesh_clear()
             h.update(self._animated_values(frame).encode())
             self._states[key] = h.hexdigest()
@@ -461,17 +552,14 @@ class Probe:
         if mesh is None:
             return None
         try:
-            n, nl, np_, ne = len(mesh.vertices), len(mesh.loops), len(mesh.polygons), len(mesh.edges)
-            co = np.empty(3 * n, dtype=np.float64)
-            mesh.vertices.foreach_get("co", co)
-            loop_vert = np.empty(nl, dtype=np.int64)
-            mesh.loops.foreach_get("vertex_index", loop_vert)
+            np_ = len(mesh.polygons)
+            co = vertex_positions(mesh).astype(np.float64)
+            loop_vert = corner_verts(mesh)
             start = np.empty(np_, dtype=np.int64)
             total = np.empty(np_, dtype=np.int64)
             mesh.polygons.foreach_get("loop_start", start)
             mesh.polygons.foreach_get("loop_total", total)
-            edges = np.empty(2 * ne, dtype=np.int64)
-            mesh.edges.foreach_get("vertices", edges)
+            edges = edge_verts(mesh)
             m = np.array(ev.matrix_world, dtype=np.float64)
             world = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
             return {"co": world, "loop_vert": loop_vert, "poly_start": start, "poly_total": total,
@@ -487,9 +575,7 @@ class Probe:
         if obj.type in GEOMETRY_TYPES:
             mesh = ev.to_mesh()
             if mesh is not None:
-                flat = np.empty(3 * len(mesh.vertices), dtype=np.float32)
-                mesh.vertices.foreach_get("co", flat)
-                local = flat.reshape(-1, 3).astype(np.float64)
+                local = vertex_positions(mesh).reshape(-1, 3).astype(np.float64)
                 ev.to_mesh_clear()
         if not len(local):
             return m[:3, 3].reshape(1, 3)
@@ -497,6 +583,19 @@ class Probe:
 
 
 PROBE_ENGINE = "ARKEVO_PROBE"  # the render engine whose render() hands us the render depsgraph
+# Caches keyed by a data-block's pointer hold for one render_probe only: a file opened later in
+# the same process (a warm probe's next delivery, the next mutant) may get the same address for
+# a different image, and a script may change a data-block's content in place.
+_PER_RENDER_CACHES: list[dict] = []
+
+
+def per_render_cache() -> dict:
+    """A dict that render_probe empties before every measurement."""
+    cache: dict = {}
+    _PER_RENDER_CACHES.append(cache)
+    return cache
+
+
 PROBE_CAMERA = "arkevo probe camera"  # lent to a scene without a camera (never linked into it)
 
 
@@ -586,6 +685,8 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
     layer renders."""
     _ensure_engine()
+    for cache in _PER_RENDER_CACHES:
+        cache.clear()
     view_layer = render_view_layer(scene)
     if view_layer is None:
         raise RenderShowsNothing("the render shows nothing: every view layer is disabled for rendering")

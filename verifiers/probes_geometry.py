@@ -15,8 +15,8 @@ import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, fraction_outcome, names_param, object_point, primitive,
-    rnd,
+    GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, corner_verts, fraction_outcome, names_param,
+    object_point, primitive, rnd, uv_vectors, vertex_positions,
 )
 from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
 
@@ -329,15 +329,13 @@ def _uv_mesh(probe: Probe, obj, uv_map: str | None, frame: int) -> dict | None:
         if layer is None:
             return None
         nl = len(mesh.loops)
-        uv = np.empty(2 * nl, dtype=np.float64)
-        layer.data.foreach_get("uv", uv)
+        uv = uv_vectors(layer, nl).astype(np.float64)
         mesh.calc_loop_triangles()
-        tri = np.empty(3 * len(mesh.loop_triangles), dtype=np.int64)
+        tri = np.empty(3 * len(mesh.loop_triangles), dtype=np.int32)
         mesh.loop_triangles.foreach_get("loops", tri)
-        co = np.empty(3 * len(mesh.vertices), dtype=np.float64)
-        mesh.vertices.foreach_get("co", co)
-        loop_vert = np.empty(nl, dtype=np.int64)
-        mesh.loops.foreach_get("vertex_index", loop_vert)
+        tri = tri.astype(np.int64)
+        co = vertex_positions(mesh).astype(np.float64)
+        loop_vert = corner_verts(mesh)
         m = np.array(ev.matrix_world, dtype=np.float64)
         world = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
         tri = tri.reshape(-1, 3)

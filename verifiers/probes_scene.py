@@ -28,8 +28,8 @@ import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, fixed_shape, fraction_outcome, primitive, render_probe,
-    rnd,
+    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, edge_verts, face_material_indices, fixed_shape,
+    fraction_outcome, primitive, render_probe, rnd, uv_vectors, vertex_positions,
 )
 
 # written into start_scene.json; a probe refuses a snapshot of another version.  2: light and
@@ -335,25 +335,20 @@ def _mesh_hashes(mesh) -> dict:
     1e-5; of each UV map (name, render / active flags, coordinates); of the faces' material
     indices."""
     nv, ne, nf, nl = len(mesh.vertices), len(mesh.edges), len(mesh.polygons), len(mesh.loops)
-    loops = np.empty(nl, dtype=np.int64)  # face after face (Blender keeps loops in face order)
-    mesh.loops.foreach_get("vertex_index", loops)
+    loops = corner_verts(mesh)  # face after face (Blender keeps loops in face order)
     totals = np.empty(nf, dtype=np.int64)
     mesh.polygons.foreach_get("loop_total", totals)
-    edges = np.empty(2 * ne, dtype=np.int64)
-    mesh.edges.foreach_get("vertices", edges)
+    edges = edge_verts(mesh)
     topology = _digest([nv, ne, nf, nl], totals.astype("<i8").tobytes(), loops.astype("<i8").tobytes(),
                        edges.astype("<i8").tobytes())
-    co = np.empty(3 * nv, dtype=np.float32)
-    mesh.vertices.foreach_get("co", co)
+    co = vertex_positions(mesh)
     geometry = _digest([nv], np.rint(co.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
     uv = hashlib.sha256()
     for layer in mesh.uv_layers:
-        data = np.empty(2 * nl, dtype=np.float32)
-        layer.uv.foreach_get("vector", data) if hasattr(layer, "uv") else layer.data.foreach_get("uv", data)
+        data = uv_vectors(layer, nl)
         uv.update(json.dumps([layer.name, bool(layer.active_render), bool(layer.active)]).encode())
         uv.update(np.rint(data.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
-    index = np.empty(nf, dtype=np.int64)
-    mesh.polygons.foreach_get("material_index", index)
+    index = face_material_indices(mesh)
     return {"topology": topology, "geometry": geometry, "uv": uv.hexdigest(),
             "material_index": _digest(index.astype("<i8").tobytes())}
 
@@ -680,9 +675,10 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
             if frame == first:
                 entries[obj.name].update(now[obj.name])
             note("objects", obj.name, now[obj.name])
+        frame_graphs = dict(static_graphs)  # a material shared by moving objects: walked once a frame
         for obj in moving:
             entry = entries[obj.name] if frame == first else _object_entry(
-                obj, probe.depsgraph, rendered, dict(static_graphs), {k: entries[obj.name][k] for k in DEFINITION_KEYS})
+                obj, probe.depsgraph, rendered, frame_graphs, {k: entries[obj.name][k] for k in DEFINITION_KEYS})
             note("objects", obj.name, {k: v for k, v in entry.items() if k not in FRAME_KEYS})
         if render_moves:
             note("render", None, render if frame == first else _render_entry(scene, probe.depsgraph))

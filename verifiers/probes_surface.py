@@ -44,7 +44,8 @@ import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
-    NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
+    NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
+    per_render_cache, primitive, rnd, uv_vectors, vertex_positions,
 )
 
 # --- param types (literals: admission reads them with ast) ---------------------------------------
@@ -197,27 +198,17 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         return None
     try:
         mesh.calc_loop_triangles()
-        nt, nv, nl = len(mesh.loop_triangles), len(mesh.vertices), len(mesh.loops)
+        nt, nl = len(mesh.loop_triangles), len(mesh.loops)
         if not nt:
             return None
-        co = np.empty(3 * nv, dtype=np.float64)
-        mesh.vertices.foreach_get("co", co)
-        co = co.reshape(-1, 3)
-        tri_v = np.empty(3 * nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("vertices", tri_v)
-        tri_l = np.empty(3 * nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("loops", tri_l)
-        slot = np.empty(nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("material_index", slot)
-        poly = np.empty(nt, dtype=np.int64)
-        mesh.loop_triangles.foreach_get("polygon_index", poly)
-        normal = np.empty(3 * nt, dtype=np.float64)
-        mesh.loop_triangles.foreach_get("normal", normal)
+        co = vertex_positions(mesh).astype(np.float64).reshape(-1, 3)
+        tris = loop_triangles(mesh)
+        tri_v, tri_l, slot, poly = (tris["vertices"].ravel(), tris["loops"].ravel(), tris["material_index"],
+                                    tris["polygon"])
+        normal = tris["normal"].ravel()
         uvs, uv_default = {}, None
         for layer in mesh.uv_layers:
-            buf = np.empty(2 * nl, dtype=np.float64)
-            layer.uv.foreach_get("vector", buf)
-            uvs[layer.name] = buf.reshape(-1, 2)
+            uvs[layer.name] = uv_vectors(layer, nl).astype(np.float64).reshape(-1, 2)
             if layer.active_render:
                 uv_default = layer.name
         m = np.array(ev.matrix_world, dtype=np.float64)
@@ -283,7 +274,7 @@ def no_surface() -> dict:
 
 # --- images ------------------------------------------------------------------------------------
 
-_IMAGES: dict[int, object] = {}
+_IMAGES = per_render_cache()  # image pointer -> pixels, for one measurement
 # sRGB byte levels -> linear, from colour_math (a byte image's pixels are quantised to 1/255)
 _SRGB_LUT = np.array([colour_math.srgb_to_linear(i / 255) for i in range(256)], dtype=np.float64)
 LINEAR_SPACES = {"Non-Color", "Linear Rec.709", "Linear", "Raw", "Linear CIE-XYZ D65", "Linear CIE-XYZ E",

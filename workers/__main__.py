@@ -22,12 +22,6 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from contracts import queues
-from modelapi.token_bucket import RateConfigError
-from observability import telemetry
-from workers.client import (ClientConfigError, ClientConnectError, connect, connect_config, describe,
-                            exit_process)
-from workers.pools import build_worker
-from workers.settings import settings_from_env
 
 DEFAULT_CONCURRENCY = {"control": 50, "cpu": 4, "gpu": 2, "llm": 4}
 
@@ -57,6 +51,11 @@ def parse_args(argv=None) -> argparse.Namespace:
 
 
 async def serve(args: argparse.Namespace) -> None:
+    from observability import telemetry
+    from workers.client import connect, connect_config, describe
+    from workers.pools import build_worker
+    from workers.settings import settings_from_env
+
     settings = settings_from_env()
     concurrency = args.concurrency or DEFAULT_CONCURRENCY[args.pool]
     metrics = telemetry.metrics_address()
@@ -86,6 +85,12 @@ async def serve(args: argparse.Namespace) -> None:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    # Imported once the arguments are good: every activity of every pool comes with them, and
+    # --help or a typo should not wait for that.
+    from modelapi.token_bucket import RateConfigError
+    from observability import telemetry
+    from workers.client import ClientConfigError, ClientConnectError
+
     try:
         telemetry.setup_logging(pool=args.pool)
     except telemetry.TelemetryConfigError as exc:
@@ -106,4 +111,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    exit_process(main())  # the status, whatever the SDK runtime does at exit
+    code = main()
+    from workers.client import exit_process
+
+    exit_process(code)  # the status, whatever the SDK runtime does at exit

@@ -100,6 +100,23 @@ key.keyframe_insert("value", frame=1)
 key.value = 1.0
 key.keyframe_insert("value", frame=2)
 
+# no modifier, no shape key: parented to a rig with parent type Armature (a virtual Armature
+# modifier), its bone stretches it from frame 2 on
+stretch = box("Stretch", 51.0)
+rig = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+scene.collection.objects.link(rig)
+bpy.context.view_layer.objects.active = rig
+bpy.ops.object.mode_set(mode="EDIT")
+bone = rig.data.edit_bones.new("Bone")
+bone.head, bone.tail = (51.0, 0.0, 0.0), (51.0, 0.0, 1.0)
+bpy.ops.object.mode_set(mode="OBJECT")
+stretch.vertex_groups.new(name="Bone").add(range(8), 1.0, "REPLACE")
+stretch.parent, stretch.parent_type = rig, "ARMATURE"
+pose = rig.pose.bones["Bone"]
+pose.keyframe_insert("scale", frame=1)
+pose.scale = (1.0, 3.0, 1.0)
+pose.keyframe_insert("scale", frame=2)
+
 if mode == "camera":
     cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     scene.collection.objects.link(cam)
@@ -133,6 +150,7 @@ CASES = {
     # right at frame 1; the rubric grades 1..5 (R19), where the driver lifts it
     "R17": ("object_min_z", {"object": "Drift", "expected": 0.0, "tolerance": 0.001, "frame": 1}, False),
     "R18": ("dimensions", {"object": "Crush", "expected": ONE, "tolerance": 0.001, "frame": 1}, False),
+    "R20": ("dimensions", {"object": "Stretch", "expected": ONE, "tolerance": 0.001, "frame": 1}, False),
     "R19": ("stays_in_place", {"objects": {"Plain": [0.0, 0.0, 0.0]}, "tolerance": 0.001,
                                "frame_start": 1, "frame_end": 5, "frame_step": 4}, True),
 }
@@ -188,6 +206,7 @@ def test_a_later_frame_is_named(graded):
     assert drift["detail"].startswith("at frame 2 ") and drift["evidence"]["frame"] == 2, drift
     assert drift["evidence"]["graded_frames"] == 5
     assert graded["R18"]["evidence"]["frame"] == 2
+    assert graded["R20"]["evidence"]["frame"] == 2  # a parent deform changes the shape, not the matrix
 
 
 def test_a_scene_with_a_camera_grades_the_same(task, tmp_path):

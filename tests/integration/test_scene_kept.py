@@ -66,6 +66,24 @@ scene.collection.objects.link(spot)
 area = bpy.data.objects.new("Area", bpy.data.lights.new("Area", "AREA"))
 area.location = (-2.0, -2.0, 4.0)
 scene.collection.objects.link(area)
+# a rig, in its rest pose, that a Post follows as a parent deform (parent type Armature: a
+# virtual Armature modifier; the Post has no modifier and no shape key)
+bm = bmesh.new()
+bmesh.ops.create_cube(bm, size=1.0)
+post = bpy.data.objects.new("Post", bpy.data.meshes.new("Post"))
+bm.to_mesh(post.data)
+bm.free()
+post.location = (3.0, 0.0, 0.5)
+scene.collection.objects.link(post)
+rig = bpy.data.objects.new("Rig", bpy.data.armatures.new("Rig"))
+scene.collection.objects.link(rig)
+bpy.context.view_layer.objects.active = rig
+bpy.ops.object.mode_set(mode="EDIT")
+bone = rig.data.edit_bones.new("Bone")
+bone.head, bone.tail = (3.0, 0.0, 0.0), (3.0, 0.0, 1.0)
+bpy.ops.object.mode_set(mode="OBJECT")
+post.vertex_groups.new(name="Bone").add(range(8), 1.0, "REPLACE")
+post.parent, post.parent_type = rig, "ARMATURE"
 scene.render.engine = "CYCLES"
 scene.frame_start, scene.frame_end = 1, 10
 
@@ -114,6 +132,11 @@ def change(name):
     elif name == "render_setting":  # settings the version-2 snapshot did not read
         scene.cycles.samples = 8
         scene.render.filter_size = 3.0
+    elif name == "deform_late":  # the rig's bone stretches the Post from frame 2 on
+        pose = objs["Rig"].pose.bones["Bone"]
+        pose.keyframe_insert("scale", frame=1)
+        pose.scale = (1.0, 2.0, 1.0)
+        pose.keyframe_insert("scale", frame=2)
     elif name == "move_late":  # in place at frame 1, elsewhere from frame 2
         box = objs["Box"]
         box.keyframe_insert("location", frame=1)
@@ -145,6 +168,7 @@ DELIVERIES = {
     "render_setting": ("render cycles", {"render": ["cycles", "filter_size"]}, None),
     "move_late": ("object Box", {"Box": ["animation", "matrix_world"]}, 2),
 }
+RIG_ONLY = ["deform_late"]  # built with the others; its change is the Rig's and, through it, the Post's
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +176,7 @@ def kept(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("scene-kept")
     script = tmp / "build.py"
     script.write_text(BUILD, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(script), ",".join(DELIVERIES), str(tmp)], capture_output=True,
+    proc = subprocess.run([sys.executable, str(script), ",".join([*DELIVERIES, *RIG_ONLY]), str(tmp)], capture_output=True,
                           text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     proc = subprocess.run([sys.executable, str(SNAPSHOT_SCRIPT), "--blend", str(tmp / "start.blend"), "--out",
@@ -245,3 +269,14 @@ def test_a_frames_window(kept):
     late = got["Late"]["evidence"]["changes"][0]["changes"]
     assert "camera" not in early and "drivers" in early, early
     assert late["camera"]["frames"][0] == 5 and "before" not in late["camera"], late
+
+
+def test_a_shape_changed_by_a_parent_deform_after_frame_1(kept):
+    """A mesh with no modifier and no shape key still changes shape when its parent deforms it:
+    the rig stretches the Post from frame 2; allowing the rig's change does not allow the Post's."""
+    got = grade(kept, "deform_late", {"Rig": ["animation", "pose"]})
+    items = {c["item"]: c["changes"] for c in got["D"]["evidence"]["changes"]}
+    assert not got["D"]["passed"] and items["object Post"]["geometry"]["frames"][0] == 2, items
+    assert not got["A"]["passed"], got["A"]["detail"]
+    [change] = got["A"]["evidence"]["changes"]
+    assert change["item"] == "object Post" and change["changes"]["geometry"]["frames"][0] == 2, change
