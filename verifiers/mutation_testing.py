@@ -43,6 +43,8 @@ OPERATOR_NAMES = (
     "material_keyed_after_first_frame", "displacement_wreck", "texture_one_texel", "mix_factor_zero",
     "colour_inverted", "holdout_parts", "shadow_catcher_parts", "camera_invisible", "collection_indirect_only",
     "collection_holdout", "camera_roll", "light_spread",
+    # issue 33, after: a shape changed after frame 1 by a deforming parent (no modifier, no shape key)
+    "parent_deform_after_first_frame",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -37,7 +37,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "2"
+MUTATIONS_VERSION = "3"
 # Rubric methods that grade an object's own transform channels, not the world result.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
 NEUTRALISABLE = ("ARRAY", "MIRROR")
@@ -1035,6 +1035,52 @@ def light_spread(ctx: Context) -> None:
             data.angle = 5 * data.angle + math.radians(10)
         else:
             data.shadow_soft_size = 5 * data.shadow_soft_size + 0.25
+
+
+# --- a parent that deforms (issue 33, after: a shape changed after frame 1 with no modifier) ------
+
+
+def _deformable_parts(ctx: Context) -> list[bpy.types.Object]:
+    """Mesh parts a deforming parent can be slipped under without moving them: no parent, or
+    one that only places them (a bone or vertex parent's frame is not re-created)."""
+    return [o for o in ctx.mesh_parts() if len(o.data.vertices) and (o.parent is None or o.parent_type == "OBJECT")]
+
+
+def _needs_deformable(ctx: Context) -> str | None:
+    return _needs_frames(ctx) or (None if _deformable_parts(ctx) else
+                                  "no mesh part without a parent or with an object parent")
+
+
+@operator("parent_deform_after_first_frame", "each part parented, as type Armature (a virtual Armature modifier: "
+          "none in its modifier list, no shape key), to a new rig in its place whose bone shrinks it to a tenth "
+          "about its centre from the frame after the first", _needs_deformable)
+def parent_deform_after_first_frame(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    layer = bpy.context.view_layer
+    for obj in _deformable_parts(ctx):
+        if obj.data.users > 1:
+            obj.data = obj.data.copy()
+        verts = obj.data.vertices
+        centre = obj.matrix_basis @ (sum((v.co for v in verts), Vector()) / len(verts))
+        rig = bpy.data.objects.new(f"{obj.name} rig", bpy.data.armatures.new(f"{obj.name} rig"))
+        for coll in obj.users_collection:
+            coll.objects.link(rig)
+        # the rig sits in the part's parent frame, so the part keeps its world placement
+        rig.parent, rig.matrix_parent_inverse = obj.parent, obj.matrix_parent_inverse.copy()
+        layer.update()
+        layer.objects.active = rig
+        bpy.ops.object.mode_set(mode="EDIT")
+        bone = rig.data.edit_bones.new("Shrink")
+        bone.head, bone.tail = centre, centre + Vector((0.0, 0.0, 1.0))
+        bpy.ops.object.mode_set(mode="OBJECT")
+        obj.vertex_groups.new(name="Shrink").add(range(len(verts)), 1.0, "REPLACE")
+        obj.parent, obj.parent_type = rig, "ARMATURE"
+        obj.matrix_parent_inverse = Matrix.Identity(4)
+        pose = rig.pose.bones["Shrink"]
+        for frame, scale in ((first, 1.0), (first + 1, 0.1)):
+            pose.scale = (scale, scale, scale)
+            pose.keyframe_insert("scale", frame=frame)
+        _constant(rig.animation_data)
 
 
 # --- running -----------------------------------------------------------------------------------

@@ -421,7 +421,7 @@ def test_hollowed_and_truncated_parts(workshop):
 
 def test_after_the_first_frame(workshop):
     d = workshop["delivered"]
-    for name in ("driver_after_first_frame", "shape_key_collapse"):
+    for name in ("driver_after_first_frame", "shape_key_collapse", "parent_deform_after_first_frame"):
         m = workshop[name]
         assert m["render1"] == d["render1"], name  # frame 1 is the delivery
         for obj in ("Top", "Leg"):
