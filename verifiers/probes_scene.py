@@ -191,22 +191,47 @@ def _rna(struct, skip: frozenset = frozenset(), depth: int = 0, seen: set | None
         return _walk(struct, skip, depth, set() if seen is None else seen)
 
 
+# RNA type and skip set -> the properties _walk reads, each with how: "pointer", "collection"
+# (one FOLLOW names) or "value" (a writable value). A type's properties, their kinds and
+# read-only flags are fixed by its definition, so they are listed once per process instead of
+# iterating bl_rna.properties on every struct of every frame.
+_WALK_PLANS: dict[tuple[str, frozenset], tuple[tuple[str, str], ...]] = {}
+
+
+def _walk_plan(struct, skip: frozenset) -> tuple[tuple[str, str], ...]:
+    key = (struct.bl_rna.identifier, skip)
+    plan = _WALK_PLANS.get(key)
+    if plan is None:
+        kinds = []
+        for prop in struct.bl_rna.properties:
+            ident = prop.identifier
+            if _skipped(ident, skip):
+                continue
+            if prop.type == "POINTER":
+                kinds.append((ident, "pointer"))
+            elif prop.type == "COLLECTION":
+                if ident in FOLLOW:
+                    kinds.append((ident, "collection"))
+            elif not prop.is_readonly:
+                kinds.append((ident, "value"))
+        plan = _WALK_PLANS[key] = tuple(kinds)
+    return plan
+
+
 def _walk(struct, skip: frozenset, depth: int, seen: set) -> dict:
     out: dict = {}
-    for prop in struct.bl_rna.properties:
-        ident = prop.identifier
-        if _skipped(ident, skip):
+    for ident, kind in _walk_plan(struct, skip):
+        if kind == "collection" and depth >= DEPTH:
             continue
         try:
             value = getattr(struct, ident)
         except (AttributeError, RuntimeError, TypeError, ValueError):
             continue
-        if prop.type == "POINTER":
+        if kind == "pointer":
             out[ident] = _pointer(value, depth, seen)
-        elif prop.type == "COLLECTION":
-            if ident in FOLLOW and depth < DEPTH:
-                out[ident] = [_walk(item, frozenset(), depth + 1, seen) for item in value]
-        elif not prop.is_readonly:
+        elif kind == "collection":
+            out[ident] = [_walk(item, frozenset(), depth + 1, seen) for item in value]
+        else:
             out[ident] = _plain(value)
     props = _id_props(struct)
     if props:
