@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from workers.settings import PROJECT_ROOT
-from workers.stack import free_port, port_open
+from workers.stack import free_port
 
 # name -> (the command after the interpreter, arguments that would pass the parser: an unknown
 # option next to them is the only mistake)
@@ -63,6 +63,18 @@ def checkout(tmp_path_factory) -> Path:
     return dest
 
 
+def _started_by(var: Path) -> list[int]:
+    """Live processes whose environment holds ARKEVO_VAR=<var> (this run's own folder)."""
+    mark = f"ARKEVO_VAR={var}".encode() + b"\0"
+    found = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            with contextlib.suppress(OSError):
+                if mark in (proc / "environ").read_bytes() + b"\0":
+                    found.append(int(proc.name))
+    return found
+
+
 def run_isolated(argv: list[str], checkout: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     """Runs `argv` in the copy with a fresh ARKEVO_VAR, HOME and Temporal ports, and asserts
     that it left nothing behind: the tree, the var and home folders as they were, no process of
@@ -92,7 +104,9 @@ def run_isolated(argv: list[str], checkout: Path, tmp_path: Path) -> subprocess.
     what = f"{' '.join(argv[1:])}: exit {done.returncode} in {seconds:.1f}s\n{out[-2000:]}{err[-2000:]}"
     with pytest.raises(ProcessLookupError):  # its process group: nothing it started still runs
         os.killpg(proc.pid, 0)
-    assert not port_open(port) and not port_open(ui_port), f"a server was started: {what}"
+    # a server it started in a session of its own carries its environment (another lane's
+    # server may well listen on a port picked here: a port alone proves nothing)
+    assert not _started_by(var), f"a process it started still runs: {what}"
     assert list(var.iterdir()) == [], f"wrote under ARKEVO_VAR: {what}"
     assert list(home.iterdir()) == [], f"wrote under HOME: {what}"
     changed = {k for k in _snapshot(checkout).items() ^ before.items()}
