@@ -253,37 +253,31 @@ def vertex_positions(mesh) -> np.ndarray:
     return co
 
 
+def _indices(mesh, name: str, domain: str, data_type: str, legacy, prop: str, width: int = 1) -> np.ndarray:
+    """An int attribute as int64, read through ``legacy.foreach_get(prop)`` where it is missing."""
+    n = len(legacy)
+    idx = _attribute(mesh, name, domain, data_type, n, width, np.int32, "value")
+    if idx is None:
+        idx = np.empty(width * n, dtype=np.int32)
+        legacy.foreach_get(prop, idx)
+    return idx.astype(np.int64)
+
+
 def corner_verts(mesh) -> np.ndarray:
     """Each face corner's (loop's) vertex index, int64, face after face."""
-    n = len(mesh.loops)
-    idx = _attribute(mesh, ".corner_vert", "CORNER", "INT", n, 1, np.int32, "value")
-    if idx is None:
-        idx = np.empty(n, dtype=np.int32)
-        mesh.loops.foreach_get("vertex_index", idx)
-    return idx.astype(np.int64)
+    return _indices(mesh, ".corner_vert", "CORNER", "INT", mesh.loops, "vertex_index")
 
 
 def edge_verts(mesh) -> np.ndarray:
     """Each edge's two vertex indices, flat int64."""
-    n = len(mesh.edges)
-    idx = _attribute(mesh, ".edge_verts", "EDGE", "INT32_2D", n, 2, np.int32, "value")
-    if idx is None:
-        idx = np.empty(2 * n, dtype=np.int32)
-        mesh.edges.foreach_get("vertices", idx)
-    return idx.astype(np.int64)
+    return _indices(mesh, ".edge_verts", "EDGE", "INT32_2D", mesh.edges, "vertices", width=2)
 
 
 def face_material_indices(mesh) -> np.ndarray:
     """Each face's material index, int64 (a mesh without the attribute has 0 everywhere)."""
-    n = len(mesh.polygons)
-    attr = mesh.attributes.get("material_index")
-    if attr is None:
-        return np.zeros(n, dtype=np.int64)
-    idx = _attribute(mesh, "material_index", "FACE", "INT", n, 1, np.int32, "value")
-    if idx is None:
-        idx = np.empty(n, dtype=np.int32)
-        mesh.polygons.foreach_get("material_index", idx)
-    return idx.astype(np.int64)
+    if mesh.attributes.get("material_index") is None:
+        return np.zeros(len(mesh.polygons), dtype=np.int64)
+    return _indices(mesh, "material_index", "FACE", "INT", mesh.polygons, "material_index")
 
 
 def uv_vectors(layer, count: int) -> np.ndarray:
@@ -293,7 +287,7 @@ def uv_vectors(layer, count: int) -> np.ndarray:
     return uv
 
 
-def loop_triangles(mesh, corner_vert: np.ndarray | None = None) -> dict[str, np.ndarray]:
+def loop_triangles(mesh) -> dict[str, np.ndarray]:
     """The mesh's triangulation (``calc_loop_triangles`` first): ``loops`` and ``vertices``
     (n, 3), ``polygon`` and ``material_index`` (n,), int64; ``normal`` (n, 3) float64."""
     tris = mesh.loop_triangles
@@ -306,8 +300,7 @@ def loop_triangles(mesh, corner_vert: np.ndarray | None = None) -> dict[str, np.
     poly = poly.astype(np.int64)
     normal = np.empty(3 * n, dtype=np.float32)
     tris.foreach_get("normal", normal)
-    cv = corner_verts(mesh) if corner_vert is None else corner_vert
-    return {"loops": loops, "vertices": cv[loops], "polygon": poly,
+    return {"loops": loops, "vertices": corner_verts(mesh)[loops], "polygon": poly,
             "material_index": face_material_indices(mesh)[poly],
             "normal": normal.astype(np.float64).reshape(-1, 3)}
 
@@ -583,6 +576,8 @@ class Probe:
 
 
 PROBE_ENGINE = "ARKEVO_PROBE"  # the render engine whose render() hands us the render depsgraph
+PROBE_CAMERA = "arkevo probe camera"  # lent to a scene without a camera (never linked into it)
+
 # Caches keyed by a data-block's pointer hold for one render_probe only: a file opened later in
 # the same process (a warm probe's next delivery, the next mutant) may get the same address for
 # a different image, and a script may change a data-block's content in place.
@@ -594,9 +589,6 @@ def per_render_cache() -> dict:
     cache: dict = {}
     _PER_RENDER_CACHES.append(cache)
     return cache
-
-
-PROBE_CAMERA = "arkevo probe camera"  # lent to a scene without a camera (never linked into it)
 
 
 class RenderShowsNothing(Exception):

@@ -1,7 +1,7 @@
 """Every entry point answers `--help` with its usage and exit codes, and an unknown option with
 exit 2, and does nothing else: no file written anywhere in the project or under ARKEVO_VAR or
 HOME, no process left behind, no server started (the demo would start the Temporal dev server
-on ARKEVO_TEMPORAL_PORT).
+on ARKEVO_TEMPORAL_PORT, in a session of its own: found by the environment it inherits).
 
 Each runs as a subprocess, as a user runs it, in a copy of the checkout without var/: anything
 written (a var/ folder, a summary, bytecode) shows as a changed tree."""
@@ -65,12 +65,12 @@ def checkout(tmp_path_factory) -> Path:
 
 def _started_by(var: Path) -> list[int]:
     """Live processes whose environment holds ARKEVO_VAR=<var> (this run's own folder)."""
-    mark = f"ARKEVO_VAR={var}".encode() + b"\0"
+    mark = b"\0" + f"ARKEVO_VAR={var}".encode() + b"\0"
     found = []
     for proc in Path("/proc").iterdir():
         if proc.name.isdigit():
             with contextlib.suppress(OSError):
-                if mark in (proc / "environ").read_bytes() + b"\0":
+                if mark in b"\0" + (proc / "environ").read_bytes() + b"\0":
                     found.append(int(proc.name))
     return found
 
@@ -78,7 +78,7 @@ def _started_by(var: Path) -> list[int]:
 def run_isolated(argv: list[str], checkout: Path, tmp_path: Path) -> subprocess.CompletedProcess:
     """Runs `argv` in the copy with a fresh ARKEVO_VAR, HOME and Temporal ports, and asserts
     that it left nothing behind: the tree, the var and home folders as they were, no process of
-    its group alive, nothing listening on the ports it was given."""
+    its group alive, no process it started (in any session) still running."""
     var, home = tmp_path / "var", tmp_path / "home"
     var.mkdir()
     home.mkdir()
