@@ -166,6 +166,7 @@ class ChaosStack:
     workers: list[Proc] = field(default_factory=list)
     client: Client | None = None
     extra_env: dict[str, str] = field(default_factory=dict)  # for every worker it starts
+    last_connect_error: str = ""
 
     @property
     def address(self) -> str:
@@ -201,7 +202,12 @@ class ChaosStack:
         self.server = Proc("temporal", argv, self.root / "log" / "temporal.log").start()
         await until(f"dev server listening on {self.address}", self._listening, deadline_sec, every=0.2)
         if self.client is None:  # a listening port can still answer "frontend not healthy yet"
-            self.client = await until("a client connected to the dev server", self._connect, deadline_sec, 0.2)
+            try:
+                self.client = await until("a client connected to the dev server", self._connect, deadline_sec, 0.2)
+            except ServerExited:
+                raise
+            except AssertionError as exc:
+                raise AssertionError(f"{exc} (last answer: {self.last_connect_error})") from None
         await until("dev server answering for namespace default", self._answers, deadline_sec, 0.2)
 
     def _listening(self) -> bool:
@@ -216,15 +222,17 @@ class ChaosStack:
     async def _connect(self) -> Client | None:
         try:
             return await Client.connect(self.address)
-        except RuntimeError as exc:  # the bridge's "Failed client connect": not up yet
-            if "not healthy" in str(exc) or "Unavailable" in str(exc):
-                return None
-            if "protocol error" in str(exc):
-                # Something else answers on the port (an HTTP/1 listener): our server cannot
-                # bind it and exits; until it has, keep asking.
-                self._check_server_alive()
-                return None
-            raise
+        except RuntimeError as exc:  # the bridge's "Failed client connect"
+            if "Failed client connect" not in str(exc):
+                raise
+            # Not up yet ("not healthy", "Unavailable"), or something else answers on the port
+            # (an HTTP/1 listener, which meets the HTTP/2 preface with garbage, a 505 and a
+            # close, or a reset: "protocol error", "connection closed", "broken pipe", as the
+            # race goes) and our server, unable to bind it, is about to exit. Keep asking while
+            # it lives; the deadline's message names the last answer.
+            self.last_connect_error = str(exc)
+            self._check_server_alive()
+            return None
 
     async def _answers(self) -> bool:
         self._check_server_alive()

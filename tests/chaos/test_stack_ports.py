@@ -2,7 +2,10 @@
 start at once and each binds random ports for its internal services; one of them took the port
 free_port() had just picked for the chaos stack, whose server then could not bind it, and the
 client spoke gRPC to someone else's HTTP/1 listener ("h2 protocol error"). free_port() now
-picks below the kernel's ephemeral range, and a first start that loses its port takes another."""
+picks below the kernel's ephemeral range, and a first start that loses its port takes another.
+While our server is still alive, any failed connect is "not ours yet": the foreign listener
+answers the HTTP/2 preface as the race goes ("protocol error", a 505 and "connection closed",
+"broken pipe"); CI once failed on the second."""
 
 from __future__ import annotations
 
