@@ -10,6 +10,7 @@ drive `AuthorSession` / the `author_round` activity end to end without a model:
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,26 @@ def bundled_draft_files(seed_dir: Path, max_gaming: int | None = None) -> dict[s
     for extra in gaming[max_gaming:] if max_gaming is not None else []:
         del files[extra]
     return files
+
+
+def rule_only(files: dict[str, str]) -> dict[str, str]:
+    """A draft's files graded on rules alone (its VL criteria, judge.json and their ledger ids
+    dropped): for tests of authoring, not of grading, where every calibration sample would
+    otherwise render evidence."""
+    out = dict(files)
+    task = json.loads(out["draft/task.json"])
+    dropped = {c["id"] for c in task["criteria"] if c["channel"] != "rule"}
+    task["criteria"] = [c for c in task["criteria"] if c["id"] not in dropped]
+    task["verification"]["weights"] = {"rule": 1.0, "vl": 0.0, "agent": 0}
+    task["scoring_profile"] = {"profile_id": "rule-only", "profile_version": "1"}
+    out["draft/task.json"] = json.dumps(task, indent=2)
+    out.pop("draft/judge.json", None)
+    if "draft/ledger.json" in out:
+        ledger = json.loads(out["draft/ledger.json"])
+        for requirement in ledger["requirements"]:
+            requirement["criteria"] = [c for c in requirement["criteria"] if c not in dropped]
+        out["draft/ledger.json"] = json.dumps(ledger, indent=2)
+    return out
 
 
 _ROLE = re.compile(r"^ARKEVO-ROLE:\s*(\S+)", re.M)

@@ -3,7 +3,8 @@ real Blender in the sandbox, and a FAKE OpenAI-compatible endpoint (tests/fakes/
 scripted sessions -- written by hand, NOT a model -- really author: every draft file reaches
 the worker through the author's tool calls, is checked, built, calibrated and published.
 
-The bundled table seed with its draft removed is authored in two rounds (round 1's reference
+The bundled table seed with its draft removed is authored (graded on rules alone, with two
+gaming samples: what is under test is authoring, not grading) in two rounds (round 1's reference
 solution builds the table 5 cm too high, the calibration says so, round 2 repairs it), reviewed and published; a
 seed whose brief lacks the facts ends in `needs_input`; no endpoint fails stage 03 in seconds;
 and a derivation from the authored publication yields two new tasks and drops a near-copy.
@@ -24,7 +25,7 @@ from contracts.payloads.common import ProductionOptions, TaskProductionInput
 from contracts.payloads.derivation import DerivationInput, DerivationResult
 from contracts.payloads.packaging import ProductionResult
 from tests.fakes.author_sessions import author_needs_input, author_writes, bundled_draft_files, \
-    route_by_role_and_seed
+    route_by_role_and_seed, rule_only
 from tests.fakes.derivation_sessions import (candidates_reply, pattern_reply, reviewer_reply,
                                              table_like_candidate, table_like_draft)
 from tests.conftest import activity_attempts
@@ -93,7 +94,7 @@ WRONG_HEIGHT = "WIDTH, DEPTH, HEIGHT, TOP = 1.20, 0.80, 0.80, 0.04"  # round 1's
 async def test_table_seed_without_draft_is_authored_repaired_and_published(
         temporal_env, workers, settings, store, endpoint, tmp_path):
     seed = seed_without_draft(tmp_path, "table-authored")
-    files = bundled_draft_files(TABLE, max_gaming=2)
+    files = rule_only(bundled_draft_files(TABLE, max_gaming=2))  # authoring under test, not grading
     files["draft/task.json"] = files["draft/task.json"].replace('"task_id": "table-model"',
                                                               '"task_id": "table-authored"')
     solve = files["draft/solution/solve.py"]
@@ -109,7 +110,7 @@ async def test_table_seed_without_draft_is_authored_repaired_and_published(
     started = time.monotonic()
     result, progress = await produce(temporal_env, wid, seed)
     wall = time.monotonic() - started
-    assert isinstance(result, ProductionResult), progress.get("error")
+    assert isinstance(result, ProductionResult), json.dumps(progress, indent=1, default=str)[:6000]
     assert progress["authoring"] == "model" and result.task_id == "table-authored"
 
     pub = Path(result.publication.path)
