@@ -10,13 +10,14 @@ untouched.
 from __future__ import annotations
 
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from blender.runtime import blender_version, version_problem
-from contracts.errors import BLENDER_VERSION_MISMATCH, invalid_seed
+from contracts.errors import BLENDER_VERSION_MISMATCH, INVALID_SEED, PRIVACY_FINDING, invalid_seed
 from contracts import lineage
 from activities.policies import policy_from_name
 from storage.content import ContentStore
@@ -29,6 +30,7 @@ from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError
 from drafting.ledger import check_ledger
 from privacy.checkpoints import check_admission
+from privacy.report import PrivacyReport
 from verifiers.mutation_testing import check_allowed
 from verifiers.profiles import ScoringProfileMismatch, check_task_profile
 from verifiers.scorer import JUDGES as VL_JUDGES
@@ -62,36 +64,18 @@ class AdmissionActivities:
             return self._admit(req, seed_dir)
 
     def _admit(self, req: AdmissionInput, seed_dir: Path) -> AdmissionResult:
-        try:
-            checked = check_seed_dir(seed_dir)
-        except ContractError as e:
-            raise invalid_seed(str(e)) from e
+        verdict = judge_seed(seed_dir, req.seed, self.store)
+        if verdict.checked is None:  # the seed's own documents first, then the run's options
+            raise verdict.findings[0].error()
         run = self.run_plan(req.options or ProductionOptions())
+        if verdict.findings:
+            raise verdict.findings[0].error()
+        checked, privacy, draft = verdict.checked, verdict.privacy, verdict.draft
+        assert checked is not None and privacy is not None  # no finding: every check ran
         manifest = checked.manifest
         runtime = blender_version()
-        accepts = manifest.software.accepts
-        if problem := version_problem(manifest.software.version, (accepts.min, accepts.max) if accepts else None,
-                                      runtime):
-            raise ApplicationError(f"{req.seed}/seed.json: software.{'accepts' if accepts else 'version'}: "
-                                   f"{problem}", type=BLENDER_VERSION_MISMATCH, non_retryable=True)
-        # No draft (or "authoring": "model"): the author model writes it in stage 03; only the
-        # materials are admitted, and the task takes the seed's id.
         by_model = checked.task is None
-        draft = None if by_model else draft_plan(checked, req.seed)
-        if "draft/ledger.json" in checked.draft_files:  # optional for a human draft; checked if there
-            assert checked.task is not None  # draft files come only with a checked draft
-            for finding in check_ledger(checked.seed_dir, manifest, checked.task):
-                raise invalid_seed(f"{req.seed}/{finding.file}: {finding.field or '<file>'}: "
-                                   f"{finding.message}")
-
-        files = sorted(set(checked.material_paths) | set(checked.draft_files) | {"seed.json"})
-        # Privacy checkpoint 1 of 3: every file the seed brings in, before anything is stored.
-        # A finding raises PrivacyFinding (not retried); a .blend material whose texts were
-        # never read (only Blender can, in the sandbox) is pending, carried on for review.
-        try:
-            privacy = check_admission(seed_dir, files, manifest.sanitization_policy, self.store)
-        except ContractError as e:  # the named policy is missing or broken
-            raise invalid_seed(f"{req.seed}/seed.json: sanitization_policy: {e}") from e
+        files = verdict.files
         tree = self.store.put_tree(seed_dir, files)
         entries = self.store.tree_entries(tree)
         record = {
@@ -167,13 +151,111 @@ class AdmissionActivities:
                                f"{plan.max_author_rounds}")
         if plan.vl_judge not in VL_JUDGES:
             raise invalid_seed(f"options.vl_judge: {plan.vl_judge!r} is not one of {', '.join(VL_JUDGES)}")
-        for field in ("pilot_policies", "evaluation_policies"):
-            for index, name in enumerate(getattr(plan, field)):
+        for option in ("pilot_policies", "evaluation_policies"):
+            for index, name in enumerate(getattr(plan, option)):
                 try:
                     policy_from_name(name)
                 except ValueError as e:
-                    raise invalid_seed(f"options.{field}[{index}]: {e}") from e
+                    raise invalid_seed(f"options.{option}[{index}]: {e}") from e
         return plan
+
+
+@dataclass(frozen=True)
+class SeedFinding:
+    """One reason admission refuses a seed: the named error it raises (`error_type`) and its
+    message, "<seed>/<file>: <field>: <reason>" (a privacy finding: "privacy finding in
+    <file>:<line>:<col>: rule ..."), with the file and field split out for a reader."""
+
+    error_type: str  # InvalidSeed | BlenderVersionMismatch | PrivacyFinding
+    message: str
+    file: str = ""
+    field: str = ""
+    details: dict | None = None
+
+    def error(self) -> ApplicationError:
+        return ApplicationError(self.message, *([self.details] if self.details else []),
+                                type=self.error_type, non_retryable=True)
+
+    def as_dict(self) -> dict:
+        return {"error_type": self.error_type, "file": self.file, "field": self.field,
+                "message": self.message}
+
+
+@dataclass
+class SeedVerdict:
+    """What admission decides about a seed folder before anything is stored: every finding, in
+    the order admission meets them (it raises the first), and, when there is none, what it
+    stores and carries on."""
+
+    findings: list[SeedFinding] = field(default_factory=list)
+    checked: CheckedSeed | None = None
+    draft: DraftPlan | None = None
+    privacy: PrivacyReport | None = None
+    files: list[str] = field(default_factory=list)
+
+    @property
+    def admitted(self) -> bool:
+        return not self.findings
+
+
+def judge_seed(seed_dir: Path, seed: str, store: ContentStore | None) -> SeedVerdict:
+    """Every check of stage 02 on `seed_dir` (named `seed` in messages), writing nothing: the
+    whole-seed check, the Blender version, the draft against the scoring profile and judge,
+    the requirement ledger and the privacy scan. A later check that needs an earlier one's
+    result (the checked seed) is not run when that one failed; the others all are, so an
+    author sees every finding at once (`arkevo seed check`). `store`: cached .blend text
+    extractions for the privacy scan (None: a .blend's texts are pending, as on a new store)."""
+    verdict = SeedVerdict()
+    try:
+        checked = check_seed_dir(seed_dir)
+    except ContractError as e:
+        verdict.findings.append(_finding(INVALID_SEED, str(e), seed, e.file, e.field, seed_dir))
+        return verdict
+    verdict.checked = checked
+    manifest = checked.manifest
+    accepts = manifest.software.accepts
+    if problem := version_problem(manifest.software.version, (accepts.min, accepts.max) if accepts else None,
+                                  blender_version()):
+        field_name = f"software.{'accepts' if accepts else 'version'}"
+        verdict.findings.append(SeedFinding(BLENDER_VERSION_MISMATCH, f"{seed}/seed.json: {field_name}: {problem}",
+                                            "seed.json", field_name))
+    if checked.task is not None:  # no draft (or "authoring": "model"): the model writes it in 03
+        try:
+            verdict.draft = draft_plan(checked, seed)
+        except ApplicationError as e:
+            verdict.findings.append(_finding(INVALID_SEED, e.message, seed))
+        if "draft/ledger.json" in checked.draft_files:  # optional for a human draft; checked if there
+            for finding in check_ledger(checked.seed_dir, manifest, checked.task):
+                verdict.findings.append(SeedFinding(
+                    INVALID_SEED, f"{seed}/{finding.file}: {finding.field or '<file>'}: {finding.message}",
+                    finding.file or "", finding.field or "<file>"))
+    verdict.files = sorted(set(checked.material_paths) | set(checked.draft_files) | {"seed.json"})
+    # Privacy checkpoint 1 of 3: every file the seed brings in, before anything is stored. A
+    # .blend material whose texts were never read (only Blender can, in the sandbox) is
+    # pending, carried on for review.
+    try:
+        verdict.privacy = check_admission(seed_dir, verdict.files, manifest.sanitization_policy, store)
+    except ContractError as e:  # the named policy is missing or broken
+        verdict.findings.append(SeedFinding(INVALID_SEED, f"{seed}/seed.json: sanitization_policy: {e}",
+                                            "seed.json", "sanitization_policy"))
+    except ApplicationError as e:
+        report = (e.details or [{}])[0]
+        verdict.findings.append(SeedFinding(e.type or PRIVACY_FINDING, e.message,
+                                            ", ".join(sorted({f["file"] for f in report.get("findings", [])})),
+                                            "", report))
+    return verdict
+
+
+def _finding(error_type: str, message: str, seed: str, file: str | None = None, field_name: str | None = None,
+             seed_dir: Path | None = None) -> SeedFinding:
+    """A finding from a "<file>: <field>: <reason>" message; the file relative to the seed."""
+    if file is None:
+        file, _, rest = message.partition(": ")
+        field_name = rest.partition(": ")[0]
+    for prefix in (str(seed_dir) + "/" if seed_dir else None, seed.rstrip("/") + "/"):
+        if prefix and file.startswith(prefix):
+            file = file[len(prefix):]
+    return SeedFinding(error_type, message, file, field_name or "")
 
 
 def draft_plan(checked: CheckedSeed, seed: str) -> DraftPlan:

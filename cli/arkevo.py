@@ -13,6 +13,7 @@
     arkevo site build --dataset demo/r1 --out site/          # static review site (docs/review-site.md)
     arkevo export task --publication <folder> --out task.zip # Harbor-layout ZIP (docs/exports.md)
     arkevo verifier drift --dataset demo/r1                  # what the verifier in force changes (docs/verifier-drift.md)
+    arkevo seed check seeds/my-seed                          # everything admission decides, offline (docs/seed-authoring.md)
 
 The store is the workers' (ARKEVO_VAR, ARKEVO_STORE); the server is ARKEVO_TEMPORAL_ADDRESS.
 Every command's --help lists its own exit codes.
@@ -32,7 +33,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from cli import campaign, export, review, site, verifier
+from cli import campaign, export, review, seed, site, verifier
 from cli.common import (EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, follow, parse_dataset,
                         start_workflow, temporal_client, worker_objects, worker_store)
 from cli.help import HelpFormatter, add_command, exit_codes
@@ -63,7 +64,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the answer is no (freeze-check: gaps; freeze: not ready or frozen otherwise; verify: "
         "problems; --wait: a seed or a trial failed; export: a file does not match its sha256)",
         "an invalid spec, no such revision or campaign, no server"), formatter_class=HelpFormatter)
-    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,review,site,export,verifier}")
+    top = ap.add_subparsers(dest="area", required=True, metavar="{dataset,campaign,review,site,export,verifier,seed}")
     ds = top.add_parser("dataset", help="produce, freeze and verify dataset revisions",
                         description="Dataset revisions: many seeds, hash-chained publications, "
                                     "frozen into balanced splits (docs/datasets.md).")
@@ -146,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     site.register(top)
     export.register(top)
     verifier.register(top)
+    seed.register(top)
     return ap
 
 
@@ -155,9 +157,9 @@ def main(argv: list[str] | None = None) -> int:
     from dataset_revisions.revision import DatasetNotFound
 
     try:
-        if args.area in ("campaign", "review", "site", "export", "verifier"):
+        if args.area in ("campaign", "review", "site", "export", "verifier", "seed"):
             areas = {"campaign": campaign, "review": review, "site": site, "export": export,
-                     "verifier": verifier}
+                     "verifier": verifier, "seed": seed}
             handler = areas[args.area].handlers()[args.command]
         else:
             handler = {"start": cmd_start, "status": cmd_status, "freeze-check": cmd_freeze_check,

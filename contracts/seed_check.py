@@ -293,6 +293,22 @@ def _draft_files(seed_dir: Path, draft: Path) -> tuple[str, ...]:
     return tuple(files)
 
 
+def _check_attachment_names(task: Task, source: str) -> None:
+    """Public attachments land in the solver's workspace as `inputs/<file name>`, beside
+    `inputs/start.blend`: two with one file name (in different folders), or one named
+    start.blend, would overwrite the other."""
+    seen: dict[str, int] = {"start.blend": -1}
+    for index, relpath in enumerate(task.public_attachments):
+        name = relpath.rsplit("/", 1)[-1]
+        if name in seen:
+            clash = "the start scene, inputs/start.blend" if seen[name] < 0 else \
+                f"public_attachments[{seen[name]}] ({task.public_attachments[seen[name]]})"
+            raise ContractError(source, format_path(["public_attachments", index]),
+                                f"{relpath!r} lands in the workspace as inputs/{name}, as does {clash}; "
+                                "give each attachment its own file name")
+        seen[name] = index
+
+
 def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None, *, probe_methods: ProbeMethods,
                    authored: bool = False) -> CheckedSeed:
     """Validate a seed folder without writing to it; raise `ContractError` on the first
@@ -330,6 +346,7 @@ def check_seed_dir(seed_dir: Path, taxonomy: Taxonomy | None = None, *, probe_me
         _inside(draft, relpath, task_source, format_path(["public_attachments", index]), "draft/")
         for index, relpath in enumerate(task.public_attachments)
     ]
+    _check_attachment_names(task, task_source)
     _check_criteria(task, task_source)
     _check_rubric(task, rubric, rubric_source, task_source)
     _check_params(rubric, _probe_methods(draft, probe_methods), rubric_source)

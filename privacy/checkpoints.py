@@ -40,13 +40,13 @@ def raise_for_findings(report: PrivacyReport) -> PrivacyReport:
 
 
 def check_admission(seed_dir: Path, files: list[str], sanitization_policy: Mapping | object,
-                    store: ContentStore) -> PrivacyReport:
+                    store: ContentStore | None) -> PrivacyReport:
     """Scan the seed's `files` (relative paths: materials, draft, seed.json). Reads the store
-    (cached .blend extractions) and never writes to it. Raises `ContractError` for a policy
-    that is missing or invalid, `PrivacyFinding` for findings."""
+    (cached .blend extractions; None: none cached) and never writes to it. Raises
+    `ContractError` for a policy that is missing or invalid, `PrivacyFinding` for findings."""
     policy = load_policy_for(sanitization_policy)
     return raise_for_findings(scan_tree(seed_dir, policy, files=files, checkpoint="admission",
-                                        blend_texts=blend_text_lookup(store)))
+                                        blend_texts=blend_text_lookup(store) if store else lambda sha256: None))
 
 
 def solver_view(task_dir: Path) -> list[str]:

@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     else:
         for name, pid in stack.status().items():
             print(f"{name:15} {'running (pid %d)' % pid if pid else 'stopped'}")
+        # what a Temporal CLI or `arkevo` command needs to reach this stack
+        print(f"{'address':15} {stack.address} (temporal --address / TEMPORAL_ADDRESS, "
+              f"ARKEVO_TEMPORAL_ADDRESS); Web UI {stack.ui_url}")
     return 0
 
 

@@ -336,6 +336,21 @@ def test_public_attachment_symlink_out_of_draft(seed: Path) -> None:
     _fails(seed, "draft/task.json", "public_attachments[0]", "resolves outside draft/")
 
 
+def test_public_attachments_with_one_file_name_would_overwrite_each_other(seed: Path) -> None:
+    (seed / "draft" / "public" / "more").mkdir()
+    (seed / "draft" / "public" / "more" / "spec.md").write_text(SPEC)
+    _edit(seed / "draft" / "task.json",
+          lambda t: t.update(public_attachments=["public/spec.md", "public/more/spec.md"]))
+    _fails(seed, "draft/task.json", "public_attachments[1]", "inputs/spec.md, as does public_attachments[0]")
+
+
+def test_a_public_attachment_named_like_the_start_scene_is_refused(seed: Path) -> None:
+    (seed / "draft" / "public" / "start.blend").write_bytes(b"BLENDER")
+    _edit(seed / "draft" / "task.json",
+          lambda t: t.update(public_attachments=["public/spec.md", "public/start.blend"]))
+    _fails(seed, "draft/task.json", "public_attachments[1]", "the start scene, inputs/start.blend")
+
+
 def test_draft_folder_symlinked_outside_the_seed(seed: Path, tmp_path: Path) -> None:
     (seed / "draft").rename(tmp_path / "elsewhere")
     (seed / "draft").symlink_to(tmp_path / "elsewhere")
