@@ -18,6 +18,7 @@ sandbox (``bpy_procs.WarmProbe``), no sibling imports beyond the probe's own.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -37,9 +38,12 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "3"
-# Rubric methods that grade an object's own transform channels, not the world result.
+MUTATIONS_VERSION = "4"
+# Rubric methods that grade an object's own transform channels, not the world result; and
+# the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
+OWN_TRANSFORM_PATH = re.compile(r"(delta_)?(location|rotation_euler|rotation_quaternion|rotation_axis_angle|scale)"
+                                r"|matrix_(basis|local)")
 NEUTRALISABLE = ("ARRAY", "MIRROR")
 
 
@@ -81,6 +85,14 @@ class Context:
     @property
     def methods(self) -> set[str]:
         return {c["method"] for c in self.rubric.get("criteria", [])}
+
+    @property
+    def grades_own_transform(self) -> bool:
+        """A criterion reads an object's own transform channels, not only world results."""
+        return any(c["method"] in OWN_TRANSFORM_METHODS
+                   or (c["method"] == "value_at_frame"
+                       and OWN_TRANSFORM_PATH.fullmatch(str(c.get("params", {}).get("data_path", ""))))
+                   for c in self.rubric.get("criteria", []))
 
     def start_objects(self) -> dict:
         return (self.baseline or {}).get("objects", {})
@@ -442,8 +454,9 @@ def reparent_helpers(ctx: Context) -> None:
 
 
 def _needs_own_transform_criteria(ctx: Context) -> str | None:
-    if not ctx.methods & OWN_TRANSFORM_METHODS:
-        return "the rubric grades no object's own transform (only world results), so a parent holding it is allowed"
+    if not ctx.grades_own_transform:
+        return ("the rubric grades no object's own transform (transforms_applied, origin_at, or value_at_frame of "
+                "a transform channel: only world results), so a parent holding it is allowed")
     return None if ctx.graded(GEOMETRY_TYPES) else "no graded object"
 
 

@@ -169,6 +169,24 @@ def test_operators_that_do_not_fit_the_task_are_refused_with_the_reason(delivery
     assert "occluder" in table["survivors"]  # a rubric on one part's faces cannot see an occluder
 
 
+def test_own_transform_read_by_value_at_frame_brings_transforms_to_parents_in(delivery, tmp_path):
+    """A rubric whose only transform criterion is `value_at_frame` on an own channel
+    (Part.rotation_euler): moving the transform onto a parent keeps every world result and
+    changes what the task grades, so the operator applies, and is killed. On `location` of
+    the keyframed Mover as well; a world-only rubric still refuses it."""
+    turn = ("turn", "value_at_frame", {"object": "Part", "data_path": "rotation_euler", "frame": 1,
+                                       "expected": [0.0, 0.0, 0.3], "tolerance": 1e-4})
+    task, rubric = write_task(tmp_path / "turn", [turn], "from_scratch")
+    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+        assert all(c["passed"] for c in probe.probe(delivery, task, rubric, tmp_path / "turn.json")["criteria"])
+        (row,) = probe.mutate(delivery, task, rubric, operators=["transforms_to_parents"])
+        assert row["applicable"] and row["error"] is None, row
+        assert {c["id"] for c in row["criteria"] if not c["passed"]} == {"turn"}
+        world_only = write_task(tmp_path / "world", [WATCH["bbox_vertices"]], "from_scratch")
+        (refused,) = probe.mutate(delivery, *world_only, operators=["transforms_to_parents"])
+    assert not refused["applicable"] and "value_at_frame of a transform channel" in refused["why"]
+
+
 # --- issue 33's operators: each changes what it says, checked on the render-mode depsgraph ------
 
 # A continue-mode scene: a large textured top (the host for hidden shells), a small painted leg,
