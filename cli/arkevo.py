@@ -14,6 +14,8 @@
     arkevo export task --publication <folder> --out task.zip # Harbor-layout ZIP (docs/exports.md)
     arkevo verifier drift --dataset demo/r1                  # what the verifier in force changes (docs/verifier-drift.md)
     arkevo seed check seeds/my-seed                          # everything admission decides, offline (docs/seed-authoring.md)
+    arkevo seed calibrate seeds/my-seed                      # stage 05's calibration, mutation and gaming tables
+    arkevo seed submit seeds/my-seed --wait                  # TaskProduction, followed stage by stage
 
 The store is the workers' (ARKEVO_VAR, ARKEVO_STORE); the server is ARKEVO_TEMPORAL_ADDRESS.
 Every command's --help lists its own exit codes.

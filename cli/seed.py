@@ -2,22 +2,29 @@
 
     arkevo seed check seeds/my-seed          # everything stage 02 decides; exit 0 only if it admits
     arkevo seed check seeds/my-seed --json   # the same findings as JSON
+    arkevo seed calibrate seeds/my-seed      # stage 05's calibration, mutation and gaming tables, verdict
+    arkevo seed submit seeds/my-seed --wait  # TaskProduction on the running stack, followed stage by stage
 
 `check` runs admission's own judgement (`activities.admission.judge_seed`: the whole-seed
 check, the Blender version, the draft against its scoring profile and judge questions, the
 requirement ledger and the privacy scan) and writes nothing. Where admission stops at its first
 finding, `check` lists every finding whose check could run; the first is the one admission
-raises, with the same error type.
+raises, with the same error type. `calibrate` runs the draft's calibration samples, the
+mutation operators and the gaming samples with stage 05's judgement and the pipeline's margin
+(`verifiers.calibration`, contracts/pipeline.json), after `check`. `submit` starts TaskProduction
+(the Temporal CLI stays the primary way: README) after `check`.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from pathlib import Path
 
 from rich.markup import escape
 
-from cli.common import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err
+from cli.common import EXIT_BAD_INPUT, EXIT_NO, EXIT_OK, console, err, follow, start_workflow
 from cli.help import add_command, exit_codes
 
 # Where the rules behind a finding are written down, by the file it names (the reason itself
@@ -53,27 +60,69 @@ def register(top) -> None:
     p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
+    p = add_command(sub, "calibrate", exit_codes(
+        "stage 05 would pass: every sample as expected by the margin, every mutation operator killed, "
+        "every gaming sample refused",
+        "check findings, an expectation missed, a survivor, a script of the seed raises, or the sandbox "
+        "cannot start", "no such folder, no draft"),
+                    help="stage 05's calibration, mutation testing and gaming samples on the draft",
+                    description="After `check`: build the start and reference scenes, apply the reference "
+                                "solution and every calibration script in the sandbox, probe them, attack "
+                                "the reference delivery with the mutation operators and judge it all as "
+                                "stage 05 does, with the pipeline's margin and reference minimum "
+                                "(contracts/pipeline.json). Prints the sample, mutation and gaming tables; "
+                                "progress on stderr. Writes only under --out.")
+    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
+    p.add_argument("--out", type=Path, help="deliveries and report (default var/seed-calibration/<seed id>)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run the seed's scripts unisolated (your own code, your own machine)")
+
+    p = add_command(sub, "submit", exit_codes(
+        "started (with --wait: published)", "check findings (nothing started); with --wait: the production failed",
+        "no such folder, no Temporal server, the workflow could not start"),
+                    help="start TaskProduction for the seed (after `check`)",
+                    description="After `check`: start TaskProduction on the running stack with the seed's "
+                                "absolute path (the workers read it there: a worker on another machine "
+                                "needs the same path), and with --wait follow it stage by stage. The "
+                                "Temporal CLI does the same (README).")
+    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
+    p.add_argument("--workflow-id", help="default: <seed id>-<UTC time>")
+    p.add_argument("--wait", action="store_true", help="follow the production until it ends")
+    p.add_argument("--options", help='ProductionOptions as JSON, e.g. \'{"k": 1, "review": "human"}\'')
+    p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS or localhost:7233)")
+
 
 def handlers() -> dict:
-    return {"check": cmd_check}
+    return {"check": cmd_check, "calibrate": cmd_calibrate, "submit": cmd_submit}
 
 
-def cmd_check(args) -> int:
+def _admitted(seed: Path):
+    """The verdict of `check`, printed when it refuses; None for a missing folder."""
     from activities.admission import judge_seed
     from cli.common import worker_store
 
-    seed: Path = args.seed
     if not seed.is_dir():
         err.print(f"[red]error:[/] {escape(str(seed))}: no such seed folder")
-        return EXIT_BAD_INPUT
+        return None
     try:
         store = worker_store()  # cached .blend text extractions, read only
     except Exception:  # noqa: BLE001 - no store here: .blend texts are pending, as on a new one
         store = None
-    verdict = judge_seed(seed, str(args.seed), store)
+    return judge_seed(seed, str(seed), store)
+
+
+def cmd_check(args) -> int:
+    seed: Path = args.seed
+    verdict = _admitted(seed)
+    if verdict is None:
+        return EXIT_BAD_INPUT
+    return _print_verdict(seed, verdict, as_json=args.json)
+
+
+def _print_verdict(seed: Path, verdict, as_json: bool = False) -> int:
     rows = [{**f.as_dict(), "see": SEE_BY_TYPE.get(f.error_type) or SEE.get(f.file, "docs/contracts.md")}
             for f in verdict.findings]
-    if args.json:
+    if as_json:
         console.print_json(json.dumps({"seed": str(seed), "admitted": verdict.admitted, "findings": rows,
                                        "privacy_pending": list(verdict.privacy.pending) if verdict.privacy else []}))
         return EXIT_OK if verdict.admitted else EXIT_NO
@@ -98,3 +147,80 @@ def cmd_check(args) -> int:
             console.print(f"     {escape(line)}")
         console.print(f"     see: {escape(row['see'])}")
     return EXIT_NO
+
+
+def cmd_calibrate(args) -> int:
+    from contracts.digests import load_pipeline_config
+    from verifiers import calibration
+    from workers.settings import PROJECT_ROOT, settings_from_env
+
+    verdict = _admitted(args.seed)
+    if verdict is None:
+        return EXIT_BAD_INPUT
+    if not verdict.admitted:
+        return _print_verdict(args.seed, verdict)
+    if verdict.checked is None or verdict.checked.task is None:
+        err.print(f"[red]error:[/] {escape(str(args.seed))}: no draft to calibrate (the author model writes it "
+                  "in stage 03)")
+        return EXIT_BAD_INPUT
+    config = load_pipeline_config(PROJECT_ROOT)
+    out = args.out or settings_from_env().var / "seed-calibration" / verdict.checked.manifest.seed_id
+    argv = ["--task-dir", str(args.seed / "draft"), "--out", str(out),
+            "--margin", str(config.calibration_margin), "--reference-min", str(config.calibration_reference_min),
+            "--judge", config.vl_judge if config.vl_judge in ("image-metric", "none") else "image-metric"]
+    console.print(f"calibrating {escape(str(args.seed))} as stage 05 judges it (margin {config.calibration_margin}, "
+                  f"reference at least {config.calibration_reference_min}) into {escape(str(out))}")
+    return calibration.main(argv + (["--no-sandbox"] if args.no_sandbox else []))
+
+
+def cmd_submit(args) -> int:
+    from contracts.payloads.common import ProductionOptions, TaskProductionInput
+    from contracts.payloads.packaging import ProductionResult
+
+    verdict = _admitted(args.seed)
+    if verdict is None:
+        return EXIT_BAD_INPUT
+    if not verdict.admitted:
+        _print_verdict(args.seed, verdict)
+        err.print("nothing started: admission would refuse the seed")
+        return EXIT_NO
+    try:
+        options = ProductionOptions(**json.loads(args.options)) if args.options else None
+    except (ValueError, TypeError) as e:
+        err.print(f"[red]error:[/] --options: {escape(str(e))}")
+        return EXIT_BAD_INPUT
+    assert verdict.checked is not None  # admitted
+    seed_id = verdict.checked.manifest.seed_id
+    wid = args.workflow_id or f"{seed_id}-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}"
+    arg = TaskProductionInput(seed=str(args.seed.resolve()), options=options)
+    return asyncio.run(_submit(args.address, wid, arg, ProductionResult, args.wait))
+
+
+async def _submit(address, wid: str, arg, result_type, wait: bool) -> int:
+    from temporalio.client import WorkflowFailureError
+
+    from workflows.task_production import STAGES
+
+    handle = await start_workflow(address, "TaskProduction", arg, wid, result_type)
+    if handle is None:
+        return EXIT_BAD_INPUT
+    console.print(f"progress: temporal workflow query --workflow-id {wid} --type progress")
+    if not wait:
+        return EXIT_OK
+
+    def measure(progress: dict):
+        done = sum(1 for s in STAGES if progress["stages"].get(s) == "completed")
+        stage = progress.get("stage") or ""
+        return len(STAGES), done, f"{stage} {progress.get('detail', '')}".strip()
+
+    try:
+        result = await follow(handle, wid, measure)
+    except WorkflowFailureError as e:
+        progress = await handle.query("progress")
+        err.print(f"[red]failed[/] in {progress.get('stage')}: {escape(str(progress.get('error') or e.cause or e))}")
+        return EXIT_NO
+    console.print(f"[green]published[/] {result.task_id} {result.task_version}: {escape(result.publication.path)}")
+    for m in result.metrics:
+        console.print(f"  {m.config}: avg@{m.k} {m.avg_at_k}, pass@{m.k} {m.pass_at_k}, {m.scored} scored, "
+                      f"{m.exceptions} exceptions")
+    return EXIT_OK

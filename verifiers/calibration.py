@@ -503,6 +503,8 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
     ap.add_argument("--cache", type=Path, default=None, help="evidence cache folder")
     ap.add_argument("--margin", type=float, default=0.2,
                     help="required separation of good and bad totals (default %(default)s)")
+    ap.add_argument("--reference-min", type=float, default=0.9,
+                    help="the reference's lowest accepted total (default %(default)s)")
     ap.add_argument("--no-sandbox", action="store_true",
                     help="run Blender on the seed's code unisolated (your own code, your own machine)")
     args = ap.parse_args(argv)
@@ -528,6 +530,7 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
             result = calibrate(args.task_dir, args.out, profiles=profiles,
                                judge=None if args.judge == "none" else args.judge,
                                cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin,
+                               reference_min=args.reference_min,
                                sandbox=LOCAL if args.no_sandbox else sandbox, progress=on_step)
         except RUN_FAILURES as exc:
             return print_run_failure(console, exc)

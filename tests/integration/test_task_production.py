@@ -5,6 +5,7 @@ through the pipeline: tests/integration/test_dataset_production.py.)"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import shutil
@@ -16,14 +17,14 @@ import pytest
 from harbor.models.task.task import Task as HarborTask
 
 from contracts.digests import sha256_file
-from contracts.payloads.common import BlobRef, TaskProductionInput
+from contracts.payloads.common import BlobRef
 from contracts.payloads.packaging import ProductionResult
 from contracts.validation import validate_document
 from exports.harbor_zip import export_task, extract
 from publications.layout import OUTSIDE_REVISIONS, folder
 from tests.adversarial.sandbox_helpers import TEST_USER_PREFIX
 from blender.runtime import blender_version
-from contracts import queues
+from workers.settings import PROJECT_ROOT
 from workflows.task_production import STAGES
 
 pytestmark = [pytest.mark.temporal, pytest.mark.blender]
@@ -112,12 +113,24 @@ def robot_carry_with_one_defect(tmp_path: Path) -> Path:
     return seed
 
 
+async def arkevo(settings, *args: str) -> subprocess.CompletedProcess:
+    """The `arkevo` command as a user runs it, awaited: the workers run in this event loop."""
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "cli", *args, cwd=PROJECT_ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "ARKEVO_VAR": str(settings.var), "COLUMNS": "200"})
+    out, errs = await proc.communicate()
+    return subprocess.CompletedProcess(args, proc.returncode, out.decode(), errs.decode())
+
+
 async def test_robot_carry_through_all_stages(temporal_env, workers, settings, tmp_path):
     wid = "it-robot-carry"
     seed = robot_carry_with_one_defect(tmp_path)
-    handle = await temporal_env.client.start_workflow(
-        "TaskProduction", TaskProductionInput(seed=str(seed)), id=wid,
-        task_queue=queues.CONTROL, result_type=ProductionResult)
+    # submitted as an author does (docs/seed-authoring.md): checked, then started and followed
+    submitted = await arkevo(settings, "seed", "submit", str(seed), "--wait", "--workflow-id", wid,
+                             "--address", settings.address)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    assert "published robot-carry v1-" in submitted.stdout, submitted.stdout
+    handle = temporal_env.client.get_workflow_handle(wid, result_type=ProductionResult)
     result = await handle.result()
     assert result.seed_id == "robot-carry" and result.task_version.startswith("v1-")
     check_metrics(result, threshold=0.7)
