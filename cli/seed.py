@@ -211,7 +211,8 @@ async def _submit(address, wid: str, arg, result_type, wait: bool) -> int:
     def measure(progress: dict):
         done = sum(1 for s in STAGES if progress["stages"].get(s) == "completed")
         stage = progress.get("stage") or ""
-        return len(STAGES), done, f"{stage} {progress.get('detail', '')}".strip()
+        counts = (progress.get("detail") or {}).get(stage, {})  # inside the stage: trials n/m by policy, ...
+        return len(STAGES), done, " ".join([stage, ", ".join(f"{k} {v}" for k, v in counts.items())]).strip()
 
     try:
         result = await follow(handle, wid, measure)

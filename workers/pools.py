@@ -38,6 +38,7 @@ from activities.trial_backends import (MAX_HEARTBEAT_THROTTLE_SEC, LocalBackend,
 from activities.trials import TrialActivities
 from activities.verifier_drift import DriftActivities
 from activities.vl_judge import JudgeActivities
+from observability.activity_log import ActivityLog
 from modelapi.rate_budget import TemporalBudget
 from contracts import queues
 from sandbox.script_run import LOCAL
@@ -178,14 +179,16 @@ def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: 
     if pool == "control":
         return Worker(client, task_queue=queues.CONTROL, workflows=WORKFLOWS,
                       max_concurrent_activities=concurrency, **options)
+    logged = [ActivityLog()]  # each activity's start and end at INFO, with seed and stage
     if pool == "cpu":
         return Worker(client, task_queue=queues.CPU, activities=cpu_activities(settings),
-                      activity_executor=executor, max_concurrent_activities=concurrency, **options)
+                      activity_executor=executor, max_concurrent_activities=concurrency,
+                      interceptors=logged, **options)
     if pool == "gpu":
         # Heartbeats reach the server within 2 s (the SDK's default throttle is 0.8 x the 20 s
         # timeout): a lost worker's or a frozen host's trial is retried ~15 s sooner.
         return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
                       max_heartbeat_throttle_interval=timedelta(seconds=MAX_HEARTBEAT_THROTTLE_SEC),
-                      max_concurrent_activities=concurrency, **options)
+                      max_concurrent_activities=concurrency, interceptors=logged, **options)
     return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings, client),
-                  max_concurrent_activities=concurrency, **options)
+                  max_concurrent_activities=concurrency, interceptors=logged, **options)

@@ -11,6 +11,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts.payloads.evaluation import EvaluationInput, EvaluationResult, PlanInput, ReportInput
     from contracts.payloads.trials import TrialRequest
     from workflows.activity_options import CPU
+    from workflows.stage_progress import StageProgress
     from workflows.trial_calls import grade_trial_reporting
 
 
@@ -23,10 +24,12 @@ class EvaluationWorkflow:
             EvaluationActivities.write_evaluation_plan,
             PlanInput(frozen, req.configs, req.k, workflow.now().isoformat(timespec="seconds")),
             **CPU)
+        progress = StageProgress("06-evaluation")
+        await progress.expect({f"trials {config}": req.k for config in req.configs})
         outcomes = await asyncio.gather(*(
-            grade_trial_reporting(TrialRequest(
+            progress.count(f"trials {config}", grade_trial_reporting(TrialRequest(
                 frozen.task_package, frozen.identity, config, f"{wid}/{config}/{attempt}",
-                "evaluation", attempt), frozen.grading)
+                "evaluation", attempt), frozen.grading))
             for config in req.configs
             for attempt in range(1, req.k + 1)
         ))

@@ -33,13 +33,15 @@ with workflow.unsafe.imports_passed_through():
     from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialRequest
     from workflows.activity_options import CPU, GPU
     from workflows.search_attributes import STAGE_KEY
+    from workflows.stage_progress import StageProgress
     from workflows.trial_calls import grade_trial
 
 HUMAN_PENDING_STAGE = "05-review:human-pending"
 DECISIONS = ("accept", "reject")
 
 
-async def grade_samples(auth: AuthoringResult, wid: str) -> list[TrialOutcome]:
+async def grade_samples(auth: AuthoringResult, wid: str,
+                        progress: StageProgress | None = None) -> list[TrialOutcome]:
     """Every calibration sample graded on the package: input and reference as stage 03 graded
     them, samples already graded on this package (model authoring) as they were, the rest run
     now as trials under `wid`."""
@@ -55,7 +57,10 @@ async def grade_samples(auth: AuthoringResult, wid: str) -> list[TrialOutcome]:
             auth.task_package, auth.identity, sample.policy, f"{wid}/{sample.name}",
             "calibration"), auth.grading)
 
-    return list(await asyncio.gather(*(grade(s) for s in auth.calibration_samples)))
+    graded = (grade(s) for s in auth.calibration_samples)
+    if progress is not None:
+        graded = (progress.count("samples graded", g) for g in graded)
+    return list(await asyncio.gather(*graded))
 
 
 async def mutation_rows(auth: AuthoringResult) -> MutationRows | None:
@@ -129,7 +134,10 @@ class ReviewWorkflow:
         wid, auth = workflow.info().workflow_id, req.authoring
         samples = auth.calibration_samples
         # the gaming operators run beside the samples
-        outcomes, rows = await asyncio.gather(grade_samples(auth, wid), mutation_rows(auth))
+        progress = StageProgress("05-review")
+        await progress.expect({"samples graded": len(samples), "mutation testing": 1})
+        outcomes, rows = await asyncio.gather(grade_samples(auth, wid, progress),
+                                              progress.count("mutation testing", mutation_rows(auth)))
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(auth.task_id, auth.grading, req.reference_min, req.margin,

@@ -18,12 +18,15 @@ with workflow.unsafe.imports_passed_through():
     from contracts.payloads.trials import AuthoringResult, TrialRequest
     from contracts.payloads.vl_grading import RenderEvidenceInput
     from workflows.activity_options import CPU, GPU
+    from workflows.stage_progress import StageProgress
     from workflows.trial_calls import run_trial, score
 
 
 async def prepare_task(seed_tree: BlobRef, reference_project: str, start_mode: str,
                        draft: DraftPlan, vl_judge: str, wid: str) -> AuthoringResult:
     """Package a checked draft and grade its input and reference (trial ids under `wid`)."""
+    progress = StageProgress("03-authoring")
+    await progress.expect({"trials graded": 2})
     build = await workflow.execute_activity_method(
         AuthoringActivities.build_workspace,
         BuildWorkspaceInput(seed_tree, reference_project, start_mode), **GPU)
@@ -46,7 +49,8 @@ async def prepare_task(seed_tree: BlobRef, reference_project: str, start_mode: s
         if rendered.unseen:  # a judge that cannot see a graded part is no judge of it
             raise evidence_too_coarse(rendered.unseen)
         grading = dataclasses.replace(grading, reference_evidence=rendered.evidence)
-    baseline, reference = await asyncio.gather(score(baseline, grading), score(reference, grading))
+    baseline, reference = await asyncio.gather(progress.count("trials graded", score(baseline, grading)),
+                                               progress.count("trials graded", score(reference, grading)))
     return AuthoringResult(
         task_id=identity.task_id,
         task_package=package,

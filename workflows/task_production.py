@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import queues
     from contracts.payloads.admission import AdmissionInput
     from contracts.payloads.authoring import AuthoringInput
-    from contracts.payloads.common import TaskProductionInput
+    from contracts.payloads.common import StageCounts, TaskProductionInput
     from contracts.payloads.evaluation import EvaluationInput
     from contracts.payloads.packaging import ProductionResult, PublishInput
     from contracts.payloads.review import ReviewInput
@@ -46,6 +46,15 @@ class TaskProduction:
     @workflow.query
     def progress(self) -> dict:
         return self._progress
+
+    @workflow.signal(name="stage_progress")
+    def stage_progress(self, update: StageCounts) -> None:
+        """Counts inside a running stage, from its workflow (workflows/stage_progress.py), shown
+        as "done/total". Signals may arrive out of order: the largest count of each stands."""
+        shown = self._progress.setdefault("detail", {}).setdefault(update.stage, {})
+        for name, (done, total) in update.counts.items():
+            if name not in shown or done >= int(shown[name].split("/")[0]):
+                shown[name] = f"{done}/{total}"
 
     async def _stage(self, stage: str, wf, arg, timeout: timedelta = timedelta(hours=12)):
         self._progress["stage"] = stage

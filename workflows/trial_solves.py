@@ -16,6 +16,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.evaluation import EvaluationActivities
     from contracts.payloads.trials import PilotRecordInput, TrialRequest, TrialSolvesInput, TrialSolvesResult
     from workflows.activity_options import CPU
+    from workflows.stage_progress import StageProgress
     from workflows.trial_calls import grade_trial_reporting
 
 
@@ -49,7 +50,9 @@ class TrialSolvesWorkflow:
                 TrialRequest(auth.task_package, auth.identity, policy, f"{wid}/{policy}", "pilot"),
                 auth.grading)
 
-        outcomes = await asyncio.gather(*(pilot(p) for p in req.policies))
+        progress = StageProgress("04-trial-solves")
+        await progress.expect({f"trials {p}": 1 for p in req.policies})
+        outcomes = await asyncio.gather(*(progress.count(f"trials {p}", pilot(p)) for p in req.policies))
         findings = pilot_findings(outcomes)
         record = await workflow.execute_activity_method(
             EvaluationActivities.write_pilot_record,

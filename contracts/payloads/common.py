@@ -52,3 +52,13 @@ class TaskProductionInput:
     options: ProductionOptions | None = None
     dataset: DatasetRef | None = None
     seed_tree: BlobRef | None = None
+
+
+@dataclass
+class StageCounts:
+    """Counts inside one stage of a TaskProduction, signalled by the stage's workflow to its
+    parent (`stage_progress`): {what: [done, total]}, e.g. {"trials oracle": [2, 3]}. Signals
+    may arrive out of order: the parent keeps the largest `done` of each."""
+
+    stage: str
+    counts: dict[str, list[int]]

@@ -140,6 +140,11 @@ async def test_robot_carry_through_all_stages(temporal_env, workers, settings, t
     progress = await handle.query("progress")
     assert progress["stage"] == "done"
     assert all(progress["stages"][s] == "completed" for s in STAGES)
+    # the counts inside the stages, as their workflows signalled them: every one done
+    detail = progress["detail"]
+    assert set(detail) == {"03-authoring", "04-trial-solves", "05-review", "06-evaluation"}, detail
+    assert detail["06-evaluation"] == {"trials oracle": "3/3", "trials nop": "3/3"}, detail
+    assert all(v.split("/")[0] == v.split("/")[1] for counts in detail.values() for v in counts.values()), detail
     children = [c async for c in temporal_env.client.list_workflows(f"WorkflowId STARTS_WITH '{wid}.'")]
     stages = sorted(c.id for c in children if "/" not in c.id)
     assert stages == sorted(f"{wid}.{s}" for s in STAGES)

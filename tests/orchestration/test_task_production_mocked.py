@@ -251,6 +251,12 @@ async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
     assert result.failures == {"infra": 0, "solver": 0, "author": 0}
     handle = mocked_env.client.get_workflow_handle(wid)
     assert progress["stage"] == "done" and set(progress["stages"].values()) == {"completed"}
+    # the counts inside each stage, as the stages' workflows signalled them (stage_progress)
+    assert progress["detail"] == {
+        "03-authoring": {"trials graded": "2/2"},
+        "04-trial-solves": {"trials oracle": "1/1", "trials nop": "1/1"},
+        "05-review": {"samples graded": "3/3", "mutation testing": "1/1"},
+        "06-evaluation": {"trials oracle": "2/2", "trials nop": "2/2"}}, progress.get("detail")
     history = await handle.fetch_history()
     children = [e.start_child_workflow_execution_initiated_event_attributes.workflow_id
                 for e in history.events
@@ -315,6 +321,54 @@ async def test_solver_failures_are_graded_attempts_counted_by_kind(mocked_env):
     # baseline nop + eval nop x2 (the pilot's nop and the input sample are the baseline: one
     # attempt, counted once)
     assert result.failures["solver"] == 3 and progress["failures"]["solver"] == 3
+
+
+async def test_the_progress_query_shows_the_counts_inside_a_running_stage(mocked_env):
+    """Mid-stage: one evaluation trial held until the query has shown the stage's counts with
+    it still to do; then released. Polled until seen (events, not timings)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    fakes = Fakes("rule-only")
+    release = threading.Event()
+    original = fakes.activities
+
+    def activities():
+        acts = original()
+        run_trial = next(a for a in acts if a.__temporal_activity_definition.name == "run_trial")
+
+        @activity.defn(name="run_trial")
+        def held(req: TrialRequest) -> TrialOutcome:
+            if req.stage == "evaluation" and req.policy == "nop" and req.attempt == 2:
+                assert release.wait(120), "never released"
+            return run_trial(req)
+        return [held if a is run_trial else a for a in acts]
+
+    fakes.activities = activities
+    wid = "mocked-sub-progress"
+    with ThreadPoolExecutor(8) as pool:
+        workers = [Worker(mocked_env.client, task_queue=queues.CONTROL, workflows=WORKFLOWS)]
+        workers += [Worker(mocked_env.client, task_queue=q, activities=fakes.activities(),
+                           activity_executor=pool) for q in (queues.CPU, queues.GPU, queues.LLM)]
+        async with workers[0], workers[1], workers[2], workers[3]:
+            handle = await mocked_env.client.start_workflow(
+                "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
+                task_queue=queues.CONTROL, result_type=ProductionResult)
+            seen = None
+            for _ in range(600):
+                progress = await handle.query("progress")
+                if progress.get("detail", {}).get("06-evaluation", {}).get("trials oracle") == "2/2":
+                    seen = progress
+                    break
+                await asyncio.sleep(0.1)
+            release.set()
+            assert seen is not None, "the evaluation's counts never showed"
+            assert seen["stage"] == "06-evaluation" and seen["stages"]["06-evaluation"] == "running"
+            assert seen["detail"]["06-evaluation"] == {"trials oracle": "2/2", "trials nop": "1/2"}
+            assert seen["detail"]["05-review"]["samples graded"] == "3/3"
+            await handle.result()
+            done = await handle.query("progress")
+    assert done["detail"]["06-evaluation"] == {"trials oracle": "2/2", "trials nop": "2/2"}
 
 
 async def test_infra_failures_are_reported_apart_and_never_scored(mocked_env):
