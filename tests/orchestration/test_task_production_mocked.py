@@ -11,6 +11,7 @@ kept out of the figures. `test_replay.py` replays the histories these runs recor
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import json
 from collections import Counter
@@ -191,9 +192,9 @@ class Fakes:
                 write_evaluation_plan, write_evaluation_report, scan_export, publish_task]
 
 
-async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Exception, dict]:
-    """Run TaskProduction with `fakes` on all four queues; return its result (or the error)
-    and its `progress` query (answered while the workers still run)."""
+@contextlib.asynccontextmanager
+async def running_workers(env, fakes: Fakes):
+    """The control worker and `fakes` on the cpu, gpu and llm queues, until the block ends."""
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(8) as pool:
@@ -201,13 +202,20 @@ async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Excep
         workers += [Worker(env.client, task_queue=q, activities=fakes.activities(),
                            activity_executor=pool) for q in (queues.CPU, queues.GPU, queues.LLM)]
         async with workers[0], workers[1], workers[2], workers[3]:
-            try:
-                result = await asyncio.wait_for(env.client.execute_workflow(
-                    "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
-                    task_queue=queues.CONTROL, result_type=ProductionResult), 120)
-            except WorkflowFailureError as e:
-                result = e
-            progress = await env.client.get_workflow_handle(wid).query("progress")
+            yield
+
+
+async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Exception, dict]:
+    """Run TaskProduction with `fakes` on all four queues; return its result (or the error)
+    and its `progress` query (answered while the workers still run)."""
+    async with running_workers(env, fakes):
+        try:
+            result = await asyncio.wait_for(env.client.execute_workflow(
+                "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
+                task_queue=queues.CONTROL, result_type=ProductionResult), 120)
+        except WorkflowFailureError as e:
+            result = e
+        progress = await env.client.get_workflow_handle(wid).query("progress")
     return result, progress
 
 
@@ -327,7 +335,6 @@ async def test_the_progress_query_shows_the_counts_inside_a_running_stage(mocked
     """Mid-stage: one evaluation trial held until the query has shown the stage's counts with
     it still to do; then released. Polled until seen (events, not timings)."""
     import threading
-    from concurrent.futures import ThreadPoolExecutor
 
     fakes = Fakes("rule-only")
     release = threading.Event()
@@ -346,28 +353,24 @@ async def test_the_progress_query_shows_the_counts_inside_a_running_stage(mocked
 
     fakes.activities = activities
     wid = "mocked-sub-progress"
-    with ThreadPoolExecutor(8) as pool:
-        workers = [Worker(mocked_env.client, task_queue=queues.CONTROL, workflows=WORKFLOWS)]
-        workers += [Worker(mocked_env.client, task_queue=q, activities=fakes.activities(),
-                           activity_executor=pool) for q in (queues.CPU, queues.GPU, queues.LLM)]
-        async with workers[0], workers[1], workers[2], workers[3]:
-            handle = await mocked_env.client.start_workflow(
-                "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
-                task_queue=queues.CONTROL, result_type=ProductionResult)
-            seen = None
-            for _ in range(600):
-                progress = await handle.query("progress")
-                if progress.get("detail", {}).get("06-evaluation", {}).get("trials oracle") == "2/2":
-                    seen = progress
-                    break
-                await asyncio.sleep(0.1)
-            release.set()
-            assert seen is not None, "the evaluation's counts never showed"
-            assert seen["stage"] == "06-evaluation" and seen["stages"]["06-evaluation"] == "running"
-            assert seen["detail"]["06-evaluation"] == {"trials oracle": "2/2", "trials nop": "1/2"}
-            assert seen["detail"]["05-review"]["samples graded"] == "3/3"
-            await handle.result()
-            done = await handle.query("progress")
+    async with running_workers(mocked_env, fakes):
+        handle = await mocked_env.client.start_workflow(
+            "TaskProduction", TaskProductionInput("seeds/demo"), id=wid,
+            task_queue=queues.CONTROL, result_type=ProductionResult)
+        seen = None
+        for _ in range(600):
+            progress = await handle.query("progress")
+            if progress.get("detail", {}).get("06-evaluation", {}).get("trials oracle") == "2/2":
+                seen = progress
+                break
+            await asyncio.sleep(0.1)
+        release.set()
+        assert seen is not None, "the evaluation's counts never showed"
+        assert seen["stage"] == "06-evaluation" and seen["stages"]["06-evaluation"] == "running"
+        assert seen["detail"]["06-evaluation"] == {"trials oracle": "2/2", "trials nop": "1/2"}
+        assert seen["detail"]["05-review"]["samples graded"] == "3/3"
+        await handle.result()
+        done = await handle.query("progress")
     assert done["detail"]["06-evaluation"] == {"trials oracle": "2/2", "trials nop": "2/2"}
 
 
