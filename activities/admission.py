@@ -25,7 +25,7 @@ from contracts.digests import load_pipeline_config, pipeline_ref
 from contracts.payloads.admission import (AdmissionInput, AdmissionResult, CalibrationSample, DraftPlan,
                                           PipelineDefaults, RunPlan)
 from contracts.payloads.common import ProductionOptions
-from contracts.seed_check import CheckedSeed
+from contracts.seed_check import CheckedSeed, scaffold_markers
 from verifiers.seed_check import check_seed_dir
 from contracts.validation import ContractError
 from drafting.ledger import check_ledger
@@ -206,6 +206,10 @@ def judge_seed(seed_dir: Path, seed: str, store: ContentStore | None) -> SeedVer
     author sees every finding at once (`arkevo seed check`). `store`: cached .blend text
     extractions for the privacy scan (None: a .blend's texts are pending, as on a new store)."""
     verdict = SeedVerdict()
+    if markers := scaffold_markers(seed_dir):  # a scaffold's parts still to write, before the rest
+        verdict.findings = [SeedFinding(INVALID_SEED, f"{seed}/{rel}: line {line}: still to write: {what}",
+                                        rel, f"line {line}") for rel, line, what in markers]
+        return verdict
     try:
         checked = check_seed_dir(seed_dir)
     except ContractError as e:

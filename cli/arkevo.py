@@ -13,7 +13,9 @@
     arkevo site build --dataset demo/r1 --out site/          # static review site (docs/review-site.md)
     arkevo export task --publication <folder> --out task.zip # Harbor-layout ZIP (docs/exports.md)
     arkevo verifier drift --dataset demo/r1                  # what the verifier in force changes (docs/verifier-drift.md)
-    arkevo seed check seeds/my-seed                          # everything admission decides, offline (docs/seed-authoring.md)
+    arkevo seed new seeds/my-seed --like table-model         # a scaffold, each part to write marked (docs/seed-authoring.md)
+    arkevo seed check seeds/my-seed                          # everything admission decides, offline
+    arkevo seed measure seeds/my-seed                        # the reference solution, measured by the rubric
     arkevo seed calibrate seeds/my-seed                      # stage 05's calibration, mutation and gaming tables
     arkevo seed submit seeds/my-seed --wait                  # TaskProduction, followed stage by stage
 

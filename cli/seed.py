@@ -1,6 +1,8 @@
 """`arkevo seed`: the offline half of the pipeline for a seed's author (docs/seed-authoring.md).
 
+    arkevo seed new seeds/my-seed --like table-model   # every required file, each part to write marked
     arkevo seed check seeds/my-seed          # everything stage 02 decides; exit 0 only if it admits
+    arkevo seed measure seeds/my-seed        # the reference solution, measured by the rubric
     arkevo seed check seeds/my-seed --json   # the same findings as JSON
     arkevo seed calibrate seeds/my-seed      # stage 05's calibration, mutation and gaming tables, verdict
     arkevo seed submit seeds/my-seed --wait  # TaskProduction on the running stack, followed stage by stage
@@ -44,6 +46,12 @@ SEE_BY_TYPE = {
 }
 
 
+def _see(file: str, message: str) -> str:
+    if ": still to write: " in message:  # a scaffold's marker (`seed new`)
+        return "docs/seed-authoring.md (the files, and the walk-through)"
+    return SEE.get(file, "docs/contracts.md")
+
+
 def register(top) -> None:
     sd = top.add_parser("seed", help="check a seed folder offline, as admission would",
                         description="A seed author's offline checks, with the pipeline's own code.")
@@ -59,6 +67,30 @@ def register(top) -> None:
                                 "would raise. Writes nothing.")
     p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+
+    p = add_command(sub, "new", exit_codes("written", None, "a folder that is not empty, a bad seed id, an "
+                                           "unknown --like seed or --kind workflow"),
+                    help="a new seed folder: every required file, each part to write marked",
+                    description="Write every required file of a seed into FOLDER (new or empty; its name is "
+                                "the seed id). Each part the author must write holds 'ARKEVO-TODO:' and what "
+                                "goes there; `check` names each one left.")
+    p.add_argument("seed", type=Path, help="the new seed folder")
+    kind = p.add_mutually_exclusive_group(required=True)
+    kind.add_argument("--like", help="a bundled seed whose start mode, workflow and profession it takes")
+    kind.add_argument("--kind", help="a workflow id of contracts/taxonomy.json (e.g. MOD-01)")
+
+    p = add_command(sub, "measure", exit_codes(
+        "measured: the reference passes every criterion that has its expected value",
+        "the reference fails a criterion (named), check findings besides missing expected values, a script "
+        "raises, or the sandbox cannot start", "no such folder, no draft"),
+                    help="the reference solution, measured by the rubric; values to copy where none is set",
+                    description="Build the start and reference scenes, apply the reference solution in the "
+                                "sandbox and probe it with the rubric: per criterion what it measured beside "
+                                "the expected value and tolerance. A criterion without its expected value is "
+                                "measured anyway and printed to copy. Never writes the rubric.")
+    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run the seed's scripts unisolated (your own code, your own machine)")
 
     p = add_command(sub, "calibrate", exit_codes(
         "stage 05 would pass: every sample as expected by the margin, every mutation operator killed, "
@@ -93,7 +125,25 @@ def register(top) -> None:
 
 
 def handlers() -> dict:
-    return {"check": cmd_check, "calibrate": cmd_calibrate, "submit": cmd_submit}
+    return {"new": cmd_new, "check": cmd_check, "measure": cmd_measure, "calibrate": cmd_calibrate,
+            "submit": cmd_submit}
+
+
+def cmd_new(args) -> int:
+    from cli.seed_scaffold import new_seed
+    from workers.settings import PROJECT_ROOT
+
+    taxonomy = json.loads((PROJECT_ROOT / "contracts" / "taxonomy.json").read_text(encoding="utf-8"))
+    return new_seed(args.seed, args.like, args.kind, PROJECT_ROOT / "seeds", taxonomy)
+
+
+def cmd_measure(args) -> int:
+    from cli.seed_measure import measure
+
+    if not args.seed.is_dir():
+        err.print(f"[red]error:[/] {escape(str(args.seed))}: no such seed folder")
+        return EXIT_BAD_INPUT
+    return measure(args.seed, no_sandbox=args.no_sandbox)
 
 
 def _admitted(seed: Path):
@@ -120,8 +170,7 @@ def cmd_check(args) -> int:
 
 
 def _print_verdict(seed: Path, verdict, as_json: bool = False) -> int:
-    rows = [{**f.as_dict(), "see": SEE_BY_TYPE.get(f.error_type) or SEE.get(f.file, "docs/contracts.md")}
-            for f in verdict.findings]
+    rows = [{**f.as_dict(), "see": SEE_BY_TYPE.get(f.error_type) or _see(f.file, f.message)} for f in verdict.findings]
     if as_json:
         console.print_json(json.dumps({"seed": str(seed), "admitted": verdict.admitted, "findings": rows,
                                        "privacy_pending": list(verdict.privacy.pending) if verdict.privacy else []}))

@@ -279,6 +279,26 @@ def _check_requirements(task: Task, texts: Iterable[str], source: str) -> None:
             raise ContractError(source, f"criteria[{index}].requirement_id", reason)
 
 
+SCAFFOLD_MARKER = "ARKEVO-TODO:"  # what `arkevo seed new` leaves where the author must write
+
+
+def scaffold_markers(seed_dir: Path) -> list[tuple[str, int, str]]:
+    """(file relative to the seed, line, what to write) of every scaffold marker left in the
+    seed's text files: a seed still holding one is not finished, whatever else holds."""
+    seed_dir = Path(seed_dir)
+    found = []
+    for path in sorted(p for p in seed_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):  # a binary material: nothing an author types
+            continue
+        for number, line in enumerate(text.splitlines(), 1):
+            if SCAFFOLD_MARKER in line:
+                what = line.split(SCAFFOLD_MARKER, 1)[1].strip().rstrip('",').strip()
+                found.append((path.relative_to(seed_dir).as_posix(), number, what))
+    return found
+
+
 def _draft_files(seed_dir: Path, draft: Path) -> tuple[str, ...]:
     files = []
     for path in sorted(draft.rglob("*")):

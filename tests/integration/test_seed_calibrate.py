@@ -1,9 +1,9 @@
 """`arkevo seed calibrate`: stage 05's judgement of a draft offline, real Blender in the
-sandbox. A lightened table seed (rules only, one defect, two gaming samples: `light_copy`)
-passes with its sample, mutation and gaming tables (exit 0); the same seed with a "defect" that
-is the reference solution itself fails, naming the sample that missed (exit 1); a seed that
-`check` refuses is not calibrated at all. `arkevo seed submit --wait` is run by
-tests/integration/test_task_production.py (robot-carry through all seven stages)."""
+sandbox. A lightened table seed (rules only, one defect, two gaming samples: `light_copy`) with
+a "defect" that is the reference solution itself fails, naming the sample that missed (exit 1);
+a seed that `check` refuses is not calibrated at all. The same seed without that defect passes
+with its sample, mutation and gaming tables (exit 0) in the authoring guide's walk-through
+(tests/integration/test_seed_walkthrough.py), which also submits it."""
 
 from __future__ import annotations
 
@@ -26,16 +26,8 @@ def arkevo(*args: str, var) -> subprocess.CompletedProcess:
                           env={**os.environ, "ARKEVO_VAR": str(var), "COLUMNS": "200"}, timeout=600)
 
 
-def test_calibrate_passes_a_sound_draft_and_names_the_sample_of_an_unsound_one(tmp_path):
+def test_calibrate_names_the_sample_of_an_unsound_draft(tmp_path):
     seed = light_copy("table-model", tmp_path)
-    good = arkevo("seed", "calibrate", str(seed), "--out", str(tmp_path / "good"), var=tmp_path / "var")
-    assert good.returncode == 0, good.stdout + good.stderr
-    out = good.stdout
-    assert "as stage 05 judges it (margin 0.2, reference at least 0.9)" in out
-    assert "table-model under rule-only@1: margin" in out and "(passed)" in out
-    assert "mutation score" in out and "gaming samples refused 2/2" in out
-    assert (tmp_path / "good" / "private" / "validation" / "report.json").is_file()
-
     shutil.copy(seed / "draft" / "solution" / "solve.py", seed / "draft" / "calibration" / "defects" / "as_solved.py")
     bad = arkevo("seed", "calibrate", str(seed), "--out", str(tmp_path / "bad"), var=tmp_path / "var")
     assert bad.returncode == 1, bad.stdout + bad.stderr

@@ -26,7 +26,7 @@ def main_session(monkeypatch):
 
 
 def test_a_joined_suite_leaves_the_foreground_with_exactly_its_selected_items():
-    selected = items("tests/integration/test_trial_paths.py::test_x",
+    selected = items("tests/integration/test_scene_kept.py::test_x",
                      "tests/integration/test_dataset_production.py::test_a",
                      "tests/unit/test_store.py::test_y",
                      f"{JOIN}[long-runs]")
@@ -35,7 +35,7 @@ def test_a_joined_suite_leaves_the_foreground_with_exactly_its_selected_items():
     assert foreground == set()
     # unit tests first, the joiner last
     assert [i.nodeid for i in kept] == ["tests/unit/test_store.py::test_y",
-                                        "tests/integration/test_trial_paths.py::test_x", f"{JOIN}[long-runs]"]
+                                        "tests/integration/test_scene_kept.py::test_x", f"{JOIN}[long-runs]"]
 
 
 def test_without_its_joiner_or_alone_a_suite_stays_in_the_foreground(monkeypatch):

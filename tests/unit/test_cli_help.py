@@ -45,8 +45,8 @@ ENTRY_POINTS = {
 # The `arkevo` command's subcommands: each has its own --help with its own exit codes.
 ARKEVO_COMMANDS = [["dataset", c] for c in ("start", "status", "freeze-check", "freeze", "verify")] + \
     [["campaign", c] for c in ("start", "status", "report", "recover", "resume")] + \
-    [["site", "build"], ["export", "task"], ["export", "split"], ["verifier", "drift"],
-     ["seed", "check"], ["seed", "calibrate"], ["seed", "submit"]]
+    [["site", "build"], ["export", "task"], ["export", "split"], ["verifier", "drift"]] + \
+    [["seed", c] for c in ("new", "check", "measure", "calibrate", "submit")]
 SECONDS = 20  # a --help imports the modules and prints; the demo's stack start alone takes longer
 
 
