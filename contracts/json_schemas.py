@@ -201,14 +201,28 @@ def write() -> list[str]:
     return changed
 
 
+USAGE = """usage: python -m contracts.json_schemas [--check]   (make schemas)
+
+Writes contracts/schemas/*.json from the pydantic models; --check writes nothing and says
+which committed schema differs from what its model generates.
+
+exit codes:
+  0  written (--check: every schema current)
+  1  --check: a schema differs
+  2  bad usage"""
+
+
 def main(argv: list[str]) -> int:
+    if argv in (["--help"], ["-h"]):
+        print(USAGE)
+        return 0
     if argv == ["--check"]:
         changed = stale()
         for name in changed:
             print(f"contracts/schemas/{name} differs from its model; run `make schemas`", file=sys.stderr)
         return 1 if changed else 0
     if argv:
-        print("usage: python -m contracts.json_schemas [--check]", file=sys.stderr)
+        print(USAGE, file=sys.stderr)
         return 2
     for name in write():
         print(f"wrote contracts/schemas/{name}")

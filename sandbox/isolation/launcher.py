@@ -154,9 +154,23 @@ def launch(config: dict, argv: list[str]) -> None:
         os._exit(127)
 
 
+USAGE = """usage: launcher.py CONFIG_JSON -- COMMAND...   (internal: run by the trial sandbox inside bwrap)
+
+Applies one sandboxed process's limits (Landlock rules, cgroup, slot user, namespaces) from
+CONFIG_JSON, then execs COMMAND. Not a command to run by hand (docs/sandbox.md).
+
+exit codes:
+  COMMAND's own, once it runs
+  2  bad usage
+  {failed}  the launch failed (the reason on stderr and the status fd)"""
+
+
 def main() -> None:
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        print(USAGE.format(failed=EXIT_LAUNCH_FAILED))
+        sys.exit(0)
     if len(sys.argv) < 4 or sys.argv[2] != "--":
-        print("usage: launcher.py CONFIG_JSON -- COMMAND...", file=sys.stderr)
+        print(USAGE.format(failed=EXIT_LAUNCH_FAILED), file=sys.stderr)
         sys.exit(2)
     config = json.loads(sys.argv[1])
     try:

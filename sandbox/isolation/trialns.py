@@ -112,5 +112,19 @@ class TrialNamespaces:
                 setattr(self, name, None)
 
 
+HELP = """usage: python -I -S trialns.py   (internal: started by the trial sandbox, as root)
+
+Creates one trial's network namespace (only lo, up) and pid namespace (with a reaping init),
+prints "ready <init pid>" and holds them until its stdin closes. Not a command to run by hand.
+
+exit codes:
+  0  stdin closed: the namespaces are gone
+  1  orphaned at start (its worker had already died)
+  2  bad usage: any argument"""
+
+
 if __name__ == "__main__":
+    if sys.argv[1:]:  # it takes none: --help, or a mistake, does nothing else
+        print(HELP, file=sys.stdout if sys.argv[1:] in (["--help"], ["-h"]) else sys.stderr)
+        sys.exit(0 if sys.argv[1:] in (["--help"], ["-h"]) else 2)
     _helper()

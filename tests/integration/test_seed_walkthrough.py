@@ -3,11 +3,13 @@ from the page (between the `walkthrough` markers) and run in order on a real dev
 worker pools, real Blender in the sandbox. `new` makes the scaffold and `check` names every part
 still to write (exit 1, nothing but the scaffold's markers); the "write the seed" step fills them
 from fixture files (the table seed, lightened: `light_copy`); then `check` passes, `measure`
-measures the reference, `calibrate` gives stage 05's verdict and `submit --wait` publishes.
+measures the reference, `calibrate` gives stage 05's verdict and `submit --wait` publishes,
+its `progress` query read while it runs (a stage with its counts part done).
 The page cannot drift from what the commands do."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import shlex
@@ -52,6 +54,20 @@ def fill_from_fixture(seed: Path, tmp_path: Path) -> None:
         (seed / name).write_text(json.dumps({**doc, key: seed.name}, indent=2))
 
 
+async def progress_while(client, wid: str, running) -> list[dict]:
+    """Every distinct `progress` answer of `wid` until `running` ends."""
+    seen: list[dict] = []
+    while not running.done():
+        try:
+            answer = await client.get_workflow_handle(wid).query("progress")
+            if not seen or answer != seen[-1]:
+                seen.append(answer)
+        except Exception:  # noqa: BLE001 - not started yet
+            pass
+        await asyncio.wait([running], timeout=0.2)
+    return seen
+
+
 async def test_the_walkthrough_of_the_authoring_guide_ends_in_a_published_task(
         temporal_env, workers, settings, tmp_path):
     steps = walkthrough()
@@ -69,7 +85,10 @@ async def test_the_walkthrough_of_the_authoring_guide_ends_in_a_published_task(
             argv += ["--address", settings.address, "--options", OPTIONS, "--workflow-id", "it-walkthrough"]
         if argv[1] == "calibrate":
             argv += ["--out", str(tmp_path / "calibration")]
-        done = await arkevo(settings, *argv)
+        if argv[1] == "submit":  # the production's progress read while it runs
+            running = asyncio.ensure_future(arkevo(settings, *argv))
+            seen = await progress_while(temporal_env.client, "it-walkthrough", running)
+        done = await running if argv[1] == "submit" else await arkevo(settings, *argv)
         assert done.returncode == next(expected_exit), (argv, done.stdout, done.stderr)
         outputs.setdefault(argv[1], []).append(done.stdout)
 
@@ -85,3 +104,7 @@ async def test_the_walkthrough_of_the_authoring_guide_ends_in_a_published_task(
     assert "mutation score" in calibrated and "gaming samples refused 2/2" in calibrated
     assert (tmp_path / "calibration" / "private" / "validation" / "report.json").is_file()
     assert "published my-seed v1-" in outputs["submit"][0]
+    # read mid-stage: a stage running with its own counts, not all of them done yet
+    mid = [p for p in seen if p["stage"] in p.get("detail", {}) and p["stages"][p["stage"]] == "running"
+           and any(v.split("/")[0] != v.split("/")[1] for v in p["detail"][p["stage"]].values())]
+    assert mid, [(p["stage"], p.get("detail")) for p in seen]

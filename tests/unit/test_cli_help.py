@@ -42,6 +42,15 @@ ENTRY_POINTS = {
     "bench/sandbox_overhead.py": (["bench/sandbox_overhead.py"], []),
     "bench/site_build.py": (["bench/site_build.py"], ["--dataset", "demo/r1"]),
 }
+# Modules with a __main__ guard that are no user's command: scripts the pipeline runs (in
+# Blender, in the sandbox, in the deploy test). Each still answers --help with its usage.
+INTERNAL = ("blender.apply_script", "blender.build_workspace", "contracts.json_schemas", "deploy.harbor_docker",
+            "deploy.object_store_setup", "deploy.stack_probe", "privacy.blend_text", "sandbox.isolation.launcher",
+            "sandbox.isolation.trialns", "sandbox.runtime.blender_mcp_host", "verifiers.packaged_grade",
+            "verifiers.probe_server", "verifiers.render_evidence", "verifiers.rule_probe",
+            "verifiers.scene_snapshot")
+# Run through another name: `python -m cli` / `python -m workers`.
+ALIASED = ("cli.__main__", "cli.arkevo", "workers.__main__")
 # The `arkevo` command's subcommands: each has its own --help with its own exit codes.
 ARKEVO_COMMANDS = [["dataset", c] for c in ("start", "status", "freeze-check", "freeze", "verify")] + \
     [["campaign", c] for c in ("start", "status", "report", "recover", "resume")] + \
@@ -76,10 +85,12 @@ def _started_by(var: Path) -> list[int]:
     return found
 
 
-def run_isolated(argv: list[str], checkout: Path, tmp_path: Path) -> subprocess.CompletedProcess:
+def run_isolated(argv: list[str], checkout: Path, tmp_path: Path,
+                 home_may_hold: tuple[str, ...] = ()) -> subprocess.CompletedProcess:
     """Runs `argv` in the copy with a fresh ARKEVO_VAR, HOME and Temporal ports, and asserts
-    that it left nothing behind: the tree, the var and home folders as they were, no process of
-    its group alive, no process it started (in any session) still running."""
+    that it left nothing behind: the tree, the var and home folders as they were (but for
+    `home_may_hold`), no process of its group alive, no process it started (in any session)
+    still running."""
     var, home = tmp_path / "var", tmp_path / "home"
     var.mkdir()
     home.mkdir()
@@ -109,7 +120,7 @@ def run_isolated(argv: list[str], checkout: Path, tmp_path: Path) -> subprocess.
     # server may well listen on a port picked here: a port alone proves nothing)
     assert not _started_by(var), f"a process it started still runs: {what}"
     assert list(var.iterdir()) == [], f"wrote under ARKEVO_VAR: {what}"
-    assert list(home.iterdir()) == [], f"wrote under HOME: {what}"
+    assert [p for p in home.iterdir() if p.name not in home_may_hold] == [], f"wrote under HOME: {what}"
     changed = {k for k in _snapshot(checkout).items() ^ before.items()}
     assert not changed, f"changed the checkout ({sorted(changed)[:5]}): {what}"
     return done
@@ -131,6 +142,34 @@ def test_an_unknown_option_exits_2_naming_it(name, checkout, tmp_path):
     done = run_isolated([sys.executable, *command, *valid, "--no-such-option"], checkout, tmp_path)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "usage:" in done.stderr and "unrecognized arguments: --no-such-option" in done.stderr, done.stderr
+
+
+def _guarded_modules() -> set[str]:
+    """Every project module (tests, benchmarks and seeds aside) with a `__main__` guard."""
+    out = set()
+    for path in PROJECT_ROOT.glob("*/**/*.py"):
+        rel = path.relative_to(PROJECT_ROOT)
+        if rel.parts[0] in ("tests", "bench", "seeds", "var", "scripts", "node_modules") or rel.parts[0].startswith("."):
+            continue
+        if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8", errors="replace"):
+            out.add(".".join(rel.with_suffix("").parts))
+    return out
+
+
+def test_every_module_that_can_be_run_is_an_entry_point_or_an_internal_script():
+    """A module that can be run is tested here: with its usage and exit codes (ENTRY_POINTS) or,
+    for the pipeline's own scripts, with its usage (INTERNAL)."""
+    packages = {"cli", "workers"}  # their __main__ modules are ALIASED
+    listed = {c[1] for c, _ in ENTRY_POINTS.values() if c[0] == "-m" and not c[1].startswith("tests.")}
+    assert _guarded_modules() == (listed - packages) | set(INTERNAL) | set(ALIASED)
+
+
+@pytest.mark.parametrize("module", INTERNAL)
+def test_an_internal_script_answers_help_and_does_nothing_else(module, checkout, tmp_path):
+    # a script that runs in Blender imports bpy first, and Blender makes ~/.cache/thumbnails
+    done = run_isolated([sys.executable, "-m", module, "--help"], checkout, tmp_path, home_may_hold=(".cache",))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("usage:"), done.stdout[:500]
 
 
 @pytest.mark.parametrize("command", ARKEVO_COMMANDS, ids=" ".join)
