@@ -259,6 +259,7 @@ async def test_all_stages_run_in_order_with_vl_graded_per_trial(mocked_env):
     assert result.failures == {"infra": 0, "solver": 0, "author": 0}
     handle = mocked_env.client.get_workflow_handle(wid)
     assert progress["stage"] == "done" and set(progress["stages"].values()) == {"completed"}
+    assert progress["pilot_findings"] == [], progress.get("pilot_findings")
     # the counts inside each stage, as the stages' workflows signalled them (stage_progress)
     assert progress["detail"] == {
         "03-authoring": {"trials graded": "2/2"},
