@@ -2,8 +2,8 @@
 
     arkevo seed new seeds/my-seed --like table-model   # every required file, each part to write marked
     arkevo seed check seeds/my-seed          # everything stage 02 decides; exit 0 only if it admits
-    arkevo seed measure seeds/my-seed        # the reference solution, measured by the rubric
     arkevo seed check seeds/my-seed --json   # the same findings as JSON
+    arkevo seed measure seeds/my-seed        # the reference solution, measured by the rubric
     arkevo seed calibrate seeds/my-seed      # stage 05's calibration, mutation and gaming tables, verdict
     arkevo seed submit seeds/my-seed --wait  # TaskProduction on the running stack, followed stage by stage
 
@@ -46,10 +46,21 @@ SEE_BY_TYPE = {
 }
 
 
-def _see(file: str, message: str) -> str:
-    if ": still to write: " in message:  # a scaffold's marker (`seed new`)
+def _see(finding) -> str:
+    if finding.error_type in SEE_BY_TYPE:
+        return SEE_BY_TYPE[finding.error_type]
+    if ": still to write: " in finding.message:  # a scaffold's marker (`seed new`)
         return "docs/seed-authoring.md (the files, and the walk-through)"
-    return SEE.get(file, "docs/contracts.md")
+    return SEE.get(finding.file, "docs/contracts.md")
+
+
+def _seed_arg(p, help: str = "the seed folder (the one holding seed.json)") -> None:
+    p.add_argument("seed", type=Path, help=help)
+
+
+def _sandbox_arg(p) -> None:
+    p.add_argument("--no-sandbox", action="store_true",
+                   help="run the seed's scripts unisolated (your own code, your own machine)")
 
 
 def register(top) -> None:
@@ -65,7 +76,7 @@ def register(top) -> None:
                                 "params, judge questions, requirement ledger, privacy scan, Blender "
                                 "version) and print every finding. The first is the one admission "
                                 "would raise. Writes nothing.")
-    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
+    _seed_arg(p)
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
 
     p = add_command(sub, "new", exit_codes("written", None, "a folder that is not empty, a bad seed id, an "
@@ -74,7 +85,7 @@ def register(top) -> None:
                     description="Write every required file of a seed into FOLDER (new or empty; its name is "
                                 "the seed id). Each part the author must write holds 'ARKEVO-TODO:' and what "
                                 "goes there; `check` names each one left.")
-    p.add_argument("seed", type=Path, help="the new seed folder")
+    _seed_arg(p, "the new seed folder")
     kind = p.add_mutually_exclusive_group(required=True)
     kind.add_argument("--like", help="a bundled seed whose start mode, workflow and profession it takes")
     kind.add_argument("--kind", help="a workflow id of contracts/taxonomy.json (e.g. MOD-01)")
@@ -88,9 +99,8 @@ def register(top) -> None:
                                 "sandbox and probe it with the rubric: per criterion what it measured beside "
                                 "the expected value and tolerance. A criterion without its expected value is "
                                 "measured anyway and printed to copy. Never writes the rubric.")
-    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
-    p.add_argument("--no-sandbox", action="store_true",
-                   help="run the seed's scripts unisolated (your own code, your own machine)")
+    _seed_arg(p)
+    _sandbox_arg(p)
 
     p = add_command(sub, "calibrate", exit_codes(
         "stage 05 would pass: every sample as expected by the margin, every mutation operator killed, "
@@ -104,10 +114,9 @@ def register(top) -> None:
                                 "stage 05 does, with the pipeline's margin and reference minimum "
                                 "(contracts/pipeline.json). Prints the sample, mutation and gaming tables; "
                                 "progress on stderr. Writes only under --out.")
-    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
+    _seed_arg(p)
     p.add_argument("--out", type=Path, help="deliveries and report (default var/seed-calibration/<seed id>)")
-    p.add_argument("--no-sandbox", action="store_true",
-                   help="run the seed's scripts unisolated (your own code, your own machine)")
+    _sandbox_arg(p)
 
     p = add_command(sub, "submit", exit_codes(
         "started (with --wait: published)", "check findings (nothing started); with --wait: the production failed",
@@ -117,7 +126,7 @@ def register(top) -> None:
                                 "absolute path (the workers read it there: a worker on another machine "
                                 "needs the same path), and with --wait follow it stage by stage. The "
                                 "Temporal CLI does the same (README).")
-    p.add_argument("seed", type=Path, help="the seed folder (the one holding seed.json)")
+    _seed_arg(p)
     p.add_argument("--workflow-id", help="default: <seed id>-<UTC time>")
     p.add_argument("--wait", action="store_true", help="follow the production until it ends")
     p.add_argument("--options", help='ProductionOptions as JSON, e.g. \'{"k": 1, "review": "human"}\'')
@@ -131,28 +140,32 @@ def handlers() -> dict:
 
 def cmd_new(args) -> int:
     from cli.seed_scaffold import new_seed
+    from contracts.seed_check import load_taxonomy
     from workers.settings import PROJECT_ROOT
 
-    taxonomy = json.loads((PROJECT_ROOT / "contracts" / "taxonomy.json").read_text(encoding="utf-8"))
-    return new_seed(args.seed, args.like, args.kind, PROJECT_ROOT / "seeds", taxonomy)
+    return new_seed(args.seed, args.like, args.kind, PROJECT_ROOT / "seeds", load_taxonomy())
+
+
+def _missing(seed: Path) -> bool:
+    """No such folder: said, for exit 2."""
+    if seed.is_dir():
+        return False
+    err.print(f"[red]error:[/] {escape(str(seed))}: no such seed folder")
+    return True
 
 
 def cmd_measure(args) -> int:
     from cli.seed_measure import measure
 
-    if not args.seed.is_dir():
-        err.print(f"[red]error:[/] {escape(str(args.seed))}: no such seed folder")
-        return EXIT_BAD_INPUT
-    return measure(args.seed, no_sandbox=args.no_sandbox)
+    return EXIT_BAD_INPUT if _missing(args.seed) else measure(args.seed, no_sandbox=args.no_sandbox)
 
 
 def _admitted(seed: Path):
-    """The verdict of `check`, printed when it refuses; None for a missing folder."""
+    """The verdict of `check` on `seed`; None for a missing folder."""
     from activities.admission import judge_seed
     from cli.common import worker_store
 
-    if not seed.is_dir():
-        err.print(f"[red]error:[/] {escape(str(seed))}: no such seed folder")
+    if _missing(seed):
         return None
     try:
         store = worker_store()  # cached .blend text extractions, read only
@@ -166,11 +179,12 @@ def cmd_check(args) -> int:
     verdict = _admitted(seed)
     if verdict is None:
         return EXIT_BAD_INPUT
-    return _print_verdict(seed, verdict, as_json=args.json)
+    return print_verdict(seed, verdict, as_json=args.json)
 
 
-def _print_verdict(seed: Path, verdict, as_json: bool = False) -> int:
-    rows = [{**f.as_dict(), "see": SEE_BY_TYPE.get(f.error_type) or _see(f.file, f.message)} for f in verdict.findings]
+def print_verdict(seed: Path, verdict, as_json: bool = False) -> int:
+    """`check`'s report of a verdict (activities.admission.SeedVerdict); its exit code."""
+    rows = [{**f.as_dict(), "see": _see(f)} for f in verdict.findings]
     if as_json:
         console.print_json(json.dumps({"seed": str(seed), "admitted": verdict.admitted, "findings": rows,
                                        "privacy_pending": list(verdict.privacy.pending) if verdict.privacy else []}))
@@ -207,7 +221,7 @@ def cmd_calibrate(args) -> int:
     if verdict is None:
         return EXIT_BAD_INPUT
     if not verdict.admitted:
-        return _print_verdict(args.seed, verdict)
+        return print_verdict(args.seed, verdict)
     if verdict.checked is None or verdict.checked.task is None:
         err.print(f"[red]error:[/] {escape(str(args.seed))}: no draft to calibrate (the author model writes it "
                   "in stage 03)")
@@ -230,7 +244,7 @@ def cmd_submit(args) -> int:
     if verdict is None:
         return EXIT_BAD_INPUT
     if not verdict.admitted:
-        _print_verdict(args.seed, verdict)
+        print_verdict(args.seed, verdict)
         err.print("nothing started: admission would refuse the seed")
         return EXIT_NO
     try:

@@ -10,7 +10,6 @@ the measured value to copy in. It never writes the rubric: the author decides wh
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 import shutil
@@ -65,7 +64,7 @@ def _short(value: Any, limit: int = 60) -> str:
 
 def measure(seed: Path, *, no_sandbox: bool = False) -> int:
     from activities.admission import judge_seed
-    from cli.seed import _print_verdict
+    from cli.seed import print_verdict
     from sandbox.script_run import LOCAL
     from verifiers import bpy_procs
     from verifiers.probe_catalogue import rule_methods
@@ -86,7 +85,6 @@ def measure(seed: Path, *, no_sandbox: bool = False) -> int:
         except ValueError as e:
             err.print(f"[red]error:[/] {escape(str(seed))}/draft/rubric.json: not JSON: {escape(str(e))}")
             return EXIT_NO
-        original = copy.deepcopy(rubric)
         probes = copied / "draft" / "task_probes.py"
         filled = fill_missing_expected(rubric, rule_methods(probes if probes.is_file() else None))
         rubric_path.write_text(json.dumps(rubric, indent=2), encoding="utf-8")
@@ -94,7 +92,7 @@ def measure(seed: Path, *, no_sandbox: bool = False) -> int:
         if not verdict.admitted:  # named as the seed's own files, not the copy's
             verdict.findings = [dataclasses.replace(f, message=f.message.replace(str(copied), str(seed)))
                                 for f in verdict.findings]
-            return _print_verdict(seed, verdict)
+            return print_verdict(seed, verdict)
         sandbox = LOCAL if no_sandbox else None
         bundle = TaskBundle.load(copied / "draft")
         try:
@@ -106,7 +104,7 @@ def measure(seed: Path, *, no_sandbox: bool = False) -> int:
                                      bundle.task_probes)
         except RUN_FAILURES as exc:
             return print_run_failure(console, exc)
-    given = {c["id"]: c.get("params", {}) for c in original.get("criteria", [])}
+    given = {c["id"]: c.get("params", {}) for c in rubric.get("criteria", [])}  # stand-ins add `expected` only
     table = Table(title=f"{bundle.task['task_id']}: the reference solution, measured by the rubric")
     for column in ("id", "method", "measured", "expected", "tolerance", "score", "pass"):
         table.add_column(column, overflow="fold")

@@ -16,6 +16,7 @@ from pathlib import Path
 from rich.markup import escape
 
 from cli.common import EXIT_BAD_INPUT, EXIT_OK, console, err
+from contracts.models import Taxonomy
 
 TODO = "ARKEVO-TODO:"
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$")
@@ -96,7 +97,7 @@ def files_for(seed_id: str, start_mode: str, workflow: str, profession: str) -> 
     }
 
 
-def new_seed(folder: Path, like: str | None, kind: str | None, seeds_root: Path, taxonomy: dict) -> int:
+def new_seed(folder: Path, like: str | None, kind: str | None, seeds_root: Path, taxonomy: Taxonomy) -> int:
     seed_id = folder.name
     if not _SLUG.match(seed_id):
         err.print(f"[red]error:[/] {escape(seed_id)}: a seed id is lower-case letters, digits and hyphens "
@@ -105,7 +106,7 @@ def new_seed(folder: Path, like: str | None, kind: str | None, seeds_root: Path,
     if folder.exists() and any(folder.iterdir()):
         err.print(f"[red]error:[/] {escape(str(folder))}: not empty; nothing written")
         return EXIT_BAD_INPUT
-    workflows = {w["id"]: w for w in taxonomy["workflows"]}
+    workflows = {w.id: w for w in taxonomy.workflows}
     if like is not None:
         source = seeds_root / like / "seed.json"
         if not source.is_file():
@@ -121,7 +122,7 @@ def new_seed(folder: Path, like: str | None, kind: str | None, seeds_root: Path,
                       f"(one of: {', '.join(sorted(workflows))})")
             return EXIT_BAD_INPUT
         start_mode, workflow = "from_scratch", str(kind)
-        profession = workflows[workflow]["professions"][0]
+        profession = workflows[workflow].professions[0]
     for rel, text in files_for(seed_id, start_mode, workflow, profession).items():
         path = folder / rel
         path.parent.mkdir(parents=True, exist_ok=True)

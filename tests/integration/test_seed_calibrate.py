@@ -22,8 +22,9 @@ pytestmark = [pytest.mark.blender]
 
 
 def arkevo(*args: str, var) -> subprocess.CompletedProcess:
+    """The `arkevo` command as a user runs it, with its own ARKEVO_VAR; wide enough for the tables."""
     return subprocess.run([sys.executable, "-m", "cli", *args], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          env={**os.environ, "ARKEVO_VAR": str(var), "COLUMNS": "200"}, timeout=600)
+                          env={**os.environ, "ARKEVO_VAR": str(var), "COLUMNS": "220"}, timeout=600)
 
 
 def test_calibrate_names_the_sample_of_an_unsound_draft(tmp_path):

@@ -7,21 +7,14 @@ height is wrong makes the reference fail it, named (exit 1)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 
+from tests.integration.test_seed_calibrate import arkevo
 from workers.settings import PROJECT_ROOT
 
 pytestmark = [pytest.mark.blender]
-
-
-def arkevo(*args: str, var) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "cli", *args], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                          env={**os.environ, "ARKEVO_VAR": str(var), "COLUMNS": "220"}, timeout=600)
 
 
 def test_measure_prints_what_to_copy_and_names_what_the_reference_fails(tmp_path):

@@ -205,6 +205,23 @@ async def running_workers(env, fakes: Fakes):
             yield
 
 
+def before_each_trial(fakes: Fakes, hook) -> None:
+    """`hook(req)` runs before each of `fakes`' run_trial calls (it may raise, or wait)."""
+    original = fakes.activities
+
+    def activities():
+        acts = original()
+        run_trial = next(a for a in acts if a.__temporal_activity_definition.name == "run_trial")
+
+        @activity.defn(name="run_trial")
+        def hooked(req: TrialRequest) -> TrialOutcome:
+            hook(req)
+            return run_trial(req)
+        return [hooked if a is run_trial else a for a in acts]
+
+    fakes.activities = activities
+
+
 async def produce(env, fakes: Fakes, wid: str) -> tuple[ProductionResult | Exception, dict]:
     """Run TaskProduction with `fakes` on all four queues; return its result (or the error)
     and its `progress` query (answered while the workers still run)."""
@@ -339,20 +356,12 @@ async def test_the_progress_query_shows_the_counts_inside_a_running_stage(mocked
 
     fakes = Fakes("rule-only")
     release = threading.Event()
-    original = fakes.activities
 
-    def activities():
-        acts = original()
-        run_trial = next(a for a in acts if a.__temporal_activity_definition.name == "run_trial")
+    def held(req: TrialRequest) -> None:
+        if req.stage == "evaluation" and req.policy == "nop" and req.attempt == 2:
+            assert release.wait(120), "never released"
 
-        @activity.defn(name="run_trial")
-        def held(req: TrialRequest) -> TrialOutcome:
-            if req.stage == "evaluation" and req.policy == "nop" and req.attempt == 2:
-                assert release.wait(120), "never released"
-            return run_trial(req)
-        return [held if a is run_trial else a for a in acts]
-
-    fakes.activities = activities
+    before_each_trial(fakes, held)
     wid = "mocked-sub-progress"
     async with running_workers(mocked_env, fakes):
         handle = await mocked_env.client.start_workflow(
@@ -377,21 +386,12 @@ async def test_the_progress_query_shows_the_counts_inside_a_running_stage(mocked
 
 async def test_infra_failures_are_reported_apart_and_never_scored(mocked_env):
     fakes = Fakes("blender-70-30", {"nop": "ok"})
-    original = fakes.activities
 
-    def activities():
-        acts = original()
-        run_trial = next(a for a in acts if a.__temporal_activity_definition.name == "run_trial")
+    def flaky(req: TrialRequest) -> None:
+        if req.stage == "evaluation" and req.policy == "nop":
+            raise ApplicationError("sandbox launch failed", type="TrialInfraError", non_retryable=True)
 
-        @activity.defn(name="run_trial")
-        def flaky(req: TrialRequest) -> TrialOutcome:
-            if req.stage == "evaluation" and req.policy == "nop":
-                raise ApplicationError("sandbox launch failed", type="TrialInfraError",
-                                       non_retryable=True)
-            return run_trial(req)
-        return [flaky if a is run_trial else a for a in acts]
-
-    fakes.activities = activities
+    before_each_trial(fakes, flaky)
     result, progress = await produce(mocked_env, fakes, "mocked-infra")
     nop = next(m for m in result.metrics if m.config == "nop")
     assert nop.scored == 0 and nop.exceptions == 2 and nop.avg_at_k is None
