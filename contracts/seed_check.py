@@ -280,17 +280,20 @@ def _check_requirements(task: Task, texts: Iterable[str], source: str) -> None:
 
 
 SCAFFOLD_MARKER = "ARKEVO-TODO:"  # what `arkevo seed new` leaves where the author must write
+SCAFFOLD_SUFFIXES = (".json", ".md", ".py")  # the only kinds of file it writes markers into
 
 
 def scaffold_markers(seed_dir: Path) -> list[tuple[str, int, str]]:
     """(file relative to the seed, line, what to write) of every scaffold marker left in the
-    seed's text files: a seed still holding one is not finished, whatever else holds."""
+    seed's documents and scripts (a .blend or an image material is never read here): a seed
+    still holding one is not finished, whatever else holds."""
     seed_dir = Path(seed_dir)
     found = []
-    for path in sorted(p for p in seed_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+    for path in sorted(p for p in seed_dir.rglob("*") if p.is_file() and p.suffix in SCAFFOLD_SUFFIXES
+                       and "__pycache__" not in p.parts):
         try:
             text = path.read_text(encoding="utf-8")
-        except (UnicodeDecodeError, OSError):  # a binary material: nothing an author types
+        except (UnicodeDecodeError, OSError):  # not text after all: nothing an author types
             continue
         for number, line in enumerate(text.splitlines(), 1):
             if SCAFFOLD_MARKER in line:
