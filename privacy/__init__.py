@@ -13,3 +13,7 @@ and the three checkpoints (admission, dispatch, export).
 Import the submodules directly (this package imports nothing, so the Blender-side script and
 the pure scanner load without the worker's dependencies).
 """
+
+from contracts.entry_points import refuse_non_command
+
+refuse_non_command(__name__, __path__)

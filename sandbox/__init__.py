@@ -5,3 +5,7 @@ trial (sandbox.isolation), plus the Blender MCP host that runs inside it (sandbo
 Import the environment by path, `sandbox.environment:ArkevoSandboxEnvironment`; nothing is
 imported here so that the runtime/ scripts stay usable without Harbor.
 """
+
+from contracts.entry_points import refuse_non_command
+
+refuse_non_command(__name__, __path__)

@@ -56,8 +56,8 @@ IDENTITY = "arkevo-promote"
 # --- the build id: a digest of the code the workers run -----------------------------------------
 
 # Every top-level folder holding Python modules is first-party code a worker may import
-# (workflows, activities, contracts, sandbox, storage, verifiers, …: namespace packages count,
-# activities/ has no __init__.py). tests/ and bench/ never run in a worker; data folders (seeds,
+# (workflows, activities, contracts, sandbox, storage, verifiers, …; a folder without an
+# __init__.py would count too). tests/ and bench/ never run in a worker; data folders (seeds,
 # datasets, docs) hold no modules of their own and are left out.
 CODE_EXCLUDED_DIRS = frozenset({"tests", "bench"})
 CODE_FILES = ("pyproject.toml", "uv.lock")  # dependency versions (the SDK's among them)

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from contracts.entry_points import EXIT_NOT_A_COMMAND, has_main_guard
 from workers.settings import PROJECT_ROOT
 from workers.stack import free_port
 
@@ -144,16 +145,21 @@ def test_an_unknown_option_exits_2_naming_it(name, checkout, tmp_path):
     assert "usage:" in done.stderr and "unrecognized arguments: --no-such-option" in done.stderr, done.stderr
 
 
-def _guarded_modules() -> set[str]:
-    """Every project module (tests, benchmarks and seeds aside) with a `__main__` guard."""
-    out = set()
+def _package_modules() -> dict[str, bool]:
+    """{module: has a `__main__` guard} of every project module (tests, benchmarks and seeds
+    aside; a package's `__init__` is no module of its own to run)."""
+    out = {}
     for path in PROJECT_ROOT.glob("*/**/*.py"):
         rel = path.relative_to(PROJECT_ROOT)
         if rel.parts[0] in ("tests", "bench", "seeds", "var", "scripts", "node_modules") or rel.parts[0].startswith("."):
             continue
-        if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8", errors="replace"):
-            out.add(".".join(rel.with_suffix("").parts))
+        if rel.name != "__init__.py":
+            out[".".join(rel.with_suffix("").parts)] = has_main_guard(path.read_text(encoding="utf-8", errors="replace"))
     return out
+
+
+def _guarded_modules() -> set[str]:
+    return {module for module, guarded in _package_modules().items() if guarded}
 
 
 def test_every_module_that_can_be_run_is_an_entry_point_or_an_internal_script():
@@ -162,6 +168,31 @@ def test_every_module_that_can_be_run_is_an_entry_point_or_an_internal_script():
     packages = {"cli", "workers"}  # their __main__ modules are ALIASED
     listed = {c[1] for c, _ in ENTRY_POINTS.values() if c[0] == "-m" and not c[1].startswith("tests.")}
     assert _guarded_modules() == (listed - packages) | set(INTERNAL) | set(ALIASED)
+
+
+def test_every_other_module_says_it_is_not_a_command(checkout):
+    """`python -m X` of a module without a guard would import it and exit 0 in silence, which
+    reads as a pass: each says it is not a command, names the commands, exits 2, writes nothing
+    (contracts/entry_points.py, called by every package's __init__)."""
+    modules = sorted(m for m, guarded in _package_modules().items() if not guarded)
+    assert len(modules) > 100 and "verifiers.seed_check" in modules  # the walk found the tree
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONDONTWRITEBYTECODE": "1"}
+    before = _snapshot(checkout)
+    wrong = []
+    for module in modules:
+        done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=checkout, env=env,
+                              capture_output=True, text=True, timeout=SECONDS, stdin=subprocess.DEVNULL)
+        if (done.returncode, done.stdout) != (EXIT_NOT_A_COMMAND, "") or \
+                f"python -m {module}: not a command" not in done.stderr or "arkevo" not in done.stderr:
+            wrong.append(f"{module}: exit {done.returncode} {done.stdout[-300:]}{done.stderr[-300:]}")
+    assert not wrong, "\n".join(wrong[:10])
+    assert _snapshot(checkout) == before
+
+
+def test_the_module_a_user_tried_for_a_seed_check_names_the_command(checkout):
+    done = subprocess.run([sys.executable, "-m", "verifiers.seed_check", "seeds/table-model"], cwd=checkout,
+                          capture_output=True, text=True, timeout=SECONDS)
+    assert done.returncode == EXIT_NOT_A_COMMAND and "arkevo seed check DIR" in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("module", INTERNAL)
