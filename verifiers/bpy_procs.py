@@ -29,6 +29,7 @@ import subprocess
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TextIO, cast
 
@@ -308,18 +309,29 @@ class WarmProbe:
             return report
 
     def mutate(self, blend: Path, task: Path, rubric: Path, probes: Path | None = None,
-               operators: list[str] | None = None) -> list[dict]:
+               operators: list[str] | None = None, tried: Callable[[int, int], None] | None = None) -> list[dict]:
         """Mutation testing in this warm process: every gaming operator (``mutations.py``)
         applied to ``blend`` in turn -- open, apply, probe in memory, re-open -- one row each
-        (operator, applicable, why, criteria, error)."""
+        (operator, applicable, why, criteria, error). ``tried(done, total)`` is told as the
+        operators advance."""
         probes = task_probes(rubric, probes)
         with self._lock:
             answer = self._exchange(Path(blend), task, rubric, probes, "mutation testing",
-                                    {"cmd": "mutate", "operators": operators})
+                                    {"cmd": "mutate", "operators": operators}, tried)
             return answer["mutations"]
 
+    def _answer(self, tried: Callable[[int, int], None] | None) -> dict:
+        """The job's answer within ``self.timeout``, the "tried" lines before it passed to ``tried``."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            answer = self._read_reply(max(deadline - time.monotonic(), 0.001))
+            if "tried" not in answer:
+                return answer
+            if tried is not None:
+                tried(*answer["tried"])
+
     def _exchange(self, blend: Path, task: Path, rubric: Path, probes: Path | None, what: str,
-                  job: dict) -> dict:
+                  job: dict, tried: Callable[[int, int], None] | None = None) -> dict:
         """Send one job about ``blend`` (with the task's files; sandboxed, copied in first, the
         delivery removed after) and read its answer; a failed answer raises ``ScriptFailed``
         when the task's own probes raised, else ``BlenderProcessError``.  Caller holds the lock."""
@@ -328,7 +340,7 @@ class WarmProbe:
         if self.local:
             self._send({"blend": str(blend), "task": str(task), "rubric": str(rubric),
                         "probes": str(probes) if probes else None, **job})
-            answer, authored = self._read_reply(self.timeout), ({str(probes): probes} if probes else {})
+            answer, authored = self._answer(tried), ({str(probes): probes} if probes else {})
         else:
             folder = self._task_folder(task, rubric, probes)
             delivery = f"/tests/delivery/{blend.name}"
@@ -338,7 +350,7 @@ class WarmProbe:
             try:
                 self._send({"blend": delivery, "task": f"{folder}/task.json", "rubric": f"{folder}/rubric.json",
                             **job})
-                answer = self._read_reply(self.timeout)
+                answer = self._answer(tried)
             finally:
                 if self._server is not None:
                     self._server.discard("/tests/delivery")

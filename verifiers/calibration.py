@@ -57,7 +57,8 @@ from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 from verifiers.vl import VLResult
 
 REPORT_VERSION = "1"
-# progress(stage, done, total): "deliveries", "probes", "renders", "VL" as they advance.
+# progress(stage, done, total): "deliveries", "probes", "operators" (mutation testing), "renders", "VL"
+# as they advance.
 StepCallback = Callable[[str, int, int], None]
 KINDS = ("reference", "input", "defect", "variant")
 # + gaming samples (draft/calibration/gaming/*.py): the author's own attacks on the grader,
@@ -372,12 +373,9 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
         ref_index = next(i for i, s in enumerate(samples) if s.kind == "reference")
         mutation_rows = None
         if mutate and blends[ref_index].is_file():
-            if progress is not None:
-                progress("mutations", 0, 1)
+            tried = (lambda done, total: progress("operators", done, total)) if progress is not None else None
             mutation_rows = probes[0].mutate(blends[ref_index], bundle.task_path, bundle.rubric_path,
-                                             bundle.task_probes)
-            if progress is not None:
-                progress("mutations", 1, 1)
+                                             bundle.task_probes, tried=tried)
     finally:
         for p in probes:
             p.close()

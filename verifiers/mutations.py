@@ -1100,16 +1100,20 @@ def parent_deform_after_first_frame(ctx: Context) -> None:
 
 
 def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: Callable[[], list[dict]],
-        operators: list[str] | None = None) -> list[dict]:
+        operators: list[str] | None = None, tried: Callable[[int, int], None] | None = None) -> list[dict]:
     """For each operator: open ``blend`` (the revert), decide applicability, apply, and
     ``measure()`` the scene in memory (the rule probe's criteria entries).  An operator that
     raises while applying is recorded with its error and counts as not killed: a gaming move the
-    harness could not make is reported, never silently passed."""
+    harness could not make is reported, never silently passed.  ``tried(done, total)`` is told
+    before the first operator and after each."""
     import traceback  # noqa: PLC0415
 
-    rows = []
+    rows: list[dict] = []
     shared: dict = {}  # the delivery's snapshot, taken by the first operator that asks
-    for name in operators or list(OPERATORS):
+    names = operators or list(OPERATORS)
+    if tried is not None:
+        tried(0, len(names))
+    for name in names:
         op = OPERATORS[name]
         bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
         ctx = Context.of(task, rubric, baseline, shared)
@@ -1125,4 +1129,6 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
             except Exception:  # noqa: BLE001 -- recorded, see the docstring
                 row["error"] = traceback.format_exc(limit=4)
         rows.append(row)
+        if tried is not None:
+            tried(len(rows), len(names))
     return rows

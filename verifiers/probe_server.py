@@ -11,7 +11,8 @@ Replies go to their own file descriptor because Blender writes its log to stdout
 moves everything else written to it over to stderr.
 ``{"cmd": "mutate", "blend", "task", "rubric", "operators"?}`` runs the gaming operators of
 ``mutations.py`` on one (good) delivery -- open, apply, probe in memory, re-open -- and replies
-``{"ok": true, "mutations": [row, ...]}``.
+``{"ok": true, "mutations": [row, ...]}``, after a line ``{"tried": [done, total]}`` before the
+first operator and after each (the pipeline's "operators tried n/m").
 Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
 whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
 """
@@ -40,7 +41,7 @@ def serve(stdin, reply) -> None:
             break
         started = time.monotonic()
         if job.get("cmd") == "mutate":
-            reply.write(json.dumps(mutate(job, started)) + "\n")
+            reply.write(json.dumps(mutate(job, started, reply)) + "\n")
             reply.flush()
             continue
         try:
@@ -56,11 +57,16 @@ def serve(stdin, reply) -> None:
         reply.flush()
 
 
-def mutate(job: dict, started: float) -> dict:
+def mutate(job: dict, started: float, reply) -> dict:
     """Mutation testing of one grader on one good delivery (``mutations.run``): every operator
-    applied in this process, each after re-opening the delivery."""
+    applied in this process, each after re-opening the delivery; how many were tried goes to
+    ``reply`` as they advance."""
     import mutations
     import rule_probe
+
+    def tried(done: int, total: int) -> None:
+        reply.write(json.dumps({"tried": [done, total]}) + "\n")
+        reply.flush()
 
     try:
         task = json.loads(Path(job["task"]).read_text(encoding="utf-8"))
@@ -69,7 +75,7 @@ def mutate(job: dict, started: float) -> dict:
         baseline = rule_probe.load_baseline(Path(job["rubric"]))  # start_scene.json beside it, if any
         plan = rule_probe.rule_plan(task, rubric)
         rows = mutations.run(Path(job["blend"]), task, rubric, baseline,
-                             lambda: rule_probe.measure_open_scene(plan, baseline), job.get("operators"))
+                             lambda: rule_probe.measure_open_scene(plan, baseline), job.get("operators"), tried)
         return {"ok": True, "mutations": rows, "seconds": round(time.monotonic() - started, 4)}
     except Exception:
         return {"ok": False, "error": traceback.format_exc()}

@@ -63,7 +63,7 @@ async def grade_samples(auth: AuthoringResult, wid: str,
     return list(await asyncio.gather(*graded))
 
 
-async def mutation_rows(auth: AuthoringResult) -> MutationRows | None:
+async def mutation_rows(auth: AuthoringResult, progress: StageProgress | None = None) -> MutationRows | None:
     """The gaming operators on the reference delivery (``activities/mutation_testing.py``); None
     without a reference delivery, and in histories recorded before mutation testing existed
     (``patched``: they replay without it)."""
@@ -71,7 +71,8 @@ async def mutation_rows(auth: AuthoringResult) -> MutationRows | None:
         return None
     return await workflow.execute_activity_method(
         MutationActivities.mutation_test,
-        MutationInput(auth.task_id, auth.task_package, auth.reference_trial.delivery, auth.grading),
+        MutationInput(auth.task_id, auth.task_package, auth.reference_trial.delivery, auth.grading,
+                      progress.target() if progress is not None else None),
         **GPU)
 
 
@@ -137,7 +138,7 @@ class ReviewWorkflow:
         progress = StageProgress("05-review")
         await progress.expect({"samples graded": len(samples), "mutation testing": 1})
         outcomes, rows = await asyncio.gather(grade_samples(auth, wid, progress),
-                                              progress.count("mutation testing", mutation_rows(auth)))
+                                              progress.count("mutation testing", mutation_rows(auth, progress)))
         verdict = await workflow.execute_activity_method(
             ReviewActivities.judge_calibration,
             CalibrationInput(auth.task_id, auth.grading, req.reference_min, req.margin,

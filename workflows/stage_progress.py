@@ -1,5 +1,7 @@
 """Counts inside a stage (samples graded n/m, trials done n/m by policy), signalled to the
 TaskProduction that runs the stage: its `progress` query shows them under `detail.<stage>`.
+An activity that is one long step (mutation testing) gets `target()` in its input and signals
+its own counts ("operators tried n/m") the same way.
 
 A signal to the parent is a workflow command, so this is deterministic. A stage workflow that
 another parent runs (or that runs on its own) reports nothing: it signals only a parent whose
@@ -15,9 +17,8 @@ from typing import TypeVar
 from temporalio import workflow
 
 with workflow.unsafe.imports_passed_through():
-    from contracts.payloads.common import StageCounts
+    from contracts.payloads.common import STAGE_PROGRESS_SIGNAL, ProgressTarget, StageCounts
 
-SIGNAL = "stage_progress"
 PATCH = "stage-sub-progress"
 T = TypeVar("T")
 
@@ -30,6 +31,10 @@ class StageProgress:
         self._parent = parent.workflow_id if ours and parent is not None and workflow.patched(PATCH) else None
         self.stage = stage
         self._counts: dict[str, list[int]] = {}
+
+    def target(self) -> ProgressTarget | None:
+        """Where an activity of this stage signals counts of its own (None: no such parent)."""
+        return ProgressTarget(self._parent, self.stage) if self._parent is not None else None
 
     async def expect(self, totals: dict[str, int]) -> None:
         """What the stage will do, and how many of each: {"trials oracle": 3}."""
@@ -48,4 +53,4 @@ class StageProgress:
         if self._parent is None:
             return
         counts = {name: [done, total] for name, (done, total) in self._counts.items()}
-        await workflow.get_external_workflow_handle(self._parent).signal(SIGNAL, StageCounts(self.stage, counts))
+        await workflow.get_external_workflow_handle(self._parent).signal(STAGE_PROGRESS_SIGNAL, StageCounts(self.stage, counts))

@@ -18,7 +18,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import queues
     from contracts.payloads.admission import AdmissionInput
     from contracts.payloads.authoring import AuthoringInput
-    from contracts.payloads.common import StageCounts, TaskProductionInput
+    from contracts.payloads.common import STAGE_PROGRESS_SIGNAL, StageCounts, TaskProductionInput
     from contracts.payloads.evaluation import EvaluationInput
     from contracts.payloads.packaging import ProductionResult, PublishInput
     from contracts.payloads.review import ReviewInput
@@ -47,7 +47,7 @@ class TaskProduction:
     def progress(self) -> dict:
         return self._progress
 
-    @workflow.signal(name="stage_progress")
+    @workflow.signal(name=STAGE_PROGRESS_SIGNAL)
     def stage_progress(self, update: StageCounts) -> None:
         """Counts inside a running stage, from its workflow (workflows/stage_progress.py), shown
         as "done/total". Signals may arrive out of order: the largest count of each stands."""

@@ -54,6 +54,9 @@ class TaskProductionInput:
     seed_tree: BlobRef | None = None
 
 
+STAGE_PROGRESS_SIGNAL = "stage_progress"  # TaskProduction's signal that takes a StageCounts
+
+
 @dataclass
 class StageCounts:
     """Counts inside one stage of a TaskProduction, signalled by the stage's workflow to its
@@ -62,3 +65,13 @@ class StageCounts:
 
     stage: str
     counts: dict[str, list[int]]
+
+
+@dataclass
+class ProgressTarget:
+    """Where an activity inside a stage sends its own counts (a `StageCounts` signal): the
+    TaskProduction running the stage, and the stage's name. Carried in the activity's input by
+    the stage workflow, which alone knows whether it has such a parent."""
+
+    workflow_id: str
+    stage: str

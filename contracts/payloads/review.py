@@ -4,7 +4,7 @@ from dataclasses import dataclass, field
 
 from contracts.payloads.admission import CalibrationSample
 from contracts.payloads.authoring import GradingSpec, TaskIdentity
-from contracts.payloads.common import BlobRef
+from contracts.payloads.common import BlobRef, ProgressTarget
 from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialSolvesResult
 
 
@@ -54,6 +54,7 @@ class MutationInput:
     task_package: BlobRef
     delivery: BlobRef  # the reference trial's delivery
     grading: GradingSpec
+    progress: ProgressTarget | None = None  # "operators tried n/m" goes there as they advance
 
 
 @dataclass

@@ -150,9 +150,12 @@ def test_operators_that_do_not_fit_the_task_are_refused_with_the_reason(delivery
     """From an empty start, a rubric on one static part: nothing keyframed, no helper, no own
     transform graded, no modifier on the part, nothing the task fixes."""
     task, rubric = write_task(tmp_path / "static", [WATCH["bbox_vertices"]], "from_scratch")
+    tried: list[tuple[int, int]] = []
     with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
-        rows = {r["operator"]: r for r in probe.mutate(delivery, task, rubric)}
+        rows = {r["operator"]: r for r in probe.mutate(delivery, task, rubric, tried=lambda *c: tried.append(c))}
     assert list(rows) == list(OPERATOR_NAMES)  # the stdlib list agrees with bpy's
+    # "operators tried n/m" as the process advanced: before the first, then after each
+    assert tried == [(n, len(OPERATOR_NAMES)) for n in range(len(OPERATOR_NAMES) + 1)]
     assert all(r["error"] is None for r in rows.values()), {n: r["error"] for n, r in rows.items() if r["error"]}
     refused = {name: r["why"] for name, r in rows.items() if not r["applicable"]}
     assert set(refused) >= {"reparent_helpers", "transforms_to_parents", "camera_override", "light_override",

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.test_dataset_production import light_copy
+from verifiers.mutation_testing import OPERATOR_NAMES
 from tests.integration.test_task_production import arkevo
 from workers.settings import PROJECT_ROOT
 
@@ -108,3 +109,6 @@ async def test_the_walkthrough_of_the_authoring_guide_ends_in_a_published_task(
     mid = [p for p in seen if p["stage"] in p.get("detail", {}) and p["stages"][p["stage"]] == "running"
            and any(v.split("/")[0] != v.split("/")[1] for v in p["detail"][p["stage"]].values())]
     assert mid, [(p["stage"], p.get("detail")) for p in seen]
+    # mutation testing is one activity: it signals its own count, every operator tried
+    operators = f"{len(OPERATOR_NAMES)}/{len(OPERATOR_NAMES)}"
+    assert seen[-1]["detail"]["05-review"]["operators tried"] == operators, seen[-1]["detail"]
