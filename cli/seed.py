@@ -212,6 +212,9 @@ def print_verdict(seed: Path, verdict, as_json: bool = False) -> int:
     return EXIT_NO
 
 
+OFFLINE_JUDGES = ("image-metric", "none")  # the VL judges calibrate can run without a model endpoint
+
+
 def cmd_calibrate(args) -> int:
     from contracts.digests import load_pipeline_config
     from verifiers import calibration
@@ -230,9 +233,13 @@ def cmd_calibrate(args) -> int:
     out = args.out or settings_from_env().var / "seed-calibration" / verdict.checked.manifest.seed_id
     argv = ["--task-dir", str(args.seed / "draft"), "--out", str(out),
             "--margin", str(config.calibration_margin), "--reference-min", str(config.calibration_reference_min),
-            "--judge", config.vl_judge if config.vl_judge in ("image-metric", "none") else "image-metric"]
+            "--judge", config.vl_judge if config.vl_judge in OFFLINE_JUDGES else "image-metric"]
     console.print(f"calibrating {escape(str(args.seed))} as stage 05 judges it (margin {config.calibration_margin}, "
                   f"reference at least {config.calibration_reference_min}) into {escape(str(out))}")
+    if config.vl_judge not in OFFLINE_JUDGES:  # said, not silently swapped: the VL column differs
+        err.print(f"[yellow]note:[/] the pipeline judges VL with {config.vl_judge!r} (contracts/pipeline.json "
+                  "vl_judge); offline, the image-metric stand-in judges instead, so the VL and total columns "
+                  "are not stage 05's (the rule columns and mutation testing are)")
     return calibration.main(argv + (["--no-sandbox"] if args.no_sandbox else []))
 
 
