@@ -86,3 +86,20 @@ def test_findings_of_independent_checks_are_all_listed_and_nothing_is_written(tm
 def test_a_missing_folder_is_bad_input(tmp_path, capsys):
     assert main(["seed", "check", str(tmp_path / "nowhere")]) == 2
     assert "no such seed folder" in capsys.readouterr().err
+
+
+def test_calibrate_says_when_the_pipelines_judge_cannot_run_offline(tmp_path, capsys, monkeypatch):
+    """A pipeline set to the model judge: calibrate runs the image-metric stand-in and says so
+    (the calibration itself is tested end to end in tests/integration/test_seed_calibrate.py)."""
+    from contracts import digests
+    from verifiers import calibration
+
+    real = digests.load_pipeline_config(PROJECT_ROOT)
+    monkeypatch.setattr(digests, "load_pipeline_config", lambda root: real.model_copy(update={"vl_judge": "model"}))
+    ran: list[list[str]] = []
+    monkeypatch.setattr(calibration, "main", lambda argv: ran.append(argv) or 0)
+    assert main(["seed", "calibrate", str(table_copy(tmp_path)), "--out", str(tmp_path / "out")]) == 0
+    (argv,) = ran
+    assert argv[argv.index("--judge") + 1] == "image-metric"
+    err = capsys.readouterr().err
+    assert "judges VL with 'model'" in err and "image-metric stand-in" in err, err
