@@ -57,9 +57,10 @@ def fill_missing_expected(rubric: dict, methods: dict) -> list[str]:
     return filled
 
 
-def _short(value: Any, limit: int = 60) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, separators=(", ", ": "))
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _short(value: Any) -> str:
+    from verifiers.score_delivery import short_value
+
+    return short_value(value, 60, (", ", ": "))  # spaced: a value the author copies into the rubric
 
 
 def measure(seed: Path, *, no_sandbox: bool = False) -> int:

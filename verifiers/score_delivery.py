@@ -36,8 +36,9 @@ from verifiers.profiles import get_profile, profile_of_task
 from verifiers.scorer import ScoreOptions, Scorer, TaskBundle
 
 
-def _short(value, limit: int = 48) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+def short_value(value, limit: int = 48, separators: tuple[str, str] = (",", ":")) -> str:
+    """A measured or expected value as one table cell: JSON, cut at `limit` characters."""
+    text = value if isinstance(value, str) else json.dumps(value, separators=separators)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -49,7 +50,7 @@ def criteria_table(record: dict) -> Table:
     for c in record["criteria"]:
         ok = "[green]yes[/]" if c["passed"] else "[red]no[/]"
         t.add_row(c["id"], c["method"], f"{c['weight']:.2f}", "*" if c["core"] else "", f"{c['score']:.3f}", ok,
-                  _short(c["measured"]), _short(c["expected"]), _short(c["detail"], 70))
+                  short_value(c["measured"]), short_value(c["expected"]), short_value(c["detail"], 70))
     return t
 
 
