@@ -172,21 +172,28 @@ def test_every_module_that_can_be_run_is_an_entry_point_or_an_internal_script():
 
 def test_every_other_module_says_it_is_not_a_command(checkout):
     """`python -m X` of a module without a guard would import it and exit 0 in silence, which
-    reads as a pass: each says it is not a command, names the commands, exits 2, writes nothing
-    (contracts/entry_points.py, called by every package's __init__)."""
+    reads as a pass. Every top-level package's __init__ refuses it (contracts/entry_points.py):
+    checked for each package, then run for one module of each package and of each subpackage
+    (the refusal is the package's, so one run shows it for all its modules): it says it is not
+    a command, names the commands, exits 2, writes nothing."""
     modules = sorted(m for m, guarded in _package_modules().items() if not guarded)
     assert len(modules) > 100 and "verifiers.seed_check" in modules  # the walk found the tree
+    packages = {m.split(".")[0] for m in modules}
+    for package in packages:
+        init = (PROJECT_ROOT / package / "__init__.py").read_text(encoding="utf-8")
+        assert "refuse_non_command(__name__, __path__)" in init, f"{package}/__init__.py does not refuse"
+    one_each = {m.rsplit(".", 1)[0]: m for m in modules}  # the last module of each (sub)package
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {"PYTHONDONTWRITEBYTECODE": "1"}
     before = _snapshot(checkout)
     wrong = []
-    for module in modules:
+    for module in sorted(one_each.values()):
         done = subprocess.run([sys.executable, "-m", module, "--help"], cwd=checkout, env=env,
                               capture_output=True, text=True, timeout=SECONDS, stdin=subprocess.DEVNULL)
         if (done.returncode, done.stdout) != (EXIT_NOT_A_COMMAND, "") or \
                 f"python -m {module}: not a command" not in done.stderr or "arkevo" not in done.stderr:
             wrong.append(f"{module}: exit {done.returncode} {done.stdout[-300:]}{done.stderr[-300:]}")
-    assert not wrong, "\n".join(wrong[:10])
-    assert _snapshot(checkout) == before
+    assert not wrong, "\n".join(wrong)
+    assert len(one_each) >= len(packages) and _snapshot(checkout) == before
 
 
 def test_the_module_a_user_tried_for_a_seed_check_names_the_command(checkout):
