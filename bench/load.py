@@ -58,7 +58,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from bench.load_support import (BenchError, Deployment, HistoryFacts, RssSampler, find_publication,  # noqa: E402
-                                history_facts, load_registry, seed_var, summary)
+                                history_facts, load_registry, run_main, seed_var, summary)
 from contracts import queues  # noqa: E402
 from workers.client import connect  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
@@ -480,15 +480,7 @@ async def main_async(args) -> int:
 
 
 def main(argv=None) -> int:
-    args = parse_args(argv)
-    try:
-        return asyncio.run(main_async(args))
-    except BenchError as e:
-        console.print(f"[red]error:[/] {e}")
-        return 2
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        console.print("[red]interrupted[/]: workers and server stopped")
-        return 130
+    return run_main(main_async, parse_args(argv), console)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,21 @@ class BenchError(Exception):
 # -- the frozen publication the trials evaluate ------------------------------------------------------
 
 
+def run_main(main_async, args, console) -> int:
+    """A bench's exit status around `main_async(args)`: 2 with the message for a BenchError,
+    130 when interrupted (the workers and the server stopped by its own `finally`)."""
+    import asyncio
+
+    try:
+        return asyncio.run(main_async(args))
+    except BenchError as e:
+        console.print(f"[red]error:[/] {e}")
+        return 2
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        console.print("[red]interrupted[/]: workers and server stopped")
+        return 130
+
+
 def find_publication(objects: ObjectStore, task_id: str) -> str:
     """The newest publication folder of `task_id` in the object store (plain publications and
     those of dataset revisions), by the publication time its records.json gives."""

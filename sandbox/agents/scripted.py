@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -114,13 +115,26 @@ class ScriptedMcpAgent(SandboxedMcpAgent):
             "script": script.name if script else None,
             "script_sha256": hashlib.sha256(source.encode()).hexdigest() if source else None,
             "tool_calls": [], "delivery": None,
+            # wall seconds of each step, for bench/trial_breakdown.py: the MCP session's start
+            # (the Blender host with the scene, the MCP server, initialize), the script, the save,
+            # the session's stop
+            "seconds": {},
         }
         context.metadata = metadata
+        began = time.monotonic()
+
+        def lap(step: str) -> None:
+            nonlocal began
+            now = time.monotonic()
+            metadata["seconds"][step] = round(now - began, 3)
+            began = now
+
         log: list[str] = []
         redactor = Redactor.from_environ()
         self.logs_dir.mkdir(parents=True, exist_ok=True)
         try:
             async with BlenderMcpSession(environment, opts.mcp, log_dir=self.logs_dir) as session:
+                lap("session start")
                 if source is not None:
                     assert script is not None  # source was read from it
                     metadata["tool_calls"].append("execute_blender_code")
@@ -142,9 +156,12 @@ class ScriptedMcpAgent(SandboxedMcpAgent):
                             "evidence": {"script": script.name, "line": line, "output": text[-2000:]}})
                         raise ScriptFailed(f"{opts.policy} script {script.name} failed in Blender:\n"
                                            f"{redactor.text(text)}")
+                    lap("script")
                 metadata["tool_calls"].append("execute_blender_code")
                 metadata["delivery"] = await session.save(opts.delivery_path)
+                lap("save")
                 log.append(f"$ save -> {metadata['delivery']}")
+            lap("session stop")
         finally:
             (self.logs_dir / self.LOG_FILE).write_text(redactor.text("\n".join(log) + "\n"),
                                                        encoding="utf-8")

@@ -144,6 +144,14 @@ class HeadlessMCPServer(addon.BlenderMCPServer):
         self.stop_requested.set()
         self.command_queue.wake.set()
 
+    def stop(self) -> None:
+        # The add-on's accept loop polls with a 1 s timeout (and sleeps 0.5 s after the error a
+        # closed socket gives it): joining it held every trial's stop for up to a second. It is
+        # a daemon thread, and this process exits next.
+        self.running = False
+        self.server_thread = None
+        super().stop()
+
     def _execute_command_internal(self, command):
         cmd_type = command.get("type")
         params = command.get("params") or {}

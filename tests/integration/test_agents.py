@@ -159,6 +159,7 @@ async def test_nop_delivers_the_untouched_scene(standin, tmp_path):
     delivery = standin.workspace / "outputs" / "result.blend"
     assert context.metadata["delivery"] == str(delivery)
     assert context.metadata["label"].startswith("scripted policy")
+    assert list(context.metadata["seconds"]) == ["session start", "save", "session stop"]  # no script
     report = probe(delivery, tmp_path / "report.json")
     assert report["rule_score"] < 0.7 and not report["success"]
     # the agent spawned the host and the stock server, through the environment only
@@ -172,6 +173,9 @@ async def test_oracle_solves_the_task_through_mcp(standin, tmp_path):
     context = await run_scripted(standin, tmp_path, policy="oracle", script_path=str(solve))
     assert context.metadata["script"] == "solve.py"
     assert context.metadata["tool_calls"] == ["execute_blender_code", "execute_blender_code"]
+    # each step's wall, for bench/trial_breakdown.py
+    assert list(context.metadata["seconds"]) == ["session start", "script", "save", "session stop"]
+    assert all(v >= 0 for v in context.metadata["seconds"].values())
     # the sandbox got the solution only as tool-call text, never as a file
     assert not list(standin.workspace.rglob("solve.py"))
     report = probe(standin.workspace / "outputs" / "result.blend", tmp_path / "report.json")

@@ -42,6 +42,7 @@ ENTRY_POINTS = {
     "bench/render_time.py": (["bench/render_time.py"], []),
     "bench/sandbox_overhead.py": (["bench/sandbox_overhead.py"], []),
     "bench/site_build.py": (["bench/site_build.py"], ["--dataset", "demo/r1"]),
+    "bench/trial_breakdown.py": (["bench/trial_breakdown.py"], []),
 }
 # Modules with a __main__ guard that are no user's command: scripts the pipeline runs (in
 # Blender, in the sandbox, in the deploy test). Each still answers --help with its usage.
