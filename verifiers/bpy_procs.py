@@ -187,6 +187,7 @@ class WarmProbe:
         self.isolation = script_isolation(sandbox)
         self._proc: subprocess.Popen | None = None  # LOCAL
         self._reader: TextIO | None = None
+        self._pending = b""  # read from the reply pipe, not yet returned
         self._server: SandboxedServer | None = None  # sandboxed
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task_dirs: set[str] = set()
@@ -242,6 +243,7 @@ class WarmProbe:
                 assert not isinstance(out, int)  # the log file opened above
                 out.close()
         self._reader = os.fdopen(read_fd, "r", encoding="utf-8")
+        self._pending = b""
 
     def _call(self, coro):
         """Run a coroutine on this probe's own event loop (the sandboxed process belongs to it)."""
@@ -267,19 +269,24 @@ class WarmProbe:
             return answer
         assert self._reader is not None  # opened by _start_local
         deadline = time.monotonic() + timeout
-        while True:
+        # Raw reads split here: a buffered readline could hold the next line (a mutation job's
+        # "tried" lines come in bursts) where select() on the descriptor cannot see it.
+        fd = self._reader.fileno()
+        while b"\n" not in self._pending:
             left = deadline - time.monotonic()
             if left <= 0:
                 self._kill()
                 raise BlenderProcessError(f"warm probe gave no answer within {timeout:.0f}s; killed")
-            ready, _, _ = select.select([self._reader], [], [], min(left, 1.0))
+            ready, _, _ = select.select([fd], [], [], min(left, 1.0))
             if ready:
-                line = self._reader.readline()
-                if not line:
+                chunk = os.read(fd, 65536)
+                if not chunk:
                     code = self._proc.wait() if self._proc else None
                     self._proc = None
                     raise BlenderProcessError(f"warm probe process exited ({code})")
-                return json.loads(line)
+                self._pending += chunk
+        line, self._pending = self._pending.split(b"\n", 1)
+        return json.loads(line)
 
     def _send(self, job: dict) -> None:
         try:
