@@ -43,18 +43,27 @@ log = logging.getLogger(__name__)
 
 
 class TriedSignals:
-    """`tried(done, total)` for the warm probe's thread: each count becomes a `stage_progress`
+    """`tried(done, total)` for the warm probe's thread: a count becomes a `stage_progress`
     signal to the TaskProduction running the stage (`ProgressTarget`), sent on the activity's
-    event loop. Progress is for people watching: a signal that fails is logged, never fails the
-    activity; `sent()` waits for those still in flight so none arrives after the stage ends."""
+    event loop -- the first, the last, and between them at most one every EVERY_SEC, since each
+    is an event in the TaskProduction's history. Progress is for people watching: a signal that
+    fails is logged, never fails the activity; `sent()` waits for those still in flight so none
+    arrives after the stage ends."""
+
+    EVERY_SEC = 2.0
 
     def __init__(self, target: ProgressTarget):
         self._loop = asyncio.get_running_loop()
         self._handle = activity.client().get_workflow_handle(target.workflow_id)
         self._stage = target.stage
         self._pending: list[concurrent.futures.Future] = []
+        self._last_sent = float("-inf")
 
     def __call__(self, done: int, total: int) -> None:
+        now = time.monotonic()
+        if 0 < done < total and now - self._last_sent < self.EVERY_SEC:
+            return
+        self._last_sent = now
         self._pending.append(asyncio.run_coroutine_threadsafe(
             self._handle.signal(STAGE_PROGRESS_SIGNAL, StageCounts(self._stage, {TRIED: [done, total]})), self._loop))
 

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TextIO, cast
+from typing import BinaryIO, cast
 
 from blender.runner import (BlenderJob, BlenderProcessError, ScriptFailed, blender_env, bpy_python,
                             script_failure)
@@ -186,7 +186,7 @@ class WarmProbe:
         self.log = log
         self.isolation = script_isolation(sandbox)
         self._proc: subprocess.Popen | None = None  # LOCAL
-        self._reader: TextIO | None = None
+        self._reader: BinaryIO | None = None
         self._pending = b""  # read from the reply pipe, not yet returned
         self._server: SandboxedServer | None = None  # sandboxed
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -242,7 +242,7 @@ class WarmProbe:
             if out is not subprocess.DEVNULL:
                 assert not isinstance(out, int)  # the log file opened above
                 out.close()
-        self._reader = os.fdopen(read_fd, "r", encoding="utf-8")
+        self._reader = os.fdopen(read_fd, "rb", buffering=0)  # read raw: _read_reply splits lines
         self._pending = b""
 
     def _call(self, coro):
