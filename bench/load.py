@@ -60,7 +60,6 @@ from rich.table import Table  # noqa: E402
 from bench.load_support import (BenchError, Deployment, HistoryFacts, RssSampler, find_publication,  # noqa: E402
                                 history_facts, load_registry, run_main, seed_var, summary)
 from contracts import queues  # noqa: E402
-from workers.client import connect  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
 
 EXIT_CODES = """\
@@ -451,10 +450,7 @@ async def main_async(args) -> int:
         console.print(f"work folder {work}; publication {folder} ({seed['blobs']} blobs); "
                       f"{len(attempts)} config(s) x ~{max(attempts.values())} attempts")
         with console.status("starting the dev server and the worker pools"):
-            deployment.start_server()
-            deployment.start_workers()
-            client = await connect(deployment.namespace, deployment.address)
-            await deployment.wait_ready(client)
+            client = await deployment.start()
         procs = {pool: w.pid for pool, w in deployment.workers.items()}
         if deployment.server:
             procs["temporal"] = deployment.server.pid

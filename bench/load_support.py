@@ -121,6 +121,18 @@ def seed_var(source_objects: ObjectStore, source_store: ContentStore, folder: st
             "blobs": len(seen), "bytes": copied}
 
 
+def write_task_dir(objects: ObjectStore, folder: str, task_dir: Path) -> Path:
+    """The publication's `task/` as Harbor runs it (its shell scripts executable)."""
+    publication = read_publication(objects, folder)
+    for rel in publication.under("task/"):
+        dest = task_dir / rel.removeprefix("task/")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(publication.read(rel, keep=False))
+    for script in task_dir.rglob("*.sh"):
+        script.chmod(0o755)
+    return task_dir
+
+
 def load_registry(policy: str, trials: int) -> tuple[dict, dict[str, int]]:
     """A solver registry whose mode `load` runs `trials` attempts of one scripted policy on
     one task: the registry allows at most 64 attempts per config, so the attempts are spread
@@ -249,6 +261,17 @@ class Deployment:
                 raise BenchError(f"workers not polling after {timeout:.0f}s: {', '.join(sorted(pending))} "
                                  f"(logs in {self.log_dir})")
             await asyncio.sleep(0.5)
+
+    async def start(self):
+        """The server (unless an address was given) and the workers; returns a client once
+        every worker polls its queue."""
+        from workers.client import connect
+
+        self.start_server()
+        self.start_workers()
+        client = await connect(self.namespace, self.address)
+        await self.wait_ready(client)
+        return client
 
     def dead_workers(self) -> list[str]:
         return [p for p, w in self.workers.items() if not w.alive()]

@@ -19,7 +19,8 @@ Phases of each trial, from the records the run leaves:
   verifier, and what is left of Harbor's trial wall (its bookkeeping: artifacts, stops);
 * the sandbox's exec log (sandbox/isolation/execlog.py) inside those: the solver sandbox's
   start, the Blender MCP host's start with the scene load (host spawned -> MCP server spawned),
-  the solve and save, the verifier's commands (`test.sh` = the rule probe's fresh Blender) and
+  the solve and save (the MCP server is spawned right after the host: the two start together),
+  the verifier's commands (`test.sh` = the rule probe's fresh Blender) and
   each sandbox's cgroup CPU;
 * CPU by process, over the whole run divided by the trials: each worker's own (SDK, Harbor,
   store writes) and its reaped children (sandboxes, Blender), and the dev server.
@@ -52,9 +53,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from bench.load_support import (BenchError, Deployment, HistoryFacts, find_publication,  # noqa: E402
-                                history_facts, run_main, seed_var)
+                                history_facts, run_main, seed_var, write_task_dir)
 from contracts import queues  # noqa: E402
-from workers.client import connect  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
 
 EXIT_CODES = """\
@@ -223,9 +223,11 @@ def harbor_phases(trial_dir: Path) -> dict[str, list[float | None]]:
             if step in laps:
                 phases[label] = [float(laps[step]), None]
         if host is not None and server is not None:  # inside the session start, from the exec log
-            phases["  of which Blender host start + scene load"] = [server - host, None]
+            # The server starts alongside the host in the sandbox (its port is known ahead), so
+            # the second span holds the host's start, the scene load and the MCP initialize.
+            phases["  of which host spawned -> MCP server spawned"] = [server - host, None]
             if "session start" in laps:
-                phases["  of which MCP server start + initialize"] = [a0 + float(laps["session start"]) - server, None]
+                phases["  of which server spawned -> session ready"] = [a0 + float(laps["session start"]) - server, None]
         counted_agent = sum(float(v) for v in laps.values())
         phases["agent: rest"] = [(a1 - a0) - counted_agent, None]
     probe = [float(e["wall_sec"]) for e in verifier if e["event"] == "exec" and "test.sh)" in str(e.get("command"))]
@@ -324,23 +326,12 @@ async def main_async(args) -> int:
         seed = seed_var(objects, store, folder, deployment.var)
         registry_path = work / "registry.json"
         registry_path.write_text(json.dumps(registry(args.policy_list, args.trials), indent=2) + "\n")
-        # The published task as Harbor runs it, for the floor.
-        from publications.reader import read_publication
-
-        publication = read_publication(objects, folder)
-        task_dir = work / "task"
-        for rel in publication.under("task/"):
-            dest = task_dir / rel.removeprefix("task/")
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(publication.read(rel, keep=False))
+        task_dir = write_task_dir(objects, folder, work / "task")  # as Harbor runs it, for the floor
         console.print(f"work folder {work}; publication {folder} ({seed['blobs']} blobs)")
         with console.status("the floor: the Blender work alone, in one warm bpy process"):
             floors = {p: floor(task_dir, p, args.floor_rounds, work) for p in args.policy_list}
         with console.status("starting the dev server and the worker pools"):
-            deployment.start_server()
-            deployment.start_workers()
-            client = await connect(deployment.namespace, deployment.address)
-            await deployment.wait_ready(client)
+            client = await deployment.start()
         pids = {f"worker {pool}": w.pid for pool, w in deployment.workers.items()}
         if deployment.server is not None:
             pids["temporal dev server"] = deployment.server.pid

@@ -188,6 +188,12 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
     # -- exec / spawn --------------------------------------------------------------------
 
     @property
+    def private_loopback(self) -> bool:
+        """Each sandbox has a network namespace of its own: a fixed port on its loopback is
+        free, so an MCP session can start its server alongside its host (sandbox/mcp_session.py)."""
+        return True
+
+    @property
     def python(self) -> str:
         """Interpreter to use inside the sandbox: the worker's venv python (with bpy)."""
         return str(self.settings.python_prefix / "bin" / "python3")

@@ -14,7 +14,10 @@ speaks MCP with the server over the spawned process's stdin/stdout, so only MCP 
 the sandbox boundary; no worker environment variable is passed in (keys stay on the worker).
 
 The environment needs only ``spawn(argv, *, env=None, cwd=None)`` returning an
-``asyncio.subprocess.Process`` with stdin/stdout/stderr pipes, and a ``python`` property.
+``asyncio.subprocess.Process`` with stdin/stdout/stderr pipes, and a ``python`` property. One
+whose ``private_loopback`` is true (the sandbox: a network namespace per trial) gets the host on
+the fixed ``OWN_LOOPBACK_PORT`` and the server spawned right after the host, so that the two
+start-ups overlap; elsewhere the host picks a free port and the server starts once it listens.
 Before the first tool call, a host or server that dies or never gets ready raises
 ``McpSessionError``: an infrastructure failure.  From the first tool call on, the host is in the
 caller's hands: a host that dies raises ``BlenderHostDied``, one that does not answer a call
@@ -58,6 +61,9 @@ from pydantic import BaseModel, ConfigDict, Field
 logger = logging.getLogger(__name__)
 
 READY_MARKER = "ARKEVO_MCP_HOST_READY"  # printed by blender_mcp_host once it listens
+# The host's port where the environment's loopback is the session's alone (`private_loopback`:
+# the sandbox's own network namespace, one session per trial): blender-mcp's default.
+OWN_LOOPBACK_PORT = 9876
 ALIVE_MARKER = "ARKEVO_MCP_HOST_ALIVE"  # its answer to a liveness ping (--answer-pings)
 _ALIVE = re.compile(ALIVE_MARKER + r" ?(\d*)")
 PING_INTERVAL_SEC = 1.0  # a watched host is pinged (and its CPU time sampled) this often
@@ -219,7 +225,9 @@ class McpSessionConfig(BaseModel):
     workdir: str = Field(default="/workspace", description="working directory of both processes")
     blend: str = Field(default="inputs/start.blend", description=".blend the host opens (relative to workdir)")
     port: int = Field(default=0, ge=0, le=65535,
-                      description="host port on the sandbox loopback; 0 lets the host pick one")
+                      description="host port on the sandbox loopback; 0: OWN_LOOPBACK_PORT in an "
+                                  "environment with a loopback of its own (the MCP server then "
+                                  "starts alongside the host), else the host picks one")
     state_dir: str = Field(default="/tmp/blender-mcp",
                            description="XDG data/config home for blender_mcp's own state files, "
                                        "kept out of the workspace")
@@ -418,17 +426,39 @@ class BlenderMcpSession:
         return {**TELEMETRY_OFF, "PYTHONUNBUFFERED": "1",
                 "XDG_DATA_HOME": f"{state}/data", "XDG_CONFIG_HOME": f"{state}/config"}
 
+    def _planned_port(self) -> int | None:
+        """The host's port when it is known before the host listens: the configured one, or
+        OWN_LOOPBACK_PORT in an environment whose loopback is the session's alone."""
+        if self.config.port:
+            return self.config.port
+        return OWN_LOOPBACK_PORT if getattr(self.environment, "private_loopback", False) else None
+
+    async def _spawn_server(self, port: int) -> asyncio.subprocess.Process:
+        server = await self.environment.spawn(
+            [self.environment.python, "-m", "blender_mcp.server"],
+            env={**self._sandbox_env(), "BLENDER_HOST": "127.0.0.1", "BLENDER_PORT": str(port)},
+            cwd=self.config.workdir,
+        )
+        self.server_log.drain(server.stderr)
+        return server
+
     async def start(self) -> None:
         stack = AsyncExitStack()
         stack.push_async_callback(self._stop_processes)  # also on a failed or cancelled start
         try:
-            await self._start_host()
-            self._server = await self.environment.spawn(
-                [self.environment.python, "-m", "blender_mcp.server"],
-                env={**self._sandbox_env(), "BLENDER_HOST": "127.0.0.1", "BLENDER_PORT": str(self.port)},
-                cwd=self.config.workdir,
-            )
-            self.server_log.drain(self._server.stderr)
+            await self._spawn_host()
+            # With the port known ahead, the server's start (~0.6 CPU-s of imports) overlaps the
+            # host's (bpy and the scene): the stock server connects to the host at its first
+            # tool call, not before (a connect at its own start that finds no host only warns).
+            planned = self._planned_port()
+            if planned is not None:
+                self._server = await self._spawn_server(planned)
+            await self._await_host()
+            if self._server is None:
+                assert self.port is not None  # set by _await_host
+                self._server = await self._spawn_server(self.port)
+            elif self.port != planned:
+                raise self._failure(f"Blender host listens on port {self.port}, not {planned}")
             read, write = await stack.enter_async_context(process_transport(self._server))
             # The default bounds what the MCP server answers itself (initialize, the tool list):
             # its start-up, which a loaded host can stretch well past a short tool timeout.
@@ -448,14 +478,18 @@ class BlenderMcpSession:
             raise
         self._stack = stack
 
-    async def _start_host(self) -> None:
+    async def _spawn_host(self) -> None:
         cfg = self.config
         argv = [self.environment.python, "-m", "blender_mcp_host", "--blend", cfg.blend,
-                "--host", "127.0.0.1", "--port", str(cfg.port), "--exit-on-stdin-eof",
-                "--answer-pings"]
+                "--host", "127.0.0.1", "--port", str(self._planned_port() or 0),
+                "--exit-on-stdin-eof", "--answer-pings"]
         self._host = await self.environment.spawn(argv, env=self._sandbox_env(), cwd=cfg.workdir)
         self._watch_host()
         self.host_log.drain(self._host.stderr)
+
+    async def _await_host(self) -> None:
+        cfg = self.config
+        assert self._host is not None  # spawned by _spawn_host
         try:
             self.port, pending = await asyncio.wait_for(self._await_ready(), cfg.startup_timeout_sec)
         except asyncio.TimeoutError:
@@ -548,7 +582,7 @@ class BlenderMcpSession:
     async def _await_ready(self) -> tuple[int, bytes]:
         """Read host stdout up to the readiness line; returns its port and any bytes after it."""
         buffer = b""
-        # Spawned just before by _start_host, with stdout piped (SpawningEnvironment).
+        # Spawned by _spawn_host, with stdout piped (SpawningEnvironment).
         assert self._host is not None and self._host.stdout is not None
         while chunk := await self._host.stdout.read(_CHUNK):
             *lines, buffer = (buffer + chunk).split(b"\n")

@@ -204,6 +204,40 @@ async def test_session_failures_are_infrastructure_errors(standin, tmp_path):
     assert died.value.evidence["tool_call"] == 1 and died.value.evidence["exit_code"] == 3
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_a_known_port_starts_the_server_alongside_the_host(standin, tmp_path, monkeypatch):
+    """With the port known ahead (configured here; the sandbox's own loopback in production), the
+    MCP server is spawned before the session waits for the host, and finds it at its first call."""
+    spawned_when_waiting = []
+    await_ready = BlenderMcpSession._await_ready
+
+    async def recording(self):
+        spawned_when_waiting.append([argv[2] for argv, _, _ in standin.spawned])
+        return await await_ready(self)
+
+    monkeypatch.setattr(BlenderMcpSession, "_await_ready", recording)
+    port = _free_port()
+    async with BlenderMcpSession(standin, McpSessionConfig(port=port)) as session:
+        result = await session.call_tool("execute_blender_code", {"code": "import bpy\nprint(len(bpy.data.objects))"})
+        assert not result.isError and session.port == port
+    assert spawned_when_waiting == [["blender_mcp_host", "blender_mcp.server"]]
+    assert standin.spawned[1][1]["BLENDER_PORT"] == str(port)
+
+    # A host that never gets ready is still the start's infrastructure failure; both processes stop.
+    bad = McpSessionConfig(blend="inputs/missing.blend", port=_free_port(), startup_timeout_sec=60)
+    with pytest.raises(McpSessionError, match="exited with code 2 before it was ready"):
+        async with BlenderMcpSession(standin, bad):
+            pass
+    assert [p.returncode is not None for p in standin._procs[2:]] == [True, True]
+
+
 def test_scripted_options_are_validated(tmp_path):
     loaded = AgentFactory.create_agent_from_import_path(
         "sandbox.agents.scripted:ScriptedMcpAgent", logs_dir=tmp_path, policy="nop")
