@@ -22,6 +22,11 @@ from verifiers.evidence import EvidenceCache, EvidenceRenderer, RenderFailed, re
 from observability import telemetry
 
 
+def evidence_budget_sec() -> float:
+    """The grader's time budget for one delivery's evidence (the solver's problem past it)."""
+    return float(os.environ.get("ARKEVO_EVIDENCE_BUDGET_SEC", vl.EVIDENCE_BUDGET_SEC))
+
+
 class EvidenceActivities:
     def __init__(self, store: ContentStore, cache_root: Path, sandbox: ScriptIsolation = None):
         self.store = store
@@ -58,10 +63,9 @@ class EvidenceActivities:
                                      "spec": render["spec"],
                                      "out": job.output(Path(render["out"]), "/workspace/evidence")}]),
                         encoding="utf-8")
-        budget = float(os.environ.get("ARKEVO_EVIDENCE_BUDGET_SEC", vl.EVIDENCE_BUDGET_SEC))
         try:
             await job.run(RENDER_EVIDENCE, ["--jobs", job.input(jobs, "/tests/jobs.json")],
-                          timeout=budget, log=work / "render.log", delivery=True)
+                          timeout=evidence_budget_sec(), log=work / "render.log", delivery=True)
         except DeliveryBrokeBlender as exc:  # the grader's budget is the solver's problem: graded 0
             kind = vl.BUDGET_EXCEEDED if exc.timed_out else vl.RENDERER_BROKEN
             raise RenderFailed(f"{kind}: {str(exc).splitlines()[0]}") from None

@@ -35,11 +35,22 @@ TEST_SH = """#!/bin/bash
 #   python -m rewardkit /tests --workspace /workspace --output /logs/verifier/reward.json
 set -euo pipefail
 mkdir -p /logs/verifier
-probe=(python3 /tests/rule_probe.py --blend /workspace/outputs/result.blend
-       --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json)
+args=(--blend /workspace/outputs/result.blend
+      --task /tests/task.json --rubric /tests/rubric.json --out /logs/verifier/report.json)
+probe=(python3 /tests/rule_probe.py "${args[@]}")
 status=0
-timeout -k 10 "${ARKEVO_PROBE_TIMEOUT_SEC:-300}" "${probe[@]}" \\
-    --started /logs/verifier/probe-started.json || status=$?
+if [ -f /tests/evidence_job.json ]; then
+    # A pipeline trial whose profile weights VL: the probe's process then renders the delivery's
+    # evidence for the gpu worker (probe_and_render.py). Once it marks its report final, the
+    # report stands, whatever the renders after it do (crash, kill, time limit).
+    timeout -k 10 "${ARKEVO_PROBE_TIMEOUT_SEC:-300}" python3 /tests/probe_and_render.py \\
+        --evidence /tests/evidence_job.json --done /logs/verifier/probe-done.json \\
+        -- "${args[@]}" --started /logs/verifier/probe-started.json || status=$?
+    if [ -f /logs/verifier/probe-done.json ]; then status=0; fi
+else
+    timeout -k 10 "${ARKEVO_PROBE_TIMEOUT_SEC:-300}" "${probe[@]}" \\
+        --started /logs/verifier/probe-started.json || status=$?
+fi
 # The probe marks when it starts on the delivery. Killed by a signal (>128) or the timeout
 # (124) after that mark, the delivery broke it: scored 0 with the reason (docs/failures.md).
 # Without the mark, or a Python error (1), the verifier failed: no report, retried.
@@ -160,8 +171,16 @@ def task_toml(meta: TaskIdentity) -> str:
     return text
 
 
-def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: TaskIdentity) -> Path:
-    """Write the Harbor view of `package` to `dest` (private/ stays out of it)."""
+# What the verifier of a pipeline trial renders the evidence with (probe_and_render.py).
+EVIDENCE_PREFETCH_SCRIPTS = ("probe_and_render.py", "render_evidence.py")
+EVIDENCE_OUT = "/logs/verifier/evidence"  # Harbor reads /logs/verifier back: <trial>/verifier/evidence
+
+
+def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: TaskIdentity,
+                      evidence: dict | None = None) -> Path:
+    """Write the Harbor view of `package` to `dest` (private/ stays out of it). `evidence`
+    ({"spec": resolved view spec, "budget_sec"}): the verifier also renders the delivery's
+    evidence after the probe, in the same process, into EVIDENCE_OUT (tests/evidence_job.json)."""
     store.materialize_tree(package, dest / "environment" / "workspace", prefix="workspace/")
     (dest / "environment" / "workspace" / "outputs").mkdir(exist_ok=True)  # where deliveries go
     store.materialize_tree(package, dest / "tests", prefix="tests/")
@@ -170,6 +189,11 @@ def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: T
     shutil.copyfile(BLENDER_SCRIPTS / "apply_script.py", dest / "solution" / "apply_script.py")
     _write_exec(dest / "tests" / "test.sh", TEST_SH)
     _write_exec(dest / "solution" / "solve.sh", SOLVE_SH)
+    if evidence is not None:
+        for name in EVIDENCE_PREFETCH_SCRIPTS:
+            shutil.copyfile(VERIFIERS / name, dest / "tests" / name)
+        (dest / "tests" / "evidence_job.json").write_text(
+            json.dumps({**evidence, "out": EVIDENCE_OUT}, indent=2, sort_keys=True) + "\n")
     (dest / "environment" / "Dockerfile").write_text(dockerfile())
     (dest / "task.toml").write_text(task_toml(meta), encoding="utf-8")
     return dest

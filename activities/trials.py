@@ -12,7 +12,9 @@ is referenced apart (`trajectory`)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import shutil
 import tempfile
 import time
 from datetime import UTC, datetime
@@ -27,6 +29,7 @@ from temporalio.exceptions import ApplicationError
 
 from blender.runtime import blender_version
 from contracts.errors import MODEL_NOT_CONFIGURED, invalid_draft
+from activities.evidence import evidence_budget_sec
 from activities.harbor_task import write_harbor_task
 from activities.policies import policy_for
 from storage.content import ContentStore
@@ -40,6 +43,7 @@ from privacy.policy import load_policy_for
 from sandbox.isolation.settings import SandboxSettings
 from sandbox.script_run import LOCAL, ScriptIsolation
 from observability import telemetry
+from verifiers.evidence import EvidenceRenderer, RenderFailed, resolve_spec
 
 # What scripted policies may read on the worker side; never uploaded to the solver sandbox.
 PRIVILEGED = ("solution/", "private/calibration/")
@@ -55,9 +59,13 @@ def _now() -> str:
 
 class TrialActivities:
     def __init__(self, store: ContentStore, backend: TrialBackend,
-                 sandbox: ScriptIsolation | object = FROM_BACKEND):
+                 sandbox: ScriptIsolation | object = FROM_BACKEND,
+                 evidence: EvidenceRenderer | None = None):
         self.store = store
         self.backend = backend
+        # The worker's evidence cache (the one render_evidence uses): a Harbor trial of a task
+        # that judges its evidence renders it in the verifier, after the probe, into here.
+        self.evidence = evidence if isinstance(backend, HarborSandboxBackend) else None
         # Where the dispatch privacy check opens the task's .blend files: as the trials run
         # (the one switch): unisolated with the local backend, else in the trial sandbox with
         # the backend's own sandbox settings.
@@ -76,12 +84,17 @@ class TrialActivities:
         policy = policy_for(req)
         with tempfile.TemporaryDirectory(prefix=f"arkevo-trial-{req.stage}-") as tmp:
             work = Path(tmp)
-            task_dir = write_harbor_task(self.store, req.task_package, work / "task", req.identity)
+            spec = self._evidence_spec(req)
+            task_dir = write_harbor_task(self.store, req.task_package, work / "task", req.identity,
+                                         evidence=None if spec is None else {
+                                             "spec": spec, "budget_sec": evidence_budget_sec()})
             await self._check_privacy(req, task_dir, work)
             scripts = work / "privileged"
             for prefix in PRIVILEGED:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
             run = await self.backend.run(task_dir, policy, scripts, work)
+            if spec is not None and run.delivery is not None:
+                await self._take_evidence(run.delivery, spec, run.report.parent / "evidence")
             report = json.loads(run.report.read_text())
             delivery = self.store.put_file(run.delivery) if run.delivery else None
             report_ref = self.store.put_file(run.report)
@@ -113,6 +126,29 @@ class TrialActivities:
             harbor_trial=harbor_trial,
             blender_version=blender_version(),
         )
+
+    def _evidence_spec(self, req: TrialRequest) -> dict | None:
+        if self.evidence is None or req.judge_config is None:
+            return None
+        return resolve_spec(cast(dict, self.store.get_json(req.judge_config)).get("evidence"))
+
+    async def _take_evidence(self, delivery: Path, spec: dict, rendered: Path) -> None:
+        """The verifier's renders of `delivery` into the worker's cache, checked like any
+        sandboxed render's output; without a complete set (past its budget, crashed, refused)
+        the VL grading's render_evidence renders it itself."""
+        assert self.evidence is not None  # a spec is only resolved with a cache to fill
+        if not (rendered / "manifest.json").is_file():
+            activity.logger.info("the verifier rendered no evidence; render_evidence will")
+            return
+
+        async def bring(job: dict) -> None:
+            await asyncio.to_thread(shutil.copytree, rendered, job["out"], dirs_exist_ok=True)
+
+        try:
+            await self.evidence.render_elsewhere(delivery, spec, bring, process=False)
+        except RenderFailed as exc:
+            activity.logger.warning("the verifier's evidence was refused (%s); render_evidence "
+                                    "will render it", exc)
 
     def _keep_evidence(self, trial_dir: Path) -> tuple[BlobRef, BlobRef | None]:
         """Harbor's trial directory as a store tree, and the agent's trajectory in it."""

@@ -250,6 +250,7 @@ class CacheCounters:
     render_processes: int = 0  # bpy processes started for rendering
     corrupt: int = 0
     absent: int = 0  # requests for a delivery file that does not exist (no render)
+    prerendered: int = 0  # renders a trial's verifier made, taken in (no process here)
     render_seconds: float = 0.0
 
     def as_dict(self) -> dict:
@@ -427,10 +428,13 @@ class EvidenceRenderer:
         return out
 
     async def render_elsewhere(self, blend: Path, spec: dict,
-                               render_job: Callable[[dict], Awaitable[None]]) -> Evidence:
+                               render_job: Callable[[dict], Awaitable[None]], *,
+                               process: bool = True) -> Evidence:
         """One delivery through the cache, rendered by `await render_job({blend, spec, out})`
         (e.g. in the worker's sandbox); a hit starts nothing. What comes back from there is
-        untrusted: it enters the cache only if `check_rendered` accepts it, else RenderFailed."""
+        untrusted: it enters the cache only if `check_rendered` accepts it, else RenderFailed.
+        `process=False`: `render_job` only brings renders another process already made (a
+        trial's verifier, verifiers/probe_and_render.py): counted as `prerendered`."""
         req = await asyncio.to_thread(self._request, blend, spec)  # hashing stays off the loop
         if (known := await asyncio.to_thread(self._known, req)) is not None:
             return known
@@ -448,9 +452,12 @@ class EvidenceRenderer:
             shutil.rmtree(folder, ignore_errors=True)
             raise
         with self.cache._lock:
-            self.cache.counters.renders += 1
-            self.cache.counters.render_processes += 1
-            self.cache.counters.render_seconds += time.monotonic() - started
+            if process:
+                self.cache.counters.renders += 1
+                self.cache.counters.render_processes += 1
+                self.cache.counters.render_seconds += time.monotonic() - started
+            else:
+                self.cache.counters.prerendered += 1
         return self.cache.commit(req.key, folder)
 
 

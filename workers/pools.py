@@ -141,8 +141,8 @@ def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> l
     # build scripts and deliveries run in the sandbox unless trials run unisolated.
     scripts: Literal["local"] | None = LOCAL if isinstance(backend, LocalBackend) else None
     authoring = AuthoringActivities(store, scripts)
-    trials = TrialActivities(store, backend)
     evidence = EvidenceActivities(store, settings.var / "cache" / "evidence", scripts)
+    trials = TrialActivities(store, backend, evidence=evidence.renderer)  # verifiers fill its cache
     # The author model's loop runs here: its authoring sandbox needs Blender, its endpoint
     # (ARKEVO_AUTHOR_*) lives in this worker's environment.
     author = AuthorModelActivities(store, local=scripts == LOCAL)

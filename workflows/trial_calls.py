@@ -28,6 +28,14 @@ with workflow.unsafe.imports_passed_through():
     from workflows.activity_options import CPU, GPU
     from workflows.vl_grading import VLGradingWorkflow
 
+def with_evidence(req: TrialRequest, grading: GradingSpec) -> TrialRequest:
+    """A trial whose grade will judge its evidence: the verifier renders it after the probe, in
+    the probe's Blender, so the VL grading finds it in the worker's cache."""
+    if grading.uses_vl and grading.judge_config is not None and req.judge_config is None:
+        return dataclasses.replace(req, judge_config=grading.judge_config)
+    return req
+
+
 async def run_trial(req: TrialRequest, attempts: int | None = None) -> TrialOutcome:
     """`attempts`: tries against infrastructure faults (None: the gpu pool's default)."""
     options = GPU if attempts is None else dict(
@@ -50,7 +58,7 @@ async def score(outcome: TrialOutcome, grading: GradingSpec) -> TrialOutcome:
 
 
 async def grade_trial(req: TrialRequest, grading: GradingSpec) -> TrialOutcome:
-    return await score(await run_trial(req), grading)
+    return await score(await run_trial(with_evidence(req, grading)), grading)
 
 
 async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec,
@@ -58,7 +66,7 @@ async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec,
     """Like grade_trial, but an infra failure that outlived its retries becomes the trial's
     record (kind infra) instead of failing the stage. Author failures still fail it."""
     try:
-        outcome = await run_trial(req, attempts)
+        outcome = await run_trial(with_evidence(req, grading), attempts)
     except ActivityError as e:
         cause = e.cause or e
         if isinstance(cause, ApplicationError) and cause.type == AUTHOR_SCRIPT_FAILED:

@@ -35,6 +35,9 @@ class TrialRequest:
     attempt: int = 1
     solver: SolverSpec | None = None  # a registry config: wins over `policy`
     keep_evidence: bool = False  # store Harbor's trial directory (logs, trajectory, verifier)
+    # The task's judge config when its profile weights VL: the verifier then also renders the
+    # delivery's evidence into the worker's cache (verifiers/probe_and_render.py).
+    judge_config: BlobRef | None = None
 
 
 @dataclass

@@ -175,10 +175,9 @@ def breaks_the_probe(probe, params):
 '''
 
 
-def test_delivery_that_breaks_the_probe_scores_zero_in_the_verifier(tmp_path, start_blend):  # noqa: F811
-    """tests/test.sh as the verifier sandbox runs it (its container paths mapped to a folder): a
-    probe that dies after its start marker scores the delivery 0 with the reason; one that fails
-    before the marker writes no report (the verifier failed: infra)."""
+def verifier(tmp_path: Path, blend: Path):
+    """tests/test.sh as the verifier sandbox runs it (its container paths mapped to folders): the
+    tests folder, the logs folder and `grade(BREAK, **env) -> (exit status, report or None)`."""
     tests = tmp_path / "tests"
     tests.mkdir()
     for name in PROBE_FILES:
@@ -192,17 +191,25 @@ def test_delivery_that_breaks_the_probe_scores_zero_in_the_verifier(tmp_path, st
                                                                  "params": {}}]}))
     logs = tmp_path / "logs"
     script = (TEST_SH.replace("/tests/", f"{tests}/").replace("/logs/verifier", str(logs))
-              .replace("/workspace/outputs/result.blend", str(start_blend)))
+              .replace("/workspace/outputs/result.blend", str(blend)))
     python_dir = str(Path(sys.executable).parent)  # the venv python, with bpy
 
-    def grade(how: str) -> tuple[int, dict | None]:
+    def grade(how: str, **extra: str) -> tuple[int, dict | None]:
         shutil.rmtree(logs, ignore_errors=True)
         # 20 s: the probe must get to its start marker within it on a loaded machine
         env = {"PATH": f"{python_dir}:/usr/bin:/bin", "BREAK": how, "ARKEVO_PROBE_TIMEOUT_SEC": "20",
-               "HOME": str(tmp_path)}
+               "HOME": str(tmp_path), **extra}
         done = subprocess.run(["bash", "-c", script], env=env, capture_output=True, text=True, timeout=180)
         report = logs / "report.json"
         return done.returncode, json.loads(report.read_text()) if report.is_file() else None
+
+    return tests, logs, grade
+
+
+def test_delivery_that_breaks_the_probe_scores_zero_in_the_verifier(tmp_path, start_blend):  # noqa: F811
+    """A probe that dies after its start marker scores the delivery 0 with the reason; one that
+    fails before the marker writes no report (the verifier failed: infra)."""
+    _, logs, grade = verifier(tmp_path, start_blend)
 
     status, report = grade("crash")
     assert status == 0 and report["reward"] == 0.0 and report["success"] is False
@@ -218,6 +225,51 @@ def test_delivery_that_breaks_the_probe_scores_zero_in_the_verifier(tmp_path, st
 
     status, report = grade("import")
     assert status != 0 and report is None and not (logs / "probe-started.json").exists()
+
+
+# A renderer that misbehaves after the probe has written its report (probe_and_render.py
+# imports its sibling render_evidence).
+RENDER_STANDIN = """\
+import os, signal, time
+def run_job(job):
+    how = os.environ.get("RENDER")
+    if how == "crash":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if how == "hang":
+        time.sleep(600)
+    raise RuntimeError("the renderer is broken")
+"""
+
+
+def test_evidence_rendered_after_the_probe_never_changes_its_grade(tmp_path, start_blend):  # noqa: F811
+    """A pipeline trial's verifier renders the evidence after the probe, in the probe's process
+    (tests/evidence_job.json present): whatever the render does — crash, run past its budget,
+    raise — the probe's report stands and no evidence manifest appears (the gpu worker renders
+    it then); with the real renderer the manifest comes out beside the report. A probe that
+    breaks before its report is still the delivery's 0, as without the renders."""
+    from verifiers.evidence import resolve_spec
+
+    tests, logs, grade = verifier(tmp_path, start_blend)
+    shutil.copy(VERIFIERS / "probe_and_render.py", tests)
+    (tests / "evidence_job.json").write_text(json.dumps(
+        {"spec": resolve_spec({"target": {"center": [0, 0, 0], "radius": 2}}), "budget_sec": 3,
+         "out": str(logs / "evidence")}))
+    (tests / "render_evidence.py").write_text(RENDER_STANDIN)
+    for how in ("crash", "hang", "raise"):
+        status, report = grade("", RENDER=how)
+        assert status == 0 and report["reward"] == 1.0 and report["delivery_problem"] is None, how
+        assert json.loads((logs / "reward.json").read_text()) == {"reward": 1.0}, how
+        assert (logs / "probe-done.json").is_file() and not (logs / "evidence" / "manifest.json").exists(), how
+
+    status, report = grade("crash")
+    assert status == 0 and report["delivery_problem"]["type"] == "DeliveryCrashedProbe"
+    assert not (logs / "probe-done.json").exists()
+
+    shutil.copy(VERIFIERS / "render_evidence.py", tests)
+    status, report = grade("")
+    assert status == 0 and report["reward"] == 1.0
+    manifest = json.loads((logs / "evidence" / "manifest.json").read_text())
+    assert {"front.png", "side.png", "top.png"} <= set(manifest["files"]) and "error" not in manifest
 
 
 # --- author ---------------------------------------------------------------------------------

@@ -92,3 +92,42 @@ async def test_missing_vl_score_is_a_recorded_null_not_a_zero_or_a_retry(store, 
     scored = ScoringActivities(store).score_trial(ScoreTrialInput(package.grading, outcome, None))
     assert scored.reward is None and scored.exception is None and scored.null_reason
     assert store.get_json(scored.score)["rule_score"] == 1.0
+
+
+async def test_the_verifier_renders_the_evidence_the_vl_grading_then_finds(store, package, tmp_path,
+                                                                          monkeypatch):
+    """A trial of a task that judges its evidence renders it in the verifier sandbox, after the
+    probe and in its Blender (verifiers/probe_and_render.py): the worker takes it into its cache
+    (checked as any sandboxed render), the VL grading's render_evidence then starts nothing, and
+    the files are byte for byte what the gpu worker's own sandboxed render makes."""
+    from activities.evidence import EvidenceActivities
+    from blender import runner
+    from contracts.payloads.vl_grading import RenderEvidenceInput
+    from sandbox.isolation.settings import SandboxSettings
+
+    kwargs = sandbox_kwargs(tmp_path / "slots")
+    settings = SandboxSettings.split_kwargs(dict(kwargs))[0]
+    evidence = EvidenceActivities(store, tmp_path / "cache", settings)
+    trials = TrialActivities(store, HarborSandboxBackend(kwargs), evidence=evidence.renderer)
+    outcome = await trials.run_trial(TrialRequest(
+        package.task_package, package.identity, "oracle", "prefetch-1", "evaluation",
+        judge_config=package.grading.judge_config))
+    assert store.get_json(outcome.report)["rule_score"] == 1.0
+    counters = evidence.renderer.cache.counters
+    assert (counters.prerendered, counters.renders, counters.render_processes) == (1, 0, 0)
+
+    async def no_blender(*args, **kwargs):
+        raise AssertionError("a cache hit started a sandbox")
+
+    req = RenderEvidenceInput(outcome.delivery, package.grading.judge_config)
+    with monkeypatch.context() as patched:
+        patched.setattr(runner, "run_sandboxed_script", no_blender)
+        found = await evidence.render_evidence(req)
+    assert found.cache_hit and found.error is None
+    fresh = await EvidenceActivities(store, tmp_path / "cache-fresh", settings).render_evidence(req)
+    assert not fresh.cache_hit and fresh.evidence == found.evidence  # manifest and every file
+
+    # Without a judge config (a rule-only grade) the verifier renders nothing.
+    plain = TrialActivities(store, HarborSandboxBackend(kwargs), evidence=evidence.renderer)
+    await plain.run_trial(TrialRequest(package.task_package, package.identity, "nop", "prefetch-2", "evaluation"))
+    assert counters.prerendered == 1

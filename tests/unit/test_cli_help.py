@@ -43,13 +43,14 @@ ENTRY_POINTS = {
     "bench/sandbox_overhead.py": (["bench/sandbox_overhead.py"], []),
     "bench/site_build.py": (["bench/site_build.py"], ["--dataset", "demo/r1"]),
     "bench/trial_breakdown.py": (["bench/trial_breakdown.py"], []),
+    "bench/campaign_vs_harbor.py": (["bench/campaign_vs_harbor.py"], []),
 }
 # Modules with a __main__ guard that are no user's command: scripts the pipeline runs (in
 # Blender, in the sandbox, in the deploy test). Each still answers --help with its usage.
 INTERNAL = ("blender.apply_script", "blender.build_workspace", "contracts.json_schemas", "deploy.harbor_docker",
             "deploy.object_store_setup", "deploy.stack_probe", "privacy.blend_text", "sandbox.isolation.launcher",
             "sandbox.isolation.trialns", "sandbox.runtime.blender_mcp_host", "verifiers.packaged_grade",
-            "verifiers.probe_server", "verifiers.render_evidence", "verifiers.rule_probe",
+            "verifiers.probe_and_render", "verifiers.probe_server", "verifiers.render_evidence", "verifiers.rule_probe",
             "verifiers.scene_snapshot")
 # Run through another name: `python -m cli` / `python -m workers`.
 ALIASED = ("cli.__main__", "cli.arkevo", "workers.__main__")
