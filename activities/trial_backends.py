@@ -25,6 +25,7 @@ import os
 import shutil
 import time
 from abc import ABC, abstractmethod
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,9 +61,15 @@ class TrialRun:
     trial_dir: Path | None = None  # Harbor's trial directory (evidence); None: not a Harbor trial
 
 
+# Called with the folder of the collected delivery between the solve and the verifier, which
+# reads task_dir/tests only then (TrialActivities drops a render the worker has cached already).
+BeforeVerifier = Callable[[Path], Awaitable[None]]
+
+
 class TrialBackend(ABC):
     @abstractmethod
-    async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path) -> TrialRun:
+    async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
+                  before_verifier: BeforeVerifier | None = None) -> TrialRun:
         """Solve `task_dir` with `policy` (its script under `scripts`), verify, return files."""
 
 
@@ -73,9 +80,11 @@ class HarborSandboxBackend(TrialBackend):
         self.agent_timeout_sec = agent_timeout_sec  # None: the task's [agent].timeout_sec
         self.agent_kwargs = agent_kwargs or {}  # added to every agent's options, e.g. {"mcp": {...}}
 
-    async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path) -> TrialRun:
+    async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
+                  before_verifier: BeforeVerifier | None = None) -> TrialRun:
         from harbor.models.trial.config import (AgentConfig, EnvironmentConfig, TaskConfig,
                                                 TrialConfig)
+        from harbor.trial.hooks import TrialEvent
         from harbor.trial.trial import Trial
 
         script = str(scripts / policy.script) if policy.script else None
@@ -93,6 +102,13 @@ class HarborSandboxBackend(TrialBackend):
             trial = await Trial.create(config)
         except Exception as exc:  # the environment or the agent could not even be set up
             raise TrialInfraError(f"{type(exc).__name__}: {exc}") from exc
+        if before_verifier is not None:
+            artifacts = trial.paths.artifacts_dir
+
+            async def verifying(_event) -> None:
+                await before_verifier(artifacts)
+
+            trial.add_hook(TrialEvent.VERIFICATION_START, verifying)
         result = await _heartbeating(trial.run(), f"harbor trial {policy.name}")
 
         report = trial.paths.verifier_dir / "report.json"
@@ -131,7 +147,8 @@ class HarborSandboxBackend(TrialBackend):
 class LocalBackend(TrialBackend):
     """Unsandboxed: the solver script and the probe run as plain Blender subprocesses."""
 
-    async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path) -> TrialRun:
+    async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
+                  before_verifier: BeforeVerifier | None = None) -> TrialRun:
         started = time.monotonic()
         workspace = work / "workspace"
         shutil.copytree(task_dir / "environment" / "workspace", workspace)

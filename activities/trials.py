@@ -92,7 +92,8 @@ class TrialActivities:
             scripts = work / "privileged"
             for prefix in PRIVILEGED:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
-            run = await self.backend.run(task_dir, policy, scripts, work)
+            run = await self.backend.run(task_dir, policy, scripts, work,
+                                         None if spec is None else self._skip_cached(task_dir, spec))
             if spec is not None and run.delivery is not None:
                 await self._take_evidence(run.delivery, spec, run.report.parent / "evidence")
             report = json.loads(run.report.read_text())
@@ -131,6 +132,16 @@ class TrialActivities:
         if self.evidence is None or req.judge_config is None:
             return None
         return resolve_spec(cast(dict, self.store.get_json(req.judge_config)).get("evidence"))
+
+    def _skip_cached(self, task_dir: Path, spec: dict):
+        """Before the verifier starts: a delivery whose evidence the cache holds (a scripted
+        policy's repeat) is not rendered again there."""
+        async def check(artifacts: Path) -> None:
+            assert self.evidence is not None  # a spec is only resolved with a cache to fill
+            delivered = next(iter(sorted(artifacts.rglob("result.blend"))), None)
+            if delivered is None or await self.evidence.cached(delivered, spec):
+                (task_dir / "tests" / "evidence_job.json").unlink(missing_ok=True)
+        return check
 
     async def _take_evidence(self, delivery: Path, spec: dict, rendered: Path) -> None:
         """The verifier's renders of `delivery` into the worker's cache, checked like any

@@ -353,6 +353,11 @@ class EvidenceRenderer:
         req.key = self.cache.key(req.scene, spec)
         return req
 
+    async def cached(self, blend: Path, spec: dict) -> bool:
+        """Whether the cache holds this delivery's evidence already (uncounted: a look ahead)."""
+        req = await asyncio.to_thread(self._request, blend, spec)
+        return req.scene is not None and self.cache.folder(req.key).joinpath("manifest.json").is_file()
+
     def _known(self, req: RenderRequest) -> Evidence | None:
         """Evidence that needs no render (nothing delivered, or a cache hit); None: render it."""
         if req.scene is None:  # nothing delivered: nothing to render, nothing to cache

@@ -109,10 +109,13 @@ async def test_the_verifier_renders_the_evidence_the_vl_grading_then_finds(store
     settings = SandboxSettings.split_kwargs(dict(kwargs))[0]
     evidence = EvidenceActivities(store, tmp_path / "cache", settings)
     trials = TrialActivities(store, HarborSandboxBackend(kwargs), evidence=evidence.renderer)
-    outcome = await trials.run_trial(TrialRequest(
-        package.task_package, package.identity, "oracle", "prefetch-1", "evaluation",
-        judge_config=package.grading.judge_config))
+    def oracle(n: int) -> TrialRequest:
+        return TrialRequest(package.task_package, package.identity, "oracle", f"prefetch-{n}", "evaluation",
+                            keep_evidence=True, judge_config=package.grading.judge_config)
+
+    outcome = await trials.run_trial(oracle(1))
     assert store.get_json(outcome.report)["rule_score"] == 1.0
+    assert "verifier/evidence/manifest.json" in store.tree_entries(outcome.evidence)
     counters = evidence.renderer.cache.counters
     assert (counters.prerendered, counters.renders, counters.render_processes) == (1, 0, 0)
 
@@ -127,7 +130,14 @@ async def test_the_verifier_renders_the_evidence_the_vl_grading_then_finds(store
     fresh = await EvidenceActivities(store, tmp_path / "cache-fresh", settings).render_evidence(req)
     assert not fresh.cache_hit and fresh.evidence == found.evidence  # manifest and every file
 
-    # Without a judge config (a rule-only grade) the verifier renders nothing.
-    plain = TrialActivities(store, HarborSandboxBackend(kwargs), evidence=evidence.renderer)
-    await plain.run_trial(TrialRequest(package.task_package, package.identity, "nop", "prefetch-2", "evaluation"))
+    # The same delivery again (a scripted policy's repeat): the cache holds it, so the verifier
+    # is not asked to render it (the job leaves tests/ before the verifier reads it).
+    again = await trials.run_trial(oracle(2))
+    assert store.get_json(again.report)["rule_score"] == 1.0
+    verifier = {rel for rel in store.tree_entries(again.evidence) if rel.startswith("verifier/")}
+    assert "verifier/report.json" in verifier and not any("evidence" in rel for rel in verifier)
+    # Without a judge config (a rule-only grade) the verifier renders nothing either.
+    plain = await trials.run_trial(TrialRequest(package.task_package, package.identity, "nop", "prefetch-3",
+                                                "evaluation", keep_evidence=True))
+    assert not any("verifier/evidence" in rel for rel in store.tree_entries(plain.evidence))
     assert counters.prerendered == 1
