@@ -174,6 +174,7 @@ def task_toml(meta: TaskIdentity) -> str:
 # What the verifier of a pipeline trial renders the evidence with (probe_and_render.py).
 EVIDENCE_PREFETCH_SCRIPTS = ("probe_and_render.py", "render_evidence.py")
 EVIDENCE_OUT = "/logs/verifier/evidence"  # Harbor reads /logs/verifier back: <trial>/verifier/evidence
+EVIDENCE_JOB = "tests/evidence_job.json"  # in the task dir: test.sh renders when it is there
 
 
 def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: TaskIdentity,
@@ -192,7 +193,7 @@ def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: T
     if evidence is not None:
         for name in EVIDENCE_PREFETCH_SCRIPTS:
             shutil.copyfile(VERIFIERS / name, dest / "tests" / name)
-        (dest / "tests" / "evidence_job.json").write_text(
+        (dest / EVIDENCE_JOB).write_text(
             json.dumps({**evidence, "out": EVIDENCE_OUT}, indent=2, sort_keys=True) + "\n")
     (dest / "environment" / "Dockerfile").write_text(dockerfile())
     (dest / "task.toml").write_text(task_toml(meta), encoding="utf-8")

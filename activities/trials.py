@@ -30,7 +30,7 @@ from temporalio.exceptions import ApplicationError
 from blender.runtime import blender_version
 from contracts.errors import MODEL_NOT_CONFIGURED, invalid_draft
 from activities.evidence import evidence_budget_sec
-from activities.harbor_task import write_harbor_task
+from activities.harbor_task import EVIDENCE_JOB, write_harbor_task
 from activities.policies import policy_for
 from storage.content import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
@@ -94,7 +94,8 @@ class TrialActivities:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
             run = await self.backend.run(task_dir, policy, scripts, work,
                                          None if spec is None else self._skip_cached(task_dir, spec))
-            if spec is not None and run.delivery is not None:
+            # The job still there: the verifier was asked to render (not a cached delivery).
+            if spec is not None and run.delivery is not None and (task_dir / EVIDENCE_JOB).is_file():
                 await self._take_evidence(run.delivery, spec, run.report.parent / "evidence")
             report = json.loads(run.report.read_text())
             delivery = self.store.put_file(run.delivery) if run.delivery else None
@@ -146,7 +147,7 @@ class TrialActivities:
                 activity.logger.info("evidence cache look-ahead failed (%s); the verifier renders", exc)
                 known = False
             if known:
-                (task_dir / "tests" / "evidence_job.json").unlink(missing_ok=True)
+                (task_dir / EVIDENCE_JOB).unlink(missing_ok=True)
         return check
 
     async def _take_evidence(self, delivery: Path, spec: dict, rendered: Path) -> None:
@@ -154,7 +155,7 @@ class TrialActivities:
         sandboxed render's output; without a complete set (past its budget, crashed, refused)
         the VL grading's render_evidence renders it itself."""
         assert self.evidence is not None  # a spec is only resolved with a cache to fill
-        if not (rendered / "manifest.json").is_file():
+        if not (rendered / "manifest.json").is_file():  # past its budget, crashed, raised
             activity.logger.info("the verifier rendered no evidence; render_evidence will")
             return
 
