@@ -12,8 +12,9 @@ docs/performance.md). The renders are a prefetch, never part of the rule grade:
   its report is final once `--done` exists: test.sh keeps it whatever happens after (a crash, a
   kill, the time limit);
 * the renders go to the job's `out` (`manifest.json` written last, by `render_evidence.run_job`);
-  past `budget_sec` the process ends with status 0 and no manifest, and a Python error only
-  leaves a line on stderr. The gpu worker checks what arrives like any sandboxed render's output
+  past `budget_sec` the process ends with status 0 and no manifest (a render that holds the GIL
+  that long runs on to test.sh's probe timeout, which kills it: the report stands all the same),
+  and a Python error only leaves a line on stderr. The gpu worker checks what arrives like any sandboxed render's output
   (`verifiers/evidence.py` `check_rendered`) and, without a complete one, renders it itself —
   so a delivery that outlasts the budget here meets the same budget there (graded, never infra).
 
