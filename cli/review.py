@@ -76,6 +76,7 @@ def _pending(task_id: str) -> dict:
 
 
 async def _send(args, wid: str) -> None:
+    from temporalio.client import WorkflowExecutionStatus
     from temporalio.service import RPCError
 
     from contracts.payloads.review import ReviewDecision
@@ -86,6 +87,12 @@ async def _send(args, wid: str) -> None:
         raise ReviewNotWaiting(f"cannot reach the Temporal server: {e}") from None
     handle = client.get_workflow_handle(wid)
     try:
+        # An ended workflow is refused here: a query would wait on the server for a worker to
+        # replay it (~30 s when none polls its queue) only to say the same.
+        status = (await handle.describe()).status
+        if status != WorkflowExecutionStatus.RUNNING:
+            name = status.name.lower() if status is not None else "unknown"
+            raise ReviewNotWaiting(f"{wid} has ended ({name}): it waits for no review decision")
         state = await handle.query("human_review")
     except RPCError as e:
         raise ReviewNotWaiting(f"{wid}: {e}") from None

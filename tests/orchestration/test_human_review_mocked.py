@@ -142,9 +142,10 @@ async def test_no_decision_within_the_timeout_is_review_timed_out(mocked_env):
     assert states(fakes.requests) == ["waiting", "timed_out"]
 
 
-async def test_the_cli_refuses_a_task_not_waiting_and_sends_nothing(mocked_env, tmp_path, monkeypatch):
+async def test_the_cli_refuses_a_task_not_waiting_and_sends_nothing(mocked_env, tmp_path, monkeypatch, capsys):
     """`arkevo review accept`: no pending record, a workflow that does not wait (an ended one,
-    one without the query): exit 2, ReviewNotWaiting, and the store is left as it was."""
+    one without the query): exit 2, ReviewNotWaiting, and the store is left as it was. An ended
+    workflow is refused from its status, without a query that would wait for a worker."""
     monkeypatch.setenv("ARKEVO_VAR", str(tmp_path))
     monkeypatch.delenv("ARKEVO_STORE", raising=False)
     monkeypatch.delenv("ARKEVO_OBJECTS", raising=False)
@@ -160,4 +161,5 @@ async def test_the_cli_refuses_a_task_not_waiting_and_sends_nothing(mocked_env, 
     for wid in ("mocked-human-cli.05-review", "mocked-human-cli"):  # ended; not a Review workflow
         assert await asyncio.to_thread(main, ["review", "reject", "demo-task", "--by", "ana",
                                               "--workflow-id", wid, "--address", address]) == 2
+        assert f"{wid} has ended (completed)" in capsys.readouterr().err.replace("\n", "")
     assert sorted(p for p in tmp_path.rglob("*")) == before
