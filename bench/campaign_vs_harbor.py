@@ -45,8 +45,8 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from bench.load_support import (BenchError, Deployment, find_publication, run_main, seed_var,  # noqa: E402
-                                write_task_dir)
+from bench.load_support import (BenchError, Deployment, find_publication, iso_seconds, run_main,  # noqa: E402
+                                seconds_or_blank, seed_var, write_task_dir)
 from contracts import queues  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
 
@@ -82,10 +82,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     if not HARBOR.is_file():
         ap.error(f"no harbor CLI beside this interpreter ({HARBOR}): run it with the project's .venv")
     return args
-
-
-def _ts(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 # -- the campaign side -----------------------------------------------------------------------------
@@ -145,7 +141,7 @@ def run_harbor(task_dir: Path, jobs: Path, k: int, n: int, label: str) -> dict:
         raise BenchError(f"harbor run exited {code} with {len(results)} trial results of {k} "
                          f"(failed: {failed}); log {log}:\n{log.read_text(errors='replace')[-2000:]}")
     job_result = json.loads((job_dir / "result.json").read_text())
-    wall = _ts(job_result["finished_at"]) - _ts(job_result["started_at"])
+    wall = iso_seconds(job_result["finished_at"]) - iso_seconds(job_result["started_at"])
     rewards = [((r.get("verifier_result") or {}).get("rewards") or {}).get("reward") for r in results]
     return {"wall_sec": wall, "command_wall_sec": command_wall, "rewards": rewards, "id": job,
             "sandbox_cpu_sec": sandbox_cpu(sorted(p for p in job_dir.glob("*/") if p.is_dir()))}
@@ -202,10 +198,6 @@ async def main_async(args) -> int:
     return report(args, folder, rounds, work)
 
 
-def _f(v: float | None) -> str:
-    return "" if v is None else f"{v:.2f}"
-
-
 def report(args, folder: str, rounds: list[dict], work: Path) -> int:
     k = args.attempts
     t = Table(title=f"{k} oracle trials of {folder.rsplit('/', 1)[-1]} a side, concurrency "
@@ -216,9 +208,9 @@ def report(args, folder: str, rounds: list[dict], work: Path) -> int:
     for r in rounds:
         c, h = r["campaign"], r["harbor"]
         t.add_row(str(r["round"]), " then ".join(r["order"]),
-                  f"{60 * k / c['wall_sec']:.1f} ({c['wall_sec']:.1f})", _f(c["smoke_sec"]),
+                  f"{60 * k / c['wall_sec']:.1f} ({c['wall_sec']:.1f})", seconds_or_blank(c["smoke_sec"]),
                   f"{60 * k / h['wall_sec']:.1f} ({h['wall_sec']:.1f})", f"{h['command_wall_sec']:.1f}",
-                  f"{_f(c['sandbox_cpu_sec'])} | {_f(h['sandbox_cpu_sec'])}", f"{r['ratio']:.2f}x")
+                  f"{seconds_or_blank(c['sandbox_cpu_sec'])} | {seconds_or_blank(h['sandbox_cpu_sec'])}", f"{r['ratio']:.2f}x")
     median = statistics.median(r["ratio"] for r in rounds)
     t.add_section()
     t.add_row("median", "", "", "", "", "", "", f"[bold]{median:.2f}x")

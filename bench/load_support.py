@@ -133,6 +133,18 @@ def write_task_dir(objects: ObjectStore, folder: str, task_dir: Path) -> Path:
     return task_dir
 
 
+def iso_seconds(text: str) -> float:
+    """An ISO 8601 time (Harbor's result.json: `...Z` or an offset) as epoch seconds."""
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def seconds_or_blank(v: float | None) -> str:
+    """A table cell: two decimals, or nothing for a figure not measured."""
+    return "" if v is None else f"{v:.2f}"
+
+
 def load_registry(policy: str, trials: int) -> tuple[dict, dict[str, int]]:
     """A solver registry whose mode `load` runs `trials` attempts of one scripted policy on
     one task: the registry allows at most 64 attempts per config, so the attempts are spread

@@ -53,7 +53,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table  # noqa: E402
 
 from bench.load_support import (BenchError, Deployment, HistoryFacts, find_publication,  # noqa: E402
-                                history_facts, run_main, seed_var, write_task_dir)
+                                history_facts, iso_seconds, run_main, seconds_or_blank, seed_var,
+                                write_task_dir)
 from contracts import queues  # noqa: E402
 from workers.settings import settings_from_env  # noqa: E402
 
@@ -186,10 +187,6 @@ async def run_campaign(args, client, folder: str, registry_path: Path) -> tuple[
 # -- reading what the run left ---------------------------------------------------------------------
 
 
-def _ts(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
 def harbor_phases(trial_dir: Path) -> dict[str, list[float | None]]:
     """{phase: [wall s, CPU s or None]} of one Harbor trial, from result.json and the exec log."""
     result = json.loads((trial_dir / "result.json").read_text())
@@ -198,8 +195,8 @@ def harbor_phases(trial_dir: Path) -> dict[str, list[float | None]]:
     for name in ("environment_setup", "agent_setup", "agent_execution", "verifier"):
         timing = result.get(name) or {}
         if timing.get("started_at") and timing.get("finished_at"):
-            spans[name] = (_ts(timing["started_at"]), _ts(timing["finished_at"]))
-    wall = _ts(result["finished_at"]) - _ts(result["started_at"])
+            spans[name] = (iso_seconds(timing["started_at"]), iso_seconds(timing["finished_at"]))
+    wall = iso_seconds(result["finished_at"]) - iso_seconds(result["started_at"])
     sessions = {}
     for log in (trial_dir / "sandbox").glob("*.jsonl"):
         events = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
@@ -207,7 +204,7 @@ def harbor_phases(trial_dir: Path) -> dict[str, list[float | None]]:
         if start is not None:
             sessions[start.get("role")] = events
     solver, verifier = sessions.get("solver", []), sessions.get("verifier", [])
-    spawns = [(_ts(e["ts"]), e["argv"]) for e in solver if e["event"] == "spawn"]
+    spawns = [(iso_seconds(e["ts"]), e["argv"]) for e in solver if e["event"] == "spawn"]
     host = next((t for t, argv in spawns if "blender_mcp_host" in str(argv)), None)
     server = next((t for t, argv in spawns if "blender_mcp.server" in str(argv)), None)
     cpu = {role: sum(int(e.get("cpu_usage_ns") or 0) for e in evs if e["event"] == "stop") / 1e9
@@ -289,10 +286,6 @@ def medians(per_trial: list[dict[str, list[float | None]]]) -> dict[str, list[fl
     return out_
 
 
-def _f(v: float | None) -> str:
-    return "" if v is None else f"{v:.2f}"
-
-
 def print_tables(r: dict) -> None:
     for policy, figures in r["policies"].items():
         t = Table(title=f"{policy}: median of {figures['trials']} trial(s), seconds "
@@ -300,11 +293,11 @@ def print_tables(r: dict) -> None:
         for col in ("phase", "wall", "CPU"):
             t.add_column(col, justify="left" if col == "phase" else "right")
         for name, (wall, cpu) in figures["phases"].items():
-            t.add_row(name, _f(wall), _f(cpu))
+            t.add_row(name, seconds_or_blank(wall), seconds_or_blank(cpu))
         t.add_section()
         for name, (wall, cpu) in figures["floor"].items():
-            t.add_row(f"floor: {name}", _f(wall), _f(cpu))
-        t.add_row("[bold]floor: Blender work alone", _f(figures["floor_wall"]), _f(figures["floor_cpu"]))
+            t.add_row(f"floor: {name}", seconds_or_blank(wall), seconds_or_blank(cpu))
+        t.add_row("[bold]floor: Blender work alone", seconds_or_blank(figures["floor_wall"]), seconds_or_blank(figures["floor_cpu"]))
         t.add_row("[bold]trial wall / floor", f"{figures['wall_over_floor']:.1f}x", "")
         out.print(t)
     t = Table(title=f"CPU per trial by process, whole run / {r['trials_total']} trials")
@@ -312,7 +305,7 @@ def print_tables(r: dict) -> None:
     t.add_column("own", justify="right")
     t.add_column("reaped children", justify="right")
     for name, (own, children) in r["cpu_per_trial"].items():
-        t.add_row(name, _f(own), _f(children))
+        t.add_row(name, seconds_or_blank(own), seconds_or_blank(children))
     out.print(t)
 
 
