@@ -34,6 +34,8 @@ from temporalio.exceptions import ApplicationError
 
 from blender import runner
 from blender.runner import BLENDER_SCRIPTS, BlenderProcessError, ScriptFailed
+from sandbox.mcp_session import McpSessionConfig
+from sandbox.prestart import PrestartedHosts, offering
 from sandbox.script_run import LOCAL
 from contracts.errors import author_script_failed
 from activities.policies import Policy
@@ -41,6 +43,7 @@ from contracts.payloads.trials import MeasuredCost, TrialFailure
 
 DELIVERY = "outputs/result.blend"
 SANDBOX_ENVIRONMENT = "sandbox.environment:ArkevoSandboxEnvironment"
+MCP_AGENTS = "sandbox.agents."  # the agents that drive Blender through BlenderMcpSession
 # Harbor records an agent that ran out of time as this exception; the attempt is still graded.
 AGENT_TIMEOUT = "AgentTimeoutError"
 # What the scripted agent raises when the draft's own script failed (sandbox/agents/scripted.py).
@@ -75,10 +78,20 @@ class TrialBackend(ABC):
 
 class HarborSandboxBackend(TrialBackend):
     def __init__(self, environment_kwargs: dict | None = None,
-                 agent_timeout_sec: float | None = None, agent_kwargs: dict | None = None):
+                 agent_timeout_sec: float | None = None, agent_kwargs: dict | None = None,
+                 prestart: int | PrestartedHosts = 0):
         self.environment_kwargs = environment_kwargs or {}
         self.agent_timeout_sec = agent_timeout_sec  # None: the task's [agent].timeout_sec
         self.agent_kwargs = agent_kwargs or {}  # added to every agent's options, e.g. {"mcp": {...}}
+        # Solver sandboxes with a never-used Blender host and MCP server, started while the
+        # previous trial of the same task finishes (sandbox/prestart.py); an int: at most that
+        # many at a time (0: none).
+        self.prestart: PrestartedHosts | None = None
+        if isinstance(prestart, PrestartedHosts):
+            self.prestart = prestart
+        elif prestart > 0:
+            self.prestart = PrestartedHosts(McpSessionConfig(**self.agent_kwargs.get("mcp", {})),
+                                            capacity=prestart)
 
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
                   before_verifier: BeforeVerifier | None = None) -> TrialRun:
@@ -109,7 +122,10 @@ class HarborSandboxBackend(TrialBackend):
                 await before_verifier(artifacts)
 
             trial.add_hook(TrialEvent.VERIFICATION_START, verifying)
-        result = await _heartbeating(trial.run(), f"harbor trial {policy.name}")
+        # Only the MCP agents adopt a pre-started host; any other agent would leave it idle.
+        pool = self.prestart if agent["import_path"].startswith(MCP_AGENTS) else None
+        with offering(pool):
+            result = await _heartbeating(trial.run(), f"harbor trial {policy.name}")
 
         report = trial.paths.verifier_dir / "report.json"
         info = result.exception_info
@@ -392,10 +408,20 @@ async def _stop_trial(task: asyncio.Future) -> None:
         task.exception()  # retrieved: whatever it ended with, this attempt is over
 
 
-def backend_from_env() -> TrialBackend:
+PRESTART_ENV = "ARKEVO_PRESTART_HOSTS"  # pre-started solver sandboxes per gpu worker; 0: none
+
+
+def backend_from_env(prestart: int = 0) -> TrialBackend:
+    """The backend ARKEVO_TRIAL_BACKEND names; `prestart` (the worker's gpu slots: one waiting
+    host per slot) unless ARKEVO_PRESTART_HOSTS says how many."""
     kind = os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox")
     if kind == "local":
         return LocalBackend()
     if kind == "sandbox":
-        return HarborSandboxBackend()
+        raw = os.environ.get(PRESTART_ENV, "").strip()
+        if raw:
+            if not raw.isdigit():
+                raise ValueError(f"{PRESTART_ENV}={raw!r}: expected a count (0: no pre-started hosts)")
+            prestart = int(raw)
+        return HarborSandboxBackend(prestart=prestart)
     raise ValueError(f"ARKEVO_TRIAL_BACKEND={kind!r}: expected 'sandbox' or 'local'")

@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import os
 import shutil
 import tarfile
 import tempfile
 import time
+import uuid
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -45,7 +48,9 @@ from harbor.environments.capabilities import (
 )
 from harbor.models.task.config import NetworkMode, NetworkPolicy, TaskOS
 from harbor.models.trial.config import ResourceMode
+from harbor.models.trial.paths import TrialPaths
 
+from sandbox import prestart
 from sandbox.isolation import host
 from sandbox.isolation.bwrap import SYSTEM_DIRS
 from sandbox.isolation.execlog import ExecLog
@@ -79,6 +84,12 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         self._image = TaskImage()
         self._sandbox: TrialSandbox | None = None
         self._warned: set[str] = set()
+        # What a twin needs (prestart.PrestartedHosts): the same task, settings and limits.
+        self._made_with = dict(environment_dir=environment_dir, environment_name=environment_name,
+                               task_env_config=task_env_config, logger=logger, kwargs=dict(kwargs))
+        self._pool: prestart.PrestartedHosts | None = None
+        self._pool_key: str | None = None
+        self._handed: prestart.Prestarted | None = None
         super().__init__(environment_dir, environment_name, session_id, trial_paths,
                          task_env_config, logger=logger, **rest)
         self._log = ExecLog(Path(trial_paths.trial_dir) / "sandbox", session_id)
@@ -142,6 +153,13 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             raise RuntimeError("environment already started")
         memory_mb = self._resource_limit_value("memory", auto_mode=ResourceMode.LIMIT)
         cpus = self._resource_limit_value("cpu", auto_mode=ResourceMode.LIMIT)
+        if (pool := prestart.offered()) is not None and self.role == "solver":
+            self._pool = pool
+            self._pool_key = await asyncio.to_thread(self._prestart_key, memory_mb, cpus)
+            pool.note_start(self._pool_key)
+            if (entry := await pool.take(self._pool_key)) is not None:
+                self._adopt(entry)
+                return
         sandbox = TrialSandbox(self.settings, name=self.session_id, workdir=self.workdir,
                                memory_bytes=self.settings.memory_bytes(memory_mb), cpus=cpus,
                                verifier=self.role == "verifier")
@@ -165,6 +183,64 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                         pids_max=self.settings.pids_max, rlimits=self.settings.rlimits(),
                         network="loopback only", ignored_dockerfile=self._image.ignored)
 
+    # -- pre-started sandboxes (sandbox/prestart.py) ------------------------------------------
+
+    def _prestart_key(self, memory_mb, cpus) -> str:
+        """What makes two solver sandboxes interchangeable before anything runs in them: the
+        task's files (by content), its image's environment and workdir, the settings, limits."""
+        digest = hashlib.sha256()
+        digest.update(json.dumps([str(self.workdir), self._image.env, self._persistent_env,
+                                  self.settings.model_dump(mode="json"),
+                                  memory_mb, cpus, self._enable_environment_dir_upload],
+                                 sort_keys=True, default=str).encode())
+        for source, target in self._image.copies:
+            files = sorted(p for p in Path(source).rglob("*") if p.is_file()) if Path(source).is_dir() else [Path(source)]
+            for path in files:
+                digest.update(f"{target}\0{path.relative_to(source) if path != Path(source) else ''}\0".encode())
+                digest.update(hashlib.sha256(path.read_bytes()).digest())
+        return digest.hexdigest()
+
+    def _adopt(self, entry: prestart.Prestarted) -> None:
+        """Take a pre-started sandbox whole: its slot, cgroup, namespaces and files, and its
+        spawned host and server for this trial's MCP session (take_prestarted)."""
+        twin = entry.environment
+        self._sandbox, twin._sandbox = twin._sandbox, None
+        self._handed = entry
+        slot = self._sandbox.slot
+        assert slot is not None  # held since the twin's open()
+        self._log.event("start", role=self.role, slot=slot.index, user=slot.user, uid=slot.uid,
+                        workdir=str(self.workdir), memory_bytes=self._sandbox.memory_bytes,
+                        cpus=self._sandbox.cpus, pids_max=self.settings.pids_max,
+                        rlimits=self.settings.rlimits(), network="loopback only",
+                        ignored_dockerfile=self._image.ignored, prestarted=twin.session_id,
+                        prestarted_log=str(twin._log.path), host_pid=entry.host_pid,
+                        waited_sec=round(time.monotonic() - entry.created, 3))
+
+    def take_prestarted(self, config):
+        """The pre-started session whose host and server this trial's MCP session adopts, once,
+        when it was spawned with the same McpSessionConfig; else None (the session spawns its
+        own, and the unused pair dies with the sandbox at stop)."""
+        entry, self._handed = self._handed, None
+        if entry is None or entry.session.config != config:
+            return None
+        return entry.session
+
+    def prestarted_replaced(self) -> None:
+        if self._pool is not None:
+            self._pool.note_replaced()
+
+    async def twin(self) -> ArkevoSandboxEnvironment:
+        """A started solver environment of the same task, settings and limits, for the pool:
+        its own slot (never waited for), its own exec log beside the slots."""
+        made = self._made_with
+        name = f"prestart-{uuid.uuid4().hex[:12]}"
+        paths = TrialPaths(trial_dir=self.settings.base_dir / "prestarted" / name)
+        twin = ArkevoSandboxEnvironment(
+            made["environment_dir"], made["environment_name"], name, paths, made["task_env_config"],
+            logger=made["logger"], **{**made["kwargs"], "role": "solver", "slot_wait_sec": 0})
+        await twin.start(force_build=False)
+        return twin
+
     def _populate(self) -> None:
         """Lay the task's files into the fresh slot before any sandboxed process exists."""
         layout = self._layout
@@ -184,6 +260,10 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             return
         stats = await sandbox.close()
         self._log.event("stop", **stats)
+        if self._pool is not None and self._pool_key is not None:
+            # The next trial of this task on this worker: its sandbox and host start while this
+            # one's verifier, evidence and records run.
+            self._pool.refill(self._pool_key, self.twin)
 
     # -- exec / spawn --------------------------------------------------------------------
 

@@ -49,7 +49,7 @@ import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 import anyio
 import httpx
@@ -75,6 +75,7 @@ _CHUNK = 1 << 16
 HOST_LOST = re.compile(r"Connection closed before receiving any data|Connection to Blender lost"
                        r"|Could not connect to Blender|Not connected to Blender|No data received")
 HOST_TIMEOUT = "Timeout waiting for Blender response"
+HANDSHAKE_SEC = 30.0  # a pre-started host must answer a ping within this at its hand-over
 HOST_EXIT_GRACE_SEC = 5.0  # a lost connection: how long to wait for the host's exit to be seen
 
 
@@ -251,11 +252,22 @@ class _ProcessLog:
         self.name = name
         self.tail: collections.deque[str] = collections.deque(maxlen=keep)
         self._consume = consume  # line -> what of it to keep (None: nothing)
-        self._file = None
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = path.open("a", encoding="utf-8", errors="replace")
+        self._file: TextIO | None = None
+        self.write_to(path)
         self._tasks: list[asyncio.Task] = []
+
+    def write_to(self, path: Path | None, consume=None) -> None:
+        """Log to `path` from now on, starting with the tail so far (a pre-started process's
+        log handed to the trial that adopts it)."""
+        if consume is not None:
+            self._consume = consume
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        file = path.open("a", encoding="utf-8", errors="replace")
+        file.writelines(line + "\n" for line in self.tail)
+        file.flush()
+        self._file = file
 
     def add(self, line: str) -> None:
         if self._consume is not None and (line := self._consume(line)) is None:
@@ -413,6 +425,8 @@ class BlenderMcpSession:
         self._alive_at = 0.0  # latest moment the host is known to have been scheduled
         self._cpu: tuple[int | None, float] | None = None  # last CPU sample, when taken
         self._first_call_at: float | None = None
+        self._answered = 0  # the highest ping the host has answered
+        self._answer_seen = asyncio.Event()
 
     async def __aenter__(self) -> BlenderMcpSession:
         await self.start()
@@ -442,18 +456,97 @@ class BlenderMcpSession:
         self.server_log.drain(server.stderr)
         return server
 
+    async def spawn(self) -> None:
+        """Spawn the host and, where its port is known ahead, the server; nothing is read from
+        them yet. `start` does this itself; a pre-started sandbox (sandbox/prestart.py) does it
+        ahead of the trial that will adopt them."""
+        await self._spawn_host()
+        # With the port known ahead, the server's start (~0.6 CPU-s of imports) overlaps the
+        # host's (bpy and the scene): the stock server connects to the host at its first
+        # tool call, not before (a connect at its own start that finds no host only warns).
+        planned = self._planned_port()
+        if planned is not None:
+            self._server = await self._spawn_server(planned)
+
+    @property
+    def host_pid(self) -> int | None:
+        return self._host.pid if self._host is not None else None
+
+    def spawned_alive(self) -> bool:
+        """Host and server (where spawned) are still running, and no tool call ever reached them."""
+        return (self.calls == 0 and self._host is not None and self._host.returncode is None
+                and (self._server is None or self._server.returncode is None))
+
+    async def discard_spawned(self) -> None:
+        """Stop spawned processes that were never adopted (an unclaimed pre-started sandbox)."""
+        await self._stop_processes()
+
+    def _adopt(self, spawned: BlenderMcpSession) -> None:
+        """Take over the processes a pre-started sandbox spawned with this same config, and
+        their logs; from here on they are this session's as if it had spawned them."""
+        self._host, self._server = spawned._host, spawned._server
+        spawned._host = spawned._server = None
+        self.host_log, self.server_log = spawned.host_log, spawned.server_log
+        self.host_log.write_to(self.log_dir / "mcp-host.log" if self.log_dir else None,
+                               consume=self._host_line)
+        self.server_log.write_to(self.log_dir / "mcp-server.log" if self.log_dir else None)
+        self._watch_host()
+
+    async def _start_processes(self) -> None:
+        """Adopt the environment's pre-started host and server when it offers ones spawned with
+        this config, else spawn them; then wait until the host is ready. A handed host that
+        dies before it is ready is replaced here: the trial never pays for a pre-start."""
+        take = getattr(self.environment, "take_prestarted", None)
+        handed = take(self.config) if take is not None else None
+        if handed is not None:
+            self._adopt(handed)
+            try:
+                await self._await_host()
+                # Its readiness line may date from long before: a ping answered now proves it
+                # still runs (a process that died since cannot answer).
+                await self._answers_ping(min(self.config.startup_timeout_sec, HANDSHAKE_SEC))
+                return
+            except McpSessionError as exc:
+                logger.warning("the pre-started Blender host failed before it was ready; "
+                               "starting a fresh one: %s", str(exc).splitlines()[0])
+                replaced = getattr(self.environment, "prestarted_replaced", None)
+                if replaced is not None:
+                    replaced()
+                await self._stop_processes()
+                self._host = self._server = None
+                self.host_log = _ProcessLog("blender host", self.log_dir / "mcp-host.log" if self.log_dir else None,
+                                            consume=self._host_line)
+                self.server_log = _ProcessLog("mcp server", self.log_dir / "mcp-server.log" if self.log_dir else None)
+        await self.spawn()
+        await self._await_host()
+
+    async def _answers_ping(self, timeout: float) -> None:
+        host = self._host
+        assert host is not None  # adopted
+        self._ping()
+        wanted = self._ping_seq
+
+        async def answered() -> None:
+            while self._answered < wanted:
+                self._answer_seen.clear()
+                await self._answer_seen.wait()
+
+        waiting, exited = asyncio.ensure_future(answered()), asyncio.ensure_future(host.wait())
+        done, pending = await asyncio.wait({waiting, exited}, timeout=timeout,
+                                           return_when=asyncio.FIRST_COMPLETED)
+        for task in pending:
+            task.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        if waiting not in done:
+            raise self._failure("the Blender host did not answer a ping" if not exited.done()
+                                else f"Blender host exited with code {host.returncode}")
+
     async def start(self) -> None:
         stack = AsyncExitStack()
         stack.push_async_callback(self._stop_processes)  # also on a failed or cancelled start
         try:
-            await self._spawn_host()
-            # With the port known ahead, the server's start (~0.6 CPU-s of imports) overlaps the
-            # host's (bpy and the scene): the stock server connects to the host at its first
-            # tool call, not before (a connect at its own start that finds no host only warns).
+            await self._start_processes()
             planned = self._planned_port()
-            if planned is not None:
-                self._server = await self._spawn_server(planned)
-            await self._await_host()
             if self._server is None:
                 assert self.port is not None  # set by _await_host
                 self._server = await self._spawn_server(self.port)
@@ -538,6 +631,9 @@ class BlenderMcpSession:
         if ALIVE_MARKER not in line:
             return line
         for number in _ALIVE.findall(line):
+            if number:
+                self._answered = max(self._answered, int(number))
+                self._answer_seen.set()
             if number and (sent := self._pings.get(int(number))) is not None:
                 self._alive_at = max(self._alive_at, sent)
                 self._pings = {k: v for k, v in self._pings.items() if k > int(number)}

@@ -80,6 +80,8 @@ async def serve(args: argparse.Namespace) -> None:
                         "metrics_address": metrics})
         async with worker:
             await stop.wait()
+        from sandbox.prestart import close_all
+        await close_all()  # the gpu pool's waiting sandboxes (sandbox/prestart.py)
         log.info("worker %s stopped", args.pool)
 
 

@@ -134,9 +134,9 @@ def cpu_activities(settings: Settings) -> list:
             campaigns.record_preflight, drift.plan_drift, drift.write_drift_report]
 
 
-def gpu_activities(settings: Settings, backend: TrialBackend | None = None) -> list:
+def gpu_activities(settings: Settings, backend: TrialBackend | None = None, *, slots: int = 1) -> list:
     store = settings.content_store()
-    backend = backend or backend_from_env()
+    backend = backend or backend_from_env(prestart=slots)  # one pre-started host per slot
     # The one switch (ARKEVO_TRIAL_BACKEND) also decides where Blender opens outside code here:
     # build scripts and deliveries run in the sandbox unless trials run unisolated.
     scripts: Literal["local"] | None = LOCAL if isinstance(backend, LocalBackend) else None
@@ -187,7 +187,7 @@ def build_worker(pool: str, client: Client, settings: Settings, *, concurrency: 
     if pool == "gpu":
         # Heartbeats reach the server within 2 s (the SDK's default throttle is 0.8 x the 20 s
         # timeout): a lost worker's or a frozen host's trial is retried ~15 s sooner.
-        return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings),
+        return Worker(client, task_queue=queues.GPU, activities=gpu_activities(settings, slots=concurrency),
                       max_heartbeat_throttle_interval=timedelta(seconds=MAX_HEARTBEAT_THROTTLE_SEC),
                       max_concurrent_activities=concurrency, interceptors=logged, **options)
     return Worker(client, task_queue=queues.LLM, activities=llm_activities(settings, client),
