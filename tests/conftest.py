@@ -19,6 +19,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from storage.content import FilesystemStore
 from workers.pools import build_worker
+from sandbox.prestart import close_all
 from workers.settings import PROJECT_ROOT, Settings
 from workers.stack import free_port  # noqa: F401 (the tests' shared import)
 from workflows.task_production import SEED_KEY, STAGE_KEY
@@ -130,6 +131,7 @@ async def workers(temporal_env, settings):
     yield pools
     await asyncio.gather(*(w.shutdown() for w in pools))
     await asyncio.gather(*tasks, return_exceptions=True)
+    await close_all()  # the gpu pool's waiting sandboxes, as `python -m workers` closes them
     executor.shutdown()
 
 
