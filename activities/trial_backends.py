@@ -72,8 +72,10 @@ BeforeVerifier = Callable[[Path], Awaitable[None]]
 class TrialBackend(ABC):
     @abstractmethod
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
-                  before_verifier: BeforeVerifier | None = None) -> TrialRun:
-        """Solve `task_dir` with `policy` (its script under `scripts`), verify, return files."""
+                  before_verifier: BeforeVerifier | None = None, prestart_next: bool = False) -> TrialRun:
+        """Solve `task_dir` with `policy` (its script under `scripts`), verify, return files.
+        `prestart_next`: another trial of this task follows on this worker's slot (a backend
+        with pre-started sandboxes starts its sandbox as this one's solve ends)."""
 
 
 class HarborSandboxBackend(TrialBackend):
@@ -94,7 +96,7 @@ class HarborSandboxBackend(TrialBackend):
                                             capacity=prestart)
 
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
-                  before_verifier: BeforeVerifier | None = None) -> TrialRun:
+                  before_verifier: BeforeVerifier | None = None, prestart_next: bool = False) -> TrialRun:
         from harbor.models.trial.config import (AgentConfig, EnvironmentConfig, TaskConfig,
                                                 TrialConfig)
         from harbor.trial.hooks import TrialEvent
@@ -124,7 +126,7 @@ class HarborSandboxBackend(TrialBackend):
             trial.add_hook(TrialEvent.VERIFICATION_START, verifying)
         # Only the MCP agents adopt a pre-started host; any other agent would leave it idle.
         pool = self.prestart if agent["import_path"].startswith(MCP_AGENTS) else None
-        with offering(pool):
+        with offering(pool, refill=prestart_next):
             result = await _heartbeating(trial.run(), f"harbor trial {policy.name}")
 
         report = trial.paths.verifier_dir / "report.json"
@@ -164,7 +166,7 @@ class LocalBackend(TrialBackend):
     """Unsandboxed: the solver script and the probe run as plain Blender subprocesses."""
 
     async def run(self, task_dir: Path, policy: Policy, scripts: Path, work: Path,
-                  before_verifier: BeforeVerifier | None = None) -> TrialRun:
+                  before_verifier: BeforeVerifier | None = None, prestart_next: bool = False) -> TrialRun:
         started = time.monotonic()
         workspace = work / "workspace"
         shutil.copytree(task_dir / "environment" / "workspace", workspace)

@@ -93,7 +93,8 @@ class TrialActivities:
             for prefix in PRIVILEGED:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
             run = await self.backend.run(task_dir, policy, scripts, work,
-                                         None if spec is None else self._skip_cached(task_dir, spec))
+                                         None if spec is None else self._skip_cached(task_dir, spec),
+                                         prestart_next=req.prestart_next)
             # The job still there: the verifier was asked to render (not a cached delivery).
             if spec is not None and run.delivery is not None and (task_dir / EVIDENCE_JOB).is_file():
                 await self._take_evidence(run.delivery, spec, run.report.parent / "evidence")

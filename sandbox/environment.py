@@ -89,6 +89,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                                task_env_config=task_env_config, logger=logger, kwargs=dict(kwargs))
         self._pool: prestart.PrestartedHosts | None = None
         self._pool_key: str | None = None
+        self._refill = False
         self._handed: prestart.Prestarted | None = None
         super().__init__(environment_dir, environment_name, session_id, trial_paths,
                          task_env_config, logger=logger, **rest)
@@ -153,11 +154,10 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             raise RuntimeError("environment already started")
         memory_mb = self._resource_limit_value("memory", auto_mode=ResourceMode.LIMIT)
         cpus = self._resource_limit_value("cpu", auto_mode=ResourceMode.LIMIT)
-        if (pool := prestart.offered()) is not None and self.role == "solver":
-            self._pool = pool
+        if (offer := prestart.offered()) is not None and self.role == "solver":
+            self._pool, self._refill = offer.pool, offer.refill
             self._pool_key = await asyncio.to_thread(self._prestart_key, memory_mb, cpus)
-            pool.note_start(self._pool_key)
-            if (entry := await pool.take(self._pool_key)) is not None:
+            if (entry := await offer.pool.take(self._pool_key)) is not None:
                 self._adopt(entry)
                 return
         sandbox = TrialSandbox(self.settings, name=self.session_id, workdir=self.workdir,
@@ -206,6 +206,14 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         twin = entry.environment
         self._sandbox, twin._sandbox = twin._sandbox, None
         self._handed = entry
+        # The record of its start goes with the trial (its evidence), not left beside the slots.
+        kept = self._log.folder / twin._log.path.name
+        self._log.folder.mkdir(parents=True, exist_ok=True)
+        if twin._log.path.is_file():
+            shutil.move(twin._log.path, kept)
+        if twin._log.stderr_dir.is_dir():
+            shutil.move(twin._log.stderr_dir, self._log.folder / twin._log.stderr_dir.name)
+        twin.discard_record()
         slot = self._sandbox.slot
         assert slot is not None  # held since the twin's open()
         self._log.event("start", role=self.role, slot=slot.index, user=slot.user, uid=slot.uid,
@@ -213,7 +221,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                         cpus=self._sandbox.cpus, pids_max=self.settings.pids_max,
                         rlimits=self.settings.rlimits(), network="loopback only",
                         ignored_dockerfile=self._image.ignored, prestarted=twin.session_id,
-                        prestarted_log=str(twin._log.path), host_pid=entry.host_pid,
+                        prestarted_log=str(kept), host_pid=entry.host_pid,
                         waited_sec=round(time.monotonic() - entry.created, 3))
 
     def take_prestarted(self, config):
@@ -224,6 +232,10 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         if entry is None or entry.session.config != config:
             return None
         return entry.session
+
+    def discard_record(self) -> None:
+        """Remove a pre-started twin's own trial folder (its start's log, once moved or unwanted)."""
+        shutil.rmtree(self.trial_paths.trial_dir, ignore_errors=True)
 
     def prestarted_replaced(self) -> None:
         if self._pool is not None:
@@ -238,7 +250,11 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         twin = ArkevoSandboxEnvironment(
             made["environment_dir"], made["environment_name"], name, paths, made["task_env_config"],
             logger=made["logger"], **{**made["kwargs"], "role": "solver", "slot_wait_sec": 0})
-        await twin.start(force_build=False)
+        try:
+            await twin.start(force_build=False)
+        except BaseException:
+            twin.discard_record()
+            raise
         return twin
 
     def _populate(self) -> None:
@@ -260,7 +276,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             return
         stats = await sandbox.close()
         self._log.event("stop", **stats)
-        if self._pool is not None and self._pool_key is not None:
+        if self._pool is not None and self._pool_key is not None and self._refill:
             # The next trial of this task on this worker: its sandbox and host start while this
             # one's verifier, evidence and records run.
             self._pool.refill(self._pool_key, self.twin)

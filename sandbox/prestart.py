@@ -1,13 +1,14 @@
 """Pre-started solver sandboxes: a never-used Blender host and MCP server, waiting for a trial.
 
-An MCP trial spends its first ~0.7 s (several seconds on a loaded machine) starting the sandboxed
+An MCP trial spends its first ~0.5 s (several seconds on a loaded machine) starting the sandboxed
 Blender host (`import bpy`, the start scene) and the stock MCP server. `PrestartedHosts` takes
-that off the trial's critical path. When a solver sandbox of a task closes on this worker and the
-task has started at least `min_repeats` trials here, the pool opens the next one: a fresh slot,
-the task's files, and the host and server spawned exactly as `BlenderMcpSession` spawns them
-(`BlenderMcpSession.spawn`). The next trial of the same task takes it whole at
-`ArkevoSandboxEnvironment.start`, and its session adopts the two processes instead of spawning
-its own.
+that off the trial's critical path. When the solver sandbox of a trial whose caller said another
+trial of the task follows (`TrialRequest.prestart_next`: an EvaluationCampaign marks it) closes,
+the pool opens the next one: a fresh slot, the task's files, and the host and server spawned
+exactly as `BlenderMcpSession` spawns them (`BlenderMcpSession.spawn`). The next trial of the
+same task takes it whole at `ArkevoSandboxEnvironment.start`, and its session adopts the two
+processes instead of spawning its own. Without that word nothing is pre-started: a sandbox that
+waits for a trial that never comes costs a Blender start for nothing.
 
 Isolation (docs/sandbox.md "Pre-started hosts") holds because of how entries move:
 - They go one way. An entry leaves the pool when a trial takes it, before anything else can
@@ -20,9 +21,9 @@ Isolation (docs/sandbox.md "Pre-started hosts") holds because of how entries mov
 - A pre-start never waits for a slot (`slot_wait_sec=0`): when the slots are busy it is
   skipped.
 
-The pool lives in one worker process. `offering(pool)` makes it visible to the environments and
-sessions created inside a trial (a context variable, like `HostLiveness`), so `harbor run` and
-anything else outside it never see it.
+The pool lives in one worker process. `offering(pool, refill=...)` makes it visible to the
+environments and sessions created inside a trial (a context variable, like `HostLiveness`), so
+`harbor run` and anything else outside it never see it.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class Prestarted:
         with contextlib.suppress(Exception):  # a dead host or server: its sandbox still goes
             await self.session.discard_spawned()
         await self.environment.stop(delete=True)
+        self.environment.discard_record()
 
 
 # Makes the next pre-started sandbox of a task: an opened environment twin of the one that just
@@ -77,23 +79,18 @@ class PrestartedHosts:
     """A worker's waiting solver sandboxes, at most `capacity` at a time (one per gpu slot)."""
 
     def __init__(self, config: McpSessionConfig | None = None, *, capacity: int = 1,
-                 idle_sec: float = DEFAULT_IDLE_SEC, min_repeats: int = 2) -> None:
+                 idle_sec: float = DEFAULT_IDLE_SEC) -> None:
         self.config = config or McpSessionConfig()
         self.capacity = capacity
         self.idle_sec = idle_sec
-        self.min_repeats = min_repeats  # a task seen once may be the only one of its kind
         self._waiting: dict[str, list[Prestarted]] = {}
         self._starting: dict[asyncio.Task, str] = {}  # pre-starts under way, by key
         self._expiry: dict[int, asyncio.TimerHandle] = {}
-        self._seen: Counter[str] = Counter()
         self.counts: Counter[str] = Counter()  # started, handed, replaced, expired, skipped
         self.handed_pids: list[int] = []  # every host handed to a trial, in order
         _POOLS.add(self)
 
     # -- what a trial's environment asks ------------------------------------------------------
-
-    def note_start(self, key: str) -> None:
-        self._seen[key] += 1
 
     async def take(self, key: str) -> Prestarted | None:
         """A live, never-used entry for `key`, out of the pool for good; None if there is none.
@@ -124,10 +121,9 @@ class PrestartedHosts:
         self.counts["replaced"] += 1
 
     def refill(self, key: str, twin: TwinFactory) -> None:
-        """After a solver sandbox of `key` closed: pre-start the next, if the task repeats here
-        and a place is free. Runs in the background, in an empty context (no pool, no liveness)."""
-        if self._seen[key] < self.min_repeats:
-            return
+        """After a solver sandbox of `key` closed, with another trial of it to come: pre-start
+        the next if a place is free. Runs in the background, in an empty context (no pool, no
+        liveness)."""
         if sum(map(len, self._waiting.values())) + len(self._starting) >= self.capacity:
             return
         task = asyncio.get_running_loop().create_task(self._prestart(key, twin),
@@ -144,6 +140,7 @@ class PrestartedHosts:
         except asyncio.CancelledError:
             if environment is not None:
                 await environment.stop(delete=True)
+                environment.discard_record()
             raise
         except Exception as exc:  # noqa: BLE001 - the next trial simply starts its own
             self.counts["skipped"] += 1
@@ -151,6 +148,7 @@ class PrestartedHosts:
             if environment is not None:
                 with contextlib.suppress(Exception):
                     await environment.stop(delete=True)
+                environment.discard_record()
             return
         entry = Prestarted(key, environment, session)
         self._waiting.setdefault(key, []).append(entry)
@@ -191,21 +189,31 @@ class PrestartedHosts:
 
 
 _POOLS: weakref.WeakSet[PrestartedHosts] = weakref.WeakSet()
-_OFFERED: contextvars.ContextVar[PrestartedHosts | None] = contextvars.ContextVar(
+
+
+
+@dataclass(frozen=True)
+class Offer:
+    pool: PrestartedHosts
+    refill: bool  # the trial's caller starts another trial of the task after this one
+
+
+_OFFERED: contextvars.ContextVar[Offer | None] = contextvars.ContextVar(
     "arkevo_prestarted_hosts", default=None)
 
 
 @contextlib.contextmanager
-def offering(pool: PrestartedHosts | None):
-    """Environments started in tasks created inside this block take from and refill `pool`."""
-    token = _OFFERED.set(pool)
+def offering(pool: PrestartedHosts | None, *, refill: bool = False):
+    """Solver environments started in tasks created inside this block take a waiting sandbox
+    from `pool`, and with `refill` have the next one started as they close."""
+    token = _OFFERED.set(Offer(pool, refill) if pool is not None else None)
     try:
         yield pool
     finally:
         _OFFERED.reset(token)
 
 
-def offered() -> PrestartedHosts | None:
+def offered() -> Offer | None:
     return _OFFERED.get()
 
 

@@ -61,7 +61,8 @@ class CampaignTrial:
         frozen = req.task.frozen
         outcome = await grade_trial_reporting(
             TrialRequest(frozen.task_package, frozen.identity, req.solver.config_id, req.run_id,
-                         "campaign", req.attempt, solver=req.solver, keep_evidence=True),
+                         "campaign", req.attempt, solver=req.solver, keep_evidence=True,
+                         prestart_next=req.prestart_next),
             frozen.grading, attempts=req.trial_attempts)
         return await workflow.execute_activity_method(
             CampaignActivities.record_campaign_trial, RecordTrialInput(req, outcome), **CPU)
@@ -194,11 +195,23 @@ class EvaluationCampaign:
             self._runner.breaker = req.breaker if req.breaker.failures > 0 else None
             if todo:  # a resume with every trial recorded runs nothing: nothing to check
                 await self._runner.check(plan.campaign_id, [t for t, _ in todo])
-        await self._runner.run_all(todo, plan.caps)
+        await self._runner.run_all(prestart_hints(todo, plan.caps), plan.caps)
         result = await workflow.execute_activity_method(
             CampaignActivities.write_campaign_report, CampaignReportInput(plan.campaign_id), **REPORT)
         return dataclasses.replace(result, failed=dict(self._runner.failed),
                                    pauses=[*self._runner.pauses, *filter(None, [self._runner.paused])])
+
+
+def prestart_hints(trials: list[tuple[CampaignTrialInput, list[str]]],
+                   caps: dict[str, int]) -> list[tuple[CampaignTrialInput, list[str]]]:
+    """Mark each trial after which a trial of the same task still waits for a gpu slot: one
+    that starts at least a cap's worth of trials later, so not alongside it. Its worker then
+    pre-starts that trial's sandbox as this one ends (sandbox/prestart.py); trials started
+    together, and a task's last, start nothing that would wait unused."""
+    cap = max(1, caps.get("gpu", 1))
+    order = [t.task.frozen.task_package.sha256 for t, _ in trials]
+    return [(dataclasses.replace(t, prestart_next=order[i] in order[i + cap:]), pools)
+            for i, (t, pools) in enumerate(trials)]
 
 
 async def preflight(campaign_id: str, todo: list[CampaignTrialInput],
@@ -234,7 +247,8 @@ class CampaignRecovery:
             # After plan_recovery, which only wrote the backup (a rerun of the same ids finishes
             # the round): a failed check reruns nothing and replaces no record.
             await self._runner.check(req.campaign_id, plan.trials, plan.round)
-        await self._runner.run_all([(t, pools_of(t.solver)) for t in plan.trials], plan.caps)
+        await self._runner.run_all(prestart_hints([(t, pools_of(t.solver)) for t in plan.trials],
+                                                  plan.caps), plan.caps)
         if self._runner.failed:
             # Without a record for every named trial the round cannot be audited; the backup
             # stays, and a rerun of the same ids finishes the round.

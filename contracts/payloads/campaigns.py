@@ -154,6 +154,7 @@ class CampaignTrialInput:
     trial_attempts: int
     recovery: int | None = None  # recovery round that reruns this trial
     replaces_sha256: str | None = None  # the record a recovery replaces
+    prestart_next: bool = False  # a later trial of this task waits for this one's slot
 
     @property
     def run_id(self) -> str:

@@ -38,6 +38,9 @@ class TrialRequest:
     # The task's judge config when its profile weights VL: the verifier then also renders the
     # delivery's evidence into the worker's cache (verifiers/probe_and_render.py).
     judge_config: BlobRef | None = None
+    # The caller starts another trial of this task package once this one ends: the worker may
+    # have its sandbox and Blender host started by then (sandbox/prestart.py).
+    prestart_next: bool = False
 
 
 @dataclass

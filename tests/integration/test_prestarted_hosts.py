@@ -30,16 +30,18 @@ async def package(store, project_root):
     return await assemble_seed(store, project_root / "seeds" / "table-model")
 
 
-def oracle(package, n: int) -> TrialRequest:
+def oracle(package, n: int, *, more: bool = True) -> TrialRequest:
+    """The n-th oracle trial; `more`: its caller says another of this task follows."""
     return TrialRequest(package.task_package, package.identity, "oracle", f"prestart-{n}",
-                        "evaluation", keep_evidence=True)
+                        "evaluation", keep_evidence=True, prestart_next=more)
 
 
 def solver_events(store, outcome: TrialOutcome) -> list[dict]:
     """The solver sandbox's own record of the trial (sandbox/isolation/execlog.py)."""
     assert outcome.evidence is not None
     [log] = [rel for rel in store.tree_entries(outcome.evidence)
-             if rel.startswith("sandbox/") and rel.endswith(".jsonl") and "__verifier__" not in rel]
+             if rel.startswith("sandbox/") and rel.endswith(".jsonl") and "__verifier__" not in rel
+             and not rel.startswith("sandbox/prestart-")]
     return [json.loads(line) for line in store.get_bytes(store.tree_file(outcome.evidence, log)).decode().splitlines()]
 
 
@@ -59,7 +61,7 @@ def clean(outcome: TrialOutcome) -> bool:
 
 
 async def test_a_host_that_ran_solver_actions_is_never_handed_to_another_trial(store, package, tmp_path):
-    pool = PrestartedHosts(capacity=1, min_repeats=1, idle_sec=300)
+    pool = PrestartedHosts(capacity=1, idle_sec=300)
     trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots"), prestart=pool))
     try:
         first = await trials.run_trial(oracle(package, 1))
@@ -74,6 +76,9 @@ async def test_a_host_that_ran_solver_actions_is_never_handed_to_another_trial(s
         adopted, second_host = host_of(solver_events(store, second))
         assert (adopted, second_host) == (waiting.environment.session_id, waiting_pid)
         assert pool.handed_pids == [second_host]
+        # The record of its start is the trial's evidence now, not left beside the slots.
+        assert f"sandbox/{adopted}.jsonl" in store.tree_entries(second.evidence)
+        assert not (tmp_path / "slots" / "prestarted" / adopted).exists()
         assert not Path(f"/proc/{second_host}").exists()  # it ran the oracle: gone with its trial
 
         await pool.settled()
@@ -82,13 +87,21 @@ async def test_a_host_that_ran_solver_actions_is_never_handed_to_another_trial(s
         assert following.session.calls == 0 and following_pid not in (None, first_host, second_host)
         assert clean(first) and clean(second)
         assert dict(pool.counts) == {"started": 2, "handed": 1}
+
+        # A task's last trial (its caller says none follows) adopts, and starts nothing.
+        last = await trials.run_trial(oracle(package, 3, more=False))
+        assert host_of(solver_events(store, last)) == (following.environment.session_id, following_pid)
+        await pool.settled()
+        assert pool.waiting() == [] and dict(pool.counts) == {"started": 2, "handed": 2}
+        assert clean(last)
     finally:
         await pool.aclose()
-    assert pool.waiting() == [] and not Path(f"/proc/{following_pid}").exists()
+    assert not Path(f"/proc/{following_pid}").exists()
+    assert list((tmp_path / "slots" / "prestarted").iterdir()) == []
 
 
 async def test_a_killed_prestarted_host_is_replaced_and_the_trial_runs_once(store, package, tmp_path, monkeypatch):
-    pool = PrestartedHosts(capacity=1, min_repeats=1, idle_sec=300)
+    pool = PrestartedHosts(capacity=1, idle_sec=300)
     trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots"), prestart=pool))
     try:
         await trials.run_trial(oracle(package, 1))
@@ -125,5 +138,14 @@ async def test_a_killed_prestarted_host_is_replaced_and_the_trial_runs_once(stor
         assert len(fresh) == 1 and fresh[0] != handed_pid  # one fresh host, in the same sandbox
         assert clean(third)
         assert (pool.counts["replaced"], pool.counts["handed"]) == (2, 1)
+
+        # What no trial claims closes after its idle time and frees its slot.
+        pool.idle_sec = 0.5
+        await trials.run_trial(oracle(package, 4))
+        await pool.settled()
+        async with asyncio.timeout(30):
+            while pool.counts["expired"] < 1:
+                await asyncio.sleep(0.1)
+        assert pool.waiting() == [] and list((tmp_path / "slots" / "prestarted").iterdir()) == []
     finally:
         await pool.aclose()

@@ -38,3 +38,32 @@ def test_the_pool_starts_sessions_like_the_agents_configure_them():
 def test_the_local_backend_has_no_sandbox_to_prestart(monkeypatch):
     monkeypatch.setenv("ARKEVO_TRIAL_BACKEND", "local")
     assert isinstance(backend_from_env(prestart=2), LocalBackend)
+
+
+def test_a_campaign_marks_the_trials_a_later_trial_of_their_task_waits_behind(tmp_path):
+    """prestart_hints: with a gpu cap of 2, a trial is marked when a trial of its task starts at
+    least 2 places later (so not alongside it); a task's last trials, and a task met once, are
+    not: nothing would claim what they pre-started. Order as given: a, a, a, a, b, a, b."""
+    from activities.campaigns import CampaignActivities
+    from contracts.payloads.campaigns import CampaignInput, CampaignTrialInput, PlanCampaignInput
+    from contracts.payloads.common import DatasetRef
+    from storage.content import FilesystemStore
+    from storage.objects import FilesystemObjects
+    from tests.campaign_support.publications import write_frozen_revision
+    from workers.settings import PROJECT_ROOT
+    from workflows.evaluation_campaign import prestart_hints
+
+    objects, store = FilesystemObjects(tmp_path), FilesystemStore(tmp_path / "store")
+    write_frozen_revision(objects, store, "d", "r1", {"test": ["alpha", "beta"]})
+    plan = CampaignActivities(store, objects, PROJECT_ROOT).plan_campaign(PlanCampaignInput(
+        CampaignInput("c", mode="pilot", dataset=DatasetRef("d", "r1"), split="test",
+                      configs=["oracle"]), "2026-12-04T00:00:00+00:00"))
+    alpha, beta = plan.tasks
+    order = [alpha, alpha, alpha, alpha, beta, alpha, beta]
+    trials = [(CampaignTrialInput("c", f"t{i}", task, plan.configs[0], 1, 4), ["gpu"])
+              for i, task in enumerate(order)]
+    hinted = prestart_hints(trials, {"gpu": 2})
+    assert [t.prestart_next for t, _ in hinted] == [True, True, True, True, True, False, False]
+    assert [t.trial_id for t, _ in hinted] == [t.trial_id for t, _ in trials]
+    assert [t.prestart_next for t, _ in prestart_hints(trials, {"gpu": 4})] == [
+        True, True, False, False, False, False, False]
