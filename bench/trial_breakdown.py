@@ -118,6 +118,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                     help="comma-separated, of oracle and nop (default %(default)s)")
     ap.add_argument("--concurrency", type=int, default=1,
                     help="gpu slots and the campaign's gpu cap: 1 measures a trial alone (default %(default)s)")
+    ap.add_argument("--gpu-cap", type=int, default=None,
+                    help="the campaign's gpu cap, when it should differ from the slots (default: --concurrency)")
     ap.add_argument("--floor-rounds", type=int, default=3, help="timed rounds of the floor (default %(default)s)")
     ap.add_argument("--json", type=Path, default=None, help="also write the figures here")
     ap.add_argument("--keep", action="store_true", help="keep the work folder")
@@ -129,6 +131,9 @@ def parse_args(argv=None) -> argparse.Namespace:
         ap.error(f"--trials {args.trials}: give 1..64 (the registry's attempts per config)")
     if not 1 <= args.concurrency <= 8 or not 1 <= args.floor_rounds <= 20:
         ap.error("--concurrency: 1..8; --floor-rounds: 1..20")
+    args.gpu_cap = args.concurrency if args.gpu_cap is None else args.gpu_cap
+    if not 1 <= args.gpu_cap <= 64:
+        ap.error(f"--gpu-cap {args.gpu_cap}: give 1..64")
     args.policy_list = policies
     return args
 
@@ -156,7 +161,7 @@ async def run_campaign(args, client, folder: str, registry_path: Path) -> tuple[
 
     campaign_id = "breakdown-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     req = CampaignInput(campaign_id, mode="breakdown", publications=[folder], registry=str(registry_path),
-                        bootstrap_samples=200, caps={"gpu": args.concurrency, "llm": 2})
+                        bootstrap_samples=200, caps={"gpu": args.gpu_cap, "llm": 2})
     wid = f"campaign-{campaign_id}"
     total = args.trials * len(args.policy_list)
     handle = await client.start_workflow("EvaluationCampaign", req, id=wid, task_queue=queues.CONTROL,
@@ -289,7 +294,7 @@ def medians(per_trial: list[dict[str, list[float | None]]]) -> dict[str, list[fl
 def print_tables(r: dict) -> None:
     for policy, figures in r["policies"].items():
         t = Table(title=f"{policy}: median of {figures['trials']} trial(s), seconds "
-                        f"(concurrency {r['concurrency']}, {r['task']})")
+                        f"(concurrency {r['concurrency']}, gpu cap {r.get('gpu_cap', r['concurrency'])}, {r['task']})")
         for col in ("phase", "wall", "CPU"):
             t.add_column(col, justify="left" if col == "phase" else "right")
         for name, (wall, cpu) in figures["phases"].items():
@@ -343,7 +348,8 @@ async def main_async(args) -> int:
         for trial in h["trials"]:
             policy, phases = trial_phases(trial, h["vl"], campaign_dir, campaign_id)
             by_policy.setdefault(policy, []).append(phases)
-        result: dict = {"task": folder, "concurrency": args.concurrency, "trials_total": total,
+        result: dict = {"task": folder, "concurrency": args.concurrency, "gpu_cap": args.gpu_cap,
+                        "trials_total": total,
                         "campaign_wall_sec": round(wall, 2), "policies": {},
                         "cpu_per_trial": {name: [(after[name][0] - before[name][0]) / total,
                                                  (after[name][1] - before[name][1]) / total] for name in pids},
