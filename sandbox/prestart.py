@@ -161,8 +161,8 @@ class PrestartedHosts:
         if entry in entries:
             entries.remove(entry)
             self._expiry.pop(id(entry), None)
-            self.counts["expired"] += 1
             await entry.close()
+            self.counts["expired"] += 1  # once its slot is free and its folder gone
 
     def _cancel_expiry(self, entry: Prestarted) -> None:
         handle = self._expiry.pop(id(entry), None)
