@@ -117,13 +117,15 @@ class HarborSandboxBackend(TrialBackend):
             trial = await Trial.create(config)
         except Exception as exc:  # the environment or the agent could not even be set up
             raise TrialInfraError(f"{type(exc).__name__}: {exc}") from exc
-        if before_verifier is not None:
-            artifacts = trial.paths.artifacts_dir
+        artifacts = trial.paths.artifacts_dir
 
-            async def verifying(_event) -> None:
+        async def verifying(_event) -> None:
+            # The solve is over: the next trial's sandbox may start now, beside the verifier.
+            getattr(trial.agent_environment, "prestart_next", lambda: None)()
+            if before_verifier is not None:
                 await before_verifier(artifacts)
 
-            trial.add_hook(TrialEvent.VERIFICATION_START, verifying)
+        trial.add_hook(TrialEvent.VERIFICATION_START, verifying)
         # Only the MCP agents adopt a pre-started host; any other agent would leave it idle.
         pool = self.prestart if agent["import_path"].startswith(MCP_AGENTS) else None
         with offering(pool, refill=prestart_next):
@@ -414,8 +416,8 @@ PRESTART_ENV = "ARKEVO_PRESTART_HOSTS"  # pre-started solver sandboxes per gpu w
 
 
 def backend_from_env(prestart: int = 0) -> TrialBackend:
-    """The backend ARKEVO_TRIAL_BACKEND names; `prestart` (the worker's gpu slots: one waiting
-    host per slot) unless ARKEVO_PRESTART_HOSTS says how many."""
+    """The backend ARKEVO_TRIAL_BACKEND names, keeping `prestart` waiting solver sandboxes
+    (workers/pools.py prestart_capacity) unless ARKEVO_PRESTART_HOSTS says how many."""
     kind = os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox")
     if kind == "local":
         return LocalBackend()

@@ -276,9 +276,15 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
             return
         stats = await sandbox.close()
         self._log.event("stop", **stats)
+        self.prestart_next()  # when the solve ended before any verifier started
+
+    def prestart_next(self) -> None:
+        """Have the pool start the next trial's sandbox (once), where this trial's caller said
+        another of its task follows. Called when this trial's verifier starts (the solver's work
+        is done: the new sandbox starts alongside the verifier, evidence and records), or at
+        stop at the latest."""
         if self._pool is not None and self._pool_key is not None and self._refill:
-            # The next trial of this task on this worker: its sandbox and host start while this
-            # one's verifier, evidence and records run.
+            self._refill = False
             self._pool.refill(self._pool_key, self.twin)
 
     # -- exec / spawn --------------------------------------------------------------------

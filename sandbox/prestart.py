@@ -2,9 +2,9 @@
 
 An MCP trial spends its first ~0.5 s (several seconds on a loaded machine) starting the sandboxed
 Blender host (`import bpy`, the start scene) and the stock MCP server. `PrestartedHosts` takes
-that off the trial's critical path. When the solver sandbox of a trial whose caller said another
-trial of the task follows (`TrialRequest.prestart_next`: an EvaluationCampaign marks it) closes,
-the pool opens the next one: a fresh slot, the task's files, and the host and server spawned
+that off the trial's critical path. When a trial whose caller said another trial of the task
+follows (`TrialRequest.prestart_next`: an EvaluationCampaign marks it) is done solving (its
+verifier starts, or its solver sandbox closes), the pool opens the next one: a fresh slot, the task's files, and the host and server spawned
 exactly as `BlenderMcpSession` spawns them (`BlenderMcpSession.spawn`). The next trial of the
 same task takes it whole at `ArkevoSandboxEnvironment.start`, and its session adopts the two
 processes instead of spawning its own. Without that word nothing is pre-started: a sandbox that

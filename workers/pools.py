@@ -36,6 +36,7 @@ from activities.scoring import ScoringActivities
 from activities.trial_backends import (MAX_HEARTBEAT_THROTTLE_SEC, LocalBackend, TrialBackend,
                                        backend_from_env)
 from activities.trials import TrialActivities
+from sandbox.isolation.settings import SandboxSettings
 from activities.verifier_drift import DriftActivities
 from activities.vl_judge import JudgeActivities
 from observability.activity_log import ActivityLog
@@ -134,9 +135,17 @@ def cpu_activities(settings: Settings) -> list:
             campaigns.record_preflight, drift.plan_drift, drift.write_drift_report]
 
 
+def prestart_capacity(slots: int, sandbox_slots: int | None = None) -> int:
+    """Pre-started solver sandboxes a gpu worker keeps (sandbox/prestart.py): one per gpu slot,
+    but each holds a sandbox slot, and a trial holds two for a while (its solver's and its
+    verifier's): never so many that a trial would wait for a slot one of them holds."""
+    total = SandboxSettings().slots if sandbox_slots is None else sandbox_slots
+    return max(0, min(slots, total - 2 * slots))
+
+
 def gpu_activities(settings: Settings, backend: TrialBackend | None = None, *, slots: int = 1) -> list:
     store = settings.content_store()
-    backend = backend or backend_from_env(prestart=slots)  # one pre-started host per slot
+    backend = backend or backend_from_env(prestart=prestart_capacity(slots))
     # The one switch (ARKEVO_TRIAL_BACKEND) also decides where Blender opens outside code here:
     # build scripts and deliveries run in the sandbox unless trials run unisolated.
     scripts: Literal["local"] | None = LOCAL if isinstance(backend, LocalBackend) else None

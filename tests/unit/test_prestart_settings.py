@@ -67,3 +67,11 @@ def test_a_campaign_marks_the_trials_a_later_trial_of_their_task_waits_behind(tm
     assert [t.trial_id for t, _ in hinted] == [t.trial_id for t, _ in trials]
     assert [t.prestart_next for t, _ in prestart_hints(trials, {"gpu": 4})] == [
         True, True, False, False, False, False, False]
+
+
+def test_prestarted_sandboxes_never_take_a_slot_a_trial_needs():
+    from workers.pools import prestart_capacity
+
+    # 8 sandbox slots (the default): a trial holds its solver's and its verifier's at once.
+    assert [prestart_capacity(n, 8) for n in (1, 2, 3, 4, 5)] == [1, 2, 2, 0, 0]
+    assert prestart_capacity(4, 16) == 4
