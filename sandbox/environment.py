@@ -224,12 +224,15 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                         prestarted_log=str(kept), host_pid=entry.host_pid,
                         waited_sec=round(time.monotonic() - entry.created, 3))
 
-    def take_prestarted(self, config):
+    async def take_prestarted(self, config):
         """The pre-started session whose host and server this trial's MCP session adopts, once,
-        when it was spawned with the same McpSessionConfig; else None (the session spawns its
-        own, and the unused pair dies with the sandbox at stop)."""
+        when it was spawned with the same McpSessionConfig; else None, and a pair spawned with
+        another config is stopped first (its host holds the loopback port the session's needs)."""
         entry, self._handed = self._handed, None
-        if entry is None or entry.session.config != config:
+        if entry is None:
+            return None
+        if entry.session.config != config:
+            await entry.session.discard_spawned()
             return None
         return entry.session
 

@@ -497,7 +497,7 @@ class BlenderMcpSession:
         this config, else spawn them; then wait until the host is ready. A handed host that
         dies before it is ready is replaced here: the trial never pays for a pre-start."""
         take = getattr(self.environment, "take_prestarted", None)
-        handed = take(self.config) if take is not None else None
+        handed = await take(self.config) if take is not None else None
         if handed is not None:
             self._adopt(handed)
             try:

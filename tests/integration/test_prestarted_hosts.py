@@ -149,3 +149,26 @@ async def test_a_killed_prestarted_host_is_replaced_and_the_trial_runs_once(stor
         assert pool.waiting() == [] and list((tmp_path / "slots" / "prestarted").iterdir()) == []
     finally:
         await pool.aclose()
+
+
+async def test_a_session_with_another_config_starts_its_own_host(store, package, tmp_path):
+    """A waiting pair spawned with another McpSessionConfig is not adopted: it is stopped (its
+    host holds the port the session's own needs) and the trial starts its own, cleanly."""
+    from sandbox.mcp_session import McpSessionConfig
+
+    pool = PrestartedHosts(McpSessionConfig(tool_timeout_sec=123), capacity=1, idle_sec=300)
+    trials = TrialActivities(store, HarborSandboxBackend(sandbox_kwargs(tmp_path / "slots"), prestart=pool))
+    try:
+        await trials.run_trial(oracle(package, 1))
+        await pool.settled()
+        [waiting] = pool.waiting()
+        handed_pid = waiting.host_pid
+        second = await trials.run_trial(oracle(package, 2, more=False))
+        events = solver_events(store, second)
+        [start] = [e for e in events if e["event"] == "start"]
+        own = [e["pid"] for e in events if e["event"] == "spawn" and "blender_mcp_host" in e["argv"]]
+        assert start["prestarted"] == waiting.environment.session_id  # the sandbox is taken...
+        assert len(own) == 1 and own[0] != handed_pid  # ...its host is not
+        assert clean(second)
+    finally:
+        await pool.aclose()
