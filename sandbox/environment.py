@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
 import os
 import shutil
 import tarfile
@@ -50,6 +48,7 @@ from harbor.models.task.config import NetworkMode, NetworkPolicy, TaskOS
 from harbor.models.trial.config import ResourceMode
 from harbor.models.trial.paths import TrialPaths
 
+from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from sandbox import prestart
 from sandbox.isolation import host
 from sandbox.isolation.bwrap import SYSTEM_DIRS
@@ -188,17 +187,14 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
     def _prestart_key(self, memory_mb, cpus) -> str:
         """What makes two solver sandboxes interchangeable before anything runs in them: the
         task's files (by content), its image's environment and workdir, the settings, limits."""
-        digest = hashlib.sha256()
-        digest.update(json.dumps([str(self.workdir), self._image.env, self._persistent_env,
-                                  self.settings.model_dump(mode="json"),
-                                  memory_mb, cpus, self._enable_environment_dir_upload],
-                                 sort_keys=True, default=str).encode())
+        files = []
         for source, target in self._image.copies:
-            files = sorted(p for p in Path(source).rglob("*") if p.is_file()) if Path(source).is_dir() else [Path(source)]
-            for path in files:
-                digest.update(f"{target}\0{path.relative_to(source) if path != Path(source) else ''}\0".encode())
-                digest.update(hashlib.sha256(path.read_bytes()).digest())
-        return digest.hexdigest()
+            source = Path(source)
+            found = sorted(p for p in source.rglob("*") if p.is_file()) if source.is_dir() else [source]
+            files += [[str(target), p.relative_to(source).as_posix(), sha256_file(p)] for p in found]
+        return sha256_hex(canonical_json_bytes(
+            [str(self.workdir), self._image.env, self._persistent_env, self.settings.model_dump(mode="json"),
+             memory_mb, cpus, self._enable_environment_dir_upload, files]))
 
     def _adopt(self, entry: prestart.Prestarted) -> None:
         """Take a pre-started sandbox whole: its slot, cgroup, namespaces and files, and its

@@ -406,9 +406,7 @@ class BlenderMcpSession:
         self.environment = environment
         self.config = config or McpSessionConfig()
         self.log_dir = log_dir
-        self.host_log = _ProcessLog("blender host", log_dir / "mcp-host.log" if log_dir else None,
-                                    consume=self._host_line)
-        self.server_log = _ProcessLog("mcp server", log_dir / "mcp-server.log" if log_dir else None)
+        self.host_log, self.server_log = self._new_logs()
         self.port: int | None = None
         self.server_info: types.Implementation | None = None
         self._host: asyncio.subprocess.Process | None = None
@@ -439,6 +437,12 @@ class BlenderMcpSession:
         state = self.config.state_dir.rstrip("/")
         return {**TELEMETRY_OFF, "PYTHONUNBUFFERED": "1",
                 "XDG_DATA_HOME": f"{state}/data", "XDG_CONFIG_HOME": f"{state}/config"}
+
+    def _new_logs(self) -> tuple[_ProcessLog, _ProcessLog]:
+        """The host's and the server's logs, in log_dir when there is one."""
+        return (_ProcessLog("blender host", self.log_dir / "mcp-host.log" if self.log_dir else None,
+                            consume=self._host_line),
+                _ProcessLog("mcp server", self.log_dir / "mcp-server.log" if self.log_dir else None))
 
     def _planned_port(self) -> int | None:
         """The host's port when it is known before the host listens: the configured one, or
@@ -514,9 +518,7 @@ class BlenderMcpSession:
                     replaced()
                 await self._stop_processes()
                 self._host = self._server = None
-                self.host_log = _ProcessLog("blender host", self.log_dir / "mcp-host.log" if self.log_dir else None,
-                                            consume=self._host_line)
-                self.server_log = _ProcessLog("mcp server", self.log_dir / "mcp-server.log" if self.log_dir else None)
+                self.host_log, self.server_log = self._new_logs()
         await self.spawn()
         await self._await_host()
 

@@ -66,8 +66,16 @@ class Prestarted:
     async def close(self) -> None:
         with contextlib.suppress(Exception):  # a dead host or server: its sandbox still goes
             await self.session.discard_spawned()
-        await self.environment.stop(delete=True)
-        self.environment.discard_record()
+        await _close_environment(self.environment)
+
+
+async def _close_environment(environment: Any) -> None:
+    """Close a pre-started sandbox (its slot wiped and freed) and remove its own folder."""
+    try:
+        with contextlib.suppress(Exception):
+            await environment.stop(delete=True)
+    finally:
+        environment.discard_record()
 
 
 # Makes the next pre-started sandbox of a task: an opened environment twin of the one that just
@@ -137,18 +145,13 @@ class PrestartedHosts:
             environment = await twin()
             session = BlenderMcpSession(environment, self.config)
             await session.spawn()
-        except asyncio.CancelledError:
+        except BaseException as exc:
             if environment is not None:
-                await environment.stop(delete=True)
-                environment.discard_record()
-            raise
-        except Exception as exc:  # noqa: BLE001 - the next trial simply starts its own
-            self.counts["skipped"] += 1
+                await _close_environment(environment)
+            if not isinstance(exc, Exception):  # cancelled: the pool is closing
+                raise
+            self.counts["skipped"] += 1  # the next trial simply starts its own
             logger.info("no pre-started sandbox for the next trial: %s: %s", type(exc).__name__, exc)
-            if environment is not None:
-                with contextlib.suppress(Exception):
-                    await environment.stop(delete=True)
-                environment.discard_record()
             return
         entry = Prestarted(key, environment, session)
         self._waiting.setdefault(key, []).append(entry)
@@ -189,7 +192,6 @@ class PrestartedHosts:
 
 
 _POOLS: weakref.WeakSet[PrestartedHosts] = weakref.WeakSet()
-
 
 
 @dataclass(frozen=True)
