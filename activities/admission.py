@@ -9,6 +9,7 @@ untouched.
 
 from __future__ import annotations
 
+import json
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +32,7 @@ from contracts.validation import ContractError
 from drafting.ledger import check_ledger
 from privacy.checkpoints import check_admission
 from privacy.report import PrivacyReport
+from seed_families.expansion import check_family
 from verifiers.mutation_testing import check_allowed
 from verifiers.profiles import ScoringProfileMismatch, check_task_profile
 from verifiers.scorer import JUDGES as VL_JUDGES
@@ -248,6 +250,18 @@ def judge_seed(seed_dir: Path, seed: str, store: ContentStore | None) -> SeedVer
                                             ", ".join(sorted({f["file"] for f in report.get("findings", [])})),
                                             "", report))
     return verdict
+
+
+def family_findings(seed_dir: Path, seed: str, checked: CheckedSeed) -> list[SeedFinding]:
+    """A family root's own check, after admission's (which judges the root as the seed it is:
+    `family/` is never admitted): the root must be the family at its defaults, and every instance
+    must render (seed_families.expansion.check_family). `arkevo seed check` and `expand` run it;
+    a dataset revision that produces the instances refuses its spec on the same findings."""
+    if checked.manifest.family is None:
+        return []
+    doc = json.loads((seed_dir / "seed.json").read_text())
+    return [SeedFinding(INVALID_SEED, f"{seed}/{mistake}", mistake.file, mistake.field)
+            for mistake in check_family(seed_dir, doc, checked.manifest.family)]
 
 
 def _finding(error_type: str, message: str, seed: str, file: str | None = None, field_name: str | None = None,

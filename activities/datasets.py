@@ -8,6 +8,7 @@ revision is `DatasetRevisionFrozen` (changes need a new revision).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import cast
@@ -21,7 +22,7 @@ from contracts.errors import (DATASET_REVISION_FROZEN, DATASET_SPEC_CONFLICT,
 from contracts.digests import sha256_hex
 from contracts.models import DatasetSpec, SeedManifest
 from contracts.payloads.common import ProductionOptions
-from contracts.payloads.common import DatasetRef
+from contracts.payloads.common import BlobRef, DatasetRef
 from contracts.payloads.datasets import (DatasetPlan, DatasetSeed, FreezeReadiness, OpenRevisionInput,
                                          SeedOutcome)
 from contracts.validation import ContractError, load_json_file, validate_document
@@ -34,6 +35,7 @@ from dataset_revisions.revision import is_frozen
 from storage.content import ContentStore
 from storage.objects import ObjectStore
 from publications.layout import document_key
+from seed_families.expansion import FamilyError, Instance, check_family, instances
 
 
 def _invalid(message: str) -> ApplicationError:
@@ -83,6 +85,7 @@ class DatasetActivities:
                 raise _invalid(f"{source}: seeds.folder: no seed (a folder with seed.json) in "
                                f"{spec.seeds.folder}")
         seeds: list[tuple[DatasetSeed, SeedManifest]] = []
+        expanded: list[tuple[str, Instance, SeedManifest]] = []
         seen: dict[str, str] = {}
         for field, rel in paths:
             seed_json = self.project_root / rel / "seed.json"
@@ -98,7 +101,58 @@ class DatasetActivities:
                                f"{seen[manifest.seed_id]} does")
             seen[manifest.seed_id] = rel
             seeds.append((DatasetSeed(rel, manifest.seed_id, family_of(manifest)), manifest))
-        return seeds
+            if manifest.family is not None:
+                count = min(manifest.family.count, spec.family_instances or 0)
+                for name, inst, inst_manifest in self._expand(rel, manifest, count, f"{source}: {field}"):
+                    if inst.seed_id in seen:
+                        raise _invalid(f"{source}: {field}: instance {name} has seed_id {inst.seed_id!r}, "
+                                       f"as {seen[inst.seed_id]} does")
+                    seen[inst.seed_id] = name
+                    expanded.append((name, inst, inst_manifest))
+                    seeds.append((DatasetSeed(name, inst.seed_id, family_of(inst_manifest)), inst_manifest))
+        # Only now, with every seed and instance valid, does anything reach the store.
+        trees = {name: self._put_instance(inst) for name, inst, _ in expanded}
+        return [(dataclasses.replace(seed, seed_tree=trees[seed.seed]) if seed.seed in trees else seed, m)
+                for seed, m in seeds]
+
+    def _expand(self, rel: str, root: SeedManifest, count: int,
+                where: str) -> list[tuple[str, Instance, SeedManifest]]:
+        """The first `count` instances of the family at `rel` ("<rel>#NNN"), each validated as a
+        seed of its own; in memory, nothing stored."""
+        if count == 0:
+            return []
+        if self.store is None:
+            raise _invalid(f"{where}: {rel} is a seed family: expanding it needs the content store")
+        assert root.family is not None
+        folder = self.project_root / rel
+        doc = load_json_file(folder / "seed.json", f"{rel}/seed.json")
+        if problems := check_family(folder, doc, root.family):  # the root must be the family at its defaults
+            raise _invalid(f"{where}: {rel}/{problems[0]}")
+        try:
+            made = instances(folder, doc, root.family, count)
+        except FamilyError as e:
+            raise _invalid(f"{where}: {rel}/{e}") from e
+        out = []
+        for inst in made:
+            name = f"{rel}#{inst.index:03d}"
+            try:
+                manifest = cast(SeedManifest, validate_document(
+                    "seed", json.loads(inst.files["seed.json"]), f"{name}/seed.json"))
+            except ContractError as e:
+                raise _invalid(f"{where}: {e}") from e
+            out.append((name, inst, manifest))
+        return out
+
+    def _put_instance(self, inst: Instance) -> BlobRef:
+        """An instance's files into the content store, as a tree TaskProduction's admission reads
+        (any worker, the same bytes); the same root gives the same tree, so re-opening the
+        revision stores nothing new."""
+        assert self.store is not None
+        entries = {}
+        for path, data in inst.files.items():
+            ref = self.store.put_bytes(data)
+            entries[path] = {"sha256": ref.sha256, "size": ref.size}
+        return self.store.put_tree_manifest(entries)
 
     def _ordered(self, seeds: list[tuple[DatasetSeed, SeedManifest]], spec: DatasetSpec,
                  links: list[ChainLink]) -> list[DatasetSeed]:

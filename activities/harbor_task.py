@@ -145,7 +145,8 @@ def task_config(meta: TaskIdentity) -> TaskConfig:
                   # where the task comes from: the split key (docs/datasets.md, "Lineage")
                   **{key: value for key, value in (
                       (lineage.META_ROOT, meta.lineage_root), (lineage.META_FAMILY, meta.lineage_family),
-                      (lineage.META_SPLIT, meta.lineage_split)) if value}},
+                      (lineage.META_SPLIT, meta.lineage_split)) if value},
+                  **meta.family_instance},
         # The delivery travels to a separate verifier sandbox; nothing else of the solver's does.
         artifacts=["/workspace/outputs"],
         verifier=VerifierConfig(timeout_sec=600.0, environment_mode=VerifierEnvironmentMode.SEPARATE),

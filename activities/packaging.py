@@ -27,7 +27,7 @@ from contracts.errors import (DATASET_REVISION_FROZEN, PRIVACY_COVERAGE_REJECTED
                                PUBLICATION_CONFLICT)
 from activities.harbor_task import write_harbor_task, write_packaged_grading
 from storage.content import ContentStore
-from contracts.lineage import resolve as lineage_of
+from contracts.lineage import instance_metadata, resolve as lineage_of
 from contracts.digests import canonical_json_bytes, sha256_file, sha256_hex
 from contracts.payloads.admission import PrivacyPending
 from contracts.payloads.packaging import ExportScan, PublicationResult, PublishInput
@@ -222,12 +222,14 @@ class PackagingActivities:
 
     def _write_contents(self, req: PublishInput, out: Path) -> None:
         pkg = req.frozen.task_package
-        lineage = _lineage(req.seed_id, cast(dict, self.store.get_json(req.admission_record)))
+        admission = cast(dict, self.store.get_json(req.admission_record))
+        lineage = _lineage(req.seed_id, admission)
         # task.toml [metadata] names the task's lineage, so a derivation from the published
-        # task (a folder anywhere) knows its root and family.
+        # task (a folder anywhere) knows its root and family; a family instance, its values.
         identity = dataclasses.replace(req.frozen.identity, lineage_root=lineage["root_seed"],
                                        lineage_family=lineage["family"],
-                                       lineage_split=lineage.get("split", ""))
+                                       lineage_split=lineage.get("split", ""),
+                                       family_instance=instance_metadata(admission.get("provenance", {})))
         write_harbor_task(self.store, pkg, out / "task", identity)
         write_packaged_grading(self.store, req.frozen.grading, out / "task" / "tests")
         self.store.materialize_tree(pkg, out / "private", prefix="private/")

@@ -5,6 +5,7 @@
     arkevo seed check seeds/my-seed --json   # the same findings as JSON
     arkevo seed measure seeds/my-seed        # the reference solution, measured by the rubric
     arkevo seed calibrate seeds/my-seed      # stage 05's calibration, mutation and gaming tables, verdict
+    arkevo seed expand seeds/table-model     # a seed family's instances as seed folders, each checked
     arkevo seed submit seeds/my-seed --wait  # TaskProduction on the running stack, followed stage by stage
 
 `check` runs admission's own judgement (`activities.admission.judge_seed`: the whole-seed
@@ -118,6 +119,21 @@ def register(top) -> None:
     p.add_argument("--out", type=Path, help="deliveries and report (default var/seed-calibration/<seed id>)")
     _sandbox_arg(p)
 
+    p = add_command(sub, "expand", exit_codes(
+        "every instance written (or already there, the same) and admitted",
+        "the family's templates fail (named: file, line), or an instance would be refused at admission",
+        "no such folder, not a family, a bad --count, an instance folder holding other files"),
+                    help="a seed family's instances as seed folders, each checked as admission would",
+                    description="Render instances 1..count of the seed family (seed.json `family`; "
+                                "docs/seed-authoring.md, \"Seed families\") into OUT/<seed id>-NNN/, each a "
+                                "seed folder of its own: the same family gives the same bytes. Then run "
+                                "`check`'s judgement on each. Calibrate an instance with `calibrate`.")
+    _seed_arg(p, "the family's root folder (the one whose seed.json declares `family`)")
+    p.add_argument("--out", type=Path, help="where the instance folders go (default var/seed-instances/<seed id>)")
+    p.add_argument("--count", type=int, help="the first N instances (default: the family's count)")
+    p.add_argument("--replace", action="store_true", help="rewrite instance folders that hold other files")
+    p.add_argument("--no-check", action="store_true", help="write the folders without admission's judgement")
+
     p = add_command(sub, "submit", exit_codes(
         "started (with --wait: published)", "check findings (nothing started); with --wait: the production failed",
         "no such folder, no Temporal server, the workflow could not start"),
@@ -135,7 +151,7 @@ def register(top) -> None:
 
 def handlers() -> dict:
     return {"new": cmd_new, "check": cmd_check, "measure": cmd_measure, "calibrate": cmd_calibrate,
-            "submit": cmd_submit}
+            "expand": cmd_expand, "submit": cmd_submit}
 
 
 def cmd_new(args) -> int:
@@ -152,6 +168,14 @@ def _missing(seed: Path) -> bool:
         return False
     err.print(f"[red]error:[/] {escape(str(seed))}: no such seed folder")
     return True
+
+
+def cmd_expand(args) -> int:
+    from cli.seed_expand import expand
+
+    if _missing(args.seed):
+        return EXIT_BAD_INPUT
+    return expand(args.seed, args.out, args.count, args.replace, not args.no_check)
 
 
 def cmd_measure(args) -> int:
@@ -175,10 +199,14 @@ def _admitted(seed: Path):
 
 
 def cmd_check(args) -> int:
+    from activities.admission import family_findings
+
     seed: Path = args.seed
     verdict = _admitted(seed)
     if verdict is None:
         return EXIT_BAD_INPUT
+    if verdict.admitted and verdict.checked is not None:  # a family's root: can it make its instances?
+        verdict.findings.extend(family_findings(seed, str(seed), verdict.checked))
     return print_verdict(seed, verdict, as_json=args.json)
 
 

@@ -73,6 +73,9 @@ NAMED_PATTERNS: dict[str, tuple[str, str]] = {
     models.CAMPAIGN_ID: ("campaign_id", "a campaign id: a lowercase letter or digit, then lowercase "
                                         "letters, digits, '.', '_' or '-' (at most 80 characters)"),
     models.POOL: ("pool", "a pool name: lowercase letters"),
+    models.PARAMETER_NAME: ("parameter_name", "a seed family's parameter name (a template variable): a "
+                                              "lowercase letter, then lowercase letters, digits or '_' "
+                                              "(at most 32 characters)"),
 }
 # RFC 3339 as an annotation too, for tools that read `format`; the pattern is what is enforced.
 _FORMATS = {models.TIMESTAMP: "date-time"}

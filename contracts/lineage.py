@@ -9,10 +9,13 @@ task.toml metadata carry them as JSON.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 # task.toml [metadata] keys of a published task's lineage (activities/harbor_task.py)
 META_ROOT, META_FAMILY, META_SPLIT = "lineage_root", "lineage_family", "lineage_split"
+# ... and of a seed family's instance: its family (root seed id), number and values (JSON)
+META_INSTANCE_OF, META_INSTANCE, META_PARAMETERS = "family_root", "family_instance", "family_parameters"
 
 
 def resolve(seed_id: str, provenance: dict[str, Any]) -> dict[str, Any]:
@@ -46,3 +49,13 @@ def metadata(lineage: dict[str, Any]) -> dict[str, str]:
     if lineage.get("split"):
         meta[META_SPLIT] = lineage["split"]
     return meta
+
+
+def instance_metadata(provenance: dict[str, Any]) -> dict[str, str]:
+    """The task.toml [metadata] entries of a seed family's instance (none for any other seed):
+    flat strings, the values as canonical JSON."""
+    inst = provenance.get("family_instance")
+    if not inst:
+        return {}
+    return {META_INSTANCE_OF: inst["root_seed"], META_INSTANCE: str(inst["index"]),
+            META_PARAMETERS: json.dumps(inst["parameters"], sort_keys=True, separators=(",", ":"))}

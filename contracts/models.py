@@ -59,6 +59,7 @@ REQUIREMENT_ID = r"^[A-Za-z][A-Za-z0-9_.-]{1,63}$"
 METHOD = r"^[a-z][a-z0-9_]{0,63}$"
 CAMPAIGN_ID = r"^[a-z0-9][a-z0-9._-]{0,79}$"
 POOL = r"^[a-z]+$"
+PARAMETER_NAME = r"^[a-z][a-z0-9_]{0,31}$"
 
 def _integral(value: Any) -> Any:
     """JSON Schema counts 1.0 as an integer, so the models accept it too (as 1)."""
@@ -269,6 +270,79 @@ class Lineage(Contract):
     _absent_not_null = field_validator("split")(classmethod(_not_null))
 
 
+ParameterName = Annotated[str, StringConstraints(pattern=PARAMETER_NAME)]
+ParameterValue = Annotated[int, Field(strict=True)] | float | Annotated[str, StringConstraints(min_length=1, max_length=200)]
+
+
+class FamilyParameter(Contract):
+    """One parameter of a seed family: one of listed `choices` (numbers or words), or a number
+    on the grid `min`, `min + step`, ... `max` (so instances state clean values). That the
+    default is one of the values is checked by the model alone."""
+
+    model_config = ConfigDict(json_schema_extra={"oneOf": [
+        {"required": ["choices"], "not": {"anyOf": [{"required": [k]} for k in ("min", "max", "step")]}},
+        {"required": ["min", "max", "step"], "not": {"required": ["choices"]}}]})
+
+    default: ParameterValue
+    """the root seed's value: the seed folder as written is the family at its defaults"""
+    choices: Annotated[list[ParameterValue], Field(min_length=2, max_length=1000), UniqueItems()] | None = \
+        omittable("every value an instance may take (or min, max and step)")
+    min: int | float | None = omittable("the grid's lowest value")
+    max: int | float | None = omittable("the grid's highest value")
+    step: Annotated[int, Field(gt=0)] | Annotated[float, Field(gt=0)] | None = omittable("the grid's spacing")
+
+    _absent_not_null = field_validator("choices", "min", "max", "step")(classmethod(_not_null))
+
+    @model_validator(mode="after")
+    def _one_form_holding_the_default(self) -> FamilyParameter:
+        grid = (self.min, self.max, self.step)
+        if self.choices is not None:
+            if any(v is not None for v in grid):
+                raise ValueError("give either choices or min, max and step, not both")
+            if self.default not in self.choices:
+                raise ValueError(f"default {self.default!r} is not one of the choices")
+            return self
+        if self.min is None or self.max is None or self.step is None:
+            raise ValueError("give either choices or all of min, max and step")
+        if not isinstance(self.default, (int, float)):
+            raise ValueError(f"default {self.default!r} is not a number (min, max and step make a number grid)")
+        if self.max <= self.min:
+            raise ValueError(f"max {self.max} must be above min {self.min}")
+        if (self.max - self.min) / self.step > 100000:
+            raise ValueError("more than 100000 grid values: use a larger step")
+        k = round((self.default - self.min) / self.step)
+        if not self.min <= self.default <= self.max or abs(self.min + k * self.step - self.default) > 1e-9:
+            raise ValueError(f"default {self.default} is not on the grid {self.min}, {self.min} + {self.step}, "
+                             f"... {self.max}")
+        return self
+
+
+class SeedFamily(Contract):
+    """seed.json `family`: the seed is one job at many specifications (docs/seed-authoring.md,
+    "Seed families"). The folder as written is the family at its parameters' defaults; each
+    instance renders the Jinja2 templates under `family/` with its own values over those files."""
+
+    parameters: Annotated[dict[ParameterName, FamilyParameter], Field(min_length=1, max_length=16)]
+    """parameter name (a template variable) -> its values"""
+    count: Annotated[int, Field(ge=1, le=1000), BeforeValidator(_integral)]
+    """how many instances the family has besides its root (`arkevo seed expand` makes them all; a
+    dataset spec's `family_instances` takes the first N)"""
+    sampler_seed: Count = 0
+    """the seed of the deterministic sampler: the same seed gives the same instances"""
+
+
+class FamilyInstance(Contract):
+    """provenance.family_instance of an instance seed: which family it is and with which values."""
+
+    root_seed: Slug
+    """the family's seed id (its root folder)"""
+    index: Annotated[int, Field(ge=1, le=1000), BeforeValidator(_integral)]
+    """the instance's number, 1..count (the root itself is instance 0 and carries no such entry)"""
+    sampler_seed: Count
+    parameters: Annotated[dict[ParameterName, ParameterValue], Field(min_length=1)]
+    """the values this instance renders its templates with"""
+
+
 class Provenance(Contract):
     source: Text
     license: Text
@@ -276,8 +350,10 @@ class Provenance(Contract):
     lineage: Lineage | None = omittable(
         "optional: the seed's lineage (a derived seed); absent: the seed is its own root "
         "(root_seed = seed_id, family = source)")
+    family_instance: FamilyInstance | None = omittable(
+        "an instance of a seed family (written by `arkevo seed expand`): its root and values")
 
-    _absent_not_null = field_validator("lineage")(classmethod(_not_null))
+    _absent_not_null = field_validator("lineage", "family_instance")(classmethod(_not_null))
 
 
 class Material(Contract):
@@ -312,9 +388,13 @@ class SeedManifest(Contract):
     """exactly one material has the role reference_project"""
     sanitization_policy: SanitizationPolicy
     # left out of dumps when absent so hashes of seeds stay put
+    family: SeedFamily | None = omittable(
+        "optional: the seed is a family of instances (docs/seed-authoring.md, \"Seed families\")")
     authoring: Literal["human", "model"] | None = Field(None, exclude_if=_absent)
     """who writes the draft: human (the seed's draft/ folder) or model (the author model in
     stage 03, docs/authoring.md); absent or null: human when draft/ exists, else model"""
+
+    _absent_not_null = field_validator("family")(classmethod(_not_null))
 
     @model_validator(mode="after")
     def _one_reference_project(self) -> SeedManifest:
@@ -1218,8 +1298,13 @@ class DatasetSpec(Contract):
     bands: dict[Slug, DatasetBand] | None = omittable(
         "split name -> the difficulty band every task of that split must meet to freeze"
     )
+    family_instances: Count | None = omittable(
+        "instances of each seed family produced besides its root: the first N of `arkevo seed "
+        "expand` (a family's `count` at most); absent means 0, the roots alone"
+    )
 
-    _absent_not_null = field_validator("options", "stop_when_ready", "bands")(classmethod(_not_null))
+    _absent_not_null = field_validator("options", "stop_when_ready", "bands",
+                                       "family_instances")(classmethod(_not_null))
 
     @field_validator("bands")
     @classmethod

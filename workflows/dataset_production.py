@@ -105,7 +105,8 @@ class DatasetProduction:
             try:
                 result: ProductionResult = await workflow.execute_child_workflow(
                     TaskProduction.run,
-                    TaskProductionInput(seed.seed, plan.options, DatasetRef(plan.namespace, plan.revision)),
+                    TaskProductionInput(seed.seed, plan.options, DatasetRef(plan.namespace, plan.revision),
+                                        seed_tree=seed.seed_tree),
                     id=wid, task_queue=queues.CONTROL,
                     id_reuse_policy=WorkflowIDReusePolicy.ALLOW_DUPLICATE)
                 self._state[seed.seed_id] = "published"

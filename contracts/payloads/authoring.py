@@ -22,6 +22,8 @@ class TaskIdentity:
     lineage_root: str = ""
     lineage_family: str = ""
     lineage_split: str = ""
+    # a seed family's instance: contracts/lineage.instance_metadata of its provenance ({}: none)
+    family_instance: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from contracts.payloads.common import ProductionOptions
+from contracts.payloads.common import BlobRef, ProductionOptions
 
 
 @dataclass
@@ -29,9 +29,10 @@ class DatasetProductionInput:
 
 @dataclass
 class DatasetSeed:
-    seed: str  # path as TaskProduction takes it
+    seed: str  # path as TaskProduction takes it; "<root path>#NNN" names a family's instance NNN
     seed_id: str
     family: str = ""  # its source family: production starts families round-robin
+    seed_tree: BlobRef | None = None  # a family instance's files in the store (admission reads them)
 
 
 @dataclass

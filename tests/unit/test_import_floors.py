@@ -20,7 +20,7 @@ FLOORS: list[tuple[str, ...]] = [
     ("sandbox",),  # the trial sandbox, the Harbor environment, the agents
     ("blender",),  # running a bpy script, and the standalone bpy scripts
     ("verifiers",),  # probes, scoring profiles, calibration, evidence, VL judges
-    ("privacy", "drafting"),  # the privacy checkpoints; the author model's drafting
+    ("privacy", "drafting", "seed_families"),  # the privacy checkpoints; the author model's drafting; seed families
     ("publications",),  # a publication's layout, its reader and writer
     ("dataset_revisions",),  # hash chain, selection, freeze, verify
     ("campaigns",),  # campaign statistics, figures, report

@@ -25,6 +25,8 @@ AWKWARD = TaskIdentity(
     lineage_root="table-model",
     lineage_family='arkevo-examples/"workshop" \\ 工作室',
     lineage_split="test",
+    family_instance={"family_root": "table-model", "family_instance": "7",
+                     "family_parameters": '{"finish":"\"oak\" \\ 橡木","width":1.15}'},
 )
 
 
@@ -32,7 +34,9 @@ def test_task_toml_round_trips_through_harbors_model():
     text = task_toml(AWKWARD)
     back = TaskConfig.model_validate_toml(text)
     assert back == task_config(AWKWARD)
-    assert back.metadata == {field.name: getattr(AWKWARD, field.name) for field in dataclasses.fields(AWKWARD)}
+    # every identity field by its name, a family instance's entries flat beside them
+    assert back.metadata == {**{field.name: getattr(AWKWARD, field.name) for field in dataclasses.fields(AWKWARD)
+                                if field.name != "family_instance"}, **AWKWARD.family_instance}
     assert back.task.name == f"{HARBOR_ORG}/table-model"
     assert back.task.version == 'v1-"quoted"'
     assert back.artifacts == ["/workspace/outputs"]

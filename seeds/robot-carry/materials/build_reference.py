@@ -121,7 +121,7 @@ def main():
     build_props()
     build_stage()
     scene.render.fps = 24
-    scene.frame_start, scene.frame_end = 1, 250  # Blender's default; the task asks for 1-120
+    scene.frame_start, scene.frame_end = 1, 250  # Blender's default; the task asks for a shorter range
     scene.frame_set(1)
 
 

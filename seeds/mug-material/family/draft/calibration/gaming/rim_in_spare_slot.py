@@ -1,0 +1,40 @@
+{% set hex = {"teal": "2A6F77", "cobalt": "1F4E9C", "burgundy": "7B2230", "sage": "6E8B6A", "plum": "5E3A6E", "terracotta": "B4553A", "forest green": "2F5D3A", "charcoal": "3A3A3C"}[glaze] -%}
+"""Gaming (must fail): GoldRim sits in a slot of the rim, but no face of the rim uses it.
+
+Both materials are built exactly to spec, and every part gets both of them in its slot list
+(Ceramic first, GoldRim second), so "GoldRim is in a slot of Mug.Rim" and "Ceramic is in a slot
+of the body and the handle" both hold by name.  The faces were never reassigned: every face
+keeps material index 0, so the rim renders in the {{ glaze }} glaze and no gold appears anywhere.
+"""
+
+import bpy
+
+
+def srgb_to_linear(hex_code):
+    out = []
+    for i in (1, 3, 5):
+        c = int(hex_code[i:i + 2], 16) / 255
+        out.append(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    return out
+
+
+def principled_material(name, hex_code, metallic, roughness):
+    mat = bpy.data.materials.new(name)
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    rgba = (*srgb_to_linear(hex_code), 1.0)
+    bsdf.inputs["Base Color"].default_value = rgba
+    bsdf.inputs["Metallic"].default_value = metallic
+    bsdf.inputs["Roughness"].default_value = roughness
+    mat.diffuse_color = rgba
+    mat.metallic, mat.roughness = metallic, roughness
+    return mat
+
+
+ceramic = principled_material("Ceramic", "#{{ hex }}", 0.0, {{ glaze_roughness | fixed(2) }})
+gold = principled_material("GoldRim", "#D4AF37", 1.0, {{ rim_roughness | fixed(2) }})
+for name in ("Mug.Body", "Mug.Handle", "Mug.Rim"):
+    mesh = bpy.data.objects[name].data
+    mesh.materials.append(ceramic)
+    mesh.materials.append(gold)
+    for poly in mesh.polygons:
+        poly.material_index = 0
