@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import StrictUndefined, TemplateError
+from jinja2 import StrictUndefined, Template, TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from contracts import lineage
@@ -84,8 +84,8 @@ def templates(root: Path) -> dict[str, Path]:
             if p.is_file() and not SKIP_PARTS & set(p.relative_to(folder).parts)}
 
 
-def render(root: Path, values: dict[str, Value], index: int) -> dict[str, bytes]:
-    """Each template of `root` rendered with `values` (and `instance` = index)."""
+def compile_templates(root: Path) -> dict[str, Template]:
+    """Each template of `root`, compiled once (an expansion renders each one per instance)."""
     env = _environment()
     out = {}
     for target, path in templates(root).items():
@@ -95,10 +95,26 @@ def render(root: Path, values: dict[str, Value], index: int) -> dict[str, bytes]
         except UnicodeDecodeError as e:
             raise FamilyError(rel, "<file>", f"a template must be UTF-8 text ({e.reason})") from e
         try:
-            out[target] = env.from_string(text).render(**values, instance=index).encode()
+            out[target] = env.from_string(text)
         except TemplateError as e:
-            where = f"line {e.lineno}" if getattr(e, "lineno", None) else "<template>"
-            raise FamilyError(rel, where, f"{type(e).__name__}: {e.message or e}") from e
+            raise FamilyError(rel, _where(e), f"{type(e).__name__}: {e.message or e}") from e
+    return out
+
+
+def _where(e: TemplateError) -> str:
+    return f"line {e.lineno}" if getattr(e, "lineno", None) else "<template>"
+
+
+def render(root: Path | dict[str, Template], values: dict[str, Value], index: int) -> dict[str, bytes]:
+    """Each template of `root` (or each of those compiled) rendered with `values` and
+    `instance` = index."""
+    compiled = compile_templates(root) if isinstance(root, Path) else root
+    out = {}
+    for target, template in compiled.items():
+        try:
+            out[target] = template.render(**values, instance=index).encode()
+        except TemplateError as e:
+            raise FamilyError(f"{TEMPLATES}/{target}", _where(e), f"{type(e).__name__}: {e.message or e}") from e
     return out
 
 
@@ -123,7 +139,8 @@ def check_family(root: Path, manifest_doc: dict, family: SeedFamily) -> list[Fam
     if found:
         return found
     try:
-        rendered = render(root, defaults(family), 0)
+        compiled = compile_templates(root)
+        rendered = render(compiled, defaults(family), 0)
     except FamilyError as e:
         return [e]
     for target, data in rendered.items():
@@ -137,7 +154,7 @@ def check_family(root: Path, manifest_doc: dict, family: SeedFamily) -> list[Fam
         return found
     try:
         for k, values in enumerate(sample(family), start=1):
-            render(root, values, k)
+            render(compiled, values, k)
     except FamilyError as e:
         return [e]
     except ValueError as e:  # FamilyTooSmall
@@ -181,10 +198,11 @@ def instances(root: Path, manifest_doc: dict, family: SeedFamily, count: int | N
     except ValueError as e:
         raise FamilyError("seed.json", "family.count", str(e).removeprefix("family.count: ")) from e
     own = {rel: path.read_bytes() for rel, path in _root_files(root).items()}
+    compiled = compile_templates(root)
     out = []
     for k, values in enumerate(chosen, start=1):
         files = dict(own)
-        files.update(render(root, values, k))
+        files.update(render(compiled, values, k))
         doc = instance_manifest(manifest_doc, root_id, k, values, family.sampler_seed)
         files["seed.json"] = json.dumps(doc, indent=2, ensure_ascii=False).encode() + b"\n"
         if TASK_JSON in files:  # each instance is a task of its own: its id is the instance's
