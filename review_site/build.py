@@ -17,6 +17,8 @@ No server is needed: every link is relative (`python -m http.server` or file:// 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import hashlib
 import json
 import os
@@ -129,6 +131,9 @@ def _copy_static(out: Path) -> None:
                 shutil.copyfile(src, dest)
 
 
+PAGE_SIZE = 50  # rows of the index's task table per page (site.js pages what the filters keep)
+
+
 def _index_context(rows: list[dict], campaigns: list[dict], scope: dict) -> dict:
     def values(key: str) -> list[dict]:
         seen = {(r[key]["id"], r[key]["name"]) for r in rows if r[key]["id"]}
@@ -136,7 +141,10 @@ def _index_context(rows: list[dict], campaigns: list[dict], scope: dict) -> dict
 
     return {"scope": scope, "rows": rows, "campaigns": campaigns,
             "groups": values("group"), "professions": values("profession"),
-            "splits": sorted({r["split"] for r in rows if r["split"]})}
+            "splits": sorted({r["split"] for r in rows if r["split"]}),
+            # roots holding more than one task: a seed family's instances, a derivation's chain
+            "families": sorted(f for f, n in Counter(r.get("family", "") for r in rows).items() if f and n > 1),
+            "page_size": PAGE_SIZE}
 
 
 def _mark_retracted(source: Source, dataset: tuple[str, str] | None, rows: list[dict],

@@ -255,6 +255,8 @@ def task_pages(source: Source, pub: PublicationInput, assets: Assets, plots: Plo
         "profile": f"{profile.get('profile_id', '')}@{profile.get('profile_version', '')}",
         "margin": (calibration or {}).get("margin"), "calibrated": (calibration or {}).get("passed"),
         "summary": summary, "publication_id": p["publication_id"], "published_at": pub.files.published_at,
+        # the lineage root: a seed family's instances (and derived tasks) share it with their root
+        "family": (admission.get("lineage") or {}).get("root_seed") or admission.get("seed_id") or task_id,
     }
     return row, pages
 

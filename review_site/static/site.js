@@ -2,9 +2,29 @@
 (function () {
   "use strict";
 
+  var page = 0;
+
+  // Pages what the filters keep: `paged` rows are matched but on another page.
+  function applyPaging() {
+    var table = document.getElementById("tasks"), pager = document.getElementById("pager");
+    if (!table || !pager) return;
+    var size = parseInt(table.getAttribute("data-page-size"), 10) || 50;
+    var kept = Array.prototype.filter.call(table.tBodies[0].rows, function (r) {
+      return !r.classList.contains("hidden");
+    });
+    var pages = Math.max(1, Math.ceil(kept.length / size));
+    page = Math.min(Math.max(page, 0), pages - 1);
+    kept.forEach(function (r, i) { r.classList.toggle("paged", Math.floor(i / size) !== page); });
+    pager.hidden = pages < 2;
+    document.getElementById("page").textContent = "page " + (page + 1) + " of " + pages;
+    pager.querySelector("[data-page=prev]").disabled = page === 0;
+    pager.querySelector("[data-page=next]").disabled = page === pages - 1;
+  }
+
   function applyFilters() {
     var table = document.getElementById("tasks");
     if (!table) return;
+    page = 0;
     var wanted = {};
     document.querySelectorAll("[data-filter]").forEach(function (el) {
       wanted[el.getAttribute("data-filter")] = el.value.trim().toLowerCase();
@@ -12,7 +32,7 @@
     var shown = 0, rows = table.tBodies[0].rows;
     for (var i = 0; i < rows.length; i++) {
       var r = rows[i], ok = true;
-      ["group", "profession", "split"].forEach(function (k) {
+      ["group", "profession", "split", "family"].forEach(function (k) {
         if (wanted[k] && (r.getAttribute("data-" + k) || "").toLowerCase() !== wanted[k]) ok = false;
       });
       if (wanted.text && (r.getAttribute("data-text") || "").indexOf(wanted.text) < 0) ok = false;
@@ -21,6 +41,7 @@
     }
     var counter = document.getElementById("shown");
     if (counter) counter.textContent = shown + " of " + rows.length + " shown";
+    applyPaging();
   }
 
   function cellValue(row, index, numeric) {
@@ -42,6 +63,7 @@
       return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
     });
     rows.forEach(function (r) { body.appendChild(r); });
+    if (table.id === "tasks") applyPaging();
   }
 
   document.querySelectorAll("[data-filter]").forEach(function (el) {
@@ -50,6 +72,12 @@
   });
   document.querySelectorAll("table.sortable th[data-sort]").forEach(function (th) {
     th.addEventListener("click", function () { sortBy(th); });
+  });
+  document.querySelectorAll("#pager [data-page]").forEach(function (b) {
+    b.addEventListener("click", function () {
+      page += b.getAttribute("data-page") === "next" ? 1 : -1;
+      applyPaging();
+    });
   });
   applyFilters();
 })();

@@ -10,7 +10,8 @@ second core never idles while the foreground runs one test at a time: `long-runs
 revision with a worker kill, every bundled seed's calibration samples probed, the calibration
 step of two seeds under three profiles, the evidence renders' tests, authors' broken seeds
 refused fast) starts when the deploy test ends, about a third of the way through the session; `end-to-end` (a seed through all seven stages, the shared model budget across two
-worker processes, model authoring, the authoring guide's walk-through) starts when the orchestration suite ends, while the deploy test
+worker processes, model authoring, the authoring guide's walk-through, a seed family's instances
+through DatasetProduction) starts when the orchestration suite ends, while the deploy test
 mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
 adversarial tests, the review site in Chromium, a gameable grader refused at review, the
@@ -79,7 +80,8 @@ SUITES = {s.name: s for s in (
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py",
-                         "tests/integration/test_seed_walkthrough.py"), after="orchestration"),
+                         "tests/integration/test_seed_walkthrough.py",
+                         "tests/integration/test_seed_family_production.py"), after="orchestration"),
     Suite("sandboxed-trials", ("tests/integration/test_trial_failures.py",
                                "tests/integration/test_agents.py", "tests/adversarial/",
                                "tests/browser/", "tests/integration/test_gameable_grader.py",
