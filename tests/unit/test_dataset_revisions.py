@@ -376,3 +376,46 @@ def test_workers_put_publications_and_revisions_on_s3_when_configured(monkeypatc
     keys = [o["Key"] for o in s3_client.list_objects_v2(Bucket=s3_bucket)["Contents"]]
     assert sorted(keys) == ["store/" + ref.key, "var/datasets/demo/r1/dataset.json"]
     assert not (tmp_path / "var").exists()  # nothing went to the local disk
+
+
+def test_a_freeze_check_scans_again_only_the_publications_whose_bytes_changed(rev, monkeypatch):
+    """The export scan of a publication is kept by the sha256 of each of its files: a production
+    that stops when ready asks freeze-check after every publication without scanning the earlier
+    ones again, and a file changed in place is scanned again (and found)."""
+    from dataset_revisions import export_check
+
+    from contracts.digests import sha256_file
+    from privacy.extract import cache_name, reader_version
+
+    results = {t: rev.publish(t) for t in TASKS}
+    scanned: list[str] = []
+    real = export_check.scan_tree
+
+    def counting(root, policy, **kw):
+        report = real(root, policy, **kw)
+        scanned.append(str(root))
+        return report
+    monkeypatch.setattr(export_check, "scan_tree", counting)
+    monkeypatch.setattr(export_check, "_scanned", {})
+    freeze_check(rev.objects, KEYS, store=rev.store)
+    assert export_check._scanned == {}  # .blend texts not read yet: they may be, so nothing is kept
+    for blend in Path(results["alpha"].path).rglob("*.blend"):  # read now: no texts (the same .blends in all)
+        doc = {"texts": [], "strings": [], "reader": reader_version()}
+        rev.store.set_name(cache_name(sha256_file(blend)), rev.store.put_json(doc))
+    scanned.clear()
+    first = freeze_check(rev.objects, KEYS, store=rev.store)
+    kept = len(export_check._scanned)
+    assert len(scanned) == kept == len(TASKS)
+    scanned.clear()
+    again = freeze_check(rev.objects, KEYS, store=rev.store)
+    assert scanned == [] and again.gaps == first.gaps
+    cached = "beta"
+    target = Path(results[cached].path) / "task" / "instruction.md"
+    target.chmod(0o644)
+    key = "AKIA" + "QX7LMN2PRS4TUV6W"  # assembled here so this file holds no key
+    target.write_text(target.read_text() + f"\nupload with {key}\n")
+    scanned.clear()
+    report = freeze_check(rev.objects, KEYS, store=rev.store)
+    assert scanned == [str(Path(results[cached].path))]  # that one alone
+    assert any(g.message.startswith(f"{cached}-r1: privacy finding in task/instruction.md:")
+               for g in report.gaps if g.rule == "privacy"), report.gaps
