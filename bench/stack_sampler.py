@@ -28,7 +28,7 @@ def read(pid: int) -> dict | None:
     except (FileNotFoundError, ProcessLookupError, StopIteration):
         return None
     utime, stime, cutime, cstime = (int(v) for v in stat[11:15])
-    return {"rss_mb": round(rss_kb / 1024, 1), "cpu_s": (utime + stime) / TICK,
+    return {"pid": pid, "rss_mb": round(rss_kb / 1024, 1), "cpu_s": (utime + stime) / TICK,
             "children_cpu_s": (cutime + cstime) / TICK}
 
 
