@@ -91,14 +91,14 @@ def build_workspace(reference: Path, start_mode: str, out_start: Path, out_refer
                     timeout: float = 600, *, seed_dir: Path | None = None,
                     sandbox: ScriptIsolation = None) -> Path:
     """Build the starting workspace from a seed's reference project. Sandboxed, the seed's files
-    except draft/ (never its rubric, solution or calibration) go in at /workspace/seed;
-    without `seed_dir`, the reference's own folder."""
+    except draft/ (never its rubric, solution or calibration) and a family's family/ (the
+    templates of those) go in at /workspace/seed; without `seed_dir`, the reference's own folder."""
     job = BlenderJob(sandbox, reproducible=True)  # start.blend and reference.blend are published
     seed = seed_dir or reference.parent
     ref = str(reference)
     if not job.local:
         for child in sorted(seed.iterdir()):
-            if child.name != "draft":
+            if child.name not in ("draft", "family"):
                 job.input(child, f"/workspace/seed/{child.name}")
         ref = f"/workspace/seed/{reference.relative_to(seed).as_posix()}"
     job.run_blocking(BUILD_WORKSPACE, ["--reference", ref, "--start-mode", start_mode,

@@ -103,8 +103,8 @@ def test_probing_seed_scripts_find_every_door_closed(tmp_path, seed_copy, settin
             assert_doors_closed(seen, config, accepted, SECRET_KEY)
         except AssertionError as exc:
             raise AssertionError(f"{label}: {exc}") from exc
-    # only the job's own files went in: the seed without draft/, the script and its .blend,
-    # the probe code with the task files and one delivery
+    # only the job's own files went in: the seed without draft/ and family/ (the draft's
+    # templates), the script and its .blend, the probe code with the task files and one delivery
     assert found["build"]["listing"]["/workspace/seed"] == ["materials", "seed.json"]
     assert found["defect"]["listing"]["/workspace"] == ["doors.py", "inputs"]
     tests = found["task_probes"]["listing"]["/tests"]

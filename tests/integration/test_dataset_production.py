@@ -80,6 +80,11 @@ def light_copy(name: str, tmp_path: Path) -> Path:
     and the demo's business."""
     seed = tmp_path / "seeds" / name
     shutil.copytree(PROJECT_ROOT / "seeds" / name, seed)
+    # its draft changes below, so it is no longer its family at the defaults: a plain seed
+    shutil.rmtree(seed / "family", ignore_errors=True)
+    manifest = json.loads((seed / "seed.json").read_text())
+    manifest.pop("family", None)
+    (seed / "seed.json").write_text(json.dumps(manifest, indent=2) + "\n")
     draft = seed / "draft"
     task = json.loads((draft / "task.json").read_text())
     task["criteria"] = [c for c in task["criteria"] if c["channel"] == "rule"]

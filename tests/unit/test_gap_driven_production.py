@@ -58,6 +58,30 @@ def test_readiness_is_freeze_check_on_the_revision_as_it_stands(tmp_path):
     assert not Path(rev.objects.local_path(KEYS.manifest)).exists()  # a check writes nothing
 
 
+def test_readiness_runs_the_export_checkpoint_only_once_the_rules_pass(tmp_path, monkeypatch):
+    """The export checkpoint and verify read every publication's files: a production asks after
+    each publication, so they wait until the rest passes. A finding there still says no."""
+    from dataset_revisions import freeze
+
+    rev = open_demo_revision(tmp_path)
+    datasets = DatasetActivities(rev.objects, ROOT, rev.store)
+    scans = []
+    real = freeze.privacy_gaps
+    monkeypatch.setattr(freeze, "privacy_gaps", lambda *a: scans.append(1) or real(*a))
+    tasks = list(TASKS)
+    for task_id in tasks[:-1]:
+        rev.publish(task_id)
+        assert not datasets.check_freeze_ready(DatasetRef(KEYS.namespace, KEYS.revision)).ready
+    assert scans == []  # splits short: no file read
+    result = rev.publish(tasks[-1])
+    target = Path(result.path) / "task" / "instruction.md"
+    target.chmod(0o644)
+    target.write_text(target.read_text() + "\nupload with " + "AKIA" + "QX7LMN2PRS4TUV6W" + "\n")
+    readiness = datasets.check_freeze_ready(DatasetRef(KEYS.namespace, KEYS.revision))
+    assert scans == [1] and not readiness.ready
+    assert {g.split(":", 1)[0] for g in readiness.gaps} == {"privacy", "integrity"}
+
+
 def test_deferred_seeds_are_listed_apart_and_never_counted_as_losses(tmp_path):
     from contracts.payloads.datasets import SeedOutcome
     from dataset_revisions.report import dataset_report
