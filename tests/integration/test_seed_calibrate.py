@@ -3,10 +3,13 @@ sandbox. A lightened table seed (rules only, one defect, two gaming samples: `li
 a "defect" that is the reference solution itself fails, naming the sample that missed (exit 1);
 a seed that `check` refuses is not calibrated at all. The same seed without that defect passes
 with its sample, mutation and gaming tables (exit 0) in the authoring guide's walk-through
-(tests/integration/test_seed_walkthrough.py), which also submits it."""
+(tests/integration/test_seed_walkthrough.py), which also submits it. A seed family's instance
+whose values make it unsound (a table 1.80 m wide: the evidence views lose a leg) is refused
+with the calibration's reason, as stage 05 refuses it in a production."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -43,3 +46,26 @@ def test_calibrate_refuses_what_check_refuses_before_any_blender(tmp_path):
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "1 finding(s)" in refused.stdout and "draft/task.json" in refused.stdout
     assert not (tmp_path / "out").exists()
+
+
+def test_an_instance_its_values_make_unsound_is_refused_with_the_reason(tmp_path):
+    """`expand` writes the family's one instance (width 1.80, sampler seed 0); its calibration
+    misses: the VL judge's evidence views no longer show every leg at 8 px."""
+    seed = tmp_path / "wide-table"
+    shutil.copytree(PROJECT_ROOT / "seeds" / "table-model", seed, ignore=shutil.ignore_patterns("__pycache__"))
+    doc = json.loads((seed / "seed.json").read_text())
+    doc["seed_id"] = "wide-table"
+    doc["family"] = {"parameters": {"width": {"default": 1.2, "choices": [1.2, 1.8]},
+                                    "depth": {"default": 0.8, "choices": [0.8, 0.85]},
+                                    "height": {"default": 0.75, "choices": [0.75, 0.76]}},
+                     "count": 1, "sampler_seed": 0}
+    (seed / "seed.json").write_text(json.dumps(doc, indent=2) + "\n")
+    expanded = arkevo("seed", "expand", str(seed), "--out", str(tmp_path / "out"), var=tmp_path / "var")
+    assert expanded.returncode == 0, expanded.stdout + expanded.stderr
+    instance = tmp_path / "out" / "wide-table-001"
+    assert json.loads((instance / "seed.json").read_text())["provenance"]["family_instance"]["parameters"] == {
+        "width": 1.8, "depth": 0.8, "height": 0.76}
+    refused = arkevo("seed", "calibrate", str(instance), "--out", str(tmp_path / "cal"), var=tmp_path / "var")
+    assert refused.returncode == 1 and "(FAILED)" in refused.stdout, refused.stdout + refused.stderr
+    assert any(line.startswith("miss evidence: the VL judge cannot see graded part(s): Leg.FL")
+               for line in refused.stdout.splitlines()), refused.stdout

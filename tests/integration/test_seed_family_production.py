@@ -4,17 +4,14 @@ pools, Blender in the sandbox. The spec asks for table-model's first 3 instances
 admitted from the content store, its own rubric values, calibrated (reference, defects, the
 variant, the gaming samples) and mutation-tested in stage 05 on its own, its values and the
 root's lineage in task.toml, one lineage family for all four (docs/datasets.md, "Seed
-families"). Beside it, a copy of the family whose one instance is 1.80 m wide: its evidence
-views no longer show every leg, so stage 05's calibration refuses it, with its reason, and it is
-never published."""
+families"). An instance whose values make it unsound is refused by the same calibration:
+tests/integration/test_seed_calibrate.py."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -37,22 +34,6 @@ SPEC = {
 }
 
 
-def too_wide_family(tmp_path: Path) -> Path:
-    """table-model as a family `wide-table` whose only instance (sampler seed 0) is 1.80 m wide."""
-    seed = tmp_path / "wide-table"
-    shutil.copytree(PROJECT_ROOT / "seeds" / "table-model", seed, ignore=shutil.ignore_patterns("__pycache__"))
-    doc = json.loads((seed / "seed.json").read_text())
-    doc["seed_id"] = "wide-table"
-    doc["family"] = {"parameters": {"width": {"default": 1.2, "choices": [1.2, 1.8]},
-                                    "depth": {"default": 0.8, "choices": [0.8, 0.85]},
-                                    "height": {"default": 0.75, "choices": [0.75, 0.76]}},
-                     "count": 1, "sampler_seed": 0}
-    (seed / "seed.json").write_text(json.dumps(doc, indent=2) + "\n")
-    family = validate_document("seed", doc, "seed.json").family  # type: ignore[attr-defined]
-    assert instances(seed, doc, family)[0].parameters["width"] == 1.8
-    return seed
-
-
 @pytest.fixture
 def stack(tmp_path):
     stack = Stack(tmp_path / "var", free_port(), free_port())
@@ -61,22 +42,18 @@ def stack(tmp_path):
     stack.down()
 
 
-async def test_a_family_of_three_instances_is_produced_each_calibrated_on_its_own(stack, tmp_path):
+async def test_a_family_of_three_instances_is_produced_each_calibrated_on_its_own(stack):
     from workers.client import connect
 
     client = await connect(address=stack.address)
-    spec = {**SPEC, "seeds": [*SPEC["seeds"], str(too_wide_family(tmp_path))]}
-    handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec),
+    handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=SPEC),
                                          id="dataset-fam-r1", task_queue=queues.CONTROL,
                                          result_type=DatasetProductionResult)
     result = await asyncio.wait_for(handle.result(), 900)
-    # the instance its values make unsound: refused by its own calibration, with the reason
-    assert list(result.failed) == ["wide-table-001"], result.failed
-    assert "the VL judge cannot see graded part(s): Leg.FL" in result.failed["wide-table-001"]
-    assert sorted(result.published) == ["table-model", "table-model-001", "table-model-002", "table-model-003",
-                                        "wide-table"]
-    outcome = json.loads((stack.var / KEYS.root / "outcomes" / "wide-table-001.json").read_text())
-    assert outcome["state"] == "failed" and outcome["seed"].endswith("wide-table#001")
+    assert result.failed == {}, result.failed
+    assert sorted(result.published) == ["table-model", "table-model-001", "table-model-002", "table-model-003"]
+    outcome = json.loads((stack.var / KEYS.root / "outcomes" / "table-model-002.json").read_text())
+    assert outcome["state"] == "published" and outcome["seed"] == "seeds/table-model#002"
 
     root = PROJECT_ROOT / "seeds" / "table-model"
     doc = json.loads((root / "seed.json").read_text())
@@ -84,7 +61,6 @@ async def test_a_family_of_three_instances_is_produced_each_calibrated_on_its_ow
     expected = {i.seed_id: i.parameters for i in instances(root, doc, family, 3)}
     links = [json.loads(p.read_text()) for p in sorted((stack.var / KEYS.root / "chain").glob("*.json"))]
     assert sorted(link["seed_id"] for link in links) == sorted(result.published)  # each once
-    links = [link for link in links if link["seed_id"] != "wide-table"]
     references = {}
     for link in links:
         pub = stack.var / link["publication_key"]
