@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections import Counter
 from pathlib import Path
 from typing import cast
 
@@ -23,8 +24,8 @@ from contracts.digests import sha256_hex
 from contracts.models import DatasetSpec, SeedManifest
 from contracts.payloads.common import ProductionOptions
 from contracts.payloads.common import BlobRef, DatasetRef
-from contracts.payloads.datasets import (DatasetPlan, DatasetSeed, FreezeReadiness, OpenRevisionInput,
-                                         SeedOutcome)
+from contracts.payloads.datasets import (READINESS_GAPS, DatasetPlan, DatasetSeed, FreezeReadiness,
+                                         OpenRevisionInput, SeedOutcome)
 from contracts.validation import ContractError, load_json_file, validate_document
 from dataset_revisions.bands import check_band_configs
 from dataset_revisions.chain import ChainLink, read_chain
@@ -51,6 +52,17 @@ def spec_bytes(doc: dict) -> bytes:
     """Canonical (sorted keys): the same spec gives the same bytes however it travelled (a
     Temporal payload sorts keys, a file need not)."""
     return json.dumps(doc, indent=2, ensure_ascii=False, sort_keys=True).encode() + b"\n"
+
+
+def readiness(ready: bool, candidates: int, gaps: list) -> FreezeReadiness:
+    """A freeze-check as the production's history keeps it: the first READINESS_GAPS gaps and a
+    count by rule of the rest. Every check is an activity result in the history, and a revision
+    of N tasks can have N gaps (unmeasured bands), so whole lists would grow it as N squared."""
+    lines = [f"{gap.rule}: {gap.message}" for gap in gaps[:READINESS_GAPS]]
+    rest = Counter(gap.rule for gap in gaps[READINESS_GAPS:])
+    if rest:
+        lines.append("... and " + ", ".join(f"{n} more {rule}" for rule, n in sorted(rest.items())))
+    return FreezeReadiness(ready, candidates, lines, len(gaps))
 
 
 class DatasetActivities:
@@ -221,8 +233,7 @@ class DatasetActivities:
         report = freeze_check(self.objects, keys)
         if report.freeze_ready and self.store is not None:
             report = freeze_check(self.objects, keys, store=self.store)
-        return FreezeReadiness(report.freeze_ready, report.candidates,
-                               [f"{gap.rule}: {gap.message}" for gap in report.gaps])
+        return readiness(report.freeze_ready, report.candidates, report.gaps)
 
     @activity.defn(name="record_seed_outcome")
     def record_seed_outcome(self, outcome: SeedOutcome) -> None:

@@ -64,6 +64,11 @@ async def histories(address: str, wid: str) -> dict:
             stage = next((s for s in STAGES if w.id.endswith("." + s)), None)
             if stage or w.workflow_type == "TaskProduction":
                 by_stage[stage or "TaskProduction"].append((w.close_time - w.start_time).total_seconds())
+    # visibility counts a history once it closes: an open one (the production) is described
+    for w in [w for w in biggest if w[0] == 0]:
+        info = (await client.get_workflow_handle(w[2]).describe()).raw_description.workflow_execution_info
+        biggest.remove(w)
+        biggest.append((info.history_length, info.history_size_bytes, w[2] + " (open)"))
     biggest.sort(reverse=True)
     return {"stages": {k: {"n": len(v), "median_s": round(statistics.median(v), 1),
                            "p90_s": round(sorted(v)[int(0.9 * (len(v) - 1))], 1), "sum_s": round(sum(v))}
@@ -79,9 +84,13 @@ def samples(path: Path) -> dict:
     out: dict = {"seconds": round(rows[-1]["t"] - rows[0]["t"])}
     for name in sorted({n for r in rows for n in r["procs"]}):
         seen = [r["procs"][name] for r in rows if name in r["procs"]]
+        if any("pid" in s for s in seen):  # rows of a sampler that did not record pids: memory only
+            counted = [s for s in seen if "pid" in s]
+        else:
+            counted = seen
         # a restarted process starts its counts again: sum the last count of each pid
         last: dict = {}
-        for s in seen:
+        for s in counted:
             last[s.get("pid", 0)] = s
         out[name] = {"max_rss_mb": max(s["rss_mb"] for s in seen), "last_rss_mb": seen[-1]["rss_mb"],
                      "processes": len(last), "cpu_s": round(sum(s["cpu_s"] for s in last.values())),
@@ -119,6 +128,7 @@ def measure(namespace: str, revision: str, address: str, var: Path, log: Path | 
                      "by_stage": {c.stage: {"records": c.records, "wall_s": c.wall_sec, "sandbox_cpu_s": c.sandbox_cpu_sec}
                                   for c in report.costs}}
     out["freeze_check_cold_s"] = round(cold_freeze_check(namespace, revision), 2)
+    timed(freeze_check, objects, keys, store=store)  # this process's first: its scans kept
     secs, check = timed(freeze_check, objects, keys, store=store)
     out["freeze_check_warm_s"] = round(secs, 2)
     out["candidates"] = check.candidates  # type: ignore[attr-defined]

@@ -73,10 +73,15 @@ async def produce(address: str, spec: dict, wid: str):
     from workflows.task_production import STAGES
     from contracts.payloads.datasets import DatasetProductionInput, DatasetProductionResult
 
+    from temporalio.common import WorkflowIDConflictPolicy
+
     client = await connect(address=address)
+    # A run of the same revision still open (its stack stopped and started again) is followed,
+    # not refused: it picks up where it stopped.
     handle = await client.start_workflow("DatasetProduction", DatasetProductionInput(spec=spec), id=wid,
-                                         task_queue=queues.CONTROL, result_type=DatasetProductionResult)
-    console.print(f"started {wid}")
+                                         task_queue=queues.CONTROL, result_type=DatasetProductionResult,
+                                         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING)
+    console.print(f"started {wid} (or followed it, when it was running)")
     result = asyncio.ensure_future(handle.result())
     stages: dict[str, dict] = {}
     progress: dict = {}

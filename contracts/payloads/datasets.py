@@ -56,7 +56,11 @@ class FreezeReadiness:
 
     ready: bool
     candidates: int
-    gaps: list[str]  # "<rule>: <message>"
+    gaps: list[str]  # "<rule>: <message>", the first READINESS_GAPS of them
+    gap_count: int = 0  # all of them: a revision's every task can be a gap, and each check is history
+
+
+READINESS_GAPS = 20  # gaps a readiness answer carries (the rest counted by rule in a last line)
 
 
 @dataclass

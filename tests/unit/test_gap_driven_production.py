@@ -98,3 +98,19 @@ def test_deferred_seeds_are_listed_apart_and_never_counted_as_losses(tmp_path):
     assert report.deferred == ["late-1", "late-2"]
     assert report.funnel["submitted"] == 1  # the failed seed entered the pipeline; they did not
     assert [(loss.seed_id, loss.kind) for loss in report.losses] == [("broken", "02-admission InvalidSeed")]
+
+
+def test_a_readiness_answer_keeps_the_history_bounded_however_many_gaps():
+    """Each check is an activity result in the production's history: with a gap per task (bands
+    unmeasured) whole lists would grow it as the square of the revision's size."""
+    from activities.datasets import readiness
+    from contracts.payloads.datasets import READINESS_GAPS
+    from dataset_revisions.freeze_rules import Gap
+
+    gaps = [Gap("difficulty_bands", f"task-{i}: unmeasured") for i in range(150)] + [
+        Gap("split_minimums", "train holds 120, needs 130")]
+    answer = readiness(False, 150, gaps)
+    assert answer.gap_count == 151 and len(answer.gaps) == READINESS_GAPS + 1
+    assert answer.gaps[0] == "difficulty_bands: task-0: unmeasured"
+    assert answer.gaps[-1] == "... and 130 more difficulty_bands, 1 more split_minimums"
+    assert readiness(True, 3, []).gaps == [] and readiness(True, 3, []).gap_count == 0
