@@ -104,8 +104,8 @@ class DatasetActivities:
             if not seed_json.is_file():
                 raise _invalid(f"{source}: {field}: {rel} has no seed.json")
             try:
-                manifest = cast(SeedManifest, validate_document(
-                    "seed", load_json_file(seed_json, f"{rel}/seed.json"), f"{rel}/seed.json"))
+                doc = load_json_file(seed_json, f"{rel}/seed.json")
+                manifest = cast(SeedManifest, validate_document("seed", doc, f"{rel}/seed.json"))
             except ContractError as e:
                 raise _invalid(f"{source}: {field}: {e}") from e
             if manifest.seed_id in seen:
@@ -115,7 +115,7 @@ class DatasetActivities:
             seeds.append((DatasetSeed(rel, manifest.seed_id, family_of(manifest)), manifest))
             if manifest.family is not None:
                 count = min(manifest.family.count, spec.family_instances or 0)
-                for name, inst, inst_manifest in self._expand(rel, manifest, count, f"{source}: {field}"):
+                for name, inst, inst_manifest in self._expand(rel, doc, manifest, count, f"{source}: {field}"):
                     if inst.seed_id in seen:
                         raise _invalid(f"{source}: {field}: instance {name} has seed_id {inst.seed_id!r}, "
                                        f"as {seen[inst.seed_id]} does")
@@ -127,7 +127,7 @@ class DatasetActivities:
         return [(dataclasses.replace(seed, seed_tree=trees[seed.seed]) if seed.seed in trees else seed, m)
                 for seed, m in seeds]
 
-    def _expand(self, rel: str, root: SeedManifest, count: int,
+    def _expand(self, rel: str, doc: dict, root: SeedManifest, count: int,
                 where: str) -> list[tuple[str, Instance, SeedManifest]]:
         """The first `count` instances of the family at `rel` ("<rel>#NNN"), each validated as a
         seed of its own; in memory, nothing stored."""
@@ -137,7 +137,6 @@ class DatasetActivities:
             raise _invalid(f"{where}: {rel} is a seed family: expanding it needs the content store")
         assert root.family is not None
         folder = self.project_root / rel
-        doc = load_json_file(folder / "seed.json", f"{rel}/seed.json")
         if problems := check_family(folder, doc, root.family):  # the root must be the family at its defaults
             raise _invalid(f"{where}: {rel}/{problems[0]}")
         try:
