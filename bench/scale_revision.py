@@ -1,7 +1,7 @@
 """A dataset revision at scale (issue 36): run it as `make demo` runs the demo, then measure it.
 
     ARKEVO_VAR=/tmp/scale/var ARKEVO_TEMPORAL_PORT=17233 ARKEVO_TEMPORAL_UI_PORT=18233 \\
-        .venv/bin/python bench/scale_revision.py --spec datasets/scale.json --revision r1
+        .venv/bin/python bench/scale_revision.py --spec datasets/scale.json --revision r2
 
 runs `python -m cli.demo --spec ... --revision ...` (stack up, DatasetProduction, the bands'
 campaign, freeze-check, freeze, verify, the dataset report, the drift check, the review site)
