@@ -162,6 +162,8 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         sandbox = TrialSandbox(self.settings, name=self.session_id, workdir=self.workdir,
                                memory_bytes=self.settings.memory_bytes(memory_mb), cpus=cpus,
                                verifier=self.role == "verifier")
+        if self.role == "solver" and (server := sandbox.fork_server()) is not None:
+            server.start()  # ready (bpy imported) by the time a host is spawned, most often
         await sandbox.open()
         self._sandbox = sandbox
         try:
@@ -318,8 +320,11 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                  asyncio.ensure_future(err.pump(callback, "stderr"))]
         try:
             try:
+                # A verifier's scripts (test.sh: the rule probe, the packaged grader) get their
+                # `python3 script.py` forked by the fork server, bpy already imported.
                 process, group = await sandbox.launch(["bash", "-c", command], env=env, cwd=cwd,
-                                                      stdout=out.write_fd, stderr=err.write_fd)
+                                                      stdout=out.write_fd, stderr=err.write_fd,
+                                                      serve_forks=self.role == "verifier")
             finally:
                 out.close_write_end()
                 err.close_write_end()
@@ -362,7 +367,9 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         env = {**self._image.env, **(self._merge_env(env) or {})}
         process, _group = await sandbox.launch(
             list(argv), env=env, cwd=cwd or str(self.workdir),
-            stdin=asyncio.subprocess.PIPE, track=True, kind="s")
+            stdin=asyncio.subprocess.PIPE, track=True, kind="s", forkable=True)
+        # Its processes, bwrap aside, are its cgroup's: a forked command is not bwrap's child.
+        process.arkevo_launch_pids = _group.pids  # type: ignore[attr-defined]
         self._log.event("spawn", argv=list(argv), cwd=cwd or str(self.workdir), pid=process.pid)
         return process
 

@@ -185,6 +185,16 @@ def process_tree(pid: int) -> list[int]:
     return found
 
 
+def launch_pids(process: asyncio.subprocess.Process) -> list[int]:
+    """A spawned process and what runs for it: the environment's own list where it keeps one
+    (ArkevoSandboxEnvironment: the launch's cgroup, since a command forked by the sandbox's
+    fork server is not a descendant of its bwrap), else the process tree."""
+    pids_of = getattr(process, "arkevo_launch_pids", None)
+    if pids_of is None:
+        return list(reversed(process_tree(process.pid)))  # innermost first
+    return [*sorted(set(pids_of()) - {process.pid}), process.pid]
+
+
 def cpu_ticks(pids: list[int]) -> int | None:
     """utime + stime (clock ticks) of the processes still there; None when none is."""
     total, seen = 0, False
@@ -620,7 +630,7 @@ class BlenderMcpSession:
     def _sample_cpu(self) -> None:
         now = time.monotonic()
         assert self._host is not None  # sampled only by the ping loop, while the host runs
-        ticks = cpu_ticks(process_tree(self._host.pid))
+        ticks = cpu_ticks(launch_pids(self._host))
         if ticks is not None and self._cpu is not None and self._cpu[0] is not None \
                 and ticks > self._cpu[0]:
             self._alive_at = max(self._alive_at, self._cpu[1])  # it ran after the last sample
@@ -662,8 +672,8 @@ class BlenderMcpSession:
         """SIGKILL the host's processes (its bwrap and what runs in it); returns their pids."""
         if self._host is None or self._host.returncode is not None:
             return []
-        pids = process_tree(self._host.pid)
-        for pid in reversed(pids):  # innermost first
+        pids = launch_pids(self._host)
+        for pid in pids:  # innermost first, bwrap last
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         return pids

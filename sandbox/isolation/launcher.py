@@ -20,6 +20,10 @@ In order, each step only narrowing what the next one can do:
    earlier exec of the same trial left running);
 7. close every other fd, chdir, exec.
 
+With `forkserver_fd` in the config the command is not exec'd here but forked, already
+imported, by the worker's fork server into this launch's namespaces; it goes through the same
+steps 1-7 itself before any of it runs (`hand_to_forkserver`, docs/sandbox.md "Fork server").
+
 The status fd tells the worker how the launch went: `ok` once every step holds (then the
 command is exec'd; a missing command or bad cwd is the command's own failure, reported on
 stderr like a shell would), or `arkevo-launcher: <step>: <error>` — an infrastructure fault,
@@ -104,6 +108,18 @@ def own_user_namespace(uid: int, gid: int) -> None:
         f.write("0")
 
 
+def drop_capabilities() -> None:
+    """Empty effective, permitted and inheritable sets. An exec'd command loses the
+    capabilities of its own user namespace at exec (it is not uid 0 there); a command forked by
+    the fork server never execs, so it drops them here."""
+    import ctypes
+
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this thread
+    data = (ctypes.c_uint32 * 6)()  # two {effective, permitted, inheritable}: all zero
+    if ctypes.CDLL(None, use_errno=True).capset(header, data) != 0:
+        raise LaunchError(f"capset: {os.strerror(ctypes.get_errno())}")
+
+
 def apply_landlock(paths: list[list[str]], required: bool, scoped: bool) -> None:
     rules = [(path, ACCESS[kind]) for path, kind in paths]
     try:
@@ -124,8 +140,9 @@ def close_other_fds(keep: set[int]) -> None:
                 pass
 
 
-def launch(config: dict, argv: list[str]) -> None:
-    status_fd = config.get("status_fd")
+def confine(config: dict, keep: set[int]) -> None:
+    """Steps 1-6 and the fd clean-up (7) for the calling process; LaunchError on any failure.
+    Also the fork server's (forkserver_process.py) for each process it forks into a sandbox."""
     _step("cgroups", join_cgroups, config.get("cgroup_fds", []))
     _step("netns", join_netns, config.get("netns_fd"))
     _step("rlimits", set_rlimits, config.get("rlimits", {}))
@@ -135,8 +152,26 @@ def launch(config: dict, argv: list[str]) -> None:
         _step("user namespace", own_user_namespace, config["uid"], config["gid"])
     _step("landlock", apply_landlock, config.get("landlock", []),
           config.get("landlock_required", True), config.get("landlock_scoped", False))
-    _step("fds", close_other_fds, {status_fd} if status_fd is not None else set())
+    _step("fds", close_other_fds, keep)
     os.umask(0o022)
+
+
+def launch(config: dict, argv: list[str]) -> None:
+    status_fd = config.get("status_fd")
+    keep = {status_fd} if status_fd is not None else set()
+    if config.get("forkserver_fd") is not None and config.get("serve_forks"):
+        agent = offer_forks(config)
+        if agent is not None:  # else the command's `python3` is the real one, as without it
+            keep.add(agent)
+            os.set_inheritable(agent, True)
+            os.environ[FORK_FD_VAR] = str(agent)
+            os.environ["PATH"] = f"{FORK_PYTHON_DIR}:{os.environ.get('PATH', '')}"
+    elif config.get("forkserver_fd") is not None:
+        code = hand_to_forkserver(config, argv)
+        if code is not None:
+            os._exit(code)
+        # The fork server could not take it (gone, or failed before forking): launch cold.
+    confine(config, keep)
     if status_fd is not None:
         os.write(status_fd, b"ok")  # confined and unprivileged: the worker may trust the rest
         os.close(status_fd)
@@ -152,6 +187,112 @@ def launch(config: dict, argv: list[str]) -> None:
     except OSError as exc:
         print(f"arkevo-sandbox: {argv[0]}: {exc.strerror}", file=sys.stderr)
         os._exit(127)
+
+
+# The namespaces bwrap made for this launch, handed to the fork server's child in this order
+# (after them: stdin, stdout, stderr, the status fd, the trial's netns, the cgroup.procs fds).
+HANDED_NAMESPACES = (("mnt", os.CLONE_NEWNS), ("ipc", os.CLONE_NEWIPC), ("uts", os.CLONE_NEWUTS),
+                     ("cgroup", os.CLONE_NEWCGROUP), ("pid", os.CLONE_NEWPID))
+
+
+FORK_FD_VAR = "ARKEVO_FORK_FD"
+FORK_PYTHON_DIR = "/opt/arkevo/launcher/forkpy"  # its `python3` (fork_python.py) asks first
+
+
+# How long the fork server may take to fork the child that reads a launch: a stopped or wedged
+# fork server costs a launch this, then it runs cold.
+FORKSERVER_ANSWER_SEC = 5.0
+
+
+def _send_to_forkserver(channel, message: dict, fds: list[int]) -> bytes:
+    """Send the launch to the fork server's child; its answer, or b"" (then launch cold).
+
+    Two steps, so that a launch never runs twice: the child says `ready` once it has read the
+    message, and acts only on our `go`. A child that is not ready in time is told nothing:
+    it sees the channel close and exits without doing anything."""
+    import array
+    import socket
+
+    own = [os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
+           for name, _flag in HANDED_NAMESPACES]
+    try:
+        channel.sendmsg([json.dumps(message).encode()],
+                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [*own, *fds]))])
+        channel.settimeout(FORKSERVER_ANSWER_SEC)
+        if channel.recv(16) != b"ready":
+            return b""
+        channel.settimeout(None)
+        channel.send(b"go")
+        return channel.recv(64)
+    except OSError:  # TimeoutError included
+        return b""
+    finally:
+        for fd in own:
+            os.close(fd)
+
+
+def offer_forks(config: dict) -> int | None:
+    """For an exec that runs Python scripts (the verifier's test.sh and its probes): have the
+    fork server's child wait in this launch's namespaces to fork, one at a time, an imported
+    interpreter for each `python3 script.py ...` the command runs (through fork_python.py, first
+    on its PATH). Returns the command's end of that channel, or None (no fork server: the real
+    python3 runs, as without it). The child never parses what the command sends: each forked
+    process confines itself first with this launch's config, then reads its request."""
+    import socket
+
+    channel = socket.socket(fileno=config.pop("forkserver_fd"))
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        message = {"serve": True, "config": {k: v for k, v in config.items()
+                                             if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
+        reply = _send_to_forkserver(channel, message,
+                                    [config["netns_fd"], theirs.fileno(), *config["cgroup_fds"]])
+    finally:
+        theirs.close()
+        channel.close()
+    if reply != b"serving":
+        ours.close()
+        return None
+    return ours.detach()
+
+
+def hand_to_forkserver(config: dict, argv: list[str]) -> int | None:
+    """Have the worker's fork server (a Python that has imported bpy once, outside any sandbox)
+    fork the command into this launch's namespaces instead of exec'ing a fresh interpreter.
+
+    This launcher stays root and unconfined here: it only passes its namespaces and fds on a
+    socket the worker gave it, then waits. The fork server's child enters them, forks the
+    command's process into the trial's pid namespace, and that process confines itself with the
+    same `confine()` as a cold launch before any of the command runs (forkserver_process.py).
+    Returns the command's exit code, or None when the fork server did not take the launch
+    (nothing of the command ran; launch cold)."""
+    import socket
+
+    channel = socket.socket(fileno=config.pop("forkserver_fd"))
+    for fd in config["cgroup_fds"]:
+        os.write(fd, b"0")  # this launcher too: killing the launch's cgroup ends it with the command
+    message = {"argv": argv, "env": dict(os.environ),
+               "config": {k: v for k, v in config.items()
+                          if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
+    reply = _send_to_forkserver(channel, message,
+                                [0, 1, 2, config["status_fd"], config["netns_fd"], *config["cgroup_fds"]])
+    if reply != b"started":
+        channel.close()
+        return None
+    # The command's process holds its own copies: ours would keep its pipes open.
+    for fd in (config["status_fd"], config["netns_fd"], *config["cgroup_fds"]):
+        os.close(fd)
+    null = os.open("/dev/null", os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    reply = channel.recv(64)
+    words = reply.split()
+    if len(words) == 2 and words[0] == b"exit":
+        return int(words[1])
+    print("arkevo-launcher: the fork server's child ended without the command's exit status",
+          file=sys.stderr)
+    return EXIT_LAUNCH_FAILED
 
 
 USAGE = """usage: launcher.py CONFIG_JSON -- COMMAND...   (internal: run by the trial sandbox inside bwrap)

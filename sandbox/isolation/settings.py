@@ -76,6 +76,10 @@ class SandboxSettings(BaseModel):
     role: Literal["auto", "solver", "verifier"] = Field(
         default="auto", description="auto: 'verifier' when Harbor's session id says so")
     require_landlock: bool = True
+    # Spawned `python -m` processes (the Blender MCP host, the MCP server) are forked from the
+    # worker's fork server, which imported bpy once, instead of starting a fresh interpreter
+    # (isolation/forkserver.py). ARKEVO_FORK_SERVER=0 turns it off (A/B benches).
+    fork_server: bool = Field(default_factory=lambda: os.environ.get("ARKEVO_FORK_SERVER", "1") != "0")
 
     @field_validator("devices", mode="before")
     @classmethod

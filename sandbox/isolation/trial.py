@@ -26,6 +26,7 @@ from typing import Any
 from sandbox.isolation import host
 from sandbox.isolation.bwrap import LAUNCHER_DIR, RUNTIME_DIR, Bind, SandboxView
 from sandbox.isolation.cgroups import Cgroup, TrialCgroup, remove_stale_groups
+from sandbox.isolation.forkserver import ForkServer, fork_server
 from sandbox.isolation.layout import Layout, Root
 from sandbox.isolation.trialns import TrialNamespaces
 from sandbox.isolation.settings import SandboxSettings
@@ -144,6 +145,12 @@ class TrialSandbox:
     def is_open(self) -> bool:
         return self.slot is not None
 
+    def fork_server(self) -> ForkServer | None:
+        """This worker's fork server for the sandbox's interpreter, or None when it is off."""
+        if not self.settings.fork_server:
+            return None
+        return fork_server(self.python, home=Slot.container_home)
+
     # -- what a process sees -------------------------------------------------------------
 
     @property
@@ -193,27 +200,37 @@ class TrialSandbox:
         folder = self.settings.base_dir / "launcher"
         folder.mkdir(mode=0o755, exist_ok=True)
         folder.chmod(0o755)
-        for name in _LAUNCHER_FILES:
-            source, target = _HERE / name, folder / name
-            data = source.read_bytes()
+        shebang = f"#!{os.path.realpath(self.python)} -IS\n".encode()
+        (folder / "forkpy").mkdir(mode=0o755, exist_ok=True)
+        (folder / "forkpy").chmod(0o755)
+        for name, target, data, mode in (
+                *((name, folder / name, (_HERE / name).read_bytes(), 0o644) for name in _LAUNCHER_FILES),
+                # the `python3` of execs offered forks (launcher.offer_forks)
+                ("fork_python.py", folder / "forkpy" / "python3",
+                 shebang + (_HERE / "fork_python.py").read_bytes(), 0o755)):
             if target.exists() and target.read_bytes() == data:
                 continue
-            tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}"
+            tmp = target.parent / f".{name}.{os.getpid()}.{threading.get_ident()}"
             tmp.write_bytes(data)
-            tmp.chmod(0o644)
+            tmp.chmod(mode)
             os.replace(tmp, target)
 
     # -- launching -------------------------------------------------------------------------
 
     async def launch(self, argv: list[str], *, env: dict[str, str], cwd: str,
                      stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                     stderr=asyncio.subprocess.PIPE, track: bool = False, kind: str = "x"
+                     stderr=asyncio.subprocess.PIPE, track: bool = False, kind: str = "x",
+                     forkable: bool = False, serve_forks: bool = False
                      ) -> tuple[asyncio.subprocess.Process, Cgroup]:
         """Start argv in the sandbox; returns once the launcher confirmed every layer holds.
 
         Returns the bwrap process (its stdio are the command's) and the launch's own child
         cgroup, which holds the command and everything it forks. Raises LaunchFailed when a
         layer could not be set up (the command never ran).
+
+        forkable: a `python -m` command the fork server may fork, already imported, instead of
+        the launcher exec'ing it (same confinement; isolation/forkserver.py). serve_forks: the
+        command (a shell) gets a `python3` that has each `python3 script.py` it runs forked so.
 
         A bwrap that dies before the launcher runs (no status at all) is started again, up to
         LAUNCH_ATTEMPTS times: the command has not run, so nothing is repeated, and under load
@@ -223,7 +240,8 @@ class TrialSandbox:
         for attempt in range(1, LAUNCH_ATTEMPTS + 1):
             try:
                 return await self._launch_once(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
-                                               stderr=stderr, track=track, kind=kind)
+                                               stderr=stderr, track=track, kind=kind,
+                                               forkable=forkable, serve_forks=serve_forks)
             except BwrapDiedEarly as exc:
                 self.early_deaths.append(str(exc))
                 if attempt == LAUNCH_ATTEMPTS:
@@ -234,7 +252,9 @@ class TrialSandbox:
         raise AssertionError("unreachable")
 
     async def _launch_once(self, argv: list[str], *, env: dict[str, str], cwd: str, stdin, stdout,
-                           stderr, track: bool, kind: str) -> tuple[asyncio.subprocess.Process, Cgroup]:
+                           stderr, track: bool, kind: str,
+                           forkable: bool, serve_forks: bool
+                           ) -> tuple[asyncio.subprocess.Process, Cgroup]:
         if not self.is_open:
             raise LaunchFailed("the sandbox is not started")
         # Set by open() together with the slot (is_open).
@@ -252,6 +272,13 @@ class TrialSandbox:
             "landlock": view.landlock_rules(), "landlock_required": self.settings.require_landlock,
             "cgroup_fds": cgroup_fds, "netns_fd": self.namespaces.net_fd, "status_fd": status_w,
         }
+        server = self.fork_server() if forkable or serve_forks else None
+        forked = None
+        if server is not None and (serve_forks or server.eligible(argv)):
+            forked = server.channel()
+        if forked is not None:
+            config["forkserver_fd"] = forked
+            config["serve_forks"] = serve_forks
         launcher_python = os.path.realpath(self.python)  # base interpreter; -S: no site, no bpy
         # Options (environment values included) go through the memfd; bwrap takes the
         # command itself only from its real argv.
@@ -265,10 +292,10 @@ class TrialSandbox:
                 shutil.which("bwrap") or "bwrap", "--args", str(args_fd), "--", *command,
                 stdin=stdin, stdout=stdout, stderr=stderr, env=_BWRAP_ENV,
                 pass_fds=(args_fd, status_w, self.namespaces.net_fd, self.namespaces.pid_fd,
-                          *cgroup_fds),
+                          *cgroup_fds, *([forked] if forked is not None else [])),
                 start_new_session=True, limit=1024 * 1024)
         finally:
-            for fd in (args_fd, status_w, *cgroup_fds):
+            for fd in (args_fd, status_w, *cgroup_fds, *([forked] if forked is not None else [])):
                 os.close(fd)
         if track:
             self._processes.append(process)

@@ -72,15 +72,18 @@ def alive(pid: int) -> bool:
 
 def blender_hosts(root: int) -> list[int]:
     """The sandboxed Blender MCP hosts (`python -m blender_mcp_host`, not their launcher) among
-    `root`'s descendants."""
+    `root`'s descendants: exec'd (by their command line) or forked by the sandbox's fork server
+    (by the name it gives them)."""
     found = []
     for pid in process_tree(root):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
+            with open(f"/proc/{pid}/comm", "rb") as f:
+                name = f.read().strip()
         except OSError:
             continue
-        if argv[1:3] == [b"-m", b"blender_mcp_host"]:
+        if argv[1:3] == [b"-m", b"blender_mcp_host"] or name == b"blender_mcp_host"[:15]:
             found.append(pid)
     return found
 

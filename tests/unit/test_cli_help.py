@@ -49,7 +49,7 @@ ENTRY_POINTS = {
 # Blender, in the sandbox, in the deploy test). Each still answers --help with its usage.
 INTERNAL = ("blender.apply_script", "blender.build_workspace", "contracts.json_schemas", "deploy.harbor_docker",
             "deploy.object_store_setup", "deploy.stack_probe", "privacy.blend_text", "sandbox.isolation.launcher",
-            "sandbox.isolation.trialns", "sandbox.runtime.blender_mcp_host", "verifiers.packaged_grade",
+            "sandbox.isolation.fork_python", "sandbox.isolation.forkserver_process", "sandbox.isolation.trialns", "sandbox.runtime.blender_mcp_host", "verifiers.packaged_grade",
             "verifiers.probe_and_render", "verifiers.probe_server", "verifiers.render_evidence", "verifiers.rule_probe",
             "verifiers.scene_snapshot")
 # Run through another name: `python -m cli` / `python -m workers`.

@@ -1,0 +1,184 @@
+"""The worker's side of the fork server (forkserver_process.py): start it, hand it launches.
+
+One fork server per worker process and interpreter, started on first use and kept until the
+worker exits (it dies with the worker: PDEATHSIG). `channel()` gives a launch the launcher's end
+of a fresh socket pair whose other end went to the fork server, or None when there is no ready
+fork server — then the launch runs cold, as it always could. A fork server that died is started
+again at the next launch; the launches meanwhile run cold (counted in `counts`).
+
+What may be forked: only `<the sandbox's python> -m <module> args`, the form the Blender MCP host
+and the stock MCP server are spawned in (`eligible`). Everything else is exec'd as before.
+"""
+
+from __future__ import annotations
+
+import array
+import logging
+import os
+import shutil
+import socket
+import subprocess
+import threading
+from collections import Counter
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_PROCESS = Path(__file__).resolve().parent / "forkserver_process.py"
+
+
+class ForkServer:
+    def __init__(self, python: str, *, home: str, tmp_dir: Path) -> None:
+        self.python = python
+        self.home = home
+        self.tmp_dir = tmp_dir
+        self._process: subprocess.Popen | None = None
+        self._control: socket.socket | None = None
+        self._ready = False
+        self._lock = threading.Lock()
+        self.counts: Counter[str] = Counter()  # started, forked, cold (no ready server), died
+
+    def eligible(self, argv: list[str]) -> bool:
+        return len(argv) >= 3 and argv[0] == self.python and argv[1] == "-m"
+
+    def start(self) -> None:
+        """Start the fork server if none runs; returns at once (it is ready ~1 s later).
+
+        Call it from the event loop's thread, never a pool thread: PDEATHSIG fires when the
+        thread that forked the child exits."""
+        with self._lock:
+            if self._process is not None and self._process.poll() is None and not self._wedged():
+                return
+            if self._process is not None:
+                self.counts["died"] += 1
+                logger.warning("the sandbox fork server %s; starting another",
+                               f"exited ({self._process.returncode})"
+                               if self._process.poll() is not None else "is stopped")
+                self._discard()
+            self.tmp_dir.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            _remove_stale(self.tmp_dir.parent)
+            if self.tmp_dir.exists():
+                shutil.rmtree(self.tmp_dir, ignore_errors=True)
+            self.tmp_dir.mkdir()
+            self.tmp_dir.chmod(0o700)
+            log = open(self.tmp_dir.parent / f"{self.tmp_dir.name}.log", "ab")
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                # A clean environment: nothing of the worker's (API keys) may be in the memory
+                # every sandboxed fork inherits. HOME is the sandbox's, which Blender caches.
+                self._process = subprocess.Popen(
+                    [self.python, "-s", str(_PROCESS), str(theirs.fileno())],
+                    pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=log, cwd="/",
+                    env={"PATH": "/usr/bin:/bin", "HOME": self.home, "LANG": "C.UTF-8",
+                         "TMPDIR": str(self.tmp_dir), "PYTHONDONTWRITEBYTECODE": "1"})
+            finally:
+                theirs.close()
+                log.close()
+            self._control = ours
+            self._ready = False
+            self.counts["started"] += 1
+
+    def _wedged(self) -> bool:
+        """Stopped or traced: it would take launches and fork nothing (each such launch waits
+        launcher.FORKSERVER_ANSWER_SEC, then runs cold, with its stdio held in the queue)."""
+        assert self._process is not None
+        try:
+            with open(f"/proc/{self._process.pid}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return False
+        return state in ("T", "t")
+
+    def _discard(self) -> None:
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._process is not None:
+            if self._process.poll() is None:
+                self._process.kill()
+            self._process.wait()
+            self._process = None
+        self._ready = False
+
+    def _check_ready(self) -> bool:
+        if self._ready:
+            return True
+        assert self._control is not None
+        try:
+            said = self._control.recv(16, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return False
+        except OSError:
+            said = b""
+        self._ready = said == b"ready"
+        return self._ready
+
+    def channel(self) -> int | None:
+        """The launcher's end of a channel to a ready fork server (an fd the caller passes to
+        bwrap and closes), or None: launch cold. Starts the fork server when there is none."""
+        self.start()
+        with self._lock:
+            if self._control is None or not self._check_ready():
+                self.counts["cold"] += 1
+                return None
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+            try:
+                self._control.sendmsg([b"fork"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                                   array.array("i", [theirs.fileno()]))])
+            except OSError:
+                ours.close()
+                self.counts["cold"] += 1
+                return None
+            finally:
+                theirs.close()
+            self.counts["forked"] += 1
+            return ours.detach()
+
+    def wait_ready(self, timeout: float = 60.0) -> bool:
+        """Block until the fork server is ready (tests, benches); False if it is not."""
+        import select
+        self.start()
+        with self._lock:
+            if self._ready:
+                return True
+            assert self._control is not None
+            readable, _, _ = select.select([self._control], [], [], timeout)
+            return bool(readable) and self._check_ready()
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process is not None else None
+
+    def close(self) -> None:
+        with self._lock:
+            self._discard()
+
+
+def _remove_stale(folder: Path) -> None:
+    """Temp folders and logs of fork servers whose worker (tmp-<pid>) no longer runs."""
+    if not folder.is_dir():
+        return
+    for entry in folder.glob("tmp-*"):
+        pid = entry.name.removeprefix("tmp-").removesuffix(".log")
+        if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
+            if entry.is_dir():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+
+
+_SERVERS: dict[tuple[str, str], ForkServer] = {}
+# Its temp folder (Blender's session folder of the import) and log: root's, host-wide.
+STATE_DIR = Path("/run/arkevo-sandbox/forkserver")
+
+
+def fork_server(python: str, *, home: str) -> ForkServer:
+    """This worker process's fork server for that interpreter (made, not started): one for
+    every sandbox of the process, whatever their slot folders."""
+    key = (python, home)
+    server = _SERVERS.get(key)
+    if server is None:
+        server = _SERVERS[key] = ForkServer(python, home=home,
+                                            tmp_dir=STATE_DIR / f"tmp-{os.getpid()}")
+    return server

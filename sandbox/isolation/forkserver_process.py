@@ -1,0 +1,383 @@
+"""The fork server: a Python that imported bpy (and the MCP server's libraries) once, outside
+every sandbox, and forks an already-imported interpreter into a launch's sandbox on request.
+
+    python -s sandbox/isolation/forkserver_process.py CONTROL_FD   (started by ForkServer)
+
+Why: `import bpy` costs ~0.6-0.9 CPU-s, paid by every sandboxed Python that needs it (the
+Blender MCP host of each trial) and the MCP server's imports ~0.4 more; a fork of a process
+that paid them once costs a few milliseconds.
+
+How a launch goes (docs/sandbox.md "Fork server"):
+
+1. The worker sends this process one end of a fresh socket pair (SCM_RIGHTS on CONTROL_FD) and
+   gives the other end to the launch's launcher inside bwrap (launcher.py).
+2. This process forks a child (root, not yet in any sandbox) and goes back to waiting. The
+   fork server itself never runs anything of anyone's and never reads what a sandbox sends.
+3. The child reads the launcher's message: the command, its environment, the launcher's
+   config, and fds — the mount, ipc, uts, cgroup and pid namespaces bwrap made for the launch,
+   stdio, the status fd, the trial's netns and the launch's cgroup.procs —, answers "ready"
+   and goes on only at the launcher's "go" (a launcher that waited too long has launched
+   cold and closed the channel: then the child exits having done nothing). It enters those
+   namespaces (setns), forks the command's process into the trial's pid namespace, answers
+   "started", waits, and reports "exit <code>" back to the launcher, which exits with it.
+4. The command's process runs the launcher's own `confine()` — cgroups, netns, rlimits,
+   no_new_privs, the slot user, its own user namespace, Landlock, every other fd closed —
+   writes "ok" on the status fd, and only then runs `python -m <module> args` in-process
+   (runpy), with the launch's environment and a sys.path as the cold interpreter would build.
+
+Stdlib + bpy only, like the launcher: it imports launcher.py and landlock.py beside it.
+"""
+
+from __future__ import annotations
+
+import array
+import contextlib
+import ctypes
+import importlib
+import json
+import os
+import signal
+import socket
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, _HERE)
+
+import launcher  # noqa: E402
+
+# What the processes it forks import: bpy for the Blender MCP host and the rule probes, the
+# stock MCP server's libraries (not blender_mcp itself: it reads telemetry switches from the
+# environment at import, which must be each launch's own).
+PRELOAD = ("bpy", "mcp.server.fastmcp", "mcp.types", "anyio", "httpx", "pydantic")
+_PR_SET_PDEATHSIG = 1
+_PR_SET_NAME = 15
+_libc = ctypes.CDLL(None, use_errno=True)
+MAX_MESSAGE = 1 << 20
+_SET_BY_PRELOAD: dict[str, str] = {}
+
+
+def _receive(channel: socket.socket, max_fds: int) -> tuple[bytes, list[int]]:
+    fds = array.array("i")
+    message, ancillary, _flags, _addr = channel.recvmsg(
+        MAX_MESSAGE, socket.CMSG_SPACE(max_fds * fds.itemsize))
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+            fds.frombytes(data[:len(data) - (len(data) % fds.itemsize)])
+    return message, list(fds)
+
+
+def serve(control: socket.socket) -> dict | None:
+    """The fork server's loop. Returns only in a forked command process, with its job."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # its children are reaped by the kernel
+    while True:
+        try:
+            message, fds = _receive(control, 1)
+        except InterruptedError:
+            continue
+        if not message and not fds:
+            return None  # the worker closed the control socket
+        if len(fds) != 1:
+            for fd in fds:
+                os.close(fd)
+            continue
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            return _enter_and_fork(socket.socket(fileno=fds[0]))
+        os.close(fds[0])
+
+
+def _enter_and_fork(channel: socket.socket) -> dict | None:
+    """In the fork server's child: enter the launch's namespaces and fork the command there, or
+    (serve mode) fork one process per request of the command's `python3`. Exits (never returns)
+    in this child; returns the job in a forked command process."""
+    try:
+        raw, fds = _receive(channel, 32)
+        channel.send(b"ready")
+        if channel.recv(16) != b"go":
+            os._exit(0)  # the launcher gave up waiting and launched cold: do nothing
+        request = json.loads(raw)
+        names = launcher.HANDED_NAMESPACES
+        ns_fds, rest = fds[:len(names)], fds[len(names):]
+        for fd, (_name, flag) in zip(ns_fds, names):
+            os.setns(fd, flag)  # the pid namespace applies to the forks below
+            os.close(fd)
+        if request.get("serve"):
+            netns_fd, agent_fd, cgroup_fds = rest[0], rest[1], rest[2:]
+            channel.send(b"serving")
+            channel.close()
+            return _serve_forks(socket.socket(fileno=agent_fd), request["config"], netns_fd,
+                                cgroup_fds)
+        stdio, (status_fd, netns_fd), cgroup_fds = rest[:3], rest[3:5], rest[5:]
+        pid = os.fork()
+    except Exception:  # noqa: BLE001 - the launcher then launches cold: nothing ran
+        os._exit(1)
+    if pid == 0:
+        channel.close()
+        _become_confined(stdio, {**request["config"], "status_fd": status_fd,
+                                 "netns_fd": netns_fd, "cgroup_fds": cgroup_fds}, status_fd)
+        os.write(status_fd, b"ok")
+        os.close(status_fd)
+        return {**request, "cwd": request["config"].get("cwd") or "/"}
+    for fd in rest:
+        os.close(fd)
+    channel.send(b"started")
+    _pid, status = os.waitpid(pid, 0)
+    try:
+        channel.send(b"exit %d" % _exit_status(status))
+    except OSError:
+        pass  # the launcher is gone (its launch was killed)
+    os._exit(0)
+
+
+def _become_confined(stdio: list[int], config: dict, status_fd: int | None) -> None:
+    """In a forked command process: the launch's stdio, session and confinement, or exit 125."""
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    os.setsid()  # bwrap's --new-session
+    for target, fd in enumerate(stdio):
+        os.dup2(fd, target)
+    try:
+        launcher.confine(config, {status_fd} if status_fd is not None else set())
+        launcher.drop_capabilities()
+    except launcher.LaunchError as exc:
+        os.write(status_fd if status_fd is not None else 2, f"arkevo-launcher: {exc}".encode())
+        os._exit(launcher.EXIT_LAUNCH_FAILED)
+
+
+def _exit_status(status: int) -> int:
+    code = os.waitstatus_to_exitcode(status)
+    return code if code >= 0 else 128 - code  # killed by signal N: 128+N, as a shell reports it
+
+
+# Signals the command's `python3` passes on to the process forked for it (`timeout` sends TERM).
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT)
+
+
+# Forks one exec's python3 may have running at once; one more request runs the real python3.
+# Bounds what a flood of requests can start outside the exec's own process limits (a forked
+# process never execs, so RLIMIT_NPROC is not checked for it; its cgroup's pids.max is).
+MAX_LIVE_FORKS = 4
+
+
+def _serve_forks(agent: socket.socket, config: dict, netns_fd: int,
+                 cgroup_fds: list[int]) -> dict | None:
+    """Serve mode: fork a process per request until every holder of the command's end has
+    closed it and the last fork has ended. A request is [its connection, stdin, stdout,
+    stderr] and bytes this child never parses. Exits here; returns in a forked process."""
+    import select
+
+    live: dict[int, tuple[int, socket.socket | None]] = {}  # pidfd -> (pid, its connection)
+    accepting = True
+    while accepting or live:
+        waiting = [*([agent] if accepting else []), *live,
+                   *(conn for _pid, conn in live.values() if conn is not None)]
+        readable, _, _ = select.select(waiting, [], [])
+        for pidfd in [fd for fd in readable if isinstance(fd, int)]:
+            pid, connection = live.pop(pidfd)
+            _pid, status = os.waitpid(pid, 0)
+            os.close(pidfd)
+            if connection is not None:
+                with contextlib.suppress(OSError):
+                    connection.send(b"exit %d" % _exit_status(status))
+                connection.close()
+        for pidfd, (pid, connection) in list(live.items()):
+            if connection is None or connection not in readable:
+                continue
+            try:
+                said = connection.recv(64).split()
+            except OSError:
+                said = []
+            if not said:  # its python3 is gone (killed): so is what it ran
+                os.kill(pid, signal.SIGKILL)
+                connection.close()
+                live[pidfd] = (pid, None)  # reaped when it ends
+            elif len(said) == 2 and said[0] == b"signal" and said[1].isdigit() \
+                    and int(said[1]) in FORWARDED:
+                os.kill(pid, int(said[1]))
+        if agent not in readable:
+            continue
+        try:
+            raw, fds = _receive(agent, 4)
+        except OSError:
+            raw, fds = b"", []
+        if not raw and not fds:
+            accepting = False  # the command and all that inherited the channel have ended
+            continue
+        if len(fds) != 4:
+            for fd in fds:
+                os.close(fd)
+            continue
+        connection = socket.socket(fileno=fds[0])
+        if len(live) >= MAX_LIVE_FORKS:
+            for fd in fds[1:]:
+                os.close(fd)
+            with contextlib.suppress(OSError):
+                connection.send(b"busy")
+            connection.close()
+            continue
+        pid = os.fork()
+        if pid == 0:
+            agent.close()
+            connection.close()
+            for other_pidfd, (_other, other_connection) in live.items():
+                os.close(other_pidfd)
+                if other_connection is not None:
+                    other_connection.close()
+            _become_confined(fds[1:], {**config, "netns_fd": netns_fd,
+                                       "cgroup_fds": list(cgroup_fds)}, None)
+            return {"raw": raw}  # parsed only now, confined
+        for fd in fds[1:]:
+            os.close(fd)
+        live[os.pidfd_open(pid)] = (pid, connection)
+        with contextlib.suppress(OSError):
+            connection.send(b"started")
+    os._exit(0)
+
+
+def _request(job: dict) -> dict:
+    """A serve-mode request, read in the confined process: {argv, env, cwd}, or exit 2."""
+    if "raw" not in job:
+        return job
+    try:
+        request = json.loads(job["raw"])
+        argv, env, cwd = request["argv"], request["env"], request["cwd"]
+        if not (isinstance(argv, list) and all(isinstance(a, str) for a in argv)
+                and isinstance(env, dict) and all(isinstance(k, str) and isinstance(v, str)
+                                                  for k, v in env.items())
+                and isinstance(cwd, str)):
+            raise ValueError("argv, env and cwd must be strings")
+    except (ValueError, KeyError, TypeError) as exc:
+        print(f"arkevo-forkserver: bad request: {exc}", file=sys.stderr)
+        os._exit(2)
+    return {"argv": argv, "env": env, "cwd": cwd}
+
+
+def run(job: dict) -> None:
+    """In the command's process, confined: become `python -m module args` (or, asked by a
+    command's python3, `python3 script.py args`) and run it."""
+    job = _request(job)
+    argv = job["argv"]
+    module = len(argv) >= 3 and argv[1] == "-m"
+    script = len(argv) >= 2 and not argv[1].startswith("-") and argv[1].endswith(".py")
+    if not (module or script):
+        print(f"arkevo-forkserver: not a 'python -m module' or 'python script.py' command: "
+              f"{argv[:3]}", file=sys.stderr)
+        sys.exit(2)
+    env = job["env"]
+    os.environ.clear()
+    os.environ.update(env)
+    for key, value in _SET_BY_PRELOAD.items():
+        os.environ.setdefault(key, value)  # as the cold interpreter's own `import bpy` would
+    try:
+        os.chdir(job["cwd"])
+    except OSError as exc:
+        print(f"arkevo-sandbox: cannot change directory to {job['cwd']}: {exc.strerror}",
+              file=sys.stderr)
+        sys.exit(1)
+    # sys.path as the cold interpreter builds it: the cwd (-m) or the script's folder, then
+    # PYTHONPATH, then the interpreter's own.
+    own = [entry for entry in sys.path if entry != _HERE]
+    extra = [entry for entry in env.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    first = os.getcwd() if module else os.path.dirname(os.path.abspath(argv[1]))
+    sys.path[:] = [first, *extra, *own]
+    sys.dont_write_bytecode = bool(env.get("PYTHONDONTWRITEBYTECODE"))
+    # Fresh stdio objects over the launch's fds (the fork server's were never used).
+    sys.stdin = sys.__stdin__ = open(0, "r", closefd=False)  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = open(2, "w", buffering=1, closefd=False,  # type: ignore[misc]
+                                       errors="backslashreplace")
+    if "bpy" in sys.modules:
+        # Blender made its session temp folder at import, outside this sandbox: a new one
+        # under the launch's TMPDIR, as a cold start would.
+        prefs = sys.modules["bpy"].context.preferences.filepaths
+        prefs.temporary_directory = env.get("TMPDIR", "/tmp")
+    import runpy
+    # ps shows the fork server's command line for it; its name at least says what runs.
+    name = argv[2] if module else os.path.basename(argv[1])
+    _libc.prctl(_PR_SET_NAME, name.encode()[:15])
+    try:
+        if module:
+            sys.argv = [argv[0], *argv[3:]]
+            runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = argv[1:]
+            runpy.run_path(argv[1], run_name="__main__")
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+    except BaseException:  # noqa: BLE001 - reported as the interpreter would, exit 1
+        sys.excepthook(*sys.exc_info())
+        code = 1
+    _exit(code)
+
+
+def _exit_code(value: object) -> int:
+    """What the interpreter makes of SystemExit's code."""
+    if value is None:
+        return 0
+    if isinstance(value, int):
+        return value & 0xFF
+    print(value, file=sys.stderr)
+    return 1
+
+
+def _exit(code: int) -> None:
+    """The interpreter's exit up to its atexit handlers (non-daemon threads joined, handlers
+    run, stdio flushed), then _exit. The C-level finalisation that follows in a cold process
+    is skipped: in a fork of a process that imported bpy it waits ~1 s for worker threads that
+    only the fork server has (measured: 1.15 s against 0.02 s), and what it would do — free
+    memory, remove Blender's session temp folder in the slot's /tmp — the process's end and the
+    slot's wipe do anyway."""
+    import atexit
+    import threading
+
+    threading._shutdown()  # type: ignore[attr-defined]
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001, S110 - a closed pipe: nothing left to say
+            pass
+    os._exit(code)
+
+
+USAGE = """usage: forkserver_process.py CONTROL_FD   (internal: started by the worker, as root)
+
+The sandbox's fork server: imports bpy and the MCP server's libraries once, then forks an
+already-imported interpreter into a launch's sandbox for each channel the worker sends on
+CONTROL_FD (docs/sandbox.md "Fork server"). Not a command to run by hand.
+
+exit codes:
+  0  the worker closed CONTROL_FD
+  1  orphaned at start (its worker had already died)
+  2  bad usage"""
+
+
+def main() -> None:
+    if sys.argv[1:] in (["--help"], ["-h"]):
+        print(USAGE)
+        sys.exit(0)
+    if len(sys.argv) != 2 or not sys.argv[1].isdigit():
+        print(USAGE, file=sys.stderr)
+        sys.exit(2)
+    control = socket.socket(fileno=int(sys.argv[1]))
+    _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the worker
+    if os.getppid() == 1:
+        sys.exit(1)
+    before = dict(os.environ)
+    for name in PRELOAD:
+        importlib.import_module(name)
+    # bpy's import sets a few variables (MaterialX search paths): each fork gets them back.
+    _SET_BY_PRELOAD.update({k: v for k, v in os.environ.items() if before.get(k) != v})
+    sys.stdout.flush()
+    sys.stderr.flush()
+    control.send(b"ready")
+    job = serve(control)
+    if job is None:
+        return
+    run(job)
+
+
+if __name__ == "__main__":
+    main()

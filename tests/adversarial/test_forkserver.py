@@ -1,0 +1,298 @@
+"""The sandbox's fork server (sandbox/isolation/forkserver.py): a `python -m` process it forks,
+already imported, into a trial's sandbox is confined exactly like one the launcher execs, carries
+nothing of another trial, cannot reach the fork server, and a dead fork server costs nothing but
+a cold start. Real sandboxes (root, slot users, bwrap, Landlock, cgroups, namespaces) and a real
+fork server that imports bpy; nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from sandbox.isolation import forkserver
+from tests.adversarial.sandbox_helpers import make_env, requires_landlock, started
+
+pytestmark = [requires_landlock, pytest.mark.blender, pytest.mark.timeout(180)]
+
+WORKER_SECRET = "sk-worker-secret-forkserver-55aa"
+
+# Reports what the process can see and do, as JSON on stdout. It runs as `python -m report`.
+REPORT = textwrap.dedent('''
+    import json, os, socket, sys
+    def attempt(fn):
+        try:
+            fn()
+            return "allowed"
+        except OSError as exc:
+            return type(exc).__name__
+    def status(key):
+        return [l.split(":", 1)[1].strip() for l in open("/proc/self/status") if l.startswith(key + ":")][0]
+    preloaded = "bpy" in sys.modules
+    import bpy  # in both modes, so that its own variables are in both environments
+    out = {
+        "preloaded": preloaded,
+        "marker_seen": getattr(bpy, "arkevo_marker", None),
+        "ids": [os.getresuid(), os.getresgid(), os.getgroups()],
+        "caps": [status(k) for k in ("CapInh", "CapPrm", "CapEff", "CapAmb")],
+        "no_new_privs": status("NoNewPrivs"),
+        "uid_map": open("/proc/self/uid_map").read().split(),
+        "max_user_namespaces": open("/proc/sys/user/max_user_namespaces").read().strip(),
+        "write_usr": attempt(lambda: open("/usr/arkevo-probe", "w")),
+        "write_runtime": attempt(lambda: open("/opt/arkevo/runtime/x", "w")),
+        "write_workspace": attempt(lambda: open("/workspace/ok.txt", "w").write("ok")),
+        "project_visible": os.path.exists("FORKSERVER_SOURCE"),
+        "links": sorted(l.split(":")[0].strip() for l in open("/proc/net/dev").readlines()[2:]),
+        "pids": sorted(int(p) for p in os.listdir("/proc") if p.isdigit()),
+        "fds": sorted(int(f) for f in os.listdir("/proc/self/fd")),
+        "env": sorted(os.environ),
+        "environ_has_secret": b"WORKER_SECRET" in open("/proc/self/environ", "rb").read(),
+        "cgroup": [l.split(":")[2].strip() for l in open("/proc/self/cgroup")
+                   if ":memory:" in l or l.startswith("0::/arkevo")],
+        "hostname": socket.gethostname(),
+        "cwd": os.getcwd(),
+        "argv": sys.argv[1:],
+        "session_leader": os.getsid(0) == os.getpid(),
+    }
+    if len(sys.argv) > 1 and sys.argv[1] == "--kill":
+        out["kill_fork_server"] = attempt(lambda: os.kill(int(sys.argv[2]), 9))
+    if len(sys.argv) > 1 and sys.argv[1] == "--taint":
+        bpy.arkevo_marker = "tainted by a solver"
+        bpy.data.objects.new("SolverLeftThis", None)
+    out["objects"] = sorted(o.name for o in bpy.data.objects)
+    with open("/workspace/runs.txt", "a") as f:
+        f.write("run\\n")
+    print(json.dumps(out))
+''').replace("WORKER_SECRET", WORKER_SECRET).replace(
+    "FORKSERVER_SOURCE", str(Path(forkserver.__file__).with_name("forkserver_process.py")))
+
+
+@pytest.fixture(scope="module")
+def base_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("forkserver-base")
+
+
+async def _install(env) -> None:
+    await env.exec("mkdir -p /tmp/m && cat > /tmp/m/report.py <<'EOF'\n" + REPORT + "EOF\n")
+
+
+async def _report(env, *args: str) -> dict:
+    process = await env.spawn([env.python, "-m", "report", *args], env={"PYTHONPATH": "/tmp/m"})
+    out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
+def _server(env) -> forkserver.ForkServer:
+    server = env._sandbox.fork_server()
+    assert server is not None
+    assert server.wait_ready(120), "the fork server did not get ready"
+    return server
+
+
+async def test_a_forked_process_is_confined_like_an_execed_one(tmp_path, base_dir, monkeypatch):
+    monkeypatch.setenv("ARKEVO_WORKER_API_KEY", WORKER_SECRET)  # the worker's, never the sandbox's
+    reports = {}
+    for mode, fork in (("forked", True), ("cold", False)):
+        async with started(make_env(tmp_path, mode, base_dir=base_dir, fork_server=fork)) as env:
+            if fork:
+                _server(env)
+            await _install(env)
+            reports[mode] = await _report(env, "--flag")
+            reports[mode]["slot"] = env._sandbox.slot.uid
+    forked, cold = reports["forked"], reports["cold"]
+    assert forked["preloaded"] and not cold["preloaded"]  # the one was forked, the other exec'd
+    for report in (forked, cold):
+        uid = report["slot"]
+        assert report["ids"] == [[uid] * 3, report["ids"][1], []] and report["ids"][1][0] != 0
+        assert report["caps"] == ["0000000000000000"] * 4
+        assert report["no_new_privs"] == "1"
+        assert report["uid_map"] == [str(uid), str(uid), "1"]
+        assert report["max_user_namespaces"] == "0"
+        assert report["write_usr"] != "allowed" and report["write_runtime"] != "allowed"
+        assert report["write_workspace"] == "allowed"
+        assert report["project_visible"] is False
+        assert report["links"] == ["lo"]
+        assert report["fds"] == [0, 1, 2, 3]  # stdio and listdir's own
+        assert not report["environ_has_secret"] and "ARKEVO_WORKER_API_KEY" not in report["env"]
+        assert report["hostname"].startswith("sandbox-")
+        assert report["cwd"] == "/workspace" and report["argv"] == ["--flag"]
+        assert report["session_leader"]
+    # The same confinement, environment and view; only pids differ (the forked one has its
+    # launcher waiting beside it, root, in the trial's pid namespace).
+    same = ("ids", "caps", "no_new_privs", "uid_map", "max_user_namespaces", "write_usr",
+            "write_runtime", "write_workspace", "project_visible", "links", "fds", "env",
+            "hostname", "cwd", "argv", "session_leader")
+    assert {k: forked[k] for k in same} == {k: cold[k] for k in same}
+    assert all(pid < 10 for pid in forked["pids"])  # the trial's pid namespace, not the host's
+    # The launch's own cgroup in the trial's (v1's memory hierarchy, or v2's unified one).
+    assert [g.rsplit("--", 1)[1] for g in forked["cgroup"]] == ["forked__test__env/s2"]
+    assert [g.rsplit("--", 1)[1] for g in cold["cgroup"]] == ["cold__test__env/s2"]
+
+
+async def test_a_forked_process_cannot_reach_the_fork_server_or_leave_state(tmp_path, base_dir):
+    async with started(make_env(tmp_path, "first", base_dir=base_dir)) as env:
+        server = _server(env)
+        server_pid = server.pid
+        await _install(env)
+        tainted = await _report(env, "--taint")
+        killed = await _report(env, "--kill", str(server_pid))
+    # The fork server's pid means nothing in the trial's pid namespace (or names a process of
+    # the trial, never the server), and the server lives on.
+    assert killed["kill_fork_server"] != "allowed" or server_pid not in tainted["pids"]
+    os.kill(server_pid, 0)
+    assert server.pid == server_pid and server.counts["died"] == 0
+    assert "SolverLeftThis" in tainted["objects"]
+    async with started(make_env(tmp_path, "second", base_dir=base_dir)) as env:
+        await _install(env)
+        after = await _report(env)
+    assert after["preloaded"] and after["marker_seen"] is None
+    assert "SolverLeftThis" not in after["objects"]  # a fork of the untouched server, not of it
+
+
+async def test_a_killed_fork_server_costs_a_cold_start_and_is_replaced(tmp_path, base_dir):
+    async with started(make_env(tmp_path, "killed", base_dir=base_dir)) as env:
+        server = _server(env)
+        before = dict(server.counts)
+        os.kill(server.pid, signal.SIGKILL)
+        for _ in range(100):
+            if server._process.poll() is not None:
+                break
+            await asyncio.sleep(0.05)
+        await _install(env)
+        cold = await _report(env)  # the launch finds the server dead: it runs cold, once
+        assert not cold["preloaded"]
+        assert server.counts["died"] == before.get("died", 0) + 1
+        assert server.wait_ready(120)
+        forked = await _report(env)  # the replacement serves the next one
+        assert forked["preloaded"]
+        runs = await env.exec("cat /workspace/runs.txt")
+    assert runs.stdout.split() == ["run", "run"]
+
+
+async def test_a_stopped_fork_server_is_replaced_and_the_launch_runs_once(tmp_path, base_dir):
+    async with started(make_env(tmp_path, "stopped", base_dir=base_dir)) as env:
+        server = _server(env)
+        stopped_pid = server.pid
+        await _install(env)
+        os.kill(stopped_pid, signal.SIGSTOP)  # wedged: it would take launches and fork nothing
+        cold = await _report(env)
+        assert not cold["preloaded"] and server.counts["died"] >= 1
+        assert server.pid != stopped_pid and not Path(f"/proc/{stopped_pid}/status").exists()
+        assert server.wait_ready(120)
+        forked = await _report(env)
+        runs = await env.exec("cat /workspace/runs.txt")
+    assert forked["preloaded"]
+    assert runs.stdout.split() == ["run", "run"]
+
+
+async def test_a_launch_the_fork_server_drops_runs_cold_once(tmp_path, base_dir, monkeypatch):
+    # A channel whose far end is already closed: what the launcher sees when the fork server's
+    # child dies before forking. The launcher launches cold; the command runs once.
+    def dead_channel(self):
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        theirs.close()
+        return ours.detach()
+
+    monkeypatch.setattr(forkserver.ForkServer, "channel", dead_channel)
+    async with started(make_env(tmp_path, "dropped", base_dir=base_dir)) as env:
+        await _install(env)
+        report = await _report(env)
+        runs = await env.exec("cat /workspace/runs.txt")
+    assert not report["preloaded"]
+    assert runs.stdout.split() == ["run"]
+
+
+def test_only_python_dash_m_of_the_sandbox_interpreter_is_forked(tmp_path):
+    server = forkserver.ForkServer("/venv/bin/python3", home="/home/sandbox", tmp_dir=tmp_path)
+    assert server.eligible(["/venv/bin/python3", "-m", "blender_mcp_host", "--blend", "x"])
+    assert not server.eligible(["/venv/bin/python3", "/tests/rule_probe.py"])
+    assert not server.eligible(["/usr/bin/python3", "-m", "blender_mcp_host"])
+    assert not server.eligible(["bash", "-c", "python3 -m x"])
+    assert not server.eligible(["/venv/bin/python3", "-m"])
+
+
+# -- a verifier's scripts: `python3 script.py` in an exec, forked (launcher.offer_forks) --------
+
+@contextlib.asynccontextmanager
+async def _verifier(tmp_path, base_dir, name: str, fork: bool = True):
+    """A started verifier sandbox (Harbor's separate verifier mode) with a ready fork server."""
+    env = make_env(tmp_path, name, base_dir=base_dir, fork_server=fork,
+                   session_id=f"{name}__verifier__x")
+    async with started(env) as env:
+        if fork:
+            _server(env)
+        yield env
+
+
+async def _script_report(env, command: str = "python3 /tmp/m/report.py --flag") -> dict:
+    result = await env.exec(command)
+    assert result.return_code == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+async def test_a_verifier_scripts_python3_is_forked_and_confined_like_the_real_one(tmp_path, base_dir):
+    reports = {}
+    for mode, fork in (("vforked", True), ("vcold", False)):
+        async with _verifier(tmp_path, base_dir, mode, fork) as env:
+            await _install(env)
+            reports[mode] = await _script_report(env)
+    forked, cold = reports["vforked"], reports["vcold"]
+    assert forked["preloaded"] and not cold["preloaded"]
+    same = ("ids", "caps", "no_new_privs", "uid_map", "max_user_namespaces", "write_usr",
+            "write_runtime", "write_workspace", "project_visible", "links", "fds", "env",
+            "hostname", "cwd", "argv", "session_leader")
+    assert {k: forked[k] for k in same} == {k: cold[k] for k in same}
+    assert forked["caps"] == ["0000000000000000"] * 4 and forked["write_usr"] != "allowed"
+    assert forked["fds"] == [0, 1, 2, 3]  # not the channel its python3 asked on
+    assert "ARKEVO_FORK_FD" not in forked["env"]
+
+
+async def test_a_forked_scripts_exit_status_and_signals_pass_through(tmp_path, base_dir):
+    async with _verifier(tmp_path, base_dir, "vstatus") as env:
+        await env.exec("mkdir -p /tmp/m && cat > /tmp/m/s.py <<'EOF'\n"
+                       "import sys, time\n"
+                       "if sys.argv[1] == 'exit': sys.exit(7)\n"
+                       "if sys.argv[1] == 'raise': raise ValueError('from the script')\n"
+                       "if sys.argv[1] == 'sleep': time.sleep(60)\n"
+                       "EOF\n")
+        assert (await env.exec("python3 /tmp/m/s.py exit")).return_code == 7
+        raised = await env.exec("python3 /tmp/m/s.py raise")
+        assert raised.return_code == 1 and "ValueError: from the script" in raised.stderr
+        # `timeout` TERMs the python3 it started; the forked script gets the TERM and ends.
+        timed = await env.exec("timeout -k 5 1 python3 /tmp/m/s.py sleep; echo $?")
+        assert timed.stdout.split()[-1] == "124"
+        # KILLed, its python3 cannot pass anything on: the fork server's child kills the script.
+        killed = await env.exec("timeout -s KILL 1 python3 /tmp/m/s.py sleep; echo $?")
+        assert killed.stdout.split()[-1] == "137"  # timeout's own status for a KILL
+        left = await env.exec("ps -eo args= | grep -c '[s].py sleep' || true")
+        assert left.stdout.strip() == "0"
+
+
+async def test_other_python3_forms_and_a_fifth_at_once_run_the_real_python3(tmp_path, base_dir):
+    async with _verifier(tmp_path, base_dir, "vforms") as env:
+        await env.exec("mkdir -p /tmp/m && printf '%s\\n' "
+                       "'import sys, time' 'print(\"bpy\" in sys.modules)' 'time.sleep(1.5)' "
+                       "> /tmp/m/slow.py")
+        dash_c = await env.exec("python3 -c 'import sys; print(\"bpy\" in sys.modules)'")
+        stdin = await env.exec("echo 'import sys; print(\"bpy\" in sys.modules)' | python3 -")
+        assert dash_c.stdout.strip() == "False" and stdin.stdout.strip() == "False"
+        # Six at once: four forked (the bound), the other two exec'd; all six run, once.
+        many = await env.exec("for i in 1 2 3 4 5 6; do python3 /tmp/m/slow.py > /tmp/o$i & done; "
+                              "wait; cat /tmp/o1 /tmp/o2 /tmp/o3 /tmp/o4 /tmp/o5 /tmp/o6")
+        assert sorted(many.stdout.split()) == ["False", "False", "True", "True", "True", "True"]
+
+
+async def test_a_solver_exec_gets_the_real_python3(tmp_path, base_dir):
+    async with started(make_env(tmp_path, "solver", base_dir=base_dir)) as env:
+        _server(env)
+        which = await env.exec("command -v python3; echo ${ARKEVO_FORK_FD:-none}")
+    assert which.stdout.split() == [f"{env.python}", "none"]
