@@ -327,9 +327,10 @@ async def test_failures_before_the_first_action_are_infra(task_dir, tmp_path):
     (broken / "environment" / "Dockerfile").write_text("FROM python:3.13-slim\nCOPY missing /workspace\n")
     with pytest.raises(TrialInfraError, match="missing"):
         await run(broken, tmp_path / "a", "nop")
-    # The Blender host cannot start (no memory for it) before the agent's first action.
+    # The Blender host cannot start (no memory for it) before the agent's first action. Exec'd:
+    # a host forked from the fork server shares its import and needs far less than 64 MB.
     with pytest.raises(TrialInfraError, match="before it was ready"):
-        await run(task_dir, tmp_path / "b", "nop", environment={"memory_mb": 64})
+        await run(task_dir, tmp_path / "b", "nop", environment={"memory_mb": 64, "fork_server": False})
 
 
 # --- a delivery that never reaches the verifier -------------------------------------------------
