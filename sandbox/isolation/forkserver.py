@@ -35,6 +35,7 @@ class ForkServer:
         self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._ready = False
+        self.unusable: str | None = None  # why this interpreter cannot have a fork server
         self._lock = threading.Lock()
         self.counts: Counter[str] = Counter()  # started, forked, cold (no ready server), died
 
@@ -47,6 +48,8 @@ class ForkServer:
         Call it from the event loop's thread, never a pool thread: PDEATHSIG fires when the
         thread that forked the child exits."""
         with self._lock:
+            if self.unusable is not None:
+                return
             if self._process is not None and self._process.poll() is None and not self._wedged():
                 return
             if self._process is not None:
@@ -111,6 +114,10 @@ class ForkServer:
             return False
         except OSError:
             said = b""
+        if said.startswith(b"unusable"):
+            # Forks would run Blender single-threaded: every launch runs cold from now on.
+            self.unusable = said.decode(errors="replace")
+            logger.warning("the sandbox fork server is off for %s: %s", self.python, self.unusable)
         self._ready = said == b"ready"
         return self._ready
 
@@ -119,7 +126,7 @@ class ForkServer:
         bwrap and closes), or None: launch cold. Starts the fork server when there is none."""
         self.start()
         with self._lock:
-            if self._control is None or not self._check_ready():
+            if self.unusable is not None or self._control is None or not self._check_ready():
                 self.counts["cold"] += 1
                 return None
             ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -140,6 +147,8 @@ class ForkServer:
         import select
         self.start()
         with self._lock:
+            if self.unusable is not None:
+                return False
             if self._ready:
                 return True
             assert self._control is not None

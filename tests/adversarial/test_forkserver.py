@@ -211,6 +211,37 @@ async def test_a_launch_the_fork_server_drops_runs_cold_once(tmp_path, base_dir,
     assert runs.stdout.split() == ["run"]
 
 
+RENDER = textwrap.dedent('''
+    import os, sys
+    import bpy
+    preloaded_threads = len(os.listdir("/proc/self/task"))
+    bpy.ops.mesh.primitive_monkey_add()
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.samples = 4
+    scene.render.resolution_x, scene.render.resolution_y = 64, 48
+    scene.render.filepath = "/tmp/render.png"
+    bpy.ops.render.render(write_still=True)
+    print("THREADS", preloaded_threads, len(os.listdir("/proc/self/task")))
+''')
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one CPU: Blender's thread pool "
+                    "has no worker threads to start, forked or not")
+async def test_a_forked_process_gets_blenders_thread_pool_back(tmp_path, base_dir):
+    # A fork inherits a thread pool whose workers it does not have: unless the fork server ended
+    # them before forking (oneTBB finalize), every parallel job of the fork runs on one thread.
+    async with started(make_env(tmp_path, "threads", base_dir=base_dir)) as env:
+        _server(env)
+        await env.exec("mkdir -p /tmp/m && cat > /tmp/m/render_job.py <<'EOF'\n" + RENDER + "EOF\n")
+        process = await env.spawn([env.python, "-m", "render_job"], env={"PYTHONPATH": "/tmp/m"})
+        out, err = await process.communicate()
+    assert process.returncode == 0, err.decode()
+    before, after = (int(n) for n in out.decode().split("THREADS")[1].split())
+    assert before == 1  # forked: only the thread that forked
+    assert after > before  # the render started worker threads of its own
+
+
 def test_only_python_dash_m_of_the_sandbox_interpreter_is_forked(tmp_path):
     server = forkserver.ForkServer("/venv/bin/python3", home="/home/sandbox", tmp_dir=tmp_path)
     assert server.eligible(["/venv/bin/python3", "-m", "blender_mcp_host", "--blend", "x"])
