@@ -287,6 +287,8 @@ def run(job: dict) -> None:
     sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # type: ignore[misc]
     sys.stderr = sys.__stderr__ = open(2, "w", buffering=1, closefd=False,  # type: ignore[misc]
                                        errors="backslashreplace")
+    for function, args in _restart:
+        function(*args)  # the pools the fork server stopped before forking
     if "bpy" in sys.modules:
         # Blender made its session temp folder at import, outside this sandbox: a new one
         # under the launch's TMPDIR, as a cold start would.
@@ -342,33 +344,65 @@ def _exit(code: int) -> None:
     os._exit(code)
 
 
-# oneTBB's C++ entry points (libtbb.so.12, loaded by bpy): task_scheduler_handle's get() and
-# finalize(handle, finalize_nothrowing = 1), which returns whether the workers have ended.
+# C++ entry points of the thread pools `import bpy` starts (their libraries ship in bpy's wheel):
+# oneTBB's task_scheduler_handle get() and finalize(handle, finalize_nothrowing = 1), which
+# returns whether the workers ended; OpenEXR's IlmThread global pool and its thread count.
 _TBB_GET = "_ZN3tbb6detail2r13getERNS0_2d121task_scheduler_handleE"
 _TBB_FINALIZE = "_ZN3tbb6detail2r18finalizeERNS0_2d121task_scheduler_handleEl"
+_ILM_POOL = "_ZN13IlmThread_3_410ThreadPool16globalThreadPoolEv"
+_ILM_COUNT = "_ZNK13IlmThread_3_410ThreadPool10numThreadsEv"
+_ILM_SET = "_ZN13IlmThread_3_410ThreadPool13setNumThreadsEi"
+_restart: list = []  # (function, args) each fork calls to start a pool again
 
 
-def _release_thread_pool() -> str | None:
-    """End the worker threads Blender's thread pool (oneTBB) started during the import, so
-    each fork starts its own; None, or why that could not be done.
+def _threads() -> int:
+    return len(os.listdir("/proc/self/task"))
 
-    A fork has only the thread that forked: a pool started before the fork stays in its memory
-    with workers that do not exist, and every parallel job of the fork (a Cycles render, the
-    depsgraph) then runs on one thread (measured: a render 2.0 s in a fork against 1.1 s
-    exec'd, on 2 cores). After finalize, the first parallel job of a fork starts a new pool."""
-    paths = sorted({line.split()[-1] for line in open("/proc/self/maps") if "/libtbb.so" in line})
-    if not paths:
-        return None  # no oneTBB in this process: nothing to end
-    try:
-        tbb = ctypes.CDLL(paths[0], mode=os.RTLD_NOLOAD)
-        get, finalize = getattr(tbb, _TBB_GET), getattr(tbb, _TBB_FINALIZE)
-    except (OSError, AttributeError) as exc:
-        return f"oneTBB's finalize is not available in {paths[0]}: {exc}"
-    finalize.restype = ctypes.c_bool
-    handle = ctypes.c_void_p()
-    get(ctypes.byref(handle))
-    if not finalize(ctypes.byref(handle), ctypes.c_long(1)):
-        return "oneTBB's worker threads did not end (finalize returned false)"
+
+def _loaded(name: str) -> str | None:
+    found = sorted({line.split()[-1] for line in open("/proc/self/maps") if f"/{name}" in line})
+    return found[0] if found else None
+
+
+def _release_thread_pools(baseline: int) -> str | None:
+    """End the worker threads of the pools the imports started, so that the fork server is
+    down to the threads it had before them; None, or why that could not be done.
+
+    A fork has only the thread that forked. A pool started before the fork stays in its memory
+    with workers that do not exist: oneTBB's then runs every parallel job of the fork (a Cycles
+    render, the depsgraph) on one thread (a render 2.0 s forked against 1.1 s exec'd), and
+    OpenEXR's waits forever for them (saving or loading an .exr hung). oneTBB starts a pool
+    again by itself at the fork's first parallel job; OpenEXR's is started again, with the
+    same number of threads, before the fork runs anything (`_restart`). `baseline` is the
+    count before the imports (numpy's BLAS threads, which stop and start around a fork on their
+    own): any other thread still alive here belongs to a pool this does not know, and forking
+    would be unsafe."""
+    if (path := _loaded("libtbb.so")) is not None:
+        try:
+            tbb = ctypes.CDLL(path, mode=os.RTLD_NOLOAD)
+            get, finalize = getattr(tbb, _TBB_GET), getattr(tbb, _TBB_FINALIZE)
+        except (OSError, AttributeError) as exc:
+            return f"oneTBB's finalize is not available in {path}: {exc}"
+        finalize.restype = ctypes.c_bool
+        handle = ctypes.c_void_p()
+        get(ctypes.byref(handle))
+        if not finalize(ctypes.byref(handle), ctypes.c_long(1)):
+            return "oneTBB's worker threads did not end (finalize returned false)"
+    if (path := _loaded("libIlmThread")) is not None:
+        try:
+            ilm = ctypes.CDLL(path, mode=os.RTLD_NOLOAD)
+            pool, count, set_count = (getattr(ilm, n) for n in (_ILM_POOL, _ILM_COUNT, _ILM_SET))
+        except (OSError, AttributeError) as exc:
+            return f"OpenEXR's thread pool cannot be stopped through {path}: {exc}"
+        pool.restype, count.restype = ctypes.c_void_p, ctypes.c_int
+        count.argtypes, set_count.argtypes = [ctypes.c_void_p], [ctypes.c_void_p, ctypes.c_int]
+        global_pool = pool()
+        threads = count(global_pool)
+        set_count(global_pool, 0)
+        _restart.append((set_count, (global_pool, threads)))
+    if (left := _threads()) != baseline:
+        return (f"{left - baseline} thread(s) of an unknown pool still run after the imports; "
+                "a fork would have them in memory without them")
     return None
 
 
@@ -382,7 +416,8 @@ exit codes:
   0  the worker closed CONTROL_FD
   1  orphaned at start (its worker had already died)
   2  bad usage
-  3  unusable: Blender's thread pool could not be ended before forking (said on CONTROL_FD)"""
+  3  unusable: a thread pool of the imports could not be stopped before forking (said on
+     CONTROL_FD)"""
 
 
 def main() -> None:
@@ -396,10 +431,15 @@ def main() -> None:
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the worker
     if os.getppid() == 1:
         sys.exit(1)
+    try:
+        import numpy  # noqa: F401 - bpy imports it anyway: its BLAS threads count as a baseline
+    except ImportError:
+        pass
+    baseline = _threads()
     before = dict(os.environ)
     for name in PRELOAD:
         importlib.import_module(name)
-    problem = _release_thread_pool()
+    problem = _release_thread_pools(baseline)
     if problem is not None:
         control.send(f"unusable: {problem}".encode())
         sys.exit(3)
