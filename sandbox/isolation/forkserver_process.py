@@ -15,9 +15,9 @@ How a launch goes (docs/sandbox.md "Fork server"):
    fork server itself never runs anything of anyone's and never reads what a sandbox sends.
 3. The child reads the launcher's message: the command, its environment, the launcher's
    config, and fds — the mount, ipc, uts, cgroup and pid namespaces bwrap made for the launch,
-   stdio, the status fd, the trial's netns and the launch's cgroup.procs —, answers "ready"
-   and goes on only at the launcher's "go" (a launcher that waited too long has launched
-   cold and closed the channel: then the child exits having done nothing). It enters those
+   the trial's netns and the launch's cgroup.procs —, answers "ready" and goes on only at the
+   launcher's "go", which brings stdio and the status fd (a launcher that waited too long has
+   launched cold and closed the channel: then the child exits having done nothing). It enters those
    namespaces (setns), forks the command's process into the trial's pid namespace, answers
    "started", waits, and reports "exit <code>" back to the launcher, which exits with it.
 4. The command's process runs the launcher's own `confine()` — cgroups, netns, rlimits,
@@ -95,21 +95,22 @@ def _enter_and_fork(channel: socket.socket) -> dict | None:
     try:
         raw, fds = _receive(channel, 32)
         channel.send(b"ready")
-        if channel.recv(16) != b"go":
+        go, late = _receive(channel, 4)
+        if go != b"go":
             os._exit(0)  # the launcher gave up waiting and launched cold: do nothing
         request = json.loads(raw)
         names = launcher.HANDED_NAMESPACES
-        ns_fds, rest = fds[:len(names)], fds[len(names):]
+        ns_fds, (netns_fd, *cgroup_fds) = fds[:len(names)], fds[len(names):]
         for fd, (_name, flag) in zip(ns_fds, names):
             os.setns(fd, flag)  # the pid namespace applies to the forks below
             os.close(fd)
         if request.get("serve"):
-            netns_fd, agent_fd, cgroup_fds = rest[0], rest[1], rest[2:]
             channel.send(b"serving")
             channel.close()
-            return _serve_forks(socket.socket(fileno=agent_fd), request["config"], netns_fd,
+            return _serve_forks(socket.socket(fileno=late[0]), request["config"], netns_fd,
                                 cgroup_fds)
-        stdio, (status_fd, netns_fd), cgroup_fds = rest[:3], rest[3:5], rest[5:]
+        stdio, status_fd = late[:3], late[3]
+        rest = [netns_fd, *cgroup_fds, *late]
         pid = os.fork()
     except Exception:  # noqa: BLE001 - the launcher then launches cold: nothing ran
         os._exit(1)

@@ -190,7 +190,8 @@ def launch(config: dict, argv: list[str]) -> None:
 
 
 # The namespaces bwrap made for this launch, handed to the fork server's child in this order
-# (after them: stdin, stdout, stderr, the status fd, the trial's netns, the cgroup.procs fds).
+# (after them: the trial's netns and the cgroup.procs fds; with the `go`: stdin, stdout,
+# stderr and the status fd, or in serve mode the command's channel).
 HANDED_NAMESPACES = (("mnt", os.CLONE_NEWNS), ("ipc", os.CLONE_NEWIPC), ("uts", os.CLONE_NEWUTS),
                      ("cgroup", os.CLONE_NEWCGROUP), ("pid", os.CLONE_NEWPID))
 
@@ -204,12 +205,15 @@ FORK_PYTHON_DIR = "/opt/arkevo/launcher/forkpy"  # its `python3` (fork_python.py
 FORKSERVER_ANSWER_SEC = 5.0
 
 
-def _send_to_forkserver(channel, message: dict, fds: list[int]) -> bytes:
+def _send_to_forkserver(channel, message: dict, fds: list[int], late_fds: list[int]) -> bytes:
     """Send the launch to the fork server's child; its answer, or b"" (then launch cold).
 
     Two steps, so that a launch never runs twice: the child says `ready` once it has read the
     message, and acts only on our `go`. A child that is not ready in time is told nothing:
-    it sees the channel close and exits without doing anything."""
+    it sees the channel close and exits without doing anything. The fds whose last holder
+    ends a stream (stdio, the status fd, the command's channel) travel only with the `go`:
+    sent earlier, they would sit in the queue of a fork server that never reads it, and the
+    streams of a launch that went cold would never end."""
     import array
     import socket
 
@@ -222,7 +226,7 @@ def _send_to_forkserver(channel, message: dict, fds: list[int]) -> bytes:
         if channel.recv(16) != b"ready":
             return b""
         channel.settimeout(None)
-        channel.send(b"go")
+        channel.sendmsg([b"go"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", late_fds))])
         return channel.recv(64)
     except OSError:  # TimeoutError included
         return b""
@@ -245,8 +249,8 @@ def offer_forks(config: dict) -> int | None:
     try:
         message = {"serve": True, "config": {k: v for k, v in config.items()
                                              if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
-        reply = _send_to_forkserver(channel, message,
-                                    [config["netns_fd"], theirs.fileno(), *config["cgroup_fds"]])
+        reply = _send_to_forkserver(channel, message, [config["netns_fd"], *config["cgroup_fds"]],
+                                    [theirs.fileno()])
     finally:
         theirs.close()
         channel.close()
@@ -274,8 +278,8 @@ def hand_to_forkserver(config: dict, argv: list[str]) -> int | None:
     message = {"argv": argv, "env": dict(os.environ),
                "config": {k: v for k, v in config.items()
                           if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
-    reply = _send_to_forkserver(channel, message,
-                                [0, 1, 2, config["status_fd"], config["netns_fd"], *config["cgroup_fds"]])
+    reply = _send_to_forkserver(channel, message, [config["netns_fd"], *config["cgroup_fds"]],
+                                [0, 1, 2, config["status_fd"]])
     if reply != b"started":
         channel.close()
         return None

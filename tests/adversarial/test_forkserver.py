@@ -184,6 +184,11 @@ async def test_a_stopped_fork_server_is_replaced_and_the_launch_runs_once(tmp_pa
         stopped_pid = server.pid
         await _install(env)
         os.kill(stopped_pid, signal.SIGSTOP)  # wedged: it would take launches and fork nothing
+        for _ in range(200):  # the stop lands asynchronously
+            with open(f"/proc/{stopped_pid}/stat") as f:
+                if f.read().rsplit(")", 1)[1].split()[0] == "T":
+                    break
+            await asyncio.sleep(0.01)
         cold = await _report(env)
         assert not cold["preloaded"] and server.counts["died"] >= 1
         assert server.pid != stopped_pid and not Path(f"/proc/{stopped_pid}/status").exists()
@@ -192,6 +197,26 @@ async def test_a_stopped_fork_server_is_replaced_and_the_launch_runs_once(tmp_pa
         runs = await env.exec("cat /workspace/runs.txt")
     assert forked["preloaded"]
     assert runs.stdout.split() == ["run", "run"]
+
+
+async def test_a_launch_a_stopped_server_took_runs_cold_once_and_its_streams_end(
+        tmp_path, base_dir, monkeypatch):
+    # The server stops after the worker looked: the launch waits FORKSERVER_ANSWER_SEC for a
+    # child that never comes, then runs cold. Its stdio never went into the stopped server's
+    # queue, so its output ends; resumed, the late child finds the launcher gone and does nothing.
+    monkeypatch.setattr(forkserver.ForkServer, "_wedged", lambda self: False)
+    async with started(make_env(tmp_path, "raced", base_dir=base_dir)) as env:
+        server = _server(env)
+        await _install(env)
+        os.kill(server.pid, signal.SIGSTOP)
+        try:
+            cold = await asyncio.wait_for(_report(env), 60)
+        finally:
+            os.kill(server.pid, signal.SIGCONT)
+        assert not cold["preloaded"]
+        await asyncio.sleep(1)  # time for the late child to act, if it wrongly did
+        runs = await env.exec("cat /workspace/runs.txt")
+    assert runs.stdout.split() == ["run"]
 
 
 async def test_a_launch_the_fork_server_drops_runs_cold_once(tmp_path, base_dir, monkeypatch):
