@@ -365,11 +365,11 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         if not argv:
             raise ValueError("spawn needs a command")
         env = {**self._image.env, **(self._merge_env(env) or {})}
-        process, _group = await sandbox.launch(
+        process, group = await sandbox.launch(
             list(argv), env=env, cwd=cwd or str(self.workdir),
             stdin=asyncio.subprocess.PIPE, track=True, kind="s", forkable=True)
         # Its processes, bwrap aside, are its cgroup's: a forked command is not bwrap's child.
-        process.arkevo_launch_pids = _group.pids  # type: ignore[attr-defined]
+        process.arkevo_launch_pids = group.pids  # type: ignore[attr-defined]
         self._log.event("spawn", argv=list(argv), cwd=cwd or str(self.workdir), pid=process.pid)
         return process
 

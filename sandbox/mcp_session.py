@@ -673,7 +673,7 @@ class BlenderMcpSession:
         if self._host is None or self._host.returncode is not None:
             return []
         pids = launch_pids(self._host)
-        for pid in pids:  # innermost first, bwrap last
+        for pid in pids:  # bwrap last
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, signal.SIGKILL)
         return pids

@@ -6,8 +6,9 @@ of a fresh socket pair whose other end went to the fork server, or None when the
 fork server — then the launch runs cold, as it always could. A fork server that died is started
 again at the next launch; the launches meanwhile run cold (counted in `counts`).
 
-What may be forked: only `<the sandbox's python> -m <module> args`, the form the Blender MCP host
-and the stock MCP server are spawned in (`eligible`). Everything else is exec'd as before.
+What is forked: a spawn of `<the sandbox's python> -m <module> args`, the form the Blender MCP
+host and the stock MCP server are spawned in (`eligible`), and a verifier exec's
+`python3 script.py` (launcher.offer_forks, fork_python.py). Everything else is exec'd as before.
 """
 
 from __future__ import annotations
@@ -115,7 +116,7 @@ class ForkServer:
         except OSError:
             said = b""
         if said.startswith(b"unusable"):
-            # Forks would run Blender single-threaded: every launch runs cold from now on.
+            # A thread pool it could not stop would be dead in every fork: launch cold from now on.
             self.unusable = said.decode(errors="replace")
             logger.warning("the sandbox fork server is off for %s: %s", self.python, self.unusable)
         self._ready = said == b"ready"

@@ -205,7 +205,7 @@ FORK_PYTHON_DIR = "/opt/arkevo/launcher/forkpy"  # its `python3` (fork_python.py
 FORKSERVER_ANSWER_SEC = 5.0
 
 
-def _send_to_forkserver(channel, message: dict, fds: list[int], late_fds: list[int]) -> bytes:
+def _send_to_forkserver(channel, config: dict, request: dict, late_fds: list[int]) -> bytes:
     """Send the launch to the fork server's child; its answer, or b"" (then launch cold).
 
     Two steps, so that a launch never runs twice: the child says `ready` once it has read the
@@ -219,9 +219,13 @@ def _send_to_forkserver(channel, message: dict, fds: list[int], late_fds: list[i
 
     own = [os.open(f"/proc/self/ns/{name}", os.O_RDONLY | os.O_CLOEXEC)
            for name, _flag in HANDED_NAMESPACES]
+    # The config without its fds: those travel as fds (the trial's netns, the cgroup.procs).
+    message = {**request, "config": {k: v for k, v in config.items()
+                                     if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
+    fds = [*own, config["netns_fd"], *config["cgroup_fds"]]
     try:
         channel.sendmsg([json.dumps(message).encode()],
-                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [*own, *fds]))])
+                        [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
         channel.settimeout(FORKSERVER_ANSWER_SEC)
         if channel.recv(16) != b"ready":
             return b""
@@ -237,8 +241,8 @@ def _send_to_forkserver(channel, message: dict, fds: list[int], late_fds: list[i
 
 def offer_forks(config: dict) -> int | None:
     """For an exec that runs Python scripts (the verifier's test.sh and its probes): have the
-    fork server's child wait in this launch's namespaces to fork, one at a time, an imported
-    interpreter for each `python3 script.py ...` the command runs (through fork_python.py, first
+    fork server's child wait in this launch's namespaces to fork (up to MAX_LIVE_FORKS at once,
+    forkserver_process.py) an imported interpreter for each `python3 script.py ...` the command runs (through fork_python.py, first
     on its PATH). Returns the command's end of that channel, or None (no fork server: the real
     python3 runs, as without it). The child never parses what the command sends: each forked
     process confines itself first with this launch's config, then reads its request."""
@@ -247,10 +251,7 @@ def offer_forks(config: dict) -> int | None:
     channel = socket.socket(fileno=config.pop("forkserver_fd"))
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     try:
-        message = {"serve": True, "config": {k: v for k, v in config.items()
-                                             if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
-        reply = _send_to_forkserver(channel, message, [config["netns_fd"], *config["cgroup_fds"]],
-                                    [theirs.fileno()])
+        reply = _send_to_forkserver(channel, config, {"serve": True}, [theirs.fileno()])
     finally:
         theirs.close()
         channel.close()
@@ -275,10 +276,7 @@ def hand_to_forkserver(config: dict, argv: list[str]) -> int | None:
     channel = socket.socket(fileno=config.pop("forkserver_fd"))
     for fd in config["cgroup_fds"]:
         os.write(fd, b"0")  # this launcher too: killing the launch's cgroup ends it with the command
-    message = {"argv": argv, "env": dict(os.environ),
-               "config": {k: v for k, v in config.items()
-                          if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
-    reply = _send_to_forkserver(channel, message, [config["netns_fd"], *config["cgroup_fds"]],
+    reply = _send_to_forkserver(channel, config, {"argv": argv, "env": dict(os.environ)},
                                 [0, 1, 2, config["status_fd"]])
     if reply != b"started":
         channel.close()
