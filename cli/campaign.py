@@ -340,10 +340,14 @@ def status_lines(progress: dict, campaign_id: str) -> list[str]:
     lines = []
     if pre := progress.get("preflight"):
         smoke = pre.get("smoke")
-        lines.append(f"preflight {'passed' if pre['ok'] else 'FAILED'}: "
-                     f"{sum(e['ok'] for e in pre['endpoints'])}/{len(pre['endpoints'])} model endpoint(s) answered"
-                     + (f", smoke trial on {smoke['task_id']} {'ok' if smoke['ok'] else 'failed'}"
-                        f" (Blender {smoke['blender_version']})" if smoke else ""))
+        answered = (f"{sum(e['ok'] for e in pre['endpoints'])}/{len(pre['endpoints'])} "
+                    "model endpoint(s) answered")
+        if pre.get("smoke_running"):
+            lines.append(f"preflight: {answered}, smoke trial running beside the first trials")
+        else:
+            lines.append(f"preflight {'passed' if pre['ok'] else 'FAILED'}: {answered}"
+                         + (f", smoke trial on {smoke['task_id']} {'ok' if smoke['ok'] else 'failed'}"
+                            f" (Blender {smoke['blender_version']})" if smoke else ""))
     if paused := progress.get("paused"):
         lines.append(f"PAUSED since {paused['since']}: {paused['reason']}")
         lines.append(f"resume with: arkevo campaign resume {campaign_id}")

@@ -17,12 +17,13 @@ recovered figures side by side.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from datetime import timedelta
 
 from temporalio import workflow
 from temporalio.common import VersioningBehavior, WorkflowIDReusePolicy
-from temporalio.exceptions import ApplicationError, ChildWorkflowError
+from temporalio.exceptions import ApplicationError, ChildWorkflowError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from workflows.versioning import versioned  # the behaviour on versioned workers only
@@ -34,6 +35,7 @@ with workflow.unsafe.imports_passed_through():
     from contracts import queues
     from contracts.payloads.campaigns import (BreakerOptions, CampaignInput, CampaignRecord,
                                               CampaignReportInput, CampaignResult, CampaignTrialInput,
+                                              EndpointCheck,
                                               FinishRecoveryInput, PlanCampaignInput,
                                               PlanRecoveryInput, PreflightInput, PreflightReport,
                                               RecordTrialInput,
@@ -49,6 +51,8 @@ REPORT: ActivityOptions = {**CPU, "start_to_close_timeout": timedelta(minutes=20
 PREFLIGHT_AND_BREAKER = "campaign-preflight-breaker"
 # Recoveries started before it replay with the older env-only endpoint check.
 RECOVERY_PREFLIGHT = "campaign-recovery-preflight"
+# Campaigns started before it ran the smoke trial alone, every other gpu slot idle.
+SMOKE_BESIDE_TRIALS = "campaign-smoke-beside-trials"
 
 
 @workflow.defn(name="CampaignTrial", versioning_behavior=versioned(VersioningBehavior.PINNED))
@@ -81,6 +85,8 @@ class _Runner:
         self.paused: dict | None = None  # reason, trials, since: no new trial starts
         self.pauses: list[dict] = []  # the pauses resumed so far
         self.preflight: dict | None = None  # the last preflight, as `progress` shows it
+        self.reserved: dict[str, int] = {}  # slots the smoke trial holds while trials start beside it
+        self.cancelling = False  # the smoke trial failed: the trials beside it are being cancelled
 
     def progress(self) -> dict:
         counts = {s: 0 for s in ("pending", "running", "recorded", "failed", "already_recorded")}
@@ -108,7 +114,43 @@ class _Runner:
                     recovery_round: int | None = None) -> None:
         """The preflight, shown in `progress`; a failed check is the run's named, non-retryable
         failure, before any trial starts."""
-        report = await preflight(campaign_id, todo, recovery_round)
+        self.check_report(await preflight(campaign_id, todo, recovery_round))
+
+    async def run_checked(self, campaign_id: str, trials: list[tuple[CampaignTrialInput, list[str]]],
+                          caps: dict[str, int]) -> None:
+        """The preflight with the smoke trial beside the first trials: model endpoints first (no
+        trial starts before every one answered), then the smoke trial on one gpu slot while
+        trials take the cap's others, so no slot idles while trials wait. A failed smoke
+        trial is stored, cancels the trials running beside it (nothing is recorded for a
+        cancelled one) and fails the campaign with its named, non-retryable error; no
+        further trial starts."""
+        todo = [t for t, _ in trials]
+        endpoints: list[EndpointCheck] = []
+        if any(t.solver.agent == "arkevo-llm" for t in todo):  # nothing to ping otherwise
+            first = await preflight(campaign_id, todo, smoke=False)
+            if first.failure is not None:
+                self.check_report(first)
+            endpoints = first.endpoints
+        self.preflight = {"endpoints": [dataclasses.asdict(e) for e in endpoints], "smoke": None,
+                          "ok": None, "smoke_running": True}
+        self.reserved = {"gpu": 1}
+        running = asyncio.create_task(self.run_all(trials, caps))
+        try:
+            smoke = await preflight(campaign_id, todo, endpoints_checked=endpoints)
+        except BaseException:
+            running.cancel()
+            raise
+        self.reserved = {}
+        if smoke.failure is not None:
+            self.cancelling = True
+            running.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await running
+        self.check_report(smoke)
+        await running
+
+    def check_report(self, report: PreflightReport) -> None:
+        """Shown in `progress`; a failed check is the run's named, non-retryable failure."""
         self.preflight = {**dataclasses.asdict(report), "ok": report.failure is None}
         if failure := report.failure:
             raise ApplicationError(failure[1], type=failure[0], non_retryable=True)
@@ -140,7 +182,13 @@ class _Runner:
                     self.infra.append(t.trial_id)
                 self.finish(Finished(t.trial_id, (rec.failure or "infrastructure exception")
                                      if rec.failure_kind == "infra" else None))
+            except asyncio.CancelledError:
+                self.state[t.trial_id] = "pending"  # cancelled beside a failed smoke: not recorded
+                raise
             except ChildWorkflowError as e:
+                if self.cancelling and is_cancelled_exception(e):
+                    self.state[t.trial_id] = "pending"
+                    raise
                 # An author's broken script, a record conflict: named, the others go on.
                 self.state[t.trial_id] = "failed"
                 self.failed[t.trial_id] = str(root_cause(e))
@@ -150,15 +198,22 @@ class _Runner:
                     self.in_use[p] -= 1
 
         tasks = []
-        for t, pools in trials:
-            # ignore: mypy cannot infer a lambda whose default binds `pools` (it takes no argument)
-            await workflow.wait_condition(
-                lambda pools=pools: self.paused is None  # type: ignore[misc]
-                and all(self.in_use.get(p, 0) < caps.get(p, 1) for p in pools))
-            for p in pools:
-                self.in_use[p] = self.in_use.get(p, 0) + 1
-            tasks.append(asyncio.create_task(one(t, pools)))
-        await asyncio.gather(*tasks)
+        try:
+            for t, pools in trials:
+                # ignore: mypy cannot infer a lambda whose default binds `pools` (it takes no argument)
+                await workflow.wait_condition(
+                    lambda pools=pools: self.paused is None  # type: ignore[misc]
+                    and all(self.in_use.get(p, 0) + self.reserved.get(p, 0) < caps.get(p, 1) for p in pools))
+                for p in pools:
+                    self.in_use[p] = self.in_use.get(p, 0) + 1
+                tasks.append(asyncio.create_task(one(t, pools)))
+            await asyncio.gather(*tasks)
+        except asyncio.CancelledError:
+            if self.cancelling:  # the children started so far are cancelled and waited for
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            raise
 
 
 @workflow.defn(name="EvaluationCampaign", versioning_behavior=versioned(VersioningBehavior.AUTO_UPGRADE))
@@ -193,9 +248,14 @@ class EvaluationCampaign:
                 for s in plan.trials if s.trial_id not in recorded]
         if new:
             self._runner.breaker = req.breaker if req.breaker.failures > 0 else None
-            if todo:  # a resume with every trial recorded runs nothing: nothing to check
+            # A resume with every trial recorded runs nothing: nothing to check.
+            if todo and workflow.patched(SMOKE_BESIDE_TRIALS):
+                await self._runner.run_checked(plan.campaign_id, prestart_hints(todo, plan.caps), plan.caps)
+                todo = []
+            elif todo:
                 await self._runner.check(plan.campaign_id, [t for t, _ in todo])
-        await self._runner.run_all(prestart_hints(todo, plan.caps), plan.caps)
+        if todo:
+            await self._runner.run_all(prestart_hints(todo, plan.caps), plan.caps)
         result = await workflow.execute_activity_method(
             CampaignActivities.write_campaign_report, CampaignReportInput(plan.campaign_id), **REPORT)
         return dataclasses.replace(result, failed=dict(self._runner.failed),
@@ -215,15 +275,23 @@ def prestart_hints(trials: list[tuple[CampaignTrialInput, list[str]]],
 
 
 async def preflight(campaign_id: str, todo: list[CampaignTrialInput],
-                    recovery_round: int | None = None) -> PreflightReport:
+                    recovery_round: int | None = None, *, smoke: bool = True,
+                    endpoints_checked: list[EndpointCheck] | None = None) -> PreflightReport:
     """Every model endpoint the trials to run need answers a real request, and a smoke trial
     runs in the sandbox on the first of them; the result is stored (the campaign's
-    preflight.json, or the recovery round's) before anyone acts on it."""
-    configs = list({t.solver.config_id: t.solver for t in todo}.values())
+    preflight.json, or the recovery round's) before anyone acts on it.
+
+    smoke=False: the endpoints alone (stored only when one failed: the smoke trial's report,
+    which carries them, follows). endpoints_checked: those already answered; the smoke trial
+    alone runs and its report carries them."""
+    configs = [] if endpoints_checked is not None else list({t.solver.config_id: t.solver for t in todo}.values())
     report = await workflow.execute_activity_method(
         PreflightActivities.preflight_campaign,
-        PreflightInput(campaign_id, configs, todo[0].task, recovery_round), **PREFLIGHT)
-    await workflow.execute_activity_method(CampaignActivities.record_preflight, report, **CPU)
+        PreflightInput(campaign_id, configs, todo[0].task if smoke else None, recovery_round), **PREFLIGHT)
+    if endpoints_checked is not None:
+        report = dataclasses.replace(report, endpoints=endpoints_checked)
+    if smoke or report.failure is not None:
+        await workflow.execute_activity_method(CampaignActivities.record_preflight, report, **CPU)
     return report
 
 

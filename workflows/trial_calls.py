@@ -15,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 
 from temporalio import workflow
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, is_cancelled_exception
 
 with workflow.unsafe.imports_passed_through():
     from contracts.errors import AUTHOR_SCRIPT_FAILED
@@ -27,6 +27,9 @@ with workflow.unsafe.imports_passed_through():
     from contracts.payloads.vl_grading import VLGradingInput
     from workflows.activity_options import CPU, GPU
     from workflows.vl_grading import VLGradingWorkflow
+
+CANCELLED_NOT_RECORDED = "trial-cancelled-not-recorded"
+
 
 def with_evidence(req: TrialRequest, grading: GradingSpec) -> TrialRequest:
     """A trial whose grade will judge its evidence: the verifier renders it after the probe, in
@@ -70,6 +73,10 @@ async def grade_trial_reporting(req: TrialRequest, grading: GradingSpec,
     except ActivityError as e:
         cause = e.cause or e
         if isinstance(cause, ApplicationError) and cause.type == AUTHOR_SCRIPT_FAILED:
+            raise
+        # A cancelled trial (its campaign's smoke trial failed beside it) ran to no grade: it
+        # is not an infrastructure exception to record. Before the patch, one was recorded.
+        if is_cancelled_exception(e) and workflow.patched(CANCELLED_NOT_RECORDED):
             raise
         workflow.logger.warning("trial %s failed after retries: %s", req.trial_id, cause)
         now = workflow.now().isoformat(timespec="seconds")

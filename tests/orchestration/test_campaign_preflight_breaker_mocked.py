@@ -3,8 +3,10 @@ model, seconds. The campaign activities are the real ones on real files (a froze
 written into a temporary object store); `run_trial`, `score_trial` and `preflight_campaign` are
 stand-ins. Asserted on events, order and counts — never on timings.
 
-* A failed preflight (a model endpoint, the smoke trial) fails the campaign with its named
-  error before any trial starts: no run_trial, no record, preflight.json says what failed.
+* A failed model endpoint fails the campaign with its named error before any trial starts: no
+  run_trial, no record, preflight.json says what failed. The smoke trial runs on one gpu slot
+  while the first trials take the cap's others; a failed one cancels them (nothing recorded),
+  no further trial starts, and the campaign fails with SandboxSmokeFailed.
 * The breaker: two planted infrastructure exceptions among the last three finished trials
   pause the campaign (no trial starts while paused: from its history), `progress` names the
   trials and their failures, `arkevo campaign resume` refuses a campaign that is not paused
@@ -56,12 +58,14 @@ class Gpu:
         self.outage = True
         self.hold: set[str] = set()
         self.release = threading.Event()
+        self.started = threading.Event()  # a run_trial began
         self.preflight_answer = passing_preflight
 
     def activities(self) -> list:
         @activity.defn(name="run_trial")
         def run_trial(req: TrialRequest) -> TrialOutcome:
             self.calls.append(req.trial_id)
+            self.started.set()
             if req.trial_id in self.hold:
                 self.release.wait(60)
             if req.trial_id in self.infra and self.outage:
@@ -131,9 +135,15 @@ class running:
         self.pool.shutdown()
 
 
-def failing_preflight(kind: str):
+def failing_preflight(kind: str, smoke_after: threading.Event | None = None):
+    """A preflight whose endpoint check or smoke trial fails; the smoke (a call with a task)
+    answers once `smoke_after` is set, when given: a trial beside it has begun."""
     def answer(req: PreflightInput, seen: list[PreflightInput]) -> PreflightReport:
+        if kind == "smoke" and req.task is None:  # the endpoints alone: they answer
+            return passing_preflight(req, seen)
         seen.append(req)
+        if smoke_after is not None:
+            assert smoke_after.wait(30), "no trial began beside the smoke trial"
         if kind == "endpoint":
             return PreflightReport(req.campaign_id, "2026-11-30T00:00:00+00:00", "stand-in", [EndpointCheck(
                 ["llm-default"], "http://127.0.0.1:9/v1", "fake-model", None, False, 0.01,
@@ -145,16 +155,64 @@ def failing_preflight(kind: str):
     return answer
 
 
-@pytest.mark.parametrize("kind, error_type, words", [
-    ("endpoint", MODEL_ENDPOINT_UNREACHABLE, "config(s) llm-default (http://127.0.0.1:9/v1, model fake-model)"),
-    ("smoke", SANDBOX_SMOKE_FAILED, "sandbox smoke trial on task alpha: TrialInfraError"),
-])
-async def test_a_failed_preflight_stops_the_campaign_before_any_trial(env, setup, tmp_path, kind,
-                                                                     error_type, words):
+async def test_a_failed_endpoint_stops_the_campaign_before_any_trial(env, setup, tmp_path):
     objects, campaigns = setup
     gpu = Gpu()
-    gpu.preflight_answer = failing_preflight(kind)
-    cid = f"pf-{kind}"
+    gpu.preflight_answer = failing_preflight("endpoint")
+    cause, root = await failed_campaign(env, campaigns, gpu, "pf-endpoint", tmp_path)
+    assert cause.type == MODEL_ENDPOINT_UNREACHABLE
+    assert "config(s) llm-default (http://127.0.0.1:9/v1, model fake-model)" in cause.message
+    assert gpu.calls == [] and len(gpu.preflights) == 1 and gpu.preflights[0].task is None
+    assert not (root / "records").exists() and not (root / "trials.jsonl").exists()
+    preflight = json.loads((root / "preflight.json").read_text())
+    assert preflight["ok"] is False and preflight["failure"]["type"] == MODEL_ENDPOINT_UNREACHABLE
+    assert preflight["smoke"] is None  # no sandbox for a dead endpoint
+
+
+async def test_a_failed_smoke_trial_cancels_the_trials_beside_it(env, setup, tmp_path):
+    objects, campaigns = setup
+    gpu = Gpu()
+    gpu.hold = {f"pf-smoke.{t}.{c}.1" for t in TASKS for c in ("oracle", "llm-default")}
+    smoke_may_answer = threading.Event()
+    gpu.preflight_answer = failing_preflight("smoke", smoke_after=smoke_may_answer)
+    async with running(env, campaigns, gpu):
+        handle = await env.client.start_workflow(
+            "EvaluationCampaign", CampaignInput("pf-smoke", mode="one", dataset=DatasetRef("t", "r1"),
+                                                split="test", bootstrap_samples=200,
+                                                registry=one_of_each(tmp_path)),
+            id="campaign-pf-smoke", task_queue=queues.CONTROL, result_type=CampaignResult)
+        progress = await wait_for(handle, lambda p: p["counts"]["running"] >= 1 and gpu.started.is_set(),
+                                  "running a trial beside the smoke trial")
+        assert progress["preflight"]["smoke_running"] is True and progress["preflight"]["ok"] is None
+        assert status_lines(progress, "pf-smoke") == [
+            "preflight: 1/1 model endpoint(s) answered, smoke trial running beside the first trials"]
+        smoke_may_answer.set()
+        with pytest.raises(WorkflowFailureError) as failed:
+            await asyncio.wait_for(handle.result(), 60)
+        progress = await handle.query("progress")
+    cause = failed.value.cause
+    assert isinstance(cause, ApplicationError) and cause.type == SANDBOX_SMOKE_FAILED
+    root = Path(objects.location(CampaignKeys("pf-smoke").root))
+    assert progress["counts"]["running"] == 0 and progress["counts"]["recorded"] == 0
+    assert "sandbox smoke trial on task alpha: TrialInfraError" in cause.message
+    # Endpoints first, then the smoke trial on alpha with the gpu cap's other 3 slots taken by
+    # trials (the llm cap lets 2 model trials run); at most those ran, all were cancelled, and
+    # nothing was recorded.
+    assert [(p.task and p.task.frozen.task_id) for p in gpu.preflights] == [None, "alpha"]
+    history = await env.client.get_workflow_handle("campaign-pf-smoke").fetch_history()
+    started = [e.start_child_workflow_execution_initiated_event_attributes.workflow_id
+               for e in history.events if e.HasField("start_child_workflow_execution_initiated_event_attributes")]
+    cancelled = [e for e in history.events if e.HasField("child_workflow_execution_canceled_event_attributes")]
+    assert 1 <= len(started) <= 3 and len(cancelled) == len(started)
+    assert set(gpu.calls) <= {w.removeprefix("campaign-pf-smoke.") for w in started}
+    assert not (root / "records").exists() and not (root / "trials.jsonl").exists()
+    preflight = json.loads((root / "preflight.json").read_text())
+    assert preflight["ok"] is False and preflight["failure"]["type"] == SANDBOX_SMOKE_FAILED
+    assert [e["config_ids"] for e in preflight["endpoints"]] == [["llm-default"]]  # carried
+
+
+async def failed_campaign(env, campaigns, gpu: Gpu, cid: str, tmp_path: Path):
+    """Run campaign `cid` (oracle 1 + llm-default 1 per task) to its failure: (cause, root)."""
     async with running(env, campaigns, gpu):
         with pytest.raises(WorkflowFailureError) as failed:
             await asyncio.wait_for(env.client.execute_workflow(
@@ -163,15 +221,10 @@ async def test_a_failed_preflight_stops_the_campaign_before_any_trial(env, setup
                                                     registry=one_of_each(tmp_path)),
                 id=f"campaign-{cid}", task_queue=queues.CONTROL, result_type=CampaignResult), 60)
     cause = failed.value.cause
-    assert isinstance(cause, ApplicationError) and cause.type == error_type and words in cause.message
-    assert gpu.calls == [] and len(gpu.preflights) == 1
-    keys = CampaignKeys(cid)
-    root = Path(objects.location(keys.root))
+    assert isinstance(cause, ApplicationError)
+    root = Path(campaigns.objects.location(CampaignKeys(cid).root))
     assert (root / "evaluation-plan.json").is_file()  # registered first: the same id resumes it
-    assert not (root / "records").exists() and not (root / "trials.jsonl").exists()
-    preflight = json.loads((root / "preflight.json").read_text())
-    assert preflight["ok"] is False and preflight["failure"]["type"] == error_type
-    assert words in preflight["failure"]["message"]
+    return cause, root
 
 
 def one_of_each(tmp_path: Path) -> str:

@@ -126,11 +126,17 @@ CLOSED = ("child_workflow_execution_completed_event_attributes",
           "start_child_workflow_execution_failed_event_attributes")
 
 
-def children_open_at_most(history) -> dict[str, int]:
+def children_open_at_most(history, until: str | None = None) -> dict[str, int]:
     """The most CampaignTrial children open at once per pool over a campaign's history (a
-    model config's trial holds a gpu and an llm slot)."""
+    model config's trial holds a gpu and an llm slot); until="smoke answered": before the
+    preflight's smoke trial (its last preflight_campaign) completed."""
     pools_of, open_, most = {}, {"gpu": 0, "llm": 0}, {"gpu": 0, "llm": 0}
+    preflights = [e.event_id for e in history.events if e.HasField("activity_task_scheduled_event_attributes")
+                  and e.activity_task_scheduled_event_attributes.activity_type.name == "preflight_campaign"]
     for e in history.events:
+        if (until and e.HasField("activity_task_completed_event_attributes")
+                and e.activity_task_completed_event_attributes.scheduled_event_id == preflights[-1]):
+            break
         if e.HasField("start_child_workflow_execution_initiated_event_attributes"):
             wid = e.start_child_workflow_execution_initiated_event_attributes.workflow_id
             pools_of[e.event_id] = ["gpu", "llm"] if ".llm-default." in wid else ["gpu"]
@@ -194,16 +200,19 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
             # oracle 3 + nop 3 + llm-default 1 per task, 3 tasks
             assert result.trials == 21 and result.exceptions == [BROKEN]
             assert gpu.plan_seen_first is True
-            # The preflight (its stand-in here) before any trial, for the configs of the trials
-            # to run; the older env-only endpoint check belongs to campaigns started before it.
-            assert [(p.task.frozen.task_id, [c.config_id for c in p.configs]) for p in gpu.preflights] == [
-                ("alpha", ["oracle", "nop", "llm-default"])]
+            # The preflight (its stand-in here): the endpoints of the configs to run before any
+            # trial, then the smoke trial on the first task, beside the first trials; the older
+            # env-only endpoint check belongs to campaigns started before it.
+            assert [(p.task and p.task.frozen.task_id, [c.config_id for c in p.configs])
+                    for p in gpu.preflights] == [(None, ["oracle", "nop", "llm-default"]), ("alpha", [])]
             assert gpu.endpoint_checks == 0
             # The caps as the workflow applied them, from its history (its own decisions,
             # whatever the machine's speed): reached, never exceeded; the trials the fake saw
-            # at once never exceeded them either (how many overlapped there is timing).
+            # at once never exceeded them either (how many overlapped there is timing). While
+            # the smoke trial ran it held one gpu slot: the cap's 2 others ran trials.
             history = await env.client.get_workflow_handle("campaign-t1").fetch_history()
             assert children_open_at_most(history) == {"gpu": 3, "llm": 1}
+            assert children_open_at_most(history, until="smoke answered")["gpu"] == 2
             assert gpu.peak["gpu"] <= 3 and gpu.peak["llm"] <= 1
             assert gpu.calls.count(BROKEN) == 2  # trial_attempts, then recorded as infra
             assert len(gpu.calls) == 22
@@ -279,7 +288,7 @@ async def test_campaign_caps_records_figures_and_recovery_by_id(env, tmp_path):
             assert len(gpu.calls) == calls_before and again.trials == 21
             # The campaign's and the recovery's (recoveries/001/preflight.json); every trial
             # recorded: nothing to run, nothing to check.
-            assert [p.recovery_round for p in gpu.preflights] == [None, 1]
+            assert [p.recovery_round for p in gpu.preflights] == [None, None, 1]  # endpoints, smoke
 
             # Another plan under the same id is refused.
             with pytest.raises(WorkflowFailureError) as e:

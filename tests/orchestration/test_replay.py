@@ -11,7 +11,9 @@ Where the histories come from (all with mocked activities: no Blender, no model,
 * `task-production*.json` (TaskProduction and its six stages): `test_task_production_mocked.py`
   with ARKEVO_RECORD_HISTORIES=1.
 * every other type (and `evaluation-campaign.breaker`, EvaluationCampaign's preflight and
-  circuit breaker path; `campaign-recovery.preflight`, CampaignRecovery's preflight path):
+  circuit breaker path; `evaluation-campaign.smoke-beside` and `.smoke-failed`, its smoke trial
+  beside the first trials, passed and failed; `campaign-recovery.preflight`, CampaignRecovery's
+  preflight path):
   `python -m tests.orchestration.test_replay --record [NAME ...]`, which runs the stand-in
   setups of the other `*_mocked.py` modules (and TaskDerivation's, below) against real workflow
   code on a dev server of its own and writes the histories named in `RECORDED`. It overwrites
@@ -54,6 +56,10 @@ RECORDED = {
     "evaluation-campaign": "record-campaign",
     # the preflight and a circuit breaker pause resumed by the signal (workflow.patched path)
     "evaluation-campaign.breaker": "campaign-record-breaker",
+    # the smoke trial beside the first trials (workflow.patched path): passed, and failed
+    # (the trials beside it cancelled)
+    "evaluation-campaign.smoke-beside": "campaign-record-smoke-beside",
+    "evaluation-campaign.smoke-failed": "campaign-pf-smoke",
     "campaign-trial": "campaign-t1.t1.alpha.llm-default.1",
     "campaign-recovery": "record-campaign-recovery",
     # the preflight before the reruns (workflow.patched path)
@@ -361,6 +367,51 @@ async def _record_campaign_breaker(env, tmp: Path) -> None:
     await _write(env, "evaluation-campaign.breaker")
 
 
+async def _record_campaign_smoke_beside(env, tmp: Path) -> None:
+    """Gpu cap 3: the endpoints, then the smoke trial beside two trials; the rest after it."""
+    import asyncio
+
+    from activities.campaigns import CampaignActivities
+    from contracts import queues
+    from contracts.payloads.campaigns import CampaignInput, CampaignResult
+    from contracts.payloads.common import DatasetRef
+    from storage.content import FilesystemStore
+    from storage.objects import FilesystemObjects
+    from tests.campaign_support.publications import write_frozen_revision
+    from tests.orchestration.test_campaign_preflight_breaker_mocked import (PROJECT, TASKS, Gpu, one_of_each,
+                                                                            running)
+
+    objects, store = FilesystemObjects(tmp / "smoke" / "objects"), FilesystemStore(tmp / "smoke" / "store")
+    write_frozen_revision(objects, store, "t", "r1", {"test": TASKS})
+    req = CampaignInput("sb", mode="one", dataset=DatasetRef("t", "r1"), split="test", caps={"gpu": 3, "llm": 2},
+                        bootstrap_samples=200, registry=one_of_each(tmp / "smoke"))
+    async with running(env, CampaignActivities(store, objects, PROJECT), Gpu()):
+        result = await asyncio.wait_for(env.client.execute_workflow(
+            "EvaluationCampaign", req, id=RECORDED["evaluation-campaign.smoke-beside"],
+            task_queue=queues.CONTROL, result_type=CampaignResult), 60)
+    assert result.trials == 6, result
+    await _write(env, "evaluation-campaign.smoke-beside")
+
+
+async def _record_campaign_smoke_failed(env, tmp: Path) -> None:
+    """The smoke trial fails while trials run beside it: they are cancelled, the campaign fails."""
+    from activities.campaigns import CampaignActivities
+    from storage.content import FilesystemStore
+    from storage.objects import FilesystemObjects
+    from tests.campaign_support.publications import write_frozen_revision
+    from tests.orchestration.test_campaign_preflight_breaker_mocked import (PROJECT, TASKS, Gpu, failed_campaign,
+                                                                            failing_preflight)
+
+    objects, store = FilesystemObjects(tmp / "failed" / "objects"), FilesystemStore(tmp / "failed" / "store")
+    write_frozen_revision(objects, store, "t", "r1", {"test": TASKS})
+    gpu = Gpu()
+    gpu.hold = {f"pf-smoke.{t}.{c}.1" for t in TASKS for c in ("oracle", "llm-default")}
+    gpu.preflight_answer = failing_preflight("smoke", smoke_after=gpu.started)
+    (tmp / "failed").mkdir(exist_ok=True)
+    await failed_campaign(env, CampaignActivities(store, objects, PROJECT), gpu, "pf-smoke", tmp / "failed")
+    await _write(env, "evaluation-campaign.smoke-failed")
+
+
 async def _record_campaign_recovery_preflight(env, tmp: Path) -> None:
     """A campaign with two infra exceptions; their recovery: the preflight, then both reruns."""
     import asyncio
@@ -387,6 +438,8 @@ RECORDERS = {"vl-grading": _record_vl_grading, "model-authoring": _record_model_
              "evaluation-campaign": _record_campaign, "model-rate-budget": _record_model_rate_budget,
              "verifier-drift": _record_verifier_drift,
              "evaluation-campaign.breaker": _record_campaign_breaker,
+             "evaluation-campaign.smoke-beside": _record_campaign_smoke_beside,
+             "evaluation-campaign.smoke-failed": _record_campaign_smoke_failed,
              "campaign-recovery.preflight": _record_campaign_recovery_preflight}
 
 
@@ -406,6 +459,7 @@ async def record(names: list[str]) -> None:
         with tempfile.TemporaryDirectory() as tmp:
             for name in names or RECORDERS:
                 if name in ("evaluation-campaign", "verifier-drift", "evaluation-campaign.breaker",
+                            "evaluation-campaign.smoke-beside", "evaluation-campaign.smoke-failed",
                             "campaign-recovery.preflight"):
                     await RECORDERS[name](env, Path(tmp))  # these write their stores in tmp
                 else:
