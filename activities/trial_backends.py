@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import shutil
 import time
@@ -413,6 +414,20 @@ async def _stop_trial(task: asyncio.Future) -> None:
 
 
 PRESTART_ENV = "ARKEVO_PRESTART_HOSTS"  # pre-started solver sandboxes per gpu worker; 0: none
+
+
+def warm_sandbox() -> None:
+    """At a gpu worker's start, with the sandbox backend: its fork server imports bpy now, not
+    during the first trial (sandbox/isolation/trial.py start_fork_server). A problem is only
+    logged: the first trial meets it again and fails as infra, naming it."""
+    if os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox") != "sandbox":
+        return
+    from sandbox.isolation.trial import start_fork_server
+
+    try:
+        start_fork_server()
+    except Exception as exc:  # noqa: BLE001 - the worker still starts; trials launch cold
+        logging.getLogger(__name__).warning("the sandbox fork server did not start: %s", exc)
 
 
 def backend_from_env(prestart: int = 0) -> TrialBackend:

@@ -70,6 +70,9 @@ async def serve(args: argparse.Namespace) -> None:
     with ThreadPoolExecutor(max_workers=concurrency) as executor:
         worker = build_worker(args.pool, client, settings, concurrency=concurrency,
                               executor=executor)
+        if args.pool == "gpu":
+            from activities.trial_backends import warm_sandbox
+            warm_sandbox()  # here, in the event loop's thread, which lives as long as the worker
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):

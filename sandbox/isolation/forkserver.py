@@ -1,7 +1,8 @@
 """The worker's side of the fork server (forkserver_process.py): start it, hand it launches.
 
-One fork server per worker process and interpreter, started on first use and kept until the
-worker exits (it dies with the worker: PDEATHSIG). `channel()` gives a launch the launcher's end
+One fork server per worker process and interpreter, started as a gpu worker starts
+(trial.start_fork_server) or else on first use, and kept until the worker exits (it dies with
+the worker: PDEATHSIG). `channel()` gives a launch the launcher's end
 of a fresh socket pair whose other end went to the fork server, or None when there is no ready
 fork server — then the launch runs cold, as it always could. A fork server that died is started
 again at the next launch; the launches meanwhile run cold (counted in `counts`).

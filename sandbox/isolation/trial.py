@@ -52,6 +52,23 @@ class BwrapDiedEarly(LaunchFailed):
     """bwrap ended before the launcher inside it reported anything: the command never ran."""
 
 
+def sandbox_python(settings: SandboxSettings) -> str:
+    return str(settings.python_prefix / "bin" / "python3")
+
+
+def start_fork_server(settings: SandboxSettings | None = None) -> ForkServer | None:
+    """Start this worker process's fork server now instead of at its first launch, which would
+    run cold meanwhile (the server imports bpy for ~1 s): a gpu worker calls it as it starts,
+    from the event loop's thread (PDEATHSIG follows the thread that forked). None: it is off
+    (ARKEVO_FORK_SERVER=0) or the sandbox cannot run here (the first trial says why)."""
+    settings = settings or SandboxSettings()
+    if not settings.fork_server or host.problems(settings.python_prefix, settings.python_base_prefix):
+        return None
+    server = fork_server(sandbox_python(settings), home=Slot.container_home)
+    server.start()
+    return server
+
+
 class TrialSandbox:
     def __init__(self, settings: SandboxSettings, *, name: str, workdir: PurePosixPath,
                  memory_bytes: int, cpus: float | None = None, verifier: bool = False):
@@ -156,7 +173,7 @@ class TrialSandbox:
     @property
     def python(self) -> str:
         """The venv's interpreter (with bpy), at the same absolute path inside the sandbox."""
-        return str(self.settings.python_prefix / "bin" / "python3")
+        return sandbox_python(self.settings)
 
     def base_env(self) -> dict[str, str]:
         slot = self.slot

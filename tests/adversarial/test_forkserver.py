@@ -361,3 +361,34 @@ async def test_a_solver_exec_gets_the_real_python3(tmp_path, base_dir):
         _server(env)
         which = await env.exec("command -v python3; echo ${ARKEVO_FORK_FD:-none}")
     assert which.stdout.split() == [f"{env.python}", "none"]
+
+
+WARM = textwrap.dedent('''
+    import asyncio, json, sys
+    from activities.trial_backends import warm_sandbox
+    from sandbox.isolation import forkserver
+    async def main():
+        warm_sandbox()  # what `python -m workers gpu` calls as it starts
+        servers = list(forkserver._SERVERS.values())
+        ready = [s.wait_ready(120) for s in servers]
+        print(json.dumps({"servers": len(servers), "ready": ready,
+                          "counts": [dict(s.counts) for s in servers]}))
+    asyncio.run(main())
+''')
+
+
+@pytest.mark.parametrize("env, servers", [({}, 1), ({"ARKEVO_FORK_SERVER": "0"}, 0),
+                                          ({"ARKEVO_TRIAL_BACKEND": "local"}, 0)])
+def test_a_gpu_worker_starts_its_fork_server_before_its_first_launch(env, servers):
+    """Started as the worker starts, it is ready before any launch asked for it (none ran cold);
+    off with the switch, and with the unsandboxed backend."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", WARM], cwd=root, capture_output=True, text=True,
+                         timeout=150, env={**os.environ, **env})
+    assert out.returncode == 0, out.stderr
+    found = json.loads(out.stdout.splitlines()[-1])
+    assert found["servers"] == servers and found["ready"] == [True] * servers
+    assert found["counts"] == [{"started": 1}] * servers  # started once; no launch went cold
