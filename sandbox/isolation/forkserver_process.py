@@ -35,6 +35,7 @@ import contextlib
 import ctypes
 import importlib
 import json
+import marshal
 import os
 import signal
 import socket
@@ -98,7 +99,7 @@ def _enter_and_fork(channel: socket.socket) -> dict | None:
         go, late = _receive(channel, 4)
         if go != b"go":
             os._exit(0)  # the launcher gave up waiting and launched cold: do nothing
-        request = json.loads(raw)
+        request = marshal.loads(raw)  # the launcher's (root, before any command runs)
         names = launcher.HANDED_NAMESPACES
         ns_fds, (netns_fd, *cgroup_fds) = fds[:len(names)], fds[len(names):]
         for fd, (_name, flag) in zip(ns_fds, names):

@@ -1,6 +1,6 @@
 """Runs inside bwrap, as root of the fresh mount/pid namespaces, right before the target command.
 
-    python3 -I -S /opt/arkevo/launcher/launcher.py '<config json>' -- argv...
+    python3 -I -S /opt/arkevo/launcher/launcher.py <config: marshal, hex> -- argv...
 
 Standalone (stdlib + the sibling landlock.py): nothing of the project is visible in the sandbox.
 In order, each step only narrowing what the next one can do:
@@ -32,7 +32,7 @@ after which the launcher exits 125 without running anything.
 
 from __future__ import annotations
 
-import json
+import marshal  # not json: its import (re) is a third of a launch's time
 import os
 import resource
 import sys
@@ -224,7 +224,7 @@ def _send_to_forkserver(channel, config: dict, request: dict, late_fds: list[int
                                      if k not in ("status_fd", "netns_fd", "cgroup_fds")}}
     fds = [*own, config["netns_fd"], *config["cgroup_fds"]]
     try:
-        channel.sendmsg([json.dumps(message).encode()],
+        channel.sendmsg([marshal.dumps(message, 4)],
                         [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", fds))])
         channel.settimeout(FORKSERVER_ANSWER_SEC)
         if channel.recv(16) != b"ready":
@@ -297,10 +297,10 @@ def hand_to_forkserver(config: dict, argv: list[str]) -> int | None:
     return EXIT_LAUNCH_FAILED
 
 
-USAGE = """usage: launcher.py CONFIG_JSON -- COMMAND...   (internal: run by the trial sandbox inside bwrap)
+USAGE = """usage: launcher.py CONFIG -- COMMAND...   (internal: run by the trial sandbox inside bwrap)
 
 Applies one sandboxed process's limits (Landlock rules, cgroup, slot user, namespaces) from
-CONFIG_JSON, then execs COMMAND. Not a command to run by hand (docs/sandbox.md).
+CONFIG (marshal, hex: the worker writes it), then execs COMMAND. Not a command to run by hand (docs/sandbox.md).
 
 exit codes:
   COMMAND's own, once it runs
@@ -315,7 +315,7 @@ def main() -> None:
     if len(sys.argv) < 4 or sys.argv[2] != "--":
         print(USAGE.format(failed=EXIT_LAUNCH_FAILED), file=sys.stderr)
         sys.exit(2)
-    config = json.loads(sys.argv[1])
+    config = marshal.loads(bytes.fromhex(sys.argv[1]))  # the worker's own (trial.launcher_config)
     try:
         launch(config, sys.argv[3:])
     except LaunchError as exc:
