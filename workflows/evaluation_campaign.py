@@ -248,14 +248,14 @@ class EvaluationCampaign:
                 for s in plan.trials if s.trial_id not in recorded]
         if new:
             self._runner.breaker = req.breaker if req.breaker.failures > 0 else None
-            # A resume with every trial recorded runs nothing: nothing to check.
-            if todo and workflow.patched(SMOKE_BESIDE_TRIALS):
-                await self._runner.run_checked(plan.campaign_id, prestart_hints(todo, plan.caps), plan.caps)
-                todo = []
-            elif todo:
-                await self._runner.check(plan.campaign_id, [t for t, _ in todo])
-        if todo:
-            await self._runner.run_all(prestart_hints(todo, plan.caps), plan.caps)
+        trials = prestart_hints(todo, plan.caps)
+        if not new or not todo:  # a resume with every trial recorded runs nothing: nothing to check
+            await self._runner.run_all(trials, plan.caps)
+        elif workflow.patched(SMOKE_BESIDE_TRIALS):
+            await self._runner.run_checked(plan.campaign_id, trials, plan.caps)
+        else:
+            await self._runner.check(plan.campaign_id, [t for t, _ in todo])
+            await self._runner.run_all(trials, plan.caps)
         result = await workflow.execute_activity_method(
             CampaignActivities.write_campaign_report, CampaignReportInput(plan.campaign_id), **REPORT)
         return dataclasses.replace(result, failed=dict(self._runner.failed),
