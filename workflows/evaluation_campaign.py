@@ -137,17 +137,21 @@ class _Runner:
         running = asyncio.create_task(self.run_all(trials, caps))
         try:
             smoke = await preflight(campaign_id, todo, endpoints_checked=endpoints)
-        except BaseException:
-            running.cancel()
+        except BaseException:  # the preflight's own retries ran out, or the campaign was cancelled
+            await self.cancel_beside(running)
             raise
         self.reserved = {}
         if smoke.failure is not None:
-            self.cancelling = True
-            running.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await running
+            await self.cancel_beside(running)
         self.check_report(smoke)
         await running
+
+    async def cancel_beside(self, running: asyncio.Task) -> None:
+        """Cancel the trials started beside the smoke trial and wait for them: none records."""
+        self.cancelling = True
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
 
     def check_report(self, report: PreflightReport) -> None:
         """Shown in `progress`; a failed check is the run's named, non-retryable failure."""

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from temporalio import activity
 from temporalio.client import WorkflowFailureError
-from temporalio.exceptions import ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.worker import Worker
 
 from activities.campaigns import CampaignActivities
@@ -160,7 +160,7 @@ async def test_a_failed_endpoint_stops_the_campaign_before_any_trial(env, setup,
     gpu = Gpu()
     gpu.preflight_answer = failing_preflight("endpoint")
     cause, root = await failed_campaign(env, campaigns, gpu, "pf-endpoint", tmp_path)
-    assert cause.type == MODEL_ENDPOINT_UNREACHABLE
+    assert isinstance(cause, ApplicationError) and cause.type == MODEL_ENDPOINT_UNREACHABLE
     assert "config(s) llm-default (http://127.0.0.1:9/v1, model fake-model)" in cause.message
     assert gpu.calls == [] and len(gpu.preflights) == 1 and gpu.preflights[0].task is None
     assert not (root / "records").exists() and not (root / "trials.jsonl").exists()
@@ -211,6 +211,29 @@ async def test_a_failed_smoke_trial_cancels_the_trials_beside_it(env, setup, tmp
     assert [e["config_ids"] for e in preflight["endpoints"]] == [["llm-default"]]  # carried
 
 
+async def test_a_smoke_trial_that_raises_cancels_the_trials_beside_it_too(env, setup, tmp_path):
+    """Not a failed check but the activity itself failing (its retries spent): the same end."""
+    objects, campaigns = setup
+    gpu = Gpu()
+    gpu.hold = {f"pf-raise.{t}.{c}.1" for t in TASKS for c in ("oracle", "llm-default")}
+
+    def raising(req: PreflightInput, seen: list[PreflightInput]) -> PreflightReport:
+        if req.task is None:
+            return passing_preflight(req, seen)
+        seen.append(req)
+        assert gpu.started.wait(30), "no trial began beside the smoke trial"
+        raise ApplicationError("the gpu worker lost its sandbox base folder", non_retryable=True)
+
+    gpu.preflight_answer = raising
+    cause, root = await failed_campaign(env, campaigns, gpu, "pf-raise", tmp_path)
+    assert isinstance(cause, ActivityError) and "lost its sandbox base folder" in str(cause.cause)
+    history = await env.client.get_workflow_handle("campaign-pf-raise").fetch_history()
+    started = [e for e in history.events if e.HasField("start_child_workflow_execution_initiated_event_attributes")]
+    cancelled = [e for e in history.events if e.HasField("child_workflow_execution_canceled_event_attributes")]
+    assert 1 <= len(started) <= 3 and len(cancelled) == len(started)
+    assert not (root / "records").exists() and not (root / "trials.jsonl").exists()
+
+
 async def failed_campaign(env, campaigns, gpu: Gpu, cid: str, tmp_path: Path):
     """Run campaign `cid` (oracle 1 + llm-default 1 per task) to its failure: (cause, root)."""
     async with running(env, campaigns, gpu):
@@ -221,7 +244,6 @@ async def failed_campaign(env, campaigns, gpu: Gpu, cid: str, tmp_path: Path):
                                                     registry=one_of_each(tmp_path)),
                 id=f"campaign-{cid}", task_queue=queues.CONTROL, result_type=CampaignResult), 60)
     cause = failed.value.cause
-    assert isinstance(cause, ApplicationError)
     root = Path(campaigns.objects.location(CampaignKeys(cid).root))
     assert (root / "evaluation-plan.json").is_file()  # registered first: the same id resumes it
     return cause, root
