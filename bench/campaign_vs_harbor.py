@@ -20,7 +20,10 @@ Each round runs both, in alternating order (round 1 the campaign first, round 2 
   from its result.json (the CLI's interpreter start is printed beside it, not counted).
 
 Throughput is trials per second of wall; the ratio is campaign over harbor, per round and the
-median of the rounds. Every trial's reward is compared: the campaign's records against Harbor's
+median of the rounds. Beside it, what each side cost the whole machine (bench/machine_cpu.py:
+/proc/stat over the side's wall window, so run it alone): CPU seconds per trial — every
+process, the workers, the dev server and Harbor's own CLI included — and how busy the cores
+were (100 %: CPU-bound). Every trial's reward is compared: the campaign's records against Harbor's
 `verifier_result.rewards.reward`; a difference is printed and fails the bench (exit 2).
 """
 
@@ -45,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from bench.machine_cpu import MachineCpu  # noqa: E402
 from bench.load_support import (BenchError, Deployment, find_publication, iso_seconds, run_main,  # noqa: E402
                                 seconds_or_blank, seed_var, write_task_dir)
 from contracts import queues  # noqa: E402
@@ -101,7 +105,7 @@ async def run_campaign(client, folder: str, registry_path: Path, k: int, n: int,
     campaign_id = f"versus-{label}-" + datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
     req = CampaignInput(campaign_id, mode="versus", publications=[folder], registry=str(registry_path),
                         bootstrap_samples=200, caps={"gpu": n, "llm": 2})
-    started = time.monotonic()
+    started, started_epoch = time.monotonic(), time.time()
     result = await client.execute_workflow("EvaluationCampaign", req, id=f"campaign-{campaign_id}",
                                            task_queue=queues.CONTROL, result_type=CampaignResult)
     wall = time.monotonic() - started
@@ -113,7 +117,8 @@ async def run_campaign(client, folder: str, registry_path: Path, k: int, n: int,
     if len(rewards) != k:
         raise BenchError(f"campaign {campaign_id}: {len(rewards)} records for {k} trials")
     smoke = (json.loads((root / "preflight.json").read_text()).get("smoke") or {}).get("seconds")
-    return {"wall_sec": wall, "rewards": rewards, "id": campaign_id, "smoke_sec": smoke,
+    return {"wall_sec": wall, "window": (started_epoch, started_epoch + wall),
+            "rewards": rewards, "id": campaign_id, "smoke_sec": smoke,
             "sandbox_cpu_sec": sandbox_cpu(sorted((root / "harbor" / campaign_id).glob("*/"))),
             "evidence_renders": len(list(var.glob("cache/evidence/**/manifest.json")))}
 
@@ -141,9 +146,10 @@ def run_harbor(task_dir: Path, jobs: Path, k: int, n: int, label: str) -> dict:
         raise BenchError(f"harbor run exited {code} with {len(results)} trial results of {k} "
                          f"(failed: {failed}); log {log}:\n{log.read_text(errors='replace')[-2000:]}")
     job_result = json.loads((job_dir / "result.json").read_text())
-    wall = iso_seconds(job_result["finished_at"]) - iso_seconds(job_result["started_at"])
+    window = (iso_seconds(job_result["started_at"]), iso_seconds(job_result["finished_at"]))
     rewards = [((r.get("verifier_result") or {}).get("rewards") or {}).get("reward") for r in results]
-    return {"wall_sec": wall, "command_wall_sec": command_wall, "rewards": rewards, "id": job,
+    return {"wall_sec": window[1] - window[0], "window": window, "command_wall_sec": command_wall,
+            "rewards": rewards, "id": job,
             "sandbox_cpu_sec": sandbox_cpu(sorted(p for p in job_dir.glob("*/") if p.is_dir()))}
 
 
@@ -168,6 +174,7 @@ async def main_async(args) -> int:
     k, n = args.attempts, args.concurrency
     deployment = Deployment(work, None, "default", "sandbox", {"gpu": n})
     rounds: list[dict] = []
+    cpu = MachineCpu()  # sampled from the first round on: the stack's start-up is not a side's
     try:
         seed_var(objects, store, folder, deployment.var)
         registry_path = work / "registry.json"
@@ -177,6 +184,7 @@ async def main_async(args) -> int:
                       f"concurrency {n}, {args.rounds} round(s)")
         with console.status("starting the dev server and the worker pools"):
             client = await deployment.start()
+        cpu.__enter__()
         for i in range(1, args.rounds + 1):
             order = ("campaign", "harbor") if i % 2 else ("harbor", "campaign")
             row: dict = {"round": i, "order": list(order)}
@@ -191,6 +199,10 @@ async def main_async(args) -> int:
             row["ratio"] = row["harbor"]["wall_sec"] / row["campaign"]["wall_sec"]
             rounds.append(row)
     finally:
+        cpu.__exit__()
+        for row in rounds:
+            for side in ("campaign", "harbor"):
+                row[side]["machine_cpu"] = cpu.window(*row[side].pop("window"))
         with console.status("stopping workers and server"):
             deployment.stop()
         if not args.keep:
@@ -203,17 +215,20 @@ def report(args, folder: str, rounds: list[dict], work: Path) -> int:
     t = Table(title=f"{k} oracle trials of {folder.rsplit('/', 1)[-1]} a side, concurrency "
                     f"{args.concurrency}: trials per minute (wall s)")
     for col in ("round", "order", "campaign", "of which smoke", "harbor run (job)", "harbor CLI wall",
-                "sandbox CPU/trial c | h", "campaign / harbor"):
+                "sandbox CPU/trial c | h", "machine CPU/trial c | h", "busy c | h", "campaign / harbor"):
         t.add_column(col, justify="left" if col in ("round", "order") else "right")
     for r in rounds:
         c, h = r["campaign"], r["harbor"]
         t.add_row(str(r["round"]), " then ".join(r["order"]),
                   f"{60 * k / c['wall_sec']:.1f} ({c['wall_sec']:.1f})", seconds_or_blank(c["smoke_sec"]),
                   f"{60 * k / h['wall_sec']:.1f} ({h['wall_sec']:.1f})", f"{h['command_wall_sec']:.1f}",
-                  f"{seconds_or_blank(c['sandbox_cpu_sec'])} | {seconds_or_blank(h['sandbox_cpu_sec'])}", f"{r['ratio']:.2f}x")
+                  f"{seconds_or_blank(c['sandbox_cpu_sec'])} | {seconds_or_blank(h['sandbox_cpu_sec'])}",
+                  " | ".join(seconds_or_blank(x["machine_cpu"] and x["machine_cpu"][0] / k) for x in (c, h)),
+                  " | ".join(f"{x['machine_cpu'][1]:.0%}" if x["machine_cpu"] else "" for x in (c, h)),
+                  f"{r['ratio']:.2f}x")
     median = statistics.median(r["ratio"] for r in rounds)
     t.add_section()
-    t.add_row("median", "", "", "", "", "", "", f"[bold]{median:.2f}x")
+    t.add_row("median", "", "", "", "", "", "", "", "", f"[bold]{median:.2f}x")
     out.print(t)
     mismatches = [(r["round"], i, c, h) for r in rounds
                   for i, (c, h) in enumerate(zip(sorted(r["campaign"]["rewards"]), sorted(r["harbor"]["rewards"])))
