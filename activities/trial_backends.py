@@ -420,7 +420,7 @@ def warm_sandbox() -> None:
     """At a gpu worker's start, with the sandbox backend: its fork server imports bpy now, not
     during the first trial (sandbox/isolation/trial.py start_fork_server). A problem is only
     logged: the first trial meets it again and fails as infra, naming it."""
-    if os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox") != "sandbox":
+    if backend_kind() != "sandbox":
         return
     from sandbox.isolation.trial import start_fork_server
 
@@ -430,10 +430,14 @@ def warm_sandbox() -> None:
         logging.getLogger(__name__).warning("the sandbox fork server did not start: %s", exc)
 
 
+def backend_kind() -> str:
+    return os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox")
+
+
 def backend_from_env(prestart: int = 0) -> TrialBackend:
     """The backend ARKEVO_TRIAL_BACKEND names, keeping `prestart` waiting solver sandboxes
     (workers/pools.py prestart_capacity) unless ARKEVO_PRESTART_HOSTS says how many."""
-    kind = os.environ.get("ARKEVO_TRIAL_BACKEND", "sandbox")
+    kind = backend_kind()
     if kind == "local":
         return LocalBackend()
     if kind == "sandbox":

@@ -184,7 +184,7 @@ async def main_async(args) -> int:
                       f"concurrency {n}, {args.rounds} round(s)")
         with console.status("starting the dev server and the worker pools"):
             client = await deployment.start()
-        cpu.__enter__()
+        cpu.start()
         for i in range(1, args.rounds + 1):
             order = ("campaign", "harbor") if i % 2 else ("harbor", "campaign")
             row: dict = {"round": i, "order": list(order)}
@@ -199,7 +199,7 @@ async def main_async(args) -> int:
             row["ratio"] = row["harbor"]["wall_sec"] / row["campaign"]["wall_sec"]
             rounds.append(row)
     finally:
-        cpu.__exit__()
+        cpu.stop()
         for row in rounds:
             for side in ("campaign", "harbor"):
                 row[side]["machine_cpu"] = cpu.window(*row[side].pop("window"))

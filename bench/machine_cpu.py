@@ -39,15 +39,21 @@ class MachineCpu:
             if self._stop.wait(self.period):
                 return
 
-    def __enter__(self) -> MachineCpu:
+    def start(self) -> None:
         self._thread.start()
-        return self
 
-    def __exit__(self, *exc) -> None:
+    def stop(self) -> None:
         self._stop.set()
         if self._thread.ident is not None:  # started
             self._thread.join()
             self.samples.append((time.time(), *_read()))  # one after every window asked
+
+    def __enter__(self) -> MachineCpu:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
 
     def window(self, start: float, end: float) -> tuple[float, float] | None:
         """(CPU seconds spent by the whole machine, busy share of its capacity) from the last

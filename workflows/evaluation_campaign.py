@@ -128,8 +128,7 @@ class _Runner:
         endpoints: list[EndpointCheck] = []
         if any(t.solver.agent == "arkevo-llm" for t in todo):  # nothing to ping otherwise
             first = await preflight(campaign_id, todo, smoke=False)
-            if first.failure is not None:
-                self.check_report(first)
+            self.check_report(first)  # raises on a failed endpoint
             endpoints = first.endpoints
         self.preflight = {"endpoints": [dataclasses.asdict(e) for e in endpoints], "smoke": None,
                           "ok": None, "smoke_running": True}

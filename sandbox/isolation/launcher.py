@@ -32,7 +32,7 @@ after which the launcher exits 125 without running anything.
 
 from __future__ import annotations
 
-import marshal  # not json: its import (re) is a third of a launch's time
+import marshal  # not json: its import (re) was ~6 ms of the launcher's ~19 ms of CPU
 import os
 import resource
 import sys

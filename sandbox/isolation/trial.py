@@ -63,16 +63,25 @@ def sandbox_python(settings: SandboxSettings) -> str:
     return str(settings.python_prefix / "bin" / "python3")
 
 
-def start_fork_server(settings: SandboxSettings | None = None) -> ForkServer | None:
-    """Start this worker process's fork server now instead of at its first launch, which would
-    run cold meanwhile (the server imports bpy for ~1 s): a gpu worker calls it as it starts,
-    from the event loop's thread (PDEATHSIG follows the thread that forked). None: it is off
-    (ARKEVO_FORK_SERVER=0) or the sandbox cannot run here (the first trial says why)."""
-    settings = settings or SandboxSettings()
-    if not settings.fork_server or host.problems(settings.python_prefix, settings.python_base_prefix):
+def settings_fork_server(settings: SandboxSettings) -> ForkServer | None:
+    """This worker process's fork server for the sandbox's interpreter, or None when it is off."""
+    if not settings.fork_server:
         return None
-    server = fork_server(sandbox_python(settings), home=Slot.container_home)
-    server.start()
+    return fork_server(sandbox_python(settings), home=Slot.container_home)
+
+
+def start_fork_server(settings: SandboxSettings | None = None) -> ForkServer | None:
+    """Start this worker process's fork server now instead of at its first solver sandbox,
+    whose launches would run cold meanwhile (the server imports bpy for ~1 s): a gpu worker
+    calls it as it starts, from the event loop's thread (PDEATHSIG follows the thread that
+    forked). None: it is off (ARKEVO_FORK_SERVER=0) or the sandbox cannot run here (the first
+    trial says why)."""
+    settings = settings or SandboxSettings()
+    if host.problems(settings.python_prefix, settings.python_base_prefix):
+        return None
+    server = settings_fork_server(settings)
+    if server is not None:
+        server.start()
     return server
 
 
@@ -171,9 +180,7 @@ class TrialSandbox:
 
     def fork_server(self) -> ForkServer | None:
         """This worker's fork server for the sandbox's interpreter, or None when it is off."""
-        if not self.settings.fork_server:
-            return None
-        return fork_server(self.python, home=Slot.container_home)
+        return settings_fork_server(self.settings)
 
     # -- what a process sees -------------------------------------------------------------
 
