@@ -6,9 +6,11 @@
 Harbor sees a container: the task's workdir (/workspace), /tests, /solution, /logs/{agent,
 verifier,artifacts} and /tmp exist at their usual paths (bind mounts of the slot's folders, see
 sandbox/isolation/layout.py), `exec` runs `bash -c` with bash semantics, and the files move
-with upload/download. Underneath, each exec is a fresh bwrap + launcher (sandbox/isolation/):
-own pid/mount/ipc/uts/user namespaces, the slot's unprivileged uid, Landlock, rlimits, the
-trial's cgroup and the trial's loopback-only network namespace.
+with upload/download. Underneath, each exec is confined by the launcher's steps
+(sandbox/isolation/): the sandbox's mount/ipc/uts namespaces, the trial's pid namespace, its own
+user namespace, the slot's unprivileged uid, Landlock, rlimits, its own cgroup in the trial's and
+the trial's loopback-only network namespace — through a bwrap of its own, or forked into the
+namespaces the worker holds for the sandbox (isolation/held.py).
 
 Harbor's separate verifier mode gets a second instance of this class (session id
 `<trial>__verifier__<key>`): a fresh slot holding only what Harbor uploads into it — the
@@ -324,7 +326,8 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
                 # `python3 script.py` forked by the fork server, bpy already imported.
                 process, group = await sandbox.launch(["bash", "-c", command], env=env, cwd=cwd,
                                                       stdout=out.write_fd, stderr=err.write_fd,
-                                                      serve_forks=self.role == "verifier")
+                                                      serve_forks=self.role == "verifier",
+                                                      held=True)
             finally:
                 out.close_write_end()
                 err.close_write_end()
@@ -507,7 +510,7 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
         for attempt in range(1, TRANSFER_LAUNCH_ATTEMPTS + 1):
             try:
                 process, group = await sandbox.launch(
-                    argv, env={}, cwd="/", kind="t",
+                    argv, env={}, cwd="/", kind="t", held=True,
                     stdin=stdin if stdin is not None else asyncio.subprocess.DEVNULL,
                     stdout=stdout if stdout is not None else asyncio.subprocess.DEVNULL)
                 break

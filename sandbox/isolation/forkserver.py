@@ -30,10 +30,11 @@ _PROCESS = Path(__file__).resolve().parent / "forkserver_process.py"
 
 
 class ForkServer:
-    def __init__(self, python: str, *, home: str, tmp_dir: Path) -> None:
+    def __init__(self, python: str, *, home: str, tmp_dir: Path, bare: bool = False) -> None:
         self.python = python
         self.home = home
         self.tmp_dir = tmp_dir
+        self.bare = bare  # imports nothing: forks the held launches' commands (trial.py)
         self._process: subprocess.Popen | None = None
         self._control: socket.socket | None = None
         self._ready = False
@@ -72,7 +73,8 @@ class ForkServer:
                 # A clean environment: nothing of the worker's (API keys) may be in the memory
                 # every sandboxed fork inherits. HOME is the sandbox's, which Blender caches.
                 self._process = subprocess.Popen(
-                    [self.python, "-s", str(_PROCESS), str(theirs.fileno())],
+                    [self.python, "-s", str(_PROCESS), str(theirs.fileno()),
+                     *(["--bare"] if self.bare else [])],
                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=log, cwd="/",
                     env={"PATH": "/usr/bin:/bin", "HOME": self.home, "LANG": "C.UTF-8",
@@ -171,7 +173,7 @@ def _remove_stale(folder: Path) -> None:
     if not folder.is_dir():
         return
     for entry in folder.glob("tmp-*"):
-        pid = entry.name.removeprefix("tmp-").removesuffix(".log")
+        pid = entry.name.removeprefix("tmp-").removesuffix(".log").removesuffix("-bare")
         if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)
@@ -179,17 +181,18 @@ def _remove_stale(folder: Path) -> None:
                 entry.unlink(missing_ok=True)
 
 
-_SERVERS: dict[tuple[str, str], ForkServer] = {}
+_SERVERS: dict[tuple[str, str, bool], ForkServer] = {}
 # Its temp folder (Blender's session folder of the import) and log: root's, host-wide.
 STATE_DIR = Path("/run/arkevo-sandbox/forkserver")
 
 
-def fork_server(python: str, *, home: str) -> ForkServer:
+def fork_server(python: str, *, home: str, bare: bool = False) -> ForkServer:
     """This worker process's fork server for that interpreter (made, not started): one for
-    every sandbox of the process, whatever their slot folders."""
-    key = (python, home)
+    every sandbox of the process, whatever their slot folders. bare: the one that imports
+    nothing, for held launches."""
+    key = (python, home, bare)
     server = _SERVERS.get(key)
     if server is None:
-        server = _SERVERS[key] = ForkServer(python, home=home,
-                                            tmp_dir=STATE_DIR / f"tmp-{os.getpid()}")
+        name = f"tmp-{os.getpid()}{'-bare' if bare else ''}"
+        server = _SERVERS[key] = ForkServer(python, home=home, tmp_dir=STATE_DIR / name, bare=bare)
     return server

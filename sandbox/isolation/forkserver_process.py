@@ -96,7 +96,7 @@ def _enter_and_fork(channel: socket.socket) -> dict | None:
     try:
         raw, fds = _receive(channel, 32)
         channel.send(b"ready")
-        go, late = _receive(channel, 4)
+        go, late = _receive(channel, 5)  # stdio, status fd [, a held exec's fork channel]
         if go != b"go":
             os._exit(0)  # the launcher gave up waiting and launched cold: do nothing
         request = marshal.loads(raw)  # the launcher's (root, before any command runs)
@@ -110,7 +110,7 @@ def _enter_and_fork(channel: socket.socket) -> dict | None:
             channel.close()
             return _serve_forks(socket.socket(fileno=late[0]), request["config"], netns_fd,
                                 cgroup_fds)
-        stdio, status_fd = late[:3], late[3]
+        stdio, status_fd, agent = late[:3], late[3], late[4:5]
         rest = [netns_fd, *cgroup_fds, *late]
         pid = os.fork()
     except Exception:  # noqa: BLE001 - the launcher then launches cold: nothing ran
@@ -118,13 +118,16 @@ def _enter_and_fork(channel: socket.socket) -> dict | None:
     if pid == 0:
         channel.close()
         _become_confined(stdio, {**request["config"], "status_fd": status_fd,
-                                 "netns_fd": netns_fd, "cgroup_fds": cgroup_fds}, status_fd)
+                                 "netns_fd": netns_fd, "cgroup_fds": cgroup_fds}, status_fd,
+                         keep=set(agent))
         os.write(status_fd, b"ok")
         os.close(status_fd)
-        return {**request, "cwd": request["config"].get("cwd") or "/"}
+        return {**request, "cwd": request["config"].get("cwd") or "/",
+                "agent_fd": agent[0] if agent else None}
     for fd in rest:
         os.close(fd)
-    channel.send(b"started")
+    # A held launch (the worker's own request) learns the command's pid, to signal it.
+    channel.send(b"started %d" % pid if request.get("exec") else b"started")
     _pid, status = os.waitpid(pid, 0)
     try:
         channel.send(b"exit %d" % _exit_status(status))
@@ -133,14 +136,15 @@ def _enter_and_fork(channel: socket.socket) -> dict | None:
     os._exit(0)
 
 
-def _become_confined(stdio: list[int], config: dict, status_fd: int | None) -> None:
+def _become_confined(stdio: list[int], config: dict, status_fd: int | None,
+                     keep: frozenset[int] | set[int] = frozenset()) -> None:
     """In a forked command process: the launch's stdio, session and confinement, or exit 125."""
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     os.setsid()  # bwrap's --new-session
     for target, fd in enumerate(stdio):
         os.dup2(fd, target)
     try:
-        launcher.confine(config, {status_fd} if status_fd is not None else set())
+        launcher.confine(config, {*keep, *([status_fd] if status_fd is not None else [])})
         launcher.drop_capabilities()
     except launcher.LaunchError as exc:
         os.write(status_fd if status_fd is not None else 2, f"arkevo-launcher: {exc}".encode())
@@ -257,7 +261,9 @@ def _request(job: dict) -> dict:
 
 def run(job: dict) -> None:
     """In the command's process, confined: become `python -m module args` (or, asked by a
-    command's python3, `python3 script.py args`) and run it."""
+    command's python3, `python3 script.py args`) and run it; a held launch's command is exec'd."""
+    if job.get("exec"):
+        _exec(job)
     job = _request(job)
     argv = job["argv"]
     module = len(argv) >= 3 and argv[1] == "-m"
@@ -314,6 +320,26 @@ def run(job: dict) -> None:
         sys.excepthook(*sys.exc_info())
         code = 1
     _exit(code)
+
+
+def _exec(job: dict) -> None:
+    """A held launch's command (trial.TrialSandbox.launch without bwrap: the worker sent it),
+    exec'd as the launcher execs one: the launch's environment, its cwd, PATH lookup."""
+    argv, env = job["argv"], dict(job["env"])
+    if job.get("agent_fd") is not None:  # serve_forks: its python3 asks the bpy fork server
+        os.set_inheritable(job["agent_fd"], True)
+        env[launcher.FORK_FD_VAR] = str(job["agent_fd"])
+        env["PATH"] = f"{launcher.FORK_PYTHON_DIR}:{env.get('PATH', '')}"
+    try:
+        os.chdir(job["cwd"])
+    except OSError as exc:
+        os.write(2, f"arkevo-sandbox: cannot change directory to {job['cwd']}: {exc.strerror}\n".encode())
+        os._exit(1)
+    try:
+        os.execvpe(argv[0], argv, env)
+    except OSError as exc:
+        os.write(2, f"arkevo-sandbox: {argv[0]}: {exc.strerror}\n".encode())
+        os._exit(127)
 
 
 def _exit_code(value: object) -> int:
@@ -407,11 +433,13 @@ def _release_thread_pools(baseline: int) -> str | None:
     return None
 
 
-USAGE = """usage: forkserver_process.py CONTROL_FD   (internal: started by the worker, as root)
+USAGE = """usage: forkserver_process.py CONTROL_FD [--bare]   (internal: started by the worker, as root)
 
 The sandbox's fork server: imports bpy and the MCP server's libraries once, then forks an
 already-imported interpreter into a launch's sandbox for each channel the worker sends on
-CONTROL_FD (docs/sandbox.md "Fork server"). Not a command to run by hand.
+CONTROL_FD (docs/sandbox.md "Fork server"). --bare imports nothing: the worker's held launches
+(commands exec'd in a sandbox's namespaces without a bwrap each) are forked from it, a small
+process. Not a command to run by hand.
 
 exit codes:
   0  the worker closed CONTROL_FD
@@ -425,13 +453,28 @@ def main() -> None:
     if sys.argv[1:] in (["--help"], ["-h"]):
         print(USAGE)
         sys.exit(0)
-    if len(sys.argv) != 2 or not sys.argv[1].isdigit():
+    args = sys.argv[1:]
+    bare = args[1:] == ["--bare"]
+    if not (len(args) == 1 or bare) or not args[0].isdigit():
         print(USAGE, file=sys.stderr)
         sys.exit(2)
-    control = socket.socket(fileno=int(sys.argv[1]))
+    control = socket.socket(fileno=int(args[0]))
     _libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the worker
     if os.getppid() == 1:
         sys.exit(1)
+    if not bare:
+        _preload(control)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    control.send(b"ready")
+    job = serve(control)
+    if job is None:
+        return
+    run(job)
+
+
+def _preload(control: socket.socket) -> None:
+    """Import what the forks run (PRELOAD) and stop the thread pools the imports started."""
     try:
         import numpy  # noqa: F401 - bpy imports it anyway: its BLAS threads count as a baseline
     except ImportError:
@@ -446,13 +489,6 @@ def main() -> None:
         sys.exit(3)
     # bpy's import sets a few variables (MaterialX search paths): each fork gets them back.
     _SET_BY_PRELOAD.update({k: v for k, v in os.environ.items() if before.get(k) != v})
-    sys.stdout.flush()
-    sys.stderr.flush()
-    control.send(b"ready")
-    job = serve(control)
-    if job is None:
-        return
-    run(job)
 
 
 if __name__ == "__main__":

@@ -80,6 +80,10 @@ class SandboxSettings(BaseModel):
     # worker's fork server, which imported bpy once, instead of starting a fresh interpreter
     # (isolation/forkserver.py). ARKEVO_FORK_SERVER=0 turns it off (A/B benches).
     fork_server: bool = Field(default_factory=lambda: os.environ.get("ARKEVO_FORK_SERVER", "1") != "0")
+    # Execs and file transfers are forked into namespaces the worker holds for the sandbox (one
+    # bwrap per sandbox, not per exec: isolation/held.py). ARKEVO_HELD_LAUNCHES=0 turns it off.
+    held_launches: bool = Field(
+        default_factory=lambda: os.environ.get("ARKEVO_HELD_LAUNCHES", "1") != "0")
 
     @field_validator("devices", mode="before")
     @classmethod

@@ -9,6 +9,10 @@ Harbor-agnostic (the Harbor adapter is sandbox/environment.py). Every process go
 and is started with an empty environment plus an explicit allow-list, never the worker's. The
 bwrap options (environment values included) travel through a memfd (`--args`), so they show
 neither in the host's process list nor in the sandbox's /proc; only the command does.
+
+Execs and transfers (`launch(held=True)`) after the sandbox's first skip the bwrap and the
+launcher's interpreter: forked into the namespaces the worker holds for the sandbox, they go
+through the launcher's own confine() (held.py, docs/sandbox.md "Held launches").
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import threading
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from sandbox.isolation import host
+from sandbox.isolation import held, host
 from sandbox.isolation.bwrap import LAUNCHER_DIR, RUNTIME_DIR, Bind, SandboxView
 from sandbox.isolation.cgroups import Cgroup, TrialCgroup, remove_stale_groups
 from sandbox.isolation.forkserver import ForkServer, fork_server
@@ -70,6 +74,14 @@ def settings_fork_server(settings: SandboxSettings) -> ForkServer | None:
     return fork_server(sandbox_python(settings), home=Slot.container_home)
 
 
+def settings_exec_server(settings: SandboxSettings) -> ForkServer | None:
+    """This worker process's bare fork server (imports nothing), which forks the held
+    launches' commands (held.py), or None when held launches are off."""
+    if not settings.held_launches:
+        return None
+    return fork_server(sandbox_python(settings), home=Slot.container_home, bare=True)
+
+
 def start_fork_server(settings: SandboxSettings | None = None) -> ForkServer | None:
     """Start this worker process's fork server now instead of at its first solver sandbox,
     whose launches would run cold meanwhile (the server imports bpy for ~1 s): a gpu worker
@@ -79,6 +91,8 @@ def start_fork_server(settings: SandboxSettings | None = None) -> ForkServer | N
     settings = settings or SandboxSettings()
     if host.problems(settings.python_prefix, settings.python_base_prefix):
         return None
+    if (bare := settings_exec_server(settings)) is not None:
+        bare.start()
     server = settings_fork_server(settings)
     if server is not None:
         server.start()
@@ -104,6 +118,10 @@ class TrialSandbox:
         self._launches = 0
         self.hits: dict[str, int] = {}
         self.early_deaths: list[str] = []  # bwraps started again (launch), for the trial's log
+        self.held: held.HeldNamespaces | None = None  # the view's namespaces, once made
+        self._hold_lock = asyncio.Lock()
+        self._hold_failed = False
+        self.launch_counts: dict[str, int] = {}  # held, cold (by launch() with held=True)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -154,6 +172,9 @@ class TrialSandbox:
             # then reaps its own child and exits.
             await self.namespaces.close()
             self.namespaces = None
+        if self.held is not None:
+            self.held.close()
+            self.held = None
         for process in self._processes:
             await self._reap(process)
         self._processes.clear()
@@ -181,6 +202,10 @@ class TrialSandbox:
     def fork_server(self) -> ForkServer | None:
         """This worker's fork server for the sandbox's interpreter, or None when it is off."""
         return settings_fork_server(self.settings)
+
+    def exec_server(self) -> ForkServer | None:
+        """This worker's bare fork server for held launches, or None when they are off."""
+        return settings_exec_server(self.settings)
 
     # -- what a process sees -------------------------------------------------------------
 
@@ -251,7 +276,7 @@ class TrialSandbox:
     async def launch(self, argv: list[str], *, env: dict[str, str], cwd: str,
                      stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                      stderr=asyncio.subprocess.PIPE, track: bool = False, kind: str = "x",
-                     forkable: bool = False, serve_forks: bool = False
+                     forkable: bool = False, serve_forks: bool = False, held: bool = False
                      ) -> tuple[asyncio.subprocess.Process, Cgroup]:
         """Start argv in the sandbox; returns once the launcher confirmed every layer holds.
 
@@ -267,7 +292,19 @@ class TrialSandbox:
         LAUNCH_ATTEMPTS times: the command has not run, so nothing is repeated, and under load
         this happens now and then (docs/sandbox.md). A launcher that reports a broken layer is
         not retried: that is not transient.
+
+        held: a command that needs no stdin pipe and is not tracked (an exec, a transfer) may be
+        forked into the sandbox's held namespaces, no bwrap and no launcher of its own (held.py);
+        when that cannot be done it is launched cold, as it always could.
         """
+        if held and self.settings.held_launches and not track and not forkable \
+                and stdin is not asyncio.subprocess.PIPE:
+            launched = await self._launch_held(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
+                                               stderr=stderr, kind=kind, serve_forks=serve_forks)
+            self.launch_counts["held" if launched else "cold"] = \
+                self.launch_counts.get("held" if launched else "cold", 0) + 1
+            if launched is not None:
+                return launched  # type: ignore[return-value]  # what of a Process it uses (held.py)
         for attempt in range(1, LAUNCH_ATTEMPTS + 1):
             try:
                 return await self._launch_once(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
@@ -331,18 +368,7 @@ class TrialSandbox:
         if track:
             self._processes.append(process)
         # The launcher writes "ok" or its error; EOF (b"") means bwrap died before it ran.
-        reader = asyncio.ensure_future(asyncio.to_thread(os.read, status_r, 4096))
-        try:
-            done, _ = await asyncio.wait({reader}, timeout=LAUNCH_STATUS_TIMEOUT_SEC)
-            if done:
-                status = reader.result()
-            else:
-                await self.end(process, group, kill=True)  # closes the write ends: read returns
-                await reader
-                status = b"launcher did not report within %ds" % LAUNCH_STATUS_TIMEOUT_SEC
-        finally:
-            if reader.done():
-                os.close(status_r)
+        status = await self._status(status_r, process, group)
         if status != b"ok":
             await self.end(process, group, kill=True)
             detail = status.decode(errors="replace")
@@ -352,6 +378,114 @@ class TrialSandbox:
                                      f"(status {process.returncode}){': ' + said if said else ''}")
             raise LaunchFailed(f"sandbox launch failed: {detail}")
         return process, group
+
+    async def _status(self, status_r: int, process, group: Cgroup) -> bytes:
+        """What the launch's confinement wrote on the status fd (ours to close): b"ok", an
+        error, or b"" when nothing ever wrote it."""
+        reader = asyncio.ensure_future(asyncio.to_thread(os.read, status_r, 4096))
+        try:
+            done, _ = await asyncio.wait({reader}, timeout=LAUNCH_STATUS_TIMEOUT_SEC)
+            if done:
+                return reader.result()
+            await self.end(process, group, kill=True)  # closes the write ends: read returns
+            await reader
+            return b"launcher did not report within %ds" % LAUNCH_STATUS_TIMEOUT_SEC
+        finally:
+            if reader.done():
+                os.close(status_r)
+
+    async def _held_namespaces(self) -> held.HeldNamespaces | None:
+        """The sandbox's view as namespace fds, made at the first held launch from a holder
+        launched cold (held.py); None when that failed (every launch then runs cold)."""
+        async with self._hold_lock:
+            if self.held is None and not self._hold_failed:
+                self._hold_failed = True  # until it worked
+                try:
+                    process, group = await self.launch(
+                        ["cat"], env={}, cwd="/", stdin=asyncio.subprocess.PIPE,
+                        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL, kind="h")
+                except LaunchFailed:
+                    return None
+                try:
+                    # Confined before it reported "ok", and alone in its launch's cgroup.
+                    pids = await asyncio.to_thread(group.pids)
+                    self.held = held.HeldNamespaces.open_from(min(pids))
+                    self._hold_failed = False
+                except (OSError, ValueError):
+                    pass
+                finally:
+                    await self.end(process, group, kill=True)
+            return self.held
+
+    async def _launch_held(self, argv: list[str], *, env: dict[str, str], cwd: str, stdin, stdout,
+                           stderr, kind: str, serve_forks: bool
+                           ) -> tuple[held.HeldProcess, Cgroup] | None:
+        if not self.is_open or (server := self.exec_server()) is None:
+            return None
+        namespaces = await self._held_namespaces()
+        if namespaces is None:
+            return None
+        assert self.slot is not None and self.cgroup is not None and self.namespaces is not None
+        assert self.namespaces.net_fd is not None
+        self._launches += 1
+        group = await asyncio.to_thread(self.cgroup.child, f"{kind}{self._launches}")
+        view = self.view({})
+        config = {
+            "uid": self.slot.uid, "gid": self.slot.gid, "cwd": cwd,
+            "rlimits": self.settings.rlimits(),
+            "landlock": view.landlock_rules(), "landlock_required": self.settings.require_landlock,
+        }
+        loop = asyncio.get_running_loop()
+        ours: list[int] = []  # fds this call made and closes once the child has its copies
+        status_r, status_w = os.pipe()
+        cgroup_fds = group.procs_fds()
+        reader: asyncio.StreamReader | None = None
+        transport: asyncio.BaseTransport | None = None
+        agent = None
+        launched = None
+        try:
+            stdio = []
+            for stream, writable in ((stdin, False), (stdout, True), (stderr, True)):
+                if stream is asyncio.subprocess.DEVNULL or stream is None:
+                    fd = os.open(os.devnull, os.O_RDWR | os.O_CLOEXEC)
+                    ours.append(fd)
+                elif stream is asyncio.subprocess.PIPE:
+                    read_end, fd = os.pipe()
+                    ours.append(fd)
+                    reader = asyncio.StreamReader(limit=1024 * 1024, loop=loop)
+                    protocol = asyncio.StreamReaderProtocol(reader)
+                    transport, _ = await loop.connect_read_pipe(lambda: protocol,
+                                                                os.fdopen(read_end, "rb", 0))
+                elif isinstance(stream, int):
+                    fd = stream
+                else:
+                    fd = stream.fileno()
+                stdio.append(fd)
+            if serve_forks and (forks := self.fork_server()) is not None \
+                    and (channel := forks.channel()) is not None:
+                agent = await held.offer_forks(channel, namespaces, config=config,
+                                               netns_fd=self.namespaces.net_fd,
+                                               cgroup_fds=cgroup_fds)
+            channel = server.channel()
+            if channel is not None:
+                launched = await held.launch(
+                    channel, namespaces, argv=argv, env={**self.base_env(), **env}, config=config,
+                    netns_fd=self.namespaces.net_fd, cgroup_fds=cgroup_fds, stdio=stdio,
+                    status_fd=status_w, agent_fd=agent, stderr=reader)
+        finally:
+            for fd in (status_w, *cgroup_fds, *ours, *([agent] if agent is not None else [])):
+                os.close(fd)
+        if launched is None:
+            os.close(status_r)
+            if transport is not None:
+                transport.close()
+            await asyncio.to_thread(group.remove)
+            return None
+        status = await self._status(status_r, launched, group)
+        if status != b"ok":
+            await self.end(launched, group, kill=True)  # type: ignore[arg-type]
+            raise LaunchFailed(f"sandbox launch failed: {status.decode(errors='replace') or 'no status'}")
+        return launched, group
 
     async def end(self, process: asyncio.subprocess.Process, group: Cgroup, *,
                   kill: bool) -> dict[str, Any]:

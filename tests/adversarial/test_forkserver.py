@@ -102,7 +102,8 @@ async def test_a_forked_process_is_confined_like_an_execed_one(tmp_path, base_di
     monkeypatch.setenv("ARKEVO_WORKER_API_KEY", WORKER_SECRET)  # the worker's, never the sandbox's
     reports = {}
     for mode, fork in (("forked", True), ("cold", False)):
-        async with started(make_env(tmp_path, mode, base_dir=base_dir, fork_server=fork)) as env:
+        async with started(make_env(tmp_path, mode, base_dir=base_dir, fork_server=fork,
+                                    held_launches=False)) as env:
             if fork:
                 _server(env)
             await _install(env)
@@ -138,6 +139,44 @@ async def test_a_forked_process_is_confined_like_an_execed_one(tmp_path, base_di
     assert [g.rsplit("--", 1)[1] for g in cold["cgroup"]] == ["cold__test__env/s2"]
 
 
+async def test_a_held_exec_is_confined_like_a_cold_one(tmp_path, base_dir, monkeypatch):
+    """An exec forked into the sandbox's held namespaces (isolation/held.py) against the same
+    exec through bwrap and the launcher: the same ids, capabilities, user namespace, Landlock,
+    network, fds, environment, view and session; its own launch cgroup."""
+    monkeypatch.setenv("ARKEVO_WORKER_API_KEY", WORKER_SECRET)
+    reports, counts = {}, {}
+    for mode, held in (("held", True), ("coldexec", False)):
+        async with started(make_env(tmp_path, mode, base_dir=base_dir, fork_server=False,
+                                    held_launches=held)) as env:
+            if held:
+                assert env._sandbox.exec_server().wait_ready(60), "the bare fork server did not start"
+            await _install(env)
+            result = await env.exec(f"{env.python} -m report --flag", env={"PYTHONPATH": "/tmp/m"})
+            assert result.return_code == 0, result.stderr
+            reports[mode] = json.loads(result.stdout.strip().splitlines()[-1])
+            reports[mode]["slot"] = env._sandbox.slot.uid
+            counts[mode] = dict(env._sandbox.launch_counts)
+    assert counts["held"] == {"held": 2} and counts["coldexec"] == {}
+    held, cold = reports["held"], reports["coldexec"]
+    for report in (held, cold):
+        uid = report["slot"]
+        assert report["ids"] == [[uid] * 3, report["ids"][1], []] and report["ids"][1][0] != 0
+        assert report["caps"] == ["0000000000000000"] * 4
+        assert report["no_new_privs"] == "1" and report["max_user_namespaces"] == "0"
+        assert report["uid_map"] == [str(uid), str(uid), "1"]
+        assert report["write_usr"] != "allowed" and report["write_runtime"] != "allowed"
+        assert report["write_workspace"] == "allowed" and report["project_visible"] is False
+        assert report["links"] == ["lo"] and not report["environ_has_secret"]
+        assert report["session_leader"] and report["cwd"] == "/workspace"
+    same = ("ids", "caps", "no_new_privs", "uid_map", "max_user_namespaces", "write_usr",
+            "write_runtime", "write_workspace", "project_visible", "links", "fds", "env",
+            "hostname", "cwd", "argv", "session_leader")
+    assert {k: held[k] for k in same} == {k: cold[k] for k in same}
+    assert all(pid < 10 for pid in held["pids"])  # the trial's pid namespace
+    # Its own launch cgroup (x<n>) in the trial's, after the holder's (h1) and the install's.
+    assert [g.rsplit("--", 1)[1] for g in held["cgroup"]] == ["held__test__env/x3"]
+
+
 async def test_a_forked_process_cannot_reach_the_fork_server_or_leave_state(tmp_path, base_dir):
     async with started(make_env(tmp_path, "first", base_dir=base_dir)) as env:
         server = _server(env)
@@ -156,6 +195,27 @@ async def test_a_forked_process_cannot_reach_the_fork_server_or_leave_state(tmp_
         after = await _report(env)
     assert after["preloaded"] and after["marker_seen"] is None
     assert "SolverLeftThis" not in after["objects"]  # a fork of the untouched server, not of it
+
+
+async def test_a_killed_exec_server_costs_cold_execs_once_each_and_is_replaced(tmp_path, base_dir):
+    """The bare fork server of held launches killed mid-trial: the next exec finds it dead and
+    runs through its own bwrap (once: one line in the workspace), and once the replacement is
+    ready, execs are held again."""
+    async with started(make_env(tmp_path, "xkilled", base_dir=base_dir, fork_server=False)) as env:
+        server = env._sandbox.exec_server()
+        assert server.wait_ready(60)
+        assert (await env.exec("echo held >> /workspace/runs.txt")).return_code == 0
+        os.kill(server.pid, signal.SIGKILL)
+        for _ in range(100):
+            if server._process.poll() is not None:
+                break
+            await asyncio.sleep(0.05)
+        assert (await env.exec("echo cold >> /workspace/runs.txt")).return_code == 0
+        assert server.wait_ready(60)
+        again = await env.exec("echo held >> /workspace/runs.txt; cat /workspace/runs.txt")
+        counts = dict(env._sandbox.launch_counts)
+    assert again.stdout.split() == ["held", "cold", "held"]
+    assert counts == {"held": 2, "cold": 1}
 
 
 async def test_a_killed_fork_server_costs_a_cold_start_and_is_replaced(tmp_path, base_dir):
@@ -377,11 +437,13 @@ WARM = textwrap.dedent('''
 ''')
 
 
-@pytest.mark.parametrize("env, servers", [({}, 1), ({"ARKEVO_FORK_SERVER": "0"}, 0),
+@pytest.mark.parametrize("env, servers", [({}, 2), ({"ARKEVO_FORK_SERVER": "0"}, 1),
+                                          ({"ARKEVO_FORK_SERVER": "0", "ARKEVO_HELD_LAUNCHES": "0"}, 0),
                                           ({"ARKEVO_TRIAL_BACKEND": "local"}, 0)])
 def test_a_gpu_worker_starts_its_fork_server_before_its_first_launch(env, servers):
-    """Started as the worker starts, it is ready before any launch asked for it (none ran cold);
-    off with the switch, and with the unsandboxed backend."""
+    """Started as the worker starts, they are ready before any launch asked for them (none
+    ran cold): the bpy fork server and the bare one of held launches; each off with its switch,
+    both with the unsandboxed backend."""
     import subprocess
     import sys
 

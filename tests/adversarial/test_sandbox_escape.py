@@ -31,6 +31,14 @@ from tests.adversarial.sandbox_helpers import (
 
 pytestmark = [requires_landlock, pytest.mark.timeout(120)]
 
+
+@pytest.fixture(autouse=True, params=["held", "cold"])
+def launch_path(request, monkeypatch) -> str:
+    """Every attack twice: execs and transfers forked into the sandbox's held namespaces (the
+    default, isolation/held.py) and each through its own bwrap and launcher."""
+    monkeypatch.setenv("ARKEVO_HELD_LAUNCHES", "1" if request.param == "held" else "0")
+    return request.param
+
 SECRET_KEY = "sk-fake-arkevo-0123456789abcdef"
 RUBRIC_MARK = "RUBRIC-SECRET-7f3a"
 SOLUTION_MARK = "SOLUTION-SECRET-91bc"

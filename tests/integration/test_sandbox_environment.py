@@ -207,7 +207,7 @@ async def test_a_bwrap_that_dies_before_its_launcher_is_started_again(tmp_path, 
     wrapper.write_text(f"#!/bin/sh\nif [ ! -e {marker} ]; then : > {marker}; echo 'simulated early death' >&2; "
                        f"exit 1; fi\nexec {real} \"$@\"\n")
     wrapper.chmod(0o755)
-    env = make_env(tmp_path, "relaunch", base_dir=base_dir)
+    env = make_env(tmp_path, "relaunch", base_dir=base_dir, held_launches=False)  # every exec a bwrap
     async with started(env):
         monkeypatch.setattr(trial_module.shutil, "which",
                             lambda name: str(wrapper) if name == "bwrap" else real_shutil.which(name))
