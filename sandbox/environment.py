@@ -188,6 +188,11 @@ class ArkevoSandboxEnvironment(BaseEnvironment):
 
     # -- pre-started sandboxes (sandbox/prestart.py) ------------------------------------------
 
+    async def prepare_held_launches(self) -> None:
+        """Build the namespaces held launches are forked into now, not at the first exec
+        (a pre-started sandbox does it while it waits for its trial)."""
+        await self._require_started().hold_namespaces()
+
     def _prestart_key(self, memory_mb, cpus) -> str:
         """What makes two solver sandboxes interchangeable before anything runs in them: the
         task's files (by content), its image's environment and workdir, the settings, limits."""

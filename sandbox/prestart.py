@@ -145,6 +145,8 @@ class PrestartedHosts:
             environment = await twin()
             session = BlenderMcpSession(environment, self.config)
             await session.spawn()
+            if (prepare := getattr(environment, "prepare_held_launches", None)) is not None:
+                await prepare()  # the trial's first exec need not launch the holder
         except BaseException as exc:
             if environment is not None:
                 await _close_environment(environment)

@@ -394,9 +394,12 @@ class TrialSandbox:
             if reader.done():
                 os.close(status_r)
 
-    async def _held_namespaces(self) -> held.HeldNamespaces | None:
-        """The sandbox's view as namespace fds, made at the first held launch from a holder
-        launched cold (held.py); None when that failed (every launch then runs cold)."""
+    async def hold_namespaces(self) -> held.HeldNamespaces | None:
+        """The sandbox's view as namespace fds, made at the first held launch (or ahead, for a
+        pre-started sandbox) from a holder launched cold (held.py); None when held launches are
+        off or that failed (every launch then runs cold)."""
+        if not self.settings.held_launches:
+            return None
         async with self._hold_lock:
             if self.held is None and not self._hold_failed:
                 self._hold_failed = True  # until it worked
@@ -422,7 +425,7 @@ class TrialSandbox:
                            ) -> tuple[held.HeldProcess, Cgroup] | None:
         if not self.is_open or (server := self.exec_server()) is None:
             return None
-        namespaces = await self._held_namespaces()
+        namespaces = await self.hold_namespaces()
         if namespaces is None:
             return None
         assert self.slot is not None and self.cgroup is not None and self.namespaces is not None

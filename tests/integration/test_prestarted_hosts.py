@@ -71,6 +71,8 @@ async def test_a_host_that_ran_solver_actions_is_never_handed_to_another_trial(s
         [waiting] = pool.waiting()
         waiting_pid = waiting.host_pid
         assert waiting.session.calls == 0 and waiting_pid not in (None, first_host)
+        # Its held launches' namespaces are built while it waits, not at the trial's first exec.
+        assert waiting.environment._sandbox.held is not None
 
         second = await trials.run_trial(oracle(package, 2))
         adopted, second_host = host_of(solver_events(store, second))
