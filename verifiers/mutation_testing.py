@@ -45,6 +45,12 @@ OPERATOR_NAMES = (
     "collection_holdout", "camera_roll", "light_spread",
     # issue 33, after: a shape changed after frame 1 by a deforming parent (no modifier, no shape key)
     "parent_deform_after_first_frame",
+    # issue 33, red team 2: instances, what the surface evaluates to, what a render uses beyond the parts
+    "instanced_extra_geometry", "dupliverts_child", "gn_instance_on_part",
+    "negative_emission", "transmission_glass", "coat_tint_black", "image_alpha_zero", "texture_other_uv",
+    "texture_tiled",
+    "sequencer_strip", "marker_camera_switch", "engine_setting_drift", "camera_mirrored", "negative_light",
+    "light_node_boost", "custom_normals_flipped",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -17,6 +17,7 @@ sandbox (``bpy_procs.WarmProbe``), no sibling imports beyond the probe's own.
 
 from __future__ import annotations
 
+import fnmatch
 import math
 import re
 import sys
@@ -38,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "4"
+MUTATIONS_VERSION = "5"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1132,3 +1133,388 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
         if tried is not None:
             tried(len(rows), len(names))
     return rows
+
+
+# --- red team 2: instances ---
+# What a render draws as instances (a collection instanced by an Empty, vertex instancing, Geometry
+# Nodes instances) is in no object's own evaluated mesh: a grader reading only scene objects'
+# meshes never sees it. Each operator adds such geometry; the grader must credit it to its
+# instancer (probe_core.drawn_instances) and judge it.
+
+
+def _enclosing_box(ctx: Context) -> tuple[Vector, Vector]:
+    """A box around all the parts with room to spare (as ``occluder`` adds)."""
+    lo, hi = _world_box(ctx.parts())
+    pad = (hi - lo) * 0.5 + Vector((0.2, 0.2, 0.2))
+    return lo - pad, hi + pad
+
+
+@operator("instanced_extra_geometry", "an Empty instancing a new collection, not linked to the scene, that holds a "
+          "large box enclosing all the parts (the render shows the box; no scene object is a mesh)", _needs_parts)
+def instanced_extra_geometry(ctx: Context) -> None:
+    box = _new_mesh_object("Instanced.Box", *_enclosing_box(ctx), (0.8, 0.8, 0.8, 1.0))
+    ctx.scene.collection.objects.unlink(box)
+    collection = bpy.data.collections.new("Instanced")
+    collection.objects.link(box)
+    holder = bpy.data.objects.new("Instancer.Collection", None)
+    holder.instance_type, holder.instance_collection = "COLLECTION", collection
+    ctx.scene.collection.objects.link(holder)
+
+
+@operator("dupliverts_child", "a one-vertex helper mesh with vertex instancing (its own mesh not shown) whose "
+          "child is a large box enclosing all the parts: Blender hides the child itself and draws it at the vertex",
+          _needs_parts)
+def dupliverts_child(ctx: Context) -> None:
+    mesh = bpy.data.meshes.new("Instancer.Verts")
+    mesh.from_pydata([(0.0, 0.0, 0.0)], [], [])
+    helper = bpy.data.objects.new("Instancer.Verts", mesh)
+    helper.instance_type = "VERTS"
+    helper.show_instancer_for_render = helper.show_instancer_for_viewport = False
+    ctx.scene.collection.objects.link(helper)
+    child = _new_mesh_object("Instanced.Child", *_enclosing_box(ctx), (0.8, 0.8, 0.8, 1.0))
+    child.parent = helper
+
+
+def _instance_copy_group(name: str, offset: Vector, scale: float) -> bpy.types.NodeTree:
+    """Geometry Nodes: the input geometry joined with an *instance* of it, scaled by ``scale``
+    about the object origin and moved by ``offset`` (not realised)."""
+    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    gin, gout = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    move = tree.nodes.new("GeometryNodeTransform")
+    move.inputs["Translation"].default_value = tuple(offset)
+    move.inputs["Scale"].default_value = (scale, scale, scale)
+    as_instance = tree.nodes.new("GeometryNodeGeometryToInstance")
+    join = tree.nodes.new("GeometryNodeJoinGeometry")
+    tree.links.new(gin.outputs[0], move.inputs["Geometry"])
+    tree.links.new(move.outputs["Geometry"], as_instance.inputs["Geometry"])
+    tree.links.new(gin.outputs[0], join.inputs["Geometry"])
+    tree.links.new(as_instance.outputs["Instances"], join.inputs["Geometry"])
+    tree.links.new(join.outputs["Geometry"], gout.inputs[0])
+    return tree
+
+
+@operator("gn_instance_on_part", "a Geometry Nodes modifier on each part joining it with an instance of itself "
+          "1.5x larger and moved by its own width along X (the part's evaluated mesh is the bare part)",
+          _needs_mesh_parts)
+def gn_instance_on_part(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        lo, hi = _local_box(obj)
+        offset = Vector((max(hi.x - lo.x, 0.05), 0.0, 0.0))
+        obj.modifiers.new("InstancedCopy", "NODES").node_group = _instance_copy_group(
+            f"InstancedCopy.{obj.name}", offset, 1.5)
+
+
+# --- red team 2: surface ---
+
+
+def _criteria(ctx: Context, method: str) -> list[dict]:
+    return [c.get("params", {}) for c in ctx.rubric.get("criteria", []) if c["method"] == method]
+
+
+def _judged_materials(ctx: Context, wanted: Callable[[str, dict], bool]) -> list[bpy.types.Material]:
+    """Part materials some criterion judges as ``wanted(method, params)`` says: named by its
+    ``material``, or on the faces of its ``object``."""
+    names: set[str] = set()
+    for c in ctx.rubric.get("criteria", []):
+        params = c.get("params", {})
+        if not wanted(c["method"], params):
+            continue
+        if "material" in params:
+            names.add(params["material"])
+        obj = bpy.data.objects.get(params.get("object", ""))
+        if obj is not None:
+            names.update(s.material.name for s in obj.material_slots if s.material is not None)
+    return [m for m in _part_materials(ctx) if m.name in names and _principled(m)]
+
+
+def _bounds(*keys: str) -> Callable[[str, dict], bool]:
+    return lambda method, params: method == "surface_shader" and any(k in params for k in keys)
+
+
+def _colour_judged(method: str, params: dict) -> bool:
+    return (method == "surface_shader" and "base_color" in params
+            or method == "base_color" and params.get("source", "auto") != "viewport"
+            or method == "texture_influence")
+
+
+def _needs_judged(wanted, what: str) -> Callable[[Context], str | None]:
+    return lambda ctx: None if _judged_materials(ctx, wanted) else f"no part material's {what} is graded"
+
+
+def _value_node(tree, value: float):
+    node = tree.nodes.new("ShaderNodeValue")
+    node.outputs[0].default_value = value
+    return node.outputs[0]
+
+
+def _set_input(tree, socket, value) -> None:
+    """``socket`` unlinked and set to ``value``."""
+    for link in list(socket.links):
+        tree.links.remove(link)
+    socket.default_value = value
+
+
+@operator("negative_emission", "each emission-bounded part material's Principled Emission Strength fed -4 and "
+          "its Emission Color a negative colour (-1, -1, -1), both through nodes: strength x colour is a bright "
+          "white glow in the render while strength x brightest component reads 0",
+          _needs_judged(_bounds("max_emission"), "emission"))
+def negative_emission(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _bounds("max_emission")):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            combine = tree.nodes.new("ShaderNodeCombineColor")
+            for i in range(3):
+                tree.links.new(_value_node(tree, -1.0), combine.inputs[i])
+            tree.links.new(combine.outputs[0], bsdf.inputs["Emission Color"])
+            tree.links.new(_value_node(tree, -4.0), bsdf.inputs["Emission Strength"])
+
+
+@operator("transmission_glass", "each opacity-bounded part material's Principled BSDF made clear glass "
+          "(Transmission Weight 1, Roughness 0), alpha left 1: see-through in the render, opaque to an "
+          "alpha-only reading", _needs_judged(_bounds("min_alpha", "max_transmission"), "opacity"))
+def transmission_glass(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _bounds("min_alpha", "max_transmission")):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Transmission Weight"], 1.0)
+            _set_input(mat.node_tree, bsdf.inputs["Roughness"], 0.0)
+
+
+@operator("coat_tint_black", "each colour-graded part material's Principled BSDF given a full clear coat with a "
+          "black Coat Tint (Base Color kept): the coat absorbs everything beneath it, the render is black",
+          _needs_judged(_colour_judged, "colour"))
+def coat_tint_black(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _colour_judged):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Coat Weight"], 1.0)
+            _set_input(mat.node_tree, bsdf.inputs["Coat Tint"], (0.0, 0.0, 0.0, 1.0))
+
+
+def _base_colour_graded(method: str, params: dict) -> bool:
+    return method == "surface_shader" and "base_color" in params or \
+        method == "base_color" and params.get("source", "auto") != "viewport"
+
+
+@operator("image_alpha_zero", "each colour-graded part material's Base Color fed from a packed 1 x 1 float image "
+          "holding its colour with alpha 0, read at (0.5, 0.5): the stored straight colour is right, the render "
+          "(premultiplied on load) is black", _needs_judged(_base_colour_graded, "base colour"))
+def image_alpha_zero(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _base_colour_graded):
+        tree = mat.node_tree
+        image = bpy.data.images.new(f"Swatch.{mat.name}", 1, 1, alpha=True, float_buffer=True)
+        image.colorspace_settings.name = "Linear Rec.709"
+        image.pixels[:] = (*_visible_colour(mat)[:3], 0.0)
+        image.pack()
+        for bsdf in _principled(mat):
+            tex = tree.nodes.new("ShaderNodeTexImage")
+            tex.image = image
+            point = tree.nodes.new("ShaderNodeCombineXYZ")
+            point.inputs["X"].default_value, point.inputs["Y"].default_value = 0.5, 0.5
+            tree.links.new(point.outputs["Vector"], tex.inputs["Vector"])
+            tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+
+
+def _needs_unshared_texture(ctx: Context) -> str | None:
+    if "uv_overlap" not in ctx.methods:
+        return "no criterion asks that faces not share texture space"
+    return None if _colour_images(ctx) else "no image texture feeds a part material's Base Color"
+
+
+@operator("texture_other_uv", "a second UV map on each mesh part in which every face covers the whole tile (the "
+          "render-active map kept), read by each Image Texture feeding a part's Base Color through a UV Map "
+          "node: every face shares the same texels in the render", _needs_unshared_texture)
+def texture_other_uv(ctx: Context) -> None:
+    corners = ((0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0))
+    for obj in ctx.mesh_parts():
+        mesh = obj.data
+        render = next((layer.name for layer in mesh.uv_layers if layer.active_render), None)
+        layer = mesh.uv_layers.new(name="SharedTile")
+        if layer is None:
+            continue
+        for poly in mesh.polygons:
+            for k, index in enumerate(poly.loop_indices):
+                layer.data[index].uv = corners[k % 4]
+        if render is not None:
+            mesh.uv_layers[render].active_render = True
+    for image in _colour_images(ctx):
+        tree = image.id_data
+        uvmap = tree.nodes.new("ShaderNodeUVMap")
+        uvmap.uv_map = "SharedTile"
+        tree.links.new(uvmap.outputs["UV"], image.inputs["Vector"])
+
+
+@operator("texture_tiled", "each Image Texture feeding a part's Base Color read through a Mapping node scaled "
+          "4 x 4 (Repeat): the image repeats 16 times over the unwrap, every texel on many faces",
+          _needs_unshared_texture)
+def texture_tiled(ctx: Context) -> None:
+    for image in _colour_images(ctx):
+        tree = image.id_data
+        coord = tree.nodes.new("ShaderNodeTexCoord")
+        mapping = tree.nodes.new("ShaderNodeMapping")
+        mapping.inputs["Scale"].default_value = (4.0, 4.0, 1.0)
+        tree.links.new(coord.outputs["UV"], mapping.inputs["Vector"])
+        tree.links.new(mapping.outputs["Vector"], image.inputs["Vector"])
+        image.extension = "REPEAT"
+
+
+# --- red team 2: scene ---
+# What a render uses beyond the parts: the start scene's render settings, its cameras and its
+# lights, which a scene_unchanged criterion keeps (or a render_camera / light_power criterion
+# measures).  Each operator applies where such a criterion keeps what it changes.
+
+
+def _keeping(ctx: Context, item: str, key: str, section: str, settings: tuple[str, ...] = ()) -> bool:
+    """A scene_unchanged criterion compares ``section`` and does not allow ``key`` of ``item``
+    (an object name or "render") to change -- or, for an operator that changes only ``settings``
+    inside the key, allows some of the key's settings ("cycles:samples") but not all of those."""
+    for c in ctx.rubric.get("criteria", []):
+        p = c.get("params", {})
+        if c["method"] != "scene_unchanged" or section not in p.get("sections", ["objects", "render"]):
+            continue
+        rule = p.get("allow_changed", {}).get(item)
+        if probes_scene._allowed(rule, key):
+            continue
+        # An older grader (bench/grader_cost.py's "before" side) has no per-setting allowances.
+        allowed = getattr(probes_scene, "_settings_allowed", lambda _rule, _key: [])(rule, key)
+        if not allowed or (settings and not all(any(fnmatch.fnmatchcase(s, a) for a in allowed)
+                                                for s in settings)):
+            return True
+    return False
+
+
+def _needs_kept_render(key: str, settings: tuple[str, ...] = ()) -> Callable[[Context], str | None]:
+    def check(ctx: Context) -> str | None:
+        if ctx.baseline is None:
+            return "no start scene snapshot: nothing keeps the render settings"
+        return None if _keeping(ctx, "render", key, "render", settings) else f"no criterion keeps the render's {key}"
+    return check
+
+
+@operator("sequencer_strip", "a full-range Color strip in the Video Sequencer, the Sequencer post-processing on: "
+          "a render outputs a flat frame, whatever the scene shows", _needs_kept_render("sequencer"))
+def sequencer_strip(ctx: Context) -> None:
+    scene = ctx.scene
+    scene.render.use_sequencer = True
+    editor = scene.sequence_editor or scene.sequence_editor_create()
+    length = max(1, scene.frame_end - scene.frame_start + 1)
+    strip = editor.strips.new_effect("Flat", "COLOR", 1, frame_start=scene.frame_start, length=length)
+    strip.color = (0.5, 0.5, 0.5)
+
+
+def _marker_camera(ctx: Context) -> bpy.types.Object:
+    """A wide camera rolled 25 degrees where the scene camera stands, kept in a new scene (not
+    in the delivered one)."""
+    cam = ctx.scene.camera
+    data = bpy.data.cameras.new("Stash")
+    data.lens = 16.0
+    stash = bpy.data.objects.new("Stash", data)
+    stash.matrix_world = cam.matrix_world @ Matrix.Rotation(math.radians(25), 4, "Z")
+    bpy.data.scenes.new("Stash").collection.objects.link(stash)
+    return stash
+
+
+@operator("marker_camera_switch", "a timeline marker after the first frame binding another camera (a 16 mm one "
+          "rolled 25 degrees, kept in a hidden second scene): scene.camera stays, the render switches",
+          lambda ctx: (None if ctx.scene.camera is not None else "no scene camera") if (
+              _keeping(ctx, "render", "markers", "render") or "render_camera" in ctx.methods)
+          else "no criterion keeps the render camera over time")
+def marker_camera_switch(ctx: Context) -> None:
+    scene = ctx.scene
+    scene.timeline_markers.new("F01", frame=scene.frame_start).camera = scene.camera
+    scene.timeline_markers.new("F02", frame=scene.frame_start + 1).camera = _marker_camera(ctx)
+
+
+@operator("engine_setting_drift", "Cycles' Sample Subset on with a length of 4 (4 samples a pixel whatever the "
+          "sample count reads) and the pixel filter widened to 10 px",
+          _needs_kept_render("cycles", ("use_sample_subset", "sample_subset_length", "filter_width")))
+def engine_setting_drift(ctx: Context) -> None:
+    cycles = ctx.scene.cycles
+    cycles.use_sample_subset, cycles.sample_offset, cycles.sample_subset_length = True, 0, 4
+    cycles.filter_width = 10.0
+
+
+def _cameras_kept(ctx: Context) -> list[bpy.types.Object]:
+    """The scene camera where a criterion keeps or measures it: a start camera the task leaves
+    alone, or any scene camera where render_camera grades it."""
+    cam = ctx.scene.camera
+    if cam is None:
+        return []
+    if "render_camera" in ctx.methods or cam in _fixed(ctx, "CAMERA"):
+        return [cam]
+    return []
+
+
+@operator("camera_mirrored", "the scene camera's X scale negated: place, aim, lens and roll read as before, the "
+          "picture is flipped left-right",
+          lambda ctx: None if _cameras_kept(ctx) else "no scene camera the task keeps or measures")
+def camera_mirrored(ctx: Context) -> None:
+    for cam in _cameras_kept(ctx):
+        cam.matrix_world = cam.matrix_world @ Matrix.Diagonal((-1.0, 1.0, 1.0, 1.0))
+
+
+def _extra_light_graded(ctx: Context) -> str | None:
+    """Why an added light is not graded: neither light_power nor a scene_unchanged refusing new
+    lights measures it."""
+    if "light_power" in ctx.methods:
+        return None
+    for c in ctx.rubric.get("criteria", []):
+        p = c.get("params", {})
+        if c["method"] != "scene_unchanged":
+            continue
+        rule = p.get("allow_new")
+        if "objects" in p.get("sections", ["objects", "render"]) and (
+                not rule or ("types" in rule and "LIGHT" not in rule["types"])):
+            return None if ctx.baseline is not None else "no start scene snapshot"
+    return "no criterion bounds an added light"
+
+
+def _extra_light(ctx: Context, name: str, energy: float) -> bpy.types.Light:
+    data = bpy.data.lights.new(name, "POINT")
+    data.energy = energy
+    obj = bpy.data.objects.new(name, data)
+    ctx.scene.collection.objects.link(obj)
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    obj.location = (lo + hi) / 2 + Vector((0.0, -1.0, 1.0)) * max(0.5, (hi - lo).length)
+    return data
+
+
+@operator("negative_light", "a point light of -3000 W added beside the parts: Cycles renders negative power, "
+          "the light is taken away (a 'power at most N' check reads it as weak)", _extra_light_graded)
+def negative_light(ctx: Context) -> None:
+    _extra_light(ctx, "Negative", -3000.0)
+
+
+@operator("light_node_boost", "a 10 W point light added beside the parts whose light node tree's Emission has "
+          "strength 400 (4000 W rendered)", _extra_light_graded)
+def light_node_boost(ctx: Context) -> None:
+    data = _extra_light(ctx, "Boosted", 10.0)
+    data.use_nodes = True
+    emission = next(n for n in data.node_tree.nodes if n.type == "EMISSION")
+    emission.inputs["Strength"].default_value = 400.0
+
+
+def _kept_meshes(ctx: Context) -> list[bpy.types.Object]:
+    """Mesh parts with faces whose normals a scene_unchanged criterion keeps."""
+    return [o for o in ctx.mesh_parts() if len(o.data.polygons) and o.name in ctx.start_objects()
+            and _keeping(ctx, o.name, "normals", "objects")]
+
+
+@operator("custom_normals_flipped", "each kept mesh part given custom split normals pointing inward (each corner "
+          "the negated face normal): positions and topology untouched, every render shades it from inside",
+          lambda ctx: None if _kept_meshes(ctx) else "no mesh part whose shape a criterion keeps")
+def custom_normals_flipped(ctx: Context) -> None:
+    for obj in _kept_meshes(ctx):
+        if obj.data.users > 1:
+            obj.data = obj.data.copy()
+        mesh = obj.data
+        normals = [tuple(-c for c in mesh.polygons[loop_face].normal) for loop_face in _loop_faces(mesh)]
+        mesh.normals_split_custom_set(normals)
+
+
+def _loop_faces(mesh) -> list[int]:
+    out = [0] * len(mesh.loops)
+    for face in mesh.polygons:
+        for i in range(face.loop_start, face.loop_start + face.loop_total):
+            out[i] = face.index
+    return out

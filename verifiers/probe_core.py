@@ -397,6 +397,7 @@ class Probe:
         self._id_states: dict[int, str] = {}  # frame -> the animated data-blocks' values
         self._displaced: dict[str, str | None] = {}
         self._time: str | None | bool = False  # False: not asked yet (time_dependent)
+        self._instances: dict[int, dict[str, list[dict]]] = {}  # frame -> drawn_instances
 
     @property
     def render_mode(self) -> bool:
@@ -424,6 +425,7 @@ class Probe:
         self._worlds.clear()
         self._states.clear()
         self._id_states.clear()
+        self._instances.clear()
 
     def time_dependent(self) -> str | None:
         """Why the render may differ between frames (``time_dependent``), cached; None: every
@@ -533,10 +535,35 @@ class Probe:
             tuple(max(b[1][i] for b in boxes) for i in range(3)),
         )
 
+    def instances(self, frame: int) -> dict[str, list[dict]]:
+        """{instancer name: its pieces}: the geometry the render draws at ``frame`` as instances
+        (``drawn_instances``), cached per frame."""
+        frame = int(frame)
+        if frame not in self._instances:
+            self.at(frame)
+            self._instances[frame] = drawn_instances(self.depsgraph)
+        return self._instances[frame]
+
+    def instancers(self, frame: int) -> list[str]:
+        """Names of the objects that draw instances at ``frame`` (shown themselves or not)."""
+        return sorted(self.instances(frame))
+
     def mesh_arrays(self, obj: bpy.types.Object, frame: int) -> dict[str, np.ndarray] | None:
-        """Evaluated mesh of ``obj`` at ``frame``: world-space ``co`` (n, 3), ``loop_vert``
-        (loop -> vertex), ``poly_start``/``poly_total`` and ``edges`` (m, 2).  None when the
-        object has no geometry."""
+        """What the render draws of ``obj`` at ``frame``, as one mesh: its own evaluated mesh
+        plus every instance credited to it (``drawn_instances``: a Geometry Nodes instance, a
+        collection it instances, its vertex / face instances), in world space: ``co`` (n, 3),
+        ``loop_vert`` (loop -> vertex), ``poly_start``/``poly_total``, ``edges`` (m, 2) and
+        ``triangles``.  None when it draws no geometry."""
+        own = self._own_mesh(obj, frame)
+        extra = self.instances(frame).get(obj.name, [])
+        if not extra:
+            return own
+        self.at(frame)
+        sign = 1.0 if np.linalg.det(np.array(obj.evaluated_get(self.depsgraph).matrix_world)) >= 0 else -1.0
+        return join_pieces(([own] if own is not None else []) + [facing(piece, sign) for piece in extra])
+
+    def _own_mesh(self, obj: bpy.types.Object, frame: int) -> dict[str, np.ndarray] | None:
+        """The object's own evaluated mesh (no instances) as ``mesh_arrays`` gives it."""
         if obj.type not in GEOMETRY_TYPES:
             return None
         self.at(frame)
@@ -545,23 +572,14 @@ class Probe:
         if mesh is None:
             return None
         try:
-            np_ = len(mesh.polygons)
-            co = vertex_positions(mesh).astype(np.float64)
-            loop_vert = corner_verts(mesh)
-            start = np.empty(np_, dtype=np.int64)
-            total = np.empty(np_, dtype=np.int64)
-            mesh.polygons.foreach_get("loop_start", start)
-            mesh.polygons.foreach_get("loop_total", total)
-            edges = edge_verts(mesh)
-            m = np.array(ev.matrix_world, dtype=np.float64)
-            world = co.reshape(-1, 3) @ m[:3, :3].T + m[:3, 3]
-            return {"co": world, "loop_vert": loop_vert, "poly_start": start, "poly_total": total,
-                    "edges": edges.reshape(-1, 2), "triangles": int(np.sum(np.maximum(total - 2, 0)))}
+            return mesh_piece(mesh, np.array(ev.matrix_world, dtype=np.float64))
         finally:
             ev.to_mesh_clear()
 
     def _world_points(self, obj: bpy.types.Object) -> np.ndarray:
-        """Evaluated vertices in world space, (n, 3); an object without geometry is its origin."""
+        """Evaluated vertices in world space, (n, 3), with those of the instances credited to
+        the object (at the probe's current frame); an object that draws no geometry is its
+        origin."""
         ev = obj.evaluated_get(self.depsgraph)
         m = np.array(ev.matrix_world, dtype=np.float64)
         local = np.zeros((0, 3))
@@ -570,9 +588,84 @@ class Probe:
             if mesh is not None:
                 local = vertex_positions(mesh).reshape(-1, 3).astype(np.float64)
                 ev.to_mesh_clear()
-        if not len(local):
+        points = [local @ m[:3, :3].T + m[:3, 3]] if len(local) else []
+        if self._frame is not None:
+            points += [piece["co"] for piece in self.instances(self._frame).get(obj.name, []) if len(piece["co"])]
+        if not points:
             return m[:3, 3].reshape(1, 3)
-        return local @ m[:3, :3].T + m[:3, 3]
+        return np.concatenate(points)
+
+
+# --- instances: geometry the render draws that is no scene object's own mesh ---------------------
+# A collection instance (an Empty with instance_type COLLECTION), vertex / face instancing and
+# Geometry Nodes instances are drawn by the render but are not in any object's evaluated mesh:
+# each is credited to the object that instances it (the depsgraph's instance parent), so every
+# measurement of that object sees them.
+
+
+def mesh_piece(mesh, matrix: np.ndarray) -> dict[str, np.ndarray]:
+    """A mesh in world space (``matrix``) as ``Probe.mesh_arrays`` gives it, with ``det``, the
+    sign of the matrix's determinant (a mirrored piece's faces turn the other way)."""
+    n_polys = len(mesh.polygons)
+    co = vertex_positions(mesh).astype(np.float64).reshape(-1, 3)
+    start = np.empty(n_polys, dtype=np.int64)
+    total = np.empty(n_polys, dtype=np.int64)
+    mesh.polygons.foreach_get("loop_start", start)
+    mesh.polygons.foreach_get("loop_total", total)
+    return {"co": co @ matrix[:3, :3].T + matrix[:3, 3], "loop_vert": corner_verts(mesh), "poly_start": start,
+            "poly_total": total, "edges": edge_verts(mesh).reshape(-1, 2),
+            "triangles": int(np.sum(np.maximum(total - 2, 0))),
+            "det": 1.0 if np.linalg.det(matrix[:3, :3]) >= 0 else -1.0}
+
+
+def drawn_instances(depsgraph) -> dict[str, list[dict]]:
+    """{instancer name: [piece, ...]}: every instance with geometry the depsgraph draws, as a
+    ``mesh_piece`` in world space, credited to its instancer (for nested instances, the
+    outermost one).  The depsgraph's instance objects live only while it is walked, so their
+    meshes are read then."""
+    out: dict[str, list[dict]] = {}
+    for inst in depsgraph.object_instances:
+        if not inst.is_instance or inst.parent is None or inst.object.type not in GEOMETRY_TYPES:
+            continue
+        obj = inst.object
+        matrix = np.array(inst.matrix_world, dtype=np.float64)
+        mesh = obj.to_mesh()
+        if mesh is None:
+            continue
+        try:
+            out.setdefault(inst.parent.original.name, []).append(mesh_piece(mesh, matrix))
+        finally:
+            obj.to_mesh_clear()
+    return out
+
+
+def facing(piece: dict, sign: float) -> dict:
+    """``piece`` with its faces turned to face as the owner's do: a piece mirrored relative to
+    its owner (determinants of opposite sign) has each face's loops reversed."""
+    if piece.get("det", 1.0) == sign or not len(piece["poly_total"]):
+        return piece
+    start, total = piece["poly_start"], piece["poly_total"]
+    poly = np.repeat(np.arange(len(start)), total)
+    rel = np.arange(len(piece["loop_vert"])) - start[poly]
+    return {**piece, "loop_vert": piece["loop_vert"][start[poly] + total[poly] - 1 - rel], "det": sign}
+
+
+def join_pieces(pieces: list[dict]) -> dict[str, np.ndarray]:
+    """One mesh of several world-space pieces (indices offset, topology kept apart)."""
+    co, loops, starts, totals, edges = [], [], [], [], []
+    n_verts = n_loops = 0
+    for piece in pieces:
+        co.append(piece["co"])
+        loops.append(piece["loop_vert"] + n_verts)
+        starts.append(piece["poly_start"] + n_loops)
+        totals.append(piece["poly_total"])
+        edges.append(piece["edges"] + n_verts)
+        n_verts += len(piece["co"])
+        n_loops += len(piece["loop_vert"])
+    total = np.concatenate(totals)
+    return {"co": np.concatenate(co), "loop_vert": np.concatenate(loops), "poly_start": np.concatenate(starts),
+            "poly_total": total, "edges": np.concatenate(edges).reshape(-1, 2),
+            "triangles": int(np.sum(np.maximum(total - 2, 0)))}
 
 
 PROBE_ENGINE = "ARKEVO_PROBE"  # the render engine whose render() hands us the render depsgraph

@@ -94,6 +94,46 @@ def aabb_contact(probe: Probe, p: dict):
                             {"not_touching": bad})
 
 
+# Everything else a render draws: other objects' geometry and the instances no part owns.
+POINT3 = {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3, "description": "vec3 [x, y, z]"}
+REGION = {"type": "object", "required": ["min", "max"], "properties": {"min": POINT3, "max": POINT3},
+          "additionalProperties": False, "description": "{min: [x, y, z], max: [x, y, z]}"}
+
+
+def _others_drawn(probe: Probe, expected: set[str], frame: int) -> list[str]:
+    """Names of the objects, besides ``expected`` and the start scene's, that draw geometry in
+    the render at ``frame``: render-visible geometry objects and every instancer (an Empty
+    instancing a collection, a vertex / face instancer whose own mesh is not shown, ...)."""
+    start = set(probe.baseline.get("objects", {})) if probe.baseline is not None else set()
+    own = {o.name for o in probe.scene.objects if o.type in GEOMETRY_TYPES and o.name in probe.rendered()}
+    return sorted((own | set(probe.instancers(frame))) - expected - start)
+
+
+@primitive(group="geometry", required=("expected",),
+           params={"expected": "names", "others_within": REGION, "frame": "integer"})
+def others_drawn(probe: Probe, p: dict):
+    """What the render draws besides the ``expected`` parts (and besides the start scene's
+    objects): every other object's geometry, with the instances it draws -- a collection
+    instance, vertex / face instancing, Geometry Nodes instances, credited to the object that
+    instances them -- lies inside ``others_within`` {min, max} at ``frame`` (default 1);
+    without ``others_within`` nothing else may be drawn at all.  An object that draws instances
+    is judged by what it draws, whatever its type or its own visibility."""
+    frame = int(p.get("frame", 1))
+    region = p.get("others_within")
+    others = _others_drawn(probe, set(p["expected"]), frame)
+    boxes, outside = {}, []
+    for name in others:
+        lo, hi = probe.aabb(probe.scene.objects[name], frame)
+        boxes[name] = {"min": rnd(list(lo)), "max": rnd(list(hi))}
+        if region is None or any(lo[i] < region["min"][i] or hi[i] > region["max"][i] for i in range(3)):
+            outside.append(name)
+    where = "outside the region" if region is not None else "drawn where nothing else may be"
+    detail = (f"{len(others)} other object(s) drawing geometry, as allowed" if not outside
+              else f"other geometry {where}: " + ", ".join(outside[:20]))
+    return binary_outcome(not outside, {"others": others[:50], "boxes": dict(list(boxes.items())[:20])},
+                          {"others_within": region}, detail, {"outside": outside[:50]})
+
+
 # --- element counts, manifold, normals --------------------------------------------------------
 
 COUNTS = ("vertices", "edges", "faces", "triangles")

@@ -12,6 +12,7 @@ snapshot with it.  ``render_overrides`` and ``new_objects`` need no baseline.
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import json
 import re
@@ -37,7 +38,7 @@ from probe_core import (  # noqa: E402
 # 3: everything a render uses, by a walk of the RNA (see SKIP), evaluated, at every frame of the
 # start scene's range (per-frame hashes); drivers, shape keys, material and world node graphs,
 # modifier and constraint settings, render-engine flags, render / output / colour settings
-SNAPSHOT_VERSION = "4"
+SNAPSHOT_VERSION = "5"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -76,29 +77,37 @@ IMAGE_KEYS = ("filepath", "source", "alpha_mode", "generated_type", "generated_w
 # The keys of one object's snapshot entry (what allow_changed names) besides its walked object
 # properties (hide_render, visible_camera ... visible_shadow, is_holdout, is_shadow_catcher,
 # pass_index, cycles, light_linking, instance_type ...: the property's own name).
-OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "matrix_world", "topology", "geometry", "uv",
-               "material_index", "instances", "materials", "modifiers", "constraints", "shape_keys", "drivers",
+OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "matrix_world", "world_scale", "topology",
+               "geometry", "normals", "uv", "material_index", "instances", "materials", "modifiers", "constraints", "shape_keys", "drivers",
                "animation", "data_animation", "camera", "light", "data_settings")
 # Keys of an object entry that change with the frame even when nothing of it is animated.
-FRAME_KEYS = ("matrix_world", "topology", "geometry", "uv", "material_index", "instances")
+# ``world_scale`` repeats the size the world matrix holds: a task that lets an object move
+# (allows matrix_world) has not let it shrink to a speck; ``normals`` the evaluated corner normals
+# (custom normals, smooth / sharp faces): the shading of the same positions.
+FRAME_KEYS = ("matrix_world", "world_scale", "topology", "geometry", "normals", "uv", "material_index", "instances")
+SHAPE_KEYS = ("topology", "geometry", "normals", "uv", "material_index")
+SCALE_PLACES = 3  # world scale rounded to 1e-3: rotation noise never flips a digit
 # The render section: every scene.render property by name (engine, resolution_x, use_border,
 # film_transparent, image_settings, filepath ...), the view settings' (view_transform, look,
 # exposure, gamma, curve_mapping ...), and these.
 RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", "compositor_alters",
                "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
                "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "layer_collections",
-               "collections", "drivers", "animation")
+               "collections", "drivers", "animation", "markers", "sequencer")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
-ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_index")}
+# A new shape shades anew: allowing topology or geometry allows its normals.
+ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_index"),
+           "topology": ("topology", "normals"), "geometry": ("geometry", "normals")}
 # render_probe lends these to its own render: read from the scene, never its evaluated copy
 PROBE_LENT = ("engine", "resolution_percentage", "use_sequencer", "use_compositing", "use_border")
 
 # --- param schemas (literals: probe_catalogue.py reads them without bpy) ------------------------
 
-SNAPSHOT_KEY = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$",
-                "description": "a snapshot key (matrix_world, materials, camera, is_holdout, engine, cycles ...)"}
+SNAPSHOT_KEY = {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z0-9_*?\\[\\]]+)?$",
+                "description": "a snapshot key (matrix_world, materials, camera, is_holdout, engine, cycles ...), "
+                               "or a setting inside one: key:setting (cycles:samples, cycles:preview_*)"}
 ALLOW_CHANGED = {"type": "object",
                  "additionalProperties": {"anyOf": [{"const": "*"},
                                                     {"type": "array", "items": SNAPSHOT_KEY, "minItems": 1}]},
@@ -355,7 +364,7 @@ def _material(mat) -> dict | None:
 
 
 def _mesh_hashes(mesh) -> dict:
-    """{topology, geometry, uv, material_index} of an (evaluated) mesh: sha256 of the element
+    """{topology, geometry, normals, uv, material_index} of an (evaluated) mesh: sha256 of the element
     counts with the edge and face vertex indices; of the local vertex coordinates rounded to
     1e-5; of each UV map (name, render / active flags, coordinates); of the faces' material
     indices."""
@@ -374,8 +383,23 @@ def _mesh_hashes(mesh) -> dict:
         uv.update(json.dumps([layer.name, bool(layer.active_render), bool(layer.active)]).encode())
         uv.update(np.rint(data.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
     index = face_material_indices(mesh)
-    return {"topology": topology, "geometry": geometry, "uv": uv.hexdigest(),
+    return {"topology": topology, "geometry": geometry, "normals": _normals_hash(mesh), "uv": uv.hexdigest(),
             "material_index": _digest(index.astype("<i8").tobytes())}
+
+
+NORMAL_PLACES = 3  # corner normals rounded to 1e-3: a flipped or bent normal moves far more
+
+
+def _normals_hash(mesh) -> str:
+    """sha256 of the mesh's evaluated corner normals (what shading reads: custom split normals,
+    smooth and sharp faces and edges), rounded to 1e-3."""
+    try:
+        normals = mesh.corner_normals
+        data = np.empty(3 * len(normals), dtype=np.float32)
+        normals.foreach_get("vector", data)
+    except (AttributeError, RuntimeError, TypeError):
+        return _digest(None)
+    return _digest(np.rint(data.astype(np.float64) * 10 ** NORMAL_PLACES).astype("<i8").tobytes())
 
 
 def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
@@ -542,8 +566,9 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
     out = {}
     for obj in objects:
         ev = _evaluated(obj, probe.depsgraph)
-        values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]), "topology": None,
-                  "geometry": None, "uv": None, "material_index": None,
+        values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]),
+                  "world_scale": _world_scale(ev.matrix_world), "topology": None, "geometry": None, "normals": None,
+                  "uv": None, "material_index": None,
                   "instances": _digest(sorted(instances[obj.name])) if obj.name in instances else None}
         if shapes is not None and obj.name in shapes:
             values.update(shapes[obj.name])
@@ -556,9 +581,16 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
                 values.update(_mesh_hashes(mesh))
                 ev.to_mesh_clear()
             if shapes is not None and fixed_shape(obj):
-                shapes[obj.name] = {k: values[k] for k in ("topology", "geometry", "uv", "material_index")}
+                shapes[obj.name] = {k: values[k] for k in SHAPE_KEYS}
         out[obj.name] = values
     return out
+
+
+def _world_scale(matrix) -> list:
+    """The size a world matrix gives its object: each axis' length (1e-3) and whether it mirrors."""
+    scale = matrix.to_3x3()
+    return [round(float(scale.col[i].length), SCALE_PLACES) + 0.0 for i in range(3)] + [
+        bool(scale.determinant() < 0)]
 
 
 def _instances(depsgraph) -> dict:
@@ -621,8 +653,44 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         "collections": {c.name: _rna(c, frozenset({"objects", "children", "all_objects", "color_tag"}))
                         for c in scene.collection.children_recursive},
         "drivers": _drivers(scene), "animation": _animation_hash(scene),
+        "markers": camera_markers(scene),
+        "sequencer": _sequencer(scene),
     })
     return out
+
+
+def camera_markers(scene: bpy.types.Scene) -> list:
+    """The timeline markers that switch the render camera: [[frame, camera name]], sorted (a
+    render takes, at each frame, the camera of the last such marker at or before it)."""
+    return sorted([int(m.frame), m.camera.name] for m in scene.timeline_markers if m.camera is not None)
+
+
+def camera_at(scene: bpy.types.Scene, frame: int):
+    """The camera a render of ``frame`` uses: the marker-bound camera Blender switches to
+    (the last render-visible one at or before ``frame``, else the earliest), else scene.camera."""
+    best, first = None, None
+    for m in scene.timeline_markers:
+        cam = m.camera
+        if cam is None or cam.hide_render:
+            continue
+        if m.frame <= frame and (best is None or m.frame > best[0]):
+            best = (m.frame, cam)
+        if first is None or m.frame < first[0]:
+            first = (m.frame, cam)
+    pick = best or first
+    return pick[1] if pick is not None else scene.camera
+
+
+STRIP_SKIP = frozenset({"name", "select_left_handle", "select_right_handle", "lock", "color_tag", "channels"})
+
+
+def _sequencer(scene: bpy.types.Scene) -> list:
+    """The Video Sequencer's strips, each walked (type, channel, frames, mute, blend, colour,
+    its inputs ...), sorted by name: with use_sequencer on, a render outputs them, not the
+    3D scene.  No editor and an empty one are the same (no strips)."""
+    editor = scene.sequence_editor
+    strips = getattr(editor, "strips_all", None) if editor is not None else None
+    return [{"name": s.name, **_rna(s, STRIP_SKIP)} for s in sorted(strips or (), key=lambda s: s.name)]
 
 
 def _runs(hashes: list[str]) -> list | None:
@@ -796,8 +864,38 @@ def _allowed(rule, key: str) -> bool:
     return rule == "*" or (isinstance(rule, list) and (key in rule or any(key in ALIASES.get(r, ()) for r in rule)))
 
 
+def _settings_allowed(rule, key: str) -> list[str]:
+    """The settings inside ``key`` a rule allows to change: its entries "key:setting" (fnmatch
+    patterns: "cycles:preview_*")."""
+    return [r[len(key) + 1:] for r in rule if r.startswith(key + ":")] if isinstance(rule, list) else []
+
+
+def _change_allowed(rule, key: str, change: dict, before, after, tol: float) -> bool:
+    """The whole key is allowed, or every value that changed in it (at the first frame) is a
+    setting the rule names and it does not change between frames (a per-frame digest cannot
+    say which setting moved)."""
+    if _allowed(rule, key):
+        return True
+    settings = _settings_allowed(rule, key)
+    if not settings or "frames" in change:
+        return False
+    # a Python-defined group (Cycles') also keeps its values as custom properties: "[props].samples"
+    names = [path.removeprefix("[props].").split(".")[0].split("[")[0] for path, _, _ in _diff_paths(before, after, tol)]
+    return all(name and any(fnmatch.fnmatchcase(name, s) for s in settings) for name in names)
+
+
 def _inside(box, region: dict) -> bool:
     return all(region["min"][i] <= box[0][i] and box[1][i] <= region["max"][i] for i in range(3))
+
+
+def _instanced_types(obj) -> set[str]:
+    """The object types ``obj`` instances into the render (a collection, or its children on its
+    vertices or faces)."""
+    if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
+        return {o.type for o in obj.instance_collection.all_objects}
+    if obj.instance_type in {"VERTS", "FACES"}:
+        return {c.type for c in obj.children}
+    return set()
 
 
 def _new_verdict(probe: Probe, obj, rule: dict, rx, frame: int) -> str | None:
@@ -807,6 +905,9 @@ def _new_verdict(probe: Probe, obj, rule: dict, rx, frame: int) -> str | None:
         return "name not allowed"
     if "types" in rule and obj.type not in rule["types"]:
         return f"type {obj.type} not allowed"
+    brought = _instanced_types(obj) - set(rule.get("types", _instanced_types(obj)))
+    if brought:  # an allowed Empty that instances a collection brings its geometry along
+        return f"instances {', '.join(sorted(brought))} (types not allowed)"
     if "within" in rule:
         box = probe.aabb(obj, frame)
         if not _inside(box, rule["within"]):
@@ -838,7 +939,8 @@ def scene_unchanged(probe: Probe, p: dict):
     """The delivered scene is the start scene (``start_scene.json``) at every frame of the start
     scene's range (``frames`` [first, last] inside it: those only) but for what the task allows:
     ``allow_changed`` {object name or "render": [snapshot keys] or "*"} (an allow-list: every
-    other key of the snapshot, known today or added later, must be unchanged), ``allow_removed``
+    other key of the snapshot, known today or added later, must be unchanged; "key:setting"
+    allows one setting inside a key, fnmatch patterns too: "cycles:samples", "cycles:preview_*"), ``allow_removed``
     (names), ``allow_new`` {names, pattern (full match), types, max, within {min, max} at
     ``frame``, default the first frame} (default: no new objects).  Values at the first frame
     compare within ``tolerance`` (default 1e-4), later frames by their digests (values rounded
@@ -882,7 +984,8 @@ def scene_unchanged(probe: Probe, p: dict):
                     bad.append((f"removed {name}", {"item": f"object {name}", "kind": "removed"}))
                 continue
             found = changes("objects", name)
-            off = {k: c for k, c in found.items() if not _allowed(allow.get(name), k)}
+            off = {k: c for k, c in found.items()
+                   if not _change_allowed(allow.get(name), k, c, before_objs[name].get(k), after_objs[name].get(k), tol)}
             if found and not off:
                 allowed_changes.append(f"{name} ({', '.join(found)})")
             if off:
@@ -904,7 +1007,7 @@ def scene_unchanged(probe: Probe, p: dict):
         found = changes("render", None)
         total += len(set(base.get("render", {})) | set(now["render"]))
         for k, c in found.items():
-            if _allowed(allow.get("render"), k):
+            if _change_allowed(allow.get("render"), k, c, base.get("render", {}).get(k), now["render"].get(k), tol):
                 allowed_changes.append(f"render {k}")
             else:
                 bad.append((f"render {_label(k, c)}", {"item": f"render {k}", "kind": "changed", **c}))
@@ -974,7 +1077,9 @@ def new_objects(probe: Probe, p: dict):
         checks["others_max"] = len(others) <= int(p["others_max"])
         evidence["count"] = len(others)
     if "others_types" in p:
-        wrong = {n: probe.scene.objects[n].type for n in others if probe.scene.objects[n].type not in p["others_types"]}
+        # an allowed type that instances others (an Empty's collection) is judged by what it brings
+        brought = {n: {probe.scene.objects[n].type} | _instanced_types(probe.scene.objects[n]) for n in others}
+        wrong = {n: sorted(types) for n, types in brought.items() if not types <= set(p["others_types"])}
         checks["others_types"] = not wrong
         evidence["wrong_type"] = dict(list(wrong.items())[:EVIDENCE_LIMIT])
     if "others_within" in p:
@@ -996,3 +1101,125 @@ def new_objects(probe: Probe, p: dict):
     expected_out = {k: p[k] for k in ("expected", "others_max", "others_types", "others_within") if k in p}
     return Outcome(sum(checks.values()) / len(checks), not off, {"others": others[:50], "checks": checks},
                    expected_out, detail, evidence)
+
+
+# --- what lights the picture and what films it (red team 2) -----------------------------------------
+
+LIGHT_FACTORS = ("diffuse_factor", "specular_factor", "transmission_factor", "volume_factor")
+
+
+def _light_node_gain(light) -> tuple[float | None, str]:
+    """(gain, how): what the light's node tree multiplies its Power and Color by (an Emission's
+    strength x its colour's largest channel), 1 with no tree in use; None when it is not a
+    constant Emission (a render may then emit anything)."""
+    if not getattr(light, "use_nodes", False) or light.node_tree is None:
+        return 1.0, "no light nodes"
+    import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where light nodes are in use)
+    outs = [n for n in light.node_tree.nodes if n.type == "OUTPUT_LIGHT" and not n.mute]
+    if not outs:
+        return 0.0, "light nodes without an output"
+    found = ps.upstream(next((n for n in outs if n.is_active_output), outs[0]).inputs["Surface"])
+    if found is None:
+        return 0.0, "nothing reaches the light output"
+    node = found[0]
+    if node.type != "EMISSION":
+        return None, f"light nodes end in {node.type}"
+    colour, strength = ps.colour_of(node.inputs["Color"]), ps.value_of(node.inputs["Strength"])
+    if isinstance(colour, ps.Unknown) or isinstance(strength, ps.Unknown):
+        return None, "light nodes: emission not a constant colour and strength"
+    return float(strength) * max(float(c) for c in colour), f"emission {float(strength):g} x {rnd(list(colour))}"
+
+
+def light_output(light) -> tuple[float | None, str]:
+    """(watts, how) a light puts into a render: Power x 2^Exposure x its Color's largest channel
+    x its largest contribution factor x its light nodes' gain; None when its nodes are not a
+    constant Emission.  Negative when it takes light away (Cycles renders negative power)."""
+    gain, how = _light_node_gain(light)
+    if gain is None:
+        return None, how
+    factor = max([float(getattr(light, f)) for f in LIGHT_FACTORS if hasattr(light, f)] or [1.0])
+    watts = float(light.energy) * 2.0 ** float(light.exposure) * max(float(c) for c in light.color) * factor * gain
+    return watts, f"{float(light.energy):g} W x 2^{float(light.exposure):g}, colour, factor {factor:g}, {how}"
+
+
+@primitive(group="scene", required=("max_power",),
+           params={"exclude": "names", "max_power": "tolerance",
+                   "min_power": {"type": "number", "description": "number (W)"}, "frame": "integer"})
+def light_power(probe: Probe, p: dict):
+    """Every render-visible light but the ``exclude``d ones puts between ``min_power`` (default
+    0: no negative light) and ``max_power`` W into the render (``light_output``: Power x
+    2^Exposure x colour x contribution factor x its light nodes' Emission), at ``frame``
+    (default 1).  A light whose nodes are not a constant Emission fails.  Scores the share of
+    those lights within bounds (1 when there are none)."""
+    probe.at(int(p.get("frame", 1)))
+    lo, hi = float(p.get("min_power", 0.0)), float(p["max_power"])
+    skip, rendered = set(p.get("exclude", ())), probe.rendered()
+    measured, off = {}, {}
+    for obj in sorted(probe.scene.objects, key=lambda o: o.name):
+        if obj.type != "LIGHT" or obj.name in skip or obj.name not in rendered:
+            continue
+        watts, how = light_output(obj.evaluated_get(probe.depsgraph).data)
+        measured[obj.name] = rnd(watts) if watts is not None else how
+        if watts is None or not lo - 1e-4 <= watts <= hi + 1e-4:
+            off[obj.name] = f"{obj.name}: {how}" + (f" = {watts:g} W" if watts is not None else "")
+    detail = (f"{len(measured)} light(s) within {lo:g}..{hi:g} W" if not off else
+              f"lights outside {lo:g}..{hi:g} W: " + "; ".join(off.values()))
+    return fraction_outcome(len(measured) - len(off), len(measured), measured, {"min_power": lo, "max_power": hi},
+                            detail, {"off": sorted(off)}) if measured else Outcome(
+        1.0, True, measured, {"min_power": lo, "max_power": hi}, "no other light", {"off": []})
+
+
+def _camera_frames(probe: Probe, first: int, last: int) -> list[int]:
+    """The frames whose camera may differ: all of them when the scene follows the clock, else
+    the first and each camera marker's frame inside the range."""
+    if probe.time_dependent() is not None:
+        return list(range(first, last + 1))
+    return sorted({first} | {f for f, _ in camera_markers(probe.scene) if first <= f <= last})
+
+
+def _camera_problem(cam, depsgraph, name: str | None, shear_tol: float) -> str | None:
+    """Why ``cam`` does not film the shot straight: not the named camera, not a camera,
+    mirrored (a world matrix of negative determinant flips the picture), flattened or sheared."""
+    if cam is None:
+        return "no camera"
+    if name is not None and cam.name != name:
+        return f"{cam.name} renders, not {name}"
+    if cam.type != "CAMERA":
+        return f"{cam.name} is a {cam.type}"
+    basis = cam.evaluated_get(depsgraph).matrix_world.to_3x3()
+    axes = [basis.col[i] for i in range(3)]
+    if min(a.length for a in axes) < 1e-9:
+        return f"{cam.name} is scaled flat"
+    if basis.determinant() < 0:
+        return f"{cam.name} is mirrored (negative scale)"
+    units = [a.normalized() for a in axes]
+    skew = max(abs(units[i].dot(units[j])) for i, j in ((0, 1), (0, 2), (1, 2)))
+    if skew > shear_tol:
+        return f"{cam.name} is sheared ({skew:.3g})"
+    return None
+
+
+@primitive(group="scene", required=(), frames="own",
+           params={"camera": "name", "frames": FRAMES, "shear_tolerance": "tolerance"})
+def render_camera(probe: Probe, p: dict):
+    """At every frame of ``frames`` [first, last] (default the scene's frame range) the camera a
+    render uses (timeline markers bound to cameras switch it: ``camera_at``) is ``camera``
+    (when given) and films straight: its world matrix not mirrored (negative determinant),
+    flattened or sheared (axes within ``shear_tolerance``, default 1e-3, of square).  Frames
+    where nothing can change are read once.  Scores the share of frames read that pass."""
+    scene = probe.scene
+    first, last = (int(v) for v in p.get("frames", (scene.frame_start, scene.frame_end)))
+    name, tol = p.get("camera"), float(p.get("shear_tolerance", 1e-3))
+    frames = _camera_frames(probe, first, last)
+    bad = {}
+    for frame in frames:
+        probe.at(frame)
+        why = _camera_problem(camera_at(scene, frame), probe.depsgraph, name, tol)
+        if why is not None:
+            bad[frame] = why
+    shown = sorted(set(bad.values()))
+    detail = (f"{name or 'the scene camera'} films straight at {len(frames)} frame(s) read" if not bad else
+              f"camera at frame{'s' if len(bad) > 1 else ''} {', '.join(map(str, list(bad)[:5]))}: " + "; ".join(shown[:5]))
+    return fraction_outcome(len(frames) - len(bad), len(frames), {"frames_read": len(frames), "off": shown[:10]},
+                            {k: p[k] for k in ("camera", "frames") if k in p}, detail,
+                            {"frames": list(bad)[:DIFF_LIMIT], "markers": camera_markers(scene)})

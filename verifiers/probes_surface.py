@@ -11,12 +11,14 @@ sample points on the part's evaluated surface:
 - **The graph.** From the Material Output the render engine uses (CYCLES, else EEVEE: an
   output targeting that engine before ALL, an active one before an inactive one), every input
   is evaluated per sample: Image Textures sampled at the coordinates that reach their Vector
-  input (through Mapping, UV Map, Texture Coordinate, Math / Vector Math, Separate / Combine),
+  input (the texels the node's interpolation blends, premultiplied as Blender loads them;
+  through Mapping, UV Map, Texture Coordinate, Math / Vector Math, Separate / Combine),
   Mix / MixRGB with their factor evaluated (linked or not), RGB Curves, Color Ramp, Invert,
   Hue/Saturation, Bright/Contrast, Gamma, Clamp, Map Range, Value / RGB, reroutes, muted
   nodes (their internal links), node groups.  Shaders combine into weighted closures (Mix
-  Shader by its evaluated factor, Add Shader summed), from which the surface's colour,
-  opacity, transmission and emission follow; the output's Displacement is evaluated too.
+  Shader by its evaluated factor, Add Shader summed), from which the surface's colour (a
+  Principled Base Color through its coat's tint), opacity, transmission and emission (the
+  largest |strength x colour| channel) follow; the output's Displacement is evaluated too.
 - **Unknown.** Anything the evaluator does not evaluate (procedural textures, Light Path,
   Fresnel, attributes, camera coordinates ...) is ``Unknown``, and an Unknown value never
   meets a requirement: the check fails and the detail names the node.  A closure whose
@@ -24,9 +26,10 @@ sample points on the part's evaluated surface:
 
 Primitives: ``material_on_faces`` (share of the evaluated face area that uses the material and
 shows: opacity >= 0.5), ``surface_shader`` (shader type, colour in CIEDE2000 over the area,
-emission, opacity, transmission, displacement), ``texture_influence`` (an image counts only if
-its variation reaches the input -- a finite-difference sensitivity over the part's area -- and a
-meaningful share of its texels show on the part).
+emission, opacity less transmission, transmission, displacement), ``texture_influence`` (an
+image counts only if its painted colour reaches the input -- per channel, over a small step and
+a wide swing, averaged over the part's area --, a meaningful share of its texels show on the
+part, and, when named, it is read at the UV map the other checks measured).
 """
 
 from __future__ import annotations
@@ -243,8 +246,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         return np.einsum("nk,nkd->nd", bary, per_corner)
 
     local = interp(co[tri_v[tri]])
-    lo, hi = co.min(axis=0), co.max(axis=0)
-    size = np.where(hi - lo > 1e-12, hi - lo, 1.0)
+    lo, size = _texture_space(obj, co)
     nrm = normal[tri]
     inv_t = np.linalg.inv(m[:3, :3]).T if abs(np.linalg.det(m[:3, :3])) > 1e-18 else np.eye(3)
     wn = nrm @ inv_t.T
@@ -256,6 +258,20 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
     })
     return out
+
+
+def _texture_space(obj, co: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(corner, size) of the box Generated coordinates span: the data's texture space as set
+    (Texture Space > Auto off: location +- size), else the bounding box.  Reading only the
+    bounding box let a shrunk texture space push Generated past 1 in the render unseen."""
+    data = obj.data
+    if data is not None and hasattr(data, "use_auto_texspace") and not data.use_auto_texspace:
+        loc = np.array(data.texspace_location, dtype=np.float64)
+        half = np.array(data.texspace_size, dtype=np.float64)
+        half = np.where(np.abs(half) > 1e-12, half, 1.0)  # Blender's guard against a zero size
+        return loc - half, 2 * half
+    lo, hi = co.min(axis=0), co.max(axis=0)
+    return lo, np.where(hi - lo > 1e-12, hi - lo, 1.0)
 
 
 def _chunk(samples: dict, mask: np.ndarray) -> dict:
@@ -277,6 +293,7 @@ def no_surface() -> dict:
 _IMAGES = per_render_cache()  # image pointer -> pixels, for one measurement
 # sRGB byte levels -> linear, from colour_math (a byte image's pixels are quantised to 1/255)
 _SRGB_LUT = np.array([colour_math.srgb_to_linear(i / 255) for i in range(256)], dtype=np.float64)
+DATA_SPACES = {"Non-Color", "Raw"}
 LINEAR_SPACES = {"Non-Color", "Linear Rec.709", "Linear", "Raw", "Linear CIE-XYZ D65", "Linear CIE-XYZ E",
                  "Linear Rec.2020", "Linear FilmLight E-Gamut", "Linear DCI-P3 D65", "ACEScg", "ACES2065-1"}
 
@@ -331,32 +348,95 @@ def _loads(img) -> bool:
         return False
 
 
-def _wrap(t: np.ndarray, extension: str) -> tuple[np.ndarray, np.ndarray]:
-    """(coordinate in 0..1, inside) under the image's extension mode."""
-    inside = np.ones(t.shape, dtype=bool)
+def _wrap_index(i: np.ndarray, size: int, extension: str) -> tuple[np.ndarray, np.ndarray]:
+    """(texel index in 0..size-1, inside) of texel ``i`` under the image's extension mode
+    (Cycles' wrap rules; CLIP: a texel outside the image is transparent black)."""
     if extension == "REPEAT":
-        t = t - np.floor(t)
-    elif extension == "MIRROR":
-        t = 1 - np.abs(np.mod(t, 2.0) - 1)
-    else:  # EXTEND, CLIP
-        inside = (t >= 0) & (t <= 1)
-        t = np.clip(t, 0, 1)
-    return t, inside
+        return np.mod(i, size), np.ones(i.shape, dtype=bool)
+    if extension == "MIRROR":
+        m = np.abs(i + (i < 0)) % (2 * size)
+        return np.where(m >= size, 2 * size - m - 1, m), np.ones(i.shape, dtype=bool)
+    inside = (i >= 0) & (i < size)
+    return np.clip(i, 0, size - 1), inside if extension == "CLIP" else np.ones(i.shape, dtype=bool)
 
 
-def sample_image(data, uv: np.ndarray, extension: str):
-    """(colour (n, 3), alpha (n,), texel x, texel y, inside) at ``uv`` (closest texel)."""
+def _taps(t: np.ndarray, size: int, interpolation: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """[(texel index, weight)] that the render blends at coordinate ``t`` along one axis:
+    the closest texel, two (Linear) or four (Cubic / Smart: a cubic B-spline, as Cycles)."""
+    if interpolation == "Closest":
+        return [(np.floor(t * size).astype(np.int64), np.ones(len(t)))]
+    x = t * size - 0.5
+    i0 = np.floor(x).astype(np.int64)
+    f = x - i0
+    if interpolation == "Linear":
+        return [(i0, 1 - f), (i0 + 1, f)]
+    f2, f3 = f * f, f * f * f
+    weights = ((1 - f) ** 3 / 6, (3 * f3 - 6 * f2 + 4) / 6, (-3 * f3 + 3 * f2 + 3 * f + 1) / 6, f3 / 6)
+    return [(i0 + k - 1, wk) for k, wk in enumerate(weights)]
+
+
+def sample_image(data, uv: np.ndarray, extension: str, interpolation: str = "Closest"):
+    """(colour (n, 3), alpha (n,), texel x, texel y, inside) at ``uv``: the texels the node's
+    ``interpolation`` blends (reading only the closest texel let a Linear image blend a
+    neighbour the grader never saw), x, y the closest texel (for coverage)."""
     rgb, alpha = data
     h, w = alpha.shape
-    u, inu = _wrap(uv[:, 0], extension)
-    v, inv = _wrap(uv[:, 1], extension)
-    ix = np.clip(np.floor(u * w).astype(np.int64), 0, w - 1)
-    iy = np.clip(np.floor(v * h).astype(np.int64), 0, h - 1)
-    colour, a = rgb[iy, ix].copy(), alpha[iy, ix].copy()
-    inside = inu & inv
+    colour, a = np.zeros((len(uv), 3)), np.zeros(len(uv))
+    for ix, wx in _taps(uv[:, 0], w, interpolation):
+        jx, okx = _wrap_index(ix, w, extension)
+        for iy, wy in _taps(uv[:, 1], h, interpolation):
+            jy, oky = _wrap_index(iy, h, extension)
+            wt = wx * wy * (okx & oky)
+            colour += _col(wt) * rgb[jy, jx]
+            a += wt * alpha[jy, jx]
+    nx, _ = _wrap_index(np.floor(uv[:, 0] * w).astype(np.int64), w, extension)
+    ny, _ = _wrap_index(np.floor(uv[:, 1] * h).astype(np.int64), h, extension)
+    inside = np.ones(len(uv), dtype=bool)
+    if extension in ("EXTEND", "CLIP"):  # past the edge: the border stretched, or nothing (CLIP)
+        inside = (uv[:, 0] >= 0) & (uv[:, 0] <= 1) & (uv[:, 1] >= 0) & (uv[:, 1] <= 1)
     if extension == "CLIP":
         colour[~inside], a[~inside] = 0.0, 0.0
-    return colour, a, ix, iy, inside
+    return colour, a, nx, ny, inside
+
+
+def associated(img, rgb: np.ndarray, alpha: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(colour, alpha, premultiplied) of an image's texels as the renderer holds them: Blender
+    premultiplies a Straight image on load (a texel of alpha 0 holds black), keeps Premultiplied
+    ones as stored, and leaves Channel Packed and data (Non-Color) images alone; alpha mode None
+    ignores the alpha channel."""
+    mode = getattr(img, "alpha_mode", "STRAIGHT")
+    if mode == "NONE":
+        return rgb, np.ones_like(alpha), False
+    if mode == "CHANNEL_PACKED" or img.colorspace_settings.name in DATA_SPACES:
+        return rgb, alpha, False
+    if mode == "PREMUL":
+        return rgb, alpha, True
+    return rgb * alpha[..., None], alpha, True
+
+
+def _alpha_used(node) -> bool:
+    """The node's Alpha output feeds, through any chain of links, a material or group output:
+    the renderer then un-premultiplies its Color (a link into a node that reaches no output is
+    pruned before rendering and changes nothing)."""
+    out = node.outputs.get("Alpha")
+    todo = [out] if out is not None else []
+    seen: set[int] = set()
+    while todo:
+        sock = todo.pop()
+        for link in sock.links:
+            if not link.is_valid or link.is_muted or link.to_node.as_pointer() in seen:
+                continue
+            target = link.to_node
+            if target.type in ("OUTPUT_MATERIAL", "GROUP_OUTPUT"):
+                return True
+            seen.add(target.as_pointer())
+            todo.extend(target.outputs)
+    return False
+
+
+def unpremultiply(colour: np.ndarray, alpha: np.ndarray) -> np.ndarray:
+    safe = np.where(alpha > 0, alpha, 1.0)
+    return np.where(_col((alpha > 0) & (alpha != 1)), colour / _col(safe), colour)
 
 
 # --- value conversion ----------------------------------------------------------------------------
@@ -547,7 +627,7 @@ class Closure:
             alpha = g.value(node, "Alpha")
             alpha = alpha if isinstance(alpha, Unknown) else np.clip(alpha, 0, 1)
             tw = g.value(node, "Transmission Weight")
-            return {"colour": g.colour(node, "Base Color"), "opacity": alpha,
+            return {"colour": _mul(g.colour(node, "Base Color"), coat_filter(g, node)), "opacity": alpha,
                     "transmission": _mul(np.clip(tw, 0, 1) if _known(tw) else tw, alpha),
                     "emission": _mul(_emission(g.value(node, "Emission Strength"), g.colour(node, "Emission Color")),
                                      alpha)}
@@ -585,14 +665,33 @@ def _mul(a, b):
 
 
 def _emission(strength, colour):
-    """Strength x brightest colour component per sample; a strength of 0 needs no colour."""
+    """The largest magnitude of strength x colour over the channels, per sample: what the
+    render adds is the product per channel, and a negative strength times a negative colour
+    glows as brightly as a positive one (strength x brightest component read that as 0); a
+    negative product is light taken away, not no emission.  A strength of 0 needs no colour."""
     if isinstance(strength, Unknown):
         return Unknown("emission strength: " + strength.reason)
     if not np.any(strength):
         return np.zeros(len(strength))
     if isinstance(colour, Unknown):
         return Unknown("emission colour: " + colour.reason)
-    return strength * np.max(colour, axis=1)
+    return np.max(np.abs(_col(strength) * colour), axis=1)
+
+
+def coat_filter(g, node):
+    """(n, 3) share of the light under a Principled BSDF's coat that gets through it, at normal
+    incidence: mix(1, Coat Tint, Coat Weight) (Blender's Principled BSDF); all ones without a
+    coat.  A black-tinted coat hides the Base Color beneath it."""
+    weight = g.value(node, "Coat Weight")
+    if isinstance(weight, Unknown):
+        return Unknown("coat weight: " + weight.reason)
+    weight = np.clip(weight, 0, 1)
+    if not np.any(weight):
+        return np.ones((len(weight), 3))
+    tint = g.colour(node, "Coat Tint")
+    if isinstance(tint, Unknown):
+        return Unknown("coat tint: " + tint.reason)
+    return _lerp(np.ones_like(tint), np.maximum(tint, 0), _col(weight))
 
 
 # --- the evaluator -------------------------------------------------------------------------------
@@ -600,7 +699,7 @@ def _emission(strength, colour):
 
 class Graph:
     """A node tree evaluated at the context's sample points.  ``overrides`` {image node pointer:
-    step (n,)} adds a step to an image's colour and alpha (texture influence); ``images``
+    change(colour, alpha) -> (colour, alpha)} replaces what an image reads (texture influence); ``images``
     collects each image node's texel hits {pointer: [(image, x, y, inside)]}."""
 
     def __init__(self, ctx: dict, tree, overrides: dict | None = None, parent: Graph | None = None,
@@ -998,7 +1097,8 @@ def _n_map_range(g: Graph, node, out):
     v, a, b, c, d = vals
     t = _safe_div(v - a, b - a)
     if node.interpolation_type == "STEPPED":
-        t = np.where(steps > 0, np.floor(t * (steps + 1)) / np.where(steps > 0, steps, 1), t)
+        # Blender: 0 (or fewer) steps give the To Min end, not a linear map
+        t = np.where(steps > 0, np.floor(t * (steps + 1)) / np.where(steps > 0, steps, 1), 0.0)
     r = c + t * (d - c)
     return np.clip(r, np.minimum(c, d), np.maximum(c, d)) if node.clamp else r
 
@@ -1033,13 +1133,17 @@ def _n_image(g: Graph, node, out):
     uv = g.input(sock, "V") if sock is not None and _live_links(sock) else _uv(g, "")
     if isinstance(uv, Unknown):
         return Unknown(f"Image Texture {node.name!r}: {uv.reason}")
-    colour, alpha, ix, iy, inside = sample_image(data, uv, node.extension)
+    rgb, alpha_px, premultiplied = associated(node.image, *data)
+    colour, alpha, ix, iy, inside = sample_image((rgb, alpha_px), uv, node.extension, node.interpolation)
+    if premultiplied and _alpha_used(node):
+        colour = unpremultiply(colour, alpha)
     key = node.as_pointer()
-    step = g.overrides.get(key)
-    if step is not None:
-        colour, alpha = colour + _col(step), alpha + step
+    change = g.overrides.get(key)
+    if change is not None:  # texture influence: what the render would read were the image painted otherwise
+        colour, alpha = change(colour, alpha)
     g.images.setdefault(key, []).append({"node": node, "image": node.image, "colour": colour, "alpha": alpha,
-                                          "ix": ix, "iy": iy, "inside": inside, "size": data[1].shape})
+                                          "ix": ix, "iy": iy, "inside": inside, "size": data[1].shape,
+                                          "uv": uv[:, :2].copy()})
     return alpha if out.identifier == "Alpha" else colour
 
 
@@ -1350,7 +1454,10 @@ CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_di
 def surface_shader(probe: Probe, p: dict):
     """What the material shows, evaluated over the part's area: the shader is a listed type,
     the colour within ``max_delta_e`` CIEDE2000 of ``base_color``, emission, opacity,
-    transmission and displacement within their bounds, each on >= ``min_share`` (0.98) of the area."""
+    transmission and displacement within their bounds, each on >= ``min_share`` (0.98) of the area.
+    ``min_alpha`` bounds the share of light the surface stops: alpha less transmission (glass is
+    not opaque); emission is the largest |strength x colour| channel; the colour is Base Color
+    through the coat's tint."""
     shaders = _shader_wanted(p)
     checks = ["shader"] + [k for k in CHECKS if k in p]
     expected = {k: p[k] for k in ("shader", *CHECKS, "max_delta_e", "min_share") if k in p}
@@ -1454,7 +1561,7 @@ def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) ->
               ("max_transmission", "transmission", np.max, lambda v, b: v <= b, "above"),
               ("max_displacement", "displacement", np.max, lambda v, b: v <= b, "above"))
     for check, key, worst, ok, word in bounds:
-        value = _gather(results, key)
+        value = _opaque(results) if key == "opacity" else _gather(results, key)
         label = "alpha" if key == "opacity" else key
         if isinstance(value, Unknown):
             m[label] = None
@@ -1476,12 +1583,23 @@ def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) ->
     return m, off, notes
 
 
+def _opaque(results: list[dict]):
+    """Per sample, the share of light the surface stops: its opacity (alpha) less what it
+    transmits.  A clear glass (Transmission 1, alpha 1) is see-through in a render; an
+    alpha-only reading called it opaque."""
+    opacity, transmission = _gather(results, "opacity"), _gather(results, "transmission")
+    if not _known(opacity, transmission):
+        return _first_unknown(opacity, transmission)
+    return np.clip(opacity - transmission, 0, 1)
+
+
 # --- texture_influence ---------------------------------------------------------------------------
 
 
 def _principled_quantity(closures: list, input_name: str, n: int):
     """(Σ weight x input value over the Principled closures that show, their total weight) or
-    (Unknown, None); None when no Principled BSDF shows."""
+    (Unknown, None); None when no Principled BSDF shows.  Base Color is taken as it reaches the
+    render: through the coat's tint (a black coat hides it)."""
     acc, total, kind = None, np.zeros(n), None
     for c in closures:
         if isinstance(c.weight, Unknown):
@@ -1493,6 +1611,8 @@ def _principled_quantity(closures: list, input_name: str, n: int):
             raise ValueError(f"texture_influence: the Principled BSDF has no input {input_name!r}")
         kind = kind or (_kind(sock) if _kind(sock) in ("F", "C", "V") else "F")
         value = c.graph.input(sock, kind)
+        if input_name == "Base Color" and kind == "C":
+            value = _mul(value, coat_filter(c.graph, c.node))
         if isinstance(value, Unknown):
             return value, None
         term = value * (c.weight if kind == "F" else _col(c.weight))
@@ -1514,18 +1634,93 @@ def _coverage(hits: list[dict], mask_fn) -> tuple[float, int]:
     return len(cells) / (gx * gy), gx * gy
 
 
+# The wide swing: each colour channel of the image set to these two levels (linear) in turn.  A
+# small step alone passed a texture clamped to a narrow band around the placeholder's colour.
+WIDE = (0.1, 0.9)
+# A UV coordinate this close to the named map's counts as read at it.
+UV_MATCH = 1e-4
+
+
+def _set_channel(channels: list[int], value: float):
+    """An override: the image's colour ``channels`` set to ``value`` everywhere."""
+    def change(colour, alpha):
+        colour = colour.copy()
+        colour[:, channels] = value
+        return colour, alpha
+    return change
+
+
+def _add_channel(channels: list[int], step: np.ndarray):
+    """An override: ``step`` (n,) added to the image's colour ``channels``."""
+    def change(colour, alpha):
+        colour = colour.copy()
+        colour[:, channels] += _col(step)
+        return colour, alpha
+    return change
+
+
+def _response(mat, target, ctx, input_name, key, change, q):
+    """The Principled input ``input_name`` with the image node ``key`` changed, or None."""
+    moved = evaluate_surface(mat, target, ctx, {key: change})
+    q2, _ = _principled_quantity(moved["closures"], input_name, ctx["n"])
+    return None if isinstance(q2, Unknown) or q2 is None else q2
+
+
+def _influence(mat, target, ctx, input_name, key, hits, q) -> np.ndarray | None:
+    """Per sample, how much the painted colour moves the input: for each colour channel (all
+    three together for a scalar input), the smaller of a small step's slope about the texel and
+    a wide swing's (0.1 -> 0.9), signed (a brighter texel must make a brighter input: an inverted
+    texture does not show what is painted), averaged over the channels.  Only the colour is
+    changed, never the alpha: a texture whose alpha alone reaches the input shows nothing painted."""
+    mean = np.stack([h["colour"] for h in hits]).mean(axis=0)  # (n, 3) the texel colours read
+    per_channel = [[0], [1], [2]] if np.ndim(q) == 2 else [[0, 1, 2]]
+    slopes = []
+    for chans in per_channel:
+        step = np.where(mean[:, chans].mean(axis=1) > 0.5, -STEP, STEP)
+        near = _response(mat, target, ctx, input_name, key, _add_channel(chans, step), q)
+        lo = _response(mat, target, ctx, input_name, key, _set_channel(chans, WIDE[0]), q)
+        hi = _response(mat, target, ctx, input_name, key, _set_channel(chans, WIDE[1]), q)
+        if near is None or lo is None or hi is None:
+            return None
+        pick = (lambda v: v[:, chans].mean(axis=1)) if np.ndim(q) == 2 else (lambda v: v)
+        local = (pick(near) - pick(q)) / step
+        wide = (pick(hi) - pick(lo)) / (WIDE[1] - WIDE[0])
+        slopes.append(np.clip(np.minimum(local, wide), 0.0, None))
+    return np.mean(slopes, axis=0)
+
+
+def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
+    """Share of the samples' weight at which every read of the image is at ``uv_map``'s
+    coordinates (modulo whole tiles under Repeat)."""
+    uv = ctx["uv"].get(uv_map)
+    if uv is None:
+        return 0.0
+    ok = np.ones(ctx["n"], dtype=bool)
+    for hit in hits:
+        d = hit["uv"] - uv
+        if hit["node"].extension == "REPEAT":
+            d = d - np.round(d)
+        ok &= np.abs(d).max(axis=1) <= UV_MATCH
+    return float((ctx["w"] * ok).sum())
+
+
 @primitive(group="materials", required=("material|object",),
            params={"material": "name", "object": "name", "image": "name", "input": "name",
-                   "min_influence": UNIT, "min_coverage": UNIT, "frame": "integer"})
+                   "min_influence": UNIT, "min_coverage": UNIT, "uv_map": "name", "frame": "integer"})
 def texture_influence(probe: Probe, p: dict):
-    """An image texture shows on the part through the Principled input: its variation reaches
-    the input, in the same sense (a brighter texel makes a brighter input: an inverted texture
-    does not show what is painted into it), with influence >= ``min_influence`` (0.5) over the
-    area, and its samples land on >= ``min_coverage`` (0.25) of the image."""
+    """An image texture shows on the part through the Principled input: what is painted into
+    it reaches the input -- per colour channel, in the same sense, over a small step and a wide
+    swing of the colour (not the alpha) -- with influence >= ``min_influence`` (0.5) over the
+    area, Base Color counted through the coat's tint; its samples land on >= ``min_coverage``
+    (0.25) of the image; with ``uv_map``, the image is read at that UV map's coordinates on
+    >= 98% of the area (not another map, Generated coordinates, or a Mapping that tiles it)."""
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
     min_influence = float(p.get("min_influence", 0.5))
     min_coverage = float(p.get("min_coverage", MIN_COVERAGE))
+    uv_map = p.get("uv_map")
     expected = {"image": wanted, "input": input_name, "min_influence": min_influence, "min_coverage": min_coverage}
+    if uv_map:
+        expected["uv_map"] = uv_map
     groups, why = material_chunks(probe, p)
     if not groups:
         return binary_outcome(False, None, expected, why)
@@ -1551,31 +1746,28 @@ def texture_influence(probe: Probe, p: dict):
             for key, hits in (base["graph"].images.items() if base["graph"] is not None else []):
                 if wanted is None or hits[0]["image"].name == wanted:
                     per_node.setdefault(key, {"node": hits[0]["node"].name, "image": hits[0]["image"].name,
-                                              "hits": [], "influence": 0.0})
+                                              "hits": [], "influence": 0.0, "at_uv": 0.0})
     for key, entry in per_node.items():
         for mat, ctx, base, q in runs:
             hits = base["graph"].images.get(key)
             if not hits:
                 continue
-            # a step towards the middle of the range on the image's colour and alpha
-            step = np.where(np.stack([h["colour"].mean(axis=1) for h in hits]).mean(axis=0) > 0.5, -STEP, STEP)
-            moved = evaluate_surface(mat, target, ctx, {key: step})
-            q2, _ = _principled_quantity(moved["closures"], input_name, ctx["n"])
-            if isinstance(q2, Unknown) or q2 is None:
+            if uv_map:
+                entry["at_uv"] += _uv_read(hits, ctx, uv_map)
+            dq = _influence(mat, target, ctx, input_name, key, hits, q)
+            if dq is None:
                 continue
-            # signed: a brighter texel must make a brighter input -- an inverted texture does not
-            # show what is painted into it
-            dq = np.clip((q2 - q) / (step[:, None] if np.ndim(q2) == 2 else step), 0.0, None)
-            dq = dq.mean(axis=1) if dq.ndim == 2 else dq
             entry["influence"] += float((dq * ctx["w"]).sum())
             entry["hits"] += [dict(h, changed=dq > 0.05) for h in hits]
     rows = []
     for entry in per_node.values():
         influence = entry["influence"] / w_total if w_total else 0.0
         coverage, cells = _coverage(entry["hits"], lambda h: h["changed"]) if entry["hits"] else (0.0, 0)
+        at_uv = entry["at_uv"] / w_total if w_total and uv_map else None
         rows.append({"node": entry["node"], "image": entry["image"], "influence": rnd(influence),
-                     "coverage": rnd(coverage), "cells": cells,
-                     "ok": influence >= min_influence and coverage >= min_coverage})
+                     "coverage": rnd(coverage), "cells": cells, "at_uv_map": rnd(at_uv),
+                     "ok": influence >= min_influence and coverage >= min_coverage
+                     and (at_uv is None or at_uv >= MIN_AREA_SHARE)})
     rows.sort(key=lambda r: (r["ok"], r["influence"] * min(1.0, r["coverage"] / max(min_coverage, 1e-9))),
               reverse=True)
     best = rows[0] if rows else None
@@ -1586,6 +1778,8 @@ def texture_influence(probe: Probe, p: dict):
         return binary_outcome(False, 0.0, expected, detail, evidence)
     detail = (f"{what} ({best['node']}) reaches {input_name!r} with influence {best['influence']:.3f} "
               f"(min {min_influence:g}) over {best['coverage']:.3f} of the image (min {min_coverage:g})")
+    if uv_map:
+        detail += f", read at {uv_map!r} on {best['at_uv_map']:.3f} of the area (min {MIN_AREA_SHARE:g})"
     if problems:
         detail += "; " + "; ".join(problems)
     return binary_outcome(best["ok"], best["influence"], expected, detail, evidence)
