@@ -106,6 +106,7 @@ REQ-LEGS-MEET-TOP, REQ-MATERIAL, REQ-OTHER-OBJECTS.
         ("REQ-MATERIAL", "material_on_faces", ["objects", "material", "min_share"]),
         ("REQ-MATERIAL", "surface_shader", ["material", "shader", "max_emission", "min_alpha"]),
         ("REQ-OTHER-OBJECTS", "new_objects", ["expected", "others_max", "others_types", "others_within"]),
+        ("REQ-OTHER-OBJECTS", "others_drawn", ["expected", "others_within"]),
     ]
     return {"seed_id": seed_id, "title": title, "workflow_primary": "MOD-01",
             "profession_primary": "PRF-3DART", "start_mode": "from_scratch", "brief": brief,
@@ -173,6 +174,8 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         ys = sorted([sy * (d2 + 0.002), sy * (d2 - zone)])
         region[f"{leg_prefix}.{tag}"] = {"min": [round(xs[0], 4), round(ys[0], 4), -0.003],
                                           "max": [round(xs[1], 4), round(ys[1], 4), round(height + 0.002, 4)]}
+    outline = {"min": [round(-w2 - 0.01, 4), round(-d2 - 0.01, 4), -0.01],
+               "max": [round(w2 + 0.01, 4), round(d2 + 0.01, 4), round(height + 0.01, 4)]}
     rubric = {"rubric_version": "1", "criteria": [
         {"id": "C01", "method": "objects_exist", "params": {"objects": parts}},
         {"id": "C02", "method": "dimensions", "params": {"objects": parts, "expected": [width, depth, height],
@@ -195,9 +198,9 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
                                                               "max_emission": 0.0, "min_alpha": 0.99}},
         {"id": "C10", "method": "new_objects", "params": {
             "expected": parts, "others_max": 12, "others_types": ["MESH", "CAMERA", "LIGHT", "EMPTY"],
-            "others_within": {"min": [round(-w2 - 0.01, 4), round(-d2 - 0.01, 4), -0.01],
-                              "max": [round(w2 + 0.01, 4), round(d2 + 0.01, 4), round(height + 0.01, 4)]},
-            "frame": 1}}]}
+            "others_within": outline, "frame": 1}},
+        {"id": "C11", "method": "others_drawn", "params": {"expected": parts, "others_within": outline,
+                                                            "frame": 1}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
@@ -208,7 +211,9 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         "C07": f"the material {material} covers every face of the five parts",
         "C09": f"{material}'s surface is a Principled or Diffuse BSDF, not emissive, opaque",
         "C10": f"at most 12 other objects, each a mesh, camera, light or empty; every other mesh inside the "
-               f"{product}'s own box (1 cm slack)"}
+               f"{product}'s own box (1 cm slack)",
+        "C11": f"everything else the render draws (other meshes and instances) lies inside the {product}'s "
+               f"own box (1 cm slack)"}
     for c in task["criteria"]:
         c["description"] = described.get(c["id"], c["description"])
     if profile == "rule-only":
@@ -241,7 +246,7 @@ Sizes are measured on the world-space bounding box of what Blender shows.
 - **REQ-LEG-PLACEMENT** - each leg lies entirely within {zone} m of both edges of the top meeting at its corner, and no higher than the top surface.
 - **REQ-LEGS-MEET-TOP** - every leg's surface reaches the top's: a gap of at most 3 mm.
 - **REQ-MATERIAL** - every face of the five parts uses a material named exactly `{material}`, a Principled or Diffuse BSDF with no emission and alpha 1. *(critical)*
-- **REQ-OTHER-OBJECTS** - at most 12 other objects, each a mesh, camera, light or empty; every other mesh inside x +-{_m(w2 + 0.01)}, y +-{_m(d2 + 0.01)}, z -0.01..{_m(height + 0.01)}. *(critical)*
+- **REQ-OTHER-OBJECTS** - at most 12 other objects, each a mesh, camera, light or empty; every other mesh, and whatever is drawn as instances, inside x +-{_m(w2 + 0.01)}, y +-{_m(d2 + 0.01)}, z -0.01..{_m(height + 0.01)}. *(critical)*
 """
     instruction = f"""# {product.capitalize()} for our catalogue
 
