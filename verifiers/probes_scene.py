@@ -1108,37 +1108,41 @@ def new_objects(probe: Probe, p: dict):
 LIGHT_FACTORS = ("diffuse_factor", "specular_factor", "transmission_factor", "volume_factor")
 
 
-def _light_node_gain(light) -> tuple[float | None, str]:
-    """(gain, how): what the light's node tree multiplies its Power and Color by (an Emission's
-    strength x its colour's largest channel), 1 with no tree in use; None when it is not a
+def _light_node_gain(light) -> tuple[list[float] | None, str]:
+    """(gains, how): what the light's node tree multiplies its Power and Color by, per channel
+    (an Emission's strength x its colour), [1, 1, 1] with no tree in use; None when it is not a
     constant Emission (a render may then emit anything)."""
     if not getattr(light, "use_nodes", False) or light.node_tree is None:
-        return 1.0, "no light nodes"
+        return [1.0, 1.0, 1.0], "no light nodes"
     import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where light nodes are in use)
     outs = [n for n in light.node_tree.nodes if n.type == "OUTPUT_LIGHT" and not n.mute]
     if not outs:
-        return 0.0, "light nodes without an output"
+        return [0.0, 0.0, 0.0], "light nodes without an output"
     found = ps.upstream(next((n for n in outs if n.is_active_output), outs[0]).inputs["Surface"])
     if found is None:
-        return 0.0, "nothing reaches the light output"
+        return [0.0, 0.0, 0.0], "nothing reaches the light output"
     node = found[0]
     if node.type != "EMISSION":
         return None, f"light nodes end in {node.type}"
     colour, strength = ps.colour_of(node.inputs["Color"]), ps.value_of(node.inputs["Strength"])
     if isinstance(colour, ps.Unknown) or isinstance(strength, ps.Unknown):
         return None, "light nodes: emission not a constant colour and strength"
-    return float(strength) * max(float(c) for c in colour), f"emission {float(strength):g} x {rnd(list(colour))}"
+    return [float(strength) * float(c) for c in list(colour)[:3]], f"emission {float(strength):g} x {rnd(list(colour))}"
 
 
 def light_output(light) -> tuple[float | None, str]:
-    """(watts, how) a light puts into a render: Power x 2^Exposure x its Color's largest channel
-    x its largest contribution factor x its light nodes' gain; None when its nodes are not a
-    constant Emission.  Negative when it takes light away (Cycles renders negative power)."""
-    gain, how = _light_node_gain(light)
-    if gain is None:
+    """(watts, how) a light puts into a render: per channel Power x 2^Exposure x its Color x its
+    largest contribution factor x its light nodes' gain; the channel furthest from the bounds:
+    the most negative when any channel takes light away (Cycles renders negative power; a
+    negative strength times a negative colour is light added), else the brightest.  None when its
+    nodes are not a constant Emission."""
+    gains, how = _light_node_gain(light)
+    if gains is None:
         return None, how
     factor = max([float(getattr(light, f)) for f in LIGHT_FACTORS if hasattr(light, f)] or [1.0])
-    watts = float(light.energy) * 2.0 ** float(light.exposure) * max(float(c) for c in light.color) * factor * gain
+    base = float(light.energy) * 2.0 ** float(light.exposure) * factor
+    channels = [base * float(c) * g for c, g in zip(light.color, gains)]
+    watts = min(channels) if min(channels) < 0 else max(channels)
     return watts, f"{float(light.energy):g} W x 2^{float(light.exposure):g}, colour, factor {factor:g}, {how}"
 
 

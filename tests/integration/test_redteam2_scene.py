@@ -103,15 +103,21 @@ def shrink(scene, objs):
         cube.keyframe_insert("scale", frame=frame)
 
 
-def extra_light(scene, energy, boost=None):
+def extra_light(scene, energy, boost=None, colour=None):
     light = bpy.data.objects.new("Extra", bpy.data.lights.new("Extra", "POINT"))
     light.data.energy = energy
     light.location = (1.0, -2.0, 2.0)
     scene.collection.objects.link(light)
     if boost is not None:
         light.data.use_nodes = True
-        emission = next(n for n in light.data.node_tree.nodes if n.type == "EMISSION")
+        tree = light.data.node_tree
+        emission = next(n for n in tree.nodes if n.type == "EMISSION")
         emission.inputs["Strength"].default_value = boost
+        if colour is not None:  # through Combine Color: a socket's own colour cannot go negative
+            combine = tree.nodes.new("ShaderNodeCombineColor")
+            for socket, value in zip(("Red", "Green", "Blue"), colour):
+                combine.inputs[socket].default_value = value
+            tree.links.new(combine.outputs["Color"], emission.inputs["Color"])
 
 
 def mirrored(scene, objs):
@@ -127,6 +133,8 @@ variant("markers", markers)
 variant("shrink", shrink)
 variant("negative", lambda scene, objs: extra_light(scene, -3000.0))
 variant("boosted", lambda scene, objs: extra_light(scene, 10.0, boost=400.0))
+# a negative strength times a colour whose brightest channel is 0: (4000, 0, 0) W rendered
+variant("negated", lambda scene, objs: extra_light(scene, 10.0, boost=-400.0, colour=(-1.0, 0.0, 0.0)))
 variant("weak", lambda scene, objs: extra_light(scene, 10.0))
 variant("mirrored", mirrored)
 '''
@@ -144,7 +152,7 @@ EXPECTED = {
     "subset": {"KEPT": "render cycles"}, "filter": {"KEPT": "render cycles"},
     "normals": {"KEPT": "Cube (normals)"}, "sequencer": {"KEPT": "render sequencer"},
     "markers": {"KEPT": "render markers", "CAMERA": "CamB renders"}, "shrink": {"KEPT": "world_scale"},
-    "negative": {"LIGHTS": "-3000"}, "boosted": {"LIGHTS": "4000 W"},
+    "negative": {"LIGHTS": "-3000"}, "boosted": {"LIGHTS": "4000 W"}, "negated": {"LIGHTS": "4000 W"},
     "mirrored": {"CAMERA": "mirrored", "KEPT": "Cam (matrix_world, world_scale)"},
 }
 
