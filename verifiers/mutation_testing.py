@@ -51,6 +51,9 @@ OPERATOR_NAMES = (
     "texture_tiled",
     "sequencer_strip", "marker_camera_switch", "engine_setting_drift", "camera_mirrored", "negative_light",
     "light_node_boost", "custom_normals_flipped",
+    # issue 33, red team 3: Principled inputs that re-shade, what else a render draws, hidden keys, sensor fit
+    "principled_ior_mirror", "thin_film_tint", "normal_input_inverted", "nla_meta_hidden_animation",
+    "sensor_fit_vertical_wide", "background_set_occluder", "hair_on_parts",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

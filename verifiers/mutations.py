@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "5"
+MUTATIONS_VERSION = "6"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1518,3 +1518,187 @@ def _loop_faces(mesh) -> list[int]:
         for i in range(face.loop_start, face.loop_start + face.loop_total):
             out[i] = face.index
     return out
+
+
+# --- red team 3: surface ---
+# Principled inputs beyond Base Color change what the surface shows: a dielectric IOR of 1000 is a
+# mirror, a thin film tints the reflection, a linked Normal input changes the shading.  A grader
+# reading only Base Color, Alpha, Transmission and Emission passed them.
+
+
+def _surface_graded(method: str, params: dict) -> bool:
+    return method == "surface_shader"
+
+
+@operator("principled_ior_mirror", "each surface-graded part material's Principled IOR (and Coat IOR) set to "
+          "1000: ~99.6 % Fresnel reflectance, the render is a mirror with a faint trace of its Base Color",
+          _needs_judged(_surface_graded, "surface"))
+def principled_ior_mirror(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["IOR"], 1000.0)
+
+
+@operator("thin_film_tint", "each surface-graded part material's Principled BSDF given a thin film (320 nm, IOR "
+          "2.2): interference tints the reflection (a gold renders green), Base Color kept",
+          _needs_judged(_surface_graded, "surface"))
+def thin_film_tint(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Thin Film Thickness"], 320.0)
+            _set_input(mat.node_tree, bsdf.inputs["Thin Film IOR"], 2.2)
+
+
+@operator("normal_input_inverted", "each surface-graded part material's Principled Normal input fed the Geometry "
+          "Normal scaled by -1: the mesh is untouched, every render shades the part as lit from inside",
+          _needs_judged(_surface_graded, "surface"))
+def normal_input_inverted(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            geometry = tree.nodes.new("ShaderNodeNewGeometry")
+            flip = tree.nodes.new("ShaderNodeVectorMath")
+            flip.operation = "SCALE"
+            flip.inputs["Scale"].default_value = -1.0
+            tree.links.new(geometry.outputs["Normal"], flip.inputs[0])
+            tree.links.new(flip.outputs["Vector"], bsdf.inputs["Normal"])
+
+
+# --- red team 3: scene ---
+# Animation a snapshot must see wherever Blender plays it from (an action inside an NLA META
+# strip has no top-level strip of its own), and a camera whose focal length and sensor width read
+# as specified while its sensor fit widens the picture.
+
+
+def _cameras_keyed_kept(ctx: Context) -> list[bpy.types.Object]:
+    """Start cameras the task leaves alone whose animation a scene_unchanged criterion keeps."""
+    return [c for c in _fixed(ctx, "CAMERA") if _keeping(ctx, c.name, "animation", "objects")]
+
+
+def _needs_hidden_animation(ctx: Context) -> str | None:
+    if ctx.scene.frame_end <= ctx.scene.frame_start:
+        return "the scene has a single frame"
+    if ctx.baseline is None:
+        return "no start scene snapshot: nothing keeps the render settings or a camera over time"
+    if _cameras_keyed_kept(ctx) or _keeping(ctx, "render", "animation", "render"):
+        return None
+    return "no criterion keeps the render's animation or a start camera's"
+
+
+def _nla_editor():
+    """(window, area, region) of an area turned into an NLA editor showing every animated ID."""
+    wm = bpy.context.window_manager
+    window = bpy.context.window or (wm.windows[0] if wm.windows else None)
+    if window is None:
+        raise RuntimeError("no window to run the NLA editor's meta_add in")
+    area = window.screen.areas[0]
+    area.type = "NLA_EDITOR"
+    area.spaces.active.dopesheet.show_only_selected = False
+    area.spaces.active.dopesheet.show_hidden = True
+    region = next(rg for rg in area.regions if rg.type == "WINDOW")
+    return window, area, region
+
+
+def _hide_in_meta(idents: list) -> None:
+    """Each ID's active action pushed into an NLA strip, then every such strip wrapped in a META
+    strip (only the NLA editor's operator makes one): Blender plays the keys from inside it."""
+    for ident in idents:
+        ad = ident.animation_data
+        track = ad.nla_tracks.new()
+        track.strips.new("take", int(ad.action.frame_range[0]), ad.action)
+        ad.action = None
+    for ident in idents:
+        for track in ident.animation_data.nla_tracks:
+            for strip in track.strips:
+                strip.select = True
+    window, area, region = _nla_editor()
+    with bpy.context.temp_override(window=window, screen=window.screen, area=area, region=region):
+        bpy.ops.nla.meta_add()
+    hidden = [i for i in idents if any(s.type == "META" for t in i.animation_data.nla_tracks for s in t.strips)]
+    if len(hidden) != len(idents):
+        raise RuntimeError("meta_add left some strips unwrapped")
+
+
+def _key_step(ident, path: str, later, frame: int) -> None:
+    """``path`` of ``ident`` keyed at its value on ``frame`` and to ``later`` from the next frame
+    (constant interpolation), the value put back as it was."""
+    now = getattr(ident, path)
+    now = now.copy() if hasattr(now, "copy") else now
+    ident.keyframe_insert(path, frame=frame)
+    setattr(ident, path, later)
+    ident.keyframe_insert(path, frame=frame + 1)
+    setattr(ident, path, now)
+
+
+@operator("nla_meta_hidden_animation", "the view exposure (where the render is kept) and each kept start camera's "
+          "place and lens keyed to change from the second frame on, the keys pushed into NLA strips wrapped in "
+          "a META strip: the first frame reads as delivered", _needs_hidden_animation)
+def nla_meta_hidden_animation(ctx: Context) -> None:
+    scene, first = ctx.scene, int(ctx.scene.frame_start)
+    keyed = []
+    if _keeping(ctx, "render", "animation", "render"):
+        _key_step(scene.view_settings, "exposure", scene.view_settings.exposure + 2.0, first)
+        keyed.append(scene)
+    for cam in _cameras_keyed_kept(ctx):
+        _key_step(cam, "location", cam.location + cam.matrix_world.to_3x3().col[2] * -0.5, first)
+        _key_step(cam.data, "lens", cam.data.lens * 2.0, first)
+        keyed += [cam, cam.data]
+    from bpy_extras import anim_utils  # noqa: PLC0415 -- this block is appended, the header is shared
+    for ident in keyed:
+        bag = anim_utils.action_get_channelbag_for_slot(ident.animation_data.action, ident.animation_data.action_slot)
+        for fc in bag.fcurves:
+            for k in fc.keyframe_points:
+                k.interpolation = "CONSTANT"
+    _hide_in_meta(keyed)
+
+
+def _cameras_with_view_graded(ctx: Context) -> list[bpy.types.Object]:
+    """Cameras whose picture a criterion holds to a lens or a sensor: a kept start camera (its
+    data compared by scene_unchanged), or the camera a camera_settings / shot_framing criterion
+    names."""
+    named = {c.get("params", {}).get(k) for c in ctx.rubric.get("criteria", [])
+             if c["method"] in ("camera_settings", "shot_framing") for k in ("object", "camera")}
+    out = [c for c in _fixed(ctx, "CAMERA") if _keeping(ctx, c.name, "camera", "objects")]
+    return out + [o for o in ctx.scene.objects if o.type == "CAMERA" and o.name in named and o not in out]
+
+
+@operator("sensor_fit_vertical_wide", "each graded camera's Sensor Fit set to Vertical with an 80 mm Sensor "
+          "Height: focal length and sensor width read as before, the picture is a wide-angle one",
+          lambda ctx: None if _cameras_with_view_graded(ctx) else "no camera whose lens or sensor a criterion grades")
+def sensor_fit_vertical_wide(ctx: Context) -> None:
+    for cam in _cameras_with_view_graded(ctx):
+        cam.data.sensor_fit = "VERTICAL"
+        cam.data.sensor_height = 80.0
+
+
+# --- red team 3: geometry ---
+# A Background Set scene's objects are drawn by every render of the scene but are none of its
+# objects; hair strands (a particle system rendered as Path) are drawn from their emitter but are
+# neither faces of its evaluated mesh nor instances.  The grader credits the first to a
+# "<background set: NAME>" drawer (probe_core.drawn_instances) and reports the second as geometry
+# it cannot measure (probe_core.unmeasured_geometry).
+
+
+@operator("background_set_occluder", "a new scene holding a large box enclosing all the parts, set as the "
+          "delivered scene's Background Set: every render draws the box, no object of the scene is added",
+          _needs_parts)
+def background_set_occluder(ctx: Context) -> None:
+    box = _new_mesh_object("Backdrop.Box", *_enclosing_box(ctx), (0.8, 0.8, 0.8, 1.0))
+    ctx.scene.collection.objects.unlink(box)
+    backdrop = bpy.data.scenes.new("Backdrop")
+    backdrop.collection.objects.link(box)
+    ctx.scene.background_set = backdrop
+
+
+@operator("hair_on_parts", "a hair particle system on each mesh part (400 strands, as long as the part is "
+          "large, rendered as Path): every render draws a fur of strands no mesh or instance holds",
+          _needs_mesh_parts)
+def hair_on_parts(ctx: Context) -> None:
+    for obj in ctx.parts():
+        if obj.type != "MESH":
+            continue
+        lo, hi = _world_box([obj])
+        mod = obj.modifiers.new("Fur", "PARTICLE_SYSTEM")
+        settings = mod.particle_system.settings
+        settings.type, settings.count, settings.render_type = "HAIR", 400, "PATH"
+        settings.hair_length = max((hi - lo).length, 0.2)

@@ -548,6 +548,26 @@ class Probe:
         """Names of the objects that draw instances at ``frame`` (shown themselves or not)."""
         return sorted(self.instances(frame))
 
+    def drawer_aabb(self, name: str, frame: int) -> AABB:
+        """World AABB at ``frame`` of a drawer: a scene object's (``aabb``), or a pseudo-drawer's
+        (a background set's) over the pieces credited to it."""
+        if name in self.scene.objects:
+            return self.aabb(self.scene.objects[name], frame)
+        pts = np.concatenate([pc["co"] for pc in self.instances(frame).get(name, []) if len(pc["co"])]
+                             or [np.zeros((1, 3))])
+        return tuple(pts.min(axis=0).tolist()), tuple(pts.max(axis=0).tolist())
+
+    def unmeasured(self, names: list[str] | None = None) -> dict[str, str]:
+        """{object name: why}: the render-visible objects (of ``names`` when given) that draw
+        geometry no measure can read (``unmeasured_geometry``)."""
+        out = {}
+        for obj in self.scene.objects:
+            if (names is None or obj.name in names) and obj.name in self.rendered():
+                why = unmeasured_geometry(obj)
+                if why:
+                    out[obj.name] = why
+        return out
+
     def mesh_arrays(self, obj: bpy.types.Object, frame: int) -> dict[str, np.ndarray] | None:
         """What the render draws of ``obj`` at ``frame``, as one mesh: its own evaluated mesh
         plus every instance credited to it (``drawn_instances``: a Geometry Nodes instance, a
@@ -618,14 +638,54 @@ def mesh_piece(mesh, matrix: np.ndarray) -> dict[str, np.ndarray]:
             "det": 1.0 if np.linalg.det(matrix[:3, :3]) >= 0 else -1.0}
 
 
+def background_drawers(scene) -> dict[str, str]:
+    """{object name: pseudo-drawer}: every object of the scene's Background Set chain
+    (``scene.background_set``, its own set, ...) that is no object of ``scene``: a render of
+    ``scene`` draws them, so they are credited to "<background set: NAME>" (NAME: the set scene
+    that holds the object) as one drawer the delivery added."""
+    own, out, seen = set(scene.objects.keys()), {}, {scene.name}
+    bg = scene.background_set
+    while bg is not None and bg.name not in seen:
+        seen.add(bg.name)
+        for obj in bg.objects:
+            if obj.name not in own:
+                out.setdefault(obj.name, f"<background set: {bg.name}>")
+        bg = bg.background_set
+    return out
+
+
+def _drawer(inst, scene, background: dict[str, str]) -> str | None:
+    """The name a drawn depsgraph entry is credited to: its instancer for an instance (the
+    outermost one), the pseudo-drawer of the background set for an object the render draws from
+    it (or for an instance its objects draw); None for the scene's own objects' own meshes."""
+    if inst.is_instance:
+        if inst.parent is None:
+            return None
+        name = inst.parent.original.name
+    else:
+        name = inst.object.original.name
+        if name in scene.objects:
+            return None
+    if name in scene.objects:
+        return name
+    return background.get(name, "<background set>")
+
+
 def drawn_instances(depsgraph) -> dict[str, list[dict]]:
-    """{instancer name: [piece, ...]}: every instance with geometry the depsgraph draws, as a
+    """{drawer name: [piece, ...]}: every instance with geometry the depsgraph draws, as a
     ``mesh_piece`` in world space, credited to its instancer (for nested instances, the
-    outermost one).  The depsgraph's instance objects live only while it is walked, so their
-    meshes are read then."""
+    outermost one); and every object the render draws that is no object of the scene (a
+    Background Set's), credited to a pseudo-drawer named after its set scene
+    (``background_drawers``).  The depsgraph's instance objects live only while it is walked,
+    so their meshes are read then."""
     out: dict[str, list[dict]] = {}
+    scene = depsgraph.scene.original if depsgraph.scene.original is not None else depsgraph.scene
+    background = background_drawers(scene)
     for inst in depsgraph.object_instances:
-        if not inst.is_instance or inst.parent is None or inst.object.type not in GEOMETRY_TYPES:
+        if inst.object.type not in GEOMETRY_TYPES:
+            continue
+        drawer = _drawer(inst, scene, background)
+        if drawer is None:
             continue
         obj = inst.object
         matrix = np.array(inst.matrix_world, dtype=np.float64)
@@ -633,10 +693,32 @@ def drawn_instances(depsgraph) -> dict[str, list[dict]]:
         if mesh is None:
             continue
         try:
-            out.setdefault(inst.parent.original.name, []).append(mesh_piece(mesh, matrix))
+            out.setdefault(drawer, []).append(mesh_piece(mesh, matrix))
         finally:
             obj.to_mesh_clear()
     return out
+
+
+# --- geometry the render draws that the grader cannot measure -------------------------------------
+# Hair strands (a particle system rendered as Path) and hair curves objects are drawn by the render
+# but are no faces of any evaluated mesh nor depsgraph instances with a mesh: every geometry and
+# material measure would be blind to them, so an object that draws them is reported by name.
+UNMEASURED_PARTICLE_RENDER = {"PATH"}
+
+
+def unmeasured_geometry(obj) -> str | None:
+    """Why ``obj`` draws geometry in a render that no measure can read (None when it does not):
+    a particle system shown in render whose particles render as strands (Path), or a hair
+    curves object."""
+    if obj.type == "CURVES":
+        return "hair curves object"
+    for mod in getattr(obj, "modifiers", ()):
+        if mod.type != "PARTICLE_SYSTEM" or not mod.show_render:
+            continue
+        settings = mod.particle_system.settings
+        if settings is not None and settings.render_type in UNMEASURED_PARTICLE_RENDER and settings.count > 0:
+            return f"particle system {mod.particle_system.name!r} drawn as strands"
+    return None
 
 
 def facing(piece: dict, sign: float) -> dict:
@@ -867,6 +949,19 @@ def rests_on(obj_box: AABB, support_box: AABB, tolerance: float) -> tuple[bool, 
     cx, cy, _ = aabb_point(obj_box, "aabb_center")
     over = support_box[0][0] <= cx <= support_box[1][0] and support_box[0][1] <= cy <= support_box[1][1]
     return over and abs(gap) <= tolerance, gap, over
+
+
+def contact_share(points: np.ndarray, tolerance: float) -> float:
+    """How flat an object sits on what is under it: of its world points (n, 3), those within
+    ``tolerance`` of the lowest one form its contact patch; the share is the patch's smaller
+    horizontal extent over the object's own on the same axis (1: a face as wide as the object
+    lies flat; 0: it stands on an edge or a corner)."""
+    if len(points) < 2:
+        return 0.0
+    bottom = points[points[:, 2] <= points[:, 2].min() + tolerance]
+    whole = np.ptp(points[:, :2], axis=0)
+    patch = np.ptp(bottom[:, :2], axis=0)
+    return float(min(patch[i] / whole[i] if whole[i] > 1e-9 else 1.0 for i in range(2)))
 
 
 def sampled_frames(params: dict) -> list[int]:

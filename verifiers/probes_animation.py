@@ -26,12 +26,23 @@ FRAMES = ("frame_start", "frame_end")
 SAMPLING = {"frame_start": "integer", "frame_end": "integer", "frame_step": "step"}
 
 
+def _nla_strips(ad) -> list:
+    """Every NLA strip of ``ad``'s tracks, those inside META strips at any depth too."""
+    out: list = []
+    stack = [s for t in ad.nla_tracks for s in t.strips]
+    while stack:
+        strip = stack.pop()
+        out.append(strip)
+        stack.extend(getattr(strip, "strips", ()))
+    return out
+
+
 def _fcurves(obj: bpy.types.Object, data_path: str, index: int | None) -> list:
-    """Matching F-curves of the active action and of every NLA strip's action."""
+    """Matching F-curves of the active action and of every NLA strip's action (nested too)."""
     ad = obj.animation_data
     if ad is None:
         return []
-    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for t in ad.nla_tracks for s in t.strips]
+    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in _nla_strips(ad)]
     curves = []
     for action, slot in pairs:
         bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None

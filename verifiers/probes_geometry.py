@@ -123,15 +123,19 @@ def others_drawn(probe: Probe, p: dict):
     others = _others_drawn(probe, set(p["expected"]), frame)
     boxes, outside = {}, []
     for name in others:
-        lo, hi = probe.aabb(probe.scene.objects[name], frame)
+        lo, hi = probe.drawer_aabb(name, frame)
         boxes[name] = {"min": rnd(list(lo)), "max": rnd(list(hi))}
         if region is None or any(lo[i] < region["min"][i] or hi[i] > region["max"][i] for i in range(3)):
             outside.append(name)
+    # strands no measure can place (hair): drawn anywhere, by a part or by another object
+    unmeasured = probe.unmeasured()
     where = "outside the region" if region is not None else "drawn where nothing else may be"
-    detail = (f"{len(others)} other object(s) drawing geometry, as allowed" if not outside
-              else f"other geometry {where}: " + ", ".join(outside[:20]))
-    return binary_outcome(not outside, {"others": others[:50], "boxes": dict(list(boxes.items())[:20])},
-                          {"others_within": region}, detail, {"outside": outside[:50]})
+    problems = ([f"other geometry {where}: " + ", ".join(outside[:20])] if outside else []) + (
+        ["geometry the grader cannot measure: " + "; ".join(f"{n} ({w})" for n, w in list(unmeasured.items())[:20])]
+        if unmeasured else [])
+    detail = f"{len(others)} other object(s) drawing geometry, as allowed" if not problems else "; ".join(problems)
+    return binary_outcome(not problems, {"others": others[:50], "boxes": dict(list(boxes.items())[:20])},
+                          {"others_within": region}, detail, {"outside": outside[:50], "unmeasured": unmeasured})
 
 
 # --- element counts, manifold, normals --------------------------------------------------------
@@ -633,3 +637,53 @@ def mesh_islands(probe: Probe, p: dict):
     detail = "parts as specified" if not bad else "parts off: " + ", ".join(
         f"{n} ({measured[n]['count']} parts)" for n in bad)
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": bad})
+
+
+# Shading normals: a custom (split) normal turned away from its face shades the surface as if lit
+# from inside (black, or the wrong side's light) while every position is right.
+def _corner_face_dots(mesh) -> np.ndarray:
+    """Per corner: the cosine between its shading normal (custom split normals, smooth / sharp
+    shading, as the render reads them) and its face's geometric normal."""
+    n_polys, n_loops = len(mesh.polygons), len(mesh.loops)
+    if not n_polys or not n_loops:
+        return np.ones(0)
+    corner = np.empty(3 * n_loops, dtype=np.float32)
+    mesh.corner_normals.foreach_get("vector", corner)
+    face = np.empty(3 * n_polys, dtype=np.float32)
+    mesh.polygons.foreach_get("normal", face)  # geometric (polygon_normals can read back the custom ones)
+    totals = np.empty(n_polys, dtype=np.int64)
+    mesh.polygons.foreach_get("loop_total", totals)
+    per_corner = face.reshape(-1, 3)[np.repeat(np.arange(n_polys), totals)]
+    return np.einsum("ij,ij->i", corner.reshape(-1, 3).astype(np.float64), per_corner.astype(np.float64))
+
+
+@primitive(group="geometry", required=("object|objects",),
+           params={"object": "name", "objects": "names", "max_angle": "tolerance", "max_share": "tolerance",
+                   "frame": "integer"})
+def normals_follow_faces(probe: Probe, p: dict):
+    """Each object's shading normals follow its faces as the render evaluates them: at most
+    ``max_share`` (default 0) of its corners have a normal more than ``max_angle`` degrees
+    (default 90: turned away from the face) from its face's geometric normal -- custom normals
+    turned inward, or bent across, fail.  Scores the share of objects met."""
+    names, frame = names_param(p), int(p.get("frame", 1))
+    limit = math.cos(math.radians(float(p.get("max_angle", 90.0))))
+    most = float(p.get("max_share", 0.0))
+    probe.at(frame)
+    measured, failing = {}, []
+    for obj in probe.objects(names):
+        ev = obj.evaluated_get(probe.depsgraph)
+        mesh = ev.to_mesh() if obj.type in GEOMETRY_TYPES else None
+        try:
+            dots = _corner_face_dots(mesh) if mesh is not None else np.ones(0)
+        finally:
+            if mesh is not None:
+                ev.to_mesh_clear()
+        share = float(np.mean(dots < limit - 1e-6)) if len(dots) else 0.0
+        measured[obj.name] = {"corners": int(len(dots)), "turned_share": rnd(share)}
+        if share > most:
+            failing.append(obj.name)
+    detail = ("shading normals follow the faces" if not failing
+              else "shading normals turned away from their faces: " + ", ".join(failing))
+    return fraction_outcome(len(names) - len(failing), len(names), measured,
+                            {"max_angle": math.degrees(math.acos(limit)), "max_share": most}, detail,
+                            {"failing": failing})

@@ -12,8 +12,11 @@ from pathlib import Path
 if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import bpy  # noqa: E402
 import colour_math  # noqa: E402
-from probe_core import Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd  # noqa: E402
+from probe_core import (  # noqa: E402
+    Probe, background_drawers, binary_outcome, contact_share, fraction_outcome, names_param, primitive, rests_on, rnd,
+)
 
 
 @primitive(group="objects", required=("object",), params={"object": "name"})
@@ -71,9 +74,13 @@ def parent_is(probe: Probe, p: dict):
            params={"type": "object_type", "name_prefix": "name", "min": "count", "max": "count"})
 def object_count(probe: Probe, p: dict):
     """The number of scene objects matching ``type`` and ``name_prefix`` (both optional) lies
-    in ``min``..``max`` (each optional)."""
+    in ``min``..``max`` (each optional).  The objects of the scene's Background Set chain count
+    too (every render of the scene draws them), named "<background set: NAME>/object"."""
+    background = background_drawers(probe.scene)
+    candidates = [(o.name, o) for o in probe.scene.objects] + [
+        (f"{drawer}/{name}", bpy.data.objects[name]) for name, drawer in background.items()]
     matches = sorted(
-        o.name for o in probe.scene.objects
+        label for label, o in candidates
         if ("type" not in p or o.type == p["type"])
         and o.name.startswith(p.get("name_prefix", ""))
     )
@@ -416,3 +423,26 @@ def modifier_effect(probe: Probe, p: dict):
     detail = what if not failed else what + " (want " + ", ".join(wants[k]() for k in failed) + ")"
     return fraction_outcome(len(checks) - len(failed), len(checks), entry, expected, detail,
                             {"failed": failed, "modifiers": stack})
+
+
+@primitive(group="objects", required=("object", "support", "frame", "tolerance"),
+           params={"object": "name", "support": "name", "frame": "integer", "tolerance": "tolerance",
+                   "min_contact": "tolerance"})
+def rests_on_face(probe: Probe, p: dict):
+    """At ``frame`` the object rests on the support on a face: its AABB bottom is within
+    ``tolerance`` of the support's AABB top, its centre lies over the support's footprint, and
+    its drawn geometry sits flat -- the points within ``tolerance`` of its lowest one span at
+    least ``min_contact`` (default 0.5) of its own width on each horizontal axis
+    (``contact_share``), so an object tipped onto an edge or a corner does not rest."""
+    obj, support = probe.objects([p["object"], p["support"]])
+    frame, tol, need = int(p["frame"]), float(p["tolerance"]), float(p.get("min_contact", 0.5))
+    ok, gap, over = rests_on(probe.aabb(obj, frame), probe.aabb(support, frame), tol)
+    probe.at(frame)
+    arrays = probe.mesh_arrays(obj, frame)
+    share = contact_share(arrays["co"], tol) if arrays is not None else 0.0
+    detail = (f"at frame {frame} {obj.name}'s bottom is {rnd(gap):+.4f} m from {support.name}'s top "
+              f"(negative: below it); centre over it: {over}; flat contact {share:.2f} (min {need})")
+    measured = {"gap": rnd(gap), "centre_over_support": over, "contact": rnd(share)}
+    return binary_outcome(ok and share >= need, measured,
+                          {"support": support.name, "gap": 0.0, "tolerance": tol, "min_contact": need}, detail,
+                          {"frame": frame})

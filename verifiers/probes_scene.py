@@ -38,7 +38,7 @@ from probe_core import (  # noqa: E402
 # 3: everything a render uses, by a walk of the RNA (see SKIP), evaluated, at every frame of the
 # start scene's range (per-frame hashes); drivers, shape keys, material and world node graphs,
 # modifier and constraint settings, render-engine flags, render / output / colour settings
-SNAPSHOT_VERSION = "5"
+SNAPSHOT_VERSION = "6"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -93,7 +93,7 @@ SCALE_PLACES = 3  # world scale rounded to 1e-3: rotation noise never flips a di
 RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", "compositor_alters",
                "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
                "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "layer_collections",
-               "collections", "drivers", "animation", "markers", "sequencer")
+               "collections", "drivers", "animation", "markers", "sequencer", "background_set")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
@@ -271,13 +271,28 @@ def _image(image) -> dict:
     return out
 
 
+def nla_strips(ad) -> list:
+    """Every NLA strip of ``ad``'s tracks, the strips inside META strips too (a meta strip has
+    no action of its own: the actions it plays are its children's, at any depth)."""
+    out: list = []
+
+    def walk(strips) -> None:
+        for strip in strips:
+            out.append(strip)
+            walk(getattr(strip, "strips", ()))
+    for track in ad.nla_tracks:
+        walk(track.strips)
+    return out
+
+
 def _animation_hash(ident) -> str | None:
-    """sha256 of the keyframe points of the F-curves (active action slot and NLA strips) of an
+    """sha256 of the keyframe points of the F-curves (active action slot and NLA strips, nested
+    ones too) of an
     object or an ID's data (a camera's lens, a light's energy keyed over time), or None."""
     ad = getattr(ident, "animation_data", None)
     if ad is None:
         return None
-    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for t in ad.nla_tracks for s in t.strips]
+    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in nla_strips(ad)]
     curves = []
     for action, slot in pairs:
         bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
@@ -474,13 +489,12 @@ TRANSFORM_PATHS = frozenset({"location", "rotation_euler", "rotation_quaternion"
 
 
 def _paths(ident) -> set[str]:
-    """The data paths keyed (active slot, NLA strips) or driven on ``ident``."""
+    """The data paths keyed (active slot, NLA strips, nested ones too) or driven on ``ident``."""
     ad = getattr(ident, "animation_data", None)
     if ad is None:
         return set()
     out = {d.data_path for d in ad.drivers}
-    for action, slot in [(ad.action, ad.action_slot)] + [(s.action, s.action_slot)
-                                                         for t in ad.nla_tracks for s in t.strips]:
+    for action, slot in [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in nla_strips(ad)]:
         bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
         out |= {fc.data_path for fc in (bag.fcurves if bag else [])}
     return out
@@ -655,8 +669,46 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         "drivers": _drivers(scene), "animation": _animation_hash(scene),
         "markers": camera_markers(scene),
         "sequencer": _sequencer(scene),
+        "background_set": _background_set_entry(scene),
     })
     return out
+
+
+def background_sets(scene: bpy.types.Scene) -> list:
+    """The chain of Background Scenes behind ``scene`` (its background_set, that scene's, ...):
+    a render of ``scene`` draws every object of each of them too."""
+    chain, seen = [], {scene.name}
+    other = scene.background_set
+    while other is not None and other.name not in seen:
+        chain.append(other)
+        seen.add(other.name)
+        other = other.background_set
+    return chain
+
+
+def set_objects(scene: bpy.types.Scene) -> list:
+    """The render-enabled objects of ``scene``'s Background Scenes (those not in ``scene`` itself)."""
+    own = {o.name for o in scene.objects}
+    out, seen = [], set(own)
+    for other in background_sets(scene):
+        for obj in sorted(other.objects, key=lambda o: o.name):
+            if obj.name not in seen and not obj.hide_render:
+                seen.add(obj.name)
+                out.append(obj)
+    return out
+
+
+def _background_set_entry(scene: bpy.types.Scene) -> list | None:
+    """The Background Scenes a render draws behind ``scene`` and what each holds (type, data,
+    placement, visibility, instancing of each object), or None when there is none."""
+    chain = background_sets(scene)
+    if not chain:
+        return None
+    return [{"scene": other.name,
+             "objects": {o.name: {"type": o.type, "data": o.data.name if o.data is not None else None,
+                                  "hide_render": bool(o.hide_render), "instance_type": o.instance_type,
+                                  "matrix_world": _r([float(v) for row in o.matrix_world for v in row])}
+                         for o in other.objects}} for other in chain]
 
 
 def camera_markers(scene: bpy.types.Scene) -> list:
@@ -850,7 +902,7 @@ def _key_change(before: dict, after: dict, key: str, window: range, first: int, 
                         for p, x, y in _diff_paths(gb, ga, tol)[:DIFF_LIMIT]}
     runs_b, runs_a = before.get("series", {}).get(key), after.get("series", {}).get(key)
     if runs_b is not None or runs_a is not None:
-        hb = _expand(runs_b) if runs_b is not None else [_short(bv)] * n
+        hb = _held(_expand(runs_b), n) if runs_b is not None else [_short(bv)] * n
         ha = _expand(runs_a) if runs_a is not None else [_short(av)] * n
         frames = [f for f in window if f != first and f - first < min(len(hb), len(ha))
                   and hb[f - first] != ha[f - first]]
@@ -924,12 +976,20 @@ def _label(key: str, change: dict) -> str:
 
 
 def _window(base: dict, p: dict) -> tuple[int, range]:
-    """(first frame, frames compared): the start snapshot's range, or ``frames`` inside it."""
+    """(first frame, frames compared): the start snapshot's range, or ``frames`` from inside it
+    on -- it may run past the snapshot's last frame (a task that renders frames the start
+    scene's range does not reach: there the start scene holds its last frame's values)."""
     first, last = (int(v) for v in base["frames"])
     lo, hi = (int(v) for v in p.get("frames", (first, last)))
-    if not first <= lo <= hi <= last:
-        raise ValueError(f"scene_unchanged: frames {lo}..{hi} are outside the start snapshot's {first}..{last}")
+    if not first <= lo <= hi or lo > last:
+        raise ValueError(f"scene_unchanged: frames {lo}..{hi} do not start inside the start snapshot's "
+                         f"{first}..{last}")
     return first, range(lo, hi + 1)
+
+
+def _held(hashes: list[str], n: int) -> list[str]:
+    """Per-frame digests padded to ``n`` frames with the last one (the value held past the end)."""
+    return hashes + hashes[-1:] * (n - len(hashes)) if hashes else hashes
 
 
 @primitive(group="scene", required=(), frames="own",
@@ -937,7 +997,9 @@ def _window(base: dict, p: dict) -> tuple[int, range]:
                    "tolerance": "tolerance", "sections": SECTIONS, "frame": "integer", "frames": FRAMES})
 def scene_unchanged(probe: Probe, p: dict):
     """The delivered scene is the start scene (``start_scene.json``) at every frame of the start
-    scene's range (``frames`` [first, last] inside it: those only) but for what the task allows:
+    scene's range (``frames`` [first, last] starting inside it: those only; past its last frame
+    the start scene holds that frame's values -- a task that renders later frames names them)
+    but for what the task allows:
     ``allow_changed`` {object name or "render": [snapshot keys] or "*"} (an allow-list: every
     other key of the snapshot, known today or added later, must be unchanged; "key:setting"
     allows one setting inside a key, fnmatch patterns too: "cycles:samples", "cycles:preview_*"), ``allow_removed``
@@ -954,13 +1016,14 @@ def scene_unchanged(probe: Probe, p: dict):
         raise ValueError(f"scene_unchanged: start scene snapshot version {base.get('snapshot_version')!r}, "
                          f"this probe reads {SNAPSHOT_VERSION!r}: rewrite it (python -m verifiers.start_scene)")
     first, window = _window(base, p)
-    count = int(base["frames"][1]) - first + 1
+    span = [first, max(int(base["frames"][1]), window.stop - 1)]  # the frames the delivery is walked over
+    count = span[1] - first + 1
     frame, tol = int(p.get("frame", first)), float(p.get("tolerance", 1e-4))
     sections = list(p.get("sections", ["objects", "render"]))
     allow, removable = dict(p.get("allow_changed", {})), set(p.get("allow_removed", ()))
     rule = dict(p.get("allow_new", {}))
     rx = re.compile(rule["pattern"]) if "pattern" in rule else None
-    now = snapshot(probe, base["frames"])
+    now = snapshot(probe, span)
     total, bad = 0, []  # bad: [(label, evidence entry)]
     allowed_changes = []
 
@@ -1150,7 +1213,8 @@ def light_output(light) -> tuple[float | None, str]:
            params={"exclude": "names", "max_power": "tolerance",
                    "min_power": {"type": "number", "description": "number (W)"}, "frame": "integer"})
 def light_power(probe: Probe, p: dict):
-    """Every render-visible light but the ``exclude``d ones puts between ``min_power`` (default
+    """Every render-visible light but the ``exclude``d ones (a Background Scene's lights too,
+    never excluded) puts between ``min_power`` (default
     0: no negative light) and ``max_power`` W into the render (``light_output``: Power x
     2^Exposure x colour x contribution factor x its light nodes' Emission), at ``frame``
     (default 1).  A light whose nodes are not a constant Emission fails.  Scores the share of
@@ -1159,8 +1223,10 @@ def light_power(probe: Probe, p: dict):
     lo, hi = float(p.get("min_power", 0.0)), float(p["max_power"])
     skip, rendered = set(p.get("exclude", ())), probe.rendered()
     measured, off = {}, {}
-    for obj in sorted(probe.scene.objects, key=lambda o: o.name):
-        if obj.type != "LIGHT" or obj.name in skip or obj.name not in rendered:
+    # a Background Scene's lights light the render too, whatever their names
+    set_lights = [o for o in set_objects(probe.scene) if o.type == "LIGHT"]
+    for obj in sorted(probe.scene.objects, key=lambda o: o.name) + set_lights:
+        if obj.type != "LIGHT" or (obj not in set_lights and (obj.name in skip or obj.name not in rendered)):
             continue
         watts, how = light_output(obj.evaluated_get(probe.depsgraph).data)
         measured[obj.name] = rnd(watts) if watts is not None else how

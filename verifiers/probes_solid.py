@@ -39,6 +39,7 @@ from mathutils.bvhtree import BVHTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
     GEOMETRY_TYPES, VEC3, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
+    unmeasured_geometry,
 )
 
 # --- param schemas (literals: the static catalogue reads them) ----------------------------------
@@ -569,6 +570,9 @@ def solid_parts(probe: Probe, p: dict):
                if bad]
         off = [k for k in ("min_faces", "encloses", "min_extent", "min_fill", "max_holes", "hidden_shell")
                if k in off_shells] + off
+        unmeasured = unmeasured_geometry(o) if o.name in probe.rendered() else None
+        if unmeasured:  # strands the render draws that no solid measure can read
+            off.append(f"draws geometry the grader cannot measure: {unmeasured}")
         if off:
             failing[o.name] = off
     expected = {**limits, "max_shells": p.get("max_shells", 1)}
@@ -783,15 +787,40 @@ def voxel_signature(probe: Probe, objs: list, grid_min, grid_max, size, frame: i
     return _hex(occupancy(probe, objs, grid_min, grid_max, size, frame))
 
 
+VOLUMES = {"type": "object", "minProperties": 1, "additionalProperties": RANGE,
+           "description": "{object name: [min, max]}"}
+
+
+def _own_volumes(probe: Probe, objs: list, ranges: dict, frame: int) -> tuple[dict, dict]:
+    """({name: enclosed volume}, {name: volume} of those outside their range): each object
+    named in ``ranges`` judged on its own -- the pooled voxels let one small part be anything
+    while the large ones carry the union's IoU."""
+    measured, off = {}, {}
+    for obj in objs:
+        if obj.name not in ranges:
+            continue
+        lo, hi = (float(v) for v in ranges[obj.name])
+        volume = float(sum(sh.volume for sh in visible_shells(probe, obj, frame)))
+        measured[obj.name] = volume
+        if not lo <= volume <= hi:
+            off[obj.name] = volume
+    return measured, off
+
+
 @primitive(group="geometry", required=("object|objects", "grid", "min_iou"),
-           params={"object": "name", "objects": "names", "grid": GRID, "min_iou": SHARE, "frame": "integer"})
+           params={"object": "name", "objects": "names", "grid": GRID, "min_iou": SHARE, "frame": "integer",
+                   "volumes": VOLUMES})
 def shape_match(probe: Probe, p: dict):
     """The union of the objects' solids fills the voxels of ``grid`` (a reference signature made by
     ``voxel_signature``) with intersection-over-union >= ``min_iou``.  The comparison is never
     coarser than the delivery's thinnest visible part: when a shell is thinner (``thickness``) than
     a voxel edge, each voxel is split k times along that axis (k = ceil(edge / thickness)), the
     sub-voxels take their voxel's reference bit and the IoU is counted on the sub-voxels; a part
-    too thin for ``MAX_FINE_VOXELS`` fails.  Hidden shells do not count.  Binary."""
+    too thin for ``MAX_FINE_VOXELS`` fails.  Hidden shells do not count.  With ``volumes``
+    ({name: [min, max]}), each object named there is also judged on its own: the volume its
+    visible closed shells enclose lies in the range (a part thinner than the voxels' reach).  An
+    object that draws geometry no measure can read (``unmeasured_geometry``: hair strands) fails.
+    Binary."""
     grid, frame, need = p["grid"], _frame(p), float(p["min_iou"])
     _, _, (nx, ny, nz) = _grid(grid["min"], grid["max"], grid["size"])
     want = _bits(grid["occupied"], nx * ny * nz)
@@ -815,5 +844,17 @@ def shape_match(probe: Probe, p: dict):
     measured = {"iou": iou, "occupied": int(got.sum()), "reference_occupied": int(want.sum()), "intersection": both,
                 "thinnest": thin if math.isfinite(thin) else None, "split": k}
     detail = f"voxel IoU of {', '.join(names)} with the reference: {iou:.3f} (min {need})"
-    return binary_outcome(iou >= need, rnd(measured), {"min_iou": need}, detail,
+    passed = iou >= need
+    # strands the render draws that no voxel can hold (hair): the shape is not what is measured
+    unmeasured = {o.name: why for o in objs if o.name in probe.rendered() and (why := unmeasured_geometry(o))}
+    if unmeasured:
+        passed = False
+        measured["unmeasured"] = unmeasured
+        detail += "; draws geometry the grader cannot measure: " + "; ".join(f"{n} ({w})" for n, w in unmeasured.items())
+    if "volumes" in p:
+        measured["volumes"], short = _own_volumes(probe, objs, p["volumes"], frame)
+        passed = passed and not short
+        if short:
+            detail += "; enclosed volume out of range: " + ", ".join(f"{n} {v:.5f} m^3" for n, v in short.items())
+    return binary_outcome(passed, rnd(measured), {"min_iou": need}, detail,
                           {"missing_voxels": int(np.sum(want & ~got)), "extra_voxels": int(np.sum(got & ~want))})

@@ -25,7 +25,8 @@ sample points on the part's evaluated surface:
   evaluated weight is 0 everywhere does not count (a discarded branch may hold anything).
 
 Primitives: ``material_on_faces`` (share of the evaluated face area that uses the material and
-shows: opacity >= 0.5), ``surface_shader`` (shader type, colour in CIEDE2000 over the area,
+shows: opacity >= 0.5), ``surface_shader`` (shader type with plausible optics -- IOR, Specular
+IOR Level, thin film, no linked Normal / Coat Normal / Tangent --, colour in CIEDE2000 over the area,
 emission, opacity less transmission, transmission, displacement), ``texture_influence`` (an
 image counts only if its painted colour reaches the input -- per channel, over a small step and
 a wide swing, averaged over the part's area --, a meaningful share of its texels show on the
@@ -1446,21 +1447,36 @@ def _gather(results: list[dict], key: str):
 
 CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_displacement")
 
+# Principled inputs that change what the surface shows beyond its Base Color (red team 3): a
+# dielectric IOR far outside real glazes, woods and paints makes a mirror (IOR 1000 reflects
+# ~99.6 %), a Specular IOR Level above 1 likewise, a thin film tints the reflection (a gold
+# rim renders green), and a linked Normal / Coat Normal / Tangent changes the shading (an
+# inverted or bumped normal renders dark or crinkled).  Bounds by default; rubric params widen them.
+OPTICS_DEFAULTS = {"max_ior": 3.0, "max_specular_level": 1.0, "max_thin_film": 0.0, "allow_normal_map": False}
+IOR_INPUTS = ("IOR", "Coat IOR")
+NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
+
 
 @primitive(group="materials", required=("material|object", "shader"),
            params={"material": "name", "object": "name", "shader": SHADER_TYPES, "base_color": "colour",
                    "max_delta_e": "tolerance", "max_emission": "tolerance", "min_alpha": UNIT,
-                   "max_transmission": UNIT, "max_displacement": "tolerance", "min_share": UNIT, "frame": "integer"})
+                   "max_transmission": UNIT, "max_displacement": "tolerance", "min_share": UNIT, "frame": "integer",
+                   "max_ior": "tolerance", "max_specular_level": "tolerance", "max_thin_film": "tolerance",
+                   "allow_normal_map": "bool"})
 def surface_shader(probe: Probe, p: dict):
     """What the material shows, evaluated over the part's area: the shader is a listed type,
     the colour within ``max_delta_e`` CIEDE2000 of ``base_color``, emission, opacity,
     transmission and displacement within their bounds, each on >= ``min_share`` (0.98) of the area.
     ``min_alpha`` bounds the share of light the surface stops: alpha less transmission (glass is
     not opaque); emission is the largest |strength x colour| channel; the colour is Base Color
-    through the coat's tint."""
+    through the coat's tint.  Part of the shader check (``optics``): every Principled that shows keeps IOR / Coat IOR
+    in 1..``max_ior`` (3), Specular IOR Level <= ``max_specular_level`` (1), Thin Film Thickness <=
+    ``max_thin_film`` nm (0), and no shader that shows has a linked Normal / Coat Normal / Tangent
+    unless ``allow_normal_map``; where they do not, the colour is not the one judged either."""
     shaders = _shader_wanted(p)
-    checks = ["shader"] + [k for k in CHECKS if k in p]
+    checks = _checks(p)
     expected = {k: p[k] for k in ("shader", *CHECKS, "max_delta_e", "min_share") if k in p}
+    expected["optics"] = _optics_bounds(p)
     if "base_color" in p:
         expected.setdefault("max_delta_e", 3.0)
     groups, why = material_chunks(probe, p)
@@ -1506,7 +1522,7 @@ def _mean_colour(colour: np.ndarray, w: np.ndarray):
 
 def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) -> tuple[dict, list[str], list[str]]:
     """(measured, failed checks, reasons) for one material over its sample contexts."""
-    checks = ["shader"] + [k for k in CHECKS if k in p]
+    checks = _checks(p)
     min_share = float(p.get("min_share", MIN_AREA_SHARE))
     results = [evaluate_surface(mat, target, ctx) for ctx in ctxs]
     node, why = results[0]["node"], results[0]["why"]
@@ -1533,6 +1549,10 @@ def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) ->
             notes.append(f"surface is {m['shader']} ({', '.join(kinds) or 'nothing'}), not {' or '.join(shaders)}")
     if not type_ok:
         off.append("shader")
+    optics_ok, m["optics"], optics_notes = _optics(results, ctxs, p)
+    if _share(w, optics_ok) < min_share:  # part of the shader check: the shader shows as a plausible surface
+        off += [] if "shader" in off else ["shader"]
+        notes += optics_notes
     colour = _gather(results, "colour")
     if isinstance(colour, Unknown):
         m["base_color"] = m["base_color_hex"] = None
@@ -1549,6 +1569,8 @@ def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) ->
             unresolved["base_color"] = colour.reason
         else:
             share, de = colour_share(colour, w, colour_math.parse_colour(p["base_color"]), tol)
+            de = np.where(optics_ok, de, np.inf)  # a mirror or a tinted film does not show its Base Color
+            share = _share(w, de <= tol)
             finite = de[np.isfinite(de)]
             m["delta_e2000"] = rnd(float(np.median(finite))) if len(finite) else None
             m["base_color_share"] = rnd(share)
@@ -1581,6 +1603,75 @@ def _judge_surface(mat, target: str, ctxs: list, shaders: list[str], p: dict) ->
     if unresolved:
         m["unresolved"] = unresolved
     return m, off, notes
+
+
+def _checks(p: dict) -> list[str]:
+    return ["shader"] + [k for k in CHECKS if k in p]
+
+
+def _optics_bounds(p: dict) -> dict:
+    return {k: p.get(k, v) for k, v in OPTICS_DEFAULTS.items()}
+
+
+def _optics(results: list[dict], ctxs: list, p: dict) -> tuple[np.ndarray, dict, list[str]]:
+    """(per sample: every shader that shows there keeps the optics bounds, measured, reasons).
+    An input the evaluator cannot read is off (Unknown never meets a requirement)."""
+    bounds = _optics_bounds(p)
+    oks, measured, notes = [], {"ior": None, "specular_level": None, "thin_film": None, "linked_normals": []}, []
+    for res, ctx in zip(results, ctxs):
+        ok = np.ones(ctx["n"], dtype=bool)
+        for c in res.get("closures") or []:
+            if c.node is None or isinstance(c.weight, Unknown) or not np.any(c.weight > 0):
+                continue
+            shows = c.weight > 0
+            ok &= ~shows | _closure_optics(c, bounds, measured, notes)
+        oks.append(ok)
+    notes = list(dict.fromkeys(notes))
+    return np.concatenate(oks), measured, notes
+
+
+def _closure_optics(c: Closure, bounds: dict, measured: dict, notes: list[str]) -> np.ndarray:
+    """Per sample, whether this closure's node keeps the bounds; records worst values seen."""
+    node, g = c.node, c.graph
+    ok = np.ones(len(c.weight), dtype=bool)
+    if not bounds["allow_normal_map"]:
+        for name in NORMAL_INPUTS:
+            sock = node.inputs.get(name)
+            if sock is not None and _live_links(sock):
+                measured["linked_normals"].append(f"{node.name}.{name}")
+                notes.append(f"{node.name}: its {name} input is linked (the shading normal is changed)")
+                ok[:] = False
+    if node.type != "BSDF_PRINCIPLED":
+        return ok
+    checks = [(n, "ior", lambda v: (v >= 1.0) & (v <= float(bounds["max_ior"])), f"1..{bounds['max_ior']:g}")
+              for n in IOR_INPUTS]
+    checks += [("Specular IOR Level", "specular_level", lambda v: (v >= 0) & (v <= float(bounds["max_specular_level"])),
+                f"0..{bounds['max_specular_level']:g}"),
+               ("Thin Film Thickness", "thin_film", lambda v: v <= float(bounds["max_thin_film"]),
+                f"<= {bounds['max_thin_film']:g} nm")]
+    for name, key, good, word in checks:
+        if node.inputs.get(name) is None:
+            continue
+        if name == "Coat IOR" and not _coated(g, node):
+            continue
+        value = g.value(node, name)
+        if isinstance(value, Unknown):
+            notes.append(f"{node.name}: {name} unknown ({value.reason})")
+            ok[:] = False
+            continue
+        worst = float(value[np.argmax(np.abs(value - (1.5 if key == "ior" else 0.0)))])
+        if measured[key] is None or abs(worst) > abs(measured[key]):
+            measured[key] = rnd(worst)
+        bad = ~good(value)
+        if bad.any():
+            notes.append(f"{node.name}: {name} {worst:g} outside {word} (the render is not its Base Color)")
+            ok &= ~bad
+    return ok
+
+
+def _coated(g: Graph, node) -> bool:
+    weight = g.value(node, "Coat Weight")
+    return isinstance(weight, Unknown) or bool(np.any(weight > 0))
 
 
 def _opaque(results: list[dict]):

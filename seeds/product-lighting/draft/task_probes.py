@@ -43,6 +43,12 @@ def _surface_tools():
     return probes_surface
 
 
+def _set_objects(scene) -> list:
+    """The render-enabled objects of ``scene``'s Background Scenes: a render draws them too."""
+    import probes_scene  # noqa: PLC0415
+    return probes_scene.set_objects(scene)
+
+
 def _light_nodes_neutral(light) -> str | None:
     """Why the light's node tree changes its output, or None when it does not (no tree in use,
     or an Emission of white at strength 1 straight into the light output)."""
@@ -149,7 +155,7 @@ def _world_radiance(world) -> tuple[float | None, str]:
            params={"expected": "names", "max_power": "tolerance", "max_world": "tolerance", "frame": "integer"})
 def studio_extras(probe, p: dict):
     """What else may light the product stays within the spec: every render-visible light not in
-    ``expected`` is no sun and emits at most ``max_power`` W (Power x 2^exposure, and no
+    ``expected`` (and every light of a Background Scene) is no sun and emits at most ``max_power`` W (Power x 2^exposure, and no
     un-normalised area light); the world's background (colour x strength, max channel) is at
     most ``max_world`` and it has no volume; no view layer overrides the materials or the world;
     and no object instances a collection (no geometry brought into the set that way).  Scores
@@ -159,8 +165,9 @@ def studio_extras(probe, p: dict):
     rendered = probe.rendered()
     probe.at(int(p.get("frame", 1)))
     strong = {}
-    for obj in probe.scene.objects:
-        if obj.type != "LIGHT" or obj.name in expected or obj.name not in rendered:
+    set_lights = [o for o in _set_objects(probe.scene) if o.type == "LIGHT"]  # never the rig's
+    for obj in list(probe.scene.objects) + set_lights:
+        if obj.type != "LIGHT" or (obj not in set_lights and (obj.name in expected or obj.name not in rendered)):
             continue
         light = obj.evaluated_get(probe.depsgraph).data
         power = float(light.energy) * 2.0 ** float(light.exposure)
@@ -195,6 +202,19 @@ def studio_extras(probe, p: dict):
                             {k: p[k] for k in ("expected", "max_power", "max_world")}, detail, {"off": off})
 
 
+def _sensor_span(scene, cam) -> float:
+    """The sensor size (mm) the picture's longer side spans, as the render fits it: with Sensor
+    Fit Auto the Sensor Width; Horizontal, the width across the picture's width; Vertical, the
+    Sensor Height across its height -- a tall height on a wide picture widens the view whatever
+    the focal length reads."""
+    r = scene.render
+    aspect = (r.resolution_x * r.pixel_aspect_x) / max(1e-9, r.resolution_y * r.pixel_aspect_y)
+    if cam.sensor_fit == "AUTO":
+        return float(cam.sensor_width)
+    across = float(cam.sensor_width) if cam.sensor_fit == "HORIZONTAL" else float(cam.sensor_height) * aspect
+    return across if aspect >= 1.0 else across / aspect
+
+
 @primitive(required=("camera", "target", "min_fill"),
            params={"camera": "name", "target": "name", "min_fill": {"type": "number", "minimum": 0, "maximum": 1,
                                                                     "description": "number 0..1"},
@@ -205,7 +225,8 @@ def shot_framing(probe, p: dict):
     its picture at ``frame`` (default 1): inside the frame (shift, sensor fit and the render's
     aspect included) and between the clip distances, spanning at least ``min_fill`` of the
     frame height; with ``sensor_width``, the sensor is that wide within ``sensor_tolerance``
-    (default 0.5 mm); and depth of field, when on, focuses within ``focus_margin`` (default
+    (default 0.5 mm), and so is the span of it the picture's longer side takes (Sensor Fit and
+    Sensor Height included: ``_sensor_span``); and depth of field, when on, focuses within ``focus_margin`` (default
     0.1 m) of the target's depth range.  Scores the share of the checks met."""
     frame = int(p.get("frame", 1))
     cam = probe.scene.objects.get(p["camera"])
@@ -232,8 +253,9 @@ def shot_framing(probe, p: dict):
         checks.update(in_frame=False, in_clip_range=False, fill=False)
     if "sensor_width" in p:
         measured["sensor_width"] = rnd(float(data.sensor_width))
-        checks["sensor_width"] = abs(float(data.sensor_width) - float(p["sensor_width"])) <= float(
-            p.get("sensor_tolerance", 0.5))
+        measured["sensor_span"] = rnd(_sensor_span(scene, data))
+        checks["sensor_width"] = all(abs(v - float(p["sensor_width"])) <= float(p.get("sensor_tolerance", 0.5))
+                                     for v in (float(data.sensor_width), _sensor_span(scene, data)))
     if data.dof.use_dof and len(view):
         if data.dof.focus_object is not None:
             fo = data.dof.focus_object.evaluated_get(probe.depsgraph).matrix_world.translation
