@@ -24,6 +24,7 @@ import os
 import re
 import shutil
 import threading
+from collections import Counter
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -121,7 +122,7 @@ class TrialSandbox:
         self.held: held.HeldNamespaces | None = None  # the view's namespaces, once made
         self._hold_lock = asyncio.Lock()
         self._hold_failed = False
-        self.launch_counts: dict[str, int] = {}  # held, cold (by launch() with held=True)
+        self.launch_counts: Counter[str] = Counter()  # held, cold (by launch() with held=True)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -301,8 +302,7 @@ class TrialSandbox:
                 and stdin is not asyncio.subprocess.PIPE:
             launched = await self._launch_held(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
                                                stderr=stderr, kind=kind, serve_forks=serve_forks)
-            self.launch_counts["held" if launched else "cold"] = \
-                self.launch_counts.get("held" if launched else "cold", 0) + 1
+            self.launch_counts["held" if launched else "cold"] += 1
             if launched is not None:
                 return launched  # type: ignore[return-value]  # what of a Process it uses (held.py)
         for attempt in range(1, LAUNCH_ATTEMPTS + 1):
