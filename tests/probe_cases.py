@@ -4,6 +4,8 @@ rubric.json (the shapes `seeds/*/draft` use), so a test can run the real probe o
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 
@@ -26,3 +28,21 @@ def write_rule_task(folder: Path, cases: dict[str, tuple[str, dict]], task_id: s
     (folder / "task.json").write_text(json.dumps(task), encoding="utf-8")
     (folder / "rubric.json").write_text(json.dumps(rubric), encoding="utf-8")
     return folder / "task.json", folder / "rubric.json"
+
+
+def run_bpy(*argv: str | Path) -> None:
+    """Run a bpy script (this interpreter has bpy) and fail the test with its output if it fails."""
+    proc = subprocess.run([sys.executable, *map(str, argv)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
+
+
+def assert_refused_as_expected(report: dict, refused: dict[str, str], delivery: str) -> None:
+    """Each criterion in ``refused`` fails with its detail naming what it names; every other
+    criterion of the rule report passes in full (the red-team tests' one verdict)."""
+    for cid, c in {c["id"]: c for c in report["criteria"]}.items():
+        assert c.get("error") is None, (cid, c.get("error"))
+        if cid in refused:
+            assert not c["passed"] and c["score"] < 1, (delivery, cid, c["detail"])
+            assert refused[cid] in c["detail"], (delivery, c["detail"])
+        else:
+            assert c["passed"] and c["score"] == 1, (delivery, cid, c["detail"])

@@ -54,6 +54,10 @@ OPERATOR_NAMES = (
     # issue 33, red team 3: Principled inputs that re-shade, what else a render draws, hidden keys, sensor fit
     "principled_ior_mirror", "thin_film_tint", "normal_input_inverted", "nla_meta_hidden_animation",
     "sensor_fit_vertical_wide", "background_set_occluder", "hair_on_parts",
+    # issue 33, red team 4: the view layer's filters and override, see-through parts, a world volume
+    "view_layer_surfaces_off", "material_override_transparent", "parts_transparent", "world_volume_fog",
+    # a light's object scale narrowing its beam or shrinking its emitter
+    "light_scaled_narrow",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

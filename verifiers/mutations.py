@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "6"
+MUTATIONS_VERSION = "7"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1702,3 +1702,84 @@ def hair_on_parts(ctx: Context) -> None:
         settings = mod.particle_system.settings
         settings.type, settings.count, settings.render_type = "HAIR", 400, "PATH"
         settings.hair_length = max((hi - lo).length, 0.2)
+
+
+# --- red team 4: what the render's view layer and world do to the parts ---
+# The view layer's Surfaces filter, its Material Override and a world volume change what every
+# render shows without touching a part; a material that lets the light through hides the part it
+# is on.  The grader reads the view layer's filters (probe_core.render_visible_names), draws the
+# override (probes_surface._drawn_materials, parts_shown), and counts a world volume as drawn
+# (probes_geometry.others_drawn).
+
+
+def _ghost_material(name: str) -> bpy.types.Material:
+    """A material whose surface is a Transparent BSDF alone: a render sees straight through it."""
+    mat = bpy.data.materials.new(name)
+    mat.use_nodes = True
+    tree = mat.node_tree
+    for node in list(tree.nodes):
+        tree.nodes.remove(node)
+    out = tree.nodes.new("ShaderNodeOutputMaterial")
+    tree.links.new(tree.nodes.new("ShaderNodeBsdfTransparent").outputs[0], out.inputs["Surface"])
+    return mat
+
+
+@operator("view_layer_surfaces_off", "the Surfaces filter of every view layer off (View Layer > Filter): a "
+          "render draws no mesh, curve or text, the scene's objects untouched", _needs_parts)
+def view_layer_surfaces_off(ctx: Context) -> None:
+    for view_layer in ctx.scene.view_layers:
+        view_layer.use_solid = False
+
+
+@operator("material_override_transparent", "every view layer's Material Override set to a Transparent BSDF: a "
+          "render draws every surface see-through, no material of a part changed", _needs_parts)
+def material_override_transparent(ctx: Context) -> None:
+    ghost = _ghost_material("Override.Ghost")
+    for view_layer in ctx.scene.view_layers:
+        view_layer.material_override = ghost
+
+
+@operator("parts_transparent", "every slot of every part (an empty slot added where it has none) given a "
+          "Transparent BSDF: the geometry measures right, a render sees through it", _needs_mesh_parts)
+def parts_transparent(ctx: Context) -> None:
+    ghost = _ghost_material("Part.Ghost")
+    for obj in ctx.mesh_parts():
+        if not obj.material_slots:
+            obj.data.materials.append(ghost)
+        for slot in obj.material_slots:
+            slot.link = "OBJECT"  # the slot's own material, whatever the (possibly shared) mesh holds
+            slot.material = ghost
+
+
+@operator("world_volume_fog", "the scene's world given a Volume Absorption of density 1000 (a new world when it "
+          "has none): every render is black fog in front of the parts", _needs_parts)
+def world_volume_fog(ctx: Context) -> None:
+    world = ctx.scene.world or bpy.data.worlds.new("Fog")
+    ctx.scene.world = world
+    world.use_nodes = True
+    tree = world.node_tree
+    out = next((n for n in tree.nodes if n.type == "OUTPUT_WORLD"), None) or tree.nodes.new("ShaderNodeOutputWorld")
+    fog = tree.nodes.new("ShaderNodeVolumeAbsorption")
+    fog.inputs["Density"].default_value = 1000.0
+    tree.links.new(fog.outputs[0], out.inputs["Volume"])
+
+
+# --- red team 4: a light's object scale ---
+# A light object's scale is part of the beam a render draws: a spot's cone is drawn in the light's
+# scaled frame (X / Y squeezed: a pin-point beam, Spot Size unchanged) and an area light's
+# emitting surface is its Size times the scale (shrunk: a soft light made hard, Size unchanged).
+
+
+def _beam_lights(ctx: Context) -> list[bpy.types.Object]:
+    return sorted((o for o in ctx.scene.objects if o.type == "LIGHT" and o.data.type in ("SPOT", "AREA")),
+                  key=lambda o: o.name)
+
+
+@operator("light_scaled_narrow", "each spot light's object scale squeezed to 3 % in X and Y (its cone drawn ~30 "
+          "times narrower, Spot Size unchanged) and each area light's scaled to 1 % (its emitter 1 % as wide, "
+          "Size unchanged)",
+          lambda ctx: None if _beam_lights(ctx) else "no spot or area light")
+def light_scaled_narrow(ctx: Context) -> None:
+    for light in _beam_lights(ctx):
+        factor = (0.03, 0.03, 1.0) if light.data.type == "SPOT" else (0.01, 0.01, 0.01)
+        light.scale = tuple(s * f for s, f in zip(light.scale, factor, strict=True))

@@ -110,12 +110,35 @@ def render_view_layer(scene: bpy.types.Scene):
     return next((vl for vl in scene.view_layers if vl.use), None)
 
 
+def render_material_override(scene: bpy.types.Scene):
+    """The material a render draws every surface with instead of its own (the render view
+    layer's Material Override), or None."""
+    view_layer = render_view_layer(scene)
+    return getattr(view_layer, "material_override", None) if view_layer is not None else None
+
+
+def render_world(scene: bpy.types.Scene):
+    """The world a render uses: the render view layer's World Override, else the scene's."""
+    view_layer = render_view_layer(scene)
+    override = getattr(view_layer, "world_override", None) if view_layer is not None else None
+    return override if override is not None else scene.world
+
+
+# Which of the view layer's filters (Properties > View Layer > Filter) draws an object type:
+# with Surfaces off a render draws no mesh, curve or text at all (red team 4 hid a whole fence so).
+_TYPE_FILTER = {"CURVES": "use_strand", "VOLUME": "use_volumes"}
+
+
+def _filtered_out(view_layer, obj_type: str) -> bool:
+    return obj_type in GEOMETRY_TYPES and not getattr(view_layer, _TYPE_FILTER.get(obj_type, "use_solid"), True)
+
+
 def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     """Names of the objects a render of ``scene`` shows in its picture: in a collection of the
     render's view layer that is neither excluded, render-disabled, holdout nor indirect-only
     (walked from the scene collection, so a disabled parent hides its children), not
-    ``hide_render``, and -- for objects with geometry -- visible to camera rays, neither a
-    holdout nor a shadow catcher.  With a render-mode ``depsgraph``, only objects that depsgraph
+    ``hide_render``, and -- for objects with geometry -- drawn by the view layer's filters
+    (Surfaces, Curves, Volumes), visible to camera rays, neither a holdout nor a shadow catcher.  With a render-mode ``depsgraph``, only objects that depsgraph
     evaluates as visible themselves (an instancer's children, an instancer not shown in render,
     are not)."""
     out: set[str] = set()
@@ -132,7 +155,7 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
                 if obj.hide_render:
                     continue
                 if obj.type in GEOMETRY_TYPES and (not obj.visible_camera or obj.is_holdout
-                                                   or obj.is_shadow_catcher):
+                                                   or obj.is_shadow_catcher or _filtered_out(view_layer, obj.type)):
                     continue
                 out.add(obj.name)
         for child in layer_coll.children:

@@ -16,7 +16,7 @@ from mathutils import Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
     GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, corner_verts, fraction_outcome, names_param,
-    object_point, primitive, rnd, uv_vectors, vertex_positions,
+    object_point, primitive, render_view_layer, render_world, rnd, uv_vectors, vertex_positions,
 )
 from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
 
@@ -109,6 +109,21 @@ def _others_drawn(probe: Probe, expected: set[str], frame: int) -> list[str]:
     return sorted((own | set(probe.instancers(frame))) - expected - start)
 
 
+def world_volume(scene) -> str | None:
+    """Why the render draws a volume in the world (fog over the whole picture), or None: a live
+    link into the Volume of the render world's active output, with the view layer's Volumes
+    filter on."""
+    view_layer = render_view_layer(scene)
+    world = render_world(scene)
+    if view_layer is None or not view_layer.use_volumes or world is None or world.node_tree is None:
+        return None
+    for node in world.node_tree.nodes:
+        sock = node.inputs.get("Volume") if node.type == "OUTPUT_WORLD" and node.is_active_output else None
+        if sock is not None and any(not link.is_muted and not link.from_node.mute for link in sock.links):
+            return f"world {world.name!r} has a volume shader ({sock.links[0].from_node.name})"
+    return None
+
+
 @primitive(group="geometry", required=("expected",),
            params={"expected": "names", "others_within": REGION, "frame": "integer"})
 def others_drawn(probe: Probe, p: dict):
@@ -116,7 +131,8 @@ def others_drawn(probe: Probe, p: dict):
     objects): every other object's geometry, with the instances it draws -- a collection
     instance, vertex / face instancing, Geometry Nodes instances, credited to the object that
     instances them -- lies inside ``others_within`` {min, max} at ``frame`` (default 1);
-    without ``others_within`` nothing else may be drawn at all.  An object that draws instances
+    without ``others_within`` nothing else may be drawn at all.  A volume in the render's
+    world is drawn everywhere and is never allowed.  An object that draws instances
     is judged by what it draws, whatever its type or its own visibility."""
     frame = int(p.get("frame", 1))
     region = p.get("others_within")
@@ -129,10 +145,12 @@ def others_drawn(probe: Probe, p: dict):
             outside.append(name)
     # strands no measure can place (hair): drawn anywhere, by a part or by another object
     unmeasured = probe.unmeasured()
+    # a world volume is drawn everywhere, in front of the parts too (red team 4 fogged a fence out)
+    fog = world_volume(probe.scene)
     where = "outside the region" if region is not None else "drawn where nothing else may be"
     problems = ([f"other geometry {where}: " + ", ".join(outside[:20])] if outside else []) + (
         ["geometry the grader cannot measure: " + "; ".join(f"{n} ({w})" for n, w in list(unmeasured.items())[:20])]
-        if unmeasured else [])
+        if unmeasured else []) + ([f"a volume drawn over everything: {fog}"] if fog else [])
     detail = f"{len(others)} other object(s) drawing geometry, as allowed" if not problems else "; ".join(problems)
     return binary_outcome(not problems, {"others": others[:50], "boxes": dict(list(boxes.items())[:20])},
                           {"others_within": region}, detail, {"outside": outside[:50], "unmeasured": unmeasured})
@@ -264,8 +282,11 @@ def aimed_at(probe: Probe, p: dict):
     aabb_center) is at most ``max_angle`` degrees.  A light's beam must also cover the whole
     target: a spot's cone (half of its spot size) and an area light's spread (half of it) must
     contain every evaluated vertex of it -- a light aimed at the target whose narrowed beam
-    lights only part of it, or misses it, is not lighting it.  Measured as a render at
-    ``frame`` evaluates the light.  Scores the share that pass."""
+    lights only part of it, or misses it, is not lighting it.  A render draws a spot's cone in the
+    light's own scaled frame (an object scale of 0.03 in X / Y makes a 40 degree cone ~1.2
+    degrees), so a spot's span is measured there; an area light's spread is measured about its
+    world normal (Cycles), and in its scaled frame as well, the stricter counting.  Measured as a
+    render at ``frame`` evaluates the light.  Scores the share that pass."""
     names, frame, limit = names_param(p), int(p.get("frame", 1)), float(p["max_angle"])
     objs, target = probe.objects(names), probe.obj(p["target"])
     aim = Vector(object_point(probe, target, frame, p.get("point", "aabb_center")))
@@ -280,7 +301,7 @@ def aimed_at(probe: Probe, p: dict):
                     else math.degrees(light.spread) / 2 if light.type == "AREA" else None)
             if cone is not None:
                 beams[o.name] = cone
-                spans[o.name] = _widest_angle(probe, target, frame, pos, axis)
+                spans[o.name] = _beam_span(probe, o, light.type, target, frame, pos, axis)
     bad = [n for n, a in angles.items() if a > limit or (n in beams and spans[n] > beams[n])]
     detail = f"all aimed at {target.name}" if not bad else f"off {target.name}: " + ", ".join(
         f"{n} by {angles[n]:.1f} deg" + (f" (its beam covers {beams[n]:.1f} deg, {target.name} spans "
@@ -291,16 +312,41 @@ def aimed_at(probe: Probe, p: dict):
                              "target_spans": rnd(spans)})
 
 
-def _widest_angle(probe: Probe, target, frame: int, pos: Vector, axis: Vector) -> float:
-    """The largest angle (degrees) between ``axis`` and the line from ``pos`` to any evaluated
-    vertex of ``target`` (its origin when it has none)."""
+def _beam_span(probe: Probe, light_obj, kind: str, target, frame: int, pos: Vector, axis: Vector) -> float:
+    """The widest angle (degrees) off the light's beam axis at which ``target`` lies, as the beam
+    sees it: a spot's in its local, scaled frame (what Cycles and EEVEE draw); an area light's
+    the larger of the world angle (Cycles' spread, about the normalised normal) and the local
+    one."""
+    offsets = _target_offsets(probe, target, frame, pos)
+    m3 = light_obj.evaluated_get(probe.depsgraph).matrix_world.to_3x3()
+    local = _widest_local_angle(offsets, m3)
+    return local if kind == "SPOT" else max(local, _widest_angle(offsets, axis))
+
+
+def _target_offsets(probe: Probe, target, frame: int, pos: Vector) -> np.ndarray:
+    """World offsets from ``pos`` to every evaluated vertex of ``target`` (its origin when it
+    has none)."""
     probe.at(frame)
-    points = probe._world_points(target) - np.array(pos)
-    lengths = np.linalg.norm(points, axis=1)
-    if not len(points) or lengths.min() < 1e-9:
+    return probe._world_points(target) - np.array(pos)
+
+
+def _widest_angle(offsets: np.ndarray, axis: Vector) -> float:
+    """The largest angle (degrees) between ``axis`` and any of ``offsets``."""
+    lengths = np.linalg.norm(offsets, axis=1)
+    if not len(offsets) or lengths.min() < 1e-9:
         return 180.0
-    cos = np.clip(points @ np.array(axis) / lengths, -1.0, 1.0)
+    cos = np.clip(offsets @ np.array(axis) / lengths, -1.0, 1.0)
     return float(np.degrees(np.arccos(cos.min())))
+
+
+def _widest_local_angle(offsets: np.ndarray, m3) -> float:
+    """The largest angle (degrees) off local -Z of ``offsets`` mapped into the frame of the 3x3
+    world matrix ``m3`` (its scale and shear undone); 180 where the matrix is singular (a light
+    squashed flat has no cone a render could draw around the target)."""
+    world = np.array([list(row) for row in m3], dtype=float)
+    if abs(np.linalg.det(world)) < 1e-12:
+        return 180.0
+    return _widest_angle(offsets @ np.linalg.inv(world).T, Vector((0.0, 0.0, -1.0)))
 
 
 def _in_range(value: float, bounds: list, period: float | None = None) -> bool:

@@ -99,11 +99,16 @@ def object_count(probe: Probe, p: dict):
                    "type": {"enum": ["POINT", "SUN", "SPOT", "AREA"], "description": "POINT, SUN, SPOT or AREA"},
                    "energy": {"type": "number", "minimum": 0, "description": "number >= 0"},
                    "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance",
+                   "min_emitter_size": {"type": "number", "minimum": 0, "description": "metres >= 0"},
                    "frame": "integer"})
 def light_settings(probe: Probe, p: dict):
     """Each object is a light of ``type``; with ``energy``, its power (W; a sun's strength) is
     within ``energy_tolerance`` (relative, default 0.05) of it; with ``color`` (linear [r, g, b]
-    or sRGB '#rrggbb'), its colour is within ``max_delta_e`` (CIEDE2000, default 3).  Scores the
+    or sRGB '#rrggbb'), its colour is within ``max_delta_e`` (CIEDE2000, default 3); with
+    ``min_emitter_size`` (m), its emitting surface as a render draws it is at least that wide on
+    its narrower side (a soft light): an area light's Size (Size Y for a rectangle or ellipse)
+    times the object's world scale along its local X / Y axes; a point or spot's diameter (twice
+    its Radius, times its smallest axis scale where that shrinks it); a sun has none.  Scores the
     share of lights that pass.  Measured on the light as a render at ``frame`` (default 1; every
     graded frame) evaluates it: animation and drivers count."""
     names = names_param(p)
@@ -133,12 +138,34 @@ def light_settings(probe: Probe, p: dict):
             entry["delta_e2000"] = rnd(de)
             if de > max_de:
                 problems.append(f"colour dE2000 {de:.1f}")
+        if "min_emitter_size" in p:
+            size = _emitter_size(o, light, probe.depsgraph)
+            entry["emitter_size"] = None if size is None else rnd(size)
+            if size is None or size < float(p["min_emitter_size"]):
+                problems.append("no emitting surface" if size is None else f"emitter {size * 1000:.0f} mm across")
         measured[o.name] = entry
         if problems:
             bad[o.name] = f"{o.name}: " + ", ".join(problems)
-    expected = {k: p[k] for k in ("type", "energy", "energy_tolerance", "color", "max_delta_e") if k in p}
+    expected = {k: p[k] for k in ("type", "energy", "energy_tolerance", "color", "max_delta_e", "min_emitter_size")
+                if k in p}
     detail = "all lights as specified" if not bad else "; ".join(bad.values())
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": sorted(bad)})
+
+
+def _emitter_size(obj, light, depsgraph) -> float | None:
+    """The narrower side (m) of the light's emitting surface as a render draws it, or None for a
+    sun: an area light's sides are Size (Size Y for RECTANGLE / ELLIPSE) times the evaluated
+    world matrix's X / Y column lengths (Cycles' len_u / len_v: an object scale of 0.001 makes a
+    0.6 m panel 0.6 mm); a point or spot is its Radius's diameter, taken at the smallest axis scale
+    where that is below 1 (the stricter reading of a scaled sphere)."""
+    m3 = obj.evaluated_get(depsgraph).matrix_world.to_3x3()
+    scale_x, scale_y, scale_z = (m3.col[i].length for i in range(3))
+    if light.type == "AREA":
+        height = light.size_y if light.shape in ("RECTANGLE", "ELLIPSE") else light.size
+        return min(float(light.size) * scale_x, float(height) * scale_y)
+    if light.type in ("POINT", "SPOT"):
+        return 2.0 * float(light.shadow_soft_size) * min(1.0, scale_x, scale_y, scale_z)
+    return None
 
 
 @primitive(group="objects", required=("object",),

@@ -49,7 +49,7 @@ import numpy as np  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
-    per_render_cache, primitive, rnd, uv_vectors, vertex_positions,
+    per_render_cache, primitive, render_material_override, rnd, uv_vectors, vertex_positions,
 )
 
 # --- param types (literals: admission reads them with ast) ---------------------------------------
@@ -217,7 +217,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
                 uv_default = layer.name
         m = np.array(ev.matrix_world, dtype=np.float64)
         slots = list(ev.material_slots)
-        materials = [s.material for s in slots]
+        materials = _drawn_materials(probe, [s.material for s in slots])
     finally:
         ev.to_mesh_clear()
     tri_v, tri_l, normal = tri_v.reshape(-1, 3), tri_l.reshape(-1, 3), normal.reshape(-1, 3)
@@ -259,6 +259,19 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
     })
     return out
+
+
+def _drawn_materials(probe: Probe, materials: list) -> list:
+    """The materials a render draws the slots with: all of them the view layer's Material
+    Override when it has one (the render then never shows the object's own materials)."""
+    override = render_material_override(probe.scene)
+    if override is None:
+        return materials
+    try:
+        override = override.evaluated_get(probe.depsgraph)
+    except (RuntimeError, ReferenceError):
+        pass
+    return [override] * max(len(materials), 1)
 
 
 def _texture_space(obj, co: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1298,7 +1311,7 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
     surface in a render (Displacement or Both method, a linked Displacement output): the render
     then shows a shape the mesh does not have.  None when no material displaces; Unknown when
     the displacement cannot be evaluated."""
-    slots = [m.material for m in obj.material_slots if m.material is not None]
+    slots = [m for m in _drawn_materials(probe, [m.material for m in obj.material_slots]) if m is not None]
     if not any(getattr(m, "displacement_method", "BUMP") != "BUMP" and m.node_tree is not None
                and (out := active_output(m, engine_target(probe.scene))) is not None
                and _live_links(out.inputs["Displacement"]) for m in slots):
@@ -1411,6 +1424,59 @@ def material_on_faces(probe: Probe, p: dict):
                   f"{n} ({shares[n]:.3f}{'; ' + notes[n] if n in notes else ''})" for n in bad))
     return fraction_outcome(len(names) - len(bad), len(names), shares, {"material": wanted, "min_share": min_share},
                             detail, {"share_by_material": breakdown, "below": bad, "notes": notes})
+
+
+def _volume_only(mat, target: str) -> bool:
+    """Nothing on the material's Surface and a shader on its Volume: a render draws the volume
+    inside and no surface at all (how Blender's volume materials are made)."""
+    if mat is None or mat.node_tree is None:
+        return False
+    out = active_output(mat, target)
+    return out is not None and not _live_links(out.inputs["Surface"]) and bool(_live_links(out.inputs["Volume"]))
+
+
+@primitive(group="materials", required=("object|objects",),
+           params={"object": "name", "objects": "names", "min_share": UNIT, "frame": "integer"})
+def parts_shown(probe: Probe, p: dict):
+    """Each object shows in a render as a surface: on at least ``min_share`` (0.98) of its
+    evaluated face area the material the render draws there (the view layer's Material Override
+    when it has one) stops at least half of the light -- alpha less transmission >= 0.5, so no
+    Transparent or Holdout shader, no alpha 0, no clear glass -- and is not a volume-only
+    material.  An opacity the evaluator cannot read does not count.  A part the render does not
+    draw at all (hidden from it, or filtered out by its view layer) scores 0 as missing."""
+    names, frame = names_param(p), _frame(p)
+    min_share = float(p.get("min_share", MIN_AREA_SHARE))
+    target = engine_target(probe.scene)
+    shares, notes = {}, {}
+    for obj in probe.objects(names):
+        weight = stops = 0.0
+        why: list[str] = []
+        for mat, ctx in chunks_for(probe, [obj], frame):
+            w = ctx["w"]
+            weight += float(w.sum())
+            if _volume_only(mat, target):
+                why.append(f"{_label(mat)} is volume-only (no surface)")
+                continue
+            opaque = _opaque([evaluate_surface(mat, target, ctx)])
+            if isinstance(opaque, Unknown):
+                why.append(f"{_label(mat)}: opacity unknown ({opaque.reason})")
+                continue
+            stops += float(w[opaque >= 0.5].sum())
+            if (opaque < 0.5).any():
+                why.append(f"{_label(mat)} lets most light through on part of its faces")
+        shares[obj.name] = rnd(stops / weight if weight else 0.0)
+        if why:
+            notes[obj.name] = "; ".join(dict.fromkeys(why))
+        elif not weight:
+            notes[obj.name] = "no faces"
+    bad = [n for n in names if shares[n] < min_share]
+    detail = (f"every part stops the light on >= {min_share:g} of its faces" if not bad else
+              "see-through in a render: " + ", ".join(
+                  f"{n} (opaque on {shares[n]:.3f}{'; ' + notes[n] if n in notes else ''})" for n in bad))
+    return fraction_outcome(len(names) - len(bad), len(names), shares, {"min_share": min_share}, detail,
+                            {"below": bad, "notes": notes, "target": target,
+                             "material_override": _label(render_material_override(probe.scene))
+                             if render_material_override(probe.scene) is not None else None})
 
 
 # --- surface_shader ------------------------------------------------------------------------------

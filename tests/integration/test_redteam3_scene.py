@@ -12,14 +12,12 @@ it runs here is this test's own code."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -164,10 +162,6 @@ EXPECTED = {
 }
 
 
-def run_bpy(*argv: str | Path) -> None:
-    proc = subprocess.run([sys.executable, *map(str, argv)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
-
 
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory) -> dict:
@@ -185,15 +179,7 @@ def test_each_trick_is_refused_and_honest_work_passes(scenes, delivery):
     out = scenes["tmp"] / f"report-{delivery}.json"
     report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out,
                                    sandbox=LOCAL)
-    got = {c["id"]: c for c in report["criteria"]}
-    refused = EXPECTED[delivery]
-    for cid, c in got.items():
-        assert c.get("error") is None, (cid, c.get("error"))
-        if cid in refused:
-            assert not c["passed"] and c["score"] < 1, (delivery, cid, c["detail"])
-            assert refused[cid] in c["detail"], (delivery, c["detail"])
-        else:
-            assert c["passed"] and c["score"] == 1, (delivery, cid, c["detail"])
+    assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 
 # --- the operators (verifiers/mutations.py, "red team 3: scene") --------------------------------
