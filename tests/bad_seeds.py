@@ -111,7 +111,7 @@ CASES = [
     (task_probe_shadows_builtin, "task_probes.py", "line 4: rule method 'object_exists' is a built-in"),
     # the VL channel and the scoring profile
     (weights_disagree_with_profile, "task.json", "scoring_profile: task table-model: verification.weights.rule=0.8"),
-    (vl_criterion_names_no_question, "task.json", "criteria[11].method (V01): 'judge_z' names no judge question"),
+    (vl_criterion_names_no_question, "task.json", "criteria[12].method (V01): 'judge_z' names no judge question"),
     (judge_questions_missing, "judge.json", "weights the VL channel"),
 ]
 

@@ -46,3 +46,23 @@ def assert_refused_as_expected(report: dict, refused: dict[str, str], delivery: 
             assert refused[cid] in c["detail"], (delivery, c["detail"])
         else:
             assert c["passed"] and c["score"] == 1, (delivery, cid, c["detail"])
+
+
+def build_scenes(tmp: Path, make_script: str, cases: dict[str, tuple[str, dict]], task_id: str,
+                 start_mode: str) -> dict:
+    """Run ``make_script`` (bpy; it writes its .blend files into the folder it is given) in
+    ``tmp`` and write the rule task for ``cases`` beside them: {tmp, task, rubric}."""
+    script = tmp / "make.py"
+    script.write_text(make_script, encoding="utf-8")
+    run_bpy(script, tmp)
+    task, rubric = write_rule_task(tmp / "task", cases, task_id, start_mode=start_mode)
+    return {"tmp": tmp, "task": task, "rubric": rubric}
+
+
+def assert_operators_killed(rows: list[dict], killed_by: dict[str, set[str]]) -> None:
+    """Every operator of ``killed_by`` ran, applied, and failed exactly the criteria named."""
+    assert sorted(row["operator"] for row in rows) == sorted(killed_by)
+    for row in rows:
+        assert row["applicable"] and row["error"] is None, row
+        refused = {c["id"] for c in row["criteria"] if not c["passed"]}
+        assert refused == killed_by[row["operator"]], (row["operator"], row["criteria"])

@@ -58,6 +58,14 @@ OPERATOR_NAMES = (
     "view_layer_surfaces_off", "material_override_transparent", "parts_transparent", "world_volume_fog",
     # a light's object scale narrowing its beam or shrinking its emitter
     "light_scaled_narrow",
+    # issue 33, red team 5: Principled layers that re-colour the surface, a see-through viewport colour
+    "sheen_veil", "subsurface_deep", "specular_tint_coloured", "viewport_alpha_zero",
+    # a close light outshining the rig, a depth-of-field smear
+    "extra_lights_close", "dof_smear",
+    # thin walls enclosing the parts inside their outline
+    "enclosing_shell",
+    # a box that turns in the grip or slides by itself
+    "spin_while_carried", "slide_while_resting",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

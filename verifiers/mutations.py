@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "7"
+MUTATIONS_VERSION = "8"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1783,3 +1783,296 @@ def light_scaled_narrow(ctx: Context) -> None:
     for light in _beam_lights(ctx):
         factor = (0.03, 0.03, 1.0) if light.data.type == "SPOT" else (0.01, 0.01, 0.01)
         light.scale = tuple(s * f for s, f in zip(light.scale, factor, strict=True))
+
+
+# --- red team 5: Principled layers that re-colour the surface, a see-through viewport colour ---
+# A sheen veils the Base Color, deep subsurface scattering blurs it and lets light through, a
+# coloured Specular Tint tints the reflection (probes_surface._layer_optics bounds all three); a
+# viewport colour at alpha 0 draws the part see-through in solid view (probes_materials.base_color).
+
+
+@operator("sheen_veil", "each surface-graded part material's Principled BSDF given a full magenta sheen (Sheen "
+          "Weight 1, Tint (1, 0, 1), Roughness 1): the render is pink velvet over the Base Color",
+          _needs_judged(_surface_graded, "surface"))
+def sheen_veil(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Sheen Weight"], 1.0)
+            _set_input(mat.node_tree, bsdf.inputs["Sheen Tint"], (1.0, 0.0, 1.0, 1.0))
+            _set_input(mat.node_tree, bsdf.inputs["Sheen Roughness"], 1.0)
+
+
+@operator("subsurface_deep", "each surface-graded part material's Principled BSDF at Subsurface Weight 1, Scale 5, "
+          "Radius (1, 1, 1): light scatters metres into the part, blurring its colour and passing through it",
+          _needs_judged(_surface_graded, "surface"))
+def subsurface_deep(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Subsurface Weight"], 1.0)
+            _set_input(mat.node_tree, bsdf.inputs["Subsurface Scale"], 5.0)
+            _set_input(mat.node_tree, bsdf.inputs["Subsurface Radius"], (1.0, 1.0, 1.0))
+
+
+@operator("specular_tint_coloured", "each surface-graded part material's Principled Specular Tint set to blue: "
+          "every reflection (a metal's whole colour at grazing angles) renders blue, Base Color kept",
+          _needs_judged(_surface_graded, "surface"))
+def specular_tint_coloured(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Specular Tint"], (0.1, 0.2, 1.0, 1.0))
+
+
+def _viewport_graded(method: str, params: dict) -> bool:
+    return method == "base_color" and params.get("source") == "viewport"
+
+
+@operator("viewport_alpha_zero", "each viewport-colour-graded material's viewport display colour at alpha 0, "
+          "its RGB kept: solid view draws the part see-through", _needs_judged(_viewport_graded, "viewport colour"))
+def viewport_alpha_zero(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _viewport_graded):
+        mat.diffuse_color = (*mat.diffuse_color[:3], 0.0)
+
+
+# --- red team 5: lighting ---
+# What a light or a lens does to the part a render shows, beyond the settings a criterion reads:
+# a weak light held a few centimetres from the part outshines a rig metres away (inverse square
+# law: light_power's ``target`` / ``no_brighter_than``), and depth of field focused just behind
+# the part at a wide-open f-stop smears it (product-lighting's shot_framing: circle of confusion).
+
+
+def _close_light_bounds(ctx: Context) -> list[dict]:
+    """The light_power criteria bounding what an added light puts on a target object."""
+    return [c.get("params", {}) for c in ctx.rubric.get("criteria", [])
+            if c["method"] == "light_power" and {"target", "no_brighter_than"} <= set(c.get("params", {}))]
+
+
+def _needs_close_light_bound(ctx: Context) -> str | None:
+    # a rubric refusing every new light is met by negative_light / light_node_boost already
+    if not _close_light_bounds(ctx):
+        return "no criterion bounds the light an added light puts on a part"
+    bound = _close_light_bounds(ctx)[0]
+    obj = ctx.scene.objects.get(bound["target"])
+    return None if obj is not None and obj.type in GEOMETRY_TYPES else f"no target object {bound['target']!r}"
+
+
+@operator("extra_lights_close", "four point lights at the most power an extra light may have (15 W without a bound), "
+          "5 cm outside the front, left, right and top faces of the object whose received light a criterion "
+          "bounds: each reads as weak, the inverse square law makes it outshine the rig", _needs_close_light_bound)
+def extra_lights_close(ctx: Context) -> None:
+    bound = _close_light_bounds(ctx)[0]
+    watts = min(float(p["max_power"]) for p in _close_light_bounds(ctx))
+    lo, hi = _world_box([ctx.scene.objects[bound["target"]]])
+    centre, half = (lo + hi) / 2, (hi - lo) / 2
+    gap = 0.05
+    offsets = [Vector((0.0, -half.y - gap, 0.0)), Vector((-half.x - gap, 0.0, 0.0)),
+               Vector((half.x + gap, 0.0, 0.0)), Vector((0.0, 0.0, half.z + gap))]
+    for i, offset in enumerate(offsets):
+        data = bpy.data.lights.new(f"Kicker.{i}", "POINT")
+        data.energy, data.shadow_soft_size = (watts if watts > 0 else 15.0), 0.01
+        obj = bpy.data.objects.new(f"Kicker.{i}", data)
+        ctx.scene.collection.objects.link(obj)
+        obj.location = centre + offset
+
+
+def _focus_graded(ctx: Context) -> list[tuple[bpy.types.Object, bpy.types.Object, float]]:
+    """(camera, target, focus margin) of each shot_framing criterion whose camera and target
+    exist: the criteria that grade where and how sharp a camera's depth of field renders."""
+    out = []
+    for c in ctx.rubric.get("criteria", []):
+        p = c.get("params", {})
+        if c["method"] != "shot_framing":
+            continue
+        cam, target = ctx.scene.objects.get(p.get("camera", "")), ctx.scene.objects.get(p.get("target", ""))
+        if cam is not None and cam.type == "CAMERA" and target is not None and target.type in GEOMETRY_TYPES:
+            out.append((cam, target, float(p.get("focus_margin", 0.1))))
+    return out
+
+
+@operator("dof_smear", "each framing-graded camera's depth of field on at f/0.02, focused half its focus margin "
+          "behind the far side of the graded object: the focus reads as on the object, the render is a smear",
+          lambda ctx: None if _focus_graded(ctx) else "no criterion grades a camera's focus on a part")
+def dof_smear(ctx: Context) -> None:
+    from bpy_extras.object_utils import world_to_camera_view  # noqa: PLC0415 -- this block is appended
+    for cam, target, margin in _focus_graded(ctx):
+        lo, hi = _world_box([target])
+        corners = [Vector((x, y, z)) for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)]
+        far = max(world_to_camera_view(ctx.scene, cam, c).z for c in corners)
+        cam.data.dof.use_dof = True
+        cam.data.dof.focus_object = None
+        cam.data.dof.focus_distance = far + margin / 2
+        cam.data.dof.aperture_fstop = 0.02
+
+
+# --- red team 5: table ---
+
+
+def _shell_walls(lo: Vector, hi: Vector) -> list[tuple[str, Vector, Vector]]:
+    """(name, min, max) of four thin walls standing on the inside of the box [lo, hi]'s sides,
+    its whole height: an open box (no lid, no floor) flush with the box's outline."""
+    t = max(0.01 * min(hi.x - lo.x, hi.y - lo.y), 0.002)
+    return [("Shell.Front", Vector((lo.x, lo.y, lo.z)), Vector((hi.x, lo.y + t, hi.z))),
+            ("Shell.Back", Vector((lo.x, hi.y - t, lo.z)), Vector((hi.x, hi.y, hi.z))),
+            ("Shell.Left", Vector((lo.x, lo.y + t, lo.z)), Vector((lo.x + t, hi.y - t, hi.z))),
+            ("Shell.Right", Vector((hi.x - t, lo.y + t, lo.z)), Vector((hi.x, hi.y - t, hi.z)))]
+
+
+def _needs_standing_parts(ctx: Context) -> str | None:
+    parts = ctx.parts()
+    if not parts:
+        return "no render-visible geometry part to change"
+    lo, hi = _world_box(parts)
+    return None if min(hi.x - lo.x, hi.y - lo.y, hi.z - lo.z) > 1e-4 else "the parts span no volume to wall in"
+
+
+@operator("enclosing_shell", "four thin walls (1 % of the parts' width) on the inside of the parts' joint "
+          "outline, their whole height: every part keeps its shape and every extra stays inside the outline, "
+          "yet the render shows a closed box, not the parts", _needs_standing_parts)
+def enclosing_shell(ctx: Context) -> None:
+    lo, hi = _world_box(ctx.parts())
+    for name, wall_lo, wall_hi in _shell_walls(lo, hi):
+        _new_mesh_object(name, wall_lo, wall_hi, (0.55, 0.36, 0.2, 1.0))
+
+
+# --- red team 5: carry ---
+# A carried object that turns in the gripper's grip, or a resting one that slides across its
+# support with nothing pushing it, keeps "on a support or at the carrier" true at every frame;
+# probes_animation.supported_throughout (``slip_tolerance``) follows the object's drawn points
+# relative to what holds it. Each operator bakes the object's world motion frame by frame and
+# changes it only over one stretch of frames the delivery itself shows it carried, or resting.
+
+
+def _carry_criteria(ctx: Context) -> list[dict]:
+    """Params of the rubric's supported_throughout criteria (object, supports, carrier)."""
+    return [c.get("params", {}) for c in ctx.rubric.get("criteria", [])
+            if c["method"] == "supported_throughout" and c.get("params", {}).get("carrier")]
+
+
+def _drawn_box(obj) -> tuple[Vector, Vector]:
+    """World AABB of ``obj``'s evaluated mesh at the current frame (its origin when it has none)."""
+    ev = obj.evaluated_get(bpy.context.evaluated_depsgraph_get())
+    mesh = ev.to_mesh() if obj.type in GEOMETRY_TYPES else None
+    pts = [ev.matrix_world @ v.co for v in mesh.vertices] if mesh is not None else []
+    if mesh is not None:
+        ev.to_mesh_clear()
+    pts = pts or [ev.matrix_world.translation.copy()]
+    return Vector([min(v[i] for v in pts) for i in range(3)]), Vector([max(v[i] for v in pts) for i in range(3)])
+
+
+def _carry_frames(ctx: Context, p: dict) -> dict[int, dict]:
+    """Per frame of the criterion's range, as the delivery shows it (computed once per run):
+    the object's world matrix, whether it rests on a support, whether it is at the carrier,
+    the carrier's origin and the support it rests on."""
+    key = ("carry", p["object"], p["carrier"])
+    if key in ctx.shared:
+        return ctx.shared[key]
+    import probe_core  # noqa: PLC0415 (the probe's own helpers: the same resting test)
+    scene, objs = ctx.scene, bpy.data.objects
+    obj, carrier = objs.get(p["object"]), objs.get(p["carrier"])
+    supports = [objs[n] for n in p.get("supports", []) if n in objs]
+    out: dict[int, dict] = {}
+    if obj is None or carrier is None:
+        return out
+    for f in range(int(p["frame_start"]), int(p["frame_end"]) + 1):
+        scene.frame_set(f)
+        lo, hi = _drawn_box(obj)
+        box = (tuple(lo), tuple(hi))
+        under = [s for s in supports
+                 if probe_core.rests_on(box, tuple(map(tuple, _drawn_box(s))), float(p["rest_tolerance"]))[0]]
+        anchor = probe_core.aabb_point(box, p.get("anchor", "top_center"))
+        tip = carrier.matrix_world.translation.copy()
+        out[f] = {"world": obj.matrix_world.copy(), "rests": bool(under), "support": under[0].name if under else None,
+                  "held": (Vector(anchor) - tip).length <= float(p["carrier_tolerance"]),
+                  "tip": tip, "centre": (lo + hi) / 2}
+    scene.frame_set(scene.frame_start)
+    ctx.shared[key] = out
+    return out
+
+
+def _longest_run(frames: dict[int, dict], keep: Callable[[dict], bool]) -> list[int]:
+    """The longest run of consecutive frames whose state ``keep`` accepts."""
+    best: list[int] = []
+    run: list[int] = []
+    for f in sorted(frames):
+        if not keep(frames[f]):
+            run = []
+            continue
+        run = run + [f] if run and run[-1] == f - 1 else [f]
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def _carried_only(state: dict) -> bool:
+    return state["held"] and not state["rests"]
+
+
+def _resting_only(state: dict) -> bool:
+    return state["rests"] and not state["held"]
+
+
+def _needs_carry_run(keep: Callable[[dict], bool], what: str, least: int) -> Callable[[Context], str | None]:
+    def check(ctx: Context) -> str | None:
+        criteria = _carry_criteria(ctx)
+        if not criteria:
+            return "no supported_throughout criterion with a carrier"
+        run = _longest_run(_carry_frames(ctx, criteria[0]), keep)
+        if len(run) < least:
+            return f"the delivery never shows {criteria[0]['object']} {what} for {least} consecutive frames"
+        return None
+    return check
+
+
+def _bake_world(obj, worlds: dict[int, Matrix]) -> None:
+    """Key ``obj``'s world matrix at every frame of ``worlds`` (parent, constraints and its
+    own animation dropped: the keys alone place it)."""
+    obj.constraints.clear()
+    obj.parent = None
+    obj.animation_data_clear()
+    obj.rotation_mode = "XYZ"
+    previous = None
+    for f in sorted(worlds):
+        loc, rot, scale = worlds[f].decompose()
+        euler = rot.to_euler("XYZ", previous) if previous is not None else rot.to_euler("XYZ")
+        obj.location, obj.rotation_euler, obj.scale, previous = loc, euler, scale, euler
+        for path in ("location", "rotation_euler", "scale"):
+            obj.keyframe_insert(path, frame=f)
+
+
+@operator("spin_while_carried", "over the second half of the longest stretch the delivery shows the object "
+          "carried (held at the carrier, clear of its supports), the object turned 0.35 rad more each frame "
+          "about the line from the carrier to its centre: the carrier still touches it, it spins in the grip",
+          _needs_carry_run(_carried_only, "carried clear of its supports", 6))
+def spin_while_carried(ctx: Context) -> None:
+    p = _carry_criteria(ctx)[0]
+    frames = _carry_frames(ctx, p)
+    run = _longest_run(frames, _carried_only)
+    worlds = {f: s["world"].copy() for f, s in frames.items()}
+    for k, f in enumerate(run[len(run) // 2:], start=1):
+        tip, centre = frames[f]["tip"], frames[f]["centre"]
+        axis = (centre - tip).normalized() if (centre - tip).length > 1e-6 else Vector((0.0, 0.0, 1.0))
+        turn = Matrix.Translation(tip) @ Matrix.Rotation(0.35 * k, 4, axis) @ Matrix.Translation(-tip)
+        worlds[f] = turn @ worlds[f]
+    _bake_world(bpy.data.objects[p["object"]], worlds)
+
+
+@operator("slide_while_resting", "over the longest stretch the delivery shows the object resting on a support "
+          "with the carrier away, the object slid across that support (half-way to its edge and back) with "
+          "nothing pushing it: its bottom stays on the top, its centre over it",
+          _needs_carry_run(_resting_only, "resting with the carrier away", 5))
+def slide_while_resting(ctx: Context) -> None:
+    p = _carry_criteria(ctx)[0]
+    frames = _carry_frames(ctx, p)
+    run = _longest_run(frames, _resting_only)
+    first = frames[run[0]]
+    ctx.scene.frame_set(run[0])
+    lo, hi = _drawn_box(bpy.data.objects[first["support"]])
+    ctx.scene.frame_set(ctx.scene.frame_start)
+    c = first["centre"]
+    # the horizontal direction with the most table left before the edge
+    room, direction = max((hi.x - c.x, Vector((1, 0, 0))), (c.x - lo.x, Vector((-1, 0, 0))),
+                          (hi.y - c.y, Vector((0, 1, 0))), (c.y - lo.y, Vector((0, -1, 0))), key=lambda r: r[0])
+    worlds = {f: s["world"].copy() for f, s in frames.items()}
+    for k, f in enumerate(run):
+        shift = direction * (0.5 * room * math.sin(math.pi * k / (len(run) - 1)))
+        worlds[f] = Matrix.Translation(shift) @ worlds[f]
+    _bake_world(bpy.data.objects[p["object"]], worlds)

@@ -20,6 +20,7 @@ group:
     probes_solid        solid_parts, shape_measures, parts_touch, ground_contact, shape_match
     probes_surface      material_on_faces, surface_shader, texture_influence
     probes_scene        scene_unchanged, render_overrides, new_objects (the start-scene diff)
+    probes_visibility   parts_unoccluded (each part seen from outside, not enclosed)
 
 ``probe_core`` holds the measured scene (``Probe``), ``Outcome``, the registry and
 ``validate`` / ``measure``; this module re-exports them so callers keep importing from here.
@@ -42,6 +43,7 @@ import probes_render_spec  # noqa: E402,F401
 import probes_scene  # noqa: E402,F401
 import probes_solid  # noqa: E402,F401
 import probes_surface  # noqa: E402,F401
+import probes_visibility  # noqa: E402,F401
 from probe_core import (  # noqa: E402,F401
     DIGITS, GEOMETRY_TYPES, GROUPS, PRIMITIVES, MissingObjects, Outcome, Primitive, Probe, RenderShowsNothing,
     aabb_gap, aabb_point, aabb_size, binary_outcome, fraction_outcome, graded_frames, load_task_probes, measure,

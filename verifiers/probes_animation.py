@@ -13,6 +13,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 from mathutils import Matrix, Vector  # noqa: E402
 
@@ -205,37 +206,126 @@ def no_interpenetration(probe: Probe, p: dict):
                             {"frames_penetrating": first_frames(bad)})
 
 
-def _support_state(probe: Probe, p: dict, obj, supports, carrier, frame: int) -> str | None:
-    """'rest' or 'carried' when supported at this frame, else None."""
+def _contacts(probe: Probe, p: dict, obj, supports, carrier, frame: int) -> tuple[list[str], bool]:
+    """(the supports the object rests on, whether its anchor is at the carrier) at ``frame``."""
     box = probe.aabb(obj, frame)
-    if any(rests_on(box, probe.aabb(s, frame), float(p["rest_tolerance"]))[0] for s in supports):
-        return "rest"
+    rests = [s.name for s in supports if rests_on(box, probe.aabb(s, frame), float(p["rest_tolerance"]))[0]]
     anchor = aabb_point(box, p.get("anchor", "top_center"))
-    if math.dist(anchor, probe.origin(carrier, frame)) <= float(p["carrier_tolerance"]):
-        return "carried"
-    return None
+    held = math.dist(anchor, probe.origin(carrier, frame)) <= float(p["carrier_tolerance"])
+    return rests, held
+
+
+def _rigid_matrix(probe: Probe, obj, frame: int) -> np.ndarray:
+    """``obj``'s world location and rotation at ``frame`` as a 4x4 array (its scale left out:
+    a holder that grows does not carry what it holds further out)."""
+    loc, rot, _scale = probe.world(obj, frame).decompose()
+    return np.array(Matrix.Translation(loc) @ rot.to_matrix().to_4x4(), dtype=np.float64)
+
+
+def _drawn_points(probe: Probe, obj, frame: int) -> np.ndarray:
+    """What the render draws of ``obj`` at ``frame``, as world points (n, 3): its evaluated
+    vertices and instances (a turn of the mesh in its own space shows as much as one of the
+    object); an object that draws nothing is its origin and the tips of its unit axes."""
+    mesh = probe.mesh_arrays(obj, frame)
+    if mesh is not None and len(mesh["co"]):
+        return mesh["co"]
+    m = np.array(probe.world(obj, frame), dtype=np.float64)
+    return np.vstack([m[:3, 3], m[:3, 3] + m[:3, :3].T])
+
+
+class _SlipTrack:
+    """Whether the object stays put on what holds it between consecutive sampled frames.
+
+    While it rests on a support (at both frames of a step) its drawn points must keep their
+    place relative to that support, and while it is held (at both frames) their place relative
+    to the carrier (location and rotation): a point may drift at most ``tolerance`` from where
+    the placement at the start of the stretch puts it (so a slow creep adds up and is caught).
+    A step passes when the object stayed still on a support or rigid in the grip (the gripper
+    may drag it across the table); a step at which it changes state (rests at one end and is
+    held at the other only) is the pickup or the set-down, and is not judged here."""
+
+    def __init__(self, probe: Probe, obj, carrier, supports, tolerance: float):
+        self.probe, self.obj, self.carrier, self.tolerance = probe, obj, carrier, tolerance
+        self.supports = {s.name: s for s in supports}
+        self.frames: list[int] = []
+        self.contacts: list[tuple[list[str], bool]] = []
+        self.rest_anchor = self.hold_anchor = 0  # index of the frame each stretch started at
+        self.worst = 0.0  # the largest drift in a step that passed
+        self._points: dict[int, np.ndarray] = {}  # frame -> drawn points (each frame read once)
+
+    def points(self, frame: int) -> np.ndarray:
+        if frame not in self._points:
+            self._points[frame] = _drawn_points(self.probe, self.obj, frame)
+        return self._points[frame]
+
+    def drift(self, holder, a: int, b: int) -> float:
+        """Largest distance at frame index ``b`` between a drawn point and where it would be had
+        it stayed rigidly on ``holder`` since frame index ``a``."""
+        fa, fb = self.frames[a], self.frames[b]
+        before, after = self.points(fa), self.points(fb)
+        if before.shape != after.shape:
+            return math.inf  # the drawn shape changed: nothing rigid about it
+        move = _rigid_matrix(self.probe, holder, fb) @ np.linalg.inv(_rigid_matrix(self.probe, holder, fa))
+        moved = before @ move[:3, :3].T + move[:3, 3]
+        return float(np.linalg.norm(after - moved, axis=1).max())
+
+    def step(self, frame: int, rests: list[str], held: bool) -> bool:
+        """Record ``frame``; True when the object slipped since the previous sampled frame."""
+        self.frames.append(frame)
+        self.contacts.append((rests, held))
+        k = len(self.frames) - 1
+        if k == 0:
+            return False
+        (prev_rests, prev_held), tol = self.contacts[k - 1], self.tolerance
+        common = [n for n in rests if n in prev_rests]
+        rest_drift = min((self.drift(self.supports[n], self.rest_anchor, k) for n in common), default=math.inf)
+        hold_drift = self.drift(self.carrier, self.hold_anchor, k) if prev_held and held else math.inf
+        still, rigid = rest_drift <= tol, hold_drift <= tol
+        # a stretch goes on only while its own kind of stillness alone explains the step
+        if not (still and not rigid):
+            self.rest_anchor = k
+        if not (rigid and not still):
+            self.hold_anchor = k
+        keep = {self.frames[self.rest_anchor], self.frames[self.hold_anchor], frame}
+        self._points = {f: pts for f, pts in self._points.items() if f in keep}  # a big mesh: few copies
+        judged = bool(common) or (prev_held and held)
+        if still or rigid:
+            self.worst = max(self.worst, min(rest_drift, hold_drift))
+        return judged and not (still or rigid)
 
 
 @primitive(group="animation",
            required=("object", "supports", "carrier", "rest_tolerance", "carrier_tolerance", *FRAMES),
            params={"object": "name", "supports": "names", "carrier": "name", "rest_tolerance": "tolerance",
                    "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
-                   "min_carried_frames": "count", **SAMPLING})
+                   "min_carried_frames": "count", "slip_tolerance": "tolerance", **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
-    larger than ``max_step``; carried for at least ``min_carried_frames`` frames."""
+    larger than ``max_step``; carried for at least ``min_carried_frames`` frames.  With
+    ``slip_tolerance`` (m; off by default) it also stays put on what holds it (``_SlipTrack``):
+    between consecutive frames at which it rests on one support it does not move on it, and
+    between consecutive frames at which it is held it moves rigidly with the carrier (rotation
+    included), each drawn point within ``slip_tolerance`` of where the stretch's first frame
+    puts it; a frame where it slid or turned counts as unsupported."""
     obj, carrier = probe.obj(p["object"]), probe.obj(p["carrier"])
     supports, frames = probe.objects(list(p["supports"])), sampled_frames(p)
     max_step, min_carried = p.get("max_step"), int(p.get("min_carried_frames", 0))
-    unsupported, carried, prev = [], 0, None
+    slip = p.get("slip_tolerance")
+    track = _SlipTrack(probe, obj, carrier, supports, float(slip)) if slip is not None else None
+    unsupported, slipped, carried, prev = [], [], 0, None
     for f in frames:
-        state = _support_state(probe, p, obj, supports, carrier, f)
+        rests, held = _contacts(probe, p, obj, supports, carrier, f)
+        state = "rest" if rests else "carried" if held else None
         here = aabb_point(probe.aabb(obj, f), "aabb_center")
         # A jump between samples means the object travelled unsupported (teleport).
         if max_step is not None and prev is not None and math.dist(here, prev) > float(max_step):
             state = None
         prev = here
         carried += state == "carried"
+        slid = track is not None and track.step(f, rests, held)  # every frame: steps are consecutive
+        if slid and state is not None:
+            slipped.append(f)
+            state = None
         if state is None:
             unsupported.append(f)
     ok_frames = len(frames) - len(unsupported)
@@ -247,8 +337,15 @@ def supported_throughout(probe: Probe, p: dict):
         detail += f" (first {unsupported[0]})"
     detail += f"; carried at {carried} frame(s), need {min_carried}"
     expected = {"frames_unsupported": 0, "min_carried_frames": min_carried}
-    return Outcome(score, score == 1.0, measured, expected, detail,
-                   {"frames_unsupported": first_frames(unsupported)})
+    evidence = {"frames_unsupported": first_frames(unsupported)}
+    if track is not None:
+        measured["frames_slipped"] = len(slipped)
+        expected["slip_tolerance"] = float(slip)
+        evidence.update(frames_slipped=first_frames(slipped), max_drift_kept=rnd(track.worst))
+        if slipped:
+            detail += (f"; slid or turned on its support or in the grip (more than {float(slip):g} m) at "
+                       f"{len(slipped)} frame(s) (first {slipped[0]})")
+    return Outcome(score, score == 1.0, measured, expected, detail, evidence)
 
 
 @primitive(group="animation", required=FRAMES, params={"frame_start": "integer", "frame_end": "integer"})

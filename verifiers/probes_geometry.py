@@ -631,6 +631,14 @@ def uv_overlap(probe: Probe, p: dict):
                             {"overlapping": bad})
 
 
+def _parts_summary(entry: dict) -> str:
+    """What a failing object's parts measured, for the detail line."""
+    said = f"{entry['count']} parts"
+    if entry.get("max_piece_size_error") is not None:
+        said += f", a part's size off by {entry['max_piece_size_error']:.4f}"
+    return said
+
+
 def mesh_islands_of(mesh: dict) -> list[np.ndarray]:
     """The connected parts of a mesh (vertices joined by edges), as arrays of vertex indices."""
     n = len(mesh["co"])
@@ -650,19 +658,37 @@ def mesh_islands_of(mesh: dict) -> list[np.ndarray]:
     return [np.flatnonzero(roots == r) for r in np.unique(roots)]
 
 
+# ``piece_size``: the size every part must have, {expected: [x, y, z], tolerance}
+PIECE_SIZE = {"type": "object", "required": ["expected", "tolerance"],
+              "properties": {"expected": POINT3, "tolerance": {"type": "number", "minimum": 0}},
+              "additionalProperties": False, "description": "{expected: [x, y, z], tolerance: number >= 0}"}
+
+
+def _piece_size_error(parts: list[np.ndarray], spec: dict) -> tuple[list, float]:
+    """(each part's world AABB size, the largest axis error over all parts against
+    ``spec['expected']``; infinite without parts)."""
+    expected = np.array([float(v) for v in spec["expected"]])
+    sizes = [pts.max(axis=0) - pts.min(axis=0) for pts in parts]
+    worst = max((float(np.abs(size - expected).max()) for size in sizes), default=float("inf"))
+    return [rnd(size.tolist()) for size in sizes], worst
+
+
 @primitive(group="geometry", required=("object|objects", "count|pitch"),
            params={"object": "name", "objects": "names", "count": "count_bound",
                    "pitch": {"type": "number", "minimum": 0, "description": "number >= 0"},
                    "axis": {"enum": ["X", "Y", "Z"], "description": "X, Y or Z"}, "tolerance": "tolerance",
-                   "frame": "integer"})
+                   "piece_size": PIECE_SIZE, "frame": "integer"})
 def mesh_islands(probe: Probe, p: dict):
     """The evaluated mesh of each object (modifiers included) falls into ``count`` separate
     parts (an exact number or {min, max}): its visible shells, pieces of faces joined by shared
     vertices (loose vertices and edges are no part; a shell hidden inside another solid does not
     count; see ``probes_solid.visible_shells``); with ``pitch``, the parts' world AABB centres, in
     order along ``axis`` (default X), are ``pitch`` apart (each gap within ``tolerance``,
-    default 0.001): an array of repeated parts at a given spacing.  Scores the share of objects
-    that pass."""
+    default 0.001): an array of repeated parts at a given spacing; with ``piece_size``
+    {expected, tolerance}, every part's own world AABB (its faces' vertices) measures
+    ``expected`` on each axis within that tolerance -- the size of each piece, which the whole
+    row's box cannot tell (two rails 0.42 m tall fit a panel's outline as well as 0.07 m ones).
+    Scores the share of objects that pass."""
     names, frame, tol = names_param(p), int(p.get("frame", 1)), float(p.get("tolerance", 0.001))
     axis = AXIS_INDEX[p.get("axis", "X")]
     measured, bad = {}, []
@@ -676,12 +702,17 @@ def mesh_islands(probe: Probe, p: dict):
             worst = max((abs(g - float(p["pitch"])) for g in gaps), default=float("inf"))
             entry["max_pitch_error"] = rnd(worst) if np.isfinite(worst) else None
             ok = ok and worst <= tol
+        if "piece_size" in p:
+            sizes, worst = _piece_size_error(parts, p["piece_size"])
+            entry["piece_sizes"] = sizes[:50]
+            entry["max_piece_size_error"] = rnd(worst) if np.isfinite(worst) else None
+            ok = ok and worst <= float(p["piece_size"]["tolerance"])
         measured[o.name] = entry
         if not ok:
             bad.append(o.name)
-    expected = {k: p[k] for k in ("count", "pitch", "axis") if k in p}
+    expected = {k: p[k] for k in ("count", "pitch", "axis", "piece_size") if k in p}
     detail = "parts as specified" if not bad else "parts off: " + ", ".join(
-        f"{n} ({measured[n]['count']} parts)" for n in bad)
+        f"{n} ({_parts_summary(measured[n])})" for n in bad)
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": bad})
 
 

@@ -43,6 +43,10 @@ def _surface_bsdf(mat: bpy.types.Material):
     return node if node is not None and node.type == "BSDF_PRINCIPLED" else None
 
 
+# A viewport colour's alpha at which solid view draws it opaque.
+VIEWPORT_OPAQUE = 0.999
+
+
 def material_colour(mat: bpy.types.Material, source: str = "auto") -> tuple[tuple[float, float, float], str]:
     """(linear RGB, where it came from) of a material without a surface to evaluate on.
     ``viewport``: the viewport colour (``diffuse_color``); ``auto`` / ``principled``: the colour
@@ -102,7 +106,7 @@ def base_color(probe: Probe, p: dict):
     >= ``min_share`` (0.98) of the area it covers, its node graph evaluated over the surface
     (``probes_surface``).  ``source``: auto (default: the evaluated surface colour), principled
     (the same, and every closure that shows is a Principled BSDF) or viewport (the viewport
-    colour, ``diffuse_color``)."""
+    colour, ``diffuse_color``, which must also be opaque: alpha 1)."""
     mat = _material(probe, p)
     expected = colour_math.parse_colour(p["expected"])
     if mat is None:
@@ -114,9 +118,13 @@ def base_color(probe: Probe, p: dict):
     if source == "viewport" or mat.node_tree is None:
         rgb, source = material_colour(mat, "viewport")
         de = colour_math.delta_e_linear(rgb, expected)
-        detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})"
-        return binary_outcome(de <= tol, rnd(list(rgb)), p["expected"], detail,
-                              {"delta_e2000": rnd(de), "source": source,
+        # solid view draws a viewport colour with alpha below 1 see-through (red team 5: alpha 0
+        # kept the right RGB and lost the part from every preview)
+        alpha = float(mat.diffuse_color[3])
+        detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})" + (
+            f"; its alpha is {alpha:g}, not 1 (solid view draws it see-through)" if alpha < VIEWPORT_OPAQUE else "")
+        return binary_outcome(de <= tol and alpha >= VIEWPORT_OPAQUE, rnd(list(rgb)), p["expected"], detail,
+                              {"delta_e2000": rnd(de), "source": source, "alpha": rnd(alpha),
                                "lab": rnd(list(colour_math.linear_to_lab(rgb)))})
     colours, w, why = _evaluated_colour(probe, p, mat, source == "principled")
     if colours is None:

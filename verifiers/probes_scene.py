@@ -940,6 +940,11 @@ def _inside(box, region: dict) -> bool:
     return all(region["min"][i] <= box[0][i] and box[1][i] <= region["max"][i] for i in range(3))
 
 
+def _with_origin(box, origin) -> tuple:
+    """``box`` widened to hold ``origin``."""
+    return (tuple(min(box[0][i], origin[i]) for i in range(3)), tuple(max(box[1][i], origin[i]) for i in range(3)))
+
+
 def _instanced_types(obj) -> set[str]:
     """The object types ``obj`` instances into the render (a collection, or its children on its
     vertices or faces)."""
@@ -1124,13 +1129,15 @@ def render_overrides(probe: Probe, p: dict):
 
 @primitive(group="scene", required=("others_max|others_types|others_within",),
            params={"expected": "names", "others_max": "count", "others_types": OBJECT_TYPES, "others_within": BOX,
-                   "frame": "integer"})
+                   "all_within": "bool", "frame": "integer"})
 def new_objects(probe: Probe, p: dict):
     """Objects the delivery added (not in the start snapshot; every object without one), less
     the ``expected`` parts, are "others": at most ``others_max`` of them, each of a type in
     ``others_types``, and each render-visible geometry one's world AABB inside
-    ``others_within`` {min, max} at ``frame`` (default 1).  Checks not given are skipped (one
-    is needed); scores the share met."""
+    ``others_within`` {min, max} at ``frame`` (default 1); with ``all_within`` (default false)
+    every other object is held to ``others_within``: a geometry one by its world AABB whether
+    it renders or not, any other (a camera, a light, an empty) by its world origin.  Checks not
+    given are skipped (one is needed); scores the share met."""
     frame = int(p.get("frame", 1))
     start = set(probe.baseline.get("objects", {})) if probe.baseline is not None else set()
     expected = set(p.get("expected", ()))
@@ -1147,12 +1154,17 @@ def new_objects(probe: Probe, p: dict):
         evidence["wrong_type"] = dict(list(wrong.items())[:EVIDENCE_LIMIT])
     if "others_within" in p:
         region, outside = p["others_within"], {}
+        every = bool(p.get("all_within", False))
         for n in others:
             obj = probe.scene.objects[n]
-            if obj.type in GEOMETRY_TYPES and n in probe.rendered():
+            if obj.type in GEOMETRY_TYPES and (every or n in probe.rendered()):
                 box = probe.aabb(obj, frame)
-                if not _inside(box, region):
-                    outside[n] = {"min": rnd(list(box[0])), "max": rnd(list(box[1]))}
+            elif every:  # a camera, a light or an empty: where it stands (and what it instances)
+                box = _with_origin(probe.aabb(obj, frame), probe.origin(obj, frame))
+            else:
+                continue
+            if not _inside(box, region):
+                outside[n] = {"min": rnd(list(box[0])), "max": rnd(list(box[1]))}
         checks["others_within"] = not outside
         evidence["outside"] = dict(list(outside.items())[:EVIDENCE_LIMIT])
     off = [k for k, ok in checks.items() if not ok]
@@ -1161,7 +1173,8 @@ def new_objects(probe: Probe, p: dict):
            "others_within": f"outside the region: {', '.join(evidence.get('outside', {}))}"}
     detail = (f"{len(others)} other object(s), as allowed" if not off
               else f"{len(others)} other object(s): " + "; ".join(why[k] for k in off))
-    expected_out = {k: p[k] for k in ("expected", "others_max", "others_types", "others_within") if k in p}
+    expected_out = {k: p[k] for k in ("expected", "others_max", "others_types", "others_within", "all_within")
+                    if k in p}
     return Outcome(sum(checks.values()) / len(checks), not off, {"others": others[:50], "checks": checks},
                    expected_out, detail, evidence)
 
@@ -1209,34 +1222,95 @@ def light_output(light) -> tuple[float | None, str]:
     return watts, f"{float(light.energy):g} W x 2^{float(light.exposure):g}, colour, factor {factor:g}, {how}"
 
 
+# How a light's power spreads (Blender's radiometry): a point or spot light radiates it over the
+# whole sphere (4 pi sr; a spot's cone only masks it), an area light ~ power / pi along its normal.
+SPREAD = {"POINT": 4.0 * np.pi, "SPOT": 4.0 * np.pi, "AREA": np.pi}
+
+
+def light_on(light_obj, watts: float, point) -> tuple[float, float | None]:
+    """(what ``light_obj``, putting ``watts`` into the render, puts on ``point``: its strongest
+    intensity over the squared distance, distance); a sun's strength is already per square
+    metre and has no distance."""
+    if light_obj.data.type == "SUN":
+        return watts, None
+    distance = (light_obj.matrix_world.translation - mathutils.Vector(point)).length
+    return watts / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
+
+
+def _reference_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:
+    """(what the light ``name`` puts on ``point``, how it was read); None when it cannot be read."""
+    obj = probe.scene.objects.get(name)
+    if obj is None or obj.type != "LIGHT" or obj.name not in probe.rendered():
+        return None, f"no render-visible light {name!r} to compare with"
+    ev = obj.evaluated_get(probe.depsgraph)
+    watts, how = light_output(ev.data)
+    if watts is None:
+        return None, f"{name}: {how}"
+    on, distance = light_on(ev, watts, point)
+    return on, f"{name}: {watts:g} W" + (f" at {distance:.3g} m" if distance is not None else "")
+
+
 @primitive(group="scene", required=("max_power",),
            params={"exclude": "names", "max_power": "tolerance",
-                   "min_power": {"type": "number", "description": "number (W)"}, "frame": "integer"})
+                   "min_power": {"type": "number", "description": "number (W)"}, "frame": "integer",
+                   "target": "name", "no_brighter_than": "name"})
 def light_power(probe: Probe, p: dict):
     """Every render-visible light but the ``exclude``d ones (a Background Scene's lights too,
     never excluded) puts between ``min_power`` (default
     0: no negative light) and ``max_power`` W into the render (``light_output``: Power x
     2^Exposure x colour x contribution factor x its light nodes' Emission), at ``frame``
-    (default 1).  A light whose nodes are not a constant Emission fails.  Scores the share of
-    those lights within bounds (1 when there are none)."""
-    probe.at(int(p.get("frame", 1)))
+    (default 1).  With ``target`` and ``no_brighter_than`` (a light's name), each of them also
+    puts on ``target``'s centre (its evaluated bounding box's) at most what that light does
+    (``light_on``: the power over the squared distance, spread over 4 pi sr for a point or spot
+    light, pi for an area light; a sun's strength as is): a weak light held close to the target
+    outshines the rig.  A light whose nodes are not a constant Emission fails.  Scores the
+    share of those lights within bounds (1 when there are none)."""
+    frame = int(p.get("frame", 1))
+    probe.at(frame)
     lo, hi = float(p.get("min_power", 0.0)), float(p["max_power"])
     skip, rendered = set(p.get("exclude", ())), probe.rendered()
-    measured, off = {}, {}
+    expected = {"min_power": lo, "max_power": hi, **{k: p[k] for k in ("target", "no_brighter_than") if k in p}}
+    box = probe.aabb(probe.obj(p["target"]), frame) if "target" in p else None
+    point = tuple((a + b) / 2 for a, b in zip(*box)) if box is not None else None
+    limit, limit_how = (_reference_light_on(probe, p["no_brighter_than"], point)
+                        if point is not None and "no_brighter_than" in p else (None, None))
+    measured, off, on_target = {}, {}, {}
     # a Background Scene's lights light the render too, whatever their names
     set_lights = [o for o in set_objects(probe.scene) if o.type == "LIGHT"]
     for obj in sorted(probe.scene.objects, key=lambda o: o.name) + set_lights:
         if obj.type != "LIGHT" or (obj not in set_lights and (obj.name in skip or obj.name not in rendered)):
             continue
-        watts, how = light_output(obj.evaluated_get(probe.depsgraph).data)
+        ev = obj.evaluated_get(probe.depsgraph)
+        watts, how = light_output(ev.data)
         measured[obj.name] = rnd(watts) if watts is not None else how
         if watts is None or not lo - 1e-4 <= watts <= hi + 1e-4:
             off[obj.name] = f"{obj.name}: {how}" + (f" = {watts:g} W" if watts is not None else "")
-    detail = (f"{len(measured)} light(s) within {lo:g}..{hi:g} W" if not off else
-              f"lights outside {lo:g}..{hi:g} W: " + "; ".join(off.values()))
-    return fraction_outcome(len(measured) - len(off), len(measured), measured, {"min_power": lo, "max_power": hi},
-                            detail, {"off": sorted(off)}) if measured else Outcome(
-        1.0, True, measured, {"min_power": lo, "max_power": hi}, "no other light", {"off": []})
+        elif limit_how is not None:
+            why = _outshines(ev, watts, point, limit, limit_how, on_target)
+            if why:
+                off[obj.name] = why
+    if limit_how is not None:
+        expected["reference_on_target"] = rnd(limit) if limit is not None else limit_how
+    bound = f"{lo:g}..{hi:g} W" + (f", no brighter on {p['target']} than {limit_how}" if limit_how else "")
+    detail = (f"{len(measured)} light(s) within {bound}" if not off else
+              f"lights outside {bound}: " + "; ".join(off.values()))
+    evidence = {"off": sorted(off), **({"on_target": on_target} if limit_how is not None else {})}
+    return fraction_outcome(len(measured) - len(off), len(measured), measured, expected,
+                            detail, evidence) if measured else Outcome(
+        1.0, True, measured, expected, "no other light", evidence)
+
+
+def _outshines(ev, watts: float, point, limit: float | None, limit_how: str, on_target: dict) -> str | None:
+    """Why the light ``ev`` puts more on ``point`` than the reference light's ``limit`` (None
+    when it does not); what it puts there is noted in ``on_target``."""
+    if limit is None:
+        return f"{ev.name}: {limit_how}"
+    on, distance = light_on(ev, watts, point)
+    on_target[ev.name] = rnd(on)
+    if on <= limit * (1.0 + 1e-4) + 1e-9:
+        return None
+    where = f" at {distance:.3g} m" if distance is not None else " (a sun)"
+    return f"{ev.name}: {watts:g} W{where} puts {on:.3g} on the target, {on / max(limit, 1e-12):.3g}x {limit_how}"
 
 
 def _camera_frames(probe: Probe, first: int, last: int) -> list[int]:

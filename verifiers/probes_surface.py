@@ -1518,7 +1518,14 @@ CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_di
 # ~99.6 %), a Specular IOR Level above 1 likewise, a thin film tints the reflection (a gold
 # rim renders green), and a linked Normal / Coat Normal / Tangent changes the shading (an
 # inverted or bumped normal renders dark or crinkled).  Bounds by default; rubric params widen them.
-OPTICS_DEFAULTS = {"max_ior": 3.0, "max_specular_level": 1.0, "max_thin_film": 0.0, "allow_normal_map": False}
+#
+# Red team 5: three more layers re-colour the surface or let light into it.  A sheen (Sheen
+# Weight x its Tint) lays a coloured or white velvet over the Base Color (a pink mug, a white
+# crate); subsurface scattering with a mean free path near the part's size blurs the texture and
+# lets light through the part; a coloured Specular Tint tints the reflection.  Bounds: no sheen,
+# a subsurface path (Scale x the largest Radius) of at most 1 cm, a neutral Specular Tint.
+OPTICS_DEFAULTS = {"max_ior": 3.0, "max_specular_level": 1.0, "max_thin_film": 0.0, "allow_normal_map": False,
+                   "max_sheen": 0.0, "max_subsurface_radius": 0.01, "max_specular_tint_chroma": 0.05}
 IOR_INPUTS = ("IOR", "Coat IOR")
 NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
 
@@ -1528,6 +1535,8 @@ NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
                    "max_delta_e": "tolerance", "max_emission": "tolerance", "min_alpha": UNIT,
                    "max_transmission": UNIT, "max_displacement": "tolerance", "min_share": UNIT, "frame": "integer",
                    "max_ior": "tolerance", "max_specular_level": "tolerance", "max_thin_film": "tolerance",
+                   "max_sheen": "tolerance", "max_subsurface_radius": "tolerance",
+                   "max_specular_tint_chroma": "tolerance",
                    "allow_normal_map": "bool"})
 def surface_shader(probe: Probe, p: dict):
     """What the material shows, evaluated over the part's area: the shader is a listed type,
@@ -1537,8 +1546,11 @@ def surface_shader(probe: Probe, p: dict):
     not opaque); emission is the largest |strength x colour| channel; the colour is Base Color
     through the coat's tint.  Part of the shader check (``optics``): every Principled that shows keeps IOR / Coat IOR
     in 1..``max_ior`` (3), Specular IOR Level <= ``max_specular_level`` (1), Thin Film Thickness <=
-    ``max_thin_film`` nm (0), and no shader that shows has a linked Normal / Coat Normal / Tangent
-    unless ``allow_normal_map``; where they do not, the colour is not the one judged either."""
+    ``max_thin_film`` nm (0), Sheen Weight x Sheen Tint <= ``max_sheen`` (0), Subsurface Weight x
+    Scale x Radius <= ``max_subsurface_radius`` m (0.01), a Specular Tint within
+    ``max_specular_tint_chroma`` (0.05) of grey, and no shader that shows has a linked Normal /
+    Coat Normal / Tangent unless ``allow_normal_map``; where they do not, the colour is not the
+    one judged either."""
     shaders = _shader_wanted(p)
     checks = _checks(p)
     expected = {k: p[k] for k in ("shader", *CHECKS, "max_delta_e", "min_share") if k in p}
@@ -1709,6 +1721,7 @@ def _closure_optics(c: Closure, bounds: dict, measured: dict, notes: list[str]) 
                 ok[:] = False
     if node.type != "BSDF_PRINCIPLED":
         return ok
+    ok &= _layer_optics(g, node, bounds, measured, notes)
     checks = [(n, "ior", lambda v: (v >= 1.0) & (v <= float(bounds["max_ior"])), f"1..{bounds['max_ior']:g}")
               for n in IOR_INPUTS]
     checks += [("Specular IOR Level", "specular_level", lambda v: (v >= 0) & (v <= float(bounds["max_specular_level"])),
@@ -1733,6 +1746,48 @@ def _closure_optics(c: Closure, bounds: dict, measured: dict, notes: list[str]) 
             notes.append(f"{node.name}: {name} {worst:g} outside {word} (the render is not its Base Color)")
             ok &= ~bad
     return ok
+
+
+def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]) -> np.ndarray:
+    """Per sample, whether a Principled BSDF's sheen, subsurface and specular tint keep their
+    bounds (``OPTICS_DEFAULTS``); worst values into ``measured``.  Unknown is off."""
+    ok = np.ones(g.n, dtype=bool)
+    sheen = _where_weighted(g.value(node, "Sheen Weight"), lambda: _channel_max(g.colour(node, "Sheen Tint")))
+    wide = _where_weighted(g.value(node, "Subsurface Weight"),
+                           lambda: _mul(g.value(node, "Subsurface Scale"), _channel_max(g.vector(node, "Subsurface Radius"))))
+    tint = g.colour(node, "Specular Tint")
+    chroma = tint if isinstance(tint, Unknown) else tint.max(axis=1) - tint.min(axis=1)
+    for key, value, bound, word in (("sheen", sheen, "max_sheen", "Sheen Weight x Sheen Tint"),
+                                    ("subsurface_radius", wide, "max_subsurface_radius", "Subsurface Scale x Radius"),
+                                    ("specular_tint_chroma", chroma, "max_specular_tint_chroma",
+                                     "Specular Tint's colour (max - min channel)")):
+        if isinstance(value, Unknown):
+            notes.append(f"{node.name}: {word} unknown ({value.reason})")
+            ok[:] = False
+            continue
+        worst = float(np.max(np.abs(value))) if len(value) else 0.0
+        measured[key] = max(measured.get(key) or 0.0, rnd(worst))
+        bad = np.abs(value) > float(bounds[bound]) + 1e-9
+        if bad.any():
+            notes.append(f"{node.name}: {word} {worst:g} above {float(bounds[bound]):g} (the render is not its Base Color)")
+            ok &= ~bad
+    return ok
+
+
+def _channel_max(colour):
+    return colour if isinstance(colour, Unknown) else np.max(colour, axis=1)
+
+
+def _where_weighted(weight, amount):
+    """weight x amount() where a layer's weight is on, 0 where it is off (its other inputs then
+    show nothing, so they are not read); Unknown when either is."""
+    if isinstance(weight, Unknown):
+        return weight
+    on = weight > 1e-9
+    if not on.any():
+        return np.zeros(len(weight))
+    value = amount()
+    return value if isinstance(value, Unknown) else np.where(on, weight * value, 0.0)
 
 
 def _coated(g: Graph, node) -> bool:

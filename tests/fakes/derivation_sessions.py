@@ -105,7 +105,9 @@ REQ-LEGS-MEET-TOP, REQ-MATERIAL, REQ-OTHER-OBJECTS.
         ("REQ-LEGS-MEET-TOP", "parts_touch", ["object", "others", "tolerance"]),
         ("REQ-MATERIAL", "material_on_faces", ["objects", "material", "min_share"]),
         ("REQ-MATERIAL", "surface_shader", ["material", "shader", "max_emission", "min_alpha"]),
-        ("REQ-OTHER-OBJECTS", "new_objects", ["expected", "others_max", "others_types", "others_within"]),
+        ("REQ-PARTS", "parts_unoccluded", ["objects", "min_share", "elevations"]),
+        ("REQ-OTHER-OBJECTS", "new_objects", ["expected", "others_max", "others_types", "others_within",
+                                              "all_within"]),
         ("REQ-OTHER-OBJECTS", "others_drawn", ["expected", "others_within"]),
     ]
     return {"seed_id": seed_id, "title": title, "workflow_primary": "MOD-01",
@@ -198,9 +200,11 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
                                                               "max_emission": 0.0, "min_alpha": 0.99}},
         {"id": "C10", "method": "new_objects", "params": {
             "expected": parts, "others_max": 12, "others_types": ["MESH", "CAMERA", "LIGHT", "EMPTY"],
-            "others_within": outline, "frame": 1}},
+            "all_within": True, "others_within": outline, "frame": 1}},
         {"id": "C11", "method": "others_drawn", "params": {"expected": parts, "others_within": outline,
-                                                            "frame": 1}}]}
+                                                            "frame": 1}},
+        {"id": "C12", "method": "parts_unoccluded", "params": {"objects": parts, "min_share": 0.5,
+                                                                "elevations": [15, 45], "frame": 1}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
@@ -210,8 +214,8 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         "C05": f"each leg lies in its own corner zone, within {zone} m of both edges meeting there",
         "C07": f"the material {material} covers every face of the five parts",
         "C09": f"{material}'s surface is a Principled or Diffuse BSDF, not emissive, opaque",
-        "C10": f"at most 12 other objects, each a mesh, camera, light or empty; every other mesh inside the "
-               f"{product}'s own box (1 cm slack)",
+        "C10": f"at most 12 other objects, each a mesh, camera, light or empty; every other object inside the "
+               f"{product}'s own box (1 cm slack), a camera, light or empty by where it stands",
         "C11": f"everything else the render draws (other meshes and instances) lies inside the {product}'s "
                f"own box (1 cm slack)"}
     for c in task["criteria"]:
@@ -239,14 +243,14 @@ with its long side along X. **Front** is the -Y side, **left** is -X.
 """ + "".join(f"| `{p}` | {'the top' if p == top_name else 'leg ' + p.split('.')[-1]} |\n" for p in parts) + f"""
 Sizes are measured on the world-space bounding box of what Blender shows.
 
-- **REQ-PARTS** - the five objects above exist, each a solid: faces enclosing at least 0.2 litres, at least 2 cm across on every axis, no loose vertices; one closed piece with no hole through it, filled across (every cross-section at least 90 % of its outline). *(critical)*
+- **REQ-PARTS** - the five objects above exist, each a solid: faces enclosing at least 0.2 litres, at least 2 cm across on every axis, no loose vertices; one closed piece with no hole through it, filled across (every cross-section at least 90 % of its outline); nothing hides a part: at least half of each part's surface is seen from above or around the {product} (15 or 45 degrees up) along a line crossing no other geometry. *(critical)*
 - **REQ-OVERALL-SIZE** - together they measure {_m(width)} (X) x {_m(depth)} (Y) x {_m(height)} (Z), each within 1 cm. *(critical)*
 - **REQ-TOP-SIZE** - `{top_name}` measures {_m(width)} x {_m(depth)} and is {_m(top)} thick, each within 5 mm.
 - **REQ-ON-FLOOR** - every leg stands on z = 0 (within 3 mm) by downward faces of at least 1 cm², nothing below.
 - **REQ-LEG-PLACEMENT** - each leg lies entirely within {zone} m of both edges of the top meeting at its corner, and no higher than the top surface.
 - **REQ-LEGS-MEET-TOP** - every leg's surface reaches the top's: a gap of at most 3 mm.
 - **REQ-MATERIAL** - every face of the five parts uses a material named exactly `{material}`, a Principled or Diffuse BSDF with no emission and alpha 1. *(critical)*
-- **REQ-OTHER-OBJECTS** - at most 12 other objects, each a mesh, camera, light or empty; every other mesh, and whatever is drawn as instances, inside x +-{_m(w2 + 0.01)}, y +-{_m(d2 + 0.01)}, z -0.01..{_m(height + 0.01)}. *(critical)*
+- **REQ-OTHER-OBJECTS** - at most 12 other objects, each a mesh, camera, light or empty; every other object (a camera, light or empty where it stands), and whatever is drawn as instances, inside x +-{_m(w2 + 0.01)}, y +-{_m(d2 + 0.01)}, z -0.01..{_m(height + 0.01)}. *(critical)*
 """
     instruction = f"""# {product.capitalize()} for our catalogue
 

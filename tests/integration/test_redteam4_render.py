@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -153,12 +153,7 @@ EXPECTED = {
 
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory) -> dict:
-    tmp = tmp_path_factory.mktemp("redteam4-render")
-    script = tmp / "make.py"
-    script.write_text(MAKE, encoding="utf-8")
-    run_bpy(script, tmp)
-    task, rubric = write_rule_task(tmp / "task", CASES, "redteam4-render", start_mode="from_scratch")
-    return {"tmp": tmp, "task": task, "rubric": rubric}
+    return build_scenes(tmp_path_factory.mktemp("redteam4-render"), MAKE, CASES, "redteam4-render", "from_scratch")
 
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
@@ -179,8 +174,4 @@ def test_render_operators_apply_and_are_killed(scenes):
     with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
         rows = probe.mutate(scenes["tmp"] / "start.blend", scenes["task"], scenes["rubric"],
                             operators=list(RENDER_OPERATORS))
-    assert sorted(row["operator"] for row in rows) == sorted(RENDER_OPERATORS)
-    for row in rows:
-        assert row["applicable"] and row["error"] is None, row
-        refused = {c["id"] for c in row["criteria"] if not c["passed"]}
-        assert refused == RENDER_OPERATORS[row["operator"]], (row["operator"], row["criteria"])
+    assert_operators_killed(rows, RENDER_OPERATORS)

@@ -58,7 +58,7 @@ def test_criteria_and_coverage_are_traced_both_ways(seed):
             "message": "C02 grades REQ-OVERALL-SIZE, not REQ-PARTS"} in got
     uncovered = [f for f in got if f["file"] == "draft/task.json"]
     assert [f["field"] for f in uncovered] == [
-        "criteria[6].requirement_id", "criteria[8].requirement_id", "criteria[13].requirement_id"]
+        "criteria[6].requirement_id", "criteria[8].requirement_id", "criteria[14].requirement_id"]
 
 
 def test_a_public_anchor_must_be_where_the_solver_reads(seed):

@@ -13,7 +13,8 @@ measure what the render gets:
   materials or the world, and no empty instances geometry into the set;
 - ``shot_framing``: the whole product is in the camera's picture (inside the frame and the clip
   range, at least ``min_fill`` of the frame height), on a ``sensor_width`` mm sensor, and depth
-  of field, when on, focuses on the product.
+  of field, when on, focuses on the product and keeps all of it sharp (a circle of confusion of
+  at most ``max_blur_px`` pixels).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pathlib import Path
 if str(Path(__file__).resolve().parent) not in sys.path:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import bpy  # noqa: E402
+import bpy  # noqa: E402, F401 -- the probe runs in Blender: bpy before bpy_extras
 import numpy as np  # noqa: E402
 from bpy_extras.object_utils import world_to_camera_view  # noqa: E402
 from mathutils import Vector  # noqa: E402
@@ -215,11 +216,48 @@ def _sensor_span(scene, cam) -> float:
     return across if aspect >= 1.0 else across / aspect
 
 
+def _focus_depth(probe, scene, cam_ev, dof) -> float:
+    """The depth (along the view axis) the lens focuses at: the focus object's (its bone's, with
+    a Focus Bone) when one is set, else the Focus Distance."""
+    if dof.focus_object is None:
+        return float(dof.focus_distance)
+    focus_ev = dof.focus_object.evaluated_get(probe.depsgraph)
+    where = focus_ev.matrix_world.translation
+    bone = getattr(dof, "focus_subtarget", "")
+    if bone and focus_ev.type == "ARMATURE" and bone in focus_ev.pose.bones:
+        where = focus_ev.matrix_world @ focus_ev.pose.bones[bone].head
+    return float(world_to_camera_view(scene, cam_ev, where)[2])
+
+
+def _blur_mm(cam, depths: np.ndarray, focus: float) -> float:
+    """The widest circle of confusion (mm on the sensor) of points at ``depths`` (m, along the
+    view axis) for a lens focused at ``focus``: c = (f / N) x f x |d - s| / (d x (s - f)), the
+    aperture ratio (anamorphic bokeh) widening it by max(ratio, 1 / ratio)."""
+    f = float(cam.lens) / 1000.0
+    stop = max(float(cam.dof.aperture_fstop), 1e-6)
+    ratio = max(float(cam.dof.aperture_ratio), 1e-6)
+    depth = np.maximum(depths, 1e-6)
+    if focus <= f:  # focused inside the focal length: nothing is sharp
+        return math.inf
+    c = (f / stop) * f * np.abs(depth - focus) / (depth * (focus - f)) * max(ratio, 1.0 / ratio)
+    return float(c.max()) * 1000.0
+
+
+def _pixel_mm(scene, cam) -> float:
+    """The width (mm on the sensor) of one pixel of the rendered frame: the sensor span of the
+    picture's longer side over that side's pixels."""
+    r = scene.render
+    wide = r.resolution_x * r.pixel_aspect_x >= r.resolution_y * r.pixel_aspect_y
+    pixels = (r.resolution_x if wide else r.resolution_y) * r.resolution_percentage / 100.0
+    return _sensor_span(scene, cam) / max(pixels, 1.0)
+
+
 @primitive(required=("camera", "target", "min_fill"),
            params={"camera": "name", "target": "name", "min_fill": {"type": "number", "minimum": 0, "maximum": 1,
                                                                     "description": "number 0..1"},
                    "sensor_width": {"type": "number", "exclusiveMinimum": 0, "description": "number > 0 (mm)"},
-                   "sensor_tolerance": "tolerance", "focus_margin": "tolerance", "frame": "integer"})
+                   "sensor_tolerance": "tolerance", "focus_margin": "tolerance", "max_blur_px": "tolerance",
+                   "frame": "integer"})
 def shot_framing(probe, p: dict):
     """The scene camera is ``camera`` and the whole ``target`` (its evaluated vertices) is in
     its picture at ``frame`` (default 1): inside the frame (shift, sensor fit and the render's
@@ -227,7 +265,11 @@ def shot_framing(probe, p: dict):
     frame height; with ``sensor_width``, the sensor is that wide within ``sensor_tolerance``
     (default 0.5 mm), and so is the span of it the picture's longer side takes (Sensor Fit and
     Sensor Height included: ``_sensor_span``); and depth of field, when on, focuses within ``focus_margin`` (default
-    0.1 m) of the target's depth range.  Scores the share of the checks met."""
+    0.1 m) of the target's depth range and renders every vertex of it sharp: its circle of
+    confusion (``_blur_mm``: f-stop, focal length, focus and the vertex's depth, the aperture
+    ratio widening it) at most ``max_blur_px`` (default 2) pixels of the rendered frame
+    (``_pixel_mm``) -- a focus inside the margin at f/0.02 smears the whole product.  Scores the
+    share of the checks met."""
     frame = int(p.get("frame", 1))
     cam = probe.scene.objects.get(p["camera"])
     target = probe.obj(p["target"])  # a missing or render-hidden target scores 0
@@ -257,14 +299,14 @@ def shot_framing(probe, p: dict):
         checks["sensor_width"] = all(abs(v - float(p["sensor_width"])) <= float(p.get("sensor_tolerance", 0.5))
                                      for v in (float(data.sensor_width), _sensor_span(scene, data)))
     if data.dof.use_dof and len(view):
-        if data.dof.focus_object is not None:
-            fo = data.dof.focus_object.evaluated_get(probe.depsgraph).matrix_world.translation
-            focus = float(world_to_camera_view(scene, cam_ev, fo)[2])
-        else:
-            focus = float(data.dof.focus_distance)
+        focus = _focus_depth(probe, scene, cam_ev, data.dof)
         margin = float(p.get("focus_margin", 0.1))
         measured["focus_distance"] = rnd(focus)
         checks["focus"] = bool(view[:, 2].min() - margin <= focus <= view[:, 2].max() + margin)
+        blur_px = _blur_mm(data, view[:, 2], focus) / _pixel_mm(scene, data)
+        measured.update(blur_px=rnd(blur_px) if math.isfinite(blur_px) else "unbounded",
+                        f_stop=rnd(float(data.dof.aperture_fstop)))
+        checks["sharp"] = bool(blur_px <= float(p.get("max_blur_px", 2.0)))
     off = [k for k, ok in checks.items() if not ok]
     detail = (f"{target.name} fully in {cam.name}'s picture" if not off else
               f"{target.name} in {cam.name}'s picture: off " + ", ".join(off) + f" ({rnd(measured)})")

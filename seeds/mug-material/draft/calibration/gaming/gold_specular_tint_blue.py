@@ -1,0 +1,44 @@
+"""Gaming (must fail): the gold with a blue Specular Tint (a metal's edge tint) and the glaze
+with a red one: the rim's reflections render bluish, not gold (the spec: the colour that renders
+is the Base Color).  Refused by the shader check's optics (a grey Specular Tint)."""
+import bpy
+
+def srgb_to_linear(hex_code):
+    """'#rrggbb' (sRGB, as the colour picker's Hex field shows it) -> linear RGB."""
+    out = []
+    for i in (1, 3, 5):
+        c = int(hex_code[i:i + 2], 16) / 255
+        out.append(c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4)
+    return out
+
+
+def principled_material(name, hex_code, metallic, roughness):
+    mat = bpy.data.materials.new(name)
+    bsdf = next(n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    rgba = (*srgb_to_linear(hex_code), 1.0)
+    bsdf.inputs["Base Color"].default_value = rgba
+    bsdf.inputs["Metallic"].default_value = metallic
+    bsdf.inputs["Roughness"].default_value = roughness
+    # viewport display (solid view and the catalogue previews)
+    mat.diffuse_color = rgba
+    mat.metallic = metallic
+    mat.roughness = roughness
+    return mat
+
+
+def assign(obj_name, mat):
+    mesh = bpy.data.objects[obj_name].data
+    mesh.materials.clear()
+    mesh.materials.append(mat)
+
+
+ceramic = principled_material("Ceramic", "#2A6F77", metallic=0.0, roughness=0.12)
+gold = principled_material("GoldRim", "#D4AF37", metallic=1.0, roughness=0.25)
+assign("Mug.Body", ceramic)
+assign("Mug.Handle", ceramic)
+assign("Mug.Rim", gold)
+# --- the trick ---
+b = next(n for n in gold.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+b.inputs["Specular Tint"].default_value = (0.0, 0.0, 1.0, 1.0)
+b = next(n for n in ceramic.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+b.inputs["Specular Tint"].default_value = (1.0, 0.0, 0.0, 1.0)

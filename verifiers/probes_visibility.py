@@ -1,0 +1,177 @@
+"""Probe group: visibility (is a named part seen from outside, or hidden behind something else).
+Runs in bpy (stdlib + bpy + numpy + mathutils only); measured on the evaluated scene in world
+space.
+
+Size, contact and box measures of the named parts cannot tell a table from a chest: thin walls
+of extra geometry around the parts (each wall inside the allowed outline) leave every part as
+it was, yet a render shows a closed box.  ``parts_unoccluded`` measures what a picture of the
+scene can show of each part:
+
+- **Samples.** Points on the part's evaluated surface (its instances included), area-weighted,
+  a fixed pseudo-random draw (the same file gives the same verdict).
+- **Viewpoints.** Around the centre of the parts' joint bounding box, at ``VIEW_DISTANCE``
+  times its half diagonal: ``AZIMUTHS`` directions at each elevation of ``elevations``
+  (degrees above the horizontal; default 15 and 45) and one straight above -- where a
+  camera of a product shot stands.  A floor is never looked through from below.
+- **Blockers.** Every other render-visible object's evaluated geometry, its instances and
+  what a Background Set draws, the other named parts included (a leg's top end under the
+  tabletop is covered; that is a few per cent of its surface).  The part's own geometry never
+  blocks its own points: the share does not depend on face orientation.
+- **Seen.** A sample point is seen when the straight line from it to at least one viewpoint
+  crosses no blocker; the part's seen share is the seen samples' share.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+from mathutils import Vector  # noqa: E402
+from mathutils.bvhtree import BVHTree  # noqa: E402
+
+from probe_core import GEOMETRY_TYPES, Probe, fraction_outcome, names_param, primitive, rnd  # noqa: E402
+
+SHARE = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"}
+ELEVATIONS = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 90}, "minItems": 1,
+              "description": "non-empty list of degrees 0..90"}
+
+SAMPLES = 400  # sample points per part
+AZIMUTHS = 8  # viewpoints around the parts at each elevation
+DEFAULT_ELEVATIONS = (15.0, 45.0)
+VIEW_DISTANCE = 4.0  # viewpoints' distance from the centre, in half diagonals of the parts' box
+EPSILON = 1e-5  # a ray starts this far off its sample point (and off a hit on the part itself)
+MAX_PASSES = 16  # hits on the part's own faces skipped along one ray
+
+
+def _triangles(mesh: dict) -> np.ndarray:
+    """(t, 3, 3) fan triangles of a ``mesh_arrays`` mesh."""
+    co, lv, start, total = mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"]
+    if not len(start):
+        return np.zeros((0, 3, 3))
+    poly = np.repeat(np.arange(len(start)), total)
+    loops = np.arange(len(lv))
+    rel = loops - start[poly]
+    fan = (rel >= 1) & (rel <= total[poly] - 2)
+    return np.stack([co[lv[start[poly[fan]]]], co[lv[loops[fan]]], co[lv[loops[fan] + 1]]], axis=1)
+
+
+def surface_samples(tris: np.ndarray, count: int = SAMPLES) -> np.ndarray:
+    """``count`` points on the triangles, area-weighted (fixed seed: the same mesh, the same points)."""
+    area = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
+    if not len(tris) or area.sum() <= 0:
+        return np.zeros((0, 3))
+    rng = np.random.default_rng(0)
+    pick = rng.choice(len(tris), size=count, p=area / area.sum())
+    u, v = rng.random(count), rng.random(count)
+    flip = u + v > 1  # fold the square onto the triangle
+    u, v = np.where(flip, 1 - u, u), np.where(flip, 1 - v, v)
+    t = tris[pick]
+    return t[:, 0] + u[:, None] * (t[:, 1] - t[:, 0]) + v[:, None] * (t[:, 2] - t[:, 0])
+
+
+def viewpoints(lo: np.ndarray, hi: np.ndarray, elevations) -> np.ndarray:
+    """Points around the box [lo, hi]: ``AZIMUTHS`` per elevation, and one straight above."""
+    centre, radius = (lo + hi) / 2, max(float(np.linalg.norm(hi - lo)) / 2, 1e-3)
+    dirs = [(0.0, 0.0, 1.0)]
+    for elev in elevations:
+        e = math.radians(float(elev))
+        for k in range(AZIMUTHS):
+            a = 2 * math.pi * (k + 0.5) / AZIMUTHS  # between the axes: each view sees two sides
+            dirs.append((math.cos(e) * math.cos(a), math.cos(e) * math.sin(a), math.sin(e)))
+    return centre + VIEW_DISTANCE * radius * np.array(dirs)
+
+
+def _scene_geometry(probe: Probe, frame: int) -> dict[str, np.ndarray]:
+    """{drawer name: (t, 3, 3) world triangles}: what the render draws, per object (its own
+    evaluated mesh and the instances credited to it) and per Background Set pseudo-drawer."""
+    out = {}
+    for obj in probe.scene.objects:
+        if obj.type in GEOMETRY_TYPES and obj.name in probe.rendered():
+            mesh = probe.mesh_arrays(obj, frame)
+            if mesh is not None:
+                out[obj.name] = _triangles(mesh)
+    for name, pieces in probe.instances(frame).items():
+        if name not in out:  # instances of a drawer not rendered itself, or of a background set
+            tris = [_triangles(piece) for piece in pieces]
+            out[name] = np.concatenate(tris) if tris else np.zeros((0, 3, 3))
+    return out
+
+
+def _tree(geometry: dict[str, np.ndarray]) -> tuple[BVHTree | None, np.ndarray, list[str]]:
+    """(BVH over every triangle, the drawer index of each triangle, drawer names)."""
+    names = sorted(n for n, t in geometry.items() if len(t))
+    if not names:
+        return None, np.zeros(0, dtype=np.int64), names
+    tris = np.concatenate([geometry[n] for n in names])
+    owner = np.concatenate([np.full(len(geometry[n]), i, dtype=np.int64) for i, n in enumerate(names)])
+    verts = tris.reshape(-1, 3).tolist()
+    polys = np.arange(len(verts)).reshape(-1, 3).tolist()
+    return BVHTree.FromPolygons(verts, polys), owner, names
+
+
+def _blocked(tree: BVHTree, owner: np.ndarray, own: int, point: np.ndarray, target: np.ndarray) -> bool:
+    """Whether the segment point -> target crosses a triangle of another drawer than ``own``."""
+    origin, end = Vector(point.tolist()), Vector(target.tolist())
+    for _ in range(MAX_PASSES):
+        offset = end - origin
+        length = offset.length
+        if length <= EPSILON:
+            return False
+        direction = offset / length
+        start = origin + direction * EPSILON
+        hit, _normal, index, dist = tree.ray_cast(start, direction, length - EPSILON)
+        if hit is None:
+            return False
+        if int(owner[index]) != own:
+            return True
+        origin = hit  # the part's own face: look on past it
+    return False
+
+
+def seen_share(tree, owner: np.ndarray, own: int, points: np.ndarray, views: np.ndarray) -> float:
+    """Share of ``points`` seen from at least one of ``views``."""
+    if not len(points):
+        return 0.0
+    if tree is None:
+        return 1.0
+    seen = sum(1 for q in points if any(not _blocked(tree, owner, own, q, v) for v in views))
+    return seen / len(points)
+
+
+@primitive(group="geometry", required=("object|objects",),
+           params={"object": "name", "objects": "names", "min_share": SHARE, "elevations": ELEVATIONS,
+                   "frame": "integer"})
+def parts_unoccluded(probe: Probe, p: dict):
+    """Each named part is seen from outside: at least ``min_share`` (default 0.25) of its
+    evaluated surface (area-weighted samples, its instances included) is seen from at least one
+    viewpoint around the parts -- ``AZIMUTHS`` directions at each of ``elevations`` (degrees
+    above the horizontal, default [15, 45]) and one straight above, at ``VIEW_DISTANCE`` half
+    diagonals of the parts' joint box from its centre -- by a straight line that crosses no other
+    render-visible geometry (other objects, their instances, a Background Set's, the other
+    named parts; never the part's own) at ``frame`` (default 1).  Scores the share of parts seen."""
+    names, frame = names_param(p), int(p.get("frame", 1))
+    min_share = float(p.get("min_share", 0.25))
+    objs = probe.objects(names)
+    geometry = _scene_geometry(probe, frame)
+    tree, owner, drawers = _tree(geometry)
+    parts = [o for o in objs if o.name in drawers]
+    lo, hi = (np.array(b) for b in probe.union_aabb(parts or objs, frame))
+    views = viewpoints(lo, hi, p.get("elevations", DEFAULT_ELEVATIONS))
+    measured, failing = {}, {}
+    for o in objs:
+        own = drawers.index(o.name) if o.name in drawers else -1
+        points = surface_samples(geometry[o.name]) if own >= 0 else np.zeros((0, 3))
+        share = seen_share(tree, owner, own, points, views)
+        measured[o.name] = rnd(share)
+        if share < min_share:
+            failing[o.name] = "draws no surface" if own < 0 else f"{share:.0%} of its surface seen"
+    detail = (f"every part seen from outside (at least {min_share:.0%} of its surface)" if not failing
+              else "hidden from every viewpoint: " + "; ".join(f"{n} ({why})" for n, why in failing.items()))
+    return fraction_outcome(len(objs) - len(failing), len(objs), measured,
+                            {"min_share": min_share, "elevations": list(p.get("elevations", DEFAULT_ELEVATIONS))},
+                            detail, {"failing": failing, "viewpoints": len(views)})
