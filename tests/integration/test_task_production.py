@@ -100,14 +100,16 @@ def check_metrics(result: ProductionResult, threshold: float) -> None:
 
 
 def robot_carry_with_one_defect(tmp_path: Path) -> Path:
-    """robot-carry as bundled, but calibrated on its first defect, its variant and the two gaming
-    samples review requires (each calibration sample is a trial plus an animation render: `make
+    """robot-carry as bundled, but calibrated on its first defect, its first variant and the two
+    gaming samples review requires (each calibration sample is a trial plus an animation render: `make
     test` keeps its time; every sample of every seed is calibrated by
     test_blender_calibration.py, test_calibration_step.py and the demo)."""
     seed = tmp_path / "robot-carry"
     shutil.copytree(Path(__file__).resolve().parents[2] / "seeds" / "robot-carry", seed)
     for defect in sorted((seed / "draft" / "calibration" / "defects").glob("*.py"))[1:]:
         defect.unlink()
+    for variant in sorted((seed / "draft" / "calibration" / "variants").glob("*.py"))[1:]:
+        variant.unlink()
     for gaming in sorted((seed / "draft" / "calibration" / "gaming").glob("*.py"))[2:]:
         gaming.unlink()
     return seed
