@@ -10,6 +10,13 @@ import os
 from pathlib import Path
 
 
+def _index_of(criterion_id: str) -> int:
+    """Where the bundled table-model's task.json lists a criterion (errors name it by index)."""
+    task = json.loads((Path(__file__).resolve().parents[1] / "seeds" / "table-model" / "draft" / "task.json")
+                      .read_text(encoding="utf-8"))
+    return next(i for i, c in enumerate(task["criteria"]) if c["id"] == criterion_id)
+
+
 def edit_json(path: Path, change) -> None:
     doc = json.loads(path.read_text())
     change(doc)
@@ -111,7 +118,8 @@ CASES = [
     (task_probe_shadows_builtin, "task_probes.py", "line 4: rule method 'object_exists' is a built-in"),
     # the VL channel and the scoring profile
     (weights_disagree_with_profile, "task.json", "scoring_profile: task table-model: verification.weights.rule=0.8"),
-    (vl_criterion_names_no_question, "task.json", "criteria[12].method (V01): 'judge_z' names no judge question"),
+    (vl_criterion_names_no_question, "task.json",
+     f"criteria[{_index_of('V01')}].method (V01): 'judge_z' names no judge question"),
     (judge_questions_missing, "judge.json", "weights the VL channel"),
 ]
 

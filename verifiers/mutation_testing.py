@@ -66,6 +66,14 @@ OPERATOR_NAMES = (
     "enclosing_shell",
     # a box that turns in the grip or slides by itself
     "spin_while_carried", "slide_while_resting",
+    # issue 33, red team 6: render settings that blank the picture
+    "exposure_crushed", "compositor_flat",
+    # what the file holds besides the scene: Python run on a trusted open, copies in another scene
+    "autorun_text_module", "leftover_scene_copies",
+    # a modifier shown in the viewport only
+    "viewport_only_array",
+    # a graded area light made a Cycles portal (it emits nothing)
+    "light_portal",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "8"
+MUTATIONS_VERSION = "9"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1385,6 +1385,9 @@ def _keeping(ctx: Context, item: str, key: str, section: str, settings: tuple[st
 
 def _needs_kept_render(key: str, settings: tuple[str, ...] = ()) -> Callable[[Context], str | None]:
     def check(ctx: Context) -> str | None:
+        if any(c["method"] == "render_overrides" and key in c.get("params", {})
+               for c in ctx.rubric.get("criteria", [])):
+            return None  # a from-scratch task can hold its render to defaults (fence-array)
         if ctx.baseline is None:
             return "no start scene snapshot: nothing keeps the render settings"
         return None if _keeping(ctx, "render", key, "render", settings) else f"no criterion keeps the render's {key}"
@@ -2076,3 +2079,150 @@ def slide_while_resting(ctx: Context) -> None:
         shift = direction * (0.5 * room * math.sin(math.pi * k / (len(run) - 1)))
         worlds[f] = Matrix.Translation(shift) @ worlds[f]
     _bake_world(bpy.data.objects[p["object"]], worlds)
+
+
+# --- red team 6: render settings that blank the picture of a from-scratch model ---
+# Without a start snapshot nothing kept the render settings; render_overrides (colour_neutral,
+# compositor, sequencer, engines) now holds a from-scratch task's picture to what the engine draws.
+
+
+@operator("exposure_crushed", "the view transform's exposure at -32 stops: every render is a black frame, the "
+          "scene untouched", _render_fixed)
+def exposure_crushed(ctx: Context) -> None:
+    ctx.scene.view_settings.exposure = -32.0
+
+
+@operator("compositor_flat", "a compositor node group whose output is a flat grey colour, compositing on: every "
+          "render outputs the grey, whatever the scene shows", _render_fixed)
+def compositor_flat(ctx: Context) -> None:
+    tree = bpy.data.node_groups.new("Flat", "CompositorNodeTree")
+    tree.interface.new_socket("Image", in_out="OUTPUT", socket_type="NodeSocketColor")
+    tree.nodes.new("CompositorNodeRLayers")
+    grey = tree.nodes.new("CompositorNodeRGB")
+    grey.outputs[0].default_value = (0.5, 0.5, 0.5, 1.0)
+    tree.links.new(grey.outputs[0], tree.nodes.new("NodeGroupOutput").inputs[0])
+    ctx.scene.compositing_node_group = tree
+    ctx.scene.render.use_compositing = True
+
+
+# --- red team 6: file ---
+# What the file holds besides the scene the probe renders: Python that runs when the file is opened
+# with scripts trusted (the probe opens it untrusted: probe_core.python_when_trusted grades such a
+# file 0), and copies of the parts kept in another scene of the file.
+
+AUTORUN_SOURCE = '''import bpy
+from bpy.app.handlers import persistent
+
+PARTS = {parts!r}
+
+
+@persistent
+def _undo(*args):
+    for scene in bpy.data.scenes:
+        scene.render.resolution_percentage = 10
+        scene.view_settings.exposure = 4.0
+    for name in PARTS:
+        obj = bpy.data.objects.get(name)
+        if obj is not None:
+            obj.scale = [s * 0.1 for s in obj.scale]
+            obj.hide_render = True
+
+
+_undo()
+bpy.app.handlers.load_post.append(_undo)
+bpy.app.handlers.render_init.append(_undo)
+'''
+
+
+@operator("autorun_text_module", "a text block registered as a module (runs whenever the file is opened with "
+          "scripts trusted, as a farm's `blender -b -y` does) that hides every part from render, shrinks it to a "
+          "tenth and pushes the exposure +4; never run here: the file as the probe opens it is unchanged",
+          lambda ctx: None)
+def autorun_text_module(ctx: Context) -> None:
+    text = bpy.data.texts.new("pipeline_tools.py")
+    text.from_string(AUTORUN_SOURCE.format(parts=[o.name for o in ctx.parts()]))
+    text.use_module = True  # only flags it: Blender runs it on the next trusted open, never now
+
+
+def _counts_or_names_objects(ctx: Context) -> str | None:
+    if ctx.methods & {"object_count", "names_match"}:
+        return None if ctx.parts() else "no render-visible geometry part to copy"
+    return ("the rubric neither counts nor names objects (object_count / names_match): its stated requirements "
+            "say nothing of what another scene of the file holds")
+
+
+def _old_names(ctx: Context) -> list[str]:
+    """Start-scene object names the delivery no longer uses (what it renamed or removed)."""
+    return sorted(n for n in ctx.start_objects() if bpy.data.objects.get(n) is None)
+
+
+@operator("leftover_scene_copies", "a copy of each part (object and data), as delivered, kept in a new scene "
+          "'Import' of the file under a start-scene name the delivery gave up (else the copy's own name): the "
+          "rendered scene is untouched, the file carries leftover duplicates", _counts_or_names_objects)
+def leftover_scene_copies(ctx: Context) -> None:
+    kept = bpy.data.scenes.new("Import")
+    old = _old_names(ctx)
+    for obj in ctx.parts():
+        copy = obj.copy()
+        if obj.data is not None:
+            copy.data = obj.data.copy()
+        if old:
+            copy.name = old.pop(0)
+            if copy.data is not None:
+                copy.data.name = copy.name
+        kept.collection.objects.link(copy)
+
+
+# --- red team 6: viewport ---
+# A modifier shown in the viewport and not in render is never evaluated by the render-mode
+# depsgraph: the file as opened (and any import that evaluates the viewport) shows another model
+# than every render does. Sizes and "inside the box" hold for both (``Probe.viewport_aabb``).
+
+
+@operator("viewport_only_array", "an Array modifier of 30 copies along X on each mesh part, shown in the "
+          "viewport and not in render: every render shows the parts as delivered, the file as opened shows "
+          "each part repeated 30 times in a row", _needs_mesh_parts)
+def viewport_only_array(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        arr = obj.modifiers.new("Array.Viewport", "ARRAY")
+        arr.count = 30
+        arr.use_relative_offset, arr.relative_offset_displace = True, (1.0, 0.0, 0.0)
+        arr.use_constant_offset, arr.constant_offset_displace = True, (0.01, 0.0, 0.0)  # a flat part moves too
+        arr.show_viewport, arr.show_render, arr.show_in_editmode = True, False, True
+
+
+# --- red team 6: lights ---
+# Cycles makes an area light ticked Portal a guide for the world's light through its rectangle:
+# it emits nothing itself (point, spot and sun lights ignore the flag).  light_settings reads its
+# Power and colour as set; what compares every setting of the light sees it: scene_unchanged's
+# "light" key for a start light the task leaves alone, product-lighting's lights_as_set
+# (an allow-list of the light's settings) for the rig it names.
+
+
+def _portal_graded(ctx: Context) -> list[bpy.types.Object]:
+    """The area lights whose every setting a criterion compares: a start light a scene_unchanged
+    criterion keeps (its "light" key), or one a lights_as_set criterion names."""
+    named: set[str] = set()
+    for c in ctx.rubric.get("criteria", []):
+        if c["method"] == "lights_as_set":
+            objects = c.get("params", {}).get("objects", [])
+            named.update([objects] if isinstance(objects, str) else objects)
+    kept = {o.name for o in _fixed(ctx, "LIGHT") if _keeping(ctx, o.name, "light", "objects")}
+    return sorted((o for o in ctx.scene.objects
+                   if o.type == "LIGHT" and o.data.type == "AREA" and o.name in named | kept),
+                  key=lambda o: o.name)
+
+
+def _needs_portal_graded(ctx: Context) -> str | None:
+    if _portal_graded(ctx):
+        return None
+    return ("no area light whose every setting a criterion compares (a start light scene_unchanged keeps, or "
+            "one lights_as_set names): Cycles makes only area lights portals")
+
+
+@operator("light_portal", "each graded area light ticked Portal in Cycles: Power, colour, size and aim read as "
+          "before, a Cycles render gets no light from it (a portal only guides the world's light)",
+          _needs_portal_graded)
+def light_portal(ctx: Context) -> None:
+    for light in _portal_graded(ctx):
+        light.data.cycles.is_portal = True

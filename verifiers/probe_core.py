@@ -421,6 +421,8 @@ class Probe:
         self._displaced: dict[str, str | None] = {}
         self._time: str | None | bool = False  # False: not asked yet (time_dependent)
         self._instances: dict[int, dict[str, list[dict]]] = {}  # frame -> drawn_instances
+        self._viewport: dict[tuple, AABB | None] = {}  # (frame, name, faces_only) -> viewport_aabb
+        self._viewport_seen: dict[int, tuple[set[str], dict | None]] = {}  # frame -> names, instances
 
     @property
     def render_mode(self) -> bool:
@@ -449,6 +451,8 @@ class Probe:
         self._states.clear()
         self._id_states.clear()
         self._instances.clear()
+        self._viewport.clear()
+        self._viewport_seen.clear()
 
     def time_dependent(self) -> str | None:
         """Why the render may differ between frames (``time_dependent``), cached; None: every
@@ -551,6 +555,69 @@ class Probe:
             self._aabbs[key] = (tuple(map(float, points.min(axis=0))), tuple(map(float, points.max(axis=0))))
         return self._aabbs[key]
 
+    # --- what the viewport shows (red team 6) ---------------------------------------------------
+    # A modifier shown in the viewport and not in renders (an Array of 30 boxes) changes what the
+    # file shows when it is opened -- and what an import that evaluates the viewport gets -- while
+    # the render-mode depsgraph never evaluates it. Sizes and "inside the box" hold for both.
+
+    def _viewport_at(self, frame: int):
+        """The viewport-mode depsgraph (``evaluated_depsgraph_get``: viewport modifiers and
+        levels, Is Viewport true) evaluated at ``frame``. Stepping it leaves the render
+        depsgraph where the engine set it."""
+        depsgraph = bpy.context.evaluated_depsgraph_get()
+        if depsgraph.scene_eval.frame_current != frame:
+            self.scene.frame_set(frame)
+        return depsgraph
+
+    def _viewport_drawn(self, frame: int, instances: bool) -> tuple[set[str], dict | None]:
+        """(names of the objects the viewport evaluates, {instancer: pieces} it draws as
+        instances -- read only when ``instances``) at ``frame``, cached."""
+        names, drawn = self._viewport_seen.get(frame, (None, None))
+        if names is None or (instances and drawn is None):
+            depsgraph = self._viewport_at(frame)
+            names = {o.name for o in depsgraph.objects} if names is None else names
+            drawn = drawn_instances(depsgraph) if instances else drawn
+            self._viewport_seen[frame] = (names, drawn)
+        return names, drawn
+
+    def viewport_aabb(self, obj: bpy.types.Object, frame: int, faces_only: bool = False) -> AABB | None:
+        """World AABB at ``frame`` of what Blender's viewport shows of ``obj`` (its mesh with the
+        modifiers shown in the viewport, at viewport levels, and the instances it draws there);
+        None where that can only be what the render shows (a bare probe measures the viewport
+        already; ``viewport_may_differ``) or the viewport shows none of it. ``faces_only``: only
+        vertices of faces (``dimensions`` measures the render's faces)."""
+        frame = int(frame)
+        key = (frame, obj.name, faces_only)
+        if key not in self._viewport:
+            self._viewport[key] = (self._viewport_box(obj, frame, faces_only)
+                                   if self.render_mode and viewport_may_differ(obj) else None)
+        return self._viewport[key]
+
+    def _viewport_box(self, obj: bpy.types.Object, frame: int, faces_only: bool) -> AABB | None:
+        names, drawn = self._viewport_drawn(frame, draws_instances(obj))
+        if obj.name not in names:
+            return None
+        ev = obj.evaluated_get(self._viewport_at(frame))
+        m = np.array(ev.matrix_world, dtype=np.float64)
+        points = [piece["co"] for piece in (drawn or {}).get(obj.name, []) if len(piece["co"])]
+        mesh = ev.to_mesh() if obj.type in GEOMETRY_TYPES else None
+        if mesh is not None:
+            local = vertex_positions(mesh).reshape(-1, 3).astype(np.float64)
+            if faces_only:
+                local = local[np.unique(corner_verts(mesh))] if len(mesh.polygons) else local[:0]
+            ev.to_mesh_clear()
+            points.append(local @ m[:3, :3].T + m[:3, 3])
+        points = [p for p in points if len(p)]
+        if not points:
+            return None
+        pts = np.concatenate(points)
+        return tuple(map(float, pts.min(axis=0))), tuple(map(float, pts.max(axis=0)))
+
+    def shown_aabb(self, obj: bpy.types.Object, frame: int) -> AABB:
+        """``aabb`` widened by ``viewport_aabb``: where ``obj`` shows, in a render or in the
+        viewport."""
+        return union_boxes(self.aabb(obj, frame), self.viewport_aabb(obj, frame))
+
     def union_aabb(self, objs: list[bpy.types.Object], frame: int) -> AABB:
         boxes = [self.aabb(o, frame) for o in objs]
         return (
@@ -637,6 +704,38 @@ class Probe:
         if not points:
             return m[:3, 3].reshape(1, 3)
         return np.concatenate(points)
+
+
+def union_boxes(*boxes: AABB | None) -> AABB:
+    """The AABB holding every box given (None: no box)."""
+    held = [b for b in boxes if b is not None]
+    return (tuple(min(b[0][i] for b in held) for i in range(3)), tuple(max(b[1][i] for b in held) for i in range(3)))
+
+
+# Modifiers that can draw instances (the rest change an object's own mesh).
+INSTANCING_MODIFIERS = {"NODES", "PARTICLE_SYSTEM"}
+
+
+def draws_instances(obj) -> bool:
+    """``obj`` can draw instances: it instances a collection or its children, or has a modifier
+    that can make instances."""
+    return obj.instance_type != "NONE" or any(m.type in INSTANCING_MODIFIERS for m in obj.modifiers)
+
+
+def viewport_may_differ(obj) -> bool:
+    """The viewport may show ``obj`` in another shape or place than a render: it is geometry
+    whose shape is not fixed (modifiers, each shown in the viewport and in renders by its own
+    switch and levels; shape keys; a deforming parent), it draws instances, or it hangs from a
+    vertex parent whose mesh may differ."""
+    if (obj.type in GEOMETRY_TYPES and not fixed_shape(obj)) or draws_instances(obj):
+        return True
+    child, seen = obj, set()
+    while child.parent is not None and child.name not in seen:
+        seen.add(child.name)
+        if child.parent_type in {"VERTEX", "VERTEX_3"} and not fixed_shape(child.parent):
+            return True
+        child = child.parent
+    return False
 
 
 # --- instances: geometry the render draws that is no scene object's own mesh ---------------------
@@ -794,6 +893,44 @@ class RenderShowsNothing(Exception):
     criterion scores 0, a measured fact."""
 
 
+class RunsPythonWhenTrusted(RenderShowsNothing):
+    """The delivery carries Python that Blender runs when the file is opened with scripts
+    trusted (a farm's ``blender -b -y``): a text block registered as a module, or a driver
+    whose expression only Python evaluates.  The probe opens it untrusted, so what such a
+    render shows cannot be measured: every criterion scores 0, as for a render that shows
+    nothing, the detail naming what runs."""
+
+
+def _ids_of_file():
+    """Every data-block of the open file, and the node trees embedded in them."""
+    for attr in dir(bpy.data):
+        collection = getattr(bpy.data, attr, None)
+        if not isinstance(collection, bpy.types.bpy_prop_collection):
+            continue
+        for datablock in collection:
+            if not isinstance(datablock, bpy.types.ID):
+                break
+            yield datablock
+            tree = getattr(datablock, "node_tree", None)
+            if isinstance(tree, bpy.types.ID):
+                yield tree
+
+
+def python_when_trusted() -> list[str]:
+    """What in the open file runs Python when it is opened trusted: each text block with
+    ``use_module`` on, each scripted driver that is not a simple expression (Blender's
+    expression evaluator handles simple ones without Python, trusted or not)."""
+    found = [f"text block {t.name!r} registered to run on load" for t in bpy.data.texts if t.use_module]
+    for datablock in _ids_of_file():
+        anim = getattr(datablock, "animation_data", None)
+        for fcurve in (anim.drivers if anim is not None else ()):
+            driver = fcurve.driver
+            if driver.type == "SCRIPTED" and not driver.is_simple_expression:
+                found.append(f"driver on {datablock.name!r} {fcurve.data_path}[{fcurve.array_index}] "
+                             f"runs Python: {driver.expression!r}")
+    return found
+
+
 class _ProbeRender(bpy.types.RenderEngine):
     """A render engine that draws nothing: Blender's render pipeline builds the render-mode
     depsgraph (render visibility, render modifier levels, ``Is Viewport`` false, simplify's
@@ -869,19 +1006,25 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     snapshot, mutation testing).  The scene is rendered with ``_ProbeRender``: inside its
     ``render`` callback the probe holds the render-mode depsgraph of the view layer the picture
     comes from, and steps it frame by frame.  What the probe changes to start the render (the
-    engine, a 1 % resolution, a camera lent to a scene without one, sequencer and compositor
+    engine, a 32 x 32 picture, a camera lent to a scene without one, sequencer and compositor
     off so the scene itself is what renders) is put back before ``fn`` runs, so ``fn`` reads
     the delivery's own settings; the scene's frame is put back afterwards.  ``frames``: the
     frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
-    layer renders."""
+    layer renders, ``RunsPythonWhenTrusted`` (a kind of it) when the file runs Python on a
+    trusted open."""
     _ensure_engine()
     for cache in _PER_RENDER_CACHES:
         cache.clear()
+    runs_python = python_when_trusted()
+    if runs_python:
+        raise RunsPythonWhenTrusted("the file runs Python when opened with scripts trusted, so what it renders "
+                                    "there cannot be measured: " + "; ".join(runs_python[:5]))
     view_layer = render_view_layer(scene)
     if view_layer is None:
         raise RenderShowsNothing("the render shows nothing: every view layer is disabled for rendering")
     render = scene.render
     saved = {"engine": render.engine, "resolution_percentage": render.resolution_percentage,
+             "resolution_x": render.resolution_x, "resolution_y": render.resolution_y,
              "use_sequencer": render.use_sequencer, "use_compositing": render.use_compositing,
              "use_border": render.use_border}
     saved_camera, frame = scene.camera, scene.frame_current
@@ -908,7 +1051,8 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     _ProbeRender.job = job
     try:
         render.engine = PROBE_ENGINE
-        render.resolution_percentage = 1
+        # a picture size of its own: a delivery's 16 x 9 at 1 % is "Image too small" (red team 6)
+        render.resolution_x, render.resolution_y, render.resolution_percentage = 32, 32, 100
         render.use_sequencer = render.use_compositing = render.use_border = False
         if lent is not None:
             scene.camera = lent

@@ -16,7 +16,7 @@ from mathutils import Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
     GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, corner_verts, fraction_outcome, names_param,
-    object_point, primitive, render_view_layer, render_world, rnd, uv_vectors, vertex_positions,
+    object_point, primitive, render_view_layer, render_world, rnd, union_boxes, uv_vectors, vertex_positions,
 )
 from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
 
@@ -40,16 +40,36 @@ def _shown_box(probe: Probe, obj, frame: int):
 def dimensions(probe: Probe, p: dict):
     """The (union) world AABB size is within ``tolerance`` of ``expected`` on every axis, the box
     of what renders: faces of visible shells (loose vertices, and shells hidden inside another
-    solid, do not widen it; see ``probes_solid.visible_shells``)."""
+    solid, do not widen it; see ``probes_solid.visible_shells``).  The box of the faces the
+    viewport shows (``Probe.viewport_aabb``: modifiers at their viewport switches and levels)
+    must measure ``expected`` too: the file as opened is the model as much as its render."""
     names, expected, tol = names_param(p), [float(v) for v in p["expected"]], float(p["tolerance"])
     frame = int(p.get("frame", 1))
-    boxes = [b for b in (_shown_box(probe, o, frame) for o in probe.objects(names)) if b is not None]
-    size = aabb_size((tuple(min(b[0][i] for b in boxes) for i in range(3)),
-                      tuple(max(b[1][i] for b in boxes) for i in range(3)))) if boxes else (0.0, 0.0, 0.0)
+    objs = probe.objects(names)
+    rendered = {o.name: _shown_box(probe, o, frame) for o in objs}
+    size = _joint_size(list(rendered.values()))
     errors = [abs(s - e) for s, e in zip(size, expected)]
+    evidence = {"axis_errors": rnd(errors)}
+    # what the viewport shows (the file as opened) must measure the same: a modifier shown only
+    # there (an Array) is no part of the render, yet it is the model's size to whoever opens it
+    viewport = {o.name: probe.viewport_aabb(o, frame, faces_only=True) for o in objs}
+    if any(b is not None for b in viewport.values()):
+        view_size = _joint_size([viewport[n] if viewport[n] is not None else rendered[n] for n in rendered])
+        view_errors = [abs(s - e) for s, e in zip(view_size, expected)]
+        if view_size != size:
+            evidence.update(viewport_size=rnd(view_size), viewport_axis_errors=rnd(view_errors))
+        errors = [max(a, b) for a, b in zip(errors, view_errors)]
     ok = all(e <= tol for e in errors)
     detail = f"world AABB size of {', '.join(names)}; max axis error {max(errors):.4f} (tolerance {tol})"
-    return binary_outcome(ok, rnd(size), expected, detail, {"axis_errors": rnd(errors)})
+    if "viewport_size" in evidence:
+        detail += f"; the viewport shows {rnd(evidence['viewport_size'])}"
+    return binary_outcome(ok, rnd(size), expected, detail, evidence)
+
+
+def _joint_size(boxes: list) -> tuple[float, float, float]:
+    """The size of the box holding every box given (None: nothing shows of that one)."""
+    held = [b for b in boxes if b is not None]
+    return aabb_size(union_boxes(*held)) if held else (0.0, 0.0, 0.0)
 
 
 @primitive(group="geometry", required=("object|objects", "tolerance"),
@@ -67,12 +87,13 @@ def object_min_z(probe: Probe, p: dict):
 
 @primitive(group="geometry", required=("regions",), params={"regions": "regions", "frame": "integer"})
 def aabb_within(probe: Probe, p: dict):
-    """Each object's world AABB lies inside its region {name: {min, max}}."""
+    """Each object's world AABB lies inside its region {name: {min, max}}: the box of what a
+    render draws of it, widened by what the viewport shows (``Probe.shown_aabb``)."""
     regions, frame = p["regions"], int(p.get("frame", 1))
     objs = probe.objects(list(regions))
     measured, bad = {}, []
     for o in objs:
-        lo, hi = probe.aabb(o, frame)
+        lo, hi = probe.shown_aabb(o, frame)
         rmin, rmax = regions[o.name]["min"], regions[o.name]["max"]
         measured[o.name] = {"min": rnd(lo), "max": rnd(hi)}
         if any(lo[i] < rmin[i] or hi[i] > rmax[i] for i in range(3)):
@@ -133,13 +154,16 @@ def others_drawn(probe: Probe, p: dict):
     instances them -- lies inside ``others_within`` {min, max} at ``frame`` (default 1);
     without ``others_within`` nothing else may be drawn at all.  A volume in the render's
     world is drawn everywhere and is never allowed.  An object that draws instances
-    is judged by what it draws, whatever its type or its own visibility."""
+    is judged by what it draws, whatever its type or its own visibility; each is judged where it
+    shows in the viewport too (``Probe.viewport_aabb``)."""
     frame = int(p.get("frame", 1))
     region = p.get("others_within")
     others = _others_drawn(probe, set(p["expected"]), frame)
     boxes, outside = {}, []
     for name in others:
         lo, hi = probe.drawer_aabb(name, frame)
+        if name in probe.scene.objects:  # and where the viewport shows it (red team 6)
+            lo, hi = union_boxes((lo, hi), probe.viewport_aabb(probe.scene.objects[name], frame))
         boxes[name] = {"min": rnd(list(lo)), "max": rnd(list(hi))}
         if region is None or any(lo[i] < region["min"][i] or hi[i] > region["max"][i] for i in range(3)):
             outside.append(name)

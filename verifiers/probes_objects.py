@@ -15,7 +15,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 import bpy  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
-    Probe, background_drawers, binary_outcome, contact_share, fraction_outcome, names_param, primitive, rests_on, rnd,
+    PROBE_CAMERA, Probe, background_drawers, binary_outcome, contact_share, fraction_outcome, names_param, primitive, rests_on, rnd,
 )
 
 
@@ -70,24 +70,52 @@ def parent_is(probe: Probe, p: dict):
                           {"ancestors": chain})
 
 
-@primitive(group="objects", required=(),
-           params={"type": "object_type", "name_prefix": "name", "min": "count", "max": "count"})
-def object_count(probe: Probe, p: dict):
-    """The number of scene objects matching ``type`` and ``name_prefix`` (both optional) lies
-    in ``min``..``max`` (each optional).  The objects of the scene's Background Set chain count
-    too (every render of the scene draws them), named "<background set: NAME>/object"."""
+def _elsewhere_in_file(probe: Probe, seen: set[str]) -> list[tuple[str, object]]:
+    """The file's objects outside ``seen`` (the scene's and its Background Set's), labelled by
+    the scene that holds each ("<scene: NAME>/object") or "<in no scene>/object": a file
+    delivers its other scenes and the objects its collections keep too.  The probe's lent
+    camera and objects nothing uses (never saved) are no part of it."""
+    out = []
+    for obj in bpy.data.objects:
+        if obj.name in seen or obj.name == PROBE_CAMERA or obj.users == 0:
+            continue
+        holders = sorted(sc.name for sc in obj.users_scene if sc != probe.scene)
+        out.append((f"<scene: {holders[0]}>/{obj.name}" if holders else f"<in no scene>/{obj.name}", obj))
+    return out
+
+
+def _counted_objects(probe: Probe, whole_file: bool) -> list[tuple[str, object]]:
+    """(label, object) for the scene's objects, its Background Set's ("<background set:
+    NAME>/object": every render of the scene draws them) and, with ``whole_file``, the rest of
+    the file's objects."""
     background = background_drawers(probe.scene)
     candidates = [(o.name, o) for o in probe.scene.objects] + [
         (f"{drawer}/{name}", bpy.data.objects[name]) for name, drawer in background.items()]
+    if whole_file:
+        candidates += _elsewhere_in_file(probe, {o.name for _, o in candidates})
+    return candidates
+
+
+@primitive(group="objects", required=(),
+           params={"type": "object_type", "name_prefix": "name", "min": "count", "max": "count",
+                   "whole_file": "bool"})
+def object_count(probe: Probe, p: dict):
+    """The number of scene objects matching ``type`` and ``name_prefix`` (both optional) lies
+    in ``min``..``max`` (each optional).  The objects of the scene's Background Set chain count
+    too (every render of the scene draws them), named "<background set: NAME>/object".  With
+    ``whole_file: true`` every object of the file counts: those of its other scenes ("<scene:
+    NAME>/object") and those in no scene that something still uses ("<in no scene>/object")."""
     matches = sorted(
-        label for label, o in candidates
+        label for label, o in _counted_objects(probe, bool(p.get("whole_file")))
         if ("type" not in p or o.type == p["type"])
         and o.name.startswith(p.get("name_prefix", ""))
     )
     lo, hi = p.get("min"), p.get("max")
     ok = (lo is None or len(matches) >= int(lo)) and (hi is None or len(matches) <= int(hi))
     what = " ".join(x for x in (p.get("type", ""), f"'{p['name_prefix']}*'" if p.get("name_prefix") else "") if x)
-    detail = f"{len(matches)} {what or 'objects'} (want {lo if lo is not None else '-'}..{hi if hi is not None else '-'})"
+    where = " in the file" if p.get("whole_file") else ""
+    detail = (f"{len(matches)} {what or 'objects'}{where} "
+              f"(want {lo if lo is not None else '-'}..{hi if hi is not None else '-'})")
     return binary_outcome(ok, len(matches), {"min": lo, "max": hi}, detail, {"objects": matches[:50]})
 
 
@@ -246,32 +274,40 @@ def transforms_applied(probe: Probe, p: dict):
 
 @primitive(group="objects", required=("pattern",),
            params={"pattern": {"type": "string", "minLength": 1, "description": "a regular expression"},
-                   "type": "object_type", "objects": "names", "data_same_name": "bool", "min": "count"})
+                   "type": "object_type", "objects": "names", "data_same_name": "bool", "min": "count",
+                   "whole_file": "bool"})
 def names_match(probe: Probe, p: dict):
     """Every object in scope has a name matching ``pattern`` (a full regular-expression match):
-    the listed ``objects``, else every scene object of ``type`` (default: all).  With
-    ``data_same_name: true`` its data-block (mesh, curve, light ...) carries the same name.
-    Fails when fewer than ``min`` (default 1) objects are in scope.  Scores the share that pass."""
+    the listed ``objects``, else every scene object of ``type`` (default: all) -- with
+    ``whole_file: true`` every object of ``type`` the file holds, in any scene or none (labelled
+    as ``object_count`` does).  With ``data_same_name: true`` its data-block (mesh, curve, light
+    ...) carries the same name.  Fails when fewer than ``min`` (default 1) objects are in scope.
+    Scores the share that pass."""
     rx = re.compile(p["pattern"])
-    objs = probe.objects(list(p["objects"])) if "objects" in p else sorted(
-        (o for o in probe.scene.objects if "type" not in p or o.type == p["type"]), key=lambda o: o.name)
+    if "objects" in p:
+        scope = [(o.name, o) for o in probe.objects(list(p["objects"]))]
+    else:
+        own = [(o.name, o) for o in probe.scene.objects]
+        others = _elsewhere_in_file(probe, {n for n, _ in own}) if p.get("whole_file") else []
+        scope = sorted(((n, o) for n, o in own + others if "type" not in p or o.type == p["type"]),
+                       key=lambda pair: pair[0])
     bad = {}
-    for o in objs:
+    for label, o in scope:
         problems = []
         if rx.fullmatch(o.name) is None:
             problems.append("name")
         if p.get("data_same_name") and o.data is not None and o.data.name != o.name:
             problems.append(f"data {o.data.name!r}")
         if problems:
-            bad[o.name] = problems
+            bad[label] = problems
     need = int(p.get("min", 1))
-    measured = {o.name: (o.data.name if o.data is not None else None) for o in objs}
-    if len(objs) < need:
+    measured = {label: (o.data.name if o.data is not None else None) for label, o in scope}
+    if len(scope) < need:
         return binary_outcome(False, measured, {"pattern": p["pattern"], "min": need},
-                              f"{len(objs)} object(s) in scope, want at least {need}")
+                              f"{len(scope)} object(s) in scope, want at least {need}")
     detail = "all names conform" if not bad else "off convention: " + ", ".join(
         f"{n} ({', '.join(v)})" for n, v in bad.items())
-    return fraction_outcome(len(objs) - len(bad), len(objs), measured, p["pattern"], detail,
+    return fraction_outcome(len(scope) - len(bad), len(scope), measured, p["pattern"], detail,
                             {"off": sorted(bad)})
 
 

@@ -101,7 +101,8 @@ RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_tran
 ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_index"),
            "topology": ("topology", "normals"), "geometry": ("geometry", "normals")}
 # render_probe lends these to its own render: read from the scene, never its evaluated copy
-PROBE_LENT = ("engine", "resolution_percentage", "use_sequencer", "use_compositing", "use_border")
+PROBE_LENT = ("engine", "resolution_percentage", "resolution_x", "resolution_y", "use_sequencer", "use_compositing",
+              "use_border")
 
 # --- param schemas (literals: probe_catalogue.py reads them without bpy) ------------------------
 
@@ -1094,34 +1095,80 @@ def scene_unchanged(probe: Probe, p: dict):
 # --- render settings that override the grading ----------------------------------------------------
 
 
+def sequencer_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
+    """(whether the sequencer replaces the rendered picture, why): with Sequencer on in the
+    post-processing, any unmuted strip is what the render outputs over its frames."""
+    editor = scene.sequence_editor
+    strips = [s for s in (editor.strips_all if editor is not None else ()) if not s.mute]
+    if not scene.render.use_sequencer or not strips:
+        return False, "no strip renders"
+    return True, f"{len(strips)} strip(s) render, e.g. {strips[0].name!r} ({strips[0].type})"
+
+
+# Colour management that leaves a render's picture as the engine made it (red team 6: an
+# exposure of -32 renders black).
+NEUTRAL_COLOUR = {"exposure": 0.0, "gamma": 1.0}
+
+
+def _colour_neutral(scene: bpy.types.Scene) -> tuple[bool, str]:
+    vs = scene.view_settings
+    off = [f"{k} {getattr(vs, k):g}" for k, v in NEUTRAL_COLOUR.items() if abs(getattr(vs, k) - v) > 1e-4]
+    off += ["curve mapping on"] if vs.use_curve_mapping else []
+    return not off, ", ".join(off) or "exposure 0, gamma 1, no curves"
+
+
 @primitive(group="scene", required=(),
            params={"border": "bool", "frame_step": "step", "compositor": "bool", "simplify": "bool",
-                   "resolution_percentage": {"type": "integer", "minimum": 1, "description": "integer >= 1"}})
+                   "resolution_percentage": {"type": "integer", "minimum": 1, "description": "integer >= 1"},
+                   "sequencer": "bool", "colour_neutral": "bool", "engines": "names",
+                   "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
+                                      "maxItems": 2, "description": "[width, height] in pixels"}})
 def render_overrides(probe: Probe, p: dict):
     """No render setting overrides what the task graded: ``use_border`` is ``border`` (default
     false), ``frame_step`` is ``frame_step`` (default 1), ``use_simplify`` is ``simplify``
     (default false); when given, compositing alters the image only if ``compositor`` is true
-    (false: compositing off, no node group, or Render Layers straight to the output) and the
-    resolution percentage is ``resolution_percentage``.  Scores the share of checks met."""
+    (false: compositing off, no node group, or Render Layers straight to the output), the
+    sequencer replaces it only if ``sequencer`` is true (false: Sequencer off or no unmuted
+    strip), the view transform leaves it alone when ``colour_neutral`` (exposure 0, gamma 1, no
+    curves), the engine is one of ``engines``, the picture is at least ``min_resolution``
+    [w, h] pixels (percentage applied) and the resolution percentage is
+    ``resolution_percentage``.  Scores the share of checks met."""
     scene, r = probe.scene, probe.scene.render
     alters, why = compositor_alters(scene)
-    checks = {  # {check: (measured, expected)}
-        "border": (bool(r.use_border), bool(p.get("border", False))),
-        "frame_step": (int(scene.frame_step), int(p.get("frame_step", 1))),
-        "simplify": (bool(r.use_simplify), bool(p.get("simplify", False))),
+    checks = {  # {check: (measured, expected, met)}
+        "border": _equal(bool(r.use_border), bool(p.get("border", False))),
+        "frame_step": _equal(int(scene.frame_step), int(p.get("frame_step", 1))),
+        "simplify": _equal(bool(r.use_simplify), bool(p.get("simplify", False))),
     }
+    notes = {"compositor": why}
     if "compositor" in p:
-        checks["compositor"] = (alters, bool(p["compositor"]))
+        checks["compositor"] = _equal(alters, bool(p["compositor"]))
+    if "sequencer" in p:
+        replaces, notes["sequencer"] = sequencer_alters(scene)
+        checks["sequencer"] = _equal(replaces, bool(p["sequencer"]))
+    if p.get("colour_neutral"):
+        neutral, notes["colour_neutral"] = _colour_neutral(scene)
+        checks["colour_neutral"] = _equal(neutral, True)
+    if "engines" in p:
+        checks["engine"] = (r.engine, list(p["engines"]), r.engine in p["engines"])
+    if "min_resolution" in p:
+        size = [int(r.resolution_x * r.resolution_percentage / 100), int(r.resolution_y * r.resolution_percentage / 100)]
+        want = [int(v) for v in p["min_resolution"]]
+        checks["min_resolution"] = (size, want, all(a >= b for a, b in zip(size, want)))
     if "resolution_percentage" in p:
-        checks["resolution_percentage"] = (int(r.resolution_percentage), int(p["resolution_percentage"]))
-    off = [k for k, (got, want) in checks.items() if got != want]
+        checks["resolution_percentage"] = _equal(int(r.resolution_percentage), int(p["resolution_percentage"]))
+    off = [k for k, (_, _, met) in checks.items() if not met]
     detail = "no render override" if not off else "render overrides: " + ", ".join(
-        f"{k} is {checks[k][0]!r}, not {checks[k][1]!r}" + (f" ({why})" if k == "compositor" else "") for k in off)
-    evidence = {"off": off, "compositor": why}
+        f"{k} is {checks[k][0]!r}, not {checks[k][1]!r}" + (f" ({notes[k]})" if k in notes else "") for k in off)
+    evidence = {"off": off, **notes}
     if r.use_border:
         evidence["border"] = rnd([r.border_min_x, r.border_min_y, r.border_max_x, r.border_max_y])
     return fraction_outcome(len(checks) - len(off), len(checks), {k: c[0] for k, c in checks.items()},
                             {k: c[1] for k, c in checks.items()}, detail, evidence)
+
+
+def _equal(measured, expected) -> tuple:
+    return measured, expected, measured == expected
 
 
 # --- objects added to the scene -------------------------------------------------------------------
@@ -1133,7 +1180,8 @@ def render_overrides(probe: Probe, p: dict):
 def new_objects(probe: Probe, p: dict):
     """Objects the delivery added (not in the start snapshot; every object without one), less
     the ``expected`` parts, are "others": at most ``others_max`` of them, each of a type in
-    ``others_types``, and each render-visible geometry one's world AABB inside
+    ``others_types``, and each render-visible geometry one's world AABB (where it shows in a
+    render or in the viewport, ``Probe.shown_aabb``) inside
     ``others_within`` {min, max} at ``frame`` (default 1); with ``all_within`` (default false)
     every other object is held to ``others_within``: a geometry one by its world AABB whether
     it renders or not, any other (a camera, a light, an empty) by its world origin.  Checks not
@@ -1157,10 +1205,11 @@ def new_objects(probe: Probe, p: dict):
         every = bool(p.get("all_within", False))
         for n in others:
             obj = probe.scene.objects[n]
+            # where it shows, in a render or in the viewport (a viewport-only Array: red team 6)
             if obj.type in GEOMETRY_TYPES and (every or n in probe.rendered()):
-                box = probe.aabb(obj, frame)
+                box = probe.shown_aabb(obj, frame)
             elif every:  # a camera, a light or an empty: where it stands (and what it instances)
-                box = _with_origin(probe.aabb(obj, frame), probe.origin(obj, frame))
+                box = _with_origin(probe.shown_aabb(obj, frame), probe.origin(obj, frame))
             else:
                 continue
             if not _inside(box, region):

@@ -18,6 +18,10 @@ before the delivery is opened: if the probe then crashes or hangs, the delivery 
 ``tests/test.sh`` reruns the probe with ``--delivery-problem DeliveryCrashedProbe`` (or
 ``DeliveryHungProbe``) ``--detail ...``, which scores every criterion 0 without opening it.
 
+A file that runs Python when opened with scripts trusted (a text block registered as a module,
+a driver only Python evaluates) is measured like one whose render shows nothing: every criterion
+0, the detail naming what runs (``RunsPythonWhenTrusted``, a ``RenderShowsNothing``).
+
 A task may ship its own primitives in ``task_probes.py`` next to its rubric (or name the file
 with ``--probes``); they register like the built-ins (``probe_core.primitive``).  Every
 criterion entry carries ``evidence``: structured support for its verdict.

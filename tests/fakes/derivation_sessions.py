@@ -106,6 +106,7 @@ REQ-LEGS-MEET-TOP, REQ-MATERIAL, REQ-OTHER-OBJECTS.
         ("REQ-MATERIAL", "material_on_faces", ["objects", "material", "min_share"]),
         ("REQ-MATERIAL", "surface_shader", ["material", "shader", "max_emission", "min_alpha"]),
         ("REQ-PARTS", "parts_unoccluded", ["objects", "min_share", "elevations"]),
+        ("REQ-PARTS", "render_overrides", ["border", "compositor", "sequencer", "colour_neutral", "engines"]),
         ("REQ-OTHER-OBJECTS", "new_objects", ["expected", "others_max", "others_types", "others_within",
                                               "all_within"]),
         ("REQ-OTHER-OBJECTS", "others_drawn", ["expected", "others_within"]),
@@ -204,7 +205,10 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         {"id": "C11", "method": "others_drawn", "params": {"expected": parts, "others_within": outline,
                                                             "frame": 1}},
         {"id": "C12", "method": "parts_unoccluded", "params": {"objects": parts, "min_share": 0.5,
-                                                                "elevations": [15, 45], "frame": 1}}]}
+                                                                "elevations": [15, 45], "frame": 1}},
+        {"id": "C13", "method": "render_overrides", "params": {
+            "border": False, "frame_step": 1, "simplify": False, "compositor": False, "sequencer": False,
+            "colour_neutral": True, "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360]}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {

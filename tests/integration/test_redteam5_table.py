@@ -9,36 +9,17 @@ unsandboxed (LOCAL): everything it runs here is this repository's own code."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
 from sandbox.script_run import LOCAL
 from tests.probe_cases import run_bpy, write_rule_task
+from tests.table_cases import DRAFT, MAKE_HEAD, OUTLINE, PARTS
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
 
-DRAFT = Path(__file__).resolve().parents[2] / "seeds" / "table-model" / "draft"
-PARTS = ["Tabletop", "Leg.FL", "Leg.FR", "Leg.BL", "Leg.BR"]
-OUTLINE = {"min": [-0.61, -0.41, -0.01], "max": [0.61, 0.41, 0.76]}
-
-MAKE = r'''
-import sys
-from pathlib import Path
-
-import bpy  # before bmesh: importing bpy makes Blender's modules importable
-import bmesh
-from mathutils import Matrix
-
-draft, out = Path(sys.argv[-2]), Path(sys.argv[-1])
-
-
-def build(*scripts):
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    for rel in scripts:
-        exec(compile((draft / rel).read_text(), rel, "exec"), {"__name__": "__main__"})
-
+MAKE = MAKE_HEAD + r'''
 
 def box(name, size, centre, collection=None):
     bm = bmesh.new()

@@ -1,5 +1,6 @@
 """Render truth in real Blender: the probe measures the scene as a render of the delivered file
-evaluates it (verifiers/probe_core.py ``render_probe``), never the viewport's version of it.
+evaluates it (verifiers/probe_core.py ``render_probe``), and a size or a box must hold for what
+the viewport shows as well (red team 6: a viewport-only Array).
 
 One scene holds a pair per trick -- a part the render shows as it looks in the viewport, and one
 that a render-only (or viewport-only) setting changes: an Array shown in render only, a
@@ -133,8 +134,13 @@ CASES = {
     "R01": ("dimensions", {"object": "Plain", "expected": ONE, "tolerance": 0.001}, True),
     # the render's three boxes, not the viewport's one
     "R02": ("dimensions", {"object": "RenderArray", "expected": ONE, "tolerance": 0.001}, False),
-    "R03": ("dimensions", {"object": "RenderArray", "expected": [3.0, 1.0, 1.0], "tolerance": 0.001}, True),
-    "R04": ("dimensions", {"object": "ViewportArray", "expected": ONE, "tolerance": 0.001}, True),
+    # a size holds in the viewport and in a render (red team 6): neither the render's three boxes
+    # (the viewport shows one) nor the viewport's three (the render shows one) pass as sizes ...
+    "R03": ("dimensions", {"object": "RenderArray", "expected": [3.0, 1.0, 1.0], "tolerance": 0.001}, False),
+    "R04": ("dimensions", {"object": "ViewportArray", "expected": ONE, "tolerance": 0.001}, False),
+    # ... while a count reads the render alone: the render's three boxes, the viewport's one
+    "R31": ("mesh_counts", {"object": "RenderArray", "vertices": 24}, True),
+    "R32": ("mesh_counts", {"object": "ViewportArray", "vertices": 8}, True),
     "R05": ("mesh_counts", {"object": "RenderSubdiv", "vertices": 8}, False),
     "R06": ("mesh_counts", {"object": "RenderSubdiv", "vertices": {"min": 300}}, True),
     "R07": ("solid_parts", {"object": "ViewportOnly"}, False),

@@ -5,9 +5,11 @@ a camera's focal length; Blender has other settings that change what those light
 camera put in the picture while leaving the checked fields as specified.  These primitives
 measure what the render gets:
 
-- ``lights_as_set``: each named light emits what its fields say (no exposure, temperature,
-  contribution factors, ray visibility, light linking, cut-off distance, light nodes or
-  un-normalised area power changing it) and casts shadows;
+- ``lights_as_set``: each named light emits what its fields say and casts shadows: an allow-list,
+  every setting of its light data-block (Cycles' and EEVEE's included: portal, bounces, shadow
+  map resolution and filter ...) as a fresh light of its type has it but the few the spec lets
+  the solver choose (``SOLVER_SETS``), its ray visibility as a new light object's, no light
+  linking and no light nodes changing it;
 - ``studio_extras``: what else may light the product stays within the spec: other lights are
   weak (at most ``max_power`` W, no suns), the world stays dark, no view layer overrides the
   materials or the world, and no empty instances geometry into the set;
@@ -33,9 +35,31 @@ from mathutils import Vector  # noqa: E402
 
 from probe_core import GEOMETRY_TYPES, Outcome, fraction_outcome, names_param, primitive, rnd  # noqa: E402
 
-FACTORS = ("diffuse_factor", "specular_factor", "transmission_factor", "volume_factor")
-RAYS = ("visible_diffuse", "visible_glossy")
 TOL = 1e-4
+
+# The settings of Key's, Fill's and Rim's light data-blocks the spec lets the solver choose; every
+# other one (Cycles' and EEVEE's too: a task lists what may change, all else must not) reads as a
+# fresh light of the same type has it.
+SOLVER_SETS = {
+    "type": "REQ-KEY / REQ-FILL / REQ-RIM name it (C01-C03 grade it)",
+    "energy": "the Power (C01-C03 grade it)",
+    "color": "the colour (C01-C03 grade it)",
+    "shape": "an area light's shape (Notes: its size is the solver's; the variant's are disks)",
+    "size": "an area light's size (Notes; C01 grades the key's at least 0.25 m)",
+    "size_y": "a rectangle's or an ellipse's second side (C01 reads it for the key)",
+    "spread": "an area light's beam (REQ-AIM: C07 grades that it covers the product)",
+    "spot_size": "the spot's cone angle (Notes; C07 grades that it covers the product)",
+    "spot_blend": "the spot's blend (Notes)",
+    "shadow_soft_size": "a point or spot light's radius, its softness (the reference keeps the default)",
+    "show_cone": "draws the spot's cone in the viewport only",
+}
+# Read by their own checks below: the node tree by _light_nodes_neutral, the name by the rubric.
+JUDGED_ELSEWHERE = ("name", "node_tree", "use_nodes")
+# A light object's ray visibility (Object > Visibility > Ray Visibility): what it lights and
+# whether it shadows; each must read as a new light object has it.
+RAYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
+        "visible_shadow")
+_DEFAULTS: dict[str, dict] = {}  # light type -> {setting path: value} of a fresh light; "object" -> ray flags
 
 
 def _surface_tools():
@@ -74,25 +98,66 @@ def _light_nodes_neutral(light) -> str | None:
     return None
 
 
+def _scene_tools():
+    """probes_scene's RNA walk (imported late: a sibling module of the probe)."""
+    import probes_scene  # noqa: PLC0415
+    return probes_scene
+
+
+def _flat(values: dict, prefix: str = "") -> dict:
+    """{"cycles.is_portal": False, ...}: a walked struct's settings by path (custom-property
+    bookkeeping, ``[props]``, left out: a setting's value is read through its RNA path)."""
+    out = {}
+    for key, value in values.items():
+        if key == "[props]":
+            continue
+        if isinstance(value, dict):
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
+
+
+def _settings(light) -> dict:
+    """Every setting of ``light`` a render can read (probes_scene's walk: nested structs such as
+    ``cycles`` included), by path, but those the solver may choose or other checks judge."""
+    walked = _scene_tools()._rna(light, frozenset(SOLVER_SETS) | frozenset(JUDGED_ELSEWHERE))
+    return _flat(walked)
+
+
+def light_defaults(kinds) -> None:
+    """Read, once per light type, a fresh light's settings (and a new light object's ray
+    visibility); the temporary data-blocks are removed again.  Called before a frame is
+    evaluated: adding a data-block must not happen while evaluated objects are in use."""
+    for kind in sorted(set(kinds) - set(_DEFAULTS)):
+        fresh = bpy.data.lights.new("_arkevo_default_light", kind)
+        try:
+            _DEFAULTS[kind] = _settings(fresh)
+            if "object" not in _DEFAULTS:
+                holder = bpy.data.objects.new("_arkevo_default_light", fresh)
+                _DEFAULTS["object"] = {ray: bool(getattr(holder, ray)) for ray in RAYS}
+                bpy.data.objects.remove(holder)
+        finally:
+            bpy.data.lights.remove(fresh)
+
+
+def _off_default(light) -> list[str]:
+    """The settings of ``light`` that differ from a fresh light of its type, as text."""
+    light_defaults([light.type])
+    default, now = _DEFAULTS[light.type], _settings(light)
+    return [f"{path} {now.get(path)!r} (default {default.get(path)!r})"
+            for path in sorted(set(default) | set(now)) if now.get(path) != default.get(path)]
+
+
 def light_problems(obj) -> list[str]:
-    """What makes the light ``obj`` emit other than its Power and Color fields say."""
-    light, out = obj.data, []
-    if abs(float(light.exposure)) > TOL:
-        out.append(f"exposure {light.exposure:g}")
-    if getattr(light, "use_temperature", False):
-        out.append("colour temperature on")
-    for f in FACTORS:
-        if hasattr(light, f) and abs(float(getattr(light, f)) - 1.0) > TOL:
-            out.append(f"{f} {getattr(light, f):g}")
-    for ray in RAYS:
-        if not getattr(obj, ray):
-            out.append(f"{ray} off")
-    if not light.use_shadow or not obj.visible_shadow:
-        out.append("casts no shadow")
-    if light.type == "AREA" and not light.normalize:
-        out.append("area power not normalised")
-    if getattr(light, "use_custom_distance", False):
-        out.append(f"custom cut-off distance {light.cutoff_distance:g} m")
+    """What makes the light ``obj`` emit other than its Power and Color fields say: any setting
+    of its data-block off a fresh light's but ``SOLVER_SETS``, a ray visibility flag off a new
+    light object's, light linking, or light nodes that change the emission."""
+    light = obj.data
+    out = _off_default(light)
+    light_defaults([light.type])
+    out += [f"{ray} {getattr(obj, ray)} (default {want})" for ray, want in _DEFAULTS["object"].items()
+            if bool(getattr(obj, ray)) != want]
     linking = obj.light_linking
     if linking.receiver_collection is not None or linking.blocker_collection is not None:
         out.append("light linking")
@@ -105,12 +170,17 @@ def light_problems(obj) -> list[str]:
 @primitive(required=("objects",), params={"objects": "names", "frame": "integer"})
 def lights_as_set(probe, p: dict):
     """Each named, render-visible light emits what its Power and Color say and casts shadows:
-    exposure 0, no colour temperature, diffuse / specular / transmission / volume factors 1,
-    diffuse and glossy ray visibility on, shadows on, area power normalised, no cut-off
-    distance, no light linking, and its light nodes (if any) an Emission of white at strength 1.
-    Scores the share of lights that pass.  Each light as a render at ``frame`` (default 1, and
-    every frame the task grades) evaluates it."""
+    an allow-list -- every setting of its light data-block, Cycles' and EEVEE's included
+    (exposure, temperature, contribution factors, shadows, normalised area power, cut-off
+    distance, portal, bounces, caustics, shadow map resolution and filter, soft falloff ...),
+    reads as a fresh light of its type has it, but type, Power, colour, shape and size, spread,
+    spot size and blend and radius (``SOLVER_SETS``); its ray visibility flags as a new light
+    object's (diffuse, glossy, transmission, volume scatter and shadow on, camera off); no light
+    linking; and its light nodes (if any) an Emission of white at strength 1.  Scores the share
+    of lights that pass.  Each light as a render at ``frame`` (default 1, and every frame the
+    task grades) evaluates it."""
     names = names_param(p)
+    light_defaults(("AREA", "SPOT", "POINT", "SUN"))  # before the frame is evaluated
     probe.at(int(p.get("frame", 1)))
     measured, bad = {}, {}
     for obj in probe.objects(names):
