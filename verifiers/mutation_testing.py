@@ -74,6 +74,8 @@ OPERATOR_NAMES = (
     "viewport_only_array",
     # a graded area light made a Cycles portal (it emits nothing)
     "light_portal",
+    # issue 33, red team 7: a metal mirror, an output only another engine renders
+    "metallic_mirror", "engine_output_ghost",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

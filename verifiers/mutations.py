@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "9"
+MUTATIONS_VERSION = "10"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1533,23 +1533,27 @@ def _surface_graded(method: str, params: dict) -> bool:
     return method == "surface_shader"
 
 
+def _set_graded_principled(ctx: Context, values: dict) -> None:
+    """Every Principled BSDF of each surface-graded part material: ``values`` {input: value}
+    set, each input unlinked first."""
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            for name, value in values.items():
+                _set_input(mat.node_tree, bsdf.inputs[name], value)
+
+
 @operator("principled_ior_mirror", "each surface-graded part material's Principled IOR (and Coat IOR) set to "
           "1000: ~99.6 % Fresnel reflectance, the render is a mirror with a faint trace of its Base Color",
           _needs_judged(_surface_graded, "surface"))
 def principled_ior_mirror(ctx: Context) -> None:
-    for mat in _judged_materials(ctx, _surface_graded):
-        for bsdf in _principled(mat):
-            _set_input(mat.node_tree, bsdf.inputs["IOR"], 1000.0)
+    _set_graded_principled(ctx, {"IOR": 1000.0})
 
 
 @operator("thin_film_tint", "each surface-graded part material's Principled BSDF given a thin film (320 nm, IOR "
           "2.2): interference tints the reflection (a gold renders green), Base Color kept",
           _needs_judged(_surface_graded, "surface"))
 def thin_film_tint(ctx: Context) -> None:
-    for mat in _judged_materials(ctx, _surface_graded):
-        for bsdf in _principled(mat):
-            _set_input(mat.node_tree, bsdf.inputs["Thin Film Thickness"], 320.0)
-            _set_input(mat.node_tree, bsdf.inputs["Thin Film IOR"], 2.2)
+    _set_graded_principled(ctx, {"Thin Film Thickness": 320.0, "Thin Film IOR": 2.2})
 
 
 @operator("normal_input_inverted", "each surface-graded part material's Principled Normal input fed the Geometry "
@@ -1798,31 +1802,23 @@ def light_scaled_narrow(ctx: Context) -> None:
           "Weight 1, Tint (1, 0, 1), Roughness 1): the render is pink velvet over the Base Color",
           _needs_judged(_surface_graded, "surface"))
 def sheen_veil(ctx: Context) -> None:
-    for mat in _judged_materials(ctx, _surface_graded):
-        for bsdf in _principled(mat):
-            _set_input(mat.node_tree, bsdf.inputs["Sheen Weight"], 1.0)
-            _set_input(mat.node_tree, bsdf.inputs["Sheen Tint"], (1.0, 0.0, 1.0, 1.0))
-            _set_input(mat.node_tree, bsdf.inputs["Sheen Roughness"], 1.0)
+    _set_graded_principled(ctx, {"Sheen Weight": 1.0, "Sheen Tint": (1.0, 0.0, 1.0, 1.0), "Sheen Roughness": 1.0})
 
 
 @operator("subsurface_deep", "each surface-graded part material's Principled BSDF at Subsurface Weight 1, Scale 5, "
           "Radius (1, 1, 1): light scatters metres into the part, blurring its colour and passing through it",
           _needs_judged(_surface_graded, "surface"))
 def subsurface_deep(ctx: Context) -> None:
-    for mat in _judged_materials(ctx, _surface_graded):
-        for bsdf in _principled(mat):
-            _set_input(mat.node_tree, bsdf.inputs["Subsurface Weight"], 1.0)
-            _set_input(mat.node_tree, bsdf.inputs["Subsurface Scale"], 5.0)
-            _set_input(mat.node_tree, bsdf.inputs["Subsurface Radius"], (1.0, 1.0, 1.0))
+    _set_graded_principled(ctx, {"Subsurface Weight": 1.0,
+                                  "Subsurface Scale": 5.0,
+                                  "Subsurface Radius": (1.0, 1.0, 1.0)})
 
 
 @operator("specular_tint_coloured", "each surface-graded part material's Principled Specular Tint set to blue: "
           "every reflection (a metal's whole colour at grazing angles) renders blue, Base Color kept",
           _needs_judged(_surface_graded, "surface"))
 def specular_tint_coloured(ctx: Context) -> None:
-    for mat in _judged_materials(ctx, _surface_graded):
-        for bsdf in _principled(mat):
-            _set_input(mat.node_tree, bsdf.inputs["Specular Tint"], (0.1, 0.2, 1.0, 1.0))
+    _set_graded_principled(ctx, {"Specular Tint": (0.1, 0.2, 1.0, 1.0)})
 
 
 def _viewport_graded(method: str, params: dict) -> bool:
@@ -2226,3 +2222,30 @@ def _needs_portal_graded(ctx: Context) -> str | None:
 def light_portal(ctx: Context) -> None:
     for light in _portal_graded(ctx):
         light.data.cycles.is_portal = True
+
+
+# --- red team 7: surface ---
+# A metal shows what it reflects, not its Base Color (Metallic 1 at Roughness 0 is a chrome
+# mirror); a second Material Output targeted at one engine is what that engine renders, so a
+# Cycles-only Transparent BSDF leaves an EEVEE scene's check of the All output untouched while a
+# Cycles render shows nothing.  surface_shader bounds Metallic (``max_metallic``) and the surface
+# measures judge every production engine's output where they differ.
+
+
+@operator("metallic_mirror", "each surface-graded part material's Principled BSDF at Metallic 1, Roughness 0: "
+          "the render is a chrome mirror of the scene, the Base Color only tints the reflection",
+          _needs_judged(_surface_graded, "surface"))
+def metallic_mirror(ctx: Context) -> None:
+    _set_graded_principled(ctx, {"Metallic": 1.0, "Roughness": 0.0})
+
+
+@operator("engine_output_ghost", "each surface-graded part material given a second Material Output targeted at "
+          "Cycles, fed a Transparent BSDF: EEVEE renders the material as before, a Cycles render shows no part",
+          _needs_judged(_surface_graded, "surface"))
+def engine_output_ghost(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        tree = mat.node_tree
+        ghost = tree.nodes.new("ShaderNodeBsdfTransparent")
+        out = tree.nodes.new("ShaderNodeOutputMaterial")
+        out.target = "CYCLES"
+        tree.links.new(ghost.outputs["BSDF"], out.inputs["Surface"])

@@ -649,13 +649,16 @@ class Probe:
 
     def unmeasured(self, names: list[str] | None = None) -> dict[str, str]:
         """{object name: why}: the render-visible objects (of ``names`` when given) that draw
-        geometry no measure can read (``unmeasured_geometry``)."""
+        geometry no measure can read (``unmeasured_geometry``, ``unmeasured_instances``)."""
         out = {}
         for obj in self.scene.objects:
             if (names is None or obj.name in names) and obj.name in self.rendered():
                 why = unmeasured_geometry(obj)
                 if why:
                     out[obj.name] = why
+        for drawer, why in unmeasured_instances(self.depsgraph).items():
+            if names is None or drawer in names:
+                out.setdefault(drawer, why)
         return out
 
     def mesh_arrays(self, obj: bpy.types.Object, frame: int) -> dict[str, np.ndarray] | None:
@@ -804,14 +807,17 @@ def drawn_instances(depsgraph) -> dict[str, list[dict]]:
     scene = depsgraph.scene.original if depsgraph.scene.original is not None else depsgraph.scene
     background = background_drawers(scene)
     for inst in depsgraph.object_instances:
-        if inst.object.type not in GEOMETRY_TYPES:
-            continue
+        if inst.object.type not in GEOMETRY_TYPES or inst.object.type in UNMEASURED_INSTANCE_TYPES:
+            continue  # points, volumes and curves have no mesh: reported by unmeasured_instances
         drawer = _drawer(inst, scene, background)
         if drawer is None:
             continue
         obj = inst.object
         matrix = np.array(inst.matrix_world, dtype=np.float64)
-        mesh = obj.to_mesh()
+        try:
+            mesh = obj.to_mesh()
+        except RuntimeError:  # "Object does not have geometry data": unmeasured_instances names it
+            continue
         if mesh is None:
             continue
         try:
@@ -826,6 +832,28 @@ def drawn_instances(depsgraph) -> dict[str, list[dict]]:
 # but are no faces of any evaluated mesh nor depsgraph instances with a mesh: every geometry and
 # material measure would be blind to them, so an object that draws them is reported by name.
 UNMEASURED_PARTICLE_RENDER = {"PATH"}
+
+
+# Instance types a depsgraph draws that turn into no mesh (Geometry Nodes points, volumes, curves on
+# another object): red team 7's point cloud and fog box stuck out of the outline unmeasured, and
+# to_mesh() on them raised inside the probe.
+UNMEASURED_INSTANCE_TYPES = {"POINTCLOUD", "VOLUME", "CURVES"}
+
+
+def unmeasured_instances(depsgraph) -> dict[str, str]:
+    """{drawer name: why}: the objects that draw, as instances, geometry with no mesh to measure
+    (``UNMEASURED_INSTANCE_TYPES``), credited like ``drawn_instances``."""
+    out: dict[str, str] = {}
+    scene = depsgraph.scene.original if depsgraph.scene.original is not None else depsgraph.scene
+    background = background_drawers(scene)
+    for inst in depsgraph.object_instances:
+        kind = inst.object.type
+        if not inst.is_instance or kind not in UNMEASURED_INSTANCE_TYPES:
+            continue
+        drawer = _drawer(inst, scene, background)
+        if drawer is not None:
+            out.setdefault(drawer, f"draws {kind.lower()} instances (Geometry Nodes points, volume or curves)")
+    return out
 
 
 def unmeasured_geometry(obj) -> str | None:

@@ -73,11 +73,10 @@ def _material(probe: Probe, p: dict) -> bpy.types.Material | None:
     return slot.material if slot else None
 
 
-def _evaluated_colour(probe: Probe, p: dict, mat, principled: bool):
+def _evaluated_colour(probe: Probe, p: dict, mat, principled: bool, target: str):
     """(per-sample colour (n, 3), area weights, why not) of what ``mat`` shows, evaluated over
     the faces that use it (of ``object`` when given, else every rendered object; a point with no
     surface when none does).  ``principled``: every closure that shows must be a Principled BSDF."""
-    target = probes_surface.engine_target(probe.scene)
     objs = [probe.obj(p["object"])] if "object" in p else probes_surface._rendered_geometry(probe)
     chunks = probes_surface.chunks_for(probe, objs, int(p.get("frame", 1)), mat, every=True)
     colours, weights = [], []
@@ -126,7 +125,15 @@ def base_color(probe: Probe, p: dict):
         return binary_outcome(de <= tol and alpha >= VIEWPORT_OPAQUE, rnd(list(rgb)), p["expected"], detail,
                               {"delta_e2000": rnd(de), "source": source, "alpha": rnd(alpha),
                                "lab": rnd(list(colour_math.linear_to_lab(rgb)))})
-    colours, w, why = _evaluated_colour(probe, p, mat, source == "principled")
+    # judged under every production engine's output where they differ (red team 7)
+    return probes_surface.worst_over_targets(
+        probe.scene, [mat], lambda target: _evaluated_outcome(probe, p, mat, source, target))
+
+
+def _evaluated_outcome(probe: Probe, p: dict, mat, source: str, target: str) -> Outcome:
+    """base_color's verdict on the colour ``mat`` shows under ``target``'s Material Output."""
+    expected, tol = colour_math.parse_colour(p["expected"]), float(p["max_delta_e"])
+    colours, w, why = _evaluated_colour(probe, p, mat, source == "principled", target)
     if colours is None:
         return Outcome(0.0, False, None, p["expected"], f"{mat.name}: {why}", {"source": source})
     min_share = float(p.get("min_share", probes_surface.MIN_AREA_SHARE))

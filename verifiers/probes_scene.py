@@ -30,7 +30,7 @@ from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
     COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, edge_verts, face_material_indices, fixed_shape,
-    fraction_outcome, primitive, render_probe, rnd, uv_vectors, vertex_positions,
+    fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
 )
 
 # written into start_scene.json; a probe refuses a snapshot of another version.  2: light and
@@ -1114,13 +1114,43 @@ def _colour_neutral(scene: bpy.types.Scene) -> tuple[bool, str]:
     vs = scene.view_settings
     off = [f"{k} {getattr(vs, k):g}" for k, v in NEUTRAL_COLOUR.items() if abs(getattr(vs, k) - v) > 1e-4]
     off += ["curve mapping on"] if vs.use_curve_mapping else []
-    return not off, ", ".join(off) or "exposure 0, gamma 1, no curves"
+    cycles = getattr(scene, "cycles", None)  # Cycles' own film exposure multiplies the picture (red team 7)
+    if cycles is not None and abs(float(cycles.film_exposure) - 1.0) > 1e-4:
+        off.append(f"Cycles film exposure {cycles.film_exposure:g}")
+    return not off, ", ".join(off) or "exposure 0, gamma 1, no curves, film exposure 1"
+
+
+def _pixel_filter(scene: bpy.types.Scene) -> float:
+    """The widest pixel filter a render of the scene uses (px): Eevee's and Cycles' own."""
+    cycles = getattr(scene, "cycles", None)
+    return max(float(scene.render.filter_size), float(cycles.filter_width) if cycles is not None else 0.0)
+
+
+def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
+    """(the brightest a render's world shines: each Background reaching its active output,
+    strength x the colour's largest channel -- an image or other linked colour counted as 1 --,
+    or None when a linked strength cannot be read, why)."""
+    world = render_world(scene)
+    if world is None or world.node_tree is None:
+        return (max(world.color) if world is not None else 0.0), "no world nodes"
+    worst, why = 0.0, "no Background node"
+    for node in world.node_tree.nodes:
+        if node.type != "BACKGROUND" or node.mute:
+            continue
+        strength, colour = node.inputs["Strength"], node.inputs["Color"]
+        if strength.is_linked:
+            return None, f"{node.name}: its Strength is linked"
+        shine = float(strength.default_value) * (1.0 if colour.is_linked else max(colour.default_value[:3]))
+        if abs(shine) > abs(worst):
+            worst, why = shine, f"{node.name}: strength {strength.default_value:g}"
+    return worst, why
 
 
 @primitive(group="scene", required=(),
            params={"border": "bool", "frame_step": "step", "compositor": "bool", "simplify": "bool",
                    "resolution_percentage": {"type": "integer", "minimum": 1, "description": "integer >= 1"},
-                   "sequencer": "bool", "colour_neutral": "bool", "engines": "names",
+                   "sequencer": "bool", "colour_neutral": "bool", "engines": "names", "motion_blur": "bool",
+                   "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
                    "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
                                       "maxItems": 2, "description": "[width, height] in pixels"}})
 def render_overrides(probe: Probe, p: dict):
@@ -1130,9 +1160,12 @@ def render_overrides(probe: Probe, p: dict):
     (false: compositing off, no node group, or Render Layers straight to the output), the
     sequencer replaces it only if ``sequencer`` is true (false: Sequencer off or no unmuted
     strip), the view transform leaves it alone when ``colour_neutral`` (exposure 0, gamma 1, no
-    curves), the engine is one of ``engines``, the picture is at least ``min_resolution``
-    [w, h] pixels (percentage applied) and the resolution percentage is
-    ``resolution_percentage``.  Scores the share of checks met."""
+    curves, Cycles' film exposure 1), the engine is one of ``engines``, motion blur is
+    ``motion_blur``, pixels are square with ``square_pixels``, the pixel filter (Eevee's and
+    Cycles') is at most ``max_pixel_filter`` px, the world shines at most ``max_world_strength``
+    (``world_strength``), the picture is at least ``min_resolution`` [w, h] pixels (percentage
+    applied) and the resolution percentage is ``resolution_percentage``.  Scores the share of
+    checks met."""
     scene, r = probe.scene, probe.scene.render
     alters, why = compositor_alters(scene)
     checks = {  # {check: (measured, expected, met)}
@@ -1151,6 +1184,18 @@ def render_overrides(probe: Probe, p: dict):
         checks["colour_neutral"] = _equal(neutral, True)
     if "engines" in p:
         checks["engine"] = (r.engine, list(p["engines"]), r.engine in p["engines"])
+    if "motion_blur" in p:
+        checks["motion_blur"] = _equal(bool(r.use_motion_blur), bool(p["motion_blur"]))
+    if p.get("square_pixels"):
+        checks["square_pixels"] = _equal([float(r.pixel_aspect_x), float(r.pixel_aspect_y)],
+                                         [float(r.pixel_aspect_x)] * 2)
+    if "max_pixel_filter" in p:
+        width = _pixel_filter(scene)
+        checks["max_pixel_filter"] = (rnd(width), float(p["max_pixel_filter"]), width <= float(p["max_pixel_filter"]))
+    if "max_world_strength" in p:
+        shine, notes["max_world_strength"] = world_strength(scene)
+        checks["max_world_strength"] = (rnd(shine), float(p["max_world_strength"]),
+                                        shine is not None and abs(shine) <= float(p["max_world_strength"]))
     if "min_resolution" in p:
         size = [int(r.resolution_x * r.resolution_percentage / 100), int(r.resolution_y * r.resolution_percentage / 100)]
         want = [int(v) for v in p["min_resolution"]]

@@ -35,6 +35,7 @@ part, and, when named, it is read at the UV map the other checks measured).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 import weakref
@@ -117,6 +118,46 @@ def active_output(mat: bpy.types.Material, target: str):
     an active output before an inactive one, else the first); None when there is none."""
     tree = mat.node_tree if mat is not None else None
     return _active_of(tree, "OUTPUT_MATERIAL", target) if tree is not None else None
+
+
+# The Material Output targets of the production engines.  A file may be rendered by either (a
+# farm renders with Cycles what was set up in EEVEE), so a material whose outputs differ between
+# them is judged under each and the worst counts (red team 7: a Transparent BSDF on a
+# Cycles-only output made every prop vanish in a Cycles render while EEVEE showed it as supplied).
+PRODUCTION_TARGETS = ("EEVEE", "CYCLES")
+
+
+def production_targets(scene: bpy.types.Scene, mats) -> list[str]:
+    """The targets to judge ``mats`` under: the scene engine's first, then the other production
+    engine's when some material's active output differs between them (only then: it is cheap)."""
+    first = engine_target(scene)
+    others = [t for t in PRODUCTION_TARGETS if t != first]
+    for mat in {getattr(m, "original", m) for m in mats if m is not None and m.node_tree is not None}:
+        if any(active_output(mat, t) != active_output(mat, first) for t in others):
+            return [first, *others]
+    return [first]
+
+
+def worst_over_targets(scene: bpy.types.Scene, mats, measure):
+    """The worst Outcome of ``measure(target)`` over ``production_targets`` (the scene engine's
+    on a tie); its detail says which engine's output it is when not the scene's."""
+    targets = production_targets(scene, mats)
+    outcomes = [(t, measure(t)) for t in targets]
+    target, worst = min(outcomes, key=lambda pair: (pair[1].passed, pair[1].score))
+    if len(targets) == 1:
+        return worst
+    detail = worst.detail if target == targets[0] else \
+        f"under the {target} Material Output (a {target} render): {worst.detail}"
+    evidence = dict(worst.evidence, targets_judged=targets, worst_target=target) \
+        if isinstance(worst.evidence, dict) else worst.evidence
+    return dataclasses.replace(worst, detail=detail, evidence=evidence)
+
+
+def slot_materials(probe, objs) -> list:
+    """The materials a render of ``objs`` can draw: their slots' and the Material Override."""
+    mats = [s.material for o in objs for s in o.material_slots]
+    override = render_material_override(probe.scene)
+    return mats + ([override] if override is not None else [])
 
 
 def _live_links(socket) -> list:
@@ -1391,9 +1432,14 @@ def material_on_faces(probe: Probe, p: dict):
     """The material covers and shows on at least ``min_share`` (0.999) of each object's evaluated
     face area: faces using it (face material index -> the evaluated object's slot) where its
     evaluated opacity is >= 0.5 (an Unknown opacity does not count)."""
+    objs = probe.objects(names_param(p))
+    return worst_over_targets(probe.scene, slot_materials(probe, objs),
+                              lambda target: _material_on_faces_at(probe, p, target))
+
+
+def _material_on_faces_at(probe: Probe, p: dict, target: str):
     names, wanted = names_param(p), p["material"]
     min_share = float(p.get("min_share", 0.999))
-    target = engine_target(probe.scene)
     shares, breakdown, notes = {}, {}, {}
     for obj in probe.objects(names):
         used = face_materials(probe, obj, _frame(p))
@@ -1444,9 +1490,14 @@ def parts_shown(probe: Probe, p: dict):
     Transparent or Holdout shader, no alpha 0, no clear glass -- and is not a volume-only
     material.  An opacity the evaluator cannot read does not count.  A part the render does not
     draw at all (hidden from it, or filtered out by its view layer) scores 0 as missing."""
+    objs = probe.objects(names_param(p))
+    return worst_over_targets(probe.scene, slot_materials(probe, objs),
+                              lambda target: _parts_shown_at(probe, p, target))
+
+
+def _parts_shown_at(probe: Probe, p: dict, target: str):
     names, frame = names_param(p), _frame(p)
     min_share = float(p.get("min_share", MIN_AREA_SHARE))
-    target = engine_target(probe.scene)
     shares, notes = {}, {}
     for obj in probe.objects(names):
         weight = stops = 0.0
@@ -1524,8 +1575,13 @@ CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_di
 # crate); subsurface scattering with a mean free path near the part's size blurs the texture and
 # lets light through the part; a coloured Specular Tint tints the reflection.  Bounds: no sheen,
 # a subsurface path (Scale x the largest Radius) of at most 1 cm, a neutral Specular Tint.
+#
+# Red team 7: Metallic 1 (at Roughness 0 a chrome mirror) shows no Base Color at all, only what
+# the surface reflects tinted by it (the crate became a mirror of the dark studio).  Bound: no
+# metal unless the rubric allows one (a gold rim the spec states metallic).
 OPTICS_DEFAULTS = {"max_ior": 3.0, "max_specular_level": 1.0, "max_thin_film": 0.0, "allow_normal_map": False,
-                   "max_sheen": 0.0, "max_subsurface_radius": 0.01, "max_specular_tint_chroma": 0.05}
+                   "max_sheen": 0.0, "max_subsurface_radius": 0.01, "max_specular_tint_chroma": 0.05,
+                   "max_metallic": 0.0}
 IOR_INPUTS = ("IOR", "Coat IOR")
 NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
 
@@ -1536,7 +1592,7 @@ NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
                    "max_transmission": UNIT, "max_displacement": "tolerance", "min_share": UNIT, "frame": "integer",
                    "max_ior": "tolerance", "max_specular_level": "tolerance", "max_thin_film": "tolerance",
                    "max_sheen": "tolerance", "max_subsurface_radius": "tolerance",
-                   "max_specular_tint_chroma": "tolerance",
+                   "max_specular_tint_chroma": "tolerance", "max_metallic": UNIT,
                    "allow_normal_map": "bool"})
 def surface_shader(probe: Probe, p: dict):
     """What the material shows, evaluated over the part's area: the shader is a listed type,
@@ -1548,10 +1604,10 @@ def surface_shader(probe: Probe, p: dict):
     in 1..``max_ior`` (3), Specular IOR Level <= ``max_specular_level`` (1), Thin Film Thickness <=
     ``max_thin_film`` nm (0), Sheen Weight x Sheen Tint <= ``max_sheen`` (0), Subsurface Weight x
     Scale x Radius <= ``max_subsurface_radius`` m (0.01), a Specular Tint within
-    ``max_specular_tint_chroma`` (0.05) of grey, and no shader that shows has a linked Normal /
+    ``max_specular_tint_chroma`` (0.05) of grey, Metallic <= ``max_metallic`` (0: a metal shows
+    reflections, not its Base Color), and no shader that shows has a linked Normal /
     Coat Normal / Tangent unless ``allow_normal_map``; where they do not, the colour is not the
     one judged either."""
-    shaders = _shader_wanted(p)
     checks = _checks(p)
     expected = {k: p[k] for k in ("shader", *CHECKS, "max_delta_e", "min_share") if k in p}
     expected["optics"] = _optics_bounds(p)
@@ -1560,10 +1616,14 @@ def surface_shader(probe: Probe, p: dict):
     groups, why = material_chunks(probe, p)
     if not groups:
         return fraction_outcome(0, len(checks), None, expected, why, {"failed": checks})
-    target = engine_target(probe.scene)
+    return worst_over_targets(probe.scene, [m for m, _ in groups],
+                              lambda target: _surface_shader_at(groups, p, target, checks, expected))
+
+
+def _surface_shader_at(groups: list, p: dict, target: str, checks: list[str], expected: dict):
     measured, failed, reasons = {}, [], []
     for mat, ctxs in groups:
-        m, off, notes = _judge_surface(mat, target, ctxs, shaders, p)
+        m, off, notes = _judge_surface(mat, target, ctxs, _shader_wanted(p), p)
         measured[_label(mat)] = m
         failed += [k for k in off if k not in failed]
         reasons += [f"{_label(mat)}: {n}" for n in notes]
@@ -1695,7 +1755,8 @@ def _optics(results: list[dict], ctxs: list, p: dict) -> tuple[np.ndarray, dict,
     """(per sample: every shader that shows there keeps the optics bounds, measured, reasons).
     An input the evaluator cannot read is off (Unknown never meets a requirement)."""
     bounds = _optics_bounds(p)
-    oks, measured, notes = [], {"ior": None, "specular_level": None, "thin_film": None, "linked_normals": []}, []
+    oks, measured, notes = [], {"ior": None, "specular_level": None, "thin_film": None, "metallic": None,
+                                "linked_normals": []}, []
     for res, ctx in zip(results, ctxs):
         ok = np.ones(ctx["n"], dtype=bool)
         for c in res.get("closures") or []:
@@ -1727,7 +1788,9 @@ def _closure_optics(c: Closure, bounds: dict, measured: dict, notes: list[str]) 
     checks += [("Specular IOR Level", "specular_level", lambda v: (v >= 0) & (v <= float(bounds["max_specular_level"])),
                 f"0..{bounds['max_specular_level']:g}"),
                ("Thin Film Thickness", "thin_film", lambda v: v <= float(bounds["max_thin_film"]),
-                f"<= {bounds['max_thin_film']:g} nm")]
+                f"<= {bounds['max_thin_film']:g} nm"),
+               ("Metallic", "metallic", lambda v: v <= float(bounds["max_metallic"]) + 1e-9,
+                f"<= {float(bounds['max_metallic']):g}")]
     for name, key, good, word in checks:
         if node.inputs.get(name) is None:
             continue
@@ -1936,7 +1999,14 @@ def texture_influence(probe: Probe, p: dict):
     groups, why = material_chunks(probe, p)
     if not groups:
         return binary_outcome(False, None, expected, why)
-    target = engine_target(probe.scene)
+    return worst_over_targets(probe.scene, [m for m, _ in groups],
+                              lambda target: _texture_influence_at(groups, p, target, expected))
+
+
+def _texture_influence_at(groups: list, p: dict, target: str, expected: dict):
+    wanted, input_name = p.get("image"), p.get("input", "Base Color")
+    min_influence, min_coverage = float(p.get("min_influence", 0.5)), float(p.get("min_coverage", MIN_COVERAGE))
+    uv_map = p.get("uv_map")
     images = sorted({n.image.name for m, _ in groups if m is not None and m.node_tree is not None
                      for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is not None})
     per_node: dict[int, dict] = {}

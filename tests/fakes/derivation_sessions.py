@@ -208,7 +208,8 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
                                                                 "elevations": [15, 45], "frame": 1}},
         {"id": "C13", "method": "render_overrides", "params": {
             "border": False, "frame_step": 1, "simplify": False, "compositor": False, "sequencer": False,
-            "colour_neutral": True, "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360]}}]}
+            "colour_neutral": True, "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360],
+            "motion_blur": False, "square_pixels": True, "max_pixel_filter": 3, "max_world_strength": 10}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {

@@ -3,7 +3,9 @@ renders a blank picture through its own settings.
 
 A from-scratch scene (a cube) and deliveries that each blank every render without touching the
 model: a Video Sequencer Color strip over the frames, a compositor that outputs a flat colour,
-an exposure of -32, a render border in a corner, the Workbench engine, a 16 x 9 picture.  Each is
+an exposure of -32, a render border in a corner, the Workbench engine, a 16 x 9 picture (and red
+team 7's Cycles film exposure 0, a world of strength 1e6, motion blur, a 500 px pixel filter, a
+200:1 pixel aspect).  Each is
 refused by `render_overrides` with the check named; honest deliveries (Cycles, another view
 transform and look, a muted strip, the sequencer on with no strip) pass.  Blender runs unsandboxed
 (LOCAL): everything it runs here is this test's own code."""
@@ -78,15 +80,33 @@ def tiny(scene):
     scene.render.resolution_x, scene.render.resolution_y = 16, 9
 
 
+def film(scene):
+    scene.render.engine = "CYCLES"
+    scene.cycles.film_exposure = 0.0
+
+
+def world(scene, strength=1e6):
+    scene.world = scene.world or bpy.data.worlds.new("World")
+    scene.world.use_nodes = True
+    background = next(n for n in scene.world.node_tree.nodes if n.type == "BACKGROUND")
+    background.inputs["Color"].default_value = (1.0, 1.0, 1.0, 1.0)
+    background.inputs["Strength"].default_value = strength
+
+
 for name, change in [("honest", honest), ("muted_strip", lambda s: strip(s, mute=True)),
                      ("sequencer_empty", lambda s: setattr(s.render, "use_sequencer", True)),
                      ("strip", strip), ("compositor", compositor), ("exposure", exposure), ("border", border),
-                     ("workbench", workbench), ("tiny", tiny)]:
+                     ("workbench", workbench), ("tiny", tiny), ("film", film), ("bright_world", lambda s: world(s, 3.0)),
+                     ("world", world), ("motion", lambda s: setattr(s.render, "use_motion_blur", True)),
+                     ("filter", lambda s: setattr(s.render, "filter_size", 500.0)),
+                     ("aspect", lambda s: setattr(s.render, "pixel_aspect_x", 200.0))]:
     variant(name, change)
 '''
 
 CASES = {"RENDER": ("render_overrides", {"compositor": False, "sequencer": False, "colour_neutral": True,
-                                         "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360]})}
+                                         "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360],
+                                         "motion_blur": False, "square_pixels": True, "max_pixel_filter": 3,
+                                         "max_world_strength": 10})}
 # delivery -> {criterion that must refuse it: what its detail names} (the others pass)
 EXPECTED = {
     "start": {}, "honest": {}, "muted_strip": {}, "sequencer_empty": {},
@@ -96,6 +116,13 @@ EXPECTED = {
     "border": {"RENDER": "border is True"},
     "workbench": {"RENDER": "engine is 'BLENDER_WORKBENCH'"},
     "tiny": {"RENDER": "min_resolution is [16, 9]"},
+    # red team 7: the same class through settings the first list missed
+    "bright_world": {},
+    "film": {"RENDER": "Cycles film exposure 0"},
+    "world": {"RENDER": "max_world_strength is 1000000"},
+    "motion": {"RENDER": "motion_blur is True"},
+    "filter": {"RENDER": "max_pixel_filter is 500"},
+    "aspect": {"RENDER": "square_pixels is [200.0, 1.0]"},
 }
 
 
