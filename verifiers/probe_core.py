@@ -619,11 +619,7 @@ class Probe:
         return union_boxes(self.aabb(obj, frame), self.viewport_aabb(obj, frame))
 
     def union_aabb(self, objs: list[bpy.types.Object], frame: int) -> AABB:
-        boxes = [self.aabb(o, frame) for o in objs]
-        return (
-            tuple(min(b[0][i] for b in boxes) for i in range(3)),
-            tuple(max(b[1][i] for b in boxes) for i in range(3)),
-        )
+        return union_boxes(*(self.aabb(o, frame) for o in objs))
 
     def instances(self, frame: int) -> dict[str, list[dict]]:
         """{instancer name: its pieces}: the geometry the render draws at ``frame`` as instances

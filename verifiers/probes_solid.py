@@ -152,7 +152,7 @@ def _build_solid(probe: Probe, obj, frame: int) -> Solid | None:
     return _make_solid(obj.name, mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], det)
 
 
-def _fan(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray):
+def fan_triangles(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray):
     """Fan triangles (first loop, loop, loop + 1) of every face: (corner arrays p0, p1, p2, face index)."""
     poly = np.repeat(np.arange(len(start)), total)
     loops = np.arange(len(lv))
@@ -169,7 +169,7 @@ def _make_solid(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarray, to
     if not nf:
         return Solid(name, co, lv, start, total, used, np.zeros(0), np.zeros((0, 3)), 0.0, False, det)
     ref = co[used].mean(axis=0)  # about the centroid: a sheet gets ~0 volume wherever it is
-    p0, p1, p2, face = _fan(co - ref, lv, start, total)
+    p0, p1, p2, face = fan_triangles(co - ref, lv, start, total)
     cross = np.cross(p1 - p0, p2 - p0)
     vec = np.zeros((nf, 3))
     np.add.at(vec, face, cross)  # twice the vector area of each (planar) face
@@ -278,7 +278,7 @@ def section_fill(solid: Solid) -> float:
     over the segments where the plane cuts the faces, holes subtracted) over the area of its own
     convex hull.  1 for any convex solid (a box, a tapered round leg); a notch, a hollow or a
     through-hole cut by a plane brings it down."""
-    p0, p1, p2, _ = _fan(solid.co, solid.loop_vert, solid.start, solid.total)
+    p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
     tri = np.stack([p0, p1, p2], axis=1)  # (t, 3, 3)
     normal = np.cross(p1 - p0, p2 - p0)
     lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
@@ -404,7 +404,7 @@ _BARY = np.array([[1 / 3, 1 / 3, 1 / 3], [0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2,
 def _area_samples(solid: Solid) -> tuple[np.ndarray, np.ndarray]:
     """(points, weights): four points on each of (at most ``HIDDEN_TRIANGLES``, evenly picked)
     fan triangles of the faces, weighted by the triangle's area."""
-    p0, p1, p2, _ = _fan(solid.co, solid.loop_vert, solid.start, solid.total)
+    p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
     if len(p0) > HIDDEN_TRIANGLES:
         pick = np.linspace(0, len(p0) - 1, HIDDEN_TRIANGLES).astype(np.int64)
         p0, p1, p2 = p0[pick], p1[pick], p2[pick]

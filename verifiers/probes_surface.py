@@ -154,10 +154,8 @@ def worst_over_targets(scene: bpy.types.Scene, mats, measure):
 
 
 def slot_materials(probe, objs) -> list:
-    """The materials a render of ``objs`` can draw: their slots' and the Material Override."""
-    mats = [s.material for o in objs for s in o.material_slots]
-    override = render_material_override(probe.scene)
-    return mats + ([override] if override is not None else [])
+    """The materials a render of ``objs`` draws (``_drawn_materials`` of their slots)."""
+    return _drawn_materials(probe, [s.material for o in objs for s in o.material_slots])
 
 
 def _live_links(socket) -> list:

@@ -35,6 +35,7 @@ from mathutils import Vector  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
 
 from probe_core import GEOMETRY_TYPES, Probe, fraction_outcome, names_param, primitive, rnd  # noqa: E402
+from probes_solid import fan_triangles  # noqa: E402
 
 SHARE = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"}
 ELEVATIONS = {"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 90}, "minItems": 1,
@@ -50,17 +51,11 @@ MAX_PASSES = 16  # hits on the part's own faces skipped along one ray
 
 def _triangles(mesh: dict) -> np.ndarray:
     """(t, 3, 3) fan triangles of a ``mesh_arrays`` mesh."""
-    co, lv, start, total = mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"]
-    if not len(start):
-        return np.zeros((0, 3, 3))
-    poly = np.repeat(np.arange(len(start)), total)
-    loops = np.arange(len(lv))
-    rel = loops - start[poly]
-    fan = (rel >= 1) & (rel <= total[poly] - 2)
-    return np.stack([co[lv[start[poly[fan]]]], co[lv[loops[fan]]], co[lv[loops[fan] + 1]]], axis=1)
+    p0, p1, p2, _ = fan_triangles(mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
+    return np.stack([p0, p1, p2], axis=1) if len(p0) else np.zeros((0, 3, 3))
 
 
-def surface_samples(tris: np.ndarray, count: int = SAMPLES) -> np.ndarray:
+def area_points(tris: np.ndarray, count: int = SAMPLES) -> np.ndarray:
     """``count`` points on the triangles, area-weighted (fixed seed: the same mesh, the same points)."""
     area = 0.5 * np.linalg.norm(np.cross(tris[:, 1] - tris[:, 0], tris[:, 2] - tris[:, 0]), axis=1)
     if not len(tris) or area.sum() <= 0:
@@ -165,7 +160,7 @@ def parts_unoccluded(probe: Probe, p: dict):
     measured, failing = {}, {}
     for o in objs:
         own = drawers.index(o.name) if o.name in drawers else -1
-        points = surface_samples(geometry[o.name]) if own >= 0 else np.zeros((0, 3))
+        points = area_points(geometry[o.name]) if own >= 0 else np.zeros((0, 3))
         share = seen_share(tree, owner, own, points, views)
         measured[o.name] = rnd(share)
         if share < min_share:
