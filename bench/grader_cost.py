@@ -11,7 +11,9 @@ rubric.json, task_probes.py, start_scene.json and judge.json of that commit. Per
 
 * ``probe``: every calibration delivery (built once into ``--work`` with today's seed scripts)
   probed in one warm probe process per side, alternating, ``--rounds`` times; the per-delivery
-  medians and their ratio;
+  medians and their ratio (a delivery either side's grader fails on -- an older grader may
+  crash on a delivery built with today's seed scripts -- is left out of both sides' medians and
+  named in the row's ``crashed``);
 * ``evidence``: every delivery's evidence renders, one render process each (as a trial renders
   them), with each side's renderer and view spec (the judge.json of its commit); medians and
   ratio;
@@ -138,7 +140,7 @@ def deliveries(bundle: TaskBundle, work: Path, sandbox) -> list[Path]:
     out = []
     for s in samples_of(bundle):
         blend = start if s.script is None else work / "deliveries" / f"{s.slug}.blend"
-        if not blend.is_file():
+        if s.script is not None and not blend.is_file():
             bpy_procs.apply_script(start, s.script, blend, sandbox=sandbox)
         out.append(blend)
     return out
@@ -209,8 +211,11 @@ def bench_seed(seed: str, tree: Path, args, sandbox, err: Console) -> dict:
         row["mutations"] = {side: mutations(code, blends[0], task, rubric, work / f"mutate-{side}", sandbox)
                             for side, (code, task, rubric) in sides.items()}
         return row
-    probe_t: dict[str, list[float]] = {"before": [], "after": []}
-    render_t: dict[str, list[float]] = {"before": [], "after": []}
+    # Per delivery index, each side's seconds; a delivery one side's grader crashes on is left
+    # out of both sides' medians (paired) and named in the row.
+    probe_t: dict[str, dict[int, list[float]]] = {"before": {}, "after": {}}
+    render_t: dict[str, dict[int, list[float]]] = {"before": {}, "after": {}}
+    crashed: dict[int, str] = {}
     specs = {side: resolved_spec(code, task.with_name("judge.json")) for side, (code, task, _) in sides.items()}
     probes = {side: bpy_procs.WarmProbe(sandbox=sandbox, code=code / "verifiers")
               for side, (code, _, _) in sides.items()}
@@ -220,20 +225,31 @@ def bench_seed(seed: str, tree: Path, args, sandbox, err: Console) -> dict:
         for r in range(args.rounds):
             for i, blend in enumerate(blends):
                 for side, (code, task, rubric) in sides.items():
-                    probe_t[side].append(timed(lambda: probes[side].probe(
-                        blend, task, rubric, work / f"{side}-{i}.json")))
-                    if specs[side] is not None:
-                        spec = specs[side]
-                        render_t[side].append(timed(lambda: render_once(code, blend, spec,
-                                                                         work / "evidence" / f"{side}-{i}")))
+                    if i in crashed:
+                        continue
+                    try:
+                        probe_t[side].setdefault(i, []).append(timed(lambda: probes[side].probe(
+                            blend, task, rubric, work / f"{side}-{i}.json")))
+                        if specs[side] is not None:
+                            spec: dict = specs[side] or {}
+                            render_t[side].setdefault(i, []).append(timed(lambda: render_once(
+                                code, blend, spec, work / "evidence" / f"{side}-{i}")))
+                    except (BlenderProcessError, subprocess.CalledProcessError) as exc:
+                        crashed[i] = f"{blend.stem}: the {side} grader failed ({str(exc).splitlines()[0][:160]})"
+                        err.log(f"{seed}: {crashed[i]}; left out of both sides")
             err.log(f"{seed}: round {r + 1}/{args.rounds}")
     finally:
         for p in probes.values():
             p.close()
-    row["probe_ms"] = {side: median_ms(t) for side, t in probe_t.items()}
+
+    def pooled(times: dict[int, list[float]]) -> list[float]:
+        return [t for i, ts in times.items() if i not in crashed for t in ts]
+
+    row["crashed"] = sorted(crashed.values())
+    row["probe_ms"] = {side: median_ms(pooled(t)) for side, t in probe_t.items()}
     row["probe_ms"]["ratio"] = round(row["probe_ms"]["after"] / row["probe_ms"]["before"], 2)
-    if render_t["after"]:
-        row["evidence_ms"] = {side: median_ms(t) for side, t in render_t.items()}
+    if pooled(render_t["after"]):
+        row["evidence_ms"] = {side: median_ms(pooled(t)) for side, t in render_t.items()}
         row["evidence_ms"]["ratio"] = round(row["evidence_ms"]["after"] / row["evidence_ms"]["before"], 2)
     per = {side: row["probe_ms"][side] + (row.get("evidence_ms") or {}).get(side, 0.0) for side in sides}
     row["per_delivery_ms"] = {**per, "ratio": round(per["after"] / per["before"], 2)}
@@ -297,6 +313,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['seed']}: survivors before: {', '.join(m['before']['survivors']) or '-'}; after: "
               f"{', '.join(m['after']['survivors']) or '-'}"
               + (f" (allowed: {', '.join(m['after']['allowed'])})" if m["after"]["allowed"] else ""))
+        if r.get("crashed"):
+            print(f"{r['seed']}: {len(r['crashed'])} of {r['deliveries']} deliveries left out of both medians: "
+                  + "; ".join(r["crashed"]))
         print(f"{r['seed']}: after, on the reference: open {b['open_s']:.2f}s, render set-up {b['setup_s']:.2f}s, "
               f"criteria {b['measure_s'] - b['setup_s']:.2f}s ({top})")
     return _write(args, rows)
