@@ -121,14 +121,22 @@ def task_probes(rubric: Path, probes: Path | None) -> Path | None:
 
 
 def probe_fresh(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None,
-                timeout: float = 600, *, sandbox: ScriptIsolation = None) -> dict:
-    """One fresh bpy process for one probe (what a packaged task's test.sh does)."""
+                timeout: float = 600, *, sandbox: ScriptIsolation = None, started: Path | None = None,
+                problem: tuple[str, str] | None = None) -> dict:
+    """One fresh bpy process for one probe (what a packaged task's test.sh does): ``started``
+    gets rule_probe's marker once the delivery is about to be opened; ``problem`` (type, detail)
+    scores every criterion 0 without opening it (``DeliveryCrashedProbe``, ``DeliveryHungProbe``)."""
     job = BlenderJob(sandbox)
     probes = task_probes(rubric, probes)
     args = ["--blend", job.input(blend, f"/workspace/{blend.name}"),
             "--task", job.input(task, "/tests/task/task.json"),
             "--rubric", job.input(rubric, "/tests/task/rubric.json"),
             "--out", job.output(out, "/workspace/out/report.json")]
+    if started is not None:
+        started.unlink(missing_ok=True)
+        args += ["--started", job.output(started, "/workspace/out/started.json")]
+    if problem is not None:
+        args += ["--delivery-problem", problem[0], "--detail", problem[1]]
     authored = {}
     if probes is not None:
         seen = job.input(probes, f"/tests/task/{TASK_PROBES}")
@@ -140,6 +148,23 @@ def probe_fresh(blend: Path, task: Path, rubric: Path, out: Path, probes: Path |
         job.input(VERIFIERS / name, f"/tests/{name}")
     job.run_blocking(RULE_PROBE, args, timeout=timeout, authored=authored)
     return json.loads(Path(out).read_text(encoding="utf-8"))
+
+
+def probe_as_trial(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None,
+                   timeout: float = 600, *, sandbox: ScriptIsolation = None) -> dict:
+    """The rule report a trial's verifier gives ``blend`` (``tests/test.sh``): one fresh probe;
+    when it is killed by a signal or times out after it began to open the delivery, the
+    delivery broke it and every criterion scores 0 (``DeliveryCrashedProbe`` /
+    ``DeliveryHungProbe``); any other failure is the verifier's (``BlenderProcessError``)."""
+    started = out.with_name(out.name + ".started")
+    try:
+        return probe_fresh(blend, task, rubric, out, probes, timeout, sandbox=sandbox, started=started)
+    except BlenderProcessError as exc:
+        if not started.is_file() or (exc.returncode is not None and exc.returncode >= 0):
+            raise
+        problem = "DeliveryHungProbe" if exc.returncode is None else "DeliveryCrashedProbe"
+        return probe_fresh(blend, task, rubric, out, probes, timeout, sandbox=sandbox,
+                           problem=(problem, str(exc).splitlines()[0]))
 
 
 def render_jobs(jobs: list[dict], timeout: float = 900, *, sandbox: ScriptIsolation = None) -> list[dict]:

@@ -48,7 +48,7 @@ from typing import cast
 
 from sandbox.script_run import LOCAL, ScriptIsolation
 from verifiers import bpy_procs
-from blender.runner import ScriptFailed
+from blender.runner import BlenderProcessError, ScriptFailed
 from contracts.errors import unseen_parts_message
 from verifiers.evidence import Evidence, EvidenceCache, rubric_names, sha256_file, unseen_parts
 from verifiers.mutation_testing import allowed_operators, gaming_table, mutation_table
@@ -360,8 +360,16 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
     probed = _stepper(progress, "probes", len(samples))
     try:
         def probe_one(i: int, j: int) -> tuple[int, dict]:
-            report = probes[i].probe(blends[j], bundle.task_path, bundle.rubric_path,
-                                     reports / f"{samples[j].slug}.json", bundle.task_probes)
+            out = reports / f"{samples[j].slug}.json"
+            try:
+                report = probes[i].probe(blends[j], bundle.task_path, bundle.rubric_path, out, bundle.task_probes)
+            except BlenderProcessError:
+                if samples[j].kind != "gaming":
+                    raise
+                # an attack that kills the warm probe is judged as a trial's verifier judges it:
+                # a crash on opening it is a 0 (DeliveryCrashedProbe), anything else infra
+                report = bpy_procs.probe_as_trial(blends[j], bundle.task_path, bundle.rubric_path, out,
+                                                  bundle.task_probes, sandbox=scorer.sandbox)
             probed()
             return j, report
 

@@ -76,6 +76,10 @@ OPERATOR_NAMES = (
     "light_portal",
     # issue 33, red team 7: a metal mirror, an output only another engine renders
     "metallic_mirror", "engine_output_ghost",
+    # issue 33, red team 8: Freestyle lines painted over the picture
+    "freestyle_blanket",
+    # a joint bent off its own axis (joint_axes)
+    "joint_off_axis",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "10"
+MUTATIONS_VERSION = "11"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -2249,3 +2249,29 @@ def engine_output_ghost(ctx: Context) -> None:
         out = tree.nodes.new("ShaderNodeOutputMaterial")
         out.target = "CYCLES"
         tree.links.new(ghost.outputs["BSDF"], out.inputs["Surface"])
+
+
+# --- red team 8: render settings ---
+# Freestyle strokes are drawn over the rendered picture: lines thousands of pixels wide paint
+# the whole frame over whatever the scene shows.  The probe's own render crashed Blender with
+# Freestyle on; it now lends its render Freestyle off, and render_overrides (``freestyle``,
+# default off) and a kept render (scene_unchanged's "render" key) refuse it.
+
+
+@operator("freestyle_blanket", "Freestyle on for the render and every view layer, a line set of every edge type "
+          "with strokes 10,000 px wide: every render is painted over by its lines, the scene untouched",
+          _render_fixed)
+def freestyle_blanket(ctx: Context) -> None:
+    render = ctx.scene.render
+    render.use_freestyle, render.line_thickness_mode, render.line_thickness = True, "ABSOLUTE", 10000.0
+    for view_layer in ctx.scene.view_layers:
+        view_layer.use_freestyle = True
+        settings = view_layer.freestyle_settings
+        settings.mode = "EDITOR"
+        lineset = settings.linesets[0] if len(settings.linesets) else settings.linesets.new("Blanket")
+        lineset.select_by_visibility = False
+        for edge in ("silhouette", "border", "crease", "contour", "external_contour"):
+            setattr(lineset, f"select_{edge}", True)
+        if lineset.linestyle is None:
+            lineset.linestyle = bpy.data.linestyles.new("Blanket")
+        lineset.linestyle.thickness, lineset.linestyle.color = 10000.0, (0.05, 0.05, 0.05)

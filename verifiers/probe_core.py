@@ -1030,8 +1030,8 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     snapshot, mutation testing).  The scene is rendered with ``_ProbeRender``: inside its
     ``render`` callback the probe holds the render-mode depsgraph of the view layer the picture
     comes from, and steps it frame by frame.  What the probe changes to start the render (the
-    engine, a 32 x 32 picture, a camera lent to a scene without one, sequencer and compositor
-    off so the scene itself is what renders) is put back before ``fn`` runs, so ``fn`` reads
+    engine, a 32 x 32 picture, a camera lent to a scene without one, sequencer, compositor and
+    Freestyle off so the scene itself is what renders) is put back before ``fn`` runs, so ``fn`` reads
     the delivery's own settings; the scene's frame is put back afterwards.  ``frames``: the
     frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
     layer renders, ``RunsPythonWhenTrusted`` (a kind of it) when the file runs Python on a
@@ -1050,7 +1050,7 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     saved = {"engine": render.engine, "resolution_percentage": render.resolution_percentage,
              "resolution_x": render.resolution_x, "resolution_y": render.resolution_y,
              "use_sequencer": render.use_sequencer, "use_compositing": render.use_compositing,
-             "use_border": render.use_border}
+             "use_border": render.use_border, "use_freestyle": render.use_freestyle}
     saved_camera, frame = scene.camera, scene.frame_current
     lent = None
     if scene.camera is None:
@@ -1077,7 +1077,8 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
         render.engine = PROBE_ENGINE
         # a picture size of its own: a delivery's 16 x 9 at 1 % is "Image too small" (red team 6)
         render.resolution_x, render.resolution_y, render.resolution_percentage = 32, 32, 100
-        render.use_sequencer = render.use_compositing = render.use_border = False
+        # Freestyle's line pass after a custom engine's render crashes Blender (red team 8)
+        render.use_sequencer = render.use_compositing = render.use_border = render.use_freestyle = False
         if lent is not None:
             scene.camera = lent
         bpy.ops.render.render(write_still=False)

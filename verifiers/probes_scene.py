@@ -102,7 +102,7 @@ ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_inde
            "topology": ("topology", "normals"), "geometry": ("geometry", "normals")}
 # render_probe lends these to its own render: read from the scene, never its evaluated copy
 PROBE_LENT = ("engine", "resolution_percentage", "resolution_x", "resolution_y", "use_sequencer", "use_compositing",
-              "use_border")
+              "use_border", "use_freestyle")
 
 # --- param schemas (literals: probe_catalogue.py reads them without bpy) ------------------------
 
@@ -1147,7 +1147,7 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
 
 
 @primitive(group="scene", required=(),
-           params={"border": "bool", "frame_step": "step", "compositor": "bool", "simplify": "bool",
+           params={"border": "bool", "frame_step": "step", "compositor": "bool", "simplify": "bool", "freestyle": "bool",
                    "resolution_percentage": {"type": "integer", "minimum": 1, "description": "integer >= 1"},
                    "sequencer": "bool", "colour_neutral": "bool", "engines": "names", "motion_blur": "bool",
                    "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
@@ -1156,7 +1156,8 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
 def render_overrides(probe: Probe, p: dict):
     """No render setting overrides what the task graded: ``use_border`` is ``border`` (default
     false), ``frame_step`` is ``frame_step`` (default 1), ``use_simplify`` is ``simplify``
-    (default false); when given, compositing alters the image only if ``compositor`` is true
+    (default false), Freestyle draws lines over the picture only if ``freestyle`` (default false:
+    off for the render or for every view layer that renders); when given, compositing alters the image only if ``compositor`` is true
     (false: compositing off, no node group, or Render Layers straight to the output), the
     sequencer replaces it only if ``sequencer`` is true (false: Sequencer off or no unmuted
     strip), the view transform leaves it alone when ``colour_neutral`` (exposure 0, gamma 1, no
@@ -1172,6 +1173,7 @@ def render_overrides(probe: Probe, p: dict):
         "border": _equal(bool(r.use_border), bool(p.get("border", False))),
         "frame_step": _equal(int(scene.frame_step), int(p.get("frame_step", 1))),
         "simplify": _equal(bool(r.use_simplify), bool(p.get("simplify", False))),
+        "freestyle": _equal(_draws_freestyle(scene), bool(p.get("freestyle", False))),
     }
     notes = {"compositor": why}
     if "compositor" in p:
@@ -1210,6 +1212,12 @@ def render_overrides(probe: Probe, p: dict):
         evidence["border"] = rnd([r.border_min_x, r.border_min_y, r.border_max_x, r.border_max_y])
     return fraction_outcome(len(checks) - len(off), len(checks), {k: c[0] for k, c in checks.items()},
                             {k: c[1] for k, c in checks.items()}, detail, evidence)
+
+
+def _draws_freestyle(scene: bpy.types.Scene) -> bool:
+    """Freestyle strokes go over the picture: on for the render and for a view layer that renders
+    (lines thousands of pixels wide paint the whole picture over: red team 8)."""
+    return bool(scene.render.use_freestyle) and any(vl.use and vl.use_freestyle for vl in scene.view_layers)
 
 
 def _equal(measured, expected) -> tuple:
