@@ -80,6 +80,12 @@ OPERATOR_NAMES = (
     "freestyle_blanket",
     # a joint bent off its own axis (joint_axes)
     "joint_off_axis",
+    # a camera's clip range pulled in to the graded subject, the rest of the set cut away
+    "camera_clip_tight",
+    # issue 33, red team 9: renamed objects keep their ray visibility, faces, materials and node settings
+    "ray_visibility_off_renamed", "material_backface_culled", "principled_enum_switch",
+    # issue 33, red team 10: the world's light as an Emission shader inside a node group
+    "world_group_emission",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -2275,3 +2275,256 @@ def freestyle_blanket(ctx: Context) -> None:
         if lineset.linestyle is None:
             lineset.linestyle = bpy.data.linestyles.new("Blanket")
         lineset.linestyle.thickness, lineset.linestyle.color = 10000.0, (0.05, 0.05, 0.05)
+
+
+# --- red team 8: joint axes ---
+# A hinge that turns about another axis than its own keeps every pivot on its link: a shoulder
+# swivelling about the vertical on a turntable that does not turn carries the tip where the
+# turntable would have.  probes_animation.joint_axes measures each joint's rotation relative to
+# its parent link against the start scene's and refuses a turn about any other axis.
+
+JOINT_OFF_AXIS_DEG = 10.0
+
+
+def _joint_axes_criteria(ctx: Context) -> list[dict]:
+    """The joints ({child, parent, axis, space}) of the rubric's joint_axes criteria."""
+    return [j for c in ctx.rubric.get("criteria", []) if c["method"] == "joint_axes"
+            for j in c.get("params", {}).get("joints", [])]
+
+
+def _off_axis_joint(ctx: Context) -> dict | None:
+    """The joint to bend: one at the end of the chain (a child no other listed joint turns on),
+    else the first, whose child and parent the scene holds and whose child's rotation mode has
+    a delta rotation (Euler or quaternion)."""
+    objs = bpy.data.objects
+    joints = [j for j in _joint_axes_criteria(ctx) if objs.get(j["child"]) is not None
+              and objs.get(j["parent"]) is not None and objs[j["child"]].rotation_mode != "AXIS_ANGLE"]
+    parents = {j["parent"] for j in joints}
+    return next((j for j in joints if j["child"] not in parents), joints[0] if joints else None)
+
+
+def _needs_joint_axes(ctx: Context) -> str | None:
+    if not _joint_axes_criteria(ctx):
+        return "no joint_axes criterion"
+    if _off_axis_joint(ctx) is None:
+        return "no joint of a joint_axes criterion whose child and parent are in the scene with a delta rotation"
+    return None
+
+
+@operator("joint_off_axis", f"one joint of a joint_axes criterion (at the end of the chain) given a constant "
+          f"{JOINT_OFF_AXIS_DEG:g} degree turn about an axis across its own (its delta rotation): every pivot stays "
+          "on its link and the joint still turns as keyed, the link is bent off its hinge", _needs_joint_axes)
+def joint_off_axis(ctx: Context) -> None:
+    joint = _off_axis_joint(ctx)
+    assert joint is not None  # applicable
+    objs, scene = bpy.data.objects, ctx.scene
+    child, parent = objs[joint["child"]], objs[joint["parent"]]
+    scene.frame_set(scene.frame_start)
+    axis = joint["axis"]
+    local = Vector({"X": (1, 0, 0), "Y": (0, 1, 0), "Z": (0, 0, 1)}[axis] if isinstance(axis, str) else axis)
+    holder = parent if joint.get("space", "child") == "parent" else child
+    world_axis = holder.matrix_world.to_quaternion() @ local.normalized()
+    # the frame the basis (and so the delta) rotation applies in: the world matrix less the basis
+    pre = (child.matrix_world @ child.matrix_basis.inverted()).to_quaternion()
+    v = pre.inverted() @ world_axis
+    across = v.cross(Vector((1, 0, 0)) if abs(v.x) < 0.9 else Vector((0, 1, 0))).normalized()
+    turn = Quaternion(across, math.radians(JOINT_OFF_AXIS_DEG))
+    if child.rotation_mode == "QUATERNION":
+        child.delta_rotation_quaternion = turn @ child.delta_rotation_quaternion
+    else:
+        old = child.delta_rotation_euler.to_matrix()
+        child.delta_rotation_euler = (turn.to_matrix() @ old).to_euler(child.rotation_mode)
+
+
+# --- red team 8: camera clipping ---
+# A camera draws only what lies between its Clip Start and Clip End (depths along its view axis,
+# in Cycles and EEVEE alike): pulled in to hug the graded subject, every render keeps the subject
+# and loses the rest of the set in view (the plinth a product stands on, the floor, the backdrop),
+# while the lens, place, aim and the subject's framing read as before.  probes_scene.clip_keeps
+# measures what of the set in view the clip range cuts; a start camera that a scene_unchanged
+# criterion keeps compares its clip distances with the rest of its settings.
+
+CLIP_HUG = 0.003  # m the tight clip range leaves in front of and behind the subject
+
+
+def _depths(cam: bpy.types.Object, objs: list) -> list[float]:
+    """Depths along ``cam``'s view axis of the evaluated vertices of ``objs`` that lie in front
+    of it (its world matrix with the scale taken out, as a render places it)."""
+    dg = bpy.context.evaluated_depsgraph_get()
+    to_cam = cam.evaluated_get(dg).matrix_world.normalized().inverted()
+    out: list[float] = []
+    for obj in objs:
+        ev = obj.evaluated_get(dg)
+        mesh = ev.to_mesh() if obj.type in GEOMETRY_TYPES else None
+        if mesh is None:
+            continue
+        try:
+            out += [d for v in mesh.vertices if (d := -(to_cam @ (ev.matrix_world @ v.co)).z) > 0]
+        finally:
+            ev.to_mesh_clear()
+    return out
+
+
+def _looked_at(cam: bpy.types.Object, objs: list) -> list:
+    """Of ``objs``, the one whose bounding-box centre lies nearest ``cam``'s view axis (by
+    angle), in front of it: what the camera is aimed at."""
+    to_cam = cam.matrix_world.normalized().inverted()
+    best, pick = None, []
+    for obj in objs:
+        lo, hi = _world_box([obj])
+        c = to_cam @ ((lo + hi) / 2)
+        if -c.z <= 0:
+            continue
+        angle = math.atan2(math.hypot(c.x, c.y), -c.z)
+        if best is None or angle < best:
+            best, pick = angle, [obj]
+    return pick
+
+
+def _clip_framed(ctx: Context) -> list[tuple[bpy.types.Object, float, float]]:
+    """(camera, nearest, farthest) for each camera a criterion frames -- a start camera a
+    scene_unchanged criterion keeps, one a camera_settings / shot_framing / clip_keeps criterion
+    names (a clip_keeps without a camera: the scene camera) -- with the depth range of its
+    subject in front of it: the target of a shot_framing criterion on that camera, else the
+    render-visible geometry the rubric names, else the parts, else the render-visible geometry
+    object it looks at."""
+    criteria = ctx.rubric.get("criteria", [])
+    cams = {c.name: c for c in _cameras_with_view_graded(ctx)}
+    for c in criteria:
+        if c["method"] == "clip_keeps":
+            named = c.get("params", {}).get("camera")
+            cam = ctx.scene.objects.get(named) if named else ctx.scene.camera
+            if cam is not None and cam.type == "CAMERA":
+                cams.setdefault(cam.name, cam)
+    rendered = render_visible_names(ctx.scene)
+    named_geometry = [o for o in ctx.graded(GEOMETRY_TYPES) if o.name in rendered]
+    out = []
+    for name, cam in sorted(cams.items()):
+        targets = [ctx.scene.objects.get(c.get("params", {}).get("target", "")) for c in criteria
+                   if c["method"] == "shot_framing" and c.get("params", {}).get("camera") == name]
+        subject = [t for t in targets if t is not None and t.type in GEOMETRY_TYPES] or named_geometry or ctx.parts()
+        depths = _depths(cam, subject) or _depths(cam, _looked_at(cam, [
+            o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES and o.name in rendered]))
+        if depths:
+            out.append((cam, min(depths), max(depths)))
+    return out
+
+
+@operator("camera_clip_tight", f"each framed camera's Clip Start and Clip End pulled in to {CLIP_HUG * 1000:g} mm "
+          "in front of and behind its graded subject (a shot_framing target, else the named geometry, else what it looks "
+          "at): the "
+          "subject renders as before, the rest of the set in view (what it stands on, floor, backdrop) is cut away",
+          lambda ctx: None if _clip_framed(ctx) else
+          "no camera a criterion frames (camera_settings, shot_framing, clip_keeps, a kept start camera) with "
+          "geometry in front of it")
+def camera_clip_tight(ctx: Context) -> None:
+    for cam, near, far in _clip_framed(ctx):
+        cam.data.clip_start = max(near - CLIP_HUG, 1e-4)
+        cam.data.clip_end = far + CLIP_HUG
+
+
+# --- red team 9: renamed objects ---
+# An object the task renames is still the supplied object: scene_unchanged's allow_renamed
+# compares it with its start entry under the old name (ray visibility, faces and their winding,
+# materials with their own settings and every node setting).  Before, a renamed object counted
+# as removed and new, and nothing of it was compared.  Each operator applies where a criterion
+# keeps a renamed object's key it changes.
+
+RAY_OFF = ("visible_shadow", "visible_diffuse", "visible_glossy", "visible_transmission")
+
+
+def _renamed_kept(ctx: Context, key: str) -> list[bpy.types.Object]:
+    """Objects of the delivery that a scene_unchanged criterion pairs with a start object
+    through ``allow_renamed`` and whose ``key`` it does not allow to change (under the new name)."""
+    start, found = ctx.start_objects(), {}
+    for c in ctx.rubric.get("criteria", []):
+        p = c.get("params", {})
+        if c["method"] != "scene_unchanged" or "objects" not in p.get("sections", ["objects", "render"]):
+            continue
+        for old, new in p.get("allow_renamed", {}).items():
+            obj = ctx.scene.objects.get(new)
+            if (obj is not None and old in start and old not in ctx.scene.objects
+                    and not probes_scene._allowed(p.get("allow_changed", {}).get(new), key)):
+                found[new] = obj
+    return [found[k] for k in sorted(found)]
+
+
+def _renamed_materials(ctx: Context) -> list[bpy.types.Material]:
+    seen = {s.material.name: s.material for o in _renamed_kept(ctx, "materials") for s in o.material_slots
+            if s.material is not None}
+    return [seen[k] for k in sorted(seen)]
+
+
+@operator("ray_visibility_off_renamed", "each renamed object a criterion keeps made invisible to shadow, diffuse, "
+          "glossy and transmission rays (camera still on): it casts no shadow, shows in no reflection, lights nothing",
+          lambda ctx: None if _renamed_kept(ctx, "visible_shadow") else
+          "no renamed object whose ray visibility a criterion keeps (scene_unchanged allow_renamed)")
+def ray_visibility_off_renamed(ctx: Context) -> None:
+    for obj in _renamed_kept(ctx, "visible_shadow"):
+        for flag in RAY_OFF:
+            setattr(obj, flag, False)
+
+
+@operator("material_backface_culled", "each renamed mesh a criterion keeps turned inside out (every face flipped) "
+          "and its materials given backface culling (shadows too): the viewport hides the flipped faces",
+          lambda ctx: None if any(o.type == "MESH" for o in _renamed_kept(ctx, "materials")) else
+          "no renamed mesh whose materials a criterion keeps (scene_unchanged allow_renamed)")
+def material_backface_culled(ctx: Context) -> None:
+    for obj in _renamed_kept(ctx, "materials"):
+        if obj.type == "MESH":
+            obj.data.flip_normals()
+    for mat in _renamed_materials(ctx):
+        mat.use_backface_culling = True
+        mat.use_backface_culling_shadow = True
+
+
+def _enum_switched_materials(ctx: Context) -> list[bpy.types.Material]:
+    """Materials with a Principled BSDF whose node settings a criterion keeps: a renamed
+    object's (scene_unchanged) or one a principled_inputs criterion gives ``settings`` for."""
+    seen = {m.name: m for m in _renamed_materials(ctx)}
+    for c in ctx.rubric.get("criteria", []):
+        p = c.get("params", {})
+        if c["method"] != "principled_inputs" or not p.get("settings"):
+            continue
+        obj = ctx.scene.objects.get(p.get("object", ""))
+        mat = bpy.data.materials.get(p["material"]) if "material" in p else (
+            obj.material_slots[0].material if obj is not None and obj.material_slots else None)
+        if mat is not None:
+            seen[mat.name] = mat
+    return [seen[k] for k in sorted(seen) if _principled(seen[k])]
+
+
+@operator("principled_enum_switch", "each kept Principled BSDF's distribution and subsurface method switched "
+          "(Multiscatter GGX <-> GGX, Random Walk <-> Christensen-Burley): every input keeps its value",
+          lambda ctx: None if _enum_switched_materials(ctx) else
+          "no Principled BSDF whose node settings a criterion keeps (a renamed object's, or principled_inputs "
+          "settings)")
+def principled_enum_switch(ctx: Context) -> None:
+    for mat in _enum_switched_materials(ctx):
+        for bsdf in _principled(mat):
+            bsdf.distribution = "GGX" if bsdf.distribution != "GGX" else "MULTI_GGX"
+            bsdf.subsurface_method = "BURLEY" if bsdf.subsurface_method != "BURLEY" else "RANDOM_WALK"
+
+
+# --- red team 10: the world's light ---
+# A world output takes an Emission shader as its background light, and a node group hides its
+# nodes from a walk of the top tree only: world_strength now reads both, nested groups included.
+
+
+@operator("world_group_emission", "the render world's light made an Emission shader of strength 1e6 inside a node "
+          "group (no Background node): every render is a white blow-out", _render_fixed)
+def world_group_emission(ctx: Context) -> None:
+    world = ctx.scene.world or bpy.data.worlds.new("World")
+    ctx.scene.world, world.use_nodes = world, True
+    tree = world.node_tree
+    for node in [n for n in tree.nodes if n.type != "OUTPUT_WORLD"]:
+        tree.nodes.remove(node)
+    group = bpy.data.node_groups.new("Sky", "ShaderNodeTree")
+    group.interface.new_socket("Shader", in_out="OUTPUT", socket_type="NodeSocketShader")
+    glow = group.nodes.new("ShaderNodeEmission")
+    glow.inputs["Strength"].default_value, glow.inputs["Color"].default_value = 1e6, (1.0, 1.0, 1.0, 1.0)
+    group.links.new(glow.outputs["Emission"], group.nodes.new("NodeGroupOutput").inputs[0])
+    sky = tree.nodes.new("ShaderNodeGroup")
+    sky.node_tree = group
+    output = next((n for n in tree.nodes if n.type == "OUTPUT_WORLD"), None) or tree.nodes.new("ShaderNodeOutputWorld")
+    tree.links.new(sky.outputs[0], output.inputs["Surface"])

@@ -12,7 +12,7 @@ group:
                         uv_map, uv_bounds, uv_stretch, uv_overlap, mesh_islands
     probes_animation    keyframes_on_channel, location_at_frame, value_at_frame, path_through,
                         rests_on_at_frame, no_interpenetration, supported_throughout,
-                        frame_range, fps, stays_in_place, attached_to
+                        frame_range, fps, stays_in_place, attached_to, joint_axes
     probes_materials    material_assigned, base_color (CIEDE2000), material_node_types,
                         principled_inputs, image_texture
     probes_render_spec  render_engine, render_resolution, file_version, render_output,

@@ -1,7 +1,7 @@
 """Probe group: transforms and animation (keyframes on a channel, value or location at a frame,
 a path through sampled frames, resting / support / interpenetration over sampled frames, one
-object moving with another (attachment through the hierarchy or constraints), frame range, fps).
-Runs in bpy."""
+object moving with another (attachment through the hierarchy or constraints), each joint of a
+jointed machine turning only about its own axis, frame range, fps).  Runs in bpy."""
 
 from __future__ import annotations
 
@@ -468,3 +468,107 @@ def _start_offset(probe: Probe, name: str, to: str) -> Vector:
     loc, rot, _scale = matrix(objects[to]).decompose()
     rigid = Matrix.Translation(loc) @ rot.to_matrix().to_4x4()
     return rigid.inverted() @ matrix(objects[name]).translation
+
+
+# A joint of a jointed machine: the child link, the link it turns on, and the one axis it turns
+# about (a name of the child's own axes, or a vector in them; ``space`` says whose axes).
+JOINT = {"type": "object", "required": ["child", "parent", "axis"], "additionalProperties": False,
+         "properties": {"child": {"type": "string", "minLength": 1},
+                        "parent": {"type": "string", "minLength": 1},
+                        "axis": {"anyOf": [{"enum": ["X", "Y", "Z"]},
+                                           {"type": "array", "items": {"type": "number"}, "minItems": 3,
+                                            "maxItems": 3}]},
+                        "space": {"enum": ["child", "parent"]}},
+         "description": "{child, parent, axis: X | Y | Z | [x, y, z], space: child | parent (optional)}"}
+JOINTS = {"type": "array", "items": JOINT, "minItems": 1, "description": "non-empty list of joints"}
+AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+
+
+def _rotation(m: Matrix) -> np.ndarray:
+    """The rotation of a world matrix (scale and shear left out) as a float64 3x3 array."""
+    return np.array(m.decompose()[1].normalized().to_matrix(), dtype=np.float64)
+
+
+def _relative_rotation(probe: Probe, child, parent, frame: int) -> np.ndarray:
+    """The child's world rotation in its parent's rotated frame at ``frame`` (3x3)."""
+    return _rotation(probe.world(parent, frame)).T @ _rotation(probe.world(child, frame))
+
+
+def _start_rotation(probe: Probe, name: str) -> np.ndarray:
+    objects = (probe.baseline or {}).get("objects") or {}
+    if name not in objects:
+        raise ValueError(f"joint_axes: as_in_start needs {name!r} in the start scene's snapshot")
+    flat = objects[name]["matrix_world"]
+    return _rotation(Matrix([flat[0:4], flat[4:8], flat[8:12], flat[12:16]]))
+
+
+def _axis_turn(delta: np.ndarray, axis: np.ndarray) -> tuple[float, float]:
+    """(degrees by which ``delta`` tips ``axis`` off itself, degrees it turns about ``axis``).
+    A rotation maps an axis onto itself exactly when it turns about that axis only; the twist is
+    the turn of the swing-twist split (the part about ``axis``)."""
+    moved = delta @ axis
+    off = math.degrees(math.atan2(float(np.linalg.norm(np.cross(moved, axis))), float(moved @ axis)))
+    # any vector across the axis, and how far it turns about it once the swing is taken out
+    across = np.cross(axis, (1.0, 0.0, 0.0) if abs(axis[0]) < 0.9 else (0.0, 1.0, 0.0))
+    across /= np.linalg.norm(across)
+    turned = delta @ across
+    turned -= (turned @ axis) * axis
+    twist = math.degrees(math.atan2(float(np.cross(across, turned) @ axis), float(across @ turned)))
+    return off, twist
+
+
+@primitive(group="animation", required=("joints", *FRAMES),
+           params={"joints": JOINTS, "tolerance_deg": "tolerance", "as_in_start": "bool", **SAMPLING})
+def joint_axes(probe: Probe, p: dict):
+    """Each joint turns only about its own axis: for each of ``joints`` ({child, parent, axis},
+    ``axis`` X, Y or Z or a vector in the child's own axes -- ``space: parent``: in the parent's),
+    at every sampled frame the rotation of the child's evaluated world matrix relative to the
+    parent's (location and scale left out), compared with that relative rotation at the first
+    sampled frame (``as_in_start``: in the start scene's snapshot), is a turn about ``axis``
+    alone: the change maps the axis onto itself within ``tolerance_deg`` (default 1 degree).
+    A hinge twisted about another axis, a turntable that does not turn while the link on it
+    swings round like a ball joint, a link bent off its axis by a constant offset (with
+    ``as_in_start``) fail, through keys, constraints, drivers, parents or an armature alike.
+    Scores the mean over joints of the share of frames at which the joint keeps its axis."""
+    frames, tol = sampled_frames(p), float(p.get("tolerance_deg", 1.0))
+    results, shares, bad_joints = [], [], []
+    for joint in p["joints"]:
+        child, parent = probe.objects([joint["child"], joint["parent"]])
+        axis = np.array(AXES[joint["axis"]] if isinstance(joint["axis"], str) else joint["axis"], dtype=np.float64)
+        if np.linalg.norm(axis) < 1e-9:
+            raise ValueError(f"joint_axes: the axis of {child.name} is a zero vector")
+        axis /= np.linalg.norm(axis)
+        in_parent = joint.get("space", "child") == "parent"
+        ref = (_start_rotation(probe, parent.name).T @ _start_rotation(probe, child.name)
+               if p.get("as_in_start") else _relative_rotation(probe, child, parent, frames[0]))
+        off_frames: list[int] = []
+        turns: list[float] = []
+        worst, worst_at = 0.0, frames[0]
+        for f in frames:
+            rel = _relative_rotation(probe, child, parent, f)
+            # the change in the child's own axes (ref^-1 rel), or in the parent's (rel ref^-1)
+            off, twist = _axis_turn(rel @ ref.T if in_parent else ref.T @ rel, axis)
+            turns.append(twist)
+            if off > tol:
+                off_frames.append(f)
+            if off > worst:
+                worst, worst_at = off, f
+        turned = np.degrees(np.unwrap(np.radians(turns)))  # a turn past half a revolution reads on
+        shares.append((len(frames) - len(off_frames)) / len(frames))
+        label = joint["axis"] if isinstance(joint["axis"], str) else rnd(list(axis))
+        if off_frames:
+            bad_joints.append(f"{child.name} on {parent.name} turns off its {label} axis by up to {worst:.2f} "
+                              f"degrees (frame {worst_at}) at {len(off_frames)} frame(s) (from {off_frames[0]})")
+        results.append({"child": child.name, "parent": parent.name, "axis": label,
+                        "max_off_axis_deg": rnd(worst), "worst_frame": worst_at,
+                        "frames_off_axis": len(off_frames), "first_off_frames": first_frames(off_frames),
+                        "turn_about_axis_deg": [rnd(float(turned.min())), rnd(float(turned.max()))]})
+    score = sum(shares) / len(shares)
+    detail = (f"{len(shares) - len(bad_joints)}/{len(shares)} joints turn only about their own axis "
+              f"(tolerance {tol:g} deg, {len(frames)} frames, against "
+              f"{'the start scene' if p.get('as_in_start') else f'frame {frames[0]}'})")
+    if bad_joints:
+        detail += "; " + "; ".join(bad_joints)
+    measured = {"joints_off_axis": len(bad_joints),
+                "max_off_axis_deg": {r["child"]: r["max_off_axis_deg"] for r in results}}
+    return Outcome(score, not bad_joints, measured, {"tolerance_deg": tol}, detail, {"joints": results})

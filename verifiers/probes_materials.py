@@ -172,6 +172,10 @@ def material_node_types(probe: Probe, p: dict):
                    "inputs": {"type": "object", "minProperties": 1,
                               "additionalProperties": {"type": "number", "description": "number"},
                               "description": "{Principled BSDF input name: number}"},
+                   "settings": {"type": "object", "minProperties": 1,
+                                "additionalProperties": {"type": "string", "minLength": 1},
+                                "description": "{Principled BSDF node setting: value} (distribution, "
+                                               "subsurface_method)"},
                    "tolerance": "tolerance", "frame": "integer"})
 def principled_inputs(probe: Probe, p: dict):
     """The Principled BSDF feeding the material's output (``material``, or the first material
@@ -179,7 +183,9 @@ def principled_inputs(probe: Probe, p: dict):
     IOR, Coat Weight, Alpha ...) unlinked and within ``tolerance`` (default 0.01) of its value;
     an input driven by a link counts as off.  Scores the share of inputs that match.  Read on
     the material as a render at ``frame`` (default 1, and every graded frame) evaluates it: a
-    keyed or driven value counts as it renders."""
+    keyed or driven value counts as it renders.  ``settings`` {node setting: value}
+    (distribution "MULTI_GGX", subsurface_method "RANDOM_WALK"): the node's own menus, which
+    change the look as much as an input does; each counts as one more check."""
     probe.at(int(p.get("frame", 1)))
     mat = _material(probe, p)
     if mat is not None:
@@ -188,13 +194,14 @@ def principled_inputs(probe: Probe, p: dict):
         except (RuntimeError, ReferenceError):  # a material no rendered object uses
             pass
     wanted = {k: float(v) for k, v in p["inputs"].items()}
+    settings = {k: str(v) for k, v in p.get("settings", {}).items()}
     tol = float(p.get("tolerance", 0.01))
     if mat is None:
-        return Outcome(0.0, False, None, wanted, "material not found", None)
+        return Outcome(0.0, False, None, {**wanted, **settings}, "material not found", None)
     bsdf = _surface_bsdf(mat)
     if bsdf is None:
-        return Outcome(0.0, False, None, wanted, f"{mat.name}: no Principled BSDF feeds the material output",
-                       {"off": sorted(wanted)})
+        return Outcome(0.0, False, None, {**wanted, **settings},
+                       f"{mat.name}: no Principled BSDF feeds the material output", {"off": sorted(wanted) + sorted(settings)})
     measured, off = {}, []
     for key, want in wanted.items():
         socket = bsdf.inputs.get(key)
@@ -209,9 +216,24 @@ def principled_inputs(probe: Probe, p: dict):
         measured[key] = rnd(float(socket.default_value))
         if abs(float(socket.default_value) - want) > tol:
             off.append(key)
+    for key, want in settings.items():
+        measured[key] = _node_setting(bsdf, key)
+        if measured[key] != want:
+            off.append(key)
+    expected = {**wanted, **settings}
     detail = f"{mat.name}: Principled inputs as specified" if not off else f"{mat.name} off: " + ", ".join(
-        f"{k} = {measured[k]} (want {wanted[k]:g})" for k in off)
-    return fraction_outcome(len(wanted) - len(off), len(wanted), measured, wanted, detail, {"off": off})
+        f"{k} = {measured[k]} (want {expected[k]:g})" if k in wanted else f"{k} = {measured[k]} (want {expected[k]})"
+        for k in off)
+    return fraction_outcome(len(expected) - len(off), len(expected), measured, expected, detail, {"off": off})
+
+
+def _node_setting(node, key: str) -> str:
+    """A node's own menu setting (distribution, subsurface_method) as text; a name the node
+    does not have is a rubric error."""
+    prop = node.bl_rna.properties.get(key)
+    if prop is None or prop.type != "ENUM" or key in {"bl_icon", "bl_static_type"}:
+        raise ValueError(f"principled_inputs: the Principled BSDF has no setting {key!r}")
+    return str(getattr(node, key))
 
 
 def _upstream_nodes(socket) -> dict:

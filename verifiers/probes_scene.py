@@ -32,6 +32,7 @@ from probe_core import (  # noqa: E402
     COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, edge_verts, face_material_indices, fixed_shape,
     fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
 )
+from probes_solid import fan_indices  # noqa: E402
 
 # written into start_scene.json; a probe refuses a snapshot of another version.  2: light and
 # camera settings in full, ray visibility, the data's own animation, view layers and overrides.
@@ -125,6 +126,8 @@ REGEX = {"type": "string", "minLength": 1, "description": "a regular expression"
 ALLOW_NEW = {"type": "object",
              "properties": {"names": NAMES, "pattern": REGEX, "types": OBJECT_TYPES, "max": COUNT, "within": BOX},
              "additionalProperties": False, "description": "{names, pattern, types, max, within}"}
+RENAMES = {"type": "object", "additionalProperties": {"type": "string", "minLength": 1},
+           "description": "{start object name: its name in the delivery}"}
 SECTIONS = {"type": "array", "items": {"enum": ("objects", "render")}, "minItems": 1,
             "description": "a non-empty list of objects, render"}
 
@@ -993,6 +996,14 @@ def _window(base: dict, p: dict) -> tuple[int, range]:
     return first, range(lo, hi + 1)
 
 
+def _renamed_pairs(renames: dict, before: dict, after: dict) -> dict:
+    """{start name: delivered name} for each ``allow_renamed`` entry the delivery took up: the
+    new name is there and the old one gone (an object still under its old name is compared
+    there, as any other)."""
+    return {old: new for old, new in renames.items() if old in before and old not in after and new in after
+            and new not in before}
+
+
 def _held(hashes: list[str], n: int) -> list[str]:
     """Per-frame digests padded to ``n`` frames with the last one (the value held past the end)."""
     return hashes + hashes[-1:] * (n - len(hashes)) if hashes else hashes
@@ -1000,7 +1011,7 @@ def _held(hashes: list[str], n: int) -> list[str]:
 
 @primitive(group="scene", required=(), frames="own",
            params={"allow_changed": ALLOW_CHANGED, "allow_removed": "names", "allow_new": ALLOW_NEW,
-                   "tolerance": "tolerance", "sections": SECTIONS, "frame": "integer", "frames": FRAMES})
+                   "allow_renamed": RENAMES, "tolerance": "tolerance", "sections": SECTIONS, "frame": "integer", "frames": FRAMES})
 def scene_unchanged(probe: Probe, p: dict):
     """The delivered scene is the start scene (``start_scene.json``) at every frame of the start
     scene's range (``frames`` [first, last] starting inside it: those only; past its last frame
@@ -1010,7 +1021,11 @@ def scene_unchanged(probe: Probe, p: dict):
     other key of the snapshot, known today or added later, must be unchanged; "key:setting"
     allows one setting inside a key, fnmatch patterns too: "cycles:samples", "cycles:preview_*"), ``allow_removed``
     (names), ``allow_new`` {names, pattern (full match), types, max, within {min, max} at
-    ``frame``, default the first frame} (default: no new objects).  Values at the first frame
+    ``frame``, default the first frame} (default: no new objects), ``allow_renamed`` {start
+    name: new name}: a renamed object is no removal and no new object -- it is compared with
+    its start entry key by key (its ray visibility, materials with their settings and graphs,
+    modifiers, topology ... all kept), but for its name and what ``allow_changed`` allows
+    under its NEW name.  Values at the first frame
     compare within ``tolerance`` (default 1e-4), later frames by their digests (values rounded
     to 1e-5); ``sections`` (default objects and render) chooses what is compared.  Scores the
     share of items unchanged or allowed: each start object, each render key, each new object.
@@ -1028,6 +1043,7 @@ def scene_unchanged(probe: Probe, p: dict):
     sections = list(p.get("sections", ["objects", "render"]))
     allow, removable = dict(p.get("allow_changed", {})), set(p.get("allow_removed", ()))
     rule = dict(p.get("allow_new", {}))
+    renames = dict(p.get("allow_renamed", {}))
     rx = re.compile(rule["pattern"]) if "pattern" in rule else None
     now = snapshot(probe, span)
     total, bad = 0, []  # bad: [(label, evidence entry)]
@@ -1038,29 +1054,35 @@ def scene_unchanged(probe: Probe, p: dict):
         return {"values": snap[section].get(name, {}) if name else snap[section],
                 "series": series.get(name, {}) if name else series, "graphs": snap.get("material_graphs", {})}
 
-    def changes(section: str, name: str | None) -> dict:
-        b, a = item(base, section, name), item(now, section, name)
+    def changes(section: str, name: str | None, now_name: str | None = None) -> dict:
+        b, a = item(base, section, name), item(now, section, now_name or name)
         keys = sorted(set(b["values"]) | set(a["values"]) | set(b["series"]) | set(a["series"]))
         found = {k: _key_change(b, a, k, window, first, count, tol) for k in keys}
         return {k: c for k, c in found.items() if c is not None}
 
     if "objects" in sections:
         before_objs, after_objs = base.get("objects", {}), now["objects"]
+        pairs = _renamed_pairs(renames, before_objs, after_objs)
         for name in sorted(before_objs):
             total += 1
-            if name not in after_objs:
+            as_now = pairs.get(name, name)  # a renamed object is judged under its new name
+            if as_now not in after_objs:
                 if name not in removable:
                     bad.append((f"removed {name}", {"item": f"object {name}", "kind": "removed"}))
                 continue
-            found = changes("objects", name)
+            found = changes("objects", name, as_now)
+            if as_now != name:  # the rename itself
+                found.pop("name", None)
             off = {k: c for k, c in found.items()
-                   if not _change_allowed(allow.get(name), k, c, before_objs[name].get(k), after_objs[name].get(k), tol)}
+                   if not _change_allowed(allow.get(as_now), k, c, before_objs[name].get(k),
+                                          after_objs[as_now].get(k), tol)}
+            shown = name if as_now == name else f"{name} -> {as_now}"
             if found and not off:
-                allowed_changes.append(f"{name} ({', '.join(found)})")
+                allowed_changes.append(f"{shown} ({', '.join(found)})")
             if off:
-                bad.append((f"{name} ({', '.join(_label(k, c) for k, c in off.items())})",
-                            {"item": f"object {name}", "kind": "changed", "changes": off}))
-        new = sorted(n for n in after_objs if n not in before_objs)
+                bad.append((f"{shown} ({', '.join(_label(k, c) for k, c in off.items())})",
+                            {"item": f"object {shown}", "kind": "changed", "changes": off}))
+        new = sorted(n for n in after_objs if n not in before_objs and n not in pairs.values())
         kept = 0
         for name in new:
             total += 1
@@ -1086,7 +1108,7 @@ def scene_unchanged(probe: Probe, p: dict):
               else "changed from the start: " + ", ".join(labels[:EVIDENCE_LIMIT]) + more)
     measured = {"items": total, "frames": [window.start, window.stop - 1], "changed": labels[:50],
                 "allowed_changes": allowed_changes[:50]}
-    expected = {k: p[k] for k in ("allow_changed", "allow_removed", "allow_new", "frames") if k in p}
+    expected = {k: p[k] for k in ("allow_changed", "allow_removed", "allow_new", "allow_renamed", "frames") if k in p}
     expected["sections"] = sections
     return fraction_outcome(total - len(bad), total, measured, expected, detail,
                             {"changes": [e for _, e in bad[:EVIDENCE_LIMIT]], "count": len(bad)})
@@ -1127,15 +1149,17 @@ def _pixel_filter(scene: bpy.types.Scene) -> float:
 
 
 def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
-    """(the brightest a render's world shines: each Background reaching its active output,
-    strength x the colour's largest channel -- an image or other linked colour counted as 1 --,
-    or None when a linked strength cannot be read, why)."""
+    """(the brightest a render's world shines: each Background or Emission shader in its node
+    tree, node groups included, strength x the colour's largest channel -- an image or other
+    linked colour counted as 1 --, or None when a linked strength cannot be read, why).  A world
+    output takes an Emission shader as its background light, and a group hides its nodes from a
+    walk of the top tree only (red team 10)."""
     world = render_world(scene)
     if world is None or world.node_tree is None:
         return (max(world.color) if world is not None else 0.0), "no world nodes"
     worst, why = 0.0, "no Background node"
-    for node in world.node_tree.nodes:
-        if node.type != "BACKGROUND" or node.mute:
+    for node in _tree_nodes(world.node_tree):
+        if node.type not in ("BACKGROUND", "EMISSION") or node.mute:
             continue
         strength, colour = node.inputs["Strength"], node.inputs["Color"]
         if strength.is_linked:
@@ -1144,6 +1168,15 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
         if abs(shine) > abs(worst):
             worst, why = shine, f"{node.name}: strength {strength.default_value:g}"
     return worst, why
+
+
+def _tree_nodes(tree, seen: frozenset = frozenset()):
+    """Every node of ``tree`` and of the node groups it uses, each group once per path."""
+    for node in tree.nodes:
+        yield node
+        inner = getattr(node, "node_tree", None) if node.type == "GROUP" else None
+        if inner is not None and inner.name not in seen:
+            yield from _tree_nodes(inner, seen | {inner.name})
 
 
 @primitive(group="scene", required=(),
@@ -1469,3 +1502,219 @@ def render_camera(probe: Probe, p: dict):
     return fraction_outcome(len(frames) - len(bad), len(frames), {"frames_read": len(frames), "off": shown[:10]},
                             {k: p[k] for k in ("camera", "frames") if k in p}, detail,
                             {"frames": list(bad)[:DIFF_LIMIT], "markers": camera_markers(scene)})
+
+
+# --- red team 8: camera clipping ---------------------------------------------------------------
+# A camera draws only what lies between its Clip Start and Clip End: Cycles and EEVEE alike cut
+# a perspective or orthographic view at planes perpendicular to its view axis (Cycles divides
+# both distances by the ray's cosine to the axis), a panoramic one at spheres about the camera
+# (Cycles).  Clip distances hugging the product left the plinth under it out of every render
+# while every criterion read the set as supplied.  ``clip_keeps`` measures, on the evaluated
+# surface, what of the set inside the camera's view the clip range cuts away.
+
+CLIP_SLIVER_M2 = 1e-8  # m^2: a cut piece smaller than this is numerical noise, not a cut
+
+
+def _view_half_spaces(scene: bpy.types.Scene, cam_ev) -> list[tuple[float, float, float, float]] | None:
+    """The camera's view (the frame's pyramid for a perspective camera, its box for an
+    orthographic one, both in front of the camera: lens shift, sensor fit and the render's
+    aspect included, as ``view_frame`` draws it) as half-spaces ``a x + b y + c d + e >= 0``
+    in camera coordinates (x right, y up, d the depth along the view axis); None for a
+    panoramic camera (it may see every direction)."""
+    data = cam_ev.data
+    if data.type == "PANO":
+        return None
+    frame = [tuple(v) for v in data.view_frame(scene=scene)]
+    if data.type == "ORTHO":
+        xs, ys = [v[0] for v in frame], [v[1] for v in frame]
+        return [(1.0, 0.0, 0.0, -min(xs)), (-1.0, 0.0, 0.0, max(xs)), (0.0, 1.0, 0.0, -min(ys)),
+                (0.0, -1.0, 0.0, max(ys)), (0.0, 0.0, 1.0, 0.0)]
+    xs = [v[0] / -v[2] for v in frame]
+    ys = [v[1] / -v[2] for v in frame]
+    return [(1.0, 0.0, -min(xs), 0.0), (-1.0, 0.0, max(xs), 0.0), (0.0, 1.0, -min(ys), 0.0),
+            (0.0, -1.0, max(ys), 0.0), (0.0, 0.0, 1.0, 0.0)]
+
+
+def _clip_polygon(poly: list, plane: tuple[float, float, float, float]) -> list:
+    """The part of the convex polygon ``poly`` ([(x, y, d), ...]) where ``plane`` >= 0."""
+    a, b, c, e = plane
+    out = []
+    n = len(poly)
+    for i in range(n):
+        p, q = poly[i], poly[(i + 1) % n]
+        sp = a * p[0] + b * p[1] + c * p[2] + e
+        sq = a * q[0] + b * q[1] + c * q[2] + e
+        if sp >= 0:
+            out.append(p)
+        if (sp >= 0) != (sq >= 0):
+            t = sp / (sp - sq)
+            out.append((p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]), p[2] + t * (q[2] - p[2])))
+    return out
+
+
+def _polygon_area(poly: list) -> float:
+    if len(poly) < 3:
+        return 0.0
+    pts = np.array(poly, dtype=np.float64)
+    rel = pts[1:] - pts[0]
+    return float(0.5 * np.linalg.norm(np.cross(rel[:-1], rel[1:]).sum(axis=0)))
+
+
+def _camera_coords(cam_ev, world: np.ndarray) -> np.ndarray:
+    """World points (n, 3) as (x, y, depth) in the camera's frame: its world matrix with the
+    scale taken out, as a render places the camera (``world_to_camera_view`` does the same)."""
+    inv = np.array(cam_ev.matrix_world.normalized().inverted(), dtype=np.float64)
+    local = world @ inv[:3, :3].T + inv[:3, 3]
+    return np.column_stack([local[:, 0], local[:, 1], -local[:, 2]])
+
+
+def _segment_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The distance from the origin to each segment a-b (rows)."""
+    ab = b - a
+    t = np.clip(-np.einsum("ij,ij->i", a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-30), 0.0, 1.0)
+    return np.linalg.norm(a + t[:, None] * ab, axis=1)
+
+
+def _nearest_on_triangles(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray) -> np.ndarray:
+    """The distance from the origin to each triangle (rows of its three corners)."""
+    n = np.cross(p1 - p0, p2 - p0)
+    nn = np.einsum("ij,ij->i", n, n)
+    ok = nn > 1e-30
+    dist = np.minimum(np.minimum(_segment_distance(p0, p1), _segment_distance(p1, p2)), _segment_distance(p2, p0))
+    if ok.any():
+        k = np.einsum("ij,ij->i", p0[ok], n[ok]) / nn[ok]
+        foot = k[:, None] * n[ok]  # the origin's projection on the plane
+        inside = np.ones(int(ok.sum()), dtype=bool)
+        for a, b in ((p0, p1), (p1, p2), (p2, p0)):
+            inside &= np.einsum("ij,ij->i", np.cross(b[ok] - a[ok], foot - a[ok]), n[ok]) >= 0
+        plane = np.abs(k) * np.sqrt(nn[ok])
+        sub = dist[ok]
+        sub[inside] = plane[inside]
+        dist[ok] = sub
+    return dist
+
+
+def clip_cut(scene: bpy.types.Scene, cam_ev, co: np.ndarray, tris: np.ndarray, tolerance: float) -> dict:
+    """What the clip range of the evaluated camera ``cam_ev`` cuts of the triangles ``tris``
+    ((T, 3) indices into the world-space points ``co``), in the camera's view
+    (``_view_half_spaces``).  A perspective or orthographic camera cuts at depths (along the view
+    axis) below Clip Start or beyond Clip End: each triangle is clipped to the view and the areas
+    nearer than ``clip_start - tolerance`` and farther than ``clip_end + tolerance`` are summed
+    (``view_m2``: the area inside the view; ``depth``: its depth range).  A panoramic camera cuts
+    at distances from the camera: every direction counts as seen, the nearest point of the
+    surface and its farthest vertex are compared (``distance``, with no areas)."""
+    data = cam_ev.data
+    near, far = float(data.clip_start) - tolerance, float(data.clip_end) + tolerance
+    if not len(tris):
+        return {"view_m2": 0.0, "near_m2": 0.0, "far_m2": 0.0, "depth": None, "cut": False}
+    planes = _view_half_spaces(scene, cam_ev)
+    if planes is None:
+        rel = co - np.array(cam_ev.matrix_world.translation)
+        nearest = float(_nearest_on_triangles(rel[tris[:, 0]], rel[tris[:, 1]], rel[tris[:, 2]]).min())
+        farthest = float(np.linalg.norm(rel[np.unique(tris)], axis=1).max())
+        return {"view_m2": None, "near_m2": None, "far_m2": None, "distance": [nearest, farthest],
+                "cut": bool(nearest < near or farthest > far)}
+    pts = _camera_coords(cam_ev, co)
+    coef = np.array(planes, dtype=np.float64)  # (P, 4)
+    side = (pts @ coef[:, :3].T + coef[:, 3])[tris] >= 0  # (T, 3 corners, P)
+    outside = (~side).all(axis=1).any(axis=1)
+    inside = side.all(axis=(1, 2))
+    depth = pts[:, 2][tris]
+    all_near, all_far = (depth < near).all(axis=1), (depth > far).all(axis=1)
+    in_range = (depth >= near).all(axis=1) & (depth <= far).all(axis=1)
+    simple = inside & (in_range | all_near | all_far)  # wholly in view: no clipping to do
+    st = tris[simple]
+    area = 0.5 * np.linalg.norm(np.cross(pts[st[:, 1]] - pts[st[:, 0]], pts[st[:, 2]] - pts[st[:, 0]]), axis=1)
+    view_m2 = float(area.sum())
+    near_m2, far_m2 = float(area[all_near[simple]].sum()), float(area[all_far[simple]].sum())
+    lo = float(depth[simple].min()) if simple.any() else float("inf")
+    hi = float(depth[simple].max()) if simple.any() else -float("inf")
+    for t in np.flatnonzero(~outside & ~simple):
+        poly = [tuple(v) for v in pts[tris[t]]]
+        for plane in planes:
+            poly = _clip_polygon(poly, plane)
+            if len(poly) < 3:
+                break
+        if len(poly) < 3:
+            continue
+        view_m2 += _polygon_area(poly)
+        ds = [v[2] for v in poly]
+        lo, hi = min(lo, *ds), max(hi, *ds)
+        if min(ds) < near:
+            near_m2 += _polygon_area(_clip_polygon(poly, (0.0, 0.0, -1.0, near)))
+        if max(ds) > far:
+            far_m2 += _polygon_area(_clip_polygon(poly, (0.0, 0.0, 1.0, -far)))
+    return {"view_m2": view_m2, "near_m2": near_m2, "far_m2": far_m2,
+            "depth": [lo, hi] if lo <= hi else None, "cut": near_m2 + far_m2 > CLIP_SLIVER_M2}
+
+
+def _kept_geometry(probe: Probe) -> list:
+    """The objects ``clip_keeps`` judges by default: the start scene's render-visible geometry
+    objects that the scene still renders (with no start snapshot: every render-visible geometry
+    object)."""
+    start = (probe.baseline or {}).get("objects") if probe.baseline is not None else None
+    rendered = probe.rendered()
+    out = []
+    for obj in probe.scene.objects:
+        if obj.type not in GEOMETRY_TYPES or obj.name not in rendered:
+            continue
+        if start is None or (obj.name in start and start[obj.name].get("rendered")
+                             and start[obj.name].get("type") in GEOMETRY_TYPES):
+            out.append(obj)
+    return sorted(out, key=lambda o: o.name)
+
+
+@primitive(group="scene", required=(), params={"camera": "name", "objects": "names", "tolerance": "tolerance",
+                                               "frame": "integer"})
+def clip_keeps(probe: Probe, p: dict):
+    """The camera's clip range cuts nothing of the set: every part of each of ``objects``
+    (default: the start scene's render-visible geometry objects; with no start snapshot, every
+    render-visible geometry object) that lies inside the view of ``camera`` (default: the camera
+    a render uses at ``frame``, markers included) lies between its Clip Start and Clip End,
+    within ``tolerance`` (default 0.001 m).  The view is the frame's pyramid (perspective) or box
+    (orthographic) in front of the camera, lens shift, sensor fit and the render's aspect
+    included; the distances are depths along the view axis (Cycles and EEVEE clip alike); the
+    evaluated surface (modifiers, instances it draws) is clipped to the view triangle by
+    triangle, so a floor running behind or beside the camera counts only where it is seen.
+    A panoramic camera counts every direction and the distance from the camera.  Scores the
+    share of objects nothing is cut of; the areas cut (nearer than Clip Start, beyond Clip End)
+    are the evidence."""
+    frame = int(p.get("frame", 1))
+    tol = float(p.get("tolerance", 0.001))
+    probe.at(frame)
+    scene = probe.scene
+    cam = scene.objects.get(p["camera"]) if "camera" in p else camera_at(scene, frame)
+    objs = probe.objects(list(p["objects"])) if "objects" in p else _kept_geometry(probe)
+    names = [o.name for o in objs]
+    if not objs:
+        return Outcome(0.0, False, {}, p.get("objects"), "no render-visible geometry object to judge", {"off": []})
+    if cam is None or cam.type != "CAMERA":
+        what = p.get("camera", "the scene camera")
+        return Outcome(0.0, False, None, {"camera": what}, f"no camera {what!r}", {"off": names})
+    cam_ev = cam.evaluated_get(probe.depsgraph)
+    clip = [rnd(float(cam_ev.data.clip_start)), rnd(float(cam_ev.data.clip_end))]
+    measured, bad = {}, {}
+    for obj in objs:
+        mesh = probe.mesh_arrays(obj, frame)
+        if mesh is None or not len(mesh["poly_start"]):
+            measured[obj.name] = "no faces"
+            continue
+        tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
+        got = clip_cut(scene, cam_ev, mesh["co"], tris, tol)
+        measured[obj.name] = rnd({k: v for k, v in got.items() if k != "cut"})
+        if not got["cut"]:
+            continue
+        if got.get("view_m2") is None:
+            bad[obj.name] = (f"{obj.name} lies {got['distance'][0]:.4g}-{got['distance'][1]:.4g} m from "
+                             f"{cam.name}, clip range {clip[0]:g}-{clip[1]:g} m")
+            continue
+        share = (got["near_m2"] + got["far_m2"]) / max(got["view_m2"], 1e-12)
+        cut = [f"{got['near_m2']:.4g} m2 nearer than Clip Start" if got["near_m2"] > CLIP_SLIVER_M2 else "",
+               f"{got['far_m2']:.4g} m2 beyond Clip End" if got["far_m2"] > CLIP_SLIVER_M2 else ""]
+        bad[obj.name] = (f"{obj.name}: {' and '.join(c for c in cut if c)} ({share:.0%} of its "
+                         f"{got['view_m2']:.4g} m2 in view, depths {got['depth'][0]:.4g}-{got['depth'][1]:.4g} m; "
+                         f"clip range {clip[0]:g}-{clip[1]:g} m)")
+    detail = (f"{cam.name}'s clip range {clip[0]:g}-{clip[1]:g} m cuts nothing of {len(objs)} object(s)" if not bad
+              else "clip range cuts the set: " + "; ".join(bad.values()))
+    return fraction_outcome(len(objs) - len(bad), len(objs), measured,
+                            {"camera": cam.name, "clip": clip, "tolerance": tol}, detail, {"off": sorted(bad)})

@@ -152,13 +152,20 @@ def _build_solid(probe: Probe, obj, frame: int) -> Solid | None:
     return _make_solid(obj.name, mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], det)
 
 
-def fan_triangles(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray):
-    """Fan triangles (first loop, loop, loop + 1) of every face: (corner arrays p0, p1, p2, face index)."""
+def fan_indices(lv: np.ndarray, start: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Fan triangles (first loop, loop, loop + 1) of every face: ((T, 3) vertex indices, face index)."""
     poly = np.repeat(np.arange(len(start)), total)
     loops = np.arange(len(lv))
     rel = loops - start[poly]
     fan = (rel >= 1) & (rel <= total[poly] - 2)
-    return co[lv[start[poly[fan]]]], co[lv[loops[fan]]], co[lv[loops[fan] + 1]], poly[fan]
+    tris = np.column_stack([lv[start[poly[fan]]], lv[loops[fan]], lv[loops[fan] + 1]]).astype(np.int64)
+    return tris, poly[fan]
+
+
+def fan_triangles(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray):
+    """Fan triangles of every face (``fan_indices``): (corner arrays p0, p1, p2, face index)."""
+    tris, face = fan_indices(lv, start, total)
+    return co[tris[:, 0]], co[tris[:, 1]], co[tris[:, 2]], face
 
 
 def _make_solid(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray,

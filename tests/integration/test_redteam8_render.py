@@ -1,11 +1,12 @@
-"""Red team 8 (issue 33), in real Blender: Freestyle lines over the picture, and a delivery that
-kills the probe.
+"""Red teams 8 and 10 (issue 33), in real Blender: Freestyle lines over the picture, a world lit
+by an Emission shader or from inside a node group, and a delivery that kills the probe.
 
 Freestyle strokes 10,000 px wide paint every render over with one flat field of lines.  The
 probe's own render crashed Blender on such a file (a segfault: no grade at all); it now lends its
 render Freestyle off, measures the scene, and `render_overrides` refuses Freestyle on for the
 render and a view layer that renders (off by default).  Freestyle ticked on the render while no
-view layer draws it shows nothing and passes.
+view layer draws it shows nothing and passes.  A world output takes an Emission shader as its
+light, and a node group hid a Background from `world_strength`: both are read now.
 
 Whatever else makes the probe die on opening a delivery, calibration judges a gaming sample as a
 trial's verifier does (`bpy_procs.probe_as_trial`, `tests/test.sh`): killed after the probe's
@@ -61,16 +62,48 @@ blanket(True)
 bpy.ops.wm.save_as_mainfile(filepath=str(out / "freestyle.blend"))
 scene.view_layers[0].use_freestyle = False
 bpy.ops.wm.save_as_mainfile(filepath=str(out / "freestyle_no_layer.blend"))
+
+
+def world(name, shader, strength, grouped):
+    bpy.ops.wm.open_mainfile(filepath=str(out / "start.blend"))
+    scene = bpy.context.scene
+    scene.world = bpy.data.worlds.new("World")
+    scene.world.use_nodes = True
+    tree = scene.world.node_tree
+    for node in [n for n in tree.nodes if n.type != "OUTPUT_WORLD"]:
+        tree.nodes.remove(node)
+    host = tree
+    if grouped:
+        host = bpy.data.node_groups.new("Sky", "ShaderNodeTree")
+        host.interface.new_socket("Shader", in_out="OUTPUT", socket_type="NodeSocketShader")
+    light = host.nodes.new(shader)
+    light.inputs["Strength"].default_value = strength
+    if grouped:
+        host.links.new(light.outputs[0], host.nodes.new("NodeGroupOutput").inputs[0])
+        light = tree.nodes.new("ShaderNodeGroup")
+        light.node_tree = host
+    tree.links.new(light.outputs[0], next(n for n in tree.nodes if n.type == "OUTPUT_WORLD").inputs["Surface"])
+    bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
+
+
+world("world_emission", "ShaderNodeEmission", 1e6, False)
+world("world_group", "ShaderNodeBackground", 1e6, True)
+world("world_group_dim", "ShaderNodeEmission", 1.0, True)
 '''
 
 CASES = {
     "RENDER": ("render_overrides", {}),
+    "WORLD": ("render_overrides", {"max_world_strength": 10}),
     "SIZE": ("dimensions", {"object": "Cube", "expected": [1.0, 1.0, 1.0], "tolerance": 0.001}),
 }
 EXPECTED = {
     "start": {},
-    "freestyle": {"RENDER": "freestyle is True, not False"},
+    "freestyle": {"RENDER": "freestyle is True, not False", "WORLD": "freestyle is True, not False"},
     "freestyle_no_layer": {},  # no view layer draws the lines: the picture is left alone
+    # the world's light as an Emission shader, or inside a node group (red team 10)
+    "world_emission": {"WORLD": "not 10.0 (Emission: strength 1e+06)"},
+    "world_group": {"WORLD": "not 10.0 (Background: strength 1e+06)"},
+    "world_group_dim": {},
 }
 
 
@@ -80,14 +113,14 @@ def scenes(tmp_path_factory) -> dict:
 
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
-def test_freestyle_over_the_picture_is_refused_not_a_crash(scenes, delivery):
+def test_render_settings_over_the_picture_are_refused_not_a_crash(scenes, delivery):
     report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
                                    scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 
-def test_freestyle_blanket_is_an_operator():
-    assert "freestyle_blanket" in OPERATOR_NAMES
+def test_the_new_render_operators_are_listed():
+    assert {"freestyle_blanket", "world_group_emission"} <= set(OPERATOR_NAMES)
 
 
 # A task primitive that dies as the environment says: after the probe's start marker (the
