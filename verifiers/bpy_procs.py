@@ -350,16 +350,25 @@ class WarmProbe:
         with self._lock:
             answer = self._exchange(Path(blend), task, rubric, probes, "mutation testing",
                                     {"cmd": "mutate", "operators": operators}, tried)
-            return answer["mutations"]
+            rows = answer["mutations"]
+            if len(rows) != answer["rows"]:
+                raise BlenderProcessError(f"mutation testing of {blend}: {len(rows)} rows came, "
+                                          f"the warm process sent {answer['rows']}")
+            return rows
 
     def _answer(self, tried: Callable[[int, int], None] | None) -> dict:
-        """The job's answer within ``self.timeout``, the "tried" lines before it passed to ``tried``."""
+        """The job's answer within ``self.timeout``, the "tried" lines before it passed to
+        ``tried``; a mutation job's "row" lines (one per operator) come back as its
+        ``mutations``."""
         deadline = time.monotonic() + self.timeout
+        rows: list[dict] = []
         while True:
             answer = self._read_reply(max(deadline - time.monotonic(), 0.001))
-            if "tried" not in answer:
-                return answer
-            if tried is not None:
+            if "row" in answer:
+                rows.append(answer["row"])
+            elif "tried" not in answer:
+                return {**answer, "mutations": rows} if "rows" in answer else answer
+            elif tried is not None:
                 tried(*answer["tried"])
 
     def _exchange(self, blend: Path, task: Path, rubric: Path, probes: Path | None, what: str,

@@ -86,6 +86,8 @@ OPERATOR_NAMES = (
     "ray_visibility_off_renamed", "material_backface_culled", "principled_enum_switch",
     # issue 33, red team 10: the world's light as an Emission shader inside a node group
     "world_group_emission",
+    # issue 33, red team 11: a subdivision Cycles dices at render time
+    "adaptive_subdivision", "uv_from_instancer",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "11"
+MUTATIONS_VERSION = "12"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -2528,3 +2528,41 @@ def world_group_emission(ctx: Context) -> None:
     sky.node_tree = group
     output = next((n for n in tree.nodes if n.type == "OUTPUT_WORLD"), None) or tree.nodes.new("ShaderNodeOutputWorld")
     tree.links.new(sky.outputs[0], output.inputs["Surface"])
+
+
+# --- red team 11: geometry Cycles makes at render time ---
+# Adaptive subdivision is done by Cycles while it renders, after the depsgraph every probe reads:
+# that keeps the cage (levels 0), the render shows the limit surface, a box a rounded spindle.
+# probe_core.unmeasured_geometry names it; solid_parts and others_drawn refuse it.
+
+
+@operator("adaptive_subdivision", "a Subdivision Surface with levels 0 and adaptive subdivision on each part whose "
+          "shape it changes, Cycles the engine: the probe's mesh is the modelled part, a Cycles render dices it to "
+          "a rounded blob", lambda ctx: None if _subdivision_parts(ctx) else "no mesh part whose shape a "
+          "subdivision changes")
+def adaptive_subdivision(ctx: Context) -> None:
+    ctx.scene.render.engine = "CYCLES"
+    for obj in _subdivision_parts(ctx):
+        sub = obj.modifiers.new("Subsurf.Adaptive", "SUBSURF")
+        sub.levels, sub.render_levels, sub.use_adaptive_subdivision = 0, 0, True
+
+
+# --- red team 11: coordinates From Instancer ---
+# A UV Map or Texture Coordinate node with From Instancer on reads the coordinates of whatever
+# instances the object: on an object nothing instances every point reads one texel.  The surface
+# evaluator now leaves such coordinates unevaluated.
+
+
+@operator("uv_from_instancer", "the Vector input of each Image Texture feeding a part's Base Color read through a "
+          "UV Map node of the part's render UV map with From Instancer on: nothing instances the part, so the "
+          "whole part shows the texel at the instancer's UV (0, 0)",
+          lambda ctx: None if _colour_images(ctx) else "no image texture feeds a part material's Base Color")
+def uv_from_instancer(ctx: Context) -> None:
+    for image in _colour_images(ctx):
+        tree = image.id_data
+        uvmap = tree.nodes.new("ShaderNodeUVMap")
+        owner = next((o for o in ctx.mesh_parts() if any(s.material is not None and s.material.node_tree == tree
+                                                          for s in o.material_slots)), None)
+        render = next((uv.name for uv in owner.data.uv_layers if uv.active_render), "") if owner else ""
+        uvmap.uv_map, uvmap.from_instancer = render, True
+        tree.links.new(uvmap.outputs["UV"], image.inputs["Vector"])

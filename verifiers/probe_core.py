@@ -854,11 +854,15 @@ def unmeasured_instances(depsgraph) -> dict[str, str]:
 
 def unmeasured_geometry(obj) -> str | None:
     """Why ``obj`` draws geometry in a render that no measure can read (None when it does not):
-    a particle system shown in render whose particles render as strands (Path), or a hair
-    curves object."""
+    a particle system shown in render whose particles render as strands (Path), a hair curves
+    object, or a Subdivision Surface with adaptive subdivision (Cycles dices it to the limit
+    surface at render time, after the depsgraph the probe reads, which keeps the cage: red team
+    11's boards that render as spindles)."""
     if obj.type == "CURVES":
         return "hair curves object"
     for mod in getattr(obj, "modifiers", ()):
+        if mod.type == "SUBSURF" and mod.show_render and getattr(mod, "use_adaptive_subdivision", False):
+            return f"Subdivision Surface {mod.name!r} with adaptive subdivision (Cycles dices it at render time)"
         if mod.type != "PARTICLE_SYSTEM" or not mod.show_render:
             continue
         settings = mod.particle_system.settings

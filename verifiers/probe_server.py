@@ -11,8 +11,10 @@ Replies go to their own file descriptor because Blender writes its log to stdout
 moves everything else written to it over to stderr.
 ``{"cmd": "mutate", "blend", "task", "rubric", "operators"?}`` runs the gaming operators of
 ``mutations.py`` on one (good) delivery -- open, apply, probe in memory, re-open -- and replies
-``{"ok": true, "mutations": [row, ...]}``, after a line ``{"tried": [done, total]}`` before the
-first operator and after each (the pipeline's "operators tried n/m").
+with a line ``{"tried": [done, total]}`` before the first operator and after each (the
+pipeline's "operators tried n/m"), then one line ``{"row": row}`` per operator and last
+``{"ok": true, "rows": n}``.  A row a line: ninety-odd operators' criteria in one line passed
+the sandboxed pipe's 1 MiB line limit (asset-hygiene, red team 11).
 Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
 whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
 """
@@ -41,7 +43,13 @@ def serve(stdin, reply) -> None:
             break
         started = time.monotonic()
         if job.get("cmd") == "mutate":
-            reply.write(json.dumps(mutate(job, started, reply)) + "\n")
+            answer = mutate(job, started, reply)
+            if answer["ok"]:
+                rows = answer.pop("mutations")
+                for row in rows:
+                    reply.write(json.dumps({"row": row}) + "\n")
+                answer["rows"] = len(rows)
+            reply.write(json.dumps(answer) + "\n")
             reply.flush()
             continue
         try:

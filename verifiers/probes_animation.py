@@ -244,8 +244,8 @@ class _SlipTrack:
     may drag it across the table); a step at which it changes state (rests at one end and is
     held at the other only) is the pickup or the set-down, and is not judged here."""
 
-    def __init__(self, probe: Probe, obj, carrier, supports, tolerance: float):
-        self.probe, self.obj, self.carrier, self.tolerance = probe, obj, carrier, tolerance
+    def __init__(self, probe: Probe, obj, carrier, supports, tolerance: float, snap: float | None = None):
+        self.probe, self.obj, self.carrier, self.tolerance, self.snap = probe, obj, carrier, tolerance, snap
         self.supports = {s.name: s for s in supports}
         self.frames: list[int] = []
         self.contacts: list[tuple[list[str], bool]] = []
@@ -291,14 +291,25 @@ class _SlipTrack:
         judged = bool(common) or (prev_held and held)
         if still or rigid:
             self.worst = max(self.worst, min(rest_drift, hold_drift))
+        if not judged and self.snap is not None:
+            return self.snapped(prev_rests + rests, k) > self.snap
         return judged and not (still or rigid)
+
+    def snapped(self, supports: list[str], k: int) -> float:
+        """How far the object jumped at a pickup or set-down step (frame index ``k - 1`` to
+        ``k``): the least drift of its drawn points from staying on a support it rests on at
+        either end, or from moving rigidly with the carrier.  A suction pad takes the box where
+        it is: a box that leaps into the grip, or turns as it is taken, moves far from both."""
+        on_support = (self.drift(self.supports[n], k - 1, k) for n in dict.fromkeys(supports))
+        return min([self.drift(self.carrier, k - 1, k), *on_support])
 
 
 @primitive(group="animation",
            required=("object", "supports", "carrier", "rest_tolerance", "carrier_tolerance", *FRAMES),
            params={"object": "name", "supports": "names", "carrier": "name", "rest_tolerance": "tolerance",
                    "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
-                   "min_carried_frames": "count", "slip_tolerance": "tolerance", **SAMPLING})
+                   "min_carried_frames": "count", "slip_tolerance": "tolerance", "snap_tolerance": "tolerance",
+                   **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
     larger than ``max_step``; carried for at least ``min_carried_frames`` frames.  With
@@ -306,12 +317,18 @@ def supported_throughout(probe: Probe, p: dict):
     between consecutive frames at which it rests on one support it does not move on it, and
     between consecutive frames at which it is held it moves rigidly with the carrier (rotation
     included), each drawn point within ``slip_tolerance`` of where the stretch's first frame
-    puts it; a frame where it slid or turned counts as unsupported."""
+    puts it; a frame where it slid or turned counts as unsupported.  With ``snap_tolerance`` (m;
+    needs ``slip_tolerance``) the pickup and set-down steps are judged too: across such a step
+    the object stays on its support or moves rigidly with the carrier, each drawn point within
+    ``snap_tolerance``; a box that leaps into the grip or out of it, or turns as it is taken,
+    counts as unsupported at that frame."""
     obj, carrier = probe.obj(p["object"]), probe.obj(p["carrier"])
     supports, frames = probe.objects(list(p["supports"])), sampled_frames(p)
     max_step, min_carried = p.get("max_step"), int(p.get("min_carried_frames", 0))
     slip = p.get("slip_tolerance")
-    track = _SlipTrack(probe, obj, carrier, supports, float(slip)) if slip is not None else None
+    snap = p.get("snap_tolerance")
+    track = (_SlipTrack(probe, obj, carrier, supports, float(slip), float(snap) if snap is not None else None)
+             if slip is not None else None)
     unsupported, slipped, carried, prev = [], [], 0, None
     for f in frames:
         rests, held = _contacts(probe, p, obj, supports, carrier, f)
@@ -341,10 +358,13 @@ def supported_throughout(probe: Probe, p: dict):
     if track is not None:
         measured["frames_slipped"] = len(slipped)
         expected["slip_tolerance"] = float(slip)
+        if snap is not None:
+            expected["snap_tolerance"] = float(snap)
         evidence.update(frames_slipped=first_frames(slipped), max_drift_kept=rnd(track.worst))
         if slipped:
-            detail += (f"; slid or turned on its support or in the grip (more than {float(slip):g} m) at "
-                       f"{len(slipped)} frame(s) (first {slipped[0]})")
+            detail += (f"; slid or turned on its support or in the grip (more than {float(slip):g} m)"
+                       + (f", or jumped into or out of the grip (more than {float(snap):g} m)" if snap is not None else "")
+                       + f" at {len(slipped)} frame(s) (first {slipped[0]})")
     return Outcome(score, score == 1.0, measured, expected, detail, evidence)
 
 

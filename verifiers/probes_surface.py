@@ -889,7 +889,18 @@ def _uv(g: Graph, name: str):
     return np.concatenate([uv, np.zeros((len(uv), 1))], axis=1)
 
 
+def _from_instancer(node) -> Unknown | None:
+    """Coordinates read "From Instancer" come from the object that instances this one (red team
+    11: on an object nothing instances, every point reads one texel); the probe measures the
+    object's own, so they are not evaluated."""
+    if getattr(node, "from_instancer", False):
+        return Unknown(f"{node.name}: coordinates From Instancer are not evaluated")
+    return None
+
+
 def _n_tex_coord(g: Graph, node, out):
+    if (instanced := _from_instancer(node)) is not None:
+        return instanced
     name = out.identifier
     if name == "UV":
         return _uv(g, "")
@@ -911,7 +922,7 @@ def _n_tex_coord(g: Graph, node, out):
 
 
 def _n_uvmap(g: Graph, node, out):
-    return _uv(g, node.uv_map)
+    return _from_instancer(node) or _uv(g, node.uv_map)
 
 
 def _n_geometry(g: Graph, node, out):
