@@ -88,6 +88,13 @@ OPERATOR_NAMES = (
     "world_group_emission",
     # issue 33, red team 11: a subdivision Cycles dices at render time
     "adaptive_subdivision", "uv_from_instancer",
+    # issue 33, red team 12: a kept surface changed in the world; a holdout through a second collection
+    "surface_normals_tilted", "surface_shade_smooth", "surface_mirrored", "surface_warped",
+    "second_collection_holdout", "second_collection_indirect_only",
+    # issue 33, red team 12: a light output only one engine uses; a light the camera sees
+    "engine_light_output_off", "engine_light_output_boost", "camera_visible_light",
+    # issue 33, red team 12: a Specular Tint past 1
+    "specular_tint_overbright", "specular_tint_infinite",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

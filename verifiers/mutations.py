@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "12"
+MUTATIONS_VERSION = "13"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -2566,3 +2566,211 @@ def uv_from_instancer(ctx: Context) -> None:
         render = next((uv.name for uv in owner.data.uv_layers if uv.active_render), "") if owner else ""
         uvmap.uv_map, uvmap.from_instancer = render, True
         tree.links.new(uvmap.outputs["UV"], image.inputs["Vector"])
+
+
+# --- red team 12: the kept surface in world space, a holdout through any collection ---
+# A clean-up task lets the transform move into the mesh data (scene_unchanged applied_transform)
+# but keeps the surface a render places in the world: positions, corner normals, face
+# orientation (probes_scene world_mesh).  Tilted custom normals, shade smooth, mirrored positions
+# or a leg slid inward passed while 'geometry' allowed every position and normal.  And Blender
+# ORs holdout / indirect-only over every collection that holds an object: a part shown through
+# its own collection and cut out through a second one (probe_core.render_visible_names).
+
+
+def _surface_kept_parts(ctx: Context) -> list[bpy.types.Object]:
+    """Mesh parts whose world-space surface the task keeps: a scene_unchanged criterion compares
+    them (under their own or their allow_renamed name) with a start entry that holds a world_mesh
+    sketch, and its allow_changed does not let world_mesh change."""
+    start, out = ctx.start_objects(), []
+    for crit in ctx.rubric.get("criteria", []):
+        if crit.get("method") != "scene_unchanged":
+            continue
+        p = crit.get("params", {})
+        was = {new: old for old, new in p.get("allow_renamed", {}).items()}
+        for obj in ctx.mesh_parts():
+            entry = start.get(was.get(obj.name, obj.name), {})
+            if entry.get("world_mesh") is not None and obj not in out and len(obj.data.polygons) and \
+                    not probes_scene._allowed(p.get("allow_changed", {}).get(obj.name), "world_mesh"):
+                out.append(obj)
+    return out
+
+
+def _needs_surface_kept(ctx: Context) -> str | None:
+    return None if _surface_kept_parts(ctx) else "no mesh part whose world-space surface a scene_unchanged keeps"
+
+
+@operator("surface_normals_tilted", "every corner of each part whose world-space surface the task keeps gets a "
+          "custom normal tilted 80 degrees off its face towards the floor: under 90, so no normal faces away, "
+          "yet the part renders dark and smudged", _needs_surface_kept)
+def surface_normals_tilted(ctx: Context) -> None:
+    down, tilt = Vector((0.0, 0.0, -1.0)), math.radians(80.0)
+    for obj in _surface_kept_parts(ctx):
+        mesh = obj.data
+        corners = [(0.0, 0.0, 1.0)] * len(mesh.loops)
+        for poly in mesh.polygons:
+            face = poly.normal.normalized()
+            side = down - face * down.dot(face)
+            side = side.normalized() if side.length > 1e-6 else face.orthogonal().normalized()
+            normal = (face * math.cos(tilt) + side * math.sin(tilt)).normalized()
+            for li in poly.loop_indices:
+                corners[li] = tuple(normal)
+        mesh.normals_split_custom_set(corners)
+        mesh.update()
+
+
+@operator("surface_shade_smooth", "each part whose world-space surface the task keeps shaded smooth (custom "
+          "normals removed): its flat faces render as a lumpy gradient",
+          lambda ctx: None if _flat_kept_parts(ctx) else "no flat-shaded face on a part whose surface is kept")
+def surface_shade_smooth(ctx: Context) -> None:
+    for obj in _flat_kept_parts(ctx):
+        mesh = obj.data
+        custom = mesh.attributes.get("custom_normal")
+        if custom is not None:  # custom normals would hide the change
+            mesh.attributes.remove(custom)
+        mesh.shade_smooth()
+        mesh.update()
+
+
+def _flat_kept_parts(ctx: Context) -> list[bpy.types.Object]:
+    """Surface-kept parts with a flat-shaded face whose corner normals smoothing would bend."""
+    return [o for o in _surface_kept_parts(ctx) if any(not p.use_smooth for p in o.data.polygons)]
+
+
+@operator("surface_mirrored", "each part whose world-space surface the task keeps has its vertex positions "
+          "mirrored through its own centre plane (local x about the box centre), face corners kept in order: the "
+          "box stays, every face now points inward", _needs_surface_kept)
+def surface_mirrored(ctx: Context) -> None:
+    for obj in _surface_kept_parts(ctx):
+        mesh = obj.data
+        xs = [v.co.x for v in mesh.vertices]
+        mid = (min(xs) + max(xs)) / 2
+        for v in mesh.vertices:
+            v.co.x = 2 * mid - v.co.x
+        mesh.update()
+
+
+@operator("surface_warped", "each part whose world-space surface the task keeps has the vertices of its lower "
+          "third slid a quarter of the way towards its vertical axis: its top keeps the box, its feet or base "
+          "lean inward within the box and volume slack", _needs_surface_kept)
+def surface_warped(ctx: Context) -> None:
+    for obj in _surface_kept_parts(ctx):
+        mesh = obj.data
+        cos = [v.co for v in mesh.vertices]
+        lo = Vector((min(c.x for c in cos), min(c.y for c in cos), min(c.z for c in cos)))
+        hi = Vector((max(c.x for c in cos), max(c.y for c in cos), max(c.z for c in cos)))
+        mid, cut = (lo + hi) / 2, lo.z + (hi.z - lo.z) / 3
+        for v in mesh.vertices:
+            if v.co.z < cut:
+                v.co.x += (mid.x - v.co.x) * 0.25
+                v.co.y += (mid.y - v.co.y) * 0.25
+        mesh.update()
+
+
+def _parts_also_in(ctx: Context, name: str):
+    """Link every part ALSO into a new collection (its own collections kept); the new one's layer
+    collection in the active view layer."""
+    coll = bpy.data.collections.new(name)
+    ctx.scene.collection.children.link(coll)
+    for obj in ctx.parts():
+        coll.objects.link(obj)
+    return next(layer for layer in bpy.context.view_layer.layer_collection.children if layer.collection == coll)
+
+
+@operator("second_collection_holdout", "every part also linked (its own collections kept) into a new collection "
+          "set Holdout in the view layer: Blender combines holdout over all of an object's collections, so a "
+          "render cuts a hole where each part stands", _needs_parts)
+def second_collection_holdout(ctx: Context) -> None:
+    _parts_also_in(ctx, "Parts.Masks").holdout = True
+
+
+@operator("second_collection_indirect_only", "every part also linked (its own collections kept) into a new "
+          "collection set Indirect Only in the view layer: the part still lights and reflects, the camera never "
+          "sees it", _needs_parts)
+def second_collection_indirect_only(ctx: Context) -> None:
+    _parts_also_in(ctx, "Parts.Bounce").indirect_only = True
+
+
+# --- red team 12: the output each engine renders, lights the camera sees ---
+# A Light (or World) Output whose target is one engine beats the active All output in that
+# engine's render: the active output reads as set while Cycles renders another tree.  And a light
+# whose camera ray visibility is on renders its emitter into the picture: an emissive panel.
+# light_power and product-lighting's light checks now judge every engine's output, and
+# light_power refuses a light the camera sees.
+
+
+def _cycles_light_output(data, strength: float) -> None:
+    """Give the light ``data`` a second Light Output, target Cycles, fed by a white Emission of
+    ``strength``; its default output (white, strength 1) stays the active one, target All."""
+    data.use_nodes = True
+    tree = data.node_tree
+    active = next((n for n in tree.nodes if n.type == "OUTPUT_LIGHT" and n.is_active_output), None)
+    emission = tree.nodes.new("ShaderNodeEmission")
+    emission.inputs["Strength"].default_value, emission.inputs["Color"].default_value = strength, (1.0, 1.0, 1.0, 1.0)
+    cycles = tree.nodes.new("ShaderNodeOutputLight")
+    cycles.target = "CYCLES"
+    tree.links.new(emission.outputs["Emission"], cycles.inputs["Surface"])
+    if active is not None:
+        active.is_active_output = True
+
+
+def _nodes_graded_lights(ctx: Context) -> list[bpy.types.Object]:
+    """The lights a lights_as_set criterion holds to their Power and Color (light nodes included)."""
+    names = {n for c in ctx.rubric.get("criteria", []) if c["method"] == "lights_as_set"
+             for n in c.get("params", {}).get("objects", [])}
+    return sorted((o for o in ctx.scene.objects if o.name in names and o.type == "LIGHT"), key=lambda o: o.name)
+
+
+@operator("engine_light_output_off", "each light a criterion holds to its Power and Color given a second Light "
+          "Output, target Cycles, fed by an Emission of strength 0: the active output reads white at strength 1, "
+          "a Cycles render gets no light from it",
+          lambda ctx: None if _nodes_graded_lights(ctx) else "no light whose light nodes a criterion reads")
+def engine_light_output_off(ctx: Context) -> None:
+    for obj in _nodes_graded_lights(ctx):
+        _cycles_light_output(obj.data, 0.0)
+
+
+@operator("engine_light_output_boost", "a 10 W point light added beside the parts with a second Light Output, "
+          "target Cycles, fed by an Emission of strength 400: the active output reads strength 1, a Cycles "
+          "render gets 4000 W", _extra_light_graded)
+def engine_light_output_boost(ctx: Context) -> None:
+    _cycles_light_output(_extra_light(ctx, "CyclesBoosted", 10.0), 400.0)
+
+
+@operator("camera_visible_light", "a 0.5 W area light as wide as the parts added three widths behind them, facing "
+          "the scene camera (or the front), its Ray Visibility > Camera on: weak by every power bound, a render "
+          "shows it as a glowing panel behind the parts", _extra_light_graded)
+def camera_visible_light(ctx: Context) -> None:
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    centre, width = (lo + hi) / 2, max(0.5, (hi - lo).length)
+    cam = ctx.scene.camera
+    eye = cam.matrix_world.translation if cam is not None else centre + Vector((0.0, -3.0 * width, 0.0))
+    away = (centre - eye).normalized() if (centre - eye).length > 1e-6 else Vector((0.0, 1.0, 0.0))
+    data = bpy.data.lights.new("Panel", "AREA")
+    data.energy, data.size = 0.5, width
+    obj = bpy.data.objects.new("Panel", data)
+    ctx.scene.collection.objects.link(obj)
+    obj.location = centre + away * 3.0 * width
+    obj.rotation_euler = (-away).to_track_quat("-Z", "Y").to_euler()  # its face towards the camera
+    obj.visible_camera = True
+
+
+
+# --- red team 12: a Specular Tint past 1 ---
+# A Specular Tint is not clamped by Blender: a grey (2, 2, 2) doubles the dielectric's
+# reflectance at normal incidence, and an infinite one (chroma inf - inf = NaN, which no ``>``
+# refuses) sends it to EEVEE's cap of 1: the glaze is a mirror, its Base Color gone.
+# probes_surface._layer_optics bounds the tint's channels to 0..1 and F0 itself, NaN refused.
+
+
+@operator("specular_tint_overbright", "each surface-graded part material's Principled BSDF at IOR 3, Specular IOR "
+          "Level 1 and a grey Specular Tint (2, 2, 2): F0 0.25 x 2 x 1 x 2 reaches 1, the render is a mirror, "
+          "each input within its own bound and the tint grey", _needs_judged(_surface_graded, "surface"))
+def specular_tint_overbright(ctx: Context) -> None:
+    _set_graded_principled(ctx, {"IOR": 3.0, "Specular IOR Level": 1.0, "Specular Tint": (2.0, 2.0, 2.0, 1.0)})
+
+
+@operator("specular_tint_infinite", "each surface-graded part material's Principled Specular Tint set to (inf, inf, "
+          "inf): its chroma is NaN, its reflectance infinite (capped at 1): the render is a black mirror",
+          _needs_judged(_surface_graded, "surface"))
+def specular_tint_infinite(ctx: Context) -> None:
+    _set_graded_principled(ctx, {"Specular Tint": (float("inf"),) * 3 + (1.0,)})

@@ -138,7 +138,9 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     render's view layer that is neither excluded, render-disabled, holdout nor indirect-only
     (walked from the scene collection, so a disabled parent hides its children), not
     ``hide_render``, and -- for objects with geometry -- drawn by the view layer's filters
-    (Surfaces, Curves, Volumes), visible to camera rays, neither a holdout nor a shadow catcher.  With a render-mode ``depsgraph``, only objects that depsgraph
+    (Surfaces, Curves, Volumes), visible to camera rays, neither a holdout nor a shadow catcher,
+    and in no holdout or indirect-only collection at all (Blender combines those over every
+    collection holding the object).  With a render-mode ``depsgraph``, only objects that depsgraph
     evaluates as visible themselves (an instancer's children, an instancer not shown in render,
     are not)."""
     out: set[str] = set()
@@ -162,10 +164,33 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
             walk(child, hidden)
 
     walk(view_layer.layer_collection, False)
+    # Blender ORs holdout and indirect-only over every collection that holds the object: shown
+    # through one collection, a holdout through another is a hole in the picture (red team 12)
+    out -= {name for name in out if _masked_in_layer(scene.objects[name], view_layer)}
     # a child whose parent is hidden from render is still rendered in Blender: no parent rule
     if depsgraph is not None:
         out &= {o.name for o in depsgraph.objects}
     return out
+
+
+def _masked_in_layer(obj, view_layer) -> bool:
+    """The view layer renders ``obj`` as a holdout or indirect only: Blender's own combination of
+    the flags of every collection holding it (``holdout_get`` / ``indirect_only_get``), else the
+    same read by hand from each non-excluded layer collection and its parents."""
+    try:
+        return bool(obj.holdout_get(view_layer=view_layer) or obj.indirect_only_get(view_layer=view_layer))
+    except (AttributeError, RuntimeError, TypeError):
+        pass
+
+    def masked(layer_coll, flagged: bool) -> bool:
+        if layer_coll.exclude:
+            return False
+        flagged = flagged or layer_coll.holdout or layer_coll.indirect_only
+        if flagged and obj.name in layer_coll.collection.objects:
+            return True
+        return any(masked(child, flagged) for child in layer_coll.children)
+
+    return masked(view_layer.layer_collection, False)
 
 
 def _animated_ids() -> list:

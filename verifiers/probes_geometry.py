@@ -138,8 +138,10 @@ def world_volume(scene) -> str | None:
     world = render_world(scene)
     if view_layer is None or not view_layer.use_volumes or world is None or world.node_tree is None:
         return None
-    for node in world.node_tree.nodes:
-        sock = node.inputs.get("Volume") if node.type == "OUTPUT_WORLD" and node.is_active_output else None
+    import probes_surface  # noqa: PLC0415  (a sibling that imports probe_core; loaded where a world has nodes)
+    # each World Output an engine renders: a Cycles-only output beats the active one (red team 12)
+    for _, node in probes_surface.engine_outputs(world.node_tree, "OUTPUT_WORLD"):
+        sock = node.inputs.get("Volume") if node is not None else None
         if sock is not None and any(not link.is_muted and not link.from_node.mute for link in sock.links):
             return f"world {world.name!r} has a volume shader ({sock.links[0].from_node.name})"
     return None

@@ -12,12 +12,14 @@ snapshot with it.  ``render_overrides`` and ``new_objects`` need no baseline.
 
 from __future__ import annotations
 
+import base64
 import fnmatch
 import hashlib
 import json
 import re
 import sys
 import warnings
+import zlib
 from pathlib import Path
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
@@ -79,13 +81,16 @@ IMAGE_KEYS = ("filepath", "source", "alpha_mode", "generated_type", "generated_w
 # properties (hide_render, visible_camera ... visible_shadow, is_holdout, is_shadow_catcher,
 # pass_index, cycles, light_linking, instance_type ...: the property's own name).
 OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "matrix_world", "world_scale", "topology",
-               "geometry", "normals", "uv", "material_index", "instances", "materials", "modifiers", "constraints", "shape_keys", "drivers",
-               "animation", "data_animation", "camera", "light", "data_settings")
+               "geometry", "normals", "world_mesh", "uv", "material_index", "instances", "materials", "modifiers",
+               "constraints", "shape_keys", "drivers", "animation", "data_animation", "camera", "light", "data_settings")
 # Keys of an object entry that change with the frame even when nothing of it is animated.
 # ``world_scale`` repeats the size the world matrix holds: a task that lets an object move
 # (allows matrix_world) has not let it shrink to a speck; ``normals`` the evaluated corner normals
-# (custom normals, smooth / sharp faces): the shading of the same positions.
-FRAME_KEYS = ("matrix_world", "world_scale", "topology", "geometry", "normals", "uv", "material_index", "instances")
+# (custom normals, smooth / sharp faces): the shading of the same positions; ``world_mesh`` the
+# surface a render places in the world (world_mesh_sketch), whatever split of it between the
+# transform and the mesh data.
+FRAME_KEYS = ("matrix_world", "world_scale", "topology", "geometry", "normals", "world_mesh", "uv", "material_index",
+              "instances")
 SHAPE_KEYS = ("topology", "geometry", "normals", "uv", "material_index")
 SCALE_PLACES = 3  # world scale rounded to 1e-3: rotation noise never flips a digit
 # The render section: every scene.render property by name (engine, resolution_x, use_border,
@@ -98,9 +103,17 @@ RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", 
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
-# A new shape shades anew: allowing topology or geometry allows its normals.
+# A new shape shades anew: allowing topology or geometry allows its normals.  Each of the keys
+# world_mesh is made of allows it to change; ``applied_transform`` (red team 12) lets the
+# transform move into the mesh data -- matrix, world scale, local positions and normals may
+# change -- while the world-space surface a render shows (world_mesh) stays as it was.
 ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_index"),
-           "topology": ("topology", "normals"), "geometry": ("geometry", "normals")}
+           "topology": ("topology", "normals", "world_mesh"), "geometry": ("geometry", "normals", "world_mesh"),
+           "matrix_world": ("matrix_world", "world_mesh"), "normals": ("normals", "world_mesh"),
+           "applied_transform": ("matrix_world", "world_scale", "geometry", "normals")}
+# Keys compared within a tolerance (world_mesh_differs), never by their digest: applying a
+# transform moves every float a little
+TOLERANT_KEYS = ("world_mesh",)
 # render_probe lends these to its own render: read from the scene, never its evaluated copy
 PROBE_LENT = ("engine", "resolution_percentage", "resolution_x", "resolution_y", "use_sequencer", "use_compositing",
               "use_border", "use_freestyle")
@@ -421,6 +434,86 @@ def _normals_hash(mesh) -> str:
     return _digest(np.rint(data.astype(np.float64) * 10 ** NORMAL_PLACES).astype("<i8").tobytes())
 
 
+# world_mesh (red team 12): the surface a render places in the world -- every vertex's world
+# position in index order and every corner's world-space shading normal -- stored as numbers, not
+# a digest, so it compares within a tolerance: applying a rotation or scale moves each float by
+# ~1e-7, a bent normal, a shade-smooth, a mirrored (inside-out) prop or a moved leg far more.
+SKETCH_VERTICES, SKETCH_CORNERS = 20000, 60000  # above these every k-th element is kept (file size)
+SKETCH_NORMAL_SCALE = 10 ** 4  # normal components kept to 1e-4 (int16)
+NORMAL_TOLERANCE_DEG = 1.0  # a corner normal turned more than this is a changed look
+
+
+def local_surface(mesh) -> tuple[np.ndarray, np.ndarray]:
+    """(vertex positions (n, 3), corner normals (m, 3)) of an evaluated mesh, in its own space."""
+    co = vertex_positions(mesh).astype(np.float64).reshape(-1, 3)
+    try:
+        normals = mesh.corner_normals
+        data = np.empty(3 * len(normals), dtype=np.float32)
+        normals.foreach_get("vector", data)
+    except (AttributeError, RuntimeError, TypeError):
+        data = np.zeros(0, dtype=np.float32)
+    return co, data.astype(np.float64).reshape(-1, 3)
+
+
+def _pack(values: np.ndarray, dtype: str) -> str:
+    return base64.b64encode(zlib.compress(np.ascontiguousarray(values, dtype=dtype).tobytes(), 6)).decode("ascii")
+
+
+def _unpack(text: str, dtype: str) -> np.ndarray:
+    return np.frombuffer(zlib.decompress(base64.b64decode(text)), dtype=dtype).reshape(-1, 3)
+
+
+def world_mesh_sketch(local: tuple[np.ndarray, np.ndarray], matrix) -> dict:
+    """The world-space surface of a mesh ``local`` (``local_surface``) placed by ``matrix``:
+    positions to 1e-5 m and corner normals (turned by the inverse transpose, as a render shades
+    them) to 1e-4, every k-th of each past SKETCH_VERTICES / SKETCH_CORNERS."""
+    co, normals = local
+    m = np.array([[float(v) for v in row] for row in matrix], dtype=np.float64)
+    step_v = max(1, -(-len(co) // SKETCH_VERTICES))
+    step_c = max(1, -(-len(normals) // SKETCH_CORNERS))
+    world = co[::step_v] @ m[:3, :3].T + m[:3, 3]
+    try:
+        turned = normals[::step_c] @ np.linalg.inv(m[:3, :3])  # rows: (M^-T n)^T
+    except np.linalg.LinAlgError:  # scaled to nothing: no direction left
+        turned = np.zeros_like(normals[::step_c])
+    length = np.linalg.norm(turned, axis=1, keepdims=True)
+    turned = np.divide(turned, length, out=np.zeros_like(turned), where=length > 1e-12)
+    return {"vertices": len(co), "corners": len(normals), "step": [step_v, step_c],
+            "co": _pack(np.rint(world * 10 ** PLACES), "<i8"),
+            "normals": _pack(np.rint(turned * SKETCH_NORMAL_SCALE), "<i2")}
+
+
+def world_mesh_differs(before, after, tol: float) -> dict | None:
+    """How two world_mesh sketches differ beyond ``tol`` metres (positions) and
+    NORMAL_TOLERANCE_DEG (corner normals), or None: {why, vertex / corner, before, after,
+    offset_m / angle_deg}."""
+    if before is None or after is None:
+        return None if before is after else {"why": "no surface" if after is None else "a surface added",
+                                             "before": _brief(before), "after": _brief(after)}
+    counts = ("vertices", "corners", "step")
+    if any(before[k] != after[k] for k in counts):
+        return {"why": "element counts differ", "before": {k: before[k] for k in counts},
+                "after": {k: after[k] for k in counts}}
+    b, a = _unpack(before["co"], "<i8") / 10 ** PLACES, _unpack(after["co"], "<i8") / 10 ** PLACES
+    offsets = np.linalg.norm(a - b, axis=1) if len(b) else np.zeros(0)
+    if len(offsets) and float(offsets.max()) > tol:
+        i = int(offsets.argmax())
+        return {"why": "vertices moved in the world", "moved": int((offsets > tol).sum()), "vertex": i * before["step"][0],
+                "offset_m": rnd(float(offsets[i])), "before": rnd(b[i].tolist()), "after": rnd(a[i].tolist())}
+    nb, na = _unpack(before["normals"], "<i2") / SKETCH_NORMAL_SCALE, _unpack(after["normals"], "<i2") / SKETCH_NORMAL_SCALE
+    if len(nb):
+        cos = np.clip((nb * na).sum(axis=1) / np.maximum(np.linalg.norm(nb, axis=1) * np.linalg.norm(na, axis=1), 1e-12),
+                      -1.0, 1.0)
+        cos = np.where((np.linalg.norm(nb, axis=1) < 1e-6) & (np.linalg.norm(na, axis=1) < 1e-6), 1.0, cos)
+        angles = np.degrees(np.arccos(cos))
+        if float(angles.max()) > NORMAL_TOLERANCE_DEG:
+            j = int(angles.argmax())
+            return {"why": "shading normals turned in the world", "turned": int((angles > NORMAL_TOLERANCE_DEG).sum()),
+                    "corner": j * before["step"][1], "angle_deg": rnd(float(angles[j])),
+                    "before": rnd(nb[j].tolist()), "after": rnd(na[j].tolist())}
+    return None
+
+
 def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
     """(alters, why): whether compositing changes the rendered image.  It does not when
     compositing is off, there is no compositing node group, the group has no image output, or
@@ -586,10 +679,13 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
         ev = _evaluated(obj, probe.depsgraph)
         values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]),
                   "world_scale": _world_scale(ev.matrix_world), "topology": None, "geometry": None, "normals": None,
-                  "uv": None, "material_index": None,
+                  "world_mesh": None, "uv": None, "material_index": None,
                   "instances": _digest(sorted(instances[obj.name])) if obj.name in instances else None}
+        local = None
         if shapes is not None and obj.name in shapes:
-            values.update(shapes[obj.name])
+            cached = shapes[obj.name]
+            values.update({k: cached[k] for k in SHAPE_KEYS})
+            local = cached["_local"]
         elif obj.type in GEOMETRY_TYPES:
             try:
                 mesh = ev.to_mesh()
@@ -597,9 +693,19 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
                 mesh = None
             if mesh is not None:
                 values.update(_mesh_hashes(mesh))
+                local = local_surface(mesh)
                 ev.to_mesh_clear()
             if shapes is not None and fixed_shape(obj):
-                shapes[obj.name] = {k: values[k] for k in SHAPE_KEYS}
+                shapes[obj.name] = {**{k: values[k] for k in SHAPE_KEYS}, "_local": local, "_world": (None, None)}
+        if local is not None:
+            # a fixed shape that has not moved since the frame before keeps its sketch
+            placed = shapes.get(obj.name, {}).get("_world", (None, None)) if shapes is not None else (None, None)
+            if placed[0] == values["matrix_world"]:
+                values["world_mesh"] = placed[1]
+            else:
+                values["world_mesh"] = world_mesh_sketch(local, ev.matrix_world)
+                if shapes is not None and obj.name in shapes:
+                    shapes[obj.name]["_world"] = (values["matrix_world"], values["world_mesh"])
         out[obj.name] = values
     return out
 
@@ -890,6 +996,8 @@ def _key_change(before: dict, after: dict, key: str, window: range, first: int, 
     of ``window`` where its per-frame digest differs; the first frame is judged by the values)."""
     bv, av = before.get("values", {}).get(key), after.get("values", {}).get(key)
     change: dict = {}
+    if key in TOLERANT_KEYS:
+        return _tolerant_change(before, after, key, window, first, n, tol)
     if _differs(bv, av, tol):
         paths = _diff_paths(bv, av, tol)
         if len(paths) == 1 and paths[0][0] == "":
@@ -910,6 +1018,33 @@ def _key_change(before: dict, after: dict, key: str, window: range, first: int, 
         ha = _expand(runs_a) if runs_a is not None else [_short(av)] * n
         frames = [f for f in window if f != first and f - first < min(len(hb), len(ha))
                   and hb[f - first] != ha[f - first]]
+        if frames:
+            change["frames"] = frames[:DIFF_LIMIT]
+            change["frames_changed"] = len(frames)
+    return change or None
+
+
+def _tolerant_change(before: dict, after: dict, key: str, window: range, first: int, n: int,
+                     tol: float) -> dict | None:
+    """``_key_change`` of a TOLERANT_KEYS key: the first frame compared within ``tol``
+    (``world_mesh_differs``); a later frame changed where one side departs from its own first
+    frame and the other does not, or both do to different digests.  A start snapshot written
+    before the key existed has none: not compared (rewrite it to gain it)."""
+    values_b = before.get("values", {})
+    if key not in values_b:
+        return None
+    bv, av = values_b.get(key), after.get("values", {}).get(key)
+    change: dict = {}
+    first_diff = world_mesh_differs(bv, av, tol)
+    if first_diff is not None:
+        change["diff"] = {first_diff.pop("why"): first_diff}
+    runs_b, runs_a = before.get("series", {}).get(key), after.get("series", {}).get(key)
+    if runs_b is not None or runs_a is not None:
+        hb = _held(_expand(runs_b), n) if runs_b is not None else [_short(bv)] * n
+        ha = _expand(runs_a) if runs_a is not None else [_short(av)] * n
+        frames = [f for f in window if f != first and f - first < min(len(hb), len(ha))
+                  and ((hb[f - first] != hb[0]) != (ha[f - first] != ha[0])
+                       or (hb[f - first] != hb[0] and hb[f - first] != ha[f - first]))]
         if frames:
             change["frames"] = frames[:DIFF_LIMIT]
             change["frames_changed"] = len(frames)
@@ -978,6 +1113,8 @@ def _new_verdict(probe: Probe, obj, rule: dict, rx, frame: int) -> str | None:
 
 def _label(key: str, change: dict) -> str:
     frames = change.get("frames")
+    if key in TOLERANT_KEYS and change.get("diff"):  # say how the surface changed
+        key = f"{key}: {', '.join(change['diff'])}"
     if not frames:
         return key
     return f"{key} at frame{'s' if len(frames) > 1 else ''} {', '.join(map(str, frames[:3]))}" + (
@@ -1319,17 +1456,28 @@ def new_objects(probe: Probe, p: dict):
 LIGHT_FACTORS = ("diffuse_factor", "specular_factor", "transmission_factor", "volume_factor")
 
 
-def _light_node_gain(light) -> tuple[list[float] | None, str]:
-    """(gains, how): what the light's node tree multiplies its Power and Color by, per channel
-    (an Emission's strength x its colour), [1, 1, 1] with no tree in use; None when it is not a
-    constant Emission (a render may then emit anything)."""
+def _light_node_gains(light) -> list[tuple[list[float] | None, str]]:
+    """[(gains, how)]: what the light's node tree multiplies its Power and Color by, per channel
+    (an Emission's strength x its colour), under each Light Output a production engine renders
+    (``probes_surface.engine_outputs``: a Cycles-only output beats the active one in a Cycles
+    render, red team 12); [1, 1, 1] with no tree in use; gains None when an output's light is not
+    a constant Emission (a render may then emit anything)."""
     if not getattr(light, "use_nodes", False) or light.node_tree is None:
-        return [1.0, 1.0, 1.0], "no light nodes"
+        return [([1.0, 1.0, 1.0], "no light nodes")]
     import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where light nodes are in use)
-    outs = [n for n in light.node_tree.nodes if n.type == "OUTPUT_LIGHT" and not n.mute]
-    if not outs:
+    outputs = ps.engine_outputs(light.node_tree, "OUTPUT_LIGHT")
+    rows = []
+    for target, out in outputs:
+        gains, how = _output_gain(ps, out)
+        rows.append((gains, f"{target} light output: {how}" if len(outputs) > 1 else how))
+    return rows
+
+
+def _output_gain(ps, out) -> tuple[list[float] | None, str]:
+    """(gains, how) of the Light Output ``out`` (None: there is none, the light emits nothing)."""
+    if out is None:
         return [0.0, 0.0, 0.0], "light nodes without an output"
-    found = ps.upstream(next((n for n in outs if n.is_active_output), outs[0]).inputs["Surface"])
+    found = ps.upstream(out.inputs["Surface"])
     if found is None:
         return [0.0, 0.0, 0.0], "nothing reaches the light output"
     node = found[0]
@@ -1343,17 +1491,18 @@ def _light_node_gain(light) -> tuple[list[float] | None, str]:
 
 def light_output(light) -> tuple[float | None, str]:
     """(watts, how) a light puts into a render: per channel Power x 2^Exposure x its Color x its
-    largest contribution factor x its light nodes' gain; the channel furthest from the bounds:
-    the most negative when any channel takes light away (Cycles renders negative power; a
-    negative strength times a negative colour is light added), else the brightest.  None when its
-    nodes are not a constant Emission."""
-    gains, how = _light_node_gain(light)
-    if gains is None:
-        return None, how
+    largest contribution factor x its light nodes' gain (under each engine's Light Output); the
+    channel furthest from the bounds: the most negative when any channel takes light away
+    (Cycles renders negative power; a negative strength times a negative colour is light added),
+    else the brightest.  None when its nodes are not a constant Emission."""
+    rows = _light_node_gains(light)
+    unknown = next((how for gains, how in rows if gains is None), None)
+    if unknown is not None:
+        return None, unknown
     factor = max([float(getattr(light, f)) for f in LIGHT_FACTORS if hasattr(light, f)] or [1.0])
     base = float(light.energy) * 2.0 ** float(light.exposure) * factor
-    channels = [base * float(c) * g for c, g in zip(light.color, gains)]
-    watts = min(channels) if min(channels) < 0 else max(channels)
+    channels = [(base * float(c) * g, how) for gains, how in rows for c, g in zip(light.color, gains)]
+    watts, how = min(channels) if min(v for v, _ in channels) < 0 else max(channels)
     return watts, f"{float(light.energy):g} W x 2^{float(light.exposure):g}, colour, factor {factor:g}, {how}"
 
 
@@ -1370,6 +1519,32 @@ def light_on(light_obj, watts: float, point) -> tuple[float, float | None]:
         return watts, None
     distance = (light_obj.matrix_world.translation - mathutils.Vector(point)).length
     return watts / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
+
+
+def shown_to_camera(light_obj) -> str | None:
+    """Why a render shows the light ``light_obj``'s emitter itself to the camera (None when it
+    does not): Object > Visibility > Ray Visibility > Camera on (a new light object has it off)
+    and an emitter of some size -- Cycles draws an area light as a glowing panel, a point or spot
+    light of some Radius as a glowing ball, a sun of some Angle as a disc in the sky (EEVEE draws
+    none; a farm may render with Cycles).  A light the camera looks into is an emissive panel in
+    the picture whatever its Power (red team 12: a 15 W sheet in front of the lens whited out
+    the shot, a 10 W one behind the product lit the dark backdrop)."""
+    if not getattr(light_obj, "visible_camera", False):
+        return None
+    light = light_obj.data
+    scale = [abs(v) for v in light_obj.matrix_world.to_scale()]
+    if light.type == "AREA":  # Size along local X, Size Y (or Size again) along local Y, each scaled
+        side_y = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
+        size = min(float(light.size) * scale[0], side_y * scale[1])
+    elif light.type == "SUN":
+        size = float(getattr(light, "angle", 0.0))
+    else:
+        size = float(light.shadow_soft_size) * max(scale)
+    if size <= 1e-6:
+        return None
+    what = {"AREA": f"its {size:.3g} m emitting panel", "SUN": "its sun disc"}.get(
+        light.type, f"its {size:.3g} m radius ball")
+    return f"{light_obj.name}: {what} shows to the camera (Ray Visibility Camera on): an emitter in the picture"
 
 
 def _reference_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:
@@ -1398,8 +1573,10 @@ def light_power(probe: Probe, p: dict):
     puts on ``target``'s centre (its evaluated bounding box's) at most what that light does
     (``light_on``: the power over the squared distance, spread over 4 pi sr for a point or spot
     light, pi for an area light; a sun's strength as is): a weak light held close to the target
-    outshines the rig.  A light whose nodes are not a constant Emission fails.  Scores the
-    share of those lights within bounds (1 when there are none)."""
+    outshines the rig.  A light whose nodes are not a constant Emission fails, and so does one
+    whose emitter the camera sees (``shown_to_camera``: camera ray visibility on, an emitter of
+    some size): it is a glowing panel in the picture, whatever it puts on the target.  Scores
+    the share of those lights within bounds (1 when there are none)."""
     frame = int(p.get("frame", 1))
     probe.at(frame)
     lo, hi = float(p.get("min_power", 0.0)), float(p["max_power"])
@@ -1420,6 +1597,8 @@ def light_power(probe: Probe, p: dict):
         measured[obj.name] = rnd(watts) if watts is not None else how
         if watts is None or not lo - 1e-4 <= watts <= hi + 1e-4:
             off[obj.name] = f"{obj.name}: {how}" + (f" = {watts:g} W" if watts is not None else "")
+        elif shown := shown_to_camera(ev):
+            off[obj.name] = shown
         elif limit_how is not None:
             why = _outshines(ev, watts, point, limit, limit_how, on_target)
             if why:

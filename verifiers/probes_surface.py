@@ -120,6 +120,22 @@ def active_output(mat: bpy.types.Material, target: str):
     return _active_of(tree, "OUTPUT_MATERIAL", target) if tree is not None else None
 
 
+def engine_outputs(tree, node_type: str) -> list[tuple[str, object]]:
+    """[(target, output node)] of ``tree``'s ``node_type`` outputs (OUTPUT_MATERIAL, OUTPUT_WORLD,
+    OUTPUT_LIGHT) that each production engine renders (``_active_of``: Blender's rule), one row
+    per distinct node, the node None when an engine finds none.  A Cycles-only output beats the
+    active All one in a Cycles render (red team 12: light nodes that switched the key off), so
+    every output an engine could use is judged, not only the active one."""
+    rows, seen = [], set()
+    for target in PRODUCTION_TARGETS:
+        node = _active_of(tree, node_type, target)
+        key = node.as_pointer() if node is not None else None
+        if key not in seen:
+            seen.add(key)
+            rows.append((target, node))
+    return rows
+
+
 # The Material Output targets of the production engines.  A file may be rendered by either (a
 # farm renders with Cycles what was set up in EEVEE), so a material whose outputs differ between
 # them is judged under each and the worst counts (red team 7: a Transparent BSDF on a
@@ -1588,6 +1604,10 @@ CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_di
 # Red team 7: Metallic 1 (at Roughness 0 a chrome mirror) shows no Base Color at all, only what
 # the surface reflects tinted by it (the crate became a mirror of the dark studio).  Bound: no
 # metal unless the rubric allows one (a gold rim the spec states metallic).
+#
+# Red team 12: Blender clamps no tint: a grey Specular Tint (2, 2, 2) at IOR 3 and level 1, each
+# within its bound, makes F0 = 0.25 x 2 x 1 x 2 = 1, a mirror.  Bounds: the tint's channels in
+# 0..1 and F0 itself no more than max_ior and max_specular_level give; NaN / inf meets none.
 OPTICS_DEFAULTS = {"max_ior": 3.0, "max_specular_level": 1.0, "max_thin_film": 0.0, "allow_normal_map": False,
                    "max_sheen": 0.0, "max_subsurface_radius": 0.01, "max_specular_tint_chroma": 0.05,
                    "max_metallic": 0.0}
@@ -1613,8 +1633,10 @@ def surface_shader(probe: Probe, p: dict):
     in 1..``max_ior`` (3), Specular IOR Level <= ``max_specular_level`` (1), Thin Film Thickness <=
     ``max_thin_film`` nm (0), Sheen Weight x Sheen Tint <= ``max_sheen`` (0), Subsurface Weight x
     Scale x Radius <= ``max_subsurface_radius`` m (0.01), a Specular Tint within
-    ``max_specular_tint_chroma`` (0.05) of grey, Metallic <= ``max_metallic`` (0: a metal shows
-    reflections, not its Base Color), and no shader that shows has a linked Normal /
+    ``max_specular_tint_chroma`` (0.05) of grey with channels in 0..1, a reflectance at normal
+    incidence (F0 of IOR x 2 x Specular IOR Level x tint) no more than ``max_ior`` and
+    ``max_specular_level`` allow (0.5), Metallic <= ``max_metallic`` (0: a metal shows
+    reflections, not its Base Color; NaN / inf meets no bound), and no shader that shows has a linked Normal /
     Coat Normal / Tangent unless ``allow_normal_map``; where they do not, the colour is not the
     one judged either."""
     checks = _checks(p)
@@ -1769,9 +1791,9 @@ def _optics(results: list[dict], ctxs: list, p: dict) -> tuple[np.ndarray, dict,
     for res, ctx in zip(results, ctxs):
         ok = np.ones(ctx["n"], dtype=bool)
         for c in res.get("closures") or []:
-            if c.node is None or isinstance(c.weight, Unknown) or not np.any(c.weight > 0):
+            shows = ~(c.weight <= 0) if not isinstance(c.weight, Unknown) else None  # a NaN weight shows
+            if c.node is None or shows is None or not np.any(shows):
                 continue
-            shows = c.weight > 0
             ok &= ~shows | _closure_optics(c, bounds, measured, notes)
         oks.append(ok)
     notes = list(dict.fromkeys(notes))
@@ -1810,8 +1832,10 @@ def _closure_optics(c: Closure, bounds: dict, measured: dict, notes: list[str]) 
             notes.append(f"{node.name}: {name} unknown ({value.reason})")
             ok[:] = False
             continue
-        worst = float(value[np.argmax(np.abs(value - (1.5 if key == "ior" else 0.0)))])
-        if measured[key] is None or abs(worst) > abs(measured[key]):
+        worst = float(value[np.argmax(np.abs(value - (1.5 if key == "ior" else 0.0)))])  # NaN when any is
+        if not math.isfinite(worst):
+            measured[key] = str(worst)  # refused below (NaN meets no bound); JSON has no NaN
+        elif measured[key] is None or not isinstance(measured[key], str) and abs(worst) > abs(measured[key]):
             measured[key] = rnd(worst)
         bad = ~good(value)
         if bad.any():
@@ -1829,21 +1853,53 @@ def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]
                            lambda: _mul(g.value(node, "Subsurface Scale"), _channel_max(g.vector(node, "Subsurface Radius"))))
     tint = g.colour(node, "Specular Tint")
     chroma = tint if isinstance(tint, Unknown) else tint.max(axis=1) - tint.min(axis=1)
-    for key, value, bound, word in (("sheen", sheen, "max_sheen", "Sheen Weight x Sheen Tint"),
-                                    ("subsurface_radius", wide, "max_subsurface_radius", "Subsurface Scale x Radius"),
-                                    ("specular_tint_chroma", chroma, "max_specular_tint_chroma",
-                                     "Specular Tint's colour (max - min channel)")):
+    # a tint is a colour: each channel 0..1 (red team 12: a grey (2, 2, 2) doubles the reflectance)
+    beyond = tint if isinstance(tint, Unknown) else np.maximum(np.maximum(tint.max(axis=1) - 1.0, -tint.min(axis=1)), 0.0)
+    for key, value, bound, word in (("sheen", sheen, bounds["max_sheen"], "Sheen Weight x Sheen Tint"),
+                                    ("subsurface_radius", wide, bounds["max_subsurface_radius"],
+                                     "Subsurface Scale x Radius"),
+                                    ("specular_tint_chroma", chroma, bounds["max_specular_tint_chroma"],
+                                     "Specular Tint's colour (max - min channel)"),
+                                    ("specular_tint_beyond", beyond, 0.0, "Specular Tint's channels outside 0..1 by"),
+                                    ("reflectance", _normal_reflectance(g, node, tint), _max_reflectance(bounds),
+                                     "reflectance at normal incidence (F0 of IOR x 2 x Specular IOR Level x "
+                                     "Specular Tint)")):
         if isinstance(value, Unknown):
             notes.append(f"{node.name}: {word} unknown ({value.reason})")
             ok[:] = False
             continue
-        worst = float(np.max(np.abs(value))) if len(value) else 0.0
-        measured[key] = max(measured.get(key) or 0.0, rnd(worst))
-        bad = np.abs(value) > float(bounds[bound]) + 1e-9
+        worst = float(np.max(np.abs(value))) if len(value) else 0.0  # NaN when any is
+        measured[key] = _worst_seen(measured.get(key), worst)
+        bad = ~(np.abs(value) <= float(bound) + 1e-9)  # NaN / inf meets no bound
         if bad.any():
-            notes.append(f"{node.name}: {word} {worst:g} above {float(bounds[bound]):g} (the render is not its Base Color)")
+            notes.append(f"{node.name}: {word} {worst:g} above {float(bound):g} (the render is not its Base Color)")
             ok &= ~bad
     return ok
+
+
+def _normal_reflectance(g: Graph, node, tint):
+    """Per sample, the dielectric layer's reflectance at normal incidence as the Principled BSDF
+    computes it: F0 of the IOR x 2 x Specular IOR Level x the tint's largest channel (EEVEE caps
+    it at 1: a mirror).  Each factor bounded alone let (IOR 3, level 1, tint 2) reach 1."""
+    ior, level = g.value(node, "IOR"), g.value(node, "Specular IOR Level")
+    if not _known(ior, level, tint):
+        return _first_unknown(ior, level, tint)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return ((ior - 1.0) / (ior + 1.0)) ** 2 * 2.0 * level * _channel_max(tint)
+
+
+def _max_reflectance(bounds: dict) -> float:
+    """The most F0 the IOR and Specular IOR Level bounds allow, with a tint of at most white."""
+    ior = float(bounds["max_ior"])
+    return ((ior - 1.0) / (ior + 1.0)) ** 2 * 2.0 * float(bounds["max_specular_level"])
+
+
+def _worst_seen(seen, worst: float):
+    """The larger of two worst values for ``measured``; a non-finite one is kept as its text
+    (it is refused, and a report's JSON has no NaN)."""
+    if not math.isfinite(worst) or isinstance(seen, str):
+        return seen if isinstance(seen, str) else str(worst)
+    return max(seen or 0.0, rnd(worst))
 
 
 def _channel_max(colour):
@@ -1855,7 +1911,7 @@ def _where_weighted(weight, amount):
     show nothing, so they are not read); Unknown when either is."""
     if isinstance(weight, Unknown):
         return weight
-    on = weight > 1e-9
+    on = (weight > 1e-9) | ~np.isfinite(weight)  # a NaN weight is no "off": its layer is judged
     if not on.any():
         return np.zeros(len(weight))
     value = amount()
@@ -1864,7 +1920,7 @@ def _where_weighted(weight, amount):
 
 def _coated(g: Graph, node) -> bool:
     weight = g.value(node, "Coat Weight")
-    return isinstance(weight, Unknown) or bool(np.any(weight > 0))
+    return isinstance(weight, Unknown) or bool(np.any(~(weight <= 0)))  # NaN: coated (its IOR is judged)
 
 
 def _opaque(results: list[dict]):

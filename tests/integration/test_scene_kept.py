@@ -156,7 +156,7 @@ for name in sys.argv[-2].split(","):
 # the change shows only from a later frame, first of them)
 DELIVERIES = {
     "driver_late": ("object Cam", {"Cam": ["camera", "drivers"]}, 5),
-    "shape_key_late": ("object Box", {"Box": ["shape_keys", "geometry"]}, 2),
+    "shape_key_late": ("object Box", {"Box": ["shape_keys", "geometry", "world_mesh"]}, 2),
     "node_value": ("object Box", {"Box": ["materials"]}, None),
     "link_rewired": ("object Box", {"Box": ["materials"]}, None),
     "holdout": ("object Box", {"Box": ["is_holdout", "rendered"]}, None),
@@ -166,7 +166,7 @@ DELIVERIES = {
     "camera_roll": ("object Cam", {"Cam": ["matrix_world"]}, None),
     "camera_shift_sensor": ("object Cam", {"Cam": ["camera"]}, None),
     "render_setting": ("render cycles", {"render": ["cycles", "filter_size"]}, None),
-    "move_late": ("object Box", {"Box": ["animation", "matrix_world"]}, 2),
+    "move_late": ("object Box", {"Box": ["animation", "matrix_world", "world_mesh"]}, 2),
 }
 RIG_ONLY = ["deform_late"]  # built with the others; its change is the Rig's and, through it, the Post's
 

@@ -76,14 +76,23 @@ def _set_objects(scene) -> list:
 
 def _light_nodes_neutral(light) -> str | None:
     """Why the light's node tree changes its output, or None when it does not (no tree in use,
-    or an Emission of white at strength 1 straight into the light output)."""
+    or an Emission of white at strength 1 straight into the Light Output each production engine
+    renders: a Cycles-only output beats the active one in a Cycles render, red team 12)."""
     if not getattr(light, "use_nodes", False) or light.node_tree is None:
         return None
     ps = _surface_tools()
-    outs = [n for n in light.node_tree.nodes if n.type == "OUTPUT_LIGHT" and not n.mute]
-    if not outs:
+    outputs = ps.engine_outputs(light.node_tree, "OUTPUT_LIGHT")
+    for target, out in outputs:
+        why = _emits_as_set(ps, out)
+        if why:
+            return f"{target} light output: {why}" if len(outputs) > 1 else why
+    return None
+
+
+def _emits_as_set(ps, out) -> str | None:
+    """Why the Light Output ``out`` changes the light (None: a white Emission at strength 1)."""
+    if out is None:
         return "light node tree has no Light Output"
-    out = next((n for n in outs if n.is_active_output), outs[0])
     found = ps.upstream(out.inputs["Surface"])
     if found is None:
         return "nothing reaches the light output's Surface"
@@ -197,17 +206,25 @@ def lights_as_set(probe, p: dict):
 
 
 def _world_radiance(world) -> tuple[float | None, str]:
-    """(max channel of background colour x strength, how it was read); None when unknown."""
+    """(max channel of background colour x strength, how it was read) under the World Output
+    each production engine renders, the brightest; None when unknown."""
     if world is None:
         return 0.0, "no world"
     if not getattr(world, "use_nodes", True) or world.node_tree is None:
         return max(world.color), "world colour (no nodes)"
     ps = _surface_tools()
-    tree = world.node_tree
-    outs = [n for n in tree.nodes if n.type == "OUTPUT_WORLD" and not n.mute]
-    if not outs:
+    outputs = ps.engine_outputs(world.node_tree, "OUTPUT_WORLD")
+    read = [_output_radiance(ps, out) for _, out in outputs]
+    if len(read) > 1:
+        read = [(value, f"{target} world output: {how}") for (target, _), (value, how) in zip(outputs, read)]
+    unknown = next((row for row in read if row[0] is None), None)
+    return unknown if unknown is not None else max(read, key=lambda row: row[0])
+
+
+def _output_radiance(ps, out) -> tuple[float | None, str]:
+    """(max channel of background colour x strength, how) the World Output ``out`` renders."""
+    if out is None:
         return 0.0, "no world output"
-    out = next((n for n in outs if n.is_active_output), outs[0])
     if ps.upstream(out.inputs["Volume"]) is not None:
         return None, "something is linked into the world Volume"
     found = ps.upstream(out.inputs["Surface"])
