@@ -95,6 +95,14 @@ OPERATOR_NAMES = (
     "engine_light_output_off", "engine_light_output_boost", "camera_visible_light",
     # issue 33, red team 12: a Specular Tint past 1
     "specular_tint_overbright", "specular_tint_infinite",
+    # issue 33, red team 13: robot-carry, an arm re-posed through the set or holding the box from inside
+    "elbow_branch_flipped", "pad_flipped_through_tip",
+    # issue 33, red team 13: displacement the render shades as a bump, or moves only at the vertices
+    "displacement_bump_ribs", "displacement_bump_tangent", "displacement_at_one_vertex",
+    # issue 33, red team 13: the working colour space, a compositor reading a layer that does not render
+    "working_space_switched", "compositor_hidden_layer",
+    # issue 33, red team 13: a part's mesh kept in the file with no object
+    "mesh_kept_no_object",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "13"
+MUTATIONS_VERSION = "14"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -2774,3 +2774,289 @@ def specular_tint_overbright(ctx: Context) -> None:
           _needs_judged(_surface_graded, "surface"))
 def specular_tint_infinite(ctx: Context) -> None:
     _set_graded_principled(ctx, {"Specular Tint": (float("inf"),) * 3 + (1.0,)})
+
+
+# --- red team 13: robot-carry -- a jointed arm re-posed through what it carries or stands by ---
+# The tip's path fixes where the wrist may be, not how the chain gets there: the other elbow
+# branch reaches up through the table top, and a wrist on the far side of the tip holds the box
+# from inside, its pad facing up.  Every pivot stays on its link, every joint turns about its own
+# axis, the tip (and the box it carries) goes where it went.  probes_solid.solids_apart measures
+# the links' meshes against the set and the box; supported_throughout's pad_from the pad's facing.
+
+
+def _hinge_chain(ctx: Context) -> tuple[list, int] | None:
+    """Three joint_axes joints in a row (shoulder, elbow, wrist) turning about the same local
+    axis, each a keyed Euler rotation: ([shoulder, elbow, wrist] objects, the axis index)."""
+    objs = bpy.data.objects
+    joints = {j["child"]: j for j in _joint_axes_criteria(ctx) if isinstance(j.get("axis"), str)
+              and j.get("space", "child") == "child" and objs.get(j["child"]) is not None}
+    for first in joints.values():
+        second = next((j for j in joints.values() if j["parent"] == first["child"]), None)
+        third = next((j for j in joints.values() if second and j["parent"] == second["child"]), None)
+        if third is None or len({first["axis"], second["axis"], third["axis"]}) != 1:
+            continue
+        chain = [objs[j["child"]] for j in (first, second, third)]
+        if all(o.rotation_mode not in ("QUATERNION", "AXIS_ANGLE") and o.animation_data is not None
+               and o.animation_data.action is not None for o in chain):
+            return chain, "XYZ".index(first["axis"])
+    return None
+
+
+def _chain_tip(ctx: Context, wrist) -> bpy.types.Object | None:
+    """What the wrist link carries: a supported_throughout carrier on it, else its first child."""
+    carriers = [c.get("params", {}).get("carrier") for c in ctx.rubric.get("criteria", [])
+                if c["method"] == "supported_throughout"]
+    kids = sorted(wrist.children, key=lambda o: o.name)
+    return next((o for o in kids if o.name in carriers), kids[0] if kids else None)
+
+
+def _needs_hinge_chain_tip(ctx: Context) -> str | None:
+    found = _hinge_chain(ctx)
+    if found is None:
+        return "no three keyed joint_axes joints in a row about one axis"
+    return None if _chain_tip(ctx, found[0][2]) is not None else "the chain's last link carries nothing"
+
+
+def _signed_turn(a: Vector, b: Vector, n: Vector) -> float:
+    """Angle about ``n`` from ``a`` to ``b`` (both projected onto the plane across ``n``)."""
+    a, b = a - n * a.dot(n), b - n * b.dot(n)
+    return math.atan2(n.dot(a.cross(b)), a.dot(b))
+
+
+def _repose_chain(ctx: Context, pad_flipped: bool) -> None:
+    """Key the chain at every frame so the wrist reaches ``target`` by the other elbow branch
+    (the tip kept), or -- ``pad_flipped`` -- reaches the tip's mirror image through the tip by
+    the same branch, the last link turned half round: the tip stays where it was, the link beyond
+    the wrist now points back at it from the far side.  Frames it cannot reach are left."""
+    found = _hinge_chain(ctx)
+    assert found is not None  # applicable
+    (shoulder, elbow, wrist), k = found
+    tip = _chain_tip(ctx, wrist)
+    scene = ctx.scene
+    poses = {}
+    for f in range(scene.frame_start, scene.frame_end + 1):
+        scene.frame_set(f)
+        s, e, w = (o.matrix_world.translation.copy() for o in (shoulder, elbow, wrist))
+        t = tip.matrix_world.translation.copy()
+        n = (elbow.matrix_world.to_3x3() @ Vector([1.0 if i == k else 0.0 for i in range(3)])).normalized()
+        target = 2 * t - w if pad_flipped else w
+        l1, l2, d = (e - s).length, (w - e).length, (target - s).length
+        if d < 1e-9 or d > l1 + l2 or d < abs(l1 - l2):
+            continue
+        u = (target - s) / d
+        a = (l1 * l1 - l2 * l2 + d * d) / (2 * d)
+        h = math.sqrt(max(0.0, l1 * l1 - a * a))
+        options = [s + u * a + n.cross(u) * h * side for side in (1.0, -1.0)]
+        options.sort(key=lambda p: (p - e).length)
+        e_new = options[0] if pad_flipped else options[1]
+        d_shoulder = _signed_turn(e - s, e_new - s, n)
+        turned = Matrix.Rotation(d_shoulder, 3, n) @ (w - e)
+        d_elbow = _signed_turn(turned, target - e_new, n)
+        d_wrist = (math.pi if pad_flipped else 0.0) - d_shoulder - d_elbow
+        sign = [1.0 if (o.matrix_world.to_3x3().col[k]).dot(n) >= 0 else -1.0 for o in (shoulder, elbow, wrist)]
+        poses[f] = [o.rotation_euler[k] + sg * dt
+                    for o, sg, dt in zip((shoulder, elbow, wrist), sign, (d_shoulder, d_elbow, d_wrist))]
+    for f, angles in poses.items():
+        for o, angle in zip((shoulder, elbow, wrist), angles):
+            o.rotation_euler[k] = angle
+            o.keyframe_insert("rotation_euler", index=k, frame=f)
+    scene.frame_set(scene.frame_start)
+
+
+@operator("elbow_branch_flipped", "a keyed shoulder-elbow-wrist chain (three joint_axes hinges about one axis) "
+          "re-keyed at every frame to the other elbow branch, the wrist (and the tip and what it carries) where it "
+          "was: every joint turns about its own axis, the links now sweep through whatever lies below the tip's path "
+          "(a table top, the carried box)", _needs_hinge_chain_tip)
+def elbow_branch_flipped(ctx: Context) -> None:
+    _repose_chain(ctx, pad_flipped=False)
+
+
+@operator("pad_flipped_through_tip", "a keyed shoulder-elbow-wrist chain re-keyed at every frame it can reach so "
+          "the wrist sits on the far side of the tip (its mirror image through the tip) and the last link points "
+          "back at the tip: the tip and what it carries stay put, the gripper holds the box from inside it, its pad "
+          "facing away from the face it is at", _needs_hinge_chain_tip)
+def pad_flipped_through_tip(ctx: Context) -> None:
+    _repose_chain(ctx, pad_flipped=True)
+
+
+# --- red team 13: displacement the render shades as a bump, or moves only at the vertices ---
+# Under Bump Only (the default) the output's Displacement re-shades the surface exactly as a Bump
+# node into Normal does, which surface_shader refused only on the BSDF's inputs: a height that
+# varies is now judged as a linked Normal (probes_surface._bump_optics), a tangent-space Vector
+# Displacement (not evaluated) likewise.  Under Displacement Only the renderer moves the mesh's
+# vertices, which the surface samples (inside triangles, on edge midpoints) never hit: a height
+# of 1 at one vertex lifted it unseen; render_displacement now evaluates every corner too.
+
+
+def _bump_graded(method: str, params: dict) -> bool:
+    return method == "surface_shader" and not params.get("allow_normal_map", False)
+
+
+def _material_output(tree):
+    return next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL" and n.is_active_output), None) \
+        or tree.nodes.new("ShaderNodeOutputMaterial")
+
+
+def _ribs(tree, size: float):
+    """A sine of Object X, 20 periods across ``size``: the output socket."""
+    coord, sep = tree.nodes.new("ShaderNodeTexCoord"), tree.nodes.new("ShaderNodeSeparateXYZ")
+    freq, sine = tree.nodes.new("ShaderNodeMath"), tree.nodes.new("ShaderNodeMath")
+    freq.operation, sine.operation = "MULTIPLY", "SINE"
+    freq.inputs[1].default_value = 40.0 * math.pi / size
+    tree.links.new(coord.outputs["Object"], sep.inputs["Vector"])
+    tree.links.new(sep.outputs["X"], freq.inputs[0])
+    tree.links.new(freq.outputs["Value"], sine.inputs[0])
+    return sine.outputs["Value"]
+
+
+@operator("displacement_bump_ribs", "each surface-graded part material's output Displacement fed a Displacement "
+          "node over a sine of Object X (20 ribs across the part, height 2 % of its size), method Bump Only: the "
+          "mesh is untouched, every render shades steep ribs over the Base Color",
+          _needs_judged(_bump_graded, "shading normal"))
+def displacement_bump_ribs(ctx: Context) -> None:
+    size = max((_diag(o) for o in ctx.parts()), default=1.0)
+    for mat in _judged_materials(ctx, _bump_graded):
+        tree = mat.node_tree
+        disp = tree.nodes.new("ShaderNodeDisplacement")
+        disp.inputs["Midlevel"].default_value, disp.inputs["Scale"].default_value = 0.0, 0.02 * size
+        tree.links.new(_ribs(tree, size), disp.inputs["Height"])
+        tree.links.new(disp.outputs["Displacement"], _material_output(tree).inputs["Displacement"])
+        mat.displacement_method = "BUMP"
+
+
+@operator("displacement_bump_tangent", "each surface-graded part material's output Displacement fed a tangent-space "
+          "Vector Displacement whose Z is the same ribs (a sine of Object X, 2 % of the part's size), method Bump "
+          "Only: every render shades ribs over the Base Color through a vector the evaluator does not read",
+          _needs_judged(_bump_graded, "shading normal"))
+def displacement_bump_tangent(ctx: Context) -> None:
+    size = max((_diag(o) for o in ctx.parts()), default=1.0)
+    for mat in _judged_materials(ctx, _bump_graded):
+        tree = mat.node_tree
+        along = tree.nodes.new("ShaderNodeCombineXYZ")
+        tree.links.new(_ribs(tree, size), along.inputs["Z"])
+        vector = tree.nodes.new("ShaderNodeVectorDisplacement")
+        vector.space = "TANGENT"
+        vector.inputs["Midlevel"].default_value, vector.inputs["Scale"].default_value = 0.0, 0.02 * size
+        tree.links.new(along.outputs["Vector"], vector.inputs["Vector"])
+        tree.links.new(vector.outputs["Displacement"], _material_output(tree).inputs["Displacement"])
+        mat.displacement_method = "BUMP"
+
+
+def _vertex_displaced_parts(ctx: Context) -> list[bpy.types.Object]:
+    """Mesh parts a criterion names (DisplacedInRender refuses what names them) with a node material."""
+    return [o for o in ctx.mesh_parts() if o.name in ctx.named and len(o.data.polygons)
+            and any(s.material is not None and s.material.node_tree is not None for s in o.material_slots)]
+
+
+@operator("displacement_at_one_vertex", "each named mesh part's highest vertex (evaluated mesh) lifted by its "
+          "materials' true displacement (Displacement Only): Height 1 only within 1e-5 of that vertex's Object "
+          "coordinates, along +Z by half the part's size: the render pulls a spike out of the part, every point "
+          "inside its faces and on its edge midpoints undisplaced",
+          lambda ctx: None if _vertex_displaced_parts(ctx) else "no named mesh part with a node material")
+def displacement_at_one_vertex(ctx: Context) -> None:
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    tops: dict[str, tuple] = {}  # material name -> (material, [local vertex], largest part size)
+    for obj in _vertex_displaced_parts(ctx):
+        ev = obj.evaluated_get(depsgraph)
+        mesh = ev.to_mesh()
+        top = Vector(max((v.co for v in mesh.vertices), key=lambda co: (ev.matrix_world @ co).z))
+        ev.to_mesh_clear()
+        for slot in obj.material_slots:
+            if slot.material is not None and slot.material.node_tree is not None:
+                mat, points, size = tops.get(slot.material.name, (slot.material, [], 0.0))
+                tops[slot.material.name] = (mat, points + [top], max(size, _diag(obj)))
+    for mat, points, size in tops.values():
+        tree = mat.node_tree
+        coord = tree.nodes.new("ShaderNodeTexCoord")
+        height = None
+        for point in points:
+            dist, near = tree.nodes.new("ShaderNodeVectorMath"), tree.nodes.new("ShaderNodeMath")
+            dist.operation, near.operation = "DISTANCE", "LESS_THAN"
+            dist.inputs[1].default_value, near.inputs[1].default_value = point, 1e-5
+            tree.links.new(coord.outputs["Object"], dist.inputs[0])
+            tree.links.new(dist.outputs["Value"], near.inputs[0])
+            if height is None:
+                height = near.outputs["Value"]
+                continue
+            either = tree.nodes.new("ShaderNodeMath")
+            either.operation = "MAXIMUM"
+            tree.links.new(height, either.inputs[0])
+            tree.links.new(near.outputs["Value"], either.inputs[1])
+            height = either.outputs["Value"]
+        up = tree.nodes.new("ShaderNodeCombineXYZ")
+        up.inputs["Z"].default_value = 1.0
+        disp = tree.nodes.new("ShaderNodeDisplacement")
+        disp.space = "OBJECT"
+        disp.inputs["Midlevel"].default_value, disp.inputs["Scale"].default_value = 0.0, 0.5 * size
+        tree.links.new(height, disp.inputs["Height"])
+        tree.links.new(up.outputs["Vector"], disp.inputs["Normal"])
+        tree.links.new(disp.outputs["Displacement"], _material_output(tree).inputs["Displacement"])
+        mat.displacement_method = "DISPLACEMENT"
+
+
+# --- red team 13: the working colour space, a compositor reading a layer that does not render ---
+# Every stored colour is read in the file's working space: switched to Rec.2020 without
+# converting, the same numbers render more saturated (render_overrides working_space, and the
+# snapshot's render section).  A Render Layers node reading a view layer whose Use for Rendering
+# is off sends an empty picture to the output through a link that looks straight
+# (compositor_alters asks that the layer renders).
+
+
+def _working_space_graded(ctx: Context) -> str | None:
+    if ctx.baseline is None and "render_overrides" not in ctx.methods:
+        return "no render_overrides criterion and no start scene kept"
+    return None
+
+
+@operator("working_space_switched", "the file's working colour space switched from Linear Rec.709 to Linear Rec.2020 "
+          "without converting its colours: every material reads the same numbers as more saturated colours",
+          _working_space_graded)
+def working_space_switched(ctx: Context) -> None:
+    bpy.ops.wm.set_working_color_space(working_space="Linear Rec.2020", convert_colors=False)
+
+
+def _compositor_graded(ctx: Context) -> str | None:
+    if ctx.baseline is not None:
+        return None
+    if any(c["method"] == "render_overrides" and c.get("params", {}).get("compositor") is False
+           for c in ctx.rubric.get("criteria", [])):
+        return None
+    return "no start scene kept and no render_overrides with compositor false"
+
+
+@operator("compositor_hidden_layer", "a new view layer with Use for Rendering off, compositing on, its node group's "
+          "output taken straight from a Render Layers node that reads that layer: the picture is empty",
+          _compositor_graded)
+def compositor_hidden_layer(ctx: Context) -> None:
+    scene = ctx.scene
+    hidden = scene.view_layers.new("Hidden")
+    hidden.use = False
+    tree = bpy.data.node_groups.new("Compositing.Hidden", "CompositorNodeTree")
+    tree.interface.new_socket("Image", in_out="OUTPUT", socket_type="NodeSocketColor")
+    layers = tree.nodes.new("CompositorNodeRLayers")
+    layers.layer = hidden.name
+    tree.links.new(layers.outputs["Image"], tree.nodes.new("NodeGroupOutput").inputs[0])
+    scene.compositing_node_group = tree
+    scene.render.use_compositing = True
+
+
+# --- red team 13: a part's mesh kept in the file with no object ---
+# A copy of each part's mesh kept by a fake user, under the name it was supplied with, is a
+# leftover in the file that no object shows: object_count and names_match with whole_file count
+# such data-blocks now.
+
+
+def _whole_file_counted(ctx: Context) -> str | None:
+    if not any(c["method"] in ("object_count", "names_match") and c.get("params", {}).get("whole_file")
+               and c.get("params", {}).get("type", "MESH") == "MESH" for c in ctx.rubric.get("criteria", [])):
+        return "no object_count / names_match over the whole file's meshes"
+    return None if ctx.mesh_parts() else "no mesh part"
+
+
+@operator("mesh_kept_no_object", "a copy of each part's mesh kept in the file by a fake user under an off-convention "
+          "name (Mesh.Leftover.N), used by no object: leftover copies no render shows",
+          _whole_file_counted)
+def mesh_kept_no_object(ctx: Context) -> None:
+    for i, obj in enumerate(ctx.mesh_parts()):
+        copy = obj.data.copy()
+        copy.name, copy.use_fake_user = f"Mesh.Leftover.{i}", True

@@ -17,7 +17,8 @@ group:
                         principled_inputs, image_texture
     probes_render_spec  render_engine, render_resolution, file_version, render_output,
                         colour_management, scene_units, scene_settings
-    probes_solid        solid_parts, shape_measures, parts_touch, ground_contact, shape_match
+    probes_solid        solid_parts, shape_measures, parts_touch, ground_contact, shape_match,
+                        solids_apart
     probes_surface      material_on_faces, surface_shader, texture_influence
     probes_scene        scene_unchanged, render_overrides, new_objects (the start-scene diff)
     probes_visibility   parts_unoccluded (each part seen from outside, not enclosed)

@@ -309,7 +309,7 @@ class _SlipTrack:
            params={"object": "name", "supports": "names", "carrier": "name", "rest_tolerance": "tolerance",
                    "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
                    "min_carried_frames": "count", "slip_tolerance": "tolerance", "snap_tolerance": "tolerance",
-                   **SAMPLING})
+                   "pad_from": "name", "pad_tolerance_deg": "number", **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
     larger than ``max_step``; carried for at least ``min_carried_frames`` frames.  With
@@ -321,7 +321,11 @@ def supported_throughout(probe: Probe, p: dict):
     needs ``slip_tolerance``) the pickup and set-down steps are judged too: across such a step
     the object stays on its support or moves rigidly with the carrier, each drawn point within
     ``snap_tolerance``; a box that leaps into the grip or out of it, or turns as it is taken,
-    counts as unsupported at that frame."""
+    counts as unsupported at that frame.  With ``pad_from`` (the link carrying the carrier: a
+    gripper's wrist) the pad must face what it holds: at every frame the object is held, the
+    direction from ``pad_from``'s origin to the carrier's points from the anchor into the object
+    (a top-centre anchor: straight down onto the top face) within ``pad_tolerance_deg`` (10); a
+    pad facing up from inside the box, or side-on, is no grip (red team 13)."""
     obj, carrier = probe.obj(p["object"]), probe.obj(p["carrier"])
     supports, frames = probe.objects(list(p["supports"])), sampled_frames(p)
     max_step, min_carried = p.get("max_step"), int(p.get("min_carried_frames", 0))
@@ -329,9 +333,17 @@ def supported_throughout(probe: Probe, p: dict):
     snap = p.get("snap_tolerance")
     track = (_SlipTrack(probe, obj, carrier, supports, float(slip), float(snap) if snap is not None else None)
              if slip is not None else None)
-    unsupported, slipped, carried, prev = [], [], 0, None
+    pad_from = probe.obj(p["pad_from"]) if "pad_from" in p else None
+    pad_tol = float(p.get("pad_tolerance_deg", 10.0))
+    unsupported, slipped, misfaced, worst_pad, carried, prev = [], [], [], 0.0, 0, None
     for f in frames:
         rests, held = _contacts(probe, p, obj, supports, carrier, f)
+        if held and pad_from is not None:
+            turn = _pad_angle(probe, obj, carrier, pad_from, p.get("anchor", "top_center"), f)
+            worst_pad = max(worst_pad, turn)
+            if turn > pad_tol:
+                held = False  # the tip is at the face, the pad is not on it
+                misfaced.append(f)
         state = "rest" if rests else "carried" if held else None
         here = aabb_point(probe.aabb(obj, f), "aabb_center")
         # A jump between samples means the object travelled unsupported (teleport).
@@ -365,7 +377,29 @@ def supported_throughout(probe: Probe, p: dict):
             detail += (f"; slid or turned on its support or in the grip (more than {float(slip):g} m)"
                        + (f", or jumped into or out of the grip (more than {float(snap):g} m)" if snap is not None else "")
                        + f" at {len(slipped)} frame(s) (first {slipped[0]})")
+    if pad_from is not None:
+        measured["frames_pad_misfaced"] = len(misfaced)
+        expected["pad_tolerance_deg"] = pad_tol
+        evidence.update(frames_pad_misfaced=first_frames(misfaced), max_pad_angle_deg=rnd(worst_pad))
+        if misfaced:
+            detail += (f"; the pad does not face the box's face it is at ({pad_from.name} -> {carrier.name} "
+                       f"up to {worst_pad:.1f} deg off, more than {pad_tol:g}) at {len(misfaced)} frame(s) "
+                       f"(first {misfaced[0]})")
     return Outcome(score, score == 1.0, measured, expected, detail, evidence)
+
+
+def _pad_angle(probe: Probe, obj, carrier, pad_from, anchor: str, frame: int) -> float:
+    """Degrees between the pad's axis (``pad_from``'s origin to the carrier's) and the way into
+    ``obj`` from its ``anchor`` face point (to its AABB centre)."""
+    box = probe.aabb(obj, frame)
+    inward = np.subtract(aabb_point(box, "aabb_center"), aabb_point(box, anchor))
+    axis = np.subtract(probe.origin(carrier, frame), probe.origin(pad_from, frame))
+    if np.linalg.norm(inward) < 1e-9:
+        raise ValueError(f"supported_throughout: pad_from needs a face anchor, not {anchor!r}")
+    if np.linalg.norm(axis) < 1e-9:
+        return 180.0  # no axis at all: the pad faces nowhere
+    cos = float(np.dot(inward, axis) / (np.linalg.norm(inward) * np.linalg.norm(axis)))
+    return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
 
 
 @primitive(group="animation", required=FRAMES, params={"frame_start": "integer", "frame_end": "integer"})

@@ -84,6 +84,26 @@ def _elsewhere_in_file(probe: Probe, seen: set[str]) -> list[tuple[str, object]]
     return out
 
 
+# The bpy.data collection that holds each object type's data-block.
+DATA_OF_TYPE = {"MESH": "meshes", "CURVE": "curves", "SURFACE": "curves", "FONT": "curves", "META": "metaballs",
+                "CURVES": "hair_curves", "POINTCLOUD": "pointclouds", "VOLUME": "volumes", "LIGHT": "lights",
+                "CAMERA": "cameras", "GREASEPENCIL": "grease_pencils"}
+
+
+def _data_no_object_uses(type_: str | None) -> list[tuple[str, object]]:
+    """("<data no object uses>/NAME", data-block) for each data-block of ``type_``'s kind (every
+    kind when None) that the file keeps (a fake user, or another user) though no object uses it:
+    a prop's mesh kept under its old name is a leftover copy of it in the file (red team 13)."""
+    kinds = [DATA_OF_TYPE[type_]] if type_ in DATA_OF_TYPE else sorted(set(DATA_OF_TYPE.values()))
+    used = {o.data.original.as_pointer() for o in bpy.data.objects if o.data is not None and o.users}
+    out = []
+    for kind in kinds:
+        for data in getattr(bpy.data, kind, ()):
+            if data.users and data.original.as_pointer() not in used and data.library is None:
+                out.append((f"<data no object uses>/{data.name}", data))
+    return out
+
+
 def _counted_objects(probe: Probe, whole_file: bool) -> list[tuple[str, object]]:
     """(label, object) for the scene's objects, its Background Set's ("<background set:
     NAME>/object": every render of the scene draws them) and, with ``whole_file``, the rest of
@@ -104,12 +124,18 @@ def object_count(probe: Probe, p: dict):
     in ``min``..``max`` (each optional).  The objects of the scene's Background Set chain count
     too (every render of the scene draws them), named "<background set: NAME>/object".  With
     ``whole_file: true`` every object of the file counts: those of its other scenes ("<scene:
-    NAME>/object") and those in no scene that something still uses ("<in no scene>/object")."""
+    NAME>/object") and those in no scene that something still uses ("<in no scene>/object");
+    and, with ``type``, every data-block of that type's kind the file keeps that no object uses
+    ("<data no object uses>/NAME": a mesh kept by a fake user is a copy of a part left in the
+    file)."""
     matches = sorted(
         label for label, o in _counted_objects(probe, bool(p.get("whole_file")))
         if ("type" not in p or o.type == p["type"])
         and o.name.startswith(p.get("name_prefix", ""))
     )
+    if p.get("whole_file") and "type" in p:  # a data-block of the type kept with no object: a leftover copy
+        matches += sorted(label for label, d in _data_no_object_uses(p["type"])
+                          if d.name.startswith(p.get("name_prefix", "")))
     lo, hi = p.get("min"), p.get("max")
     ok = (lo is None or len(matches) >= int(lo)) and (hi is None or len(matches) <= int(hi))
     what = " ".join(x for x in (p.get("type", ""), f"'{p['name_prefix']}*'" if p.get("name_prefix") else "") if x)
@@ -281,8 +307,9 @@ def names_match(probe: Probe, p: dict):
     the listed ``objects``, else every scene object of ``type`` (default: all) -- with
     ``whole_file: true`` every object of ``type`` the file holds, in any scene or none (labelled
     as ``object_count`` does).  With ``data_same_name: true`` its data-block (mesh, curve, light
-    ...) carries the same name.  Fails when fewer than ``min`` (default 1) objects are in scope.
-    Scores the share that pass."""
+    ...) carries the same name, and with ``whole_file`` too every data-block of the type's kind
+    the file keeps that no object uses is in scope, its name matched against ``pattern``.  Fails
+    when fewer than ``min`` (default 1) objects are in scope.  Scores the share that pass."""
     rx = re.compile(p["pattern"])
     if "objects" in p:
         scope = [(o.name, o) for o in probe.objects(list(p["objects"]))]
@@ -291,6 +318,9 @@ def names_match(probe: Probe, p: dict):
         others = _elsewhere_in_file(probe, {n for n, _ in own}) if p.get("whole_file") else []
         scope = sorted(((n, o) for n, o in own + others if "type" not in p or o.type == p["type"]),
                        key=lambda pair: pair[0])
+    # With data_same_name the data-blocks are named too: in the whole file, one no object uses
+    # carries a name that must conform like any other (a mesh kept under its old name).
+    loose = _data_no_object_uses(p.get("type")) if p.get("whole_file") and p.get("data_same_name") else []
     bad = {}
     for label, o in scope:
         problems = []
@@ -300,14 +330,18 @@ def names_match(probe: Probe, p: dict):
             problems.append(f"data {o.data.name!r}")
         if problems:
             bad[label] = problems
+    for label, d in loose:
+        if rx.fullmatch(d.name) is None:
+            bad[label] = ["name"]
     need = int(p.get("min", 1))
     measured = {label: (o.data.name if o.data is not None else None) for label, o in scope}
+    measured.update({label: d.name for label, d in loose})
     if len(scope) < need:
         return binary_outcome(False, measured, {"pattern": p["pattern"], "min": need},
                               f"{len(scope)} object(s) in scope, want at least {need}")
     detail = "all names conform" if not bad else "off convention: " + ", ".join(
         f"{n} ({', '.join(v)})" for n, v in bad.items())
-    return fraction_outcome(len(scope) - len(bad), len(scope), measured, p["pattern"], detail,
+    return fraction_outcome(len(scope) + len(loose) - len(bad), len(scope) + len(loose), measured, p["pattern"], detail,
                             {"off": sorted(bad)})
 
 

@@ -517,8 +517,8 @@ def world_mesh_differs(before, after, tol: float) -> dict | None:
 def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
     """(alters, why): whether compositing changes the rendered image.  It does not when
     compositing is off, there is no compositing node group, the group has no image output, or
-    its active output takes Render Layers' Image straight (through reroutes only).  (Blender 5
-    ignores the deprecated ``scene.use_nodes``.)"""
+    its active output takes Render Layers' Image straight (through reroutes only) from a view
+    layer that renders.  (Blender 5 ignores the deprecated ``scene.use_nodes``.)"""
     if not scene.render.use_compositing:
         return False, "compositing off"
     tree = getattr(scene, "compositing_node_group", None)
@@ -542,8 +542,12 @@ def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
             seen.add(node.name)
             socket = node.inputs[0]
             continue
+        # the layer it reads must be one that renders (red team 13: a layer with Use for
+        # Rendering off gives an empty picture through a node that looks straight)
+        layer = scene.view_layers.get(getattr(node, "layer", "") or "")
         straight = (node.type == "R_LAYERS" and not node.mute and links[0].from_socket.identifier == "Image"
-                    and getattr(node, "scene", None) in (None, scene))
+                    and getattr(node, "scene", None) in (None, scene)
+                    and (layer is None and not getattr(node, "layer", "") or layer is not None and layer.use))
         return (False, f"node group {tree.name}: Render Layers straight to the output") if straight else (
             True, f"node group {tree.name}: the output comes from {node.name} ({node.type})")
 
@@ -780,6 +784,9 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         "markers": camera_markers(scene),
         "sequencer": _sequencer(scene),
         "background_set": _background_set_entry(scene),
+        # the file's working colour space: the primaries every stored colour is read with (red
+        # team 13: switched to Rec.2020 without converting, the same numbers render more saturated)
+        "working_space": _working_space(),
     })
     return out
 
@@ -1320,6 +1327,8 @@ def _tree_nodes(tree, seen: frozenset = frozenset()):
            params={"border": "bool", "frame_step": "step", "compositor": "bool", "simplify": "bool", "freestyle": "bool",
                    "resolution_percentage": {"type": "integer", "minimum": 1, "description": "integer >= 1"},
                    "sequencer": "bool", "colour_neutral": "bool", "engines": "names", "motion_blur": "bool",
+                   "working_space": {"type": "string", "minLength": 1,
+                                     "description": "the file's working colour space (default Linear Rec.709)"},
                    "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
                    "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
                                       "maxItems": 2, "description": "[width, height] in pixels"}})
@@ -1327,7 +1336,8 @@ def render_overrides(probe: Probe, p: dict):
     """No render setting overrides what the task graded: ``use_border`` is ``border`` (default
     false), ``frame_step`` is ``frame_step`` (default 1), ``use_simplify`` is ``simplify``
     (default false), Freestyle draws lines over the picture only if ``freestyle`` (default false:
-    off for the render or for every view layer that renders); when given, compositing alters the image only if ``compositor`` is true
+    off for the render or for every view layer that renders), the file's working colour space is
+    ``working_space`` (default Linear Rec.709: every stored colour is read in it); when given, compositing alters the image only if ``compositor`` is true
     (false: compositing off, no node group, or Render Layers straight to the output), the
     sequencer replaces it only if ``sequencer`` is true (false: Sequencer off or no unmuted
     strip), the view transform leaves it alone when ``colour_neutral`` (exposure 0, gamma 1, no
@@ -1344,6 +1354,9 @@ def render_overrides(probe: Probe, p: dict):
         "frame_step": _equal(int(scene.frame_step), int(p.get("frame_step", 1))),
         "simplify": _equal(bool(r.use_simplify), bool(p.get("simplify", False))),
         "freestyle": _equal(_draws_freestyle(scene), bool(p.get("freestyle", False))),
+        # every stored colour is read in it: switched without converting, the same numbers
+        # render other colours (red team 13), and colour measures assume the default
+        "working_space": _equal(_working_space(), str(p.get("working_space", DEFAULT_WORKING_SPACE))),
     }
     notes = {"compositor": why}
     if "compositor" in p:
@@ -1382,6 +1395,14 @@ def render_overrides(probe: Probe, p: dict):
         evidence["border"] = rnd([r.border_min_x, r.border_min_y, r.border_max_x, r.border_max_y])
     return fraction_outcome(len(checks) - len(off), len(checks), {k: c[0] for k, c in checks.items()},
                             {k: c[1] for k, c in checks.items()}, detail, evidence)
+
+
+DEFAULT_WORKING_SPACE = "Linear Rec.709"  # a new file's (Blender 4.5+)
+
+
+def _working_space() -> str:
+    colorspace = getattr(bpy.data, "colorspace", None)  # before Blender 4.5: always Rec.709
+    return str(colorspace.working_space) if colorspace is not None else DEFAULT_WORKING_SPACE
 
 
 def _draws_freestyle(scene: bpy.types.Scene) -> bool:

@@ -38,8 +38,8 @@ from mathutils import Vector  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, fraction_outcome, names_param, primitive, rnd,
-    unmeasured_geometry,
+    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, first_frames, fraction_outcome, names_param, primitive, rnd,
+    sampled_frames, unmeasured_geometry,
 )
 
 # --- param schemas (literals: the static catalogue reads them) ----------------------------------
@@ -865,3 +865,119 @@ def shape_match(probe: Probe, p: dict):
             detail += "; enclosed volume out of range: " + ", ".join(f"{n} {v:.5f} m^3" for n, v in short.items())
     return binary_outcome(passed, rnd(measured), {"min_iou": need}, detail,
                           {"missing_voxels": int(np.sum(want & ~got)), "extra_voxels": int(np.sum(got & ~want))})
+
+
+# --- solids running into each other (red team 13) ---------------------------------------------------
+
+# Spacing (m) of the surface samples on faces near another solid; at most this many per triangle edge.
+OVERLAP_STEP = 0.004
+OVERLAP_MAX_SPLIT = 200
+# Depths below this (m) are touching faces (float noise): never looked for.
+OVERLAP_FLOOR = 1e-4
+
+
+def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float) -> np.ndarray:
+    """Points on ``solid``'s faces about ``step`` apart (corners included), only those strictly
+    inside [lo, hi] (a face lying on its side is skipped: touching costs nothing): a thin slab
+    crossed by a long face holds none of the face's sparse samples."""
+    if (hi <= lo).any():
+        return np.zeros((0, 3))
+    p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
+    tlo, thi = np.minimum(np.minimum(p0, p1), p2), np.maximum(np.maximum(p0, p1), p2)
+    near = np.flatnonzero(~((thi <= lo).any(axis=1) | (tlo >= hi).any(axis=1)))
+    out = [np.zeros((0, 3))]
+    for a, b, c in zip(p0[near], p1[near], p2[near]):
+        longest = max(np.linalg.norm(b - a), np.linalg.norm(c - b), np.linalg.norm(a - c))
+        n = int(min(OVERLAP_MAX_SPLIT, max(1, math.ceil(longest / step))))
+        i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+        keep = (i + j) <= n
+        u, v = i[keep][:, None] / n, j[keep][:, None] / n
+        pts = a + (b - a) * u + (c - a) * v
+        out.append(pts[((pts > lo) & (pts < hi)).all(axis=1)])
+    return np.concatenate(out)
+
+
+def _reach(a: Solid, b: Solid, step: float, beyond: float) -> float:
+    """How deep ``a``'s surface reaches into the closed shell ``b`` (the largest distance from
+    ``b``'s faces of a dense sample of ``a``'s surface inside ``b``); only depths over ``beyond``
+    are looked for (touching faces lie at ~0 and cost no inside test)."""
+    if not a.faces or not b.encloses:
+        return 0.0
+    # a point inside the shell is no deeper than its distance to the shell's box (the way out
+    # to the box's nearest side crosses the surface): only points further in than the deepest
+    # found so far can beat it, the deepest bound first, stopping at the bound
+    lo, hi = b.box()
+    deepest = max(beyond, OVERLAP_FLOOR)
+    pts = _dense_samples(a, lo + deepest, hi - deepest, step)
+    bound = np.minimum(pts - lo, hi - pts).min(axis=1) if len(pts) else np.zeros(0)
+    order = np.argsort(-bound, kind="stable")
+    tree = b.tree()
+    for q, most in zip(pts[order].tolist(), bound[order].tolist()):
+        if most <= deepest:
+            break
+        d = tree.find_nearest(Vector(q))[3]
+        if d is not None and d > deepest and inside(b, q):
+            deepest = d
+    return deepest if deepest > OVERLAP_FLOOR else 0.0
+
+
+def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP) -> float:
+    """How deep two objects' solids run into each other (m), shell by shell: over every pair of
+    shells whose boxes meet and whose faces cross (or one lies inside the other), the deepest
+    reach of either's surface into the other's closed shell.  Faces that only touch give ~0."""
+    deepest = 0.0
+    for sa in a.shells():
+        for sb in b.shells():
+            if not (sa.faces and sb.faces):
+                continue
+            (alo, ahi), (blo, bhi) = sa.box(), sb.box()
+            if (ahi < blo).any() or (bhi < alo).any():
+                continue
+            if not sa.tree().overlap(sb.tree()) and not inside(sb, sa.face_co[0]) and not inside(sa, sb.face_co[0]):
+                continue
+            deepest = max(deepest, _reach(sa, sb, step, deepest), _reach(sb, sa, step, deepest))
+    return deepest
+
+
+@primitive(group="geometry", required=("objects", "others", "tolerance", "frame_start", "frame_end"),
+           params={"objects": "names", "others": "names", "tolerance": "tolerance", "frame_start": "integer",
+                   "frame_end": "integer", "frame_step": "step"})
+def solids_apart(probe: Probe, p: dict):
+    """At no sampled frame does any of ``objects`` run into any of ``others`` deeper than
+    ``tolerance`` (m): their render-evaluated meshes, shell by shell (``solid_overlap``: the
+    deepest reach of one's surface into the other's closed shell, sampled densely where they
+    meet), not their boxes -- a robot's forearm through a table top or a carried box is caught,
+    a suction pad resting on the box's face (touching) is not.  A pair with the same name is
+    skipped; an object that draws geometry no measure can read fails."""
+    objs, others = probe.objects(list(p["objects"])), probe.objects(list(p["others"]))
+    frames, tol = sampled_frames(p), float(p["tolerance"])
+    pairs = [(a, b) for a in objs for b in others if a.name != b.name]
+    deepest: dict[tuple[str, str], tuple[float, int]] = {}  # pair -> (deepest depth, its frame)
+    bad = []
+    for f in frames:
+        over = False
+        for a, b in pairs:
+            (alo, ahi), (blo, bhi) = probe.aabb(a, f), probe.aabb(b, f)
+            if any(ahi[k] < blo[k] or bhi[k] < alo[k] for k in range(3)):
+                continue
+            sa, sb = solid_of(probe, a, f), solid_of(probe, b, f)
+            depth = solid_overlap(sa, sb) if sa is not None and sb is not None else 0.0
+            over = over or depth > tol
+            if depth > deepest.get((a.name, b.name), (0.0, f))[0]:
+                deepest[(a.name, b.name)] = (depth, f)
+        if over:
+            bad.append(f)
+    worst = max((d for d, _ in deepest.values()), default=0.0)
+    into = sorted(((d, f, a, b) for (a, b), (d, f) in deepest.items() if d > tol), reverse=True)
+    unmeasured = {o.name: why for o in objs + others if o.name in probe.rendered() and (why := unmeasured_geometry(o))}
+    detail = f"{len(bad)}/{len(frames)} sampled frames with a part running into another deeper than {tol}"
+    if into:
+        detail += "; " + ", ".join(f"{a} runs {d:.4f} m into {b} (frame {f})" for d, f, a, b in into)
+    measured = {"max_depth": rnd(worst), "frames_overlapping": len(bad), "frames_sampled": len(frames)}
+    evidence = {"frames_overlapping": first_frames(bad),
+                "depth_by_pair": {f"{a} / {b}": rnd(d) for (a, b), (d, _f) in deepest.items() if d > 0}}
+    if unmeasured:
+        detail += "; draws geometry the grader cannot measure: " + "; ".join(f"{n} ({w})" for n, w in unmeasured.items())
+        measured["unmeasured"] = unmeasured
+        return binary_outcome(False, measured, {"max_depth": tol}, detail, evidence)
+    return fraction_outcome(len(frames) - len(bad), len(frames), measured, {"max_depth": tol}, detail, evidence)

@@ -316,6 +316,71 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
     return out
 
 
+# Corner contexts evaluated at most per object (every triangle corner up to this; beyond it one
+# corner per vertex and slot, then an even stride over those).
+MAX_CORNERS = 65536
+
+
+def corner_samples(probe: Probe, obj: bpy.types.Object, frame: int) -> dict | None:
+    """The evaluated mesh's triangle corners at ``frame`` as sample points (the keys of
+    ``surface_samples``; each point a vertex with that corner's UVs, slot and shading normal):
+    where a renderer evaluates a true displacement.  The surface samples lie inside triangles and
+    on edge midpoints, never on a vertex (red team 13: a height of 1 only at the crate's top
+    vertices lifted its lid 0.3 m unseen).  Cached per probe, object and frame."""
+    cache = _CACHE.setdefault(probe, {})
+    key = (obj.name, int(frame), "corners")
+    if key not in cache:
+        cache[key] = _corner_samples(probe, obj, int(frame))
+    return cache[key]
+
+
+def _corner_samples(probe: Probe, obj, frame: int) -> dict | None:
+    if obj.type not in GEOMETRY_TYPES:
+        return None
+    probe.at(frame)
+    ev = obj.evaluated_get(probe.depsgraph)
+    mesh = ev.to_mesh()
+    if mesh is None:
+        return None
+    try:
+        mesh.calc_loop_triangles()
+        nt, nl = len(mesh.loop_triangles), len(mesh.loops)
+        if not nt:
+            return None
+        co = vertex_positions(mesh).astype(np.float64).reshape(-1, 3)
+        tris = loop_triangles(mesh)
+        corner_normal = np.empty(3 * nl, dtype=np.float32)
+        mesh.corner_normals.foreach_get("vector", corner_normal)  # what the renderer shades and displaces along
+        uvs, uv_default = {}, None
+        for layer in mesh.uv_layers:
+            uvs[layer.name] = uv_vectors(layer, nl).astype(np.float64).reshape(-1, 2)
+            if layer.active_render:
+                uv_default = layer.name
+        m = np.array(ev.matrix_world, dtype=np.float64)
+        slots = list(ev.material_slots)
+        materials = _drawn_materials(probe, [s.material for s in slots])
+    finally:
+        ev.to_mesh_clear()
+    loops, verts = tris["loops"].ravel(), tris["vertices"].ravel()
+    slot = np.clip(np.repeat(tris["material_index"], 3), 0, max(len(slots) - 1, 0))
+    if len(loops) > MAX_CORNERS:  # one corner per (vertex, slot), then an even stride
+        _, first = np.unique(verts * (len(slots) + 1) + slot, return_index=True)
+        first = np.sort(first)
+        pick = first[np.linspace(0, len(first) - 1, min(len(first), MAX_CORNERS)).astype(np.int64)]
+        loops, verts, slot = loops[pick], verts[pick], slot[pick]
+    local = co[verts]
+    nrm = corner_normal.astype(np.float64).reshape(-1, 3)[loops]
+    inv_t = np.linalg.inv(m[:3, :3]).T if abs(np.linalg.det(m[:3, :3])) > 1e-18 else np.eye(3)
+    wn = nrm @ inv_t.T
+    wn /= np.maximum(np.linalg.norm(wn, axis=1, keepdims=True), 1e-12)
+    lo, size = _texture_space(obj, co)
+    n = len(loops)
+    return {"n": n, "w": np.full(n, 1.0 / n), "slot": slot, "materials": materials, "obj": obj.name, "co": local,
+            "P": local @ m[:3, :3].T + m[:3, 3], "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
+            "uv": {name: arr[loops] for name, arr in uvs.items()}, "uv_default": uv_default,
+            "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph}
+
+
 def _drawn_materials(probe: Probe, materials: list) -> list:
     """The materials a render draws the slots with: all of them the view layer's Material
     Override when it has one (the render then never shows the object's own materials)."""
@@ -1215,12 +1280,19 @@ def _n_image(g: Graph, node, out):
         return Unknown(f"Image Texture {node.name!r}: {uv.reason}")
     rgb, alpha_px, premultiplied = associated(node.image, *data)
     colour, alpha, ix, iy, inside = sample_image((rgb, alpha_px), uv, node.extension, node.interpolation)
-    if premultiplied and _alpha_used(node):
+    alpha_used = premultiplied and _alpha_used(node)
+    if alpha_used:
         colour = unpremultiply(colour, alpha)
     key = node.as_pointer()
     change = g.overrides.get(key)
     if change is not None:  # texture influence: what the render would read were the image painted otherwise
-        colour, alpha = change(colour, alpha)
+        if premultiplied and not alpha_used:
+            # the painter paints straight colour, the render reads it times the texel's alpha: a
+            # texture of alpha ~0 renders black whatever is painted (red team 13 lead)
+            painted, alpha = change(unpremultiply(colour, alpha), alpha)
+            colour = painted * _col(alpha)
+        else:
+            colour, alpha = change(colour, alpha)
     g.images.setdefault(key, []).append({"node": node, "image": node.image, "colour": colour, "alpha": alpha,
                                           "ix": ix, "iy": iy, "inside": inside, "size": data[1].shape,
                                           "uv": uv[:, :2].copy()})
@@ -1258,27 +1330,30 @@ def surface_node(mat: bpy.types.Material, target: str):
 def evaluate_surface(mat, target: str, ctx: dict, overrides: dict | None = None) -> dict:
     """What ``mat`` shows at the context's samples: ``closures``, per-sample ``colour`` (n, 3;
     NaN where nothing opaque shows), ``opacity``, ``transmission``, ``emission``,
-    ``displacement`` (world metres; for a Bump-only material the relief about the median), each
-    an array or Unknown; ``graph`` (its image hits); ``node`` on the Surface; ``why``."""
+    ``displacement`` (world metres; for a Bump-only material the relief about the median),
+    ``bump`` (the relief about the median the render shades as a bump: Bump Only or Displacement
+    and Bump; 0 otherwise), each an array or Unknown; ``graph`` (its image hits); ``node`` on the
+    Surface; ``why``."""
     n = ctx["n"]
     if mat is None or mat.node_tree is None:  # no material (or no nodes): the viewport colour, opaque
         rgb = (0.8, 0.8, 0.8) if mat is None else tuple(mat.diffuse_color[:3])
         c = Closure("BSDF_DIFFUSE", np.ones(n), colour=np.tile(np.array(rgb), (n, 1)))
         out = _combine([c], n)
-        out.update(node=None, why="", displacement=np.zeros(n), graph=None, closures=[c])
+        out.update(node=None, why="", displacement=np.zeros(n), bump=np.zeros(n), graph=None, closures=[c])
         return out
     graph = Graph(ctx, mat.node_tree, overrides)
     out_node = active_output(mat, target)
     if out_node is None:
         closures: list = []
-        disp = np.zeros(n)
+        disp, bump = np.zeros(n), np.zeros(n)
         node, why = None, f"{mat.name}: no Material Output for {target} (renders black)"
     else:
         closures = _closures(graph.input(out_node.inputs["Surface"], "S"), n)
         node, why = surface_node(mat, target)
         disp = _displacement(mat, graph, out_node, ctx)
+        bump = _bump(mat, graph, out_node, ctx)
     result = _combine(closures, n)
-    result.update(node=node, why=why, displacement=disp, graph=graph, closures=closures)
+    result.update(node=node, why=why, displacement=disp, bump=bump, graph=graph, closures=closures)
     return result
 
 
@@ -1296,6 +1371,25 @@ def _displacement(mat, graph: Graph, out_node, ctx: dict):
     if "normal" not in ctx:
         return Unknown("bump relief needs a surface")
     h = (vec * ctx["normal"]).sum(axis=1) * scale  # bump only: a constant offset shows nothing
+    return np.abs(h - _weighted_quantile(h, ctx["w"], 0.5))
+
+
+def _bump(mat, graph: Graph, out_node, ctx: dict):
+    """Per sample, the relief (world metres about the median height) of the output's Displacement
+    that the render turns into shading normals: both engines bump with it under Bump Only and
+    under Displacement and Bump; under Displacement Only the mesh moves instead (judged by
+    ``render_displacement``).  A constant height shades nothing."""
+    sock = out_node.inputs.get("Displacement")
+    if getattr(mat, "displacement_method", "BUMP") not in ("BUMP", "BOTH") or sock is None or not _live_links(sock):
+        return np.zeros(ctx["n"])
+    vec = graph.input(sock, "V")  # memoised: the displacement's own evaluation shares it
+    if isinstance(vec, Unknown):
+        return Unknown("displacement: " + vec.reason)
+    if "normal" not in ctx:
+        return Unknown("bump relief needs a surface")
+    h = (vec * ctx["normal"]).sum(axis=1) * ctx.get("scale", 1.0)
+    if not np.all(np.isfinite(h)):
+        return Unknown("a height that is not finite")
     return np.abs(h - _weighted_quantile(h, ctx["w"], 0.5))
 
 
@@ -1373,9 +1467,9 @@ DISPLACED_AT = 0.001
 
 
 def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
-    """How far (world metres, the largest over the surface) the object's materials move its
-    surface in a render (Displacement or Both method, a linked Displacement output): the render
-    then shows a shape the mesh does not have.  None when no material displaces; Unknown when
+    """How far (world metres, the largest over the surface and at every vertex) the object's
+    materials move its surface in a render (Displacement or Both method, a linked Displacement
+    output): the render then shows a shape the mesh does not have.  None when no material displaces; Unknown when
     the displacement cannot be evaluated."""
     slots = [m for m in _drawn_materials(probe, [m.material for m in obj.material_slots]) if m is not None]
     if not any(getattr(m, "displacement_method", "BUMP") != "BUMP" and m.node_tree is not None
@@ -1384,7 +1478,13 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
         return None
     worst: float = 0.0
     target = engine_target(probe.scene)
-    for mat, ctx in chunks_for(probe, [obj], frame):
+    # the renderer displaces the vertices (both engines; Cycles' adaptive dicing is refused
+    # elsewhere), so every corner is evaluated as well as the points inside the faces
+    corners = corner_samples(probe, obj, frame)
+    at_corners = [] if corners is None else [
+        (corners["materials"][slot] if corners["materials"] else None, _chunk(corners, corners["slot"] == slot))
+        for slot in np.unique(corners["slot"])]
+    for mat, ctx in chunks_for(probe, [obj], frame) + at_corners:
         if mat is None or getattr(mat, "displacement_method", "BUMP") == "BUMP":
             continue
         disp = evaluate_surface(mat, target, ctx)["displacement"]
@@ -1637,8 +1737,9 @@ def surface_shader(probe: Probe, p: dict):
     incidence (F0 of IOR x 2 x Specular IOR Level x tint) no more than ``max_ior`` and
     ``max_specular_level`` allow (0.5), Metallic <= ``max_metallic`` (0: a metal shows
     reflections, not its Base Color; NaN / inf meets no bound), and no shader that shows has a linked Normal /
-    Coat Normal / Tangent unless ``allow_normal_map``; where they do not, the colour is not the
-    one judged either."""
+    Coat Normal / Tangent, nor the output's Displacement a varying height the render shades as a
+    bump (Bump Only, Displacement and Bump), unless ``allow_normal_map``; where they do not, the
+    colour is not the one judged either."""
     checks = _checks(p)
     expected = {k: p[k] for k in ("shader", *CHECKS, "max_delta_e", "min_share") if k in p}
     expected["optics"] = _optics_bounds(p)
@@ -1795,9 +1896,37 @@ def _optics(results: list[dict], ctxs: list, p: dict) -> tuple[np.ndarray, dict,
             if c.node is None or shows is None or not np.any(shows):
                 continue
             ok &= ~shows | _closure_optics(c, bounds, measured, notes)
+        if not bounds["allow_normal_map"]:
+            ok &= _bump_optics(res.get("bump"), ctx["n"], measured, notes)
         oks.append(ok)
     notes = list(dict.fromkeys(notes))
     return np.concatenate(oks), measured, notes
+
+
+# A bump relief above this (metres) re-shades the surface; below it a render's pixel-sized
+# differences of height tilt no normal visibly (and float noise of a constant height stays under).
+BUMP_FLAT_AT = 1e-7
+
+
+def _bump_optics(bump, n: int, measured: dict, notes: list[str]) -> np.ndarray:
+    """Per sample, whether the output's Displacement leaves the shading normals alone: a height
+    the render uses as a bump (Bump Only, Displacement and Bump) re-shades the surface as a Bump
+    node into Normal does (red team 13: ribs 3 cm apart darkened half a crate's texture), so one
+    that varies anywhere is judged as a linked Normal, everywhere; Unknown is off."""
+    if bump is None:
+        return np.ones(n, dtype=bool)
+    if isinstance(bump, Unknown):
+        measured["linked_normals"].append("Material Output.Displacement (bump)")
+        notes.append(f"the output's Displacement is rendered as a bump and cannot be evaluated ({bump.reason})")
+        return np.zeros(n, dtype=bool)
+    relief = float(np.max(bump)) if len(bump) else 0.0
+    if relief <= BUMP_FLAT_AT:
+        return np.ones(n, dtype=bool)
+    measured["linked_normals"].append("Material Output.Displacement (bump)")
+    measured["bump_relief"] = _worst_seen(measured.get("bump_relief"), relief)
+    notes.append(f"the output's Displacement is rendered as a bump (relief up to {relief:.4g} m): "
+                 "the shading normal is changed")
+    return np.zeros(n, dtype=bool)
 
 
 def _closure_optics(c: Closure, bounds: dict, measured: dict, notes: list[str]) -> np.ndarray:

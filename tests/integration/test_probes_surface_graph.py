@@ -303,7 +303,8 @@ CASES = [
     # the render shows a displaced surface, not the mesh: every criterion naming the part scores 0
     (*red("Wrecked", max_displacement=0.01), 0.0),
     (*red("BumpFlat", max_displacement=0.01), 1.0),
-    ("surface_shader", {"object": "BumpRelief", "shader": P, "max_displacement": 0.01}, 0.5),
+    # a varying bump re-shades like a linked Normal (red team 13): the shader check fails too
+    ("surface_shader", {"object": "BumpRelief", "shader": P, "max_displacement": 0.01}, 0.0),
     (*red("CurvesIdentity", max_displacement=0.01), 1.0),
     # alpha and emission through side paths
     (*red("AlphaMath", min_alpha=0.99), 1 / 3),  # alpha 0: no red shows either
@@ -317,6 +318,8 @@ CASES = [
     (*red("Noisy"), 0.5),
     ("surface_shader", {"object": "Noisy", "shader": P, "max_emission": 0.01, "min_alpha": 1}, 1.0),
     (*red("NoiseDiscarded"), 1.0),
+    # a rubric that allows a normal map allows the bump: only the relief bound fails
+    ("surface_shader", {"object": "BumpRelief", "shader": P, "max_displacement": 0.01, "allow_normal_map": True}, 0.5),
 ]
 
 
