@@ -357,9 +357,9 @@ class WarmProbe:
             return rows
 
     def _answer(self, tried: Callable[[int, int], None] | None) -> dict:
-        """The job's answer within ``self.timeout``, the "tried" lines before it passed to
-        ``tried``; a mutation job's "row" lines (one per operator) come back as its
-        ``mutations``."""
+        """The job's answer within ``self.timeout`` (for a mutation job: of each operator, counted
+        from its "tried" line), the "tried" lines before it passed to ``tried``; a mutation job's
+        "row" lines (one per operator) come back as its ``mutations``."""
         deadline = time.monotonic() + self.timeout
         rows: list[dict] = []
         while True:
@@ -368,8 +368,12 @@ class WarmProbe:
                 rows.append(answer["row"])
             elif "tried" not in answer:
                 return {**answer, "mutations": rows} if "rows" in answer else answer
-            elif tried is not None:
-                tried(*answer["tried"])
+            else:
+                # each operator is its own unit of work: ninety-odd of them on a 120-frame task
+                # passed one job-wide deadline on a loaded machine while every one progressed
+                deadline = time.monotonic() + self.timeout
+                if tried is not None:
+                    tried(*answer["tried"])
 
     def _exchange(self, blend: Path, task: Path, rubric: Path, probes: Path | None, what: str,
                   job: dict, tried: Callable[[int, int], None] | None = None) -> dict:
