@@ -94,7 +94,10 @@ def _data_no_object_uses(type_: str | None) -> list[tuple[str, object]]:
     """("<data no object uses>/NAME", data-block) for each data-block of ``type_``'s kind (every
     kind when None) that the file keeps (a fake user, or another user) though no object uses it:
     a prop's mesh kept under its old name is a leftover copy of it in the file (red team 13)."""
-    kinds = [DATA_OF_TYPE[type_]] if type_ in DATA_OF_TYPE else sorted(set(DATA_OF_TYPE.values()))
+    if type_ is None:
+        kinds = sorted(set(DATA_OF_TYPE.values()))
+    else:  # a type with no data-block (an empty) keeps none
+        kinds = [DATA_OF_TYPE[type_]] if type_ in DATA_OF_TYPE else []
     used = {o.data.original.as_pointer() for o in bpy.data.objects if o.data is not None and o.users}
     out = []
     for kind in kinds:

@@ -544,10 +544,11 @@ def compositor_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
             continue
         # the layer it reads must be one that renders (red team 13: a layer with Use for
         # Rendering off gives an empty picture through a node that looks straight)
-        layer = scene.view_layers.get(getattr(node, "layer", "") or "")
+        name = getattr(node, "layer", "")
+        layer = scene.view_layers.get(name) if name else None
+        renders = layer.use if layer is not None else not name  # unset: the first layer
         straight = (node.type == "R_LAYERS" and not node.mute and links[0].from_socket.identifier == "Image"
-                    and getattr(node, "scene", None) in (None, scene)
-                    and (layer is None and not getattr(node, "layer", "") or layer is not None and layer.use))
+                    and getattr(node, "scene", None) in (None, scene) and renders)
         return (False, f"node group {tree.name}: Render Layers straight to the output") if straight else (
             True, f"node group {tree.name}: the output comes from {node.name} ({node.type})")
 
