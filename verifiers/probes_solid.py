@@ -24,6 +24,7 @@ Shared conventions:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 import weakref
@@ -36,6 +37,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
+from mathutils.kdtree import KDTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
     GEOMETRY_TYPES, VEC3, Probe, binary_outcome, first_frames, fraction_outcome, names_param, primitive, rnd,
@@ -343,8 +345,8 @@ def _step(co: np.ndarray) -> float:
     return 1e-6 * max(1.0, float(np.abs(co).max()) if len(co) else 1.0)
 
 
-def inside(solid: Solid, point) -> bool:
-    """``point`` is inside the solid: odd crossings along +X and along -X."""
+def inside(solid: Solid, point, axis: int = 0) -> bool:
+    """``point`` is inside the solid: odd crossings both ways along ``axis`` (X by default)."""
     if not solid.encloses:
         return False
     lo, hi = solid.box()
@@ -352,9 +354,10 @@ def inside(solid: Solid, point) -> bool:
     if (p < lo).any() or (p > hi).any():
         return False
     tree, step = solid.tree(), _step(solid.co)
-    length = float(hi[0] - lo[0]) + 1.0
-    ahead = len(_ray_hits(tree, p, Vector((1.0, 0.0, 0.0)), length, step))
-    behind = len(_ray_hits(tree, p, Vector((-1.0, 0.0, 0.0)), length, step))
+    length = float(hi[axis] - lo[axis]) + 1.0
+    way = Vector([1.0 if k == axis else 0.0 for k in range(3)])
+    ahead = len(_ray_hits(tree, p, way, length, step))
+    behind = len(_ray_hits(tree, p, -way, length, step))
     return ahead % 2 == 1 and behind % 2 == 1
 
 
@@ -885,14 +888,19 @@ def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float) ->
     p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
     tlo, thi = np.minimum(np.minimum(p0, p1), p2), np.maximum(np.maximum(p0, p1), p2)
     near = np.flatnonzero(~((thi <= lo).any(axis=1) | (tlo >= hi).any(axis=1)))
+    a, b, c = p0[near], p1[near], p2[near]
+    longest = np.maximum(np.maximum(np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1)),
+                         np.linalg.norm(a - c, axis=1))
+    splits = np.clip(np.ceil(longest / step), 1, OVERLAP_MAX_SPLIT).astype(int)
     out = [np.zeros((0, 3))]
-    for a, b, c in zip(p0[near], p1[near], p2[near]):
-        longest = max(np.linalg.norm(b - a), np.linalg.norm(c - b), np.linalg.norm(a - c))
-        n = int(min(OVERLAP_MAX_SPLIT, max(1, math.ceil(longest / step))))
+    for n in np.unique(splits).tolist():  # all triangles cut as finely at once
         i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
         keep = (i + j) <= n
-        u, v = i[keep][:, None] / n, j[keep][:, None] / n
-        pts = a + (b - a) * u + (c - a) * v
+        u, v = i[keep] / n, j[keep] / n  # (s,)
+        sel = splits == n
+        ta, tb, tc = a[sel], b[sel], c[sel]  # (t, 3)
+        pts = (ta[:, None, :] + (tb - ta)[:, None, :] * u[None, :, None]
+               + (tc - ta)[:, None, :] * v[None, :, None]).reshape(-1, 3)
         out.append(pts[((pts > lo) & (pts < hi)).all(axis=1)])
     return np.concatenate(out)
 
@@ -912,12 +920,36 @@ def _reach(a: Solid, b: Solid, step: float, beyond: float) -> float:
     bound = np.minimum(pts - lo, hi - pts).min(axis=1) if len(pts) else np.zeros(0)
     order = np.argsort(-bound, kind="stable")
     tree = b.tree()
-    for q, most in zip(pts[order].tolist(), bound[order].tolist()):
-        if most <= deepest:
-            break
-        d = tree.find_nearest(Vector(q))[3]
-        if d is not None and d > deepest and inside(b, q):
-            deepest = d
+    # A sample closer to an outside point q than b's surface is (q's nearest-face distance d)
+    # is outside too: the segment between them crosses no face.  So an outside q with a wide
+    # clearance settles every sample within d of it (found in a k-d tree of the samples) without
+    # an inside test of its own -- an arm passing through a table's open underside meets
+    # thousands of such samples.  q's verdict is confirmed along a second axis first: one ray
+    # grazing an edge must not settle a whole neighbourhood.
+    settled = np.zeros(len(pts), dtype=bool)
+    near: KDTree | None = None
+    clearance = 4 * step
+    for chunk in range(0, len(order), 1024):  # the samples settled before a chunk cost no Python
+        ids = order[chunk:chunk + 1024]
+        ids = ids[~settled[ids]]
+        for i, q, most in zip(ids.tolist(), pts[ids].tolist(), bound[ids].tolist()):
+            if most <= deepest:
+                return deepest if deepest > OVERLAP_FLOOR else 0.0
+            if settled[i]:
+                continue
+            d = tree.find_nearest(Vector(q))[3]
+            if d is None or d <= deepest:
+                continue
+            if inside(b, q):
+                deepest = d
+            elif d > clearance and not inside(b, q, axis=1):
+                if near is None:
+                    near = KDTree(len(pts))
+                    for k, co in enumerate(pts.tolist()):
+                        near.insert(co, k)
+                    near.balance()
+                for _co, k, _dist in near.find_range(q, d * (1.0 - 1e-6)):
+                    settled[k] = True
     return deepest if deepest > OVERLAP_FLOOR else 0.0
 
 
@@ -939,6 +971,14 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP) -> float:
     return deepest
 
 
+def _shape_digest(solid: Solid) -> bytes:
+    """What decides an overlap: the world-space vertices and the faces that use them."""
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (solid.co, solid.loop_vert, solid.start, solid.total):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    return h.digest()
+
+
 @primitive(group="geometry", required=("objects", "others", "tolerance", "frame_start", "frame_end"),
            params={"objects": "names", "others": "names", "tolerance": "tolerance", "frame_start": "integer",
                    "frame_end": "integer", "frame_step": "step"})
@@ -953,6 +993,7 @@ def solids_apart(probe: Probe, p: dict):
     frames, tol = sampled_frames(p), float(p["tolerance"])
     pairs = [(a, b) for a in objs for b in others if a.name != b.name]
     deepest: dict[tuple[str, str], tuple[float, int]] = {}  # pair -> (deepest depth, its frame)
+    same_shapes: dict[tuple[bytes, bytes], float] = {}
     bad = []
     for f in frames:
         over = False
@@ -961,7 +1002,11 @@ def solids_apart(probe: Probe, p: dict):
             if any(ahi[k] < blo[k] or bhi[k] < alo[k] for k in range(3)):
                 continue
             sa, sb = solid_of(probe, a, f), solid_of(probe, b, f)
-            depth = solid_overlap(sa, sb) if sa is not None and sb is not None else 0.0
+            if sa is None or sb is None:
+                depth = 0.0
+            else:  # a pair in the same world-space shapes as at an earlier frame (parts at rest) is measured once
+                key = (_shape_digest(sa), _shape_digest(sb))
+                depth = same_shapes[key] if key in same_shapes else same_shapes.setdefault(key, solid_overlap(sa, sb))
             over = over or depth > tol
             if depth > deepest.get((a.name, b.name), (0.0, f))[0]:
                 deepest[(a.name, b.name)] = (depth, f)

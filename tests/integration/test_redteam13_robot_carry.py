@@ -4,7 +4,10 @@ holds the box from inside it.
 * The links of a jointed arm were never measured against anything: only the box's bounding box
   against the tables.  `solids_apart` measures the links' evaluated meshes, shell by shell,
   against the tables, the box and the floor: a bar through a 3 cm table top or a gripper buried
-  in the box is refused, one resting on a face (touching) or pressed 3 mm in is not.
+  in the box is refused, one resting on a face (touching) or pressed 3 mm in is not.  A table
+  that is one concave shell (a U: top and legs): a bar in the open space under its top passes,
+  one whose end is 2 cm into a leg is refused with that depth (the samples in the open space are
+  settled by their clearance, not tested one by one).
 * A box counted as held whenever its top centre was at the tip, whichever way the pad faced.
   `supported_throughout`'s ``pad_from`` asks the wrist-to-tip axis to point into the box from the
   face it holds: a wrist below the tip (the pad facing up from inside the box) or beside it
@@ -77,6 +80,39 @@ build("held_side_on", (0.2, 0.0, 1.3), ((0.0, -0.07, 1.3), (0.2, 0.07, 1.44)), B
 build("bar_through_table", *ABOVE, ((1.1, -0.05, 0.3), (1.2, 0.05, 1.3)))
 build("bar_pressed_in", *ABOVE, ((1.1, -0.05, 0.747), (1.2, 0.05, 1.5)))
 build("bar_on_table", *ABOVE, ((1.1, -0.05, 0.75), (1.2, 0.05, 1.5)))
+
+
+def u_table():
+    """The table as one closed, concave shell: a 5 cm top on two 5 cm legs (a U seen from the
+    front), so that most of its box is the open space under the top, outside it."""
+    xz = {"A": (0.7, 0.0), "B": (0.75, 0.0), "C": (0.75, 0.7), "D": (0.7, 0.7), "E": (0.7, 0.75),
+          "F": (1.3, 0.75), "G": (1.3, 0.7), "H": (1.25, 0.7), "I": (1.25, 0.0), "J": (1.3, 0.0)}
+    names = list(xz)
+    verts = [(x, y, z) for y in (-0.3, 0.3) for x, z in xz.values()]
+    front = lambda ks: tuple(names.index(k) for k in ks)  # noqa: E731
+    back = lambda ks: tuple(len(names) + names.index(k) for k in reversed(ks))  # noqa: E731
+    faces = [f(ks) for ks in ("ABCD", "DCHGFE", "HIJG") for f in (front, back)]
+    ring = "ABCHIJGFED"
+    faces += [(names.index(a), len(names) + names.index(a), len(names) + names.index(b), names.index(b))
+              for a, b in zip(ring, ring[1:] + ring[0])]
+    mesh = bpy.data.meshes.new("Table")
+    mesh.from_pydata(verts, [], faces)
+    bpy.context.scene.collection.objects.link(bpy.data.objects.new("Table", mesh))
+
+
+def build_u(name, link):
+    """``build``'s set with the U-shaped table and the bar ``link`` under its top."""
+    build(name, *ABOVE, link)
+    bpy.data.objects.remove(bpy.data.objects["Table"])
+    u_table()
+    bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
+
+
+# a bar standing in the open space between the legs, clear of the top: thousands of its surface
+# samples lie in the table's box but outside it (the grader settles them by their clearance)
+build_u("bar_under_u_table", ((0.85, -0.05, 0.1), (0.95, 0.05, 0.69)))
+# a bar lying under the top with its end 2 cm into the right leg
+build_u("bar_into_u_leg", ((0.8, -0.05, 0.3), (1.27, 0.05, 0.35)))
 '''
 
 FRAMES = {"frame_start": 1, "frame_end": 3, "frame_step": 1}
@@ -96,6 +132,8 @@ EXPECTED = {
     "bar_through_table": {"APART": "m into Table"},
     "bar_pressed_in": {},
     "bar_on_table": {},
+    "bar_under_u_table": {},
+    "bar_into_u_leg": {"APART": "runs 0.0200 m into Table"},
 }
 
 
