@@ -1,0 +1,77 @@
+"""Mutation testing of one delivery by two graders, side by side: the probe code of ``--base`` (a
+commit, checked out with ``git archive``) and today's, each in one warm probe process.  Prints
+each side's wall and every operator whose rows differ (any criterion's score or measured value,
+or its error), so a change meant to make the grader cheaper is shown to give the same answers.
+
+    .venv/bin/python bench/mutation_rows_compare.py --base 06fc0eb [--after 76444e8] \\
+        --blend <delivery.blend> --tests <publication>/task/tests [--operators a,b] [--no-sandbox]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from io import BytesIO
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sandbox.script_run import LOCAL  # noqa: E402
+from verifiers import bpy_procs  # noqa: E402
+
+
+def base_code(commit: str, into: Path) -> Path:
+    """``verifiers/`` as it was at ``commit``."""
+    data = subprocess.run(["git", "archive", commit, "verifiers"], cwd=ROOT, check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(data)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "verifiers"
+
+
+def rows_of(code: Path, blend: Path, tests: Path, operators: list[str] | None, sandbox) -> tuple[float, list[dict]]:
+    started = time.monotonic()
+    with bpy_procs.WarmProbe(sandbox=sandbox, code=code) as probe:
+        rows = probe.mutate(blend, tests / "task.json", tests / "rubric.json", operators=operators)
+    return time.monotonic() - started, rows
+
+
+def by_criterion(row: dict) -> dict:
+    return {c["id"]: (c["score"], c.get("measured")) for c in row["criteria"] or []}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", required=True, help="the commit whose grader is the before")
+    ap.add_argument("--after", default="", help="the commit whose grader is the after (default: the working tree)")
+    ap.add_argument("--blend", type=Path, required=True, help="a good delivery (the operators' starting point)")
+    ap.add_argument("--tests", type=Path, required=True, help="the task's tests/ folder (task.json, rubric.json, ...)")
+    ap.add_argument("--operators", default="", help="comma-separated operator names (default: all)")
+    ap.add_argument("--no-sandbox", action="store_true", help="run Blender unisolated (your own machine)")
+    args = ap.parse_args(argv)
+    operators = [o for o in args.operators.split(",") if o] or None
+    sandbox = LOCAL if args.no_sandbox else None
+    with tempfile.TemporaryDirectory() as tmp:
+        before = rows_of(base_code(args.base, Path(tmp) / "before"), args.blend, args.tests, operators, sandbox)
+        print(f"before ({args.base}): {before[0]:.1f} s", flush=True)
+        code = base_code(args.after, Path(tmp) / "after") if args.after else ROOT / "verifiers"
+        after = rows_of(code, args.blend, args.tests, operators, sandbox)
+        print(f"after ({args.after or 'working tree'}): {after[0]:.1f} s   ratio {after[0] / before[0]:.2f}", flush=True)
+    old, new = {r["operator"]: r for r in before[1]}, {r["operator"]: r for r in after[1]}
+    differ = 0
+    for name in sorted(set(old) & set(new)):
+        a, b = by_criterion(old[name]), by_criterion(new[name])
+        if a != b or old[name]["error"] != new[name]["error"]:
+            differ += 1
+            print("differs:", name, {k: (a.get(k), b.get(k)) for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)})
+    print(f"operators on both sides: {len(set(old) & set(new))}; only before: {len(set(old) - set(new))}; "
+          f"only after: {len(set(new) - set(old))}; rows that differ: {differ}")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
