@@ -103,6 +103,14 @@ OPERATOR_NAMES = (
     "working_space_switched", "compositor_hidden_layer",
     # issue 33, red team 13: a part's mesh kept in the file with no object
     "mesh_kept_no_object",
+    # issue 33, red team 14: colour management a render applies
+    "view_false_colour", "look_greyscale", "white_balance_cast", "display_device_hdr", "output_view_raw",
+    # issue 33, red team 14: lights a render draws
+    "light_shell_over_parts", "blinding_sun",
+    # issue 33, red team 14: a material's volume and coat
+    "volume_emission_halo", "volume_dark_absorption", "coat_milky_white",
+    # issue 33, red team 14: values that are not numbers
+    "light_colour_nan", "camera_nan_setting", "light_blend_nan",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

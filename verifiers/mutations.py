@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "14"
+MUTATIONS_VERSION = "15"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1457,9 +1457,9 @@ def camera_mirrored(ctx: Context) -> None:
 
 
 def _extra_light_graded(ctx: Context) -> str | None:
-    """Why an added light is not graded: neither light_power nor a scene_unchanged refusing new
-    lights measures it."""
-    if "light_power" in ctx.methods:
+    """Why an added light is not graded: neither light_power, render_overrides' lights_on nor a
+    scene_unchanged refusing new lights measures it."""
+    if "light_power" in ctx.methods or _lights_on_judged(ctx) is None:
         return None
     for c in ctx.rubric.get("criteria", []):
         p = c.get("params", {})
@@ -3060,3 +3060,214 @@ def mesh_kept_no_object(ctx: Context) -> None:
     for i, obj in enumerate(ctx.mesh_parts()):
         copy = obj.data.copy()
         copy.name, copy.use_fake_user = f"Mesh.Leftover.{i}", True
+
+
+# --- red team 14: colour management a render applies ---
+# Every colour-management setting a render applies changes the saved picture as much as the
+# exposure does: a False Color view, a greyscale look, a white-balance cast, an HDR display, or
+# the output's own settings overriding the scene's.  render_overrides colour_neutral holds a
+# from-scratch task to NEUTRAL_VIEWS / NEUTRAL_LOOKS / an sRGB display; a kept scene's snapshot
+# holds them all.
+
+
+def _colour_graded(ctx: Context) -> str | None:
+    criteria = ctx.rubric.get("criteria", [])
+    if any(c["method"] == "render_overrides" and c.get("params", {}).get("colour_neutral") for c in criteria):
+        return None
+    if ctx.baseline is not None and any(c["method"] == "scene_unchanged"
+                                        and "render" in c.get("params", {}).get("sections", ["objects", "render"])
+                                        for c in criteria):
+        return None
+    return "no render_overrides with colour_neutral and no start scene's render settings kept"
+
+
+@operator("view_false_colour", "the view transform switched to False Color: every render is an exposure heat map, "
+          "the scene untouched", _colour_graded)
+def view_false_colour(ctx: Context) -> None:
+    ctx.scene.view_settings.view_transform = "False Color"
+
+
+@operator("look_greyscale", "the AgX view transform with its 'AgX - Greyscale' look: every render is black and "
+          "white, the scene untouched", _colour_graded)
+def look_greyscale(ctx: Context) -> None:
+    vs = ctx.scene.view_settings
+    vs.view_transform, vs.look = "AgX", "AgX - Greyscale"
+
+
+@operator("white_balance_cast", "white balance on at 1800 K, tint 500: a colour cast over every render, the scene "
+          "untouched", _colour_graded)
+def white_balance_cast(ctx: Context) -> None:
+    vs = ctx.scene.view_settings
+    vs.use_white_balance, vs.white_balance_temperature, vs.white_balance_tint = True, 1800.0, 500.0
+
+
+@operator("display_device_hdr", "the display device switched to Rec.2100-PQ (Blender picks an HDR view for it): a "
+          "saved render is PQ-encoded, washed out on every ordinary screen", _colour_graded)
+def display_device_hdr(ctx: Context) -> None:
+    ctx.scene.display_settings.display_device = "Rec.2100-PQ"
+
+
+@operator("output_view_raw", "the render output's own colour management overrides the scene's with the Raw view "
+          "transform: every saved render is the linear values undisplayed, dark; the scene's settings untouched",
+          _colour_graded)
+def output_view_raw(ctx: Context) -> None:
+    image = ctx.scene.render.image_settings
+    image.color_management = "OVERRIDE"
+    image.view_settings.view_transform = "Raw"
+
+
+
+# --- red team 14: lights a render draws ---
+# A light is an allowed "other" object, yet a render draws a camera-visible light's emitter (a
+# point light of 3 m radius round the parts is one white ball) and a light bright enough blinds
+# the parts white, one of negative power blackens them.  others_drawn counts a light the camera
+# sees as something drawn; render_overrides lights_on bounds what the lights put on the parts.
+
+
+def _draws_others_judged(ctx: Context) -> str | None:
+    return None if "others_drawn" in ctx.methods else "no others_drawn criterion"
+
+
+def _lights_on_judged(ctx: Context) -> str | None:
+    return None if any(c["method"] == "render_overrides" and "lights_on" in c.get("params", {})
+                       for c in ctx.rubric.get("criteria", [])) else "no render_overrides criterion with lights_on"
+
+
+@operator("light_shell_over_parts", "a 1 W point light at the parts' centre, its Radius reaching past all of them, "
+          "Ray Visibility > Camera on: weak, an allowed light, and Cycles draws it as one glowing ball hiding "
+          "the parts", _draws_others_judged)
+def light_shell_over_parts(ctx: Context) -> None:
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    data = bpy.data.lights.new("Shell", "POINT")
+    data.energy, data.shadow_soft_size = 1.0, max(0.5, (hi - lo).length)
+    obj = bpy.data.objects.new("Shell", data)
+    ctx.scene.collection.objects.link(obj)
+    obj.location = (lo + hi) / 2
+    obj.visible_camera = True
+
+
+@operator("blinding_sun", "a sun of strength 1000 added (its disc hidden from the camera): a render of the parts "
+          "is a clipped white silhouette, the world and every render setting untouched", _lights_on_judged)
+def blinding_sun(ctx: Context) -> None:
+    data = bpy.data.lights.new("Blinding", "SUN")
+    data.energy = 1000.0
+    obj = bpy.data.objects.new("Blinding", data)
+    ctx.scene.collection.objects.link(obj)
+    obj.rotation_euler = (0.6, 0.0, 0.4)
+
+
+# --- red team 14: a material's volume and coat ---
+# A Material Output's Volume renders with its Surface: a glowing or shading volume leaves every
+# Surface input the spec's.  A coat reflects over the base: weight 1, Coat IOR 3 and Coat
+# Roughness 1, each within its bound, lay a 25 % white film over the colour.
+
+
+def _surface_judged(method: str, params: dict) -> bool:
+    return method == "surface_shader" or method == "base_color" and params.get("source", "auto") != "viewport"
+
+
+def _volume_on_outputs(mat: bpy.types.Material, make) -> None:
+    """A shader made by ``make(tree)`` linked into the Volume of every Material Output of ``mat``
+    (whichever one an engine renders)."""
+    tree = mat.node_tree
+    for out in [n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"]:
+        tree.links.new(make(tree).outputs[0], out.inputs["Volume"])
+
+
+def _glowing_volume(tree):
+    vol = tree.nodes.new("ShaderNodeVolumePrincipled")
+    vol.inputs["Density"].default_value = 0.0
+    vol.inputs["Emission Strength"].default_value = 50.0
+    vol.inputs["Emission Color"].default_value = (1.0, 0.3, 0.0, 1.0)
+    return vol
+
+
+def _dark_volume(tree):
+    vol = tree.nodes.new("ShaderNodeVolumeAbsorption")
+    vol.inputs["Density"].default_value = 50.0
+    vol.inputs["Color"].default_value = (0.0, 0.0, 0.0, 1.0)
+    return vol
+
+
+@operator("volume_emission_halo", "each surface-graded part material's Material Output Volume fed a Principled "
+          "Volume of density 0 glowing orange (emission 50), its Surface untouched: a render draws an orange halo "
+          "round the parts", _needs_judged(_surface_judged, "surface"))
+def volume_emission_halo(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_judged):
+        _volume_on_outputs(mat, _glowing_volume)
+
+
+@operator("volume_dark_absorption", "each surface-graded part material's Material Output Volume fed a black "
+          "Volume Absorption of density 50, its Surface untouched: a render shades the parts and their "
+          "surroundings dark", _needs_judged(_surface_judged, "surface"))
+def volume_dark_absorption(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_judged):
+        _volume_on_outputs(mat, _dark_volume)
+
+
+@operator("coat_milky_white", "each shader-graded part material's Principled BSDF given a full, fully rough white "
+          "coat at Coat IOR 3 (each within its bound): a 25 % white film over the colour, a pale milky render",
+          _needs_judged(lambda method, _params: method == "surface_shader", "shader"))
+def coat_milky_white(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, lambda method, _params: method == "surface_shader"):
+        for bsdf in _principled(mat):
+            for name, value in (("Coat Weight", 1.0), ("Coat IOR", 3.0), ("Coat Roughness", 1.0),
+                                ("Coat Tint", (1.0, 1.0, 1.0, 1.0))):
+                _set_input(mat.node_tree, bsdf.inputs[name], value)
+
+
+# --- red team 14: values that are not numbers ---
+# bpy stores a NaN (or an infinity) in any float setting and it survives save and load: a render
+# reading one draws black or corrupt pixels, while a bound written ``x > limit`` reads a NaN as in
+# bounds and Python's min / max pass over one.  snapshot() now reports every value a render reads
+# that is not a number: scene_unchanged (kept and added objects, render settings) and
+# render_overrides (a from-scratch task's general check) refuse it, naming its data path.
+
+
+def _numbers_judged(ctx: Context) -> str | None:
+    """Why no criterion walks the delivered scene's values (scene_unchanged over the objects,
+    or render_overrides)."""
+    for c in ctx.rubric.get("criteria", []):
+        sections = c.get("params", {}).get("sections", ["objects", "render"])
+        if c["method"] == "render_overrides" or (
+                c["method"] == "scene_unchanged" and ctx.baseline is not None and "objects" in sections):
+            return None
+    return "no scene_unchanged over the objects and no render_overrides"
+
+
+@operator("light_colour_nan", "a 10 W point light added beside the parts whose Color is (1, NaN, 1): a power "
+          "bound reads 10 W (Python's max passes over the NaN), a render of what it reaches is black or corrupt",
+          _numbers_judged)
+def light_colour_nan(ctx: Context) -> None:
+    _extra_light(ctx, "NotANumber", 10.0).color = (1.0, math.nan, 1.0)
+
+
+def _scene_cameras(ctx: Context) -> list[bpy.types.Object]:
+    cam = ctx.scene.camera
+    return [cam] if cam is not None and cam.type == "CAMERA" else []
+
+
+@operator("camera_nan_setting", "the scene camera's depth of field on at f/128 focused on the parts' centre (a "
+          "near pinhole: sharp by the blur formula) with a 6-bladed aperture whose Rotation is NaN: every "
+          "camera ray is NaN, the picture blank",
+          lambda ctx: _numbers_judged(ctx) or (None if _scene_cameras(ctx) else "no scene camera"))
+def camera_nan_setting(ctx: Context) -> None:
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    for cam in _scene_cameras(ctx):
+        dof = cam.data.dof
+        dof.use_dof, dof.focus_object = True, None
+        dof.focus_distance = ((lo + hi) / 2 - cam.matrix_world.translation).length
+        dof.aperture_fstop, dof.aperture_blades, dof.aperture_rotation = 128.0, 6, math.nan
+
+
+def _graded_spots(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in ctx.graded({"LIGHT"}) if o.data.type == "SPOT"]
+
+
+@operator("light_blend_nan", "each spot light a criterion names given a Spot Blend of NaN (a setting a spec leaves "
+          "to the solver, so no default is compared): its cone's edge smoothing is NaN, the light draws black or "
+          "corrupt pixels where it reaches",
+          lambda ctx: _numbers_judged(ctx) or (None if _graded_spots(ctx) else "no spot light a criterion names"))
+def light_blend_nan(ctx: Context) -> None:
+    for obj in _graded_spots(ctx):
+        obj.data.spot_blend = math.nan

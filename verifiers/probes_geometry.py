@@ -130,6 +130,29 @@ def _others_drawn(probe: Probe, expected: set[str], frame: int) -> list[str]:
     return sorted((own | set(probe.instancers(frame))) - expected - start)
 
 
+def _lights_drawn(probe: Probe, expected: set[str], frame: int) -> dict[str, tuple]:
+    """{credited name: (box or None for a sun's disc, why)}: the lights, besides the start
+    scene's, whose emitter a render at ``frame`` draws for the camera (``shown_to_camera``):
+    their own objects, instanced ones (credited to the instancer) and Background Set ones."""
+    import probes_scene  # noqa: PLC0415  (a sibling: the home of what lights do in a render)
+    start = set(probe.baseline.get("objects", {})) if probe.baseline is not None else set()
+    out: dict[str, tuple] = {}
+    for light in probes_scene.render_lights(probe, frame):
+        if light["shown"] is None or light["name"] in expected or light["name"] in start:
+            continue
+        box = None
+        if light["reach"] is not None:
+            centre, reach = np.asarray(light["centre"]), float(light["reach"])
+            box = (tuple((centre - reach).tolist()), tuple((centre + reach).tolist()))
+        if light["name"] in out and out[light["name"]][0] is not None and box is not None:
+            box = union_boxes(out[light["name"]][0], box)  # an instancer of several: all they reach
+        elif light["name"] in out:
+            box = None
+        why = light["shown"] if light["name"] == light["light"] else f"{light['name']} draws {light['shown']}"
+        out[light["name"]] = (box, why)
+    return out
+
+
 def world_volume(scene) -> str | None:
     """Why the render draws a volume in the world (fog over the whole picture), or None: a live
     link into the Volume of the render world's active output, with the view layer's Volumes
@@ -154,14 +177,24 @@ def others_drawn(probe: Probe, p: dict):
     objects): every other object's geometry, with the instances it draws -- a collection
     instance, vertex / face instancing, Geometry Nodes instances, credited to the object that
     instances them -- lies inside ``others_within`` {min, max} at ``frame`` (default 1);
-    without ``others_within`` nothing else may be drawn at all.  A volume in the render's
+    without ``others_within`` nothing else may be drawn at all.  A light whose emitter the
+    camera sees (``probes_scene.shown_to_camera``: a glowing ball, panel or sun disc in a Cycles
+    or EEVEE render) is drawn too, its box the emitter's reach round its origin (a sun's disc is in the
+    sky, outside any region).  A volume in the render's
     world is drawn everywhere and is never allowed.  An object that draws instances
     is judged by what it draws, whatever its type or its own visibility; each is judged where it
     shows in the viewport too (``Probe.viewport_aabb``)."""
     frame = int(p.get("frame", 1))
     region = p.get("others_within")
     others = _others_drawn(probe, set(p["expected"]), frame)
-    boxes, outside = {}, []
+    boxes, outside, lights_outside = {}, [], {}
+    # a light the camera sees is an emitter in the picture (red team 14: a 3 m ball hid the fence)
+    emitters = _lights_drawn(probe, set(p["expected"]), frame)
+    for name, (box, why) in emitters.items():
+        boxes[name] = {"min": rnd(list(box[0])), "max": rnd(list(box[1]))} if box is not None else why
+        if region is None or box is None or any(box[0][i] < region["min"][i] or box[1][i] > region["max"][i]
+                                                for i in range(3)):
+            lights_outside[name] = why
     for name in others:
         lo, hi = probe.drawer_aabb(name, frame)
         if name in probe.scene.objects:  # and where the viewport shows it (red team 6)
@@ -177,9 +210,13 @@ def others_drawn(probe: Probe, p: dict):
     problems = ([f"other geometry {where}: " + ", ".join(outside[:20])] if outside else []) + (
         ["geometry the grader cannot measure: " + "; ".join(f"{n} ({w})" for n, w in list(unmeasured.items())[:20])]
         if unmeasured else []) + ([f"a volume drawn over everything: {fog}"] if fog else [])
+    if lights_outside:
+        problems.append(f"a light the camera sees, {where}: " + "; ".join(list(lights_outside.values())[:20]))
     detail = f"{len(others)} other object(s) drawing geometry, as allowed" if not problems else "; ".join(problems)
-    return binary_outcome(not problems, {"others": others[:50], "boxes": dict(list(boxes.items())[:20])},
-                          {"others_within": region}, detail, {"outside": outside[:50], "unmeasured": unmeasured})
+    return binary_outcome(not problems, {"others": others[:50], "lights": sorted(emitters)[:50],
+                                         "boxes": dict(list(boxes.items())[:20])},
+                          {"others_within": region}, detail, {"outside": (outside + sorted(lights_outside))[:50],
+                                                              "unmeasured": unmeasured})
 
 
 # --- element counts, manifold, normals --------------------------------------------------------

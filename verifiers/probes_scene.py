@@ -16,6 +16,7 @@ import base64
 import fnmatch
 import hashlib
 import json
+import math
 import re
 import sys
 import warnings
@@ -878,7 +879,20 @@ def _expand(runs: list) -> list[str]:
     return [h for h, n in runs for _ in range(int(n))]
 
 
-def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
+def non_finite(value, path: str = "") -> list[str]:
+    """The paths in a snapshot value (dicts, lists) whose number is NaN or +-inf: bpy stores
+    them, they survive save and load, and a render reading one draws black or corrupt pixels
+    while every bound written ``x > limit`` reads it as in bounds (red team 14)."""
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in non_finite(v, f"{path}.{k}" if path else str(k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in non_finite(v, f"{path}[{i}]")]
+    return []
+
+
+def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numbers: list | None = None) -> dict:
     """A JSON-able fingerprint of everything a render of the scene uses, at every frame of
     ``frames`` [first, last] (default: the scene's frame range), taken through a Probe (a
     Scene is measured through ``render_probe``, the render-mode depsgraph, at its first frame
@@ -891,10 +905,13 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     runs}}, "render": {key: runs}}: for each value that differs between frames, the run-length
     list of its per-frame digests.  An object's FRAME_KEYS are taken at every frame; the rest
     of its entry (and the render section) at every frame only when something it reads is
-    animated or driven, else once."""
+    animated or driven, else once.  ``not_numbers``, when given, gets [section, name, path,
+    frame] of each value read that is not a finite number (``non_finite``; section "objects"
+    -- a material's graph under the first object using it -- or "render"), at every frame read."""
     if isinstance(source, bpy.types.Scene):  # a quick look (mutations): its first frame unless told
         span = frames or (int(source.frame_start), int(source.frame_start))
-        return render_probe(source, None, lambda probe: snapshot(probe, span), list(range(span[0], span[1] + 1)))
+        return render_probe(source, None, lambda probe: snapshot(probe, span, not_numbers),
+                            list(range(span[0], span[1] + 1)))
     probe, scene = source, source.scene
     first, last = (int(frames[0]), int(frames[1])) if frames else (int(scene.frame_start), int(scene.frame_end))
     if last < first:
@@ -911,6 +928,22 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     per_frame: dict = {}  # (section, name, key) -> [digest per frame]
 
     previous: dict = {}  # (section, name, key) -> (value, digest) at the frame before
+    frame_now = [first]
+    flagged: set = set()  # (section, name, path) already reported: its first frame only
+
+    def flag(section: str, name: str | None, value, prefix: str = "") -> None:
+        for path in non_finite(value, prefix):
+            if (section, name, path) not in flagged and not_numbers is not None:
+                flagged.add((section, name, path))
+                not_numbers.append([section, name, path, frame_now[0]])
+
+    def material_users(names) -> None:  # a graph's non-numbers credited to its first user
+        for mat in names:
+            user = next((o.name for o in objects if any(s.material is not None and s.material.name == mat
+                                                        for s in o.material_slots)), None)
+            flag("objects", user, (graphs | frame_graphs_now).get(mat), f"material {mat}")
+
+    frame_graphs_now: dict = {}
 
     def note(section: str, name: str | None, values: dict) -> None:
         # most values stay as they were from one frame to the next: an equal value repeats the
@@ -918,7 +951,10 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
         for key, value in values.items():
             at = (section, name, key)
             seen = previous.get(at)
-            digest = seen[1] if seen is not None and seen[0] == value else _short(value)
+            fresh = seen is None or seen[0] != value
+            digest = _short(value) if fresh else seen[1]
+            if fresh and not_numbers is not None:
+                flag(section, name, value, key)
             previous[at] = (value, digest)
             per_frame.setdefault(at, []).append(digest)
 
@@ -931,8 +967,14 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
     if moving and len(walked) > 1:
         static_graphs = {n: g for n, g in graphs.items()
                          if n in bpy.data.materials and _static_material(bpy.data.materials[n])}
+    if not_numbers is not None:  # the first frame's full values (later frames: what note() sees change)
+        for name, entry in entries.items():
+            flag("objects", name, entry)
+        flag("render", None, render)
+        material_users(sorted(graphs))
     for frame in walked:
         probe.at(frame)
+        frame_now[0] = frame
         now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes)
         for obj in objects:
             if frame == first:
@@ -943,6 +985,9 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None) -> dict:
             entry = entries[obj.name] if frame == first else _object_entry(
                 obj, probe.depsgraph, rendered, frame_graphs, {k: entries[obj.name][k] for k in DEFINITION_KEYS})
             note("objects", obj.name, {k: v for k, v in entry.items() if k not in FRAME_KEYS})
+        if not_numbers is not None and frame != first:  # a keyed material's graph at this frame
+            frame_graphs_now = frame_graphs
+            material_users(sorted(set(frame_graphs) - set(static_graphs)))
         if render_moves:
             note("render", None, render if frame == first else _render_entry(scene, probe.depsgraph))
     series: dict = {"objects": {}, "render": {}}
@@ -962,7 +1007,9 @@ def _differs(a, b, tol: float) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return a is not b
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
-        return abs(float(a) - float(b)) > tol
+        if a == b or (a != a and b != b):  # equal, infinities alike, or NaN both
+            return False
+        return not abs(float(a) - float(b)) <= tol  # a NaN against a number differs (red team 14)
     if isinstance(a, list) and isinstance(b, list):
         return len(a) != len(b) or any(_differs(x, y, tol) for x, y in zip(a, b))
     if isinstance(a, dict) and isinstance(b, dict):
@@ -973,6 +1020,8 @@ def _differs(a, b, tol: float) -> bool:
 def _brief(value):
     """A value for evidence: itself when short, else its kind, size and digest."""
     text = json.dumps(value, sort_keys=True)
+    if non_finite(value):  # a report's JSON has no NaN: the value as text
+        return text if len(text) <= 160 else f"<{type(value).__name__}, not numbers, {_short(value)}>"
     if len(text) <= 160:
         return value
     size = f"{len(value)} items" if isinstance(value, (list, dict)) else f"{len(text)} chars"
@@ -1172,8 +1221,11 @@ def scene_unchanged(probe: Probe, p: dict):
     modifiers, topology ... all kept), but for its name and what ``allow_changed`` allows
     under its NEW name.  Values at the first frame
     compare within ``tolerance`` (default 1e-4), later frames by their digests (values rounded
-    to 1e-5); ``sections`` (default objects and render) chooses what is compared.  Scores the
-    share of items unchanged or allowed: each start object, each render key, each new object.
+    to 1e-5); ``sections`` (default objects and render) chooses what is compared.  Every value
+    the compared sections read, at every frame (new objects' and materials' included), must be
+    a number: a NaN or infinity fails, named by its path (``snapshot``'s ``not_numbers``).  Scores
+    the share of items unchanged or allowed: each start object, each render key, each new
+    object, and the values all being numbers.
     Without a start snapshot it is a verifier setup error."""
     base = probe.baseline
     if base is None:
@@ -1190,7 +1242,8 @@ def scene_unchanged(probe: Probe, p: dict):
     rule = dict(p.get("allow_new", {}))
     renames = dict(p.get("allow_renamed", {}))
     rx = re.compile(rule["pattern"]) if "pattern" in rule else None
-    now = snapshot(probe, span)
+    not_numbers: list = []
+    now = snapshot(probe, span, not_numbers)
     total, bad = 0, []  # bad: [(label, evidence entry)]
     allowed_changes = []
 
@@ -1247,6 +1300,15 @@ def scene_unchanged(probe: Probe, p: dict):
                 allowed_changes.append(f"render {k}")
             else:
                 bad.append((f"render {_label(k, c)}", {"item": f"render {k}", "kind": "changed", **c}))
+    # every value a render reads is a number, in what is kept and what the delivery added alike
+    # (red team 14: a NaN colour channel, spot blend or aperture rotation renders black)
+    total += 1
+    nan_paths = [row for row in not_numbers if row[0] in sections]
+    if nan_paths:
+        named = [f"{f'{name} ' if name else ''}{path} (frame {frame})" for _, name, path, frame in nan_paths]
+        bad.append((f"not a number: {', '.join(named[:DIFF_LIMIT])}" + (" ..." if len(named) > DIFF_LIMIT else ""),
+                    {"item": "values not numbers", "kind": "not_a_number", "paths": named[:EVIDENCE_LIMIT],
+                     "count": len(named)}))
     labels = [label for label, _ in bad]
     more = f" and {len(labels) - EVIDENCE_LIMIT} more" if len(labels) > EVIDENCE_LIMIT else ""
     detail = (f"scene as started ({total} items, frames {window.start}..{window.stop - 1})" if not bad
@@ -1275,16 +1337,59 @@ def sequencer_alters(scene: bpy.types.Scene) -> tuple[bool, str]:
 # Colour management that leaves a render's picture as the engine made it (red team 6: an
 # exposure of -32 renders black).
 NEUTRAL_COLOUR = {"exposure": 0.0, "gamma": 1.0}
+# View transforms that show the engine's picture on an ordinary screen (red team 14: False
+# Color renders a heat map of the table).  AgX: a new file's since Blender 4.0; Standard: the
+# display's plain encoding, no tone curve; Filmic: a new file's before 4.0, AgX's kind of
+# scene-to-display tone map; Khronos PBR Neutral: made to keep base colours as authored, for
+# product pictures.  Never: False Color (a heat map), Raw (no display encoding: dark), Filmic /
+# AgX Log (flat log footage for grading), ACES (a film pipeline's own contrast: the wood renders
+# a stop darker than AgX), or any transform of an HDR display.
+NEUTRAL_VIEWS = ("AgX", "Standard", "Filmic", "Khronos PBR Neutral")
+# Looks: none, or AgX's base (the same picture); every other look grades it (Greyscale,
+# contrast curves).
+NEUTRAL_LOOKS = ("None", "AgX - Base Contrast")
+# The display a saved picture is encoded for: a new file's, every ordinary screen's (red team 14:
+# Rec.2100-PQ saves a washed-out picture).  Display emulation only changes how Blender's own
+# window shows it: a saved render is the same, so it is not read.
+NEUTRAL_DISPLAY = "sRGB"
+# White balance on at a new file's 6500 K / tint 10 leaves white white (the same saved pixels);
+# anything else casts a colour over the picture (red team 14: 1800 K, tint 500).
+NEUTRAL_WHITE_BALANCE = (6500.0, 10.0)
+
+
+def _view_neutral(vs, ds, where: str = "") -> list[str]:
+    """What of one set of view and display settings changes the engine's picture: [why]."""
+    off = [f"{where}{k} {getattr(vs, k):g}" for k, v in NEUTRAL_COLOUR.items() if abs(getattr(vs, k) - v) > 1e-4]
+    off += [f"{where}curve mapping on"] if vs.use_curve_mapping else []
+    off += [f"{where}view transform {vs.view_transform!r}"] if vs.view_transform not in NEUTRAL_VIEWS else []
+    off += [f"{where}look {vs.look!r}"] if vs.look not in NEUTRAL_LOOKS else []
+    temperature, tint = NEUTRAL_WHITE_BALANCE
+    if vs.use_white_balance and (abs(vs.white_balance_temperature - temperature) > 1.0
+                                 or abs(vs.white_balance_tint - tint) > 0.1):
+        off.append(f"{where}white balance {vs.white_balance_temperature:g} K, tint {vs.white_balance_tint:g}")
+    off += [f"{where}display device {ds.display_device!r}"] if ds.display_device != NEUTRAL_DISPLAY else []
+    return off
 
 
 def _colour_neutral(scene: bpy.types.Scene) -> tuple[bool, str]:
-    vs = scene.view_settings
-    off = [f"{k} {getattr(vs, k):g}" for k, v in NEUTRAL_COLOUR.items() if abs(getattr(vs, k) - v) > 1e-4]
-    off += ["curve mapping on"] if vs.use_curve_mapping else []
+    """(whether every colour-management setting a render applies leaves the engine's picture
+    alone, why): the scene's view and display settings, the output's own when it overrides them,
+    the colour space a linear output (EXR) is written in, Cycles' film exposure, and the
+    sequencer's colour space when a strip renders."""
+    off = _view_neutral(scene.view_settings, scene.display_settings)
+    image = scene.render.image_settings
+    if image.color_management == "OVERRIDE":  # a saved render uses the output's own settings
+        off += _view_neutral(image.view_settings, image.display_settings, "output ")
+    if image.has_linear_colorspace and image.linear_colorspace_settings.name != _working_space():
+        off.append(f"output colour space {image.linear_colorspace_settings.name!r}")
     cycles = getattr(scene, "cycles", None)  # Cycles' own film exposure multiplies the picture (red team 7)
     if cycles is not None and abs(float(cycles.film_exposure) - 1.0) > 1e-4:
         off.append(f"Cycles film exposure {cycles.film_exposure:g}")
-    return not off, ", ".join(off) or "exposure 0, gamma 1, no curves, film exposure 1"
+    sequencer_space = scene.sequencer_colorspace_settings.name
+    if sequencer_alters(scene)[0] and sequencer_space != "sRGB":  # strips are blended in it
+        off.append(f"sequencer colour space {sequencer_space!r}")
+    return not off, ", ".join(off) or (f"{scene.view_settings.view_transform}, no look, exposure 0, gamma 1, "
+                                       "no curves, no white balance, sRGB display, film exposure 1")
 
 
 def _pixel_filter(scene: bpy.types.Scene) -> float:
@@ -1310,6 +1415,8 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
         if strength.is_linked:
             return None, f"{node.name}: its Strength is linked"
         shine = float(strength.default_value) * (1.0 if colour.is_linked else max(colour.default_value[:3]))
+        if not all(math.isfinite(v) for v in [float(strength.default_value), *colour.default_value[:3]]):
+            return None, f"{node.name}: its strength or colour is not a number"  # max() passes over a NaN
         if abs(shine) > abs(worst):
             worst, why = shine, f"{node.name}: strength {strength.default_value:g}"
     return worst, why
@@ -1324,6 +1431,13 @@ def _tree_nodes(tree, seen: frozenset = frozenset()):
             yield from _tree_nodes(inner, seen | {inner.name})
 
 
+# {objects: the parts, max: W/m²}: what the lights together may put on the parts
+LIGHTS_ON = {"type": "object", "required": ["objects", "max"], "additionalProperties": False,
+             "properties": {"objects": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+                            "max": {"type": "number", "minimum": 0}},
+             "description": "{objects: [part names], max: W/m²}"}
+
+
 @primitive(group="scene", required=(),
            params={"border": "bool", "frame_step": "step", "compositor": "bool", "simplify": "bool", "freestyle": "bool",
                    "resolution_percentage": {"type": "integer", "minimum": 1, "description": "integer >= 1"},
@@ -1331,6 +1445,7 @@ def _tree_nodes(tree, seen: frozenset = frozenset()):
                    "working_space": {"type": "string", "minLength": 1,
                                      "description": "the file's working colour space (default Linear Rec.709)"},
                    "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
+                   "lights_on": LIGHTS_ON,
                    "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
                                       "maxItems": 2, "description": "[width, height] in pixels"}})
 def render_overrides(probe: Probe, p: dict):
@@ -1341,13 +1456,17 @@ def render_overrides(probe: Probe, p: dict):
     ``working_space`` (default Linear Rec.709: every stored colour is read in it); when given, compositing alters the image only if ``compositor`` is true
     (false: compositing off, no node group, or Render Layers straight to the output), the
     sequencer replaces it only if ``sequencer`` is true (false: Sequencer off or no unmuted
-    strip), the view transform leaves it alone when ``colour_neutral`` (exposure 0, gamma 1, no
-    curves, Cycles' film exposure 1), the engine is one of ``engines``, motion blur is
-    ``motion_blur``, pixels are square with ``square_pixels``, the pixel filter (Eevee's and
+    strip), colour management leaves it alone when ``colour_neutral`` (``_colour_neutral``: a
+    NEUTRAL_VIEWS view transform, no look, exposure 0, gamma 1, no curves, no white balance cast,
+    an sRGB display, the output's own the same, Cycles' film exposure 1), the engine is one of
+    ``engines``, motion blur is ``motion_blur``, pixels are square with ``square_pixels``, the pixel filter (Eevee's and
     Cycles') is at most ``max_pixel_filter`` px, the world shines at most ``max_world_strength``
-    (``world_strength``), the picture is at least ``min_resolution`` [w, h] pixels (percentage
-    applied) and the resolution percentage is ``resolution_percentage``.  Scores the share of
-    checks met."""
+    (``world_strength``), the lights together put at most ``lights_on`` {objects, max} W/m² on
+    the named parts and none takes light away (``lights_on_parts``: at every graded frame), the
+    picture is at least ``min_resolution`` [w, h] pixels (percentage
+    applied) and the resolution percentage is ``resolution_percentage``; and, always, every value
+    the render reads is a number (``snapshot``'s ``not_numbers``: no NaN or infinity anywhere, at
+    any frame of the scene's range).  Scores the share of checks met."""
     scene, r = probe.scene, probe.scene.render
     alters, why = compositor_alters(scene)
     checks = {  # {check: (measured, expected, met)}
@@ -1382,12 +1501,23 @@ def render_overrides(probe: Probe, p: dict):
         shine, notes["max_world_strength"] = world_strength(scene)
         checks["max_world_strength"] = (rnd(shine), float(p["max_world_strength"]),
                                         shine is not None and abs(shine) <= float(p["max_world_strength"]))
+    if "lights_on" in p:  # a light blinds or blackens the parts like a world does (red team 14)
+        bound = float(p["lights_on"]["max"])
+        lit, notes["lights_on"] = lights_on_parts(probe, list(p["lights_on"]["objects"]), bound)
+        checks["lights_on"] = (rnd(lit) if lit is not None else None, bound, lit is not None and lit <= bound)
     if "min_resolution" in p:
         size = [int(r.resolution_x * r.resolution_percentage / 100), int(r.resolution_y * r.resolution_percentage / 100)]
         want = [int(v) for v in p["min_resolution"]]
         checks["min_resolution"] = (size, want, all(a >= b for a, b in zip(size, want)))
     if "resolution_percentage" in p:
         checks["resolution_percentage"] = _equal(int(r.resolution_percentage), int(p["resolution_percentage"]))
+    # every value a render reads is a number: objects, lights, cameras, materials, world and
+    # render settings, at every frame (red team 14: NaN renders black; a from-scratch task has
+    # no start snapshot to compare, so this is its one general check)
+    not_numbers: list = []
+    snapshot(probe, None, not_numbers)
+    named = [f"{f'{name} ' if name else ''}{path} (frame {frame})" for _, name, path, frame in not_numbers]
+    checks["values_not_numbers"] = (named[:DIFF_LIMIT] + (["..."] if len(named) > DIFF_LIMIT else []), [], not named)
     off = [k for k, (_, _, met) in checks.items() if not met]
     detail = "no render override" if not off else "render overrides: " + ", ".join(
         f"{k} is {checks[k][0]!r}, not {checks[k][1]!r}" + (f" ({notes[k]})" if k in notes else "") for k in off)
@@ -1399,6 +1529,50 @@ def render_overrides(probe: Probe, p: dict):
 
 
 DEFAULT_WORKING_SPACE = "Linear Rec.709"  # a new file's (Blender 4.5+)
+
+
+def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float | None, str]:
+    """(the most the render's lights (``render_lights``: instanced and Background Set ones too)
+    together put on the parts ``names`` at any graded frame, W/m²: each light's output
+    (``light_output``) over ``SPREAD`` and the squared distance from its origin to the nearest
+    point of the parts' joint bounding box (at least its emitter's reach), a sun's strength as is; None when a light takes
+    light away (negative output: the parts render dark) or its light nodes cannot be read;
+    why).  A light blinds the parts white past what any honest rig puts there (red team 14: a
+    1e6 W sun left a clipped silhouette)."""
+    frames = sorted(set(probe.graded_frames or [int(probe.scene.frame_current)]))
+    seen, worst, worst_why = set(), 0.0, "no light"
+    for frame in frames:
+        key = probe.state(frame)
+        if key in seen:
+            continue
+        seen.add(key)
+        objs = [probe.scene.objects[n] for n in names if n in probe.scene.objects]
+        boxes = [probe.aabb(o, frame) for o in objs]
+        lo = np.min([b[0] for b in boxes], axis=0) if boxes else np.zeros(3)
+        hi = np.max([b[1] for b in boxes], axis=0) if boxes else np.zeros(3)
+        total, parts = 0.0, []
+        for light in render_lights(probe, frame):
+            watts, who = light["watts"], f"{light['name']}" + (
+                f" ({light['light']})" if light["light"] != light["name"] else "")
+            if watts is None or watts < 0:
+                why = light["how"] if watts is None else f"takes light away: {light['how']} = {watts:g} W"
+                return None, f"{who}: {why} (frame {frame})"
+            if light["type"] == "SUN":
+                on, where = watts, "a sun"
+            else:
+                distance = float(np.linalg.norm(np.clip(light["centre"], lo, hi) - np.asarray(light["centre"])))
+                # no nearer than its emitter reaches: a ball or panel puts no more than at its face
+                near = max(distance, float(light["reach"] or 0.0), 1e-3)
+                on, where = watts / SPREAD[light["type"]] / near ** 2, f"{distance:.3g} m away"
+            total += on
+            parts.append((on, f"{who}: {watts:g} W, {where}, {on:.3g}"))
+        if total > worst or len(seen) == 1:  # the first frame read, or a brighter one
+            worst = total
+            top = ", ".join(why for _, why in sorted(parts, reverse=True)[:5])
+            worst_why = f"{len(parts)} light(s) put {total:.3g} W/m² on the parts (frame {frame}): {top or 'none'}"
+        if worst > bound:
+            break
+    return worst, worst_why
 
 
 def _working_space() -> str:
@@ -1516,11 +1690,18 @@ def light_output(light) -> tuple[float | None, str]:
     largest contribution factor x its light nodes' gain (under each engine's Light Output); the
     channel furthest from the bounds: the most negative when any channel takes light away
     (Cycles renders negative power; a negative strength times a negative colour is light added),
-    else the brightest.  None when its nodes are not a constant Emission."""
+    else the brightest.  None when its nodes are not a constant Emission, or when a value it reads
+    is not a number (NaN, +-inf: Python's min / max pass over a NaN that is not first, red team 14)."""
     rows = _light_node_gains(light)
     unknown = next((how for gains, how in rows if gains is None), None)
     if unknown is not None:
         return None, unknown
+    read = {"Power": [float(light.energy)], "Exposure": [float(light.exposure)], "Color": list(light.color),
+            **{f: [float(getattr(light, f))] for f in LIGHT_FACTORS if hasattr(light, f)},
+            "light nodes' emission": [float(g) for gains, _ in rows for g in gains]}
+    not_numbers = [k for k, values in read.items() if not all(math.isfinite(v) for v in values)]
+    if not_numbers:
+        return None, f"{', '.join(not_numbers)} not a number ({rnd(read[not_numbers[0]])})"
     factor = max([float(getattr(light, f)) for f in LIGHT_FACTORS if hasattr(light, f)] or [1.0])
     base = float(light.energy) * 2.0 ** float(light.exposure) * factor
     channels = [(base * float(c) * g, how) for gains, how in rows for c, g in zip(light.color, gains)]
@@ -1543,30 +1724,87 @@ def light_on(light_obj, watts: float, point) -> tuple[float, float | None]:
     return watts / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
 
 
-def shown_to_camera(light_obj) -> str | None:
+def _emitter_size(light_obj, matrix=None) -> float:
+    """How large the light ``light_obj``'s emitter is as Cycles draws it (m; at ``matrix``, default
+    its world matrix): an area light's shorter scaled side, a point or spot light's scaled Radius,
+    a sun's Angle (rad)."""
+    light = light_obj.data
+    scale = [abs(v) for v in (matrix if matrix is not None else light_obj.matrix_world).to_scale()]
+    if light.type == "AREA":  # Size along local X, Size Y (or Size again) along local Y, each scaled
+        side_y = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
+        return min(float(light.size) * scale[0], side_y * scale[1])
+    if light.type == "SUN":
+        return float(getattr(light, "angle", 0.0))
+    return float(light.shadow_soft_size) * max(scale)
+
+
+def emitter_reach(light_obj, matrix=None) -> float | None:
+    """How far from its origin the emitter of ``light_obj`` reaches (m; None: a sun's disc is in
+    the sky, at no distance): a point or spot light's scaled Radius, half an area light's scaled
+    diagonal."""
+    light = light_obj.data
+    scale = [abs(v) for v in (matrix if matrix is not None else light_obj.matrix_world).to_scale()]
+    if light.type == "SUN":
+        return None
+    if light.type == "AREA":
+        side_y = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
+        return 0.5 * float(np.hypot(float(light.size) * scale[0], side_y * scale[1]))
+    return float(light.shadow_soft_size) * max(scale)
+
+
+def shown_to_camera(light_obj, matrix=None) -> str | None:
     """Why a render shows the light ``light_obj``'s emitter itself to the camera (None when it
     does not): Object > Visibility > Ray Visibility > Camera on (a new light object has it off)
-    and an emitter of some size -- Cycles draws an area light as a glowing panel, a point or spot
-    light of some Radius as a glowing ball, a sun of some Angle as a disc in the sky (EEVEE draws
-    none; a farm may render with Cycles).  A light the camera looks into is an emissive panel in
+    and an emitter of some size (``_emitter_size``; ``matrix``: where an instance of it stands) --
+    Cycles draws an area light as a glowing panel, a point or spot
+    light of some Radius as a glowing ball, a sun of some Angle as a disc in the sky (EEVEE in
+    Blender 5.2 draws them too; checked by render, red team 14).  A light the camera looks into is an emissive panel in
     the picture whatever its Power (red team 12: a 15 W sheet in front of the lens whited out
-    the shot, a 10 W one behind the product lit the dark backdrop)."""
+    the shot, a 10 W one behind the product lit the dark backdrop; red team 14: a 3 m radius
+    ball round a fence hid it)."""
     if not getattr(light_obj, "visible_camera", False):
         return None
     light = light_obj.data
-    scale = [abs(v) for v in light_obj.matrix_world.to_scale()]
-    if light.type == "AREA":  # Size along local X, Size Y (or Size again) along local Y, each scaled
-        side_y = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
-        size = min(float(light.size) * scale[0], side_y * scale[1])
-    elif light.type == "SUN":
-        size = float(getattr(light, "angle", 0.0))
-    else:
-        size = float(light.shadow_soft_size) * max(scale)
+    size = _emitter_size(light_obj, matrix)
     if size <= 1e-6:
         return None
     what = {"AREA": f"its {size:.3g} m emitting panel", "SUN": "its sun disc"}.get(
         light.type, f"its {size:.3g} m radius ball")
     return f"{light_obj.name}: {what} shows to the camera (Ray Visibility Camera on): an emitter in the picture"
+
+
+def render_lights(probe: Probe, frame: int) -> list[dict]:
+    """Every light a render at ``frame`` has, read while the depsgraph holds it: the scene's
+    render-visible lights, its Background Sets' (credited "<background set: NAME>") and lights
+    instanced by another object (a collection instance: credited to the outermost instancer).
+    Each: ``name`` (credited), ``light`` (its own name), ``type``, ``centre`` (world), ``reach``
+    (``emitter_reach``), ``shown`` (``shown_to_camera``), ``watts`` and ``how`` (``light_output``)."""
+    from probe_core import background_drawers  # noqa: PLC0415  (only light walks need it)
+    probe.at(frame)
+    scene, rendered = probe.scene, probe.rendered()
+    background = background_drawers(scene)
+
+    def record(name: str, ev, matrix) -> dict:
+        watts, how = light_output(ev.data)
+        return {"name": name, "light": ev.name, "type": ev.data.type, "centre": tuple(matrix.translation),
+                "reach": emitter_reach(ev, matrix), "shown": shown_to_camera(ev, matrix), "watts": watts, "how": how}
+
+    out = []
+    for obj in sorted(scene.objects, key=lambda o: o.name):
+        if obj.type == "LIGHT" and obj.name in rendered:
+            ev = obj.evaluated_get(probe.depsgraph)
+            out.append(record(obj.name, ev, ev.matrix_world))
+    for obj in set_objects(scene):
+        if obj.type == "LIGHT":
+            ev = obj.evaluated_get(probe.depsgraph)
+            out.append(record(background.get(obj.name, "<background set>"), ev, ev.matrix_world))
+    for inst in probe.depsgraph.object_instances:
+        if not inst.is_instance or inst.object.type != "LIGHT" or inst.object.original.hide_render:
+            continue
+        outer = inst.parent.original.name if inst.parent is not None else "<instance>"
+        out.append(record(outer if outer in scene.objects else background.get(outer, "<background set>"),
+                          inst.object, inst.matrix_world.copy()))
+    return out
 
 
 def _reference_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:

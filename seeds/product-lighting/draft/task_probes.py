@@ -158,12 +158,28 @@ def _off_default(light) -> list[str]:
             for path in sorted(set(default) | set(now)) if now.get(path) != default.get(path)]
 
 
+def _chosen_not_numbers(light) -> list[str]:
+    """The settings the solver chooses (``SOLVER_SETS``) that hold a NaN or infinity: no default
+    to compare them with, and a render reading one draws black (red team 14: a NaN spot blend)."""
+    out = []
+    for key in SOLVER_SETS:
+        value = getattr(light, key, None)
+        if isinstance(value, (bool, int, str)) or value is None:
+            continue
+        values = [float(value)] if isinstance(value, float) else [float(v) for v in value]
+        if not all(math.isfinite(v) for v in values):
+            out.append(f"{key} {rnd(values if len(values) > 1 else values[0])} (not a number)")
+    return out
+
+
 def light_problems(obj) -> list[str]:
     """What makes the light ``obj`` emit other than its Power and Color fields say: any setting
-    of its data-block off a fresh light's but ``SOLVER_SETS``, a ray visibility flag off a new
-    light object's, light linking, or light nodes that change the emission."""
+    of its data-block off a fresh light's but ``SOLVER_SETS``, one of those not a number, a ray
+    visibility flag off a new light object's, light linking, or light nodes that change the
+    emission."""
     light = obj.data
     out = _off_default(light)
+    out += _chosen_not_numbers(light)
     light_defaults([light.type])
     out += [f"{ray} {getattr(obj, ray)} (default {want})" for ray, want in _DEFAULTS["object"].items()
             if bool(getattr(obj, ray)) != want]
@@ -211,7 +227,7 @@ def _world_radiance(world) -> tuple[float | None, str]:
     if world is None:
         return 0.0, "no world"
     if not getattr(world, "use_nodes", True) or world.node_tree is None:
-        return max(world.color), "world colour (no nodes)"
+        return float(np.max(world.color)), "world colour (no nodes)"  # np.max keeps a NaN
     ps = _surface_tools()
     outputs = ps.engine_outputs(world.node_tree, "OUTPUT_WORLD")
     read = [_output_radiance(ps, out) for _, out in outputs]
@@ -236,7 +252,7 @@ def _output_radiance(ps, out) -> tuple[float | None, str]:
     colour, strength = ps.colour_of(node.inputs["Color"]), ps.value_of(node.inputs["Strength"])
     if isinstance(colour, ps.Unknown) or isinstance(strength, ps.Unknown):
         return None, "world background is not a constant colour and strength"
-    return max(colour) * strength, f"background {rnd(list(colour))} x {strength:g}"
+    return float(np.max(colour)) * strength, f"background {rnd(list(colour))} x {strength:g}"  # NaN kept
 
 
 @primitive(required=("expected", "max_power", "max_world"),
@@ -261,7 +277,7 @@ def studio_extras(probe, p: dict):
         power = float(light.energy) * 2.0 ** float(light.exposure)
         if light.type == "SUN":
             strong[obj.name] = f"a sun ({power:g} W/m2)"
-        elif power > float(p["max_power"]) + TOL:
+        elif not power <= float(p["max_power"]) + TOL:  # NaN meets no bound (red team 14)
             strong[obj.name] = f"{power:g} W"
         elif light.type == "AREA" and not light.normalize:
             strong[obj.name] = "area power not normalised"
@@ -274,7 +290,7 @@ def studio_extras(probe, p: dict):
         value, how = _world_radiance(w)
         radiance.append(value)
         why.append(f"{w.name if w else None}: {how}")
-    world_ok = all(v is not None and v <= float(p["max_world"]) + 1e-6 for v in radiance)
+    world_ok = all(v is not None and v <= float(p["max_world"]) + 1e-6 for v in radiance)  # NaN: off
     instancers = sorted(o.name for o in probe.scene.objects
                         if o.instance_type != "NONE" and (o.instance_type != "COLLECTION" or o.instance_collection))
     checks = {"other_lights": not strong, "world": world_ok, "view_layer_overrides": not overrides,
@@ -284,7 +300,8 @@ def studio_extras(probe, p: dict):
              "view_layer_overrides": f"view layer overrides: {overrides}",
              "instancing": f"objects instancing geometry: {instancers}"}
     detail = "extras within the spec" if not off else "; ".join(notes[k] for k in off)
-    measured = {"strong_lights": strong, "world": [rnd(v) if v is not None else None for v in radiance],
+    measured = {"strong_lights": strong,
+                "world": [None if v is None else rnd(v) if math.isfinite(v) else str(v) for v in radiance],
                 "world_read": why, "view_layer_overrides": overrides, "instancers": instancers}
     return fraction_outcome(len(checks) - len(off), len(checks), measured,
                             {k: p[k] for k in ("expected", "max_power", "max_world")}, detail, {"off": off})
@@ -330,6 +347,10 @@ def _blur_mm(cam, depths: np.ndarray, focus: float) -> float:
     return float(c.max()) * 1000.0
 
 
+# What a render reads of a camera's depth of field to sample its aperture.
+DOF_SAMPLED = ("aperture_fstop", "aperture_ratio", "aperture_rotation", "focus_distance")
+
+
 def _pixel_mm(scene, cam) -> float:
     """The width (mm on the sensor) of one pixel of the rendered frame: the sensor span of the
     picture's longer side over that side's pixels."""
@@ -355,8 +376,9 @@ def shot_framing(probe, p: dict):
     0.1 m) of the target's depth range and renders every vertex of it sharp: its circle of
     confusion (``_blur_mm``: f-stop, focal length, focus and the vertex's depth, the aperture
     ratio widening it) at most ``max_blur_px`` (default 2) pixels of the rendered frame
-    (``_pixel_mm``) -- a focus inside the margin at f/0.02 smears the whole product.  Scores the
-    share of the checks met."""
+    (``_pixel_mm``) -- a focus inside the margin at f/0.02 smears the whole product --, every
+    setting the aperture is sampled with (``DOF_SAMPLED``: blade rotation too) a number.  Scores
+    the share of the checks met."""
     frame = int(p.get("frame", 1))
     cam = probe.scene.objects.get(p["camera"])
     target = probe.obj(p["target"])  # a missing or render-hidden target scores 0
@@ -394,6 +416,11 @@ def shot_framing(probe, p: dict):
         measured.update(blur_px=rnd(blur_px) if math.isfinite(blur_px) else "unbounded",
                         f_stop=rnd(float(data.dof.aperture_fstop)))
         checks["sharp"] = bool(blur_px <= float(p.get("max_blur_px", 2.0)))
+        # the lens settings a render samples the aperture with, the blur formula's or not (red
+        # team 14: a NaN blade rotation makes every camera ray NaN, a blank frame at f/128)
+        lens = {k: float(getattr(data.dof, k)) for k in DOF_SAMPLED}
+        measured["dof_not_numbers"] = sorted(k for k, v in lens.items() if not math.isfinite(v))
+        checks["dof_numbers"] = not measured["dof_not_numbers"]
     off = [k for k, ok in checks.items() if not ok]
     detail = (f"{target.name} fully in {cam.name}'s picture" if not off else
               f"{target.name} in {cam.name}'s picture: off " + ", ".join(off) + f" ({rnd(measured)})")
