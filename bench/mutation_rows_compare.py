@@ -1,5 +1,5 @@
 """Mutation testing of one delivery by two graders, side by side: the probe code of ``--base`` (a
-commit, checked out with ``git archive``) and today's, each in one warm probe process.  Prints
+commit, checked out once as a ``git worktree`` by grader_cost.base_tree) and today's, each in one warm probe process.  Prints
 each side's wall and every operator whose rows differ (any criterion's score or measured value,
 or its error), so a change meant to make the grader cheaper is shown to give the same answers.
 
@@ -10,27 +10,16 @@ or its error), so a change meant to make the grader cheaper is shown to give the
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
-from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.grader_cost import base_tree  # noqa: E402
 from sandbox.script_run import LOCAL  # noqa: E402
 from verifiers import bpy_procs  # noqa: E402
-
-
-def base_code(commit: str, into: Path) -> Path:
-    """``verifiers/`` as it was at ``commit``."""
-    data = subprocess.run(["git", "archive", commit, "verifiers"], cwd=ROOT, check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=BytesIO(data)) as tar:
-        tar.extractall(into, filter="data")
-    return into / "verifiers"
 
 
 def rows_of(code: Path, blend: Path, tests: Path, operators: list[str] | None, sandbox) -> tuple[float, list[dict]]:
@@ -51,16 +40,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--blend", type=Path, required=True, help="a good delivery (the operators' starting point)")
     ap.add_argument("--tests", type=Path, required=True, help="the task's tests/ folder (task.json, rubric.json, ...)")
     ap.add_argument("--operators", default="", help="comma-separated operator names (default: all)")
+    ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "mutation-rows",
+                    help="where each side's tree is checked out and kept (default var/bench/mutation-rows)")
     ap.add_argument("--no-sandbox", action="store_true", help="run Blender unisolated (your own machine)")
     args = ap.parse_args(argv)
     operators = [o for o in args.operators.split(",") if o] or None
     sandbox = LOCAL if args.no_sandbox else None
-    with tempfile.TemporaryDirectory() as tmp:
-        before = rows_of(base_code(args.base, Path(tmp) / "before"), args.blend, args.tests, operators, sandbox)
-        print(f"before ({args.base}): {before[0]:.1f} s", flush=True)
-        code = base_code(args.after, Path(tmp) / "after") if args.after else ROOT / "verifiers"
-        after = rows_of(code, args.blend, args.tests, operators, sandbox)
-        print(f"after ({args.after or 'working tree'}): {after[0]:.1f} s   ratio {after[0] / before[0]:.2f}", flush=True)
+    before = rows_of(base_tree(args.base, args.work / "before") / "verifiers", args.blend, args.tests, operators, sandbox)
+    print(f"before ({args.base}): {before[0]:.1f} s", flush=True)
+    code = base_tree(args.after, args.work / "after") / "verifiers" if args.after else ROOT / "verifiers"
+    after = rows_of(code, args.blend, args.tests, operators, sandbox)
+    print(f"after ({args.after or 'working tree'}): {after[0]:.1f} s   ratio {after[0] / before[0]:.2f}", flush=True)
     old, new = {r["operator"]: r for r in before[1]}, {r["operator"]: r for r in after[1]}
     differ = 0
     for name in sorted(set(old) & set(new)):

@@ -88,6 +88,7 @@ class Solid:
     _shells: list | None = field(default=None, repr=False)
     _face_co: np.ndarray | None = field(default=None, repr=False)
     _box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _digest: bytes | None = field(default=None, repr=False)
 
     @property
     def faces(self) -> int:
@@ -124,6 +125,16 @@ class Solid:
                             _make_solid(self.name, self.co, *_faces_subset(self, np.flatnonzero(labels == k)), self.det)
                             for k in range(int(labels.max(initial=-1)) + 1)]
         return self._shells
+
+    def digest(self) -> bytes:
+        """What decides an overlap: the world-space vertices and the faces that use them (once
+        per solid: a solid is cached per frame and measured against several others)."""
+        if self._digest is None:
+            h = hashlib.blake2b(digest_size=16)
+            for arr in (self.co, self.loop_vert, self.start, self.total):
+                h.update(np.ascontiguousarray(arr).tobytes())
+            self._digest = h.digest()
+        return self._digest
 
     def tree(self) -> BVHTree:
         if self._tree is None:
@@ -971,14 +982,6 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP) -> float:
     return deepest
 
 
-def _shape_digest(solid: Solid) -> bytes:
-    """What decides an overlap: the world-space vertices and the faces that use them."""
-    h = hashlib.blake2b(digest_size=16)
-    for arr in (solid.co, solid.loop_vert, solid.start, solid.total):
-        h.update(np.ascontiguousarray(arr).tobytes())
-    return h.digest()
-
-
 @primitive(group="geometry", required=("objects", "others", "tolerance", "frame_start", "frame_end"),
            params={"objects": "names", "others": "names", "tolerance": "tolerance", "frame_start": "integer",
                    "frame_end": "integer", "frame_step": "step"})
@@ -1005,7 +1008,7 @@ def solids_apart(probe: Probe, p: dict):
             if sa is None or sb is None:
                 depth = 0.0
             else:  # a pair in the same world-space shapes as at an earlier frame (parts at rest) is measured once
-                key = (_shape_digest(sa), _shape_digest(sb))
+                key = (sa.digest(), sb.digest())
                 depth = same_shapes[key] if key in same_shapes else same_shapes.setdefault(key, solid_overlap(sa, sb))
             over = over or depth > tol
             if depth > deepest.get((a.name, b.name), (0.0, f))[0]:
