@@ -62,6 +62,15 @@ def pytest_collection_finish(session):
         runs[name] = BackgroundRun(SUITES[name], targets[name]).start_after(runs.get(SUITES[name].after))
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _local_probe_per_module():
+    """The warm bpy process tests.probe_cases.probe_local starts lives as long as its module."""
+    yield
+    from tests.probe_cases import close_local_probe
+
+    close_local_probe()
+
+
 def pytest_sessionfinish(session):
     for run in reversed(session.config.stash.get(BACKGROUND, {}).values()):
         run.stop()

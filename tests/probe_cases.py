@@ -8,6 +8,31 @@ import subprocess
 import sys
 from pathlib import Path
 
+from sandbox.script_run import LOCAL
+from verifiers import bpy_procs
+
+# One warm bpy process per test module (closed by tests/conftest.py as each module ends): a
+# fresh rule_probe.py per case spent ~0.85 CPU-s on `import bpy` against ~0.1 s of probing, for
+# hundreds of cases. Both run rule_probe.probe_files; test_blender_calibration shows the packaged
+# test's fresh probe reports what the warm probe did, and the trial tests run the fresh one.
+_warm: bpy_procs.WarmProbe | None = None
+
+
+def probe_local(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
+    """The rule report of ``blend`` (written to ``out``) from this module's warm, unsandboxed bpy
+    process: the tests' own scenes, never a seed's or a solver's."""
+    global _warm
+    if _warm is None:
+        _warm = bpy_procs.WarmProbe(sandbox=LOCAL)
+    return _warm.probe(Path(blend), Path(task), Path(rubric), Path(out), probes)
+
+
+def close_local_probe() -> None:
+    global _warm
+    if _warm is not None:
+        _warm.close()
+        _warm = None
+
 
 def write_rule_task(folder: Path, cases: dict[str, tuple[str, dict]], task_id: str, *,
                     start_mode: str | None = None, core: bool = False) -> tuple[Path, Path]:

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -68,8 +66,8 @@ def graded(tmp_path_factory) -> dict:
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = {}
     for name, stretch in (("kept", 0.0), ("stretched", 0.3)):
-        report = probe_fresh(build(tmp, name, stretch), task / "task.json", task / "rubric.json",
-                             tmp / f"{name}.json", sandbox=LOCAL)
+        report = probe_local(build(tmp, name, stretch), task / "task.json", task / "rubric.json",
+                             tmp / f"{name}.json")
         out[name] = {c["id"]: c for c in report["criteria"]}
     return out
 

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -139,7 +137,7 @@ def graded(tmp_path_factory) -> dict:
     proc = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     write_rule_task(tmp, {f"A{i:02d}": ("attached_to", p) for i, (p, _, _) in enumerate(CASES)}, "probe-attached-to")
-    report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+    report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in report["criteria"]}
 
 

@@ -13,10 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -96,7 +94,7 @@ CASES = [
 
 def _grade(tmp: Path, blend: Path, out: str) -> dict:
     write_rule_task(tmp, {f"M{i:02d}": (m, p) for i, (m, p, _, _) in enumerate(CASES)}, "probe-modifier-effect")
-    report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / out, sandbox=LOCAL)
+    report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / out)
     return {c["id"]: c for c in report["criteria"]}
 
 

@@ -10,10 +10,8 @@ import sys
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -97,7 +95,7 @@ def graded(tmp_path_factory) -> dict:
     proc = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     write_rule_task(tmp, {cid: (m, p) for cid, (m, p, _) in CASES.items()}, "camera-lights")
-    report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+    report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in report["criteria"]}
 
 

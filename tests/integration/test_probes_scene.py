@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 from jsonschema import Draft202012Validator
 
-from sandbox.script_run import LOCAL
-from verifiers import bpy_procs, start_scene
+from verifiers import start_scene
 from blender.runner import BlenderProcessError
 from verifiers.probe_catalogue import builtin_methods
 
@@ -194,8 +193,7 @@ def scenes(tmp_path_factory) -> dict:
 
 def probe(scenes: dict, blend: str, task: Path | None = None, rubric: Path | None = None) -> dict:
     out = scenes["tmp"] / f"report-{blend}-{(task or scenes['task']).parent.name}.json"
-    report = bpy_procs.probe_fresh(scenes[blend], task or scenes["task"], rubric or scenes["rubric"], out,
-                                   sandbox=LOCAL)
+    report = probe_local(scenes[blend], task or scenes["task"], rubric or scenes["rubric"], out)
     return {c["id"]: c for c in report["criteria"]}
 
 

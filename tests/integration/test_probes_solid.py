@@ -17,10 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -250,7 +248,7 @@ def graded(tmp_path_factory) -> tuple[dict, dict]:
     assert proc.returncode == 0, proc.stderr[-3000:]
     built = json.loads(Path(str(blend) + ".json").read_text())
     write_rule_task(tmp, {f"S{i:02d}": (m, p) for i, (m, p, _) in enumerate(CASES)}, "probes-solid")
-    report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+    report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return built, {c["id"]: c for c in report["criteria"]}
 
 

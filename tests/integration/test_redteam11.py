@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -150,8 +148,8 @@ def scenes(tmp_path_factory) -> dict:
 def test_what_only_the_renderer_does_is_refused(scenes, delivery):
     cases, refused = EXPECTED[delivery]
     task, rubric = scenes["tasks"][next(n for n, c in CASE_SETS.items() if c is cases)]
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", task, rubric,
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", task, rubric,
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, refused, delivery)
 
 

@@ -22,9 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -174,8 +172,8 @@ def test_the_start_snapshot_holds_the_world_surface(scenes):
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_the_world_surface_and_holdout_collections(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
     kept = next(c for c in report["criteria"] if c["id"] == "KEPT")
     if delivery == "foot_moved":  # the evidence names the vertex and how far it went

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -165,8 +165,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_what_a_cycles_render_shows_is_judged(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", PROBES, sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json", PROBES)
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 

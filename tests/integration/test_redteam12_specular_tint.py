@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, build_scenes
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, assert_refused_as_expected, build_scenes
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -105,8 +103,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_reflectance_past_the_bounds_and_non_numbers_are_refused(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
     optics = report["criteria"][0]["measured"]["optics"]
     if delivery == "tint_grey_mirror":

@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -75,14 +73,14 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_a_mesh_kept_with_no_object_is_a_leftover(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 
 def test_the_leftover_is_named_in_the_evidence(scenes):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / "old_name_kept.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / "report-evidence.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / "old_name_kept.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / "report-evidence.json")
     count = next(c for c in report["criteria"] if c["id"] == "COUNT")
     assert count["evidence"]["objects"] == ["SM_Box", "<data no object uses>/Cube.001"], count
 

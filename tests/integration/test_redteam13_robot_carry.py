@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -148,8 +146,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_an_arm_through_the_set_or_holding_from_inside_is_refused(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -115,8 +114,8 @@ def scenes(tmp_path_factory) -> dict:
 @pytest.mark.parametrize(("task", "delivery"), sorted(EXPECTED))
 def test_colour_management_a_render_applies_is_graded(scenes, task, delivery):
     task_path, rubric = scenes[task]
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", task_path, rubric,
-                                   scenes["tmp"] / f"report-{task}-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", task_path, rubric,
+                                   scenes["tmp"] / f"report-{task}-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[(task, delivery)], delivery)
 
 

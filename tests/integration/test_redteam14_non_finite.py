@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -201,8 +201,8 @@ def scenes(tmp_path_factory) -> dict:
 @pytest.mark.parametrize(("task", "delivery"), sorted(EXPECTED))
 def test_values_that_are_not_numbers_are_refused(scenes, task, delivery):
     task_path, rubric = scenes[task]
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", task_path, rubric,
-                                   scenes["tmp"] / f"report-{task}-{delivery}.json", PROBES, sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", task_path, rubric,
+                                   scenes["tmp"] / f"report-{task}-{delivery}.json", PROBES)
     assert_refused_as_expected(report, EXPECTED[(task, delivery)], delivery)
 
 

@@ -18,10 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -135,7 +133,7 @@ def scene_blend(tmp_path_factory) -> Path:
 def graded(scene_blend) -> dict:
     tmp, blend = scene_blend.parent, scene_blend
     write_rule_task(tmp, {f"I{i:02d}": (m, p) for i, (m, p, _) in enumerate(CASES)}, "redteam2-instances")
-    report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+    report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in report["criteria"]}
 
 

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
 from sandbox.script_run import LOCAL
 from verifiers import bpy_procs
@@ -289,7 +289,7 @@ def report(tmp_path_factory) -> dict:
     script.write_text(SCENE)
     subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True, timeout=300)
     write_rule_task(tmp, {name: (m, p) for name, (m, p, _) in CASES.items()}, "redteam2-surface")
-    out = bpy_procs.probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+    out = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in out["criteria"]}
 
 

@@ -18,10 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -122,7 +120,7 @@ def graded(tmp_path_factory) -> dict:
         tmp = tmp_path_factory.mktemp(variant)
         blend, grid = _build(tmp, variant)
         write_rule_task(tmp, {f"G{i:02d}": (m, p) for i, (m, p, _, _) in enumerate(cases(grid))}, "redteam3-geometry")
-        report = probe_fresh(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json", sandbox=LOCAL)
+        report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
         out[variant] = {c["id"]: c for c in report["criteria"]}
     return out
 

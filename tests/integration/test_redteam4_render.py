@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -159,8 +159,7 @@ def scenes(tmp_path_factory) -> dict:
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_each_hiding_trick_is_refused_and_honest_work_passes(scenes, delivery):
     out = scenes["tmp"] / f"report-{delivery}.json"
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out,
-                                   sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out)
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 

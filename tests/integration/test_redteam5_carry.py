@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -137,8 +137,7 @@ def scenes(tmp_path_factory) -> dict:
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_a_box_that_slips_is_refused_and_a_rigid_carry_passes(scenes, delivery):
     out = scenes["tmp"] / f"report-{delivery}.json"
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out,
-                                   sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out)
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
     sup = next(c for c in report["criteria"] if c["id"] == "SUP")
     assert sup["measured"]["frames_carried"] >= 5, sup["detail"]  # the carry itself is seen

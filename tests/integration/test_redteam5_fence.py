@@ -20,9 +20,7 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, run_bpy, write_rule_task
 from verifiers.probe_catalogue import builtin_methods
 
 pytestmark = pytest.mark.blender
@@ -95,7 +93,7 @@ def pieces(tmp_path_factory) -> dict:
     run_bpy(script, tmp)
     task, rubric = write_rule_task(tmp / "task", {cid: (m, p) for cid, (m, p, _) in CASES.items()},
                                    "redteam5-fence")
-    report = bpy_procs.probe_fresh(tmp / "pieces.blend", task, rubric, tmp / "report.json", sandbox=LOCAL)
+    report = probe_local(tmp / "pieces.blend", task, rubric, tmp / "report.json")
     return {c["id"]: c for c in report["criteria"]}
 
 
@@ -167,7 +165,7 @@ def deliveries(tmp_path_factory) -> dict:
     for name, script in scripts.items():
         blend = tmp / f"{name}.blend"
         run_bpy(build, script, blend)
-        report = bpy_procs.probe_fresh(blend, task, rubric, tmp / f"{name}.json", sandbox=LOCAL)
+        report = probe_local(blend, task, rubric, tmp / f"{name}.json")
         graded[name] = {c["id"]: c for c in report["criteria"]}
     return graded
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import run_bpy, write_rule_task
+from tests.probe_cases import probe_local, run_bpy, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -163,12 +163,12 @@ def scenes(tmp_path_factory) -> dict:
     run_bpy(script, tmp)
     task, rubric = write_rule_task(tmp / "lights-task", {cid: (m, p) for cid, (m, p, _) in LIGHT_CASES.items()},
                                    "redteam5-lighting")
-    report = bpy_procs.probe_fresh(tmp / "lights.blend", task, rubric, tmp / "lights.json", sandbox=LOCAL)
+    report = probe_local(tmp / "lights.blend", task, rubric, tmp / "lights.json")
     shot_task, shot_rubric = write_rule_task(tmp / "shot-task", {"FRAMING": FRAMING}, "redteam5-framing")
     shots = {}
     for name in SHOTS:
-        got = bpy_procs.probe_fresh(tmp / f"{name}.blend", shot_task, shot_rubric, tmp / f"{name}.json",
-                                    PROBES, sandbox=LOCAL)
+        got = probe_local(tmp / f"{name}.blend", shot_task, shot_rubric, tmp / f"{name}.json",
+                                    PROBES)
         shots[name] = got["criteria"][0]
     return {"tmp": tmp, "lights": {c["id"]: c for c in report["criteria"]}, "shots": shots}
 
@@ -228,8 +228,8 @@ def mutate(scenes, cases: dict, operator: str) -> dict:
 
 def test_the_rig_passes_before_mutation(scenes):
     task, rubric = write_rule_task(scenes["tmp"] / "rig-task", RIG, "redteam5-rig")
-    report = bpy_procs.probe_fresh(scenes["tmp"] / "no_dof.blend", task, rubric, scenes["tmp"] / "rig.json",
-                                   PROBES, sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / "no_dof.blend", task, rubric, scenes["tmp"] / "rig.json",
+                                   PROBES)
     assert all(c["passed"] for c in report["criteria"]), report["criteria"]
 
 

@@ -15,7 +15,7 @@ import sys
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -127,7 +127,7 @@ def scenes(tmp_path_factory) -> dict:
     run_bpy(script, tmp)
     task, rubric = write_rule_task(tmp / "task", {cid: (m, p) for cid, (m, p, _) in CASES.items()},
                                    "redteam5-lights")
-    report = bpy_procs.probe_fresh(tmp / "lights.blend", task, rubric, tmp / "report.json", sandbox=LOCAL)
+    report = probe_local(tmp / "lights.blend", task, rubric, tmp / "report.json")
     return {"tmp": tmp, "graded": {c["id"]: c for c in report["criteria"]}}
 
 
@@ -160,7 +160,7 @@ RIG = {"KEY": soft("Key"), "AIM": aim("Key", "Rim")}
 def test_light_scaled_narrow_applies_and_is_killed(scenes):
     task, rubric = write_rule_task(scenes["tmp"] / "rig-task", RIG, "redteam5-rig")
     blend = scenes["tmp"] / "rig.blend"
-    before = bpy_procs.probe_fresh(blend, task, rubric, scenes["tmp"] / "rig.json", sandbox=LOCAL)
+    before = probe_local(blend, task, rubric, scenes["tmp"] / "rig.json")
     assert all(c["passed"] for c in before["criteria"]), before["criteria"]
     with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
         (row,) = probe.mutate(blend, task, rubric, operators=["light_scaled_narrow"])

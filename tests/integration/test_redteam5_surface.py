@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes, write_rule_task
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -100,8 +100,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_each_layer_trick_is_refused_and_honest_work_passes(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 
@@ -111,8 +111,8 @@ def test_a_rubric_widens_the_layer_bounds(scenes, tmp_path):
     task, rubric = write_rule_task(tmp_path, {"SHADER": (method, {**params, "max_sheen": 1.0,
                                                                   "max_subsurface_radius": 5.0})}, "widened")
     for delivery in ("sheen", "subsurface"):
-        report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", task, rubric,
-                                       tmp_path / f"report-{delivery}.json", sandbox=LOCAL)
+        report = probe_local(scenes["tmp"] / f"{delivery}.blend", task, rubric,
+                                       tmp_path / f"report-{delivery}.json")
         shader = report["criteria"][0]
         assert shader["passed"], (delivery, shader["detail"])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import run_bpy, write_rule_task
+from tests.probe_cases import probe_local, run_bpy, write_rule_task
 from tests.table_cases import DRAFT, MAKE_HEAD, OUTLINE, PARTS
 from verifiers import bpy_procs
 
@@ -109,7 +109,7 @@ def graded(tmp_path_factory) -> dict:
     task, rubric = write_rule_task(tmp / "task", CRITERIA, "redteam5-table")
     out = {"tmp": tmp, "task": (task, rubric)}
     for scene in FAILS:
-        report = bpy_procs.probe_fresh(tmp / f"{scene}.blend", task, rubric, tmp / f"{scene}.json", sandbox=LOCAL)
+        report = probe_local(tmp / f"{scene}.blend", task, rubric, tmp / f"{scene}.json")
         out[scene] = {c["id"]: c for c in report["criteria"]}
     return out
 

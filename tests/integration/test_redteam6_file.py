@@ -15,7 +15,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -125,8 +125,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_python_on_trusted_open_and_the_files_other_objects_are_refused(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
     if EXPECTED[delivery] is ALL_ZERO:
         assert all(c["score"] == 0 for c in report["criteria"]), report["criteria"]

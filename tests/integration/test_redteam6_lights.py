@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import run_bpy, write_rule_task
+from tests.probe_cases import probe_local, run_bpy, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -133,7 +133,7 @@ def scenes(tmp_path_factory) -> dict:
     run_bpy(script, tmp)
     cases = {"HONEST": as_set(*HONEST), **{name.upper(): as_set(name) for name in REFUSED}}
     task, rubric = write_rule_task(tmp / "task", cases, "redteam6-lights")
-    report = bpy_procs.probe_fresh(tmp / "lights.blend", task, rubric, tmp / "report.json", PROBES, sandbox=LOCAL)
+    report = probe_local(tmp / "lights.blend", task, rubric, tmp / "report.json", PROBES)
     return {"tmp": tmp, "graded": {c["id"]: c for c in report["criteria"]}}
 
 
@@ -175,8 +175,7 @@ def test_light_portal_applies_and_is_killed_by_lights_as_set(scenes):
     rig = {"LIVE": as_set("Key", "Fill", "Rim"),
            "POWER": ("light_settings", {"object": "Key", "type": "AREA", "energy": 60})}
     task, rubric = write_rule_task(scenes["tmp"] / "rig-task", rig, "redteam6-rig")
-    before = bpy_procs.probe_fresh(scenes["tmp"] / "rig.blend", task, rubric, scenes["tmp"] / "rig.json", PROBES,
-                                   sandbox=LOCAL)
+    before = probe_local(scenes["tmp"] / "rig.blend", task, rubric, scenes["tmp"] / "rig.json", PROBES)
     assert all(c["passed"] for c in before["criteria"]), before["criteria"]
     row = mutate(scenes, rig)
     assert row["applicable"] and row["error"] is None, row

@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes, write_rule_task
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes, write_rule_task
 from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
@@ -93,8 +93,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_a_mirror_metal_and_a_cycles_only_output_are_refused(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 
@@ -102,8 +102,7 @@ def test_a_rubric_that_allows_a_metal_passes_it(scenes, tmp_path):
     """A task that wants a metal (mug-material's gold rim) says so: ``max_metallic`` 1."""
     method, params = CASES["SHADER"]
     task, rubric = write_rule_task(tmp_path, {"SHADER": (method, {**params, "max_metallic": 1.0})}, "metal")
-    report = bpy_procs.probe_fresh(scenes["tmp"] / "metallic.blend", task, rubric, tmp_path / "report.json",
-                                   sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / "metallic.blend", task, rubric, tmp_path / "report.json")
     shader = report["criteria"][0]
     assert shader["passed"], shader["detail"]
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -172,8 +172,7 @@ def scenes(tmp_path_factory) -> dict:
     run_bpy(SNAPSHOT_SCRIPT, "--blend", tmp / "start.blend", "--out", tmp / "task" / "start_scene.json")
     reports = {}
     for name in EXPECTED:
-        reports[name] = bpy_procs.probe_fresh(tmp / f"{name}.blend", task, rubric, tmp / f"{name}.json",
-                                              sandbox=LOCAL)
+        reports[name] = probe_local(tmp / f"{name}.blend", task, rubric, tmp / f"{name}.json")
     return {"tmp": tmp, "task": task, "rubric": rubric, "reports": reports}
 
 
@@ -206,8 +205,7 @@ def test_the_cut_area_is_the_surface_clipped_to_the_view(scenes, tmp_path):
     cases = {"TILTED": ("clip_keeps", {"camera": "Lens", "objects": ["Tilted"], "tolerance": 0}),
              "EDGE": ("clip_keeps", {"camera": "Lens", "objects": ["Edge"], "tolerance": 0})}
     task, rubric = write_rule_task(tmp_path / "cards", cases, "redteam8-clip-cards")
-    report = bpy_procs.probe_fresh(scenes["tmp"] / "cards.blend", task, rubric, tmp_path / "cards.json",
-                                   sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / "cards.blend", task, rubric, tmp_path / "cards.json")
     got = {c["id"]: c for c in report["criteria"]}
     tilted = got["TILTED"]["measured"]["Tilted"]
     assert tilted["view_m2"] == pytest.approx(1.0, abs=1e-6)

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -203,8 +203,7 @@ def scenes(tmp_path_factory) -> dict:
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_a_joint_turned_about_another_axis_is_refused_and_the_honest_arm_passes(scenes, delivery):
     out = scenes["tmp"] / f"report-{delivery}.json"
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out,
-                                   sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"], out)
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
     ax = next(c for c in report["criteria"] if c["id"] == "AX")
     joints = {j["child"]: j for j in ax["evidence"]["joints"]}

@@ -16,10 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import run_bpy, write_rule_task
+from tests.probe_cases import probe_local, run_bpy, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
 
@@ -158,7 +156,7 @@ def scenes(tmp_path_factory) -> dict:
 
 def probe(scenes: dict, blend: Path) -> dict:
     out = scenes["tmp"] / f"report-{blend.stem}.json"
-    report = bpy_procs.probe_fresh(blend, scenes["task"], scenes["rubric"], out, sandbox=LOCAL)
+    report = probe_local(blend, scenes["task"], scenes["rubric"], out)
     return {c["id"]: c for c in report["criteria"]}
 
 

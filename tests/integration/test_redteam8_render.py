@@ -22,7 +22,7 @@ import pytest
 
 from blender.runner import ScriptFailed
 from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, build_scenes
+from tests.probe_cases import probe_local, assert_refused_as_expected, build_scenes
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -114,8 +114,8 @@ def scenes(tmp_path_factory) -> dict:
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_render_settings_over_the_picture_are_refused_not_a_crash(scenes, delivery):
-    report = bpy_procs.probe_fresh(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
-                                   scenes["tmp"] / f"report-{delivery}.json", sandbox=LOCAL)
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                                   scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
 
 

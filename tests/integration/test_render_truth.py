@@ -20,10 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers.bpy_procs import probe_fresh
 
 pytestmark = pytest.mark.blender
 
@@ -179,8 +177,7 @@ def task(tmp_path_factory) -> Path:
 
 
 def grade(task: Path, blend: Path) -> dict:
-    report = probe_fresh(blend, task / "task.json", task / "rubric.json", task / f"{blend.stem}.json",
-                         sandbox=LOCAL)
+    report = probe_local(blend, task / "task.json", task / "rubric.json", task / f"{blend.stem}.json")
     return {c["id"]: c for c in report["criteria"]}
 
 

@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import probe_local, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -190,8 +188,8 @@ def grade(kept: dict, blend: str, allow: dict) -> dict:
     task, rubric = write_rule_task(folder, {"D": ("scene_unchanged", {}),
                                             "A": ("scene_unchanged", {"allow_changed": allow})}, "scene-kept")
     (folder / "start_scene.json").write_text(json.dumps(kept["snap"]), encoding="utf-8")
-    report = bpy_procs.probe_fresh(kept["tmp"] / f"{blend}.blend", task, rubric,
-                                   kept["tmp"] / f"report-{blend}.json", sandbox=LOCAL)
+    report = probe_local(kept["tmp"] / f"{blend}.blend", task, rubric,
+                                   kept["tmp"] / f"report-{blend}.json")
     return {c["id"]: c for c in report["criteria"]}
 
 
@@ -261,8 +259,7 @@ def test_a_frames_window(kept):
     cases = {"Early": ("scene_unchanged", {"frames": [1, 4]}), "Late": ("scene_unchanged", {"frames": [4, 10]})}
     task, rubric = write_rule_task(folder, cases, "scene-kept")
     (folder / "start_scene.json").write_text(json.dumps(kept["snap"]), encoding="utf-8")
-    report = bpy_procs.probe_fresh(kept["tmp"] / "driver_late.blend", task, rubric, kept["tmp"] / "report-w.json",
-                                   sandbox=LOCAL)
+    report = probe_local(kept["tmp"] / "driver_late.blend", task, rubric, kept["tmp"] / "report-w.json")
     got = {c["id"]: c for c in report["criteria"]}
     # the driver itself is a change at every frame (the drivers key); the lens only from frame 5
     early = got["Early"]["evidence"]["changes"][0]["changes"]
