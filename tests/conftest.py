@@ -49,7 +49,7 @@ def pytest_collection_modifyitems(config, items):
 
 def pytest_collection_finish(session):
     from deploy.deploy_test import engine_problem
-    from tests.background.runs import SUITES, BackgroundRun, joined, mode
+    from tests.background.runs import SUITES, BackgroundRun, give_way, joined, mode
 
     config = session.config
     if config.option.collectonly:
@@ -60,6 +60,8 @@ def pytest_collection_finish(session):
     runs = config.stash[BACKGROUND] = {}
     for name in (n for n in SUITES if n in targets):  # a suite that waits for another comes after it
         runs[name] = BackgroundRun(SUITES[name], targets[name]).start_after(runs.get(SUITES[name].after))
+    if runs:
+        give_way()
 
 
 @pytest.fixture(autouse=True, scope="module")

@@ -3,6 +3,8 @@ foreground, and a run that waits for another starts only when that one has ended
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -77,3 +79,28 @@ def test_a_run_still_waiting_when_the_session_ends_never_starts(tmp_path, monkey
     second.waiter.join(timeout=10)
     assert second.proc is None
     assert "not started" in (tmp_path / "second.log").read_text()
+
+
+def test_giving_way_lowers_the_foreground_and_what_it_starts_not_a_run_started_before():
+    """give_way() in a process of its own: a process its thread starts after it runs at
+    FOREGROUND_NICE more; one a thread started before it starts (a deferred run) does not."""
+    code = """
+import os, subprocess, sys, threading
+from tests.background.runs import give_way
+nice = [sys.executable, "-c", "import os; print(os.nice(0))"]
+go, seen = threading.Event(), {}
+def deferred_run():
+    go.wait()
+    seen["run"] = int(subprocess.check_output(nice))
+waiter = threading.Thread(target=deferred_run)
+waiter.start()
+give_way()
+seen["foreground"] = int(subprocess.check_output(nice))
+go.set()
+waiter.join()
+print(seen["run"], seen["foreground"])
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=runs.ROOT, check=True).stdout.split()
+    base = os.nice(0)
+    assert [int(v) for v in out] == [base, min(base + runs.FOREGROUND_NICE, 19)]
