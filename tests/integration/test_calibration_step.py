@@ -1,7 +1,15 @@
 """The calibration step in real Blender for both bundled seeds, under blender-70-30 with the
 image-metric judge, rule-only and kuka-80-20; plus the probe library's newer primitives, a
 task's own probe, and the packaged verifier running under RewardKit. Blender runs in the trial
-sandbox, as the calibration CLI runs it (test slot users, a temporary base folder)."""
+sandbox, as the calibration CLI runs it (test slot users, a temporary base folder).
+
+table-model is calibrated in full: its samples, its gaming samples and every operator, judged
+under each profile, and it may be frozen. robot-carry -- an animation, whose evidence is 16
+frames and an MP4 -- is calibrated without mutation testing (`mutate=False`, ~80 CPU-s of its
+100 operators over 250 frames), and so shows the other rule: a grader no operator attacked is
+never frozen, whatever its samples say. Its grader meets all 125 operators in its own production
+(tests/integration/test_task_production.py, stage 05, under its own kuka-80-20) and in `make
+demo`."""
 
 from __future__ import annotations
 
@@ -29,6 +37,8 @@ ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ("robot-carry", "table-model")
 PROFILES = ("blender-70-30", "rule-only", "kuka-80-20")
 MARGIN = 0.2
+UNATTACKED = ("robot-carry",)  # calibrated with mutate=False: see the module's docstring
+NOT_ATTACKED = "mutation testing did not run (no reference delivery, or mutate=False)"
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +73,7 @@ def calibrated(tmp_path_factory, isolation) -> dict:
     for seed in SEEDS:  # one seed at a time: at most 2 bpy processes
         out[seed] = calibrate(draft_of(seed, tmp_path_factory.mktemp("seeds")), tmp_path_factory.mktemp(seed),
                               profiles=[get_profile(p) for p in PROFILES], judge="image-metric", cache=cache,
-                              margin=MARGIN, parallel=2, sandbox=isolation)
+                              margin=MARGIN, parallel=2, sandbox=isolation, mutate=seed not in UNATTACKED)
     return out
 
 
@@ -74,15 +84,20 @@ def test_calibration_separates_good_from_bad_by_the_margin(calibrated, seed, pro
     section = result.report["profiles"][get_profile(profile).key]
     print(f"\n{seed} {profile}: margin {section['margin']} (min good {section['min_good']}, "
           f"max bad {section['max_bad']})")
-    assert section["passed"], section["misses"]
+    if seed in UNATTACKED:  # the samples separate, but the grader was never attacked: not passed
+        assert section["misses"] == [NOT_ATTACKED] and not section["passed"], section["misses"]
+        assert section["mutations"] is None
+    else:
+        assert section["passed"], section["misses"]
     assert section["margin"] >= MARGIN
     kinds = {s["kind"] for s in section["samples"]}
     assert kinds == {"reference", "input", "defect", "variant"}
     gaming = section["gaming"]  # the author's attacks, judged like the operators: every one refused
     assert gaming["total"] >= 2 and gaming["refused"] == gaming["total"] and not gaming["misses"], gaming
-    mutations = section["mutations"]  # every applicable gaming operator killed, under every profile
-    assert mutations["survivors"] == [] and mutations["score"] == 1.0 and mutations["applicable"] >= 6, mutations
-    print(f"{seed} {profile}: mutation score {mutations['killed']}/{mutations['applicable']}")
+    if seed not in UNATTACKED:  # every applicable gaming operator killed, under every profile
+        mutations = section["mutations"]
+        assert mutations["survivors"] == [] and mutations["score"] == 1.0 and mutations["applicable"] >= 60, mutations
+        print(f"{seed} {profile}: mutation score {mutations['killed']}/{mutations['applicable']}")
     for s in section["samples"]:
         assert s["met"] and s["total"] is not None
         assert s["success"] is (s["kind"] in ("reference", "variant"))
@@ -91,10 +106,18 @@ def test_calibration_separates_good_from_bad_by_the_margin(calibrated, seed, pro
         assert all(s["vl"]["judge"]["kind"] == "offline-metric" for s in section["samples"])
 
 
+def test_a_grader_no_operator_attacked_is_never_frozen_and_one_that_met_them_all_is(calibrated):
+    unattacked = calibrated["robot-carry"]  # every sample met its expectation, under every profile
+    assert not unattacked.passed and not unattacked.freeze_allowed and unattacked.report["freeze"] is False
+    with pytest.raises(CalibrationFailed, match="mutation testing did not run"):
+        unattacked.require_passed()
+    attacked = calibrated["table-model"]
+    assert attacked.passed and attacked.freeze_allowed and attacked.report["freeze"] is True
+    attacked.require_passed()
+
+
 def test_report_has_per_sample_per_criterion_results_and_evidence(calibrated):
     result = calibrated["robot-carry"]
-    assert result.passed and result.freeze_allowed and result.report["freeze"] is True
-    result.require_passed()
     report = json.loads(result.report_path.read_text())
     assert result.report_path.parts[-3:] == ("private", "validation", "report.json")
     section = report["profiles"]["blender-70-30@2"]
