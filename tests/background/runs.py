@@ -10,12 +10,13 @@ second core never idles while the foreground runs one test at a time: `long-runs
 revision with a worker kill, every bundled seed's calibration samples probed, the calibration
 step of two seeds under three profiles, the evidence renders' tests, authors' broken seeds
 refused fast) starts when the deploy test ends, about a third of the way through the session; `end-to-end` (a seed through all seven stages, the shared model budget across two
-worker processes, model authoring, the authoring guide's walk-through, a seed family's instances
-through DatasetProduction) starts when the orchestration suite ends, while the deploy test
+worker processes, model authoring, a seed family's instances through DatasetProduction) starts
+when the orchestration suite ends, while the deploy test
 mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
 adversarial tests, the review site in Chromium, a gameable grader refused at review, the
-difficulty bands on their own stack, `arkevo seed calibrate` and the trial paths) starts when the chaos suite ends. Each starts at once where the run it follows does not run.
+difficulty bands on their own stack, `arkevo seed calibrate`, the trial paths and the authoring
+guide's walk-through, moved here from end to end, which ended last) starts when the chaos suite ends. Each starts at once where the run it follows does not run.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
 conftest takes each suite's items out of the foreground session and runs them as their own
@@ -93,13 +94,13 @@ SUITES = {s.name: s for s in (
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py",
-                         "tests/integration/test_seed_walkthrough.py",
                          "tests/integration/test_seed_family_production.py"), after="orchestration"),
     Suite("sandboxed-trials", ("tests/integration/test_trial_failures.py",
                                "tests/integration/test_agents.py", "tests/adversarial/",
                                "tests/browser/", "tests/integration/test_gameable_grader.py",
                                "tests/integration/test_difficulty_bands_real.py",
-                               "tests/integration/test_seed_calibrate.py", "tests/integration/test_trial_paths.py"),
+                               "tests/integration/test_seed_calibrate.py", "tests/integration/test_trial_paths.py",
+                               "tests/integration/test_seed_walkthrough.py"),
           after="chaos"),
 )}
 
