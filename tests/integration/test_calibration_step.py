@@ -24,6 +24,7 @@ import pytest
 
 from sandbox.isolation.settings import SandboxSettings
 from tests.adversarial.sandbox_helpers import requires_landlock, sandbox_kwargs
+from tests.seed_copies import keep_calibration_scripts
 from verifiers import bpy_procs
 from verifiers.calibration import CalibrationFailed, calibrate, judge_profile
 from verifiers.evidence import EvidenceCache, sha256_file
@@ -59,10 +60,7 @@ def draft_of(seed: str, tmp: Path) -> Path:
         return ROOT / "seeds" / seed / "draft"
     copy = tmp / seed
     shutil.copytree(ROOT / "seeds" / seed, copy)
-    for folder, kept in KEEP[seed].items():
-        for script in (copy / "draft" / "calibration" / folder).glob("*.py"):
-            if script.name not in kept:
-                script.unlink()
+    keep_calibration_scripts(copy / "draft", KEEP[seed])
     return copy / "draft"
 
 

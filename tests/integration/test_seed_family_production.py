@@ -28,6 +28,7 @@ from contracts.validation import validate_document
 from dataset_revisions.layout import RevisionKeys
 from seed_families.expansion import instances
 from tests.conftest import free_port
+from tests.seed_copies import keep_calibration_scripts
 from workers.settings import PROJECT_ROOT
 from workers.stack import Stack
 
@@ -50,10 +51,7 @@ def light_family(tmp_path: Path) -> Path:
     root = tmp_path / "seeds" / "table-model"
     shutil.copytree(PROJECT_ROOT / "seeds" / "table-model", root)
     for draft in (root / "draft", root / "family" / "draft"):
-        for folder, kept in KEPT.items():
-            for script in (draft / "calibration" / folder).glob("*.py"):
-                if script.name not in kept:
-                    script.unlink()
+        keep_calibration_scripts(draft, KEPT)
     return root
 
 
