@@ -115,6 +115,10 @@ ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_inde
 # Keys compared within a tolerance (world_mesh_differs), never by their digest: applying a
 # transform moves every float a little
 TOLERANT_KEYS = ("world_mesh",)
+# Per-frame keys a snapshot can leave unread for an object whose comparison allows them: the
+# world-space surface sketch, the costliest read of a moving part at each frame (what allows it,
+# matrix_world or geometry, is still read and named among the allowed changes)
+UNREAD_KEYS = ("world_mesh",)
 # render_probe lends these to its own render: read from the scene, never its evaluated copy
 PROBE_LENT = ("engine", "resolution_percentage", "resolution_x", "resolution_y", "use_sequencer", "use_compositing",
               "use_border", "use_freestyle")
@@ -675,14 +679,17 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
     return entry
 
 
-def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | None = None) -> dict:
+def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | None = None,
+                  unread: dict | None = None) -> dict:
     """{name: {FRAME_KEYS}} at the probe's frame: evaluated world matrix, mesh hashes (render
     evaluated) and the instances an object makes (instanced object, world matrix).  ``shapes``
     keeps the mesh hashes of objects whose shape cannot change (``fixed_shape``) from the first
-    frame on: only their matrix is read again."""
+    frame on: only their matrix is read again.  ``unread`` {name: keys}: of UNREAD_KEYS, those
+    not read for that object (None in their place)."""
     out = {}
     for obj in objects:
         ev = _evaluated(obj, probe.depsgraph)
+        not_read = unread.get(obj.name, ()) if unread else ()
         values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]),
                   "world_scale": _world_scale(ev.matrix_world), "topology": None, "geometry": None, "normals": None,
                   "world_mesh": None, "uv": None, "material_index": None,
@@ -892,7 +899,8 @@ def non_finite(value, path: str = "") -> list[str]:
     return []
 
 
-def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numbers: list | None = None) -> dict:
+def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numbers: list | None = None,
+             unread: dict | None = None) -> dict:
     """A JSON-able fingerprint of everything a render of the scene uses, at every frame of
     ``frames`` [first, last] (default: the scene's frame range), taken through a Probe (a
     Scene is measured through ``render_probe``, the render-mode depsgraph, at its first frame
@@ -907,7 +915,10 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numb
     of its entry (and the render section) at every frame only when something it reads is
     animated or driven, else once.  ``not_numbers``, when given, gets [section, name, path,
     frame] of each value read that is not a finite number (``non_finite``; section "objects"
-    -- a material's graph under the first object using it -- or "render"), at every frame read."""
+    -- a material's graph under the first object using it -- or "render"), at every frame read.
+    ``unread`` {object name: keys of UNREAD_KEYS} leaves those keys None at every frame: a
+    comparison that allows them whatever they are need not pay for reading them (a moving part's
+    world-space surface at each of 250 frames)."""
     if isinstance(source, bpy.types.Scene):  # a quick look (mutations): its first frame unless told
         span = frames or (int(source.frame_start), int(source.frame_start))
         return render_probe(source, None, lambda probe: snapshot(probe, span, not_numbers),
@@ -975,7 +986,7 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numb
     for frame in walked:
         probe.at(frame)
         frame_now[0] = frame
-        now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes)
+        now = _frame_values(probe, objects, _instances(probe.depsgraph), shapes, unread)
         for obj in objects:
             if frame == first:
                 entries[obj.name].update(now[obj.name])
@@ -1243,7 +1254,11 @@ def scene_unchanged(probe: Probe, p: dict):
     renames = dict(p.get("allow_renamed", {}))
     rx = re.compile(rule["pattern"]) if "pattern" in rule else None
     not_numbers: list = []
-    now = snapshot(probe, span, not_numbers)
+    # what an object may change whatever it becomes is not read (a renamed object is allowed
+    # under its delivered name, as below)
+    unread = {name: frozenset(k for k in UNREAD_KEYS if _allowed(rule, k)) for name, rule in allow.items()
+              if name != "render"}
+    now = snapshot(probe, span, not_numbers, unread)
     total, bad = 0, []  # bad: [(label, evidence entry)]
     allowed_changes = []
 
@@ -1254,7 +1269,8 @@ def scene_unchanged(probe: Probe, p: dict):
 
     def changes(section: str, name: str | None, now_name: str | None = None) -> dict:
         b, a = item(base, section, name), item(now, section, now_name or name)
-        keys = sorted(set(b["values"]) | set(a["values"]) | set(b["series"]) | set(a["series"]))
+        keys = sorted((set(b["values"]) | set(a["values"]) | set(b["series"]) | set(a["series"]))
+                      - (unread.get(now_name or name, frozenset()) if section == "objects" else frozenset()))
         found = {k: _key_change(b, a, k, window, first, count, tol) for k in keys}
         return {k: c for k, c in found.items() if c is not None}
 

@@ -277,3 +277,17 @@ def test_a_shape_changed_by_a_parent_deform_after_frame_1(kept):
     assert not got["A"]["passed"], got["A"]["detail"]
     [change] = got["A"]["evidence"]["changes"]
     assert change["item"] == "object Post" and change["changes"]["geometry"]["frames"][0] == 2, change
+
+
+def test_what_a_task_lets_move_is_not_read_and_what_it_keeps_still_is(kept):
+    """A key the comparison allows whatever it becomes (a moving part's world-space surface at
+    every frame) is left unread; the keys it does not allow are judged as before: a box let
+    move may move, the same box's shape bulging after frame 1 still fails."""
+    moved = grade(kept, "move_late", {"Box": ["animation", "matrix_world"]})
+    assert moved["A"]["passed"], moved["A"]["detail"]
+    assert moved["A"]["measured"]["allowed_changes"] == ["Box (animation, matrix_world)"], moved["A"]["measured"]
+    bulged = grade(kept, "shape_key_late", {"Box": ["matrix_world", "shape_keys"]})
+    assert not bulged["A"]["passed"], bulged["A"]["detail"]
+    [change] = bulged["A"]["evidence"]["changes"]
+    assert change["item"] == "object Box" and set(change["changes"]) == {"geometry"}, change
+    assert change["changes"]["geometry"]["frames"][0] == 2, change
