@@ -111,6 +111,8 @@ OPERATOR_NAMES = (
     "volume_emission_halo", "volume_dark_absorption", "coat_milky_white",
     # issue 33, red team 14: values that are not numbers
     "light_colour_nan", "camera_nan_setting", "light_blend_nan",
+    # issue 33, red team 15: what a render bakes and sums
+    "texture_level_windows", "clamp_light_away", "chain_folded_at_end",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "15"
+MUTATIONS_VERSION = "16"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3271,3 +3271,113 @@ def _graded_spots(ctx: Context) -> list[bpy.types.Object]:
 def light_blend_nan(ctx: Context) -> None:
     for obj in _graded_spots(ctx):
         obj.data.spot_blend = math.nan
+
+
+# --- red team 15: what a render bakes and sums ---
+# A texture's influence read at a few fixed levels passes a chain that is the identity at those
+# levels only (texture_influence now sweeps a level per sample); Cycles' sample clamps cap the
+# light itself when set below what the lights put on the parts (render_overrides
+# clamps_keep_light).
+
+WINDOW_HALF = 0.006  # wider than two steps of a renderer's ramp table: the table keeps every window
+PLAIN_COLOUR = (0.45, 0.3, 0.15)  # what the chain shows between its windows
+
+
+def _texture_graded(method: str, _params: dict) -> bool:
+    return method == "texture_influence"
+
+
+def _to_linear(stored: float, image) -> float:
+    """A stored channel level as the grader reads it: bytes quantised, sRGB decoded."""
+    level = stored if image.is_float else round(stored * 255) / 255
+    if image.colorspace_settings.name != "sRGB":
+        return level
+    return level / 12.92 if level <= 0.04045 else ((level + 0.055) / 1.055) ** 2.4
+
+
+def _window_ramp(tree, level_centres: list[float], plain: float):
+    """A greyscale Color Ramp that is ``plain`` everywhere but the identity on a window
+    2 x WINDOW_HALF wide round each centre."""
+    node = tree.nodes.new("ShaderNodeValToRGB")
+    ramp = node.color_ramp
+    ramp.elements[0].color = ramp.elements[1].color = (plain, plain, plain, 1.0)
+    merged: list[float] = []
+    for x in sorted(c for c in level_centres if 2 * WINDOW_HALF < c < 1 - 2 * WINDOW_HALF):
+        if not merged or x - merged[-1] > 4 * WINDOW_HALF:
+            merged.append(x)
+    for x in merged:
+        for pos, value in ((x - WINDOW_HALF - 1e-4, plain), (x - WINDOW_HALF, x - WINDOW_HALF),
+                           (x + WINDOW_HALF, x + WINDOW_HALF), (x + WINDOW_HALF + 1e-4, plain)):
+            ramp.elements.new(pos).color = (value, value, value, 1.0)
+    return node
+
+
+@operator("texture_level_windows", "each texture-graded image made one flat colour and fed to Base Color through "
+          "per-channel Color Ramps that show the material's plain colour everywhere but narrow windows at the "
+          "levels a few-point reading takes (0.1, 0.9, the texel, the texel +/- 0.1): a render shows the plain "
+          "colour, nothing painted", _needs_judged(_texture_graded, "texture"))
+def texture_level_windows(ctx: Context) -> None:
+    stored = (0.35, 0.45, 0.6)
+    for mat in _judged_materials(ctx, _texture_graded):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            socket = bsdf.inputs["Base Color"]
+            tex = socket.links[0].from_node if socket.links else None
+            if tex is None or tex.type != "TEX_IMAGE" or tex.image is None or not tex.image.size[0]:
+                continue
+            image = tex.image
+            w, h = image.size
+            image.pixels.foreach_set([*stored, 1.0] * (w * h))
+            split, join = tree.nodes.new("ShaderNodeSeparateColor"), tree.nodes.new("ShaderNodeCombineColor")
+            tree.links.new(tex.outputs["Color"], split.inputs["Color"])
+            for i, plain in enumerate(PLAIN_COLOUR):
+                texel = _to_linear(stored[i], image)
+                ramp = _window_ramp(tree, [0.1, 0.9, texel, texel + 0.1, texel - 0.1], plain)
+                tree.links.new(split.outputs[i], ramp.inputs["Fac"])
+                tree.links.new(ramp.outputs["Color"], join.inputs[i])
+            tree.links.new(join.outputs["Color"], socket)
+
+
+def _clamped_engine(ctx: Context) -> str | None:
+    if ctx.scene.render.engine not in probes_scene.LIGHT_CLAMPS:
+        return f"{ctx.scene.render.engine} has no light clamp"
+    lights = [o for o in ctx.scene.objects if o.type == "LIGHT" and not o.hide_render]
+    shine, _ = probes_scene.world_strength(ctx.scene)
+    # nothing lights the scene: a clamp has nothing to cap (the render is dark either way)
+    return None if lights or (shine or 0.0) > 0 else "no light and no world light to clamp"
+
+
+@operator("clamp_light_away", "the render engine's light clamps (Cycles' direct and indirect sample clamps, EEVEE's "
+          "surface and volume ones: light paths a spec may leave to the solver) set to 0.005, every light and "
+          "material kept: the light each surface gets is capped far below what the lights put on the parts, a "
+          "render of them is near black", _clamped_engine)
+def clamp_light_away(ctx: Context) -> None:
+    group, keys = probes_scene.LIGHT_CLAMPS[ctx.scene.render.engine]
+    for key in keys:
+        setattr(getattr(ctx.scene, group), key, 0.005)
+
+
+# robot-carry: the floor was in no criterion and solids_apart measured the links against the set
+# only -- a box dunked under the floor mid-swing and an arm folded through itself after the
+# set-down passed.  solids_apart's ``pairs`` measure the links no joint joins.
+
+
+@operator("chain_folded_at_end", "a keyed shoulder-elbow-wrist chain folded over its last frames: from four frames "
+          "before the end the shoulder returns to its first frame's angle and the elbow turns 178 degrees from its "
+          "own, the forearm and what it carries fold down through the upper arm and the links below on the frame "
+          "the shot ends on; every pivot stays on its link", _needs_hinge_chain_tip)
+def chain_folded_at_end(ctx: Context) -> None:
+    found = _hinge_chain(ctx)
+    assert found is not None  # applicable
+    (shoulder, elbow, _wrist), k = found
+    scene, end = ctx.scene, ctx.scene.frame_end
+    scene.frame_set(scene.frame_start)
+    first = {o.name: o.rotation_euler[k] for o in (shoulder, elbow)}
+    scene.frame_set(end - 4)
+    for o in (shoulder, elbow):
+        o.keyframe_insert("rotation_euler", index=k, frame=end - 4)
+    shoulder.rotation_euler[k] = first[shoulder.name]
+    elbow.rotation_euler[k] = first[elbow.name] + math.radians(178)
+    for o in (shoulder, elbow):
+        o.keyframe_insert("rotation_euler", index=k, frame=end)
+    scene.frame_set(scene.frame_start)

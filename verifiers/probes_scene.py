@@ -710,7 +710,7 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
                 ev.to_mesh_clear()
             if shapes is not None and fixed_shape(obj):
                 shapes[obj.name] = {**{k: values[k] for k in SHAPE_KEYS}, "_local": local, "_world": (None, None)}
-        if local is not None:
+        if local is not None and "world_mesh" not in not_read:
             # a fixed shape that has not moved since the frame before keeps its sketch
             placed = shapes.get(obj.name, {}).get("_world", (None, None)) if shapes is not None else (None, None)
             if placed[0] == values["matrix_world"]:
@@ -1461,7 +1461,7 @@ LIGHTS_ON = {"type": "object", "required": ["objects", "max"], "additionalProper
                    "working_space": {"type": "string", "minLength": 1,
                                      "description": "the file's working colour space (default Linear Rec.709)"},
                    "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
-                   "lights_on": LIGHTS_ON,
+                   "lights_on": LIGHTS_ON, "clamps_keep_light": "names",
                    "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
                                       "maxItems": 2, "description": "[width, height] in pixels"}})
 def render_overrides(probe: Probe, p: dict):
@@ -1480,7 +1480,9 @@ def render_overrides(probe: Probe, p: dict):
     (``world_strength``), the lights together put at most ``lights_on`` {objects, max} W/m² on
     the named parts and none takes light away (``lights_on_parts``: at every graded frame), the
     picture is at least ``min_resolution`` [w, h] pixels (percentage
-    applied) and the resolution percentage is ``resolution_percentage``; and, always, every value
+    applied) and the resolution percentage is ``resolution_percentage``; with
+    ``clamps_keep_light`` [parts], Cycles' direct and indirect sample clamps cut none of the
+    light the render's lights put on those parts (``clamp_cut``); and, always, every value
     the render reads is a number (``snapshot``'s ``not_numbers``: no NaN or infinity anywhere, at
     any frame of the scene's range).  Scores the share of checks met."""
     scene, r = probe.scene, probe.scene.render
@@ -1521,6 +1523,9 @@ def render_overrides(probe: Probe, p: dict):
         bound = float(p["lights_on"]["max"])
         lit, notes["lights_on"] = lights_on_parts(probe, list(p["lights_on"]["objects"]), bound)
         checks["lights_on"] = (rnd(lit) if lit is not None else None, bound, lit is not None and lit <= bound)
+    if "clamps_keep_light" in p:  # a clamp below the lights' own level darkens the set (red team 15)
+        cut, notes["clamps_keep_light"] = clamp_cut(probe, list(p["clamps_keep_light"]))
+        checks["clamps_keep_light"] = (cut, [], not cut)
     if "min_resolution" in p:
         size = [int(r.resolution_x * r.resolution_percentage / 100), int(r.resolution_y * r.resolution_percentage / 100)]
         want = [int(v) for v in p["min_resolution"]]
@@ -1589,6 +1594,34 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
         if worst > bound:
             break
     return worst, worst_why
+
+
+# The light clamps of each engine (0: off): Cycles caps each sample's direct and indirect
+# radiance, EEVEE the light a surface or a volume gets
+LIGHT_CLAMPS = {"CYCLES": ("cycles", ("sample_clamp_direct", "sample_clamp_indirect")),
+                "BLENDER_EEVEE": ("eevee", ("clamp_surface_direct", "clamp_surface_indirect", "clamp_volume_direct",
+                                            "clamp_volume_indirect"))}
+
+
+def clamp_cut(probe: Probe, names: list[str]) -> tuple[list[str], str]:
+    """(the render engine's light clamps (LIGHT_CLAMPS) that cut the light on the parts
+    ``names``, why).  A white diffuse face turned to the lights returns E / pi, E the
+    irradiance they put on the parts (``lights_on_parts``, at the brightest graded frame), and
+    under the world as much as the world shines (``world_strength``); a clamp below the larger
+    caps the light itself, not its fireflies (red team 15: Cycles' two clamps at 0.005 rendered
+    a sunlit garden 23x darker with every light setting kept).  A light or world that cannot be
+    read adds nothing here (``lights_on`` and ``max_world_strength`` refuse it)."""
+    group, keys = LIGHT_CLAMPS.get(probe.scene.render.engine, (None, ()))
+    settings = getattr(probe.scene, group, None) if group else None
+    if settings is None:
+        return [], f"{probe.scene.render.engine} has no light clamp"
+    lit, why = lights_on_parts(probe, names, float("inf"))
+    shine, _ = world_strength(probe.scene)
+    level = max((lit or 0.0) / math.pi, abs(shine or 0.0))
+    cut = [f"{key} {float(getattr(settings, key)):g}" for key in keys
+           if 0 < float(getattr(settings, key)) < level or getattr(settings, key) != getattr(settings, key)]
+    return cut, (f"{why}; the world shines {abs(shine or 0.0):.3g}; a white face turned to them returns "
+                 f"{level:.3g} (clamps 0 or at least that)")
 
 
 def _working_space() -> str:

@@ -982,19 +982,30 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP) -> float:
     return deepest
 
 
+FLOOR = "the floor"  # what solids_apart names a reach below floor_z
+PAIRS = {"type": "array", "minItems": 1, "description": "list of [name, name] pairs",
+         "items": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2, "maxItems": 2}}
+
+
 @primitive(group="geometry", required=("objects", "others", "tolerance", "frame_start", "frame_end"),
-           params={"objects": "names", "others": "names", "tolerance": "tolerance", "frame_start": "integer",
-                   "frame_end": "integer", "frame_step": "step"})
+           params={"objects": "names", "others": "names", "pairs": PAIRS, "floor_z": "number",
+                   "tolerance": "tolerance", "frame_start": "integer", "frame_end": "integer",
+                   "frame_step": "step"})
 def solids_apart(probe: Probe, p: dict):
-    """At no sampled frame does any of ``objects`` run into any of ``others`` deeper than
-    ``tolerance`` (m): their render-evaluated meshes, shell by shell (``solid_overlap``: the
+    """At no sampled frame does any of ``objects`` run into any of ``others``, nor the two
+    objects of any of ``pairs`` (a machine's links that no joint joins) into each other, nor
+    -- with ``floor_z`` (a floor's top, m) -- any of ``objects`` reach below the floor, deeper
+    than ``tolerance`` (m): their render-evaluated meshes, shell by shell (``solid_overlap``: the
     deepest reach of one's surface into the other's closed shell, sampled densely where they
-    meet), not their boxes -- a robot's forearm through a table top or a carried box is caught,
-    a suction pad resting on the box's face (touching) is not.  A pair with the same name is
-    skipped; an object that draws geometry no measure can read fails."""
+    meet; below the floor: its lowest vertex), not their boxes -- a robot's forearm through a
+    table top, the floor or a carried box is caught, a suction pad resting on the box's face
+    (touching) is not.  A pair with the same name is skipped; an object that draws geometry no
+    measure can read fails."""
     objs, others = probe.objects(list(p["objects"])), probe.objects(list(p["others"]))
+    named = [probe.objects([str(a), str(b)]) for a, b in p.get("pairs", [])]
     frames, tol = sampled_frames(p), float(p["tolerance"])
     pairs = [(a, b) for a in objs for b in others if a.name != b.name]
+    pairs += [(a, b) for a, b in named if a.name != b.name and (a, b) not in pairs and (b, a) not in pairs]
     deepest: dict[tuple[str, str], tuple[float, int]] = {}  # pair -> (deepest depth, its frame)
     same_shapes: dict[tuple[bytes, bytes], float] = {}
     bad = []
@@ -1013,19 +1024,27 @@ def solids_apart(probe: Probe, p: dict):
             over = over or depth > tol
             if depth > deepest.get((a.name, b.name), (0.0, f))[0]:
                 deepest[(a.name, b.name)] = (depth, f)
+        if "floor_z" in p:  # a mesh's lowest point is a vertex: the world box's floor is exact
+            for a in objs:
+                depth = float(p["floor_z"]) - probe.aabb(a, f)[0][2]
+                over = over or depth > tol
+                if depth > deepest.get((a.name, FLOOR), (0.0, f))[0]:
+                    deepest[(a.name, FLOOR)] = (depth, f)
         if over:
             bad.append(f)
     worst = max((d for d, _ in deepest.values()), default=0.0)
     into = sorted(((d, f, a, b) for (a, b), (d, f) in deepest.items() if d > tol), reverse=True)
-    unmeasured = {o.name: why for o in objs + others if o.name in probe.rendered() and (why := unmeasured_geometry(o))}
+    unmeasured = {o.name: why for o in objs + others + [o for pair in named for o in pair]
+                  if o.name in probe.rendered() and (why := unmeasured_geometry(o))}
     detail = f"{len(bad)}/{len(frames)} sampled frames with a part running into another deeper than {tol}"
     if into:
         detail += "; " + ", ".join(f"{a} runs {d:.4f} m into {b} (frame {f})" for d, f, a, b in into)
     measured = {"max_depth": rnd(worst), "frames_overlapping": len(bad), "frames_sampled": len(frames)}
+    expected = {"max_depth": tol, **({"floor_z": float(p["floor_z"])} if "floor_z" in p else {})}
     evidence = {"frames_overlapping": first_frames(bad),
                 "depth_by_pair": {f"{a} / {b}": rnd(d) for (a, b), (d, _f) in deepest.items() if d > 0}}
     if unmeasured:
         detail += "; draws geometry the grader cannot measure: " + "; ".join(f"{n} ({w})" for n, w in unmeasured.items())
         measured["unmeasured"] = unmeasured
-        return binary_outcome(False, measured, {"max_depth": tol}, detail, evidence)
-    return fraction_outcome(len(frames) - len(bad), len(frames), measured, {"max_depth": tol}, detail, evidence)
+        return binary_outcome(False, measured, expected, detail, evidence)
+    return fraction_outcome(len(frames) - len(bad), len(frames), measured, expected, detail, evidence)

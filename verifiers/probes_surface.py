@@ -1153,13 +1153,31 @@ def _n_curve_float(g: Graph, node, out):
     return _lerp(v, _curved(node, v, 0), f)
 
 
+# A renderer never evaluates a Color Ramp: it bakes it into a table of this many entries at
+# i / (size - 1) and looks the factor up there, linearly between entries unless the ramp is
+# Constant (Cycles' rgb_ramp_lookup; EEVEE's 257-entry texture within a table step of it).  A
+# ramp's detail between entries never renders (red team 15: identity spikes 1.4e-3 wide at the
+# levels the grader read, the wood brown between them).
+RAMP_TABLE_SIZE = 256
+
+
+def _ramp_table(ramp) -> np.ndarray:
+    """(RAMP_TABLE_SIZE, 4) the ramp as a render bakes it."""
+    return np.array([ramp.evaluate(i / (RAMP_TABLE_SIZE - 1))[:] for i in range(RAMP_TABLE_SIZE)], dtype=np.float64)
+
+
 def _n_ramp(g: Graph, node, out):
     f = g.value(node, "Fac")
     if isinstance(f, Unknown):
         return f
-    uniq, inv = np.unique(np.round(np.clip(f, 0, 1), 6), return_inverse=True)
-    table = np.array([node.color_ramp.evaluate(float(x))[:] for x in uniq], dtype=np.float64)[inv.reshape(-1)]
-    return table[:, :3] if out.identifier == "Color" else table[:, 3]
+    table = _ramp_table(node.color_ramp)
+    at = np.nan_to_num(np.clip(np.asarray(f, dtype=np.float64), 0, 1)) * (RAMP_TABLE_SIZE - 1)
+    i = np.clip(at.astype(int), 0, RAMP_TABLE_SIZE - 1)
+    t = at - i
+    rows = table[i]
+    if node.color_ramp.interpolation != "CONSTANT":
+        rows = rows + (table[np.minimum(i + 1, RAMP_TABLE_SIZE - 1)] - rows) * t[:, None]
+    return rows[:, :3] if out.identifier == "Color" else rows[:, 3]
 
 
 def _n_invert(g: Graph, node, out):
@@ -2261,13 +2279,20 @@ def _coverage(hits: list[dict], mask_fn) -> tuple[float, int]:
 WIDE = (0.1, 0.9)
 # A UV coordinate this close to the named map's counts as read at it.
 UV_MATCH = 1e-4
+# The sweep (red team 15): each sample's colour channel set to its own level, drawn from a fixed
+# seed over SWEEP_RANGE, and to that level + SWEEP_STEP.  The step about the texel and the wide
+# swing read four levels a chain of ramps or compare nodes can pass through exactly while it
+# shows the wood everywhere else; a painter's colours are every level, so the slope is taken at
+# as many levels as there are samples.
+SWEEP_RANGE, SWEEP_STEP, SWEEP_SEED = (0.02, 0.95), 0.03, 15
 
 
-def _set_channel(channels: list[int], value: float):
-    """An override: the image's colour ``channels`` set to ``value`` everywhere."""
+def _set_channel(channels: list[int], value: float | np.ndarray):
+    """An override: the image's colour ``channels`` set to ``value`` everywhere (a number, or
+    one level per sample (n,))."""
     def change(colour, alpha):
         colour = colour.copy()
-        colour[:, channels] = value
+        colour[:, channels] = _col(value) if np.ndim(value) else value
         return colour, alpha
     return change
 
@@ -2290,24 +2315,31 @@ def _response(mat, target, ctx, input_name, key, change, q):
 
 def _influence(mat, target, ctx, input_name, key, hits, q) -> np.ndarray | None:
     """Per sample, how much the painted colour moves the input: for each colour channel (all
-    three together for a scalar input), the smaller of a small step's slope about the texel and
-    a wide swing's (0.1 -> 0.9), signed (a brighter texel must make a brighter input: an inverted
-    texture does not show what is painted), averaged over the channels.  Only the colour is
+    three together for a scalar input), the smallest of a small step's slope about the texel, a
+    wide swing's (0.1 -> 0.9) and a step's at the sample's own level (``SWEEP_*``: a chain that
+    shows the painted colour at a few levels only scores the share of levels it shows), signed
+    (a brighter texel must make a brighter input: an inverted texture does not show what is
+    painted), averaged over the channels.  Only the colour is
     changed, never the alpha: a texture whose alpha alone reaches the input shows nothing painted."""
     mean = np.stack([h["colour"] for h in hits]).mean(axis=0)  # (n, 3) the texel colours read
     per_channel = [[0], [1], [2]] if np.ndim(q) == 2 else [[0, 1, 2]]
     slopes = []
+    rng = np.random.default_rng(SWEEP_SEED)
     for chans in per_channel:
         step = np.where(mean[:, chans].mean(axis=1) > 0.5, -STEP, STEP)
+        level = rng.uniform(SWEEP_RANGE[0], SWEEP_RANGE[1] - SWEEP_STEP, ctx["n"])
         near = _response(mat, target, ctx, input_name, key, _add_channel(chans, step), q)
         lo = _response(mat, target, ctx, input_name, key, _set_channel(chans, WIDE[0]), q)
         hi = _response(mat, target, ctx, input_name, key, _set_channel(chans, WIDE[1]), q)
-        if near is None or lo is None or hi is None:
+        at = _response(mat, target, ctx, input_name, key, _set_channel(chans, level), q)
+        above = _response(mat, target, ctx, input_name, key, _set_channel(chans, level + SWEEP_STEP), q)
+        if near is None or lo is None or hi is None or at is None or above is None:
             return None
         pick = (lambda v: v[:, chans].mean(axis=1)) if np.ndim(q) == 2 else (lambda v: v)
         local = (pick(near) - pick(q)) / step
         wide = (pick(hi) - pick(lo)) / (WIDE[1] - WIDE[0])
-        slopes.append(np.clip(np.minimum(local, wide), 0.0, None))
+        swept = (pick(above) - pick(at)) / SWEEP_STEP
+        slopes.append(np.clip(np.minimum(np.minimum(local, wide), swept), 0.0, None))
     return np.mean(slopes, axis=0)
 
 
@@ -2331,8 +2363,9 @@ def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
                    "min_influence": UNIT, "min_coverage": UNIT, "uv_map": "name", "frame": "integer"})
 def texture_influence(probe: Probe, p: dict):
     """An image texture shows on the part through the Principled input: what is painted into
-    it reaches the input -- per colour channel, in the same sense, over a small step and a wide
-    swing of the colour (not the alpha) -- with influence >= ``min_influence`` (0.5) over the
+    it reaches the input -- per colour channel, in the same sense, over a small step, a wide
+    swing and a step at a level drawn per sample (``_influence``) of the colour (not the alpha),
+    Color Ramps read as a render's table (``_n_ramp``) -- with influence >= ``min_influence`` (0.5) over the
     area, Base Color counted through the coat's tint; its samples land on >= ``min_coverage``
     (0.25) of the image; with ``uv_map``, the image is read at that UV map's coordinates on
     >= 98% of the area (not another map, Generated coordinates, or a Mapping that tiles it)."""
