@@ -964,11 +964,13 @@ def _reach(a: Solid, b: Solid, step: float, beyond: float) -> float:
     return deepest if deepest > OVERLAP_FLOOR else 0.0
 
 
-def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP) -> float:
+def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float = 0.0) -> float:
     """How deep two objects' solids run into each other (m), shell by shell: over every pair of
     shells whose boxes meet and whose faces cross (or one lies inside the other), the deepest
-    reach of either's surface into the other's closed shell.  Faces that only touch give ~0."""
-    deepest = 0.0
+    reach of either's surface into the other's closed shell.  Faces that only touch give ~0.
+    Only depths over ``beyond`` are looked for: a depth returned over it is exact, ``beyond``
+    itself says "no deeper" (the caller knows all it needs below it)."""
+    deepest = beyond
     for sa in a.shells():
         for sb in b.shells():
             if not (sa.faces and sb.faces):
@@ -1007,7 +1009,8 @@ def solids_apart(probe: Probe, p: dict):
     pairs = [(a, b) for a in objs for b in others if a.name != b.name]
     pairs += [(a, b) for a, b in named if a.name != b.name and (a, b) not in pairs and (b, a) not in pairs]
     deepest: dict[tuple[str, str], tuple[float, int]] = {}  # pair -> (deepest depth, its frame)
-    same_shapes: dict[tuple[bytes, bytes], float] = {}
+    # (world shapes) -> (depth, the depth looked beyond): exact when over it, else "no deeper"
+    same_shapes: dict[tuple[bytes, bytes], tuple[float, float]] = {}
     bad = []
     for f in frames:
         over = False
@@ -1016,13 +1019,24 @@ def solids_apart(probe: Probe, p: dict):
             if any(ahi[k] < blo[k] or bhi[k] < alo[k] for k in range(3)):
                 continue
             sa, sb = solid_of(probe, a, f), solid_of(probe, b, f)
+            so_far = deepest.get((a.name, b.name), (0.0, f))[0]
             if sa is None or sb is None:
                 depth = 0.0
-            else:  # a pair in the same world-space shapes as at an earlier frame (parts at rest) is measured once
+            else:
+                # all a frame's verdict and the pair's record need: a depth over the tolerance
+                # (until the frame is over) or over the pair's deepest so far -- a pair running
+                # deep into another at every frame is walked in full once, not at each frame
+                need = so_far if over else min(tol, so_far)
+                # a pair in the same world-space shapes as at an earlier frame (parts at rest) is measured once
                 key = (sa.digest(), sb.digest())
-                depth = same_shapes[key] if key in same_shapes else same_shapes.setdefault(key, solid_overlap(sa, sb))
+                known = same_shapes.get(key)
+                if known is not None and (known[0] > known[1] or need >= known[1]):
+                    depth = known[0]
+                else:
+                    depth = solid_overlap(sa, sb, beyond=need)
+                    same_shapes[key] = (depth, need)
             over = over or depth > tol
-            if depth > deepest.get((a.name, b.name), (0.0, f))[0]:
+            if depth > so_far:
                 deepest[(a.name, b.name)] = (depth, f)
         if "floor_z" in p:  # a mesh's lowest point is a vertex: the world box's floor is exact
             for a in objs:
