@@ -117,6 +117,9 @@ def register(top) -> None:
                                 "progress on stderr. Writes only under --out.")
     _seed_arg(p)
     p.add_argument("--out", type=Path, help="deliveries and report (default var/seed-calibration/<seed id>)")
+    p.add_argument("--no-mutate", action="store_true",
+                   help="skip mutation testing while you fix samples (much faster); it then never passes: "
+                        "stage 05 freezes no grader that no operator attacked")
     _sandbox_arg(p)
 
     p = add_command(sub, "expand", exit_codes(
@@ -268,7 +271,8 @@ def cmd_calibrate(args) -> int:
         err.print(f"[yellow]note:[/] the pipeline judges VL with {config.vl_judge!r} (contracts/pipeline.json "
                   "vl_judge); offline, the image-metric stand-in judges instead, so the VL and total columns "
                   "are not stage 05's (the rule columns and mutation testing are)")
-    return calibration.main(argv + (["--no-sandbox"] if args.no_sandbox else []))
+    return calibration.main(argv + (["--no-sandbox"] if args.no_sandbox else [])
+                            + (["--no-mutate"] if args.no_mutate else []))
 
 
 def cmd_submit(args) -> int:

@@ -424,7 +424,8 @@ def calibrate(draft: Path, out_dir: Path, *, profiles: list[ScoringProfile] | No
     profile (default: the task's own).  ``profile_params`` ({profile key: params}) fixes
     params instead of calibrating them; ``sandbox``: where Blender runs (see ``bpy_procs``);
     ``progress(stage, done, total)`` is told how the samples advance; ``mutate=False`` skips the
-    gaming operators (benchmarks only: a report without them never allows a freeze)."""
+    mutation operators (a quick look while an author fixes samples, or a benchmark: a report
+    without them never allows a freeze)."""
     bundle = TaskBundle.load(draft)
     profiles = profiles or [profile_of_task(bundle.task)]
     out_dir = Path(out_dir)
@@ -513,6 +514,9 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
                     help="the reference's lowest accepted total (default %(default)s)")
     ap.add_argument("--no-sandbox", action="store_true",
                     help="run Blender on the seed's code unisolated (your own code, your own machine)")
+    ap.add_argument("--no-mutate", action="store_true",
+                    help="skip mutation testing: the samples and gaming tables only, in a fraction of the time "
+                         "(while fixing samples); never passes -- a grader no operator attacked is not frozen")
     args = ap.parse_args(argv)
     console = Console(width=160)
     try:
@@ -537,7 +541,8 @@ def main(argv: list[str] | None = None, *, sandbox: ScriptIsolation = None) -> i
                                judge=None if args.judge == "none" else args.judge,
                                cache=EvidenceCache(args.cache or default_cache_root()), margin=args.margin,
                                reference_min=args.reference_min,
-                               sandbox=LOCAL if args.no_sandbox else sandbox, progress=on_step)
+                               sandbox=LOCAL if args.no_sandbox else sandbox, progress=on_step,
+                               mutate=not args.no_mutate)
         except RUN_FAILURES as exc:
             return print_run_failure(console, exc)
     for key, section in result.report["profiles"].items():
