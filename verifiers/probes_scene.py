@@ -1245,7 +1245,7 @@ def scene_unchanged(probe: Probe, p: dict):
         raise ValueError(f"scene_unchanged: start scene snapshot version {base.get('snapshot_version')!r}, "
                          f"this probe reads {SNAPSHOT_VERSION!r}: rewrite it (python -m verifiers.start_scene)")
     first, window = _window(base, p)
-    span = [first, max(int(base["frames"][1]), window.stop - 1)]  # the frames the delivery is walked over
+    span = [first, window.stop - 1]  # the frames the delivery is walked over: none past the compared ones
     count = span[1] - first + 1
     frame, tol = int(p.get("frame", first)), float(p.get("tolerance", 1e-4))
     sections = list(p.get("sections", ["objects", "render"]))
