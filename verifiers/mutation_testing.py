@@ -113,6 +113,8 @@ OPERATOR_NAMES = (
     "light_colour_nan", "camera_nan_setting", "light_blend_nan",
     # issue 33, red team 15: what a render bakes and sums
     "texture_level_windows", "clamp_light_away", "chain_folded_at_end",
+    # issue 33, red team 16: the file's own camera
+    "camera_smears_parts", "camera_clips_parts",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -39,7 +39,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "16"
+MUTATIONS_VERSION = "17"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3381,3 +3381,40 @@ def chain_folded_at_end(ctx: Context) -> None:
     for o in (shoulder, elbow):
         o.keyframe_insert("rotation_euler", index=k, frame=end)
     scene.frame_set(scene.frame_start)
+
+
+# --- red team 16: the file's own camera ---
+# A from-scratch task's file may bring its camera; what a render of it shows is what that camera
+# does: a depth of field focused at the lens smears the parts, a clip range starting beyond them
+# leaves only the world.  render_overrides camera_keeps judges the camera a render uses.
+
+
+def _render_camera(ctx: Context) -> bpy.types.Object:
+    """The scene camera, or one added 5 m in front of the parts looking at them (scene.camera)."""
+    cam = ctx.scene.camera
+    if cam is not None and cam.type == "CAMERA":
+        return cam
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    centre = (lo + hi) / 2
+    cam = bpy.data.objects.new("ShotCam", bpy.data.cameras.new("ShotCam"))
+    ctx.scene.collection.objects.link(cam)
+    cam.location = centre + Vector((0.0, -(5.0 + (hi - lo).length), 0.0))
+    cam.rotation_euler = (centre - cam.location).to_track_quat("-Z", "Y").to_euler()
+    ctx.scene.camera = cam
+    return cam
+
+
+@operator("camera_smears_parts", "the camera a render uses (one added in front of the parts where the file has "
+          "none) given depth of field at f/0.1 focused 5 cm from the lens: every render through it is one smear",
+          _needs_parts)
+def camera_smears_parts(ctx: Context) -> None:
+    dof = _render_camera(ctx).data.dof
+    dof.use_dof, dof.focus_object, dof.focus_distance, dof.aperture_fstop = True, None, 0.05, 0.1
+
+
+@operator("camera_clips_parts", "the camera a render uses (one added in front of the parts where the file has "
+          "none) clipping from 1000 m: every part lies nearer than Clip Start, a render shows only the world",
+          _needs_parts)
+def camera_clips_parts(ctx: Context) -> None:
+    cam = _render_camera(ctx).data
+    cam.clip_end, cam.clip_start = 10000.0, 1000.0

@@ -1461,7 +1461,7 @@ LIGHTS_ON = {"type": "object", "required": ["objects", "max"], "additionalProper
                    "working_space": {"type": "string", "minLength": 1,
                                      "description": "the file's working colour space (default Linear Rec.709)"},
                    "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
-                   "lights_on": LIGHTS_ON, "clamps_keep_light": "names",
+                   "lights_on": LIGHTS_ON, "clamps_keep_light": "names", "camera_keeps": "names",
                    "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
                                       "maxItems": 2, "description": "[width, height] in pixels"}})
 def render_overrides(probe: Probe, p: dict):
@@ -1482,7 +1482,9 @@ def render_overrides(probe: Probe, p: dict):
     picture is at least ``min_resolution`` [w, h] pixels (percentage
     applied) and the resolution percentage is ``resolution_percentage``; with
     ``clamps_keep_light`` [parts], Cycles' direct and indirect sample clamps cut none of the
-    light the render's lights put on those parts (``clamp_cut``); and, always, every value
+    light the render's lights put on those parts (``clamp_cut``); with ``camera_keeps`` [parts],
+    the camera a render uses at each graded frame (if the file has one) blurs none of them by
+    depth of field (off) and its clip range cuts none of them (``camera_cuts``); and, always, every value
     the render reads is a number (``snapshot``'s ``not_numbers``: no NaN or infinity anywhere, at
     any frame of the scene's range).  Scores the share of checks met."""
     scene, r = probe.scene, probe.scene.render
@@ -1526,6 +1528,9 @@ def render_overrides(probe: Probe, p: dict):
     if "clamps_keep_light" in p:  # a clamp below the lights' own level darkens the set (red team 15)
         cut, notes["clamps_keep_light"] = clamp_cut(probe, list(p["clamps_keep_light"]))
         checks["clamps_keep_light"] = (cut, [], not cut)
+    if "camera_keeps" in p:  # the file's own camera: a solver-made one renders what the farm gets (red team 16)
+        cuts, notes["camera_keeps"] = camera_cuts(probe, list(p["camera_keeps"]))
+        checks["camera_keeps"] = (cuts, [], not cuts)
     if "min_resolution" in p:
         size = [int(r.resolution_x * r.resolution_percentage / 100), int(r.resolution_y * r.resolution_percentage / 100)]
         want = [int(v) for v in p["min_resolution"]]
@@ -1601,6 +1606,36 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
 LIGHT_CLAMPS = {"CYCLES": ("cycles", ("sample_clamp_direct", "sample_clamp_indirect")),
                 "BLENDER_EEVEE": ("eevee", ("clamp_surface_direct", "clamp_surface_indirect", "clamp_volume_direct",
                                             "clamp_volume_indirect"))}
+
+
+def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
+    """(what the cameras a render uses -- ``camera_at`` each graded frame -- do to the parts
+    ``names``: depth of field on (it blurs what is not at its focus), a clip range that cuts a
+    part (``clip_cut``), why).  None of it when the file has no camera.  Red team 16: a
+    solver-made camera at f/0.1 focused 5 cm from the lens smeared the fence; one clipping from
+    100 m left only the world."""
+    frames = sorted(set(probe.graded_frames or [int(probe.scene.frame_current)]))
+    seen: set = set()
+    out: list[str] = []
+    for frame in frames:
+        cam = camera_at(probe.scene, frame)
+        if cam is None or cam.type != "CAMERA" or (cam.name, probe.state(frame)) in seen:
+            continue
+        seen.add((cam.name, probe.state(frame)))
+        probe.at(frame)
+        cam_ev = cam.evaluated_get(probe.depsgraph)
+        if cam_ev.data.dof.use_dof and f"{cam.name}: depth of field on" not in out:
+            out.append(f"{cam.name}: depth of field on")
+        for obj in probe.objects(names):
+            mesh = probe.mesh_arrays(obj, frame)
+            if mesh is None or not len(mesh["poly_start"]):
+                continue
+            tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
+            if clip_cut(probe.scene, cam_ev, mesh["co"], tris, 0.001)["cut"]:
+                what = f"{cam.name}'s clip range {cam_ev.data.clip_start:g}-{cam_ev.data.clip_end:g} m cuts {obj.name}"
+                if what not in out:
+                    out.append(what)
+    return out, f"{len(seen)} camera state(s) read" if seen else "no camera"
 
 
 def clamp_cut(probe: Probe, names: list[str]) -> tuple[list[str], str]:

@@ -2161,9 +2161,9 @@ def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]
                                     ("specular_tint_beyond", beyond, 0.0, "Specular Tint's channels outside 0..1 by"),
                                     ("coat_film", film, bounds["max_coat_film"],
                                      "coat's spread reflection (Coat Weight x F0 of Coat IOR x Coat Roughness^2)"),
-                                    ("reflectance", _normal_reflectance(g, node, tint), _max_reflectance(bounds),
-                                     "reflectance at normal incidence (F0 of IOR x 2 x Specular IOR Level x "
-                                     "Specular Tint)")):
+                                    ("reflectance", _stacked_reflectance(g, node, tint), _max_reflectance(bounds),
+                                     "reflectance at normal incidence, the coat's over the layer's (F0 of IOR x "
+                                     "2 x Specular IOR Level x Specular Tint)")):
         if isinstance(value, Unknown):
             notes.append(f"{node.name}: {word} unknown ({value.reason})")
             ok[:] = False
@@ -2186,6 +2186,27 @@ def _normal_reflectance(g: Graph, node, tint):
         return _first_unknown(ior, level, tint)
     with np.errstate(divide="ignore", invalid="ignore"):
         return ((ior - 1.0) / (ior + 1.0)) ** 2 * 2.0 * level * _channel_max(tint)
+
+
+def _stacked_reflectance(g: Graph, node, tint):
+    """Per sample, what the surface reflects at normal incidence with its coat: the coat's F0
+    (Coat Weight x F0 of the Coat IOR, smooth or rough) and, of what passes it, the layer's
+    (``_normal_reflectance``).  Red team 16: a smooth coat at Coat IOR 3 over a glaze at IOR 3
+    and Specular IOR Level 1 -- each within its bound, the coat's spread film 0 -- reflected
+    62 % head-on, a dark mirror over the teal."""
+    layer = _normal_reflectance(g, node, tint)
+    weight = g.value(node, "Coat Weight")
+    if not _known(layer, weight):
+        return _first_unknown(layer, weight)
+    weight = np.clip(weight, 0, 1)
+    if not np.any(weight):
+        return layer
+    ior = g.value(node, "Coat IOR")
+    if isinstance(ior, Unknown):
+        return ior
+    with np.errstate(divide="ignore", invalid="ignore"):
+        coat = weight * ((ior - 1.0) / (ior + 1.0)) ** 2
+    return coat + (1.0 - coat) * layer
 
 
 def _max_reflectance(bounds: dict) -> float:

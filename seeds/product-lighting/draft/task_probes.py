@@ -192,7 +192,18 @@ def light_problems(obj) -> list[str]:
     return out
 
 
-@primitive(required=("objects",), params={"objects": "names", "frame": "integer"})
+def _engulfs(obj, lo: np.ndarray, hi: np.ndarray) -> str | None:
+    """Why the light ``obj``'s emitter reaches the box [lo, hi] (red team 16: a Rim Radius of
+    2.5 m swallowed the speaker -- lit from inside, no rim edge, no shadow), or None."""
+    reach = _scene_tools().emitter_reach(obj)
+    origin = np.array(obj.matrix_world.translation)
+    gap = float(np.linalg.norm(np.clip(origin, lo, hi) - origin))
+    if reach is None or reach < gap:
+        return None
+    return f"its emitter reaches {reach:.3g} m, the objects it must stay clear of lie {gap:.3g} m away"
+
+
+@primitive(required=("objects",), params={"objects": "names", "clear_of": "names", "frame": "integer"})
 def lights_as_set(probe, p: dict):
     """Each named, render-visible light emits what its Power and Color say and casts shadows:
     an allow-list -- every setting of its light data-block, Cycles' and EEVEE's included
@@ -201,18 +212,25 @@ def lights_as_set(probe, p: dict):
     reads as a fresh light of its type has it, but type, Power, colour, shape and size, spread,
     spot size and blend and radius (``SOLVER_SETS``); its ray visibility flags as a new light
     object's (diffuse, glossy, transmission, volume scatter and shadow on, camera off); no light
-    linking; and its light nodes (if any) an Emission of white at strength 1.  Scores the share
-    of lights that pass.  Each light as a render at ``frame`` (default 1, and every frame the
+    linking; its light nodes (if any) an Emission of white at strength 1; and, with
+    ``clear_of``, its emitter (``emitter_reach``) reaching less far than the nearest point of
+    those objects' joint box.  Scores the share of lights that pass.  Each light as a render at ``frame`` (default 1, and every frame the
     task grades) evaluates it."""
     names = names_param(p)
     light_defaults(("AREA", "SPOT", "POINT", "SUN"))  # before the frame is evaluated
-    probe.at(int(p.get("frame", 1)))
+    frame = int(p.get("frame", 1))
+    probe.at(frame)
+    boxes = [probe.aabb(o, frame) for o in probe.objects(list(p.get("clear_of", [])))]
     measured, bad = {}, {}
     for obj in probe.objects(names):
         if obj.type != "LIGHT":
             measured[obj.name], bad[obj.name] = [f"a {obj.type}, not a light"], f"{obj.name} is a {obj.type}"
             continue
         problems = light_problems(obj.evaluated_get(probe.depsgraph))
+        if boxes:
+            engulfs = _engulfs(obj.evaluated_get(probe.depsgraph), np.min([b[0] for b in boxes], axis=0),
+                               np.max([b[1] for b in boxes], axis=0))
+            problems += [engulfs] if engulfs else []
         measured[obj.name] = problems or "as set"
         if problems:
             bad[obj.name] = f"{obj.name}: " + ", ".join(problems)
