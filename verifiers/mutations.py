@@ -33,6 +33,7 @@ import bpy  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
+import colour_math  # noqa: E402
 import probes_scene  # noqa: E402
 from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 
@@ -3290,9 +3291,7 @@ def _texture_graded(method: str, _params: dict) -> bool:
 def _to_linear(stored: float, image) -> float:
     """A stored channel level as the grader reads it: bytes quantised, sRGB decoded."""
     level = stored if image.is_float else round(stored * 255) / 255
-    if image.colorspace_settings.name != "sRGB":
-        return level
-    return level / 12.92 if level <= 0.04045 else ((level + 0.055) / 1.055) ** 2.4
+    return colour_math.srgb_to_linear(level) if image.colorspace_settings.name == "sRGB" else level
 
 
 def _window_ramp(tree, level_centres: list[float], plain: float):

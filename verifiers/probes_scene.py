@@ -1481,8 +1481,8 @@ def render_overrides(probe: Probe, p: dict):
     the named parts and none takes light away (``lights_on_parts``: at every graded frame), the
     picture is at least ``min_resolution`` [w, h] pixels (percentage
     applied) and the resolution percentage is ``resolution_percentage``; with
-    ``clamps_keep_light`` [parts], Cycles' direct and indirect sample clamps cut none of the
-    light the render's lights put on those parts (``clamp_cut``); with ``camera_keeps`` [parts],
+    ``clamps_keep_light`` [parts], the engine's light clamps (Cycles' or EEVEE's) cut none of the
+    light the render's lights and world put on those parts (``clamp_cut``); with ``camera_keeps`` [parts],
     the camera a render uses at each graded frame (if the file has one) blurs none of them by
     depth of field (off) and its clip range cuts none of them (``camera_cuts``); and, always, every value
     the render reads is a number (``snapshot``'s ``not_numbers``: no NaN or infinity anywhere, at
@@ -1627,11 +1627,7 @@ def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
         if cam_ev.data.dof.use_dof and f"{cam.name}: depth of field on" not in out:
             out.append(f"{cam.name}: depth of field on")
         for obj in probe.objects(names):
-            mesh = probe.mesh_arrays(obj, frame)
-            if mesh is None or not len(mesh["poly_start"]):
-                continue
-            tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
-            if clip_cut(probe.scene, cam_ev, mesh["co"], tris, 0.001)["cut"]:
+            if (got := _clip_of(probe, cam_ev, obj, frame, 0.001)) is not None and got["cut"]:
                 what = f"{cam.name}'s clip range {cam_ev.data.clip_start:g}-{cam_ev.data.clip_end:g} m cuts {obj.name}"
                 if what not in out:
                     out.append(what)
@@ -2187,6 +2183,15 @@ def _kept_geometry(probe: Probe) -> list:
     return sorted(out, key=lambda o: o.name)
 
 
+def _clip_of(probe: Probe, cam_ev, obj, frame: int, tol: float) -> dict | None:
+    """``clip_cut`` of the object's evaluated surface at ``frame``, or None (no faces)."""
+    mesh = probe.mesh_arrays(obj, frame)
+    if mesh is None or not len(mesh["poly_start"]):
+        return None
+    tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
+    return clip_cut(probe.scene, cam_ev, mesh["co"], tris, tol)
+
+
 @primitive(group="scene", required=(), params={"camera": "name", "objects": "names", "tolerance": "tolerance",
                                                "frame": "integer"})
 def clip_keeps(probe: Probe, p: dict):
@@ -2218,12 +2223,10 @@ def clip_keeps(probe: Probe, p: dict):
     clip = [rnd(float(cam_ev.data.clip_start)), rnd(float(cam_ev.data.clip_end))]
     measured, bad = {}, {}
     for obj in objs:
-        mesh = probe.mesh_arrays(obj, frame)
-        if mesh is None or not len(mesh["poly_start"]):
+        got = _clip_of(probe, cam_ev, obj, frame, tol)
+        if got is None:
             measured[obj.name] = "no faces"
             continue
-        tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
-        got = clip_cut(scene, cam_ev, mesh["co"], tris, tol)
         measured[obj.name] = rnd({k: v for k, v in got.items() if k != "cut"})
         if not got["cut"]:
             continue

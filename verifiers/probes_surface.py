@@ -1159,18 +1159,25 @@ def _n_curve_float(g: Graph, node, out):
 # ramp's detail between entries never renders (red team 15: identity spikes 1.4e-3 wide at the
 # levels the grader read, the wood brown between them).
 RAMP_TABLE_SIZE = 256
+_RAMP_TABLES = per_render_cache()  # ramp node pointer -> its table, for one measurement
 
 
-def _ramp_table(ramp) -> np.ndarray:
-    """(RAMP_TABLE_SIZE, 4) the ramp as a render bakes it."""
-    return np.array([ramp.evaluate(i / (RAMP_TABLE_SIZE - 1))[:] for i in range(RAMP_TABLE_SIZE)], dtype=np.float64)
+def _ramp_table(node) -> np.ndarray:
+    """(RAMP_TABLE_SIZE, 4) the Color Ramp node's ramp as a render bakes it (once per
+    measurement: texture_influence evaluates a graph some fifteen times)."""
+    key = node.as_pointer()
+    if key not in _RAMP_TABLES:
+        ramp = node.color_ramp
+        _RAMP_TABLES[key] = np.array([ramp.evaluate(i / (RAMP_TABLE_SIZE - 1))[:] for i in range(RAMP_TABLE_SIZE)],
+                                     dtype=np.float64)
+    return _RAMP_TABLES[key]
 
 
 def _n_ramp(g: Graph, node, out):
     f = g.value(node, "Fac")
     if isinstance(f, Unknown):
         return f
-    table = _ramp_table(node.color_ramp)
+    table = _ramp_table(node)
     at = np.nan_to_num(np.clip(np.asarray(f, dtype=np.float64), 0, 1)) * (RAMP_TABLE_SIZE - 1)
     i = np.clip(at.astype(int), 0, RAMP_TABLE_SIZE - 1)
     t = at - i
