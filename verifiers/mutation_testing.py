@@ -115,6 +115,9 @@ OPERATOR_NAMES = (
     "texture_level_windows", "clamp_light_away", "chain_folded_at_end",
     # issue 33, red team 16: the file's own camera
     "camera_smears_parts", "camera_clips_parts",
+    # issue 33, red team 17: between frames, every channel in view, what else the file delivers
+    "part_passes_through_between_frames", "texture_on_faces_away", "texture_red_channel_only",
+    "leftover_scene_mesh_curves", "leftover_scene_instances", "collection_exporter_rescaled",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -40,7 +40,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "17"
+MUTATIONS_VERSION = "18"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3433,3 +3433,167 @@ def camera_smears_parts(ctx: Context) -> None:
 def camera_clips_parts(ctx: Context) -> None:
     cam = _render_camera(ctx).data
     cam.clip_end, cam.clip_start = 10000.0, 1000.0
+
+
+# --- red team 17: between frames, every channel in view, and what else the file delivers ---
+# A forearm on one side of the box at one frame and on its other side at the next passed through
+# it with no frame showing it (solids_apart now sweeps subframes); a texture shown only on the
+# faces the camera never sees, or only through its red channel boosted, passed an area-and-channel
+# mean (texture_influence caps each slope at 1, judges each channel and what the camera sees);
+# copies of the parts kept in another scene as curves carrying a Geometry Nodes mesh or as empties
+# instancing them, and a collection exporter writing every part 100x too large, passed what
+# counted mesh objects and compared the scene.
+
+
+def _apart_pair(ctx: Context) -> tuple | None:
+    """(moving part, part it must stay out of, frame) from a solids_apart criterion: the first
+    of its ``objects`` and of its ``others`` that differ, mid-range."""
+    for params in _criteria(ctx, "solids_apart"):
+        objs = [bpy.data.objects.get(n) for n in params.get("objects", [])]
+        others = [bpy.data.objects.get(n) for n in params.get("others", [])]
+        for o in objs:
+            for b in others:
+                if o is not None and b is not None and o.name != b.name:
+                    mid = (int(params["frame_start"]) + int(params["frame_end"])) // 2
+                    return o, b, mid
+    return None
+
+
+@operator("part_passes_through_between_frames", "a part a solids_apart criterion keeps out of another keyed (its "
+          "delta location, Bezier) to stand mirrored across that other part's centre one frame after mid-range and "
+          "back one frame later: no frame shows the two overlapping, the motion between the frames passes through it",
+          lambda ctx: None if _apart_pair(ctx) else "no solids_apart criterion with two distinct parts")
+def part_passes_through_between_frames(ctx: Context) -> None:
+    found = _apart_pair(ctx)
+    assert found is not None  # applicable
+    obj, other, mid = found
+    scene = ctx.scene
+    scene.frame_set(mid)
+    (olo, ohi), (blo, bhi) = _world_box([obj]), _world_box([other])
+    gap = (blo + bhi) / 2 - (olo + ohi) / 2
+    k = max(range(3), key=lambda i: abs(gap[i]))
+    shift = Vector((0.0, 0.0, 0.0))
+    reach = (ohi[k] - olo[k]) + (bhi[k] - blo[k])
+    shift[k] = math.copysign(max(2 * abs(gap[k]), reach), gap[k] if gap[k] else 1.0)
+    if obj.parent is not None:  # a delta location moves the object in its parent's space
+        shift = (obj.parent.matrix_world @ obj.matrix_parent_inverse).to_3x3().inverted() @ shift
+    for frame, delta in ((mid, Vector()), (mid + 1, shift), (mid + 2, Vector())):
+        obj.delta_location = delta
+        obj.keyframe_insert("delta_location", frame=frame)
+    scene.frame_set(scene.frame_start)
+
+
+def _camera_facing_texture(ctx: Context) -> list[tuple]:
+    """(material tree, Principled, its Base Color's Image Texture) of each texture-graded material."""
+    out = []
+    for mat in _judged_materials(ctx, _texture_graded):
+        for bsdf in _principled(mat):
+            socket = bsdf.inputs["Base Color"]
+            tex = socket.links[0].from_node if socket.links else None
+            if tex is not None and tex.type == "TEX_IMAGE":
+                out.append((mat.node_tree, bsdf, tex))
+    return out
+
+
+def _math_node(tree, op: str, a, b):
+    node = tree.nodes.new("ShaderNodeMath")
+    node.operation = op
+    for i, v in enumerate((a, b)):
+        if isinstance(v, bpy.types.NodeSocket):
+            tree.links.new(v, node.inputs[i])
+        else:
+            node.inputs[i].default_value = v
+    return node.outputs[0]
+
+
+@operator("texture_on_faces_away", "each texture-graded Base Color made a Mix of the material's plain colour and "
+          "the image brightened 1.3x (Hue/Saturation Value) whose factor is 1 only where the surface faces away from "
+          "the scene camera (world normal . view direction > 0): every render through that camera shows no texture",
+          lambda ctx: None if _camera_facing_texture(ctx) and ctx.scene.camera is not None
+          else "no texture-graded Base Color image, or no scene camera")
+def texture_on_faces_away(ctx: Context) -> None:
+    view = ctx.scene.camera.matrix_world.to_3x3() @ Vector((0.0, 0.0, -1.0))
+    for tree, bsdf, tex in _camera_facing_texture(ctx):
+        socket = bsdf.inputs["Base Color"]
+        hsv = tree.nodes.new("ShaderNodeHueSaturation")
+        hsv.inputs["Value"].default_value = 1.3
+        tree.links.new(tex.outputs["Color"], hsv.inputs["Color"])
+        geo = tree.nodes.new("ShaderNodeNewGeometry")
+        dot = tree.nodes.new("ShaderNodeVectorMath")
+        dot.operation = "DOT_PRODUCT"
+        tree.links.new(geo.outputs["Normal"], dot.inputs[0])
+        dot.inputs[1].default_value = tuple(view)
+        away = _math_node(tree, "GREATER_THAN", dot.outputs["Value"], 0.0)
+        mix = tree.nodes.new("ShaderNodeMix")
+        mix.data_type = "RGBA"
+        inputs = {s.identifier: s for s in mix.inputs}
+        inputs["A_Color"].default_value = (*PLAIN_COLOUR, 1.0)
+        tree.links.new(away, inputs["Factor_Float"])
+        tree.links.new(hsv.outputs["Color"], inputs["B_Color"])
+        tree.links.new(next(s for s in mix.outputs if s.identifier == "Result_Color"), socket)
+
+
+@operator("texture_red_channel_only", "each texture-graded Base Color fed only the image's red channel, times 1.6, "
+          "its green and blue the material's plain colour's constants: whatever is painted in green or blue never "
+          "shows", lambda ctx: None if _camera_facing_texture(ctx) else "no texture-graded Base Color image")
+def texture_red_channel_only(ctx: Context) -> None:
+    for tree, bsdf, tex in _camera_facing_texture(ctx):
+        split, join = tree.nodes.new("ShaderNodeSeparateColor"), tree.nodes.new("ShaderNodeCombineColor")
+        tree.links.new(tex.outputs["Color"], split.inputs["Color"])
+        tree.links.new(_math_node(tree, "MULTIPLY", split.outputs["Red"], 1.6), join.inputs["Red"])
+        join.inputs["Green"].default_value, join.inputs["Blue"].default_value = PLAIN_COLOUR[1], PLAIN_COLOUR[2]
+        tree.links.new(join.outputs["Color"], bsdf.inputs["Base Color"])
+
+
+def _old_name_for(old: list[str], obj) -> str:
+    return old.pop(0) if old else obj.name + ".kept"
+
+
+@operator("leftover_scene_mesh_curves", "each part kept in a new scene 'Import' as a curve object (under a start-"
+          "scene name the delivery gave up) whose Geometry Nodes draw the part's mesh where it stands: the rendered "
+          "scene is untouched, the file carries a leftover copy of each part that is no mesh object",
+          _counts_or_names_objects)
+def leftover_scene_mesh_curves(ctx: Context) -> None:
+    kept = bpy.data.scenes.new("Import")
+    old = _old_names(ctx)
+    for obj in ctx.parts():
+        name = _old_name_for(old, obj)
+        holder = bpy.data.objects.new(name, bpy.data.curves.new(name, "CURVE"))
+        kept.collection.objects.link(holder)
+        tree = bpy.data.node_groups.new(name + ".copy", "GeometryNodeTree")
+        tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+        tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+        tree.nodes.new("NodeGroupInput")
+        info = tree.nodes.new("GeometryNodeObjectInfo")
+        info.transform_space = "RELATIVE"
+        info.inputs["Object"].default_value = obj
+        real = tree.nodes.new("GeometryNodeRealizeInstances")
+        tree.links.new(info.outputs["Geometry"], real.inputs["Geometry"])
+        tree.links.new(real.outputs["Geometry"], tree.nodes.new("NodeGroupOutput").inputs[0])
+        holder.modifiers.new("Copy", "NODES").node_group = tree
+
+
+@operator("leftover_scene_instances", "each part linked into a collection of its own, instanced by an empty (under a "
+          "start-scene name the delivery gave up) in a new scene 'Import': the rendered scene is untouched, the "
+          "file carries a leftover copy of each part drawn by an empty", _counts_or_names_objects)
+def leftover_scene_instances(ctx: Context) -> None:
+    kept = bpy.data.scenes.new("Import")
+    old = _old_names(ctx)
+    for obj in ctx.parts():
+        kit = bpy.data.collections.new("Kit." + obj.name)
+        kit.objects.link(obj)
+        empty = bpy.data.objects.new(_old_name_for(old, obj), None)
+        empty.instance_type, empty.instance_collection = "COLLECTION", kit
+        kept.collection.objects.link(empty)
+
+
+@operator("collection_exporter_rescaled", "an OBJ exporter stored on the scene's collection at scale 100 with its "
+          "up axis -Z: 'Export All Collections' writes every part 100x too large and upside down; the scene renders "
+          "as delivered", lambda ctx: None if "scene_unchanged" in ctx.methods
+          else "the rubric keeps nothing of the start scene (scene_unchanged): no stated requirement names its exporters")
+def collection_exporter_rescaled(ctx: Context) -> None:
+    coll = ctx.scene.collection
+    with bpy.context.temp_override(collection=coll):
+        bpy.ops.collection.exporter_add(name="IO_FH_obj")
+    props = coll.exporters[-1].export_properties
+    props.global_scale, props.forward_axis, props.up_axis = 100.0, "Y", "NEGATIVE_Z"

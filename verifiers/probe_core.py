@@ -693,6 +693,24 @@ class Probe:
         if not extra:
             return own
         self.at(frame)
+        return self._with_instances(obj, own, extra)
+
+    def mesh_arrays_between(self, obj: bpy.types.Object, frame: int, subframe: float) -> dict[str, np.ndarray] | None:
+        """``mesh_arrays`` at ``subframe`` (0..1) past ``frame``: where the animation puts
+        ``obj`` between two frames (``solids_apart``'s sweep).  Nothing of it is cached, and the
+        next ``at`` evaluates its frame anew."""
+        key = (int(frame), float(subframe))
+        if self._frame != key:
+            if self.engine is not None:
+                self.engine.frame_set(key[0], key[1])
+            else:
+                self.scene.frame_set(key[0], subframe=key[1])
+            self._frame = key  # type: ignore[assignment]  # equal to no frame: ``at`` steps back
+        own = self._evaluated_mesh(obj)
+        extra = drawn_instances(self.depsgraph).get(obj.name, [])
+        return self._with_instances(obj, own, extra) if extra else own
+
+    def _with_instances(self, obj: bpy.types.Object, own: dict | None, extra: list[dict]) -> dict[str, np.ndarray]:
         sign = 1.0 if np.linalg.det(np.array(obj.evaluated_get(self.depsgraph).matrix_world)) >= 0 else -1.0
         return join_pieces(([own] if own is not None else []) + [facing(piece, sign) for piece in extra])
 
@@ -701,6 +719,12 @@ class Probe:
         if obj.type not in GEOMETRY_TYPES:
             return None
         self.at(frame)
+        return self._evaluated_mesh(obj)
+
+    def _evaluated_mesh(self, obj: bpy.types.Object) -> dict[str, np.ndarray] | None:
+        """``_own_mesh`` where the depsgraph stands now."""
+        if obj.type not in GEOMETRY_TYPES:
+            return None
         ev = obj.evaluated_get(self.depsgraph)
         mesh = ev.to_mesh()
         if mesh is None:

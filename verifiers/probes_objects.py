@@ -15,7 +15,8 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 import bpy  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
-    PROBE_CAMERA, Probe, background_drawers, binary_outcome, contact_share, fraction_outcome, names_param, primitive, rests_on, rnd,
+    GEOMETRY_TYPES, PROBE_CAMERA, Probe, background_drawers, binary_outcome, contact_share, draws_instances, fraction_outcome,
+    names_param, primitive, rests_on, rnd,
 )
 
 
@@ -68,6 +69,17 @@ def parent_is(probe: Probe, p: dict):
     parent = chain[0] if chain else None
     return binary_outcome(ok, parent, wanted, f"{obj.name}'s parent is {parent}; ancestors {chain}",
                           {"ancestors": chain})
+
+
+def of_type(obj, type_: str) -> bool:
+    """``obj`` counts as an object of ``type_`` for a count or a naming rule.  A mesh object is
+    what a render draws as one (red team 17): a curve, text or point cloud can carry a Geometry
+    Nodes mesh, and an empty can instance a collection of meshes -- a copy of a prop kept as
+    either in another scene is a leftover copy all the same.  So for MESH every object of a
+    geometry type, and every object that draws instances, counts."""
+    if obj.type == type_:
+        return True
+    return type_ == "MESH" and (obj.type in GEOMETRY_TYPES or draws_instances(obj))
 
 
 def _elsewhere_in_file(probe: Probe, seen: set[str]) -> list[tuple[str, object]]:
@@ -123,8 +135,9 @@ def _counted_objects(probe: Probe, whole_file: bool) -> list[tuple[str, object]]
            params={"type": "object_type", "name_prefix": "name", "min": "count", "max": "count",
                    "whole_file": "bool"})
 def object_count(probe: Probe, p: dict):
-    """The number of scene objects matching ``type`` and ``name_prefix`` (both optional) lies
-    in ``min``..``max`` (each optional).  The objects of the scene's Background Set chain count
+    """The number of scene objects matching ``type`` (``of_type``: for MESH, every object a
+    render draws as a mesh) and ``name_prefix`` (both optional) lies in ``min``..``max`` (each
+    optional).  The objects of the scene's Background Set chain count
     too (every render of the scene draws them), named "<background set: NAME>/object".  With
     ``whole_file: true`` every object of the file counts: those of its other scenes ("<scene:
     NAME>/object") and those in no scene that something still uses ("<in no scene>/object");
@@ -133,7 +146,7 @@ def object_count(probe: Probe, p: dict):
     file)."""
     matches = sorted(
         label for label, o in _counted_objects(probe, bool(p.get("whole_file")))
-        if ("type" not in p or o.type == p["type"])
+        if ("type" not in p or of_type(o, p["type"]))
         and o.name.startswith(p.get("name_prefix", ""))
     )
     if p.get("whole_file") and "type" in p:  # a data-block of the type kept with no object: a leftover copy
@@ -307,7 +320,7 @@ def transforms_applied(probe: Probe, p: dict):
                    "whole_file": "bool"})
 def names_match(probe: Probe, p: dict):
     """Every object in scope has a name matching ``pattern`` (a full regular-expression match):
-    the listed ``objects``, else every scene object of ``type`` (default: all) -- with
+    the listed ``objects``, else every scene object of ``type`` (default: all; ``of_type``) -- with
     ``whole_file: true`` every object of ``type`` the file holds, in any scene or none (labelled
     as ``object_count`` does).  With ``data_same_name: true`` its data-block (mesh, curve, light
     ...) carries the same name, and with ``whole_file`` too every data-block of the type's kind
@@ -319,7 +332,7 @@ def names_match(probe: Probe, p: dict):
     else:
         own = [(o.name, o) for o in probe.scene.objects]
         others = _elsewhere_in_file(probe, {n for n, _ in own}) if p.get("whole_file") else []
-        scope = sorted(((n, o) for n, o in own + others if "type" not in p or o.type == p["type"]),
+        scope = sorted(((n, o) for n, o in own + others if "type" not in p or of_type(o, p["type"])),
                        key=lambda pair: pair[0])
     # With data_same_name the data-blocks are named too: in the whole file, one no object uses
     # carries a name that must conform like any other (a mesh kept under its old name).

@@ -100,7 +100,8 @@ SCALE_PLACES = 3  # world scale rounded to 1e-3: rotation noise never flips a di
 RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", "compositor_alters",
                "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
                "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "layer_collections",
-               "collections", "drivers", "animation", "markers", "sequencer", "background_set")
+               "collections", "collection_exporters", "drivers", "animation", "markers", "sequencer",
+               "background_set")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
@@ -797,7 +798,24 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         # team 13: switched to Rec.2020 without converting, the same numbers render more saturated)
         "working_space": _working_space(),
     })
+    exporters = _collection_exporters(scene)
+    if exporters is not None:  # only where there are any: a file without keeps its snapshot's items
+        out["collection_exporters"] = exporters
     return out
+
+
+def _collection_exporters(scene: bpy.types.Scene) -> dict | None:
+    """{collection: [its exporters' settings]} for the file's collections (and the scene's own)
+    that carry a stored exporter; None when none does.  Apart from ``collections`` (red team 17): a task that lets the
+    solver organise collections still keeps what "Export All Collections" writes -- an OBJ
+    exporter at scale 100 with its up axis turned delivers every prop 100x too large and
+    upside down to the pipeline that reads the file."""
+    out = {}
+    for coll in [scene.collection, *bpy.data.collections]:
+        exporters = getattr(coll, "exporters", None)
+        if exporters:
+            out[coll.name] = [_rna(e, frozenset({"is_open"})) for e in exporters]
+    return out or None
 
 
 def background_sets(scene: bpy.types.Scene) -> list:

@@ -40,8 +40,8 @@ from mathutils.bvhtree import BVHTree  # noqa: E402
 from mathutils.kdtree import KDTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, first_frames, fraction_outcome, names_param, primitive, rnd,
-    sampled_frames, unmeasured_geometry,
+    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, draws_instances, first_frames, fixed_shape, fraction_outcome,
+    names_param, primitive, rnd, sampled_frames, unmeasured_geometry,
 )
 
 # --- param schemas (literals: the static catalogue reads them) ----------------------------------
@@ -985,6 +985,118 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float 
 
 
 FLOOR = "the floor"  # what solids_apart names a reach below floor_z
+
+# Between two frames (red team 17): a forearm beside the box at frame 6 and on its other side at
+# frame 7 went through it, though no frame shows the two overlapping.  Where two solids move
+# further between two frames than SWEEP_SHARE of their summed thickness, the animation is
+# evaluated at as many even subframes as keep each step under it (at most SWEEP_MAX_STEPS):
+# passing through the thinner of two parts takes a step of their summed thickness at least.
+SWEEP_SHARE = 0.5
+SWEEP_MAX_STEPS = 32
+
+
+def _motions(probe: Probe, obj, frames: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(how far any point of ``obj`` moves from each frame to the next (m), its thickness at
+    the first of the two (m)), one entry per step of ``frames``.  A rigid part (``fixed_shape``,
+    no instances): its box's corners carried by the world matrices (a point of an affinely
+    moved box moves no further than a corner) and its box's smallest side in the world;
+    otherwise the vertices themselves (the world box's diagonal, thickness 0, where they do not
+    correspond: every step is looked at)."""
+    if fixed_shape(obj) and not draws_instances(obj):
+        # its shape is the same at every frame: the box wherever the depsgraph stands
+        corners = np.array([tuple(c) for c in obj.evaluated_get(probe.depsgraph).bound_box], dtype=np.float64)
+        sides = corners.max(axis=0) - corners.min(axis=0)
+        mats = np.array([np.array(probe.world(obj, f), dtype=np.float64) for f in frames])  # (F, 4, 4)
+        points = np.einsum("fij,cj->fci", mats[:, :3, :3], corners) + mats[:, None, :3, 3]  # (F, 8, 3)
+        moved = np.linalg.norm(points[1:] - points[:-1], axis=2).max(axis=1)
+        thick = (sides[None, :] * np.linalg.norm(mats[:, :3, :3], axis=1)).min(axis=1)[:-1]
+        return moved, thick
+    moved, thick = np.zeros(len(frames) - 1), np.zeros(len(frames) - 1)
+    cached = _CACHE.setdefault(probe, {})
+
+    def points(frame: int) -> np.ndarray | None:  # a Solid built already, else the mesh alone
+        known = cached.get((int(frame), obj.name), False)
+        if known is not False:
+            return known.co if known is not None else None
+        mesh = probe.mesh_arrays(obj, frame)
+        return mesh["co"] if mesh is not None and len(mesh["co"]) else None
+
+    last = points(frames[0])
+    for i, g in enumerate(frames[1:]):
+        pf, pg = last, points(g)
+        last = pg
+        if pf is None or pg is None:
+            continue
+        if pf.shape == pg.shape:
+            moved[i], thick[i] = np.linalg.norm(pg - pf, axis=1).max(), np.ptp(pf, axis=0).min()
+        else:
+            moved[i] = np.linalg.norm(np.ptp(np.concatenate([pf, pg]), axis=0))
+    return moved, thick
+
+
+def _steps(reach: np.ndarray, thick: np.ndarray, tol: float) -> np.ndarray:
+    """How many even steps each move of ``reach`` past parts ``thick`` together needs (1: none
+    between the frames).  A step is never shorter than twice ``tol``: parts thinner than that
+    cannot run into each other deeper than ``tol`` over a longer stretch of the way."""
+    span = np.maximum(SWEEP_SHARE * thick, 2 * tol)
+    return np.minimum(np.maximum(np.ceil(reach / span), 1), SWEEP_MAX_STEPS).astype(int)
+
+
+def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float, floor_z: float | None,
+           deepest: dict) -> tuple[list[int], int]:
+    """(frames after which a pair runs into each other -- or a part below the floor -- deeper than
+    ``tol`` on the way to the next frame, subframes looked at); ``deepest`` gains what is found."""
+    bad, looked = [], 0
+    if len(frames) < 2:
+        return bad, looked
+    names = {o.name: o for pair in pairs for o in pair} | {o.name: o for o in objs}
+    motion = {n: _motions(probe, o, frames) for n, o in names.items()}
+    need = {(a.name, b.name): _steps(motion[a.name][0] + motion[b.name][0], motion[a.name][1] + motion[b.name][1],
+                                     tol) for a, b in pairs}
+    if floor_z is not None:  # a floor is no thickness to pass through: a part's own thickness
+        need.update({(o.name, FLOOR): _steps(motion[o.name][0], 2 * motion[o.name][1], tol) for o in objs})
+    most = np.max(np.stack(list(need.values())), axis=0) if need else np.ones(len(frames) - 1, dtype=int)
+    for i in np.flatnonzero(most > 1).tolist():
+        f, g = frames[i], frames[i + 1]
+        if g != f + 1:
+            continue
+        n = int(most[i])
+        steps = {pair: int(counts[i]) for pair, counts in need.items()}
+        over = False
+        for k in range(1, n):
+            looked += 1
+            meshes: dict[str, dict | None] = {}
+            solids: dict[str, Solid] = {}
+            for (a_name, b_name), count in steps.items():
+                if count <= 1:  # this pair moves too little to pass through anything between frames
+                    continue
+                for name in (a_name, b_name):
+                    if name != FLOOR and name not in meshes:
+                        mesh = probe.mesh_arrays_between(names[name], f, k / n)
+                        meshes[name] = mesh if mesh is not None and len(mesh["co"]) else None
+                ma = meshes[a_name]
+                depth = 0.0
+                if b_name == FLOOR:  # a mesh's lowest point is a vertex, as at the frames
+                    depth = float(floor_z - ma["co"][:, 2].min()) if ma is not None else 0.0
+                elif ma is not None and meshes[b_name] is not None and len(ma["poly_start"]) \
+                        and len(meshes[b_name]["poly_start"]):
+                    mb = meshes[b_name]
+                    if not ((ma["co"].max(axis=0) < mb["co"].min(axis=0)).any()
+                            or (mb["co"].max(axis=0) < ma["co"].min(axis=0)).any()):
+                        for name, mesh in ((a_name, ma), (b_name, mb)):
+                            if name not in solids:
+                                det = float(np.linalg.det(np.array(names[name].evaluated_get(probe.depsgraph).matrix_world)))
+                                solids[name] = _make_solid(name, mesh["co"], mesh["loop_vert"], mesh["poly_start"],
+                                                           mesh["poly_total"], det)
+                        depth = solid_overlap(solids[a_name], solids[b_name], beyond=tol)
+                if depth > tol:
+                    over = True
+                    if depth > deepest.get((a_name, b_name), (0.0, f))[0]:
+                        deepest[(a_name, b_name)] = (depth, round(f + k / n, 3))
+        if over:
+            bad.append(f)
+    probe.at(frames[-1])
+    return bad, looked
 PAIRS = {"type": "array", "minItems": 1, "description": "list of [name, name] pairs",
          "items": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2, "maxItems": 2}}
 
@@ -994,10 +1106,11 @@ PAIRS = {"type": "array", "minItems": 1, "description": "list of [name, name] pa
                    "tolerance": "tolerance", "frame_start": "integer", "frame_end": "integer",
                    "frame_step": "step"})
 def solids_apart(probe: Probe, p: dict):
-    """At no sampled frame does any of ``objects`` run into any of ``others``, nor the two
-    objects of any of ``pairs`` (a machine's links that no joint joins) into each other, nor
-    -- with ``floor_z`` (a floor's top, m) -- any of ``objects`` reach below the floor, deeper
-    than ``tolerance`` (m): their render-evaluated meshes, shell by shell (``solid_overlap``: the
+    """At no frame, nor on the way from one frame to the next (``_sweep``: subframes where parts
+    move further than half their summed thickness), does any of ``objects`` run into any of
+    ``others``, nor the two objects of any of ``pairs`` (a machine's links that no joint joins)
+    into each other, nor -- with ``floor_z`` (a floor's top, m) -- any of ``objects`` reach below
+    the floor, deeper than ``tolerance`` (m): their render-evaluated meshes, shell by shell (``solid_overlap``: the
     deepest reach of one's surface into the other's closed shell, sampled densely where they
     meet; below the floor: its lowest vertex), not their boxes -- a robot's forearm through a
     table top, the floor or a carried box is caught, a suction pad resting on the box's face
@@ -1008,7 +1121,7 @@ def solids_apart(probe: Probe, p: dict):
     frames, tol = sampled_frames(p), float(p["tolerance"])
     pairs = [(a, b) for a in objs for b in others if a.name != b.name]
     pairs += [(a, b) for a, b in named if a.name != b.name and (a, b) not in pairs and (b, a) not in pairs]
-    deepest: dict[tuple[str, str], tuple[float, int]] = {}  # pair -> (deepest depth, its frame)
+    deepest: dict[tuple[str, str], tuple[float, float]] = {}  # pair -> (deepest depth, its frame)
     # (world shapes) -> (depth, the depth looked beyond): exact when over it, else "no deeper"
     same_shapes: dict[tuple[bytes, bytes], tuple[float, float]] = {}
     bad = []
@@ -1046,14 +1159,19 @@ def solids_apart(probe: Probe, p: dict):
                     deepest[(a.name, FLOOR)] = (depth, f)
         if over:
             bad.append(f)
+    swept, subframes = _sweep(probe, pairs, objs, frames, tol, float(p["floor_z"]) if "floor_z" in p else None, deepest)
+    bad = sorted(set(bad) | set(swept))
     worst = max((d for d, _ in deepest.values()), default=0.0)
     into = sorted(((d, f, a, b) for (a, b), (d, f) in deepest.items() if d > tol), reverse=True)
     unmeasured = {o.name: why for o in objs + others + [o for pair in named for o in pair]
                   if o.name in probe.rendered() and (why := unmeasured_geometry(o))}
-    detail = f"{len(bad)}/{len(frames)} sampled frames with a part running into another deeper than {tol}"
+    detail = (f"{len(bad)}/{len(frames)} frames with a part running into another deeper than {tol}, at the "
+              f"frame or on the way to the next")
     if into:
-        detail += "; " + ", ".join(f"{a} runs {d:.4f} m into {b} (frame {f})" for d, f, a, b in into)
-    measured = {"max_depth": rnd(worst), "frames_overlapping": len(bad), "frames_sampled": len(frames)}
+        detail += "; " + ", ".join(f"{a} runs {d:.4f} m into {b} (frame {f:g})"
+                                   for d, f, a, b in into)
+    measured = {"max_depth": rnd(worst), "frames_overlapping": len(bad), "frames_sampled": len(frames),
+                "subframes_sampled": subframes}
     expected = {"max_depth": tol, **({"floor_z": float(p["floor_z"])} if "floor_z" in p else {})}
     evidence = {"frames_overlapping": first_frames(bad),
                 "depth_by_pair": {f"{a} / {b}": rnd(d) for (a, b), (d, _f) in deepest.items() if d > 0}}

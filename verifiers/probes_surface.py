@@ -50,6 +50,9 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
+from bpy_extras.object_utils import world_to_camera_view  # noqa: E402
+from mathutils import Vector  # noqa: E402
+from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
     per_render_cache, primitive, render_material_override, rnd, uv_vectors, vertex_positions,
@@ -2313,6 +2316,9 @@ UV_MATCH = 1e-4
 # shows the wood everywhere else; a painter's colours are every level, so the slope is taken at
 # as many levels as there are samples.
 SWEEP_RANGE, SWEEP_STEP, SWEEP_SEED = (0.02, 0.95), 0.03, 15
+# Each colour channel's influence over the area is at least this share of min_influence (red team
+# 17: the red channel alone, boosted, passed for the three a painter paints in).
+WEAKEST_CHANNEL = 0.5
 
 
 def _set_channel(channels: list[int], value: float | np.ndarray):
@@ -2342,13 +2348,15 @@ def _response(mat, target, ctx, input_name, key, change, q):
 
 
 def _influence(mat, target, ctx, input_name, key, hits, q) -> np.ndarray | None:
-    """Per sample, how much the painted colour moves the input: for each colour channel (all
-    three together for a scalar input), the smallest of a small step's slope about the texel, a
-    wide swing's (0.1 -> 0.9) and a step's at the sample's own level (``SWEEP_*``: a chain that
-    shows the painted colour at a few levels only scores the share of levels it shows), signed
-    (a brighter texel must make a brighter input: an inverted texture does not show what is
-    painted), averaged over the channels.  Only the colour is
-    changed, never the alpha: a texture whose alpha alone reaches the input shows nothing painted."""
+    """Per sample and colour channel (n, 3) -- all three together for a scalar input, (n, 1) --
+    how much the painted colour moves the input: the smallest of a small step's slope about the
+    texel, a wide swing's (0.1 -> 0.9) and a step's at the sample's own level (``SWEEP_*``: a
+    chain that shows the painted colour at a few levels only scores the share of levels it
+    shows), signed (a brighter texel must make a brighter input: an inverted texture does not
+    show what is painted) and at most 1 (red team 17: a channel boosted 1.6x must not stand in
+    for two that show nothing, nor a boosted hidden side for a plain one in view).  Only the
+    colour is changed, never the alpha: a texture whose alpha alone reaches the input shows
+    nothing painted."""
     mean = np.stack([h["colour"] for h in hits]).mean(axis=0)  # (n, 3) the texel colours read
     per_channel = [[0], [1], [2]] if np.ndim(q) == 2 else [[0, 1, 2]]
     slopes = []
@@ -2367,8 +2375,8 @@ def _influence(mat, target, ctx, input_name, key, hits, q) -> np.ndarray | None:
         local = (pick(near) - pick(q)) / step
         wide = (pick(hi) - pick(lo)) / (WIDE[1] - WIDE[0])
         swept = (pick(above) - pick(at)) / SWEEP_STEP
-        slopes.append(np.clip(np.minimum(np.minimum(local, wide), swept), 0.0, None))
-    return np.mean(slopes, axis=0)
+        slopes.append(np.clip(np.minimum(np.minimum(local, wide), swept), 0.0, 1.0))
+    return np.stack(slopes, axis=1)
 
 
 def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
@@ -2392,9 +2400,11 @@ def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
 def texture_influence(probe: Probe, p: dict):
     """An image texture shows on the part through the Principled input: what is painted into
     it reaches the input -- per colour channel, in the same sense, over a small step, a wide
-    swing and a step at a level drawn per sample (``_influence``) of the colour (not the alpha),
-    Color Ramps read as a render's table (``_n_ramp``) -- with influence >= ``min_influence`` (0.5) over the
-    area, Base Color counted through the coat's tint; its samples land on >= ``min_coverage``
+    swing and a step at a level drawn per sample (``_influence``, each slope at most 1) of the
+    colour (not the alpha), Color Ramps read as a render's table (``_n_ramp``) -- with influence >=
+    ``min_influence`` (0.5) over the area, over what the scene's camera sees of it
+    (``camera_seen``), and each colour channel's >= half of it, Base Color counted through the
+    coat's tint; its samples land on >= ``min_coverage``
     (0.25) of the image; with ``uv_map``, the image is read at that UV map's coordinates on
     >= 98% of the area (not another map, Generated coordinates, or a Mapping that tiles it)."""
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
@@ -2407,22 +2417,62 @@ def texture_influence(probe: Probe, p: dict):
     groups, why = material_chunks(probe, p)
     if not groups:
         return binary_outcome(False, None, expected, why)
+    seen = camera_seen(probe, [ctx for _m, ctxs in groups for ctx in ctxs], _frame(p))
     return worst_over_targets(probe.scene, [m for m, _ in groups],
-                              lambda target: _texture_influence_at(groups, p, target, expected))
+                              lambda target: _texture_influence_at(groups, p, target, expected, seen))
 
 
-def _texture_influence_at(groups: list, p: dict, target: str, expected: dict):
+def camera_seen(probe: Probe, ctxs: list[dict], frame: int) -> dict[int, np.ndarray] | None:
+    """{id(ctx): which of its samples the scene's camera sees at ``frame``}, or None when the
+    scene has no camera: inside the frame the render's aspect gives, in front of the camera,
+    and on a straight line to it (to the camera's plane for an orthographic one) that crosses
+    no render-visible geometry -- the part's own other faces included, so a face turned away
+    from the camera is not seen."""
+    cam = probe.scene.camera
+    if cam is None:
+        return None
+    probe.at(frame)
+    ev = cam.evaluated_get(probe.depsgraph)
+    m = np.array(ev.matrix_world, dtype=np.float64)
+    eye, back = m[:3, 3], m[:3, 2] / max(float(np.linalg.norm(m[:3, 2])), 1e-12)
+    ortho = ev.data.type == "ORTHO"
+    tree = scene_tree(probe, frame)
+    out = {}
+    for ctx in ctxs:
+        pts = ctx.get("P")
+        if pts is None:
+            continue
+        mask = np.zeros(len(pts), dtype=bool)
+        for i, q in enumerate(pts.tolist()):
+            view = world_to_camera_view(probe.scene, ev, Vector(q))
+            if not (0.0 <= view.x <= 1.0 and 0.0 <= view.y <= 1.0 and view.z > 0.0):
+                continue
+            if ortho:
+                length = float(np.dot(eye - np.array(q), back))
+                direction = back
+            else:
+                offset = eye - np.array(q)
+                length = float(np.linalg.norm(offset))
+                direction = offset / max(length, 1e-12)
+            mask[i] = tree is None or not ray_blocked(tree, np.array(q), direction, length)
+        out[id(ctx)] = mask
+    return out
+
+
+def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, seen: dict | None = None):
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
     min_influence, min_coverage = float(p.get("min_influence", 0.5)), float(p.get("min_coverage", MIN_COVERAGE))
     uv_map = p.get("uv_map")
     images = sorted({n.image.name for m, _ in groups if m is not None and m.node_tree is not None
                      for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is not None})
     per_node: dict[int, dict] = {}
-    problems, w_total = [], 0.0
+    problems, w_total, w_seen = [], 0.0, 0.0
     runs = []
     for mat, ctxs in groups:
         for ctx in ctxs:
             w_total += float(ctx["w"].sum())
+            if seen is not None:
+                w_seen += float((ctx["w"] * seen.get(id(ctx), False)).sum())
             base = evaluate_surface(mat, target, ctx)
             q, weight = _principled_quantity(base["closures"], input_name, ctx["n"])
             if isinstance(q, Unknown):
@@ -2436,7 +2486,8 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict):
             for key, hits in (base["graph"].images.items() if base["graph"] is not None else []):
                 if wanted is None or hits[0]["image"].name == wanted:
                     per_node.setdefault(key, {"node": hits[0]["node"].name, "image": hits[0]["image"].name,
-                                              "hits": [], "influence": 0.0, "at_uv": 0.0})
+                                              "hits": [], "influence": 0.0, "at_uv": 0.0, "seen": 0.0,
+                                              "channels": 0.0})
     for key, entry in per_node.items():
         for mat, ctx, base, q in runs:
             hits = base["graph"].images.get(key)
@@ -2444,19 +2495,30 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict):
                 continue
             if uv_map:
                 entry["at_uv"] += _uv_read(hits, ctx, uv_map)
-            dq = _influence(mat, target, ctx, input_name, key, hits, q)
-            if dq is None:
+            per_channel = _influence(mat, target, ctx, input_name, key, hits, q)
+            if per_channel is None:
                 continue
+            dq = per_channel.mean(axis=1)
             entry["influence"] += float((dq * ctx["w"]).sum())
+            entry["channels"] = entry["channels"] + (per_channel * ctx["w"][:, None]).sum(axis=0)
+            if seen is not None:
+                entry["seen"] += float((dq * ctx["w"] * seen.get(id(ctx), False)).sum())
             entry["hits"] += [dict(h, changed=dq > 0.05) for h in hits]
     rows = []
     for entry in per_node.values():
         influence = entry["influence"] / w_total if w_total else 0.0
+        # every painted colour shows: no channel carried by the others (red team 17)
+        weakest = float(np.min(entry["channels"])) / w_total if w_total else 0.0
+        # what the render's camera sees of the part shows it too, not only the sides it never sees
+        in_view = (entry["seen"] / w_seen if w_seen else 0.0) if seen is not None else None
         coverage, cells = _coverage(entry["hits"], lambda h: h["changed"]) if entry["hits"] else (0.0, 0)
         at_uv = entry["at_uv"] / w_total if w_total and uv_map else None
         rows.append({"node": entry["node"], "image": entry["image"], "influence": rnd(influence),
+                     "weakest_channel": rnd(weakest), "in_view": rnd(in_view), "seen_share": rnd(w_seen / w_total)
+                     if seen is not None and w_total else None,
                      "coverage": rnd(coverage), "cells": cells, "at_uv_map": rnd(at_uv),
-                     "ok": influence >= min_influence and coverage >= min_coverage
+                     "ok": influence >= min_influence and weakest >= min_influence * WEAKEST_CHANNEL
+                     and (in_view is None or in_view >= min_influence) and coverage >= min_coverage
                      and (at_uv is None or at_uv >= MIN_AREA_SHARE)})
     rows.sort(key=lambda r: (r["ok"], r["influence"] * min(1.0, r["coverage"] / max(min_coverage, 1e-9))),
               reverse=True)
@@ -2467,7 +2529,11 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict):
         detail = "; ".join(problems) or f"{what} does not reach {input_name!r} (images: {images})"
         return binary_outcome(False, 0.0, expected, detail, evidence)
     detail = (f"{what} ({best['node']}) reaches {input_name!r} with influence {best['influence']:.3f} "
-              f"(min {min_influence:g}) over {best['coverage']:.3f} of the image (min {min_coverage:g})")
+              f"(min {min_influence:g}; its weakest colour channel {best['weakest_channel']:.3f}, min "
+              f"{min_influence * WEAKEST_CHANNEL:g}")
+    if best["in_view"] is not None:
+        detail += f"; {best['in_view']:.3f} where the camera sees the part, min {min_influence:g}"
+    detail += f") over {best['coverage']:.3f} of the image (min {min_coverage:g})"
     if uv_map:
         detail += f", read at {uv_map!r} on {best['at_uv_map']:.3f} of the area (min {MIN_AREA_SHARE:g})"
     if problems:

@@ -109,6 +109,21 @@ def _tree(geometry: dict[str, np.ndarray]) -> tuple[BVHTree | None, np.ndarray, 
     return BVHTree.FromPolygons(verts, polys), owner, names
 
 
+def scene_tree(probe: Probe, frame: int) -> BVHTree | None:
+    """A BVH over every triangle the render draws at ``frame`` (``_scene_geometry``)."""
+    return _tree(_scene_geometry(probe, frame))[0]
+
+
+def ray_blocked(tree: BVHTree, point: np.ndarray, direction: np.ndarray, length: float) -> bool:
+    """Whether the ray from ``point`` along the unit ``direction`` meets any triangle of
+    ``tree`` within ``length`` (past ``EPSILON``: not the face the point lies on)."""
+    if length <= 2 * EPSILON:
+        return False
+    start = Vector((point + direction * EPSILON).tolist())
+    hit = tree.ray_cast(start, Vector(direction.tolist()), length - 2 * EPSILON)[0]
+    return hit is not None
+
+
 def _blocked(tree: BVHTree, owner: np.ndarray, own: int, point: np.ndarray, target: np.ndarray) -> bool:
     """Whether the segment point -> target crosses a triangle of another drawer than ``own``."""
     origin, end = Vector(point.tolist()), Vector(target.tolist())
