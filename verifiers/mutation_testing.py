@@ -118,6 +118,10 @@ OPERATOR_NAMES = (
     # issue 33, red team 17: between frames, every channel in view, what else the file delivers
     "part_passes_through_between_frames", "texture_on_faces_away", "texture_red_channel_only",
     "leftover_scene_mesh_curves", "leftover_scene_instances", "collection_exporter_rescaled",
+    # issue 33, red team 18: after frame 1, where the engines part, what else lights or frames
+    "clock_deletes_faces", "base_colour_engine_split", "camera_shifted_off_parts", "glowing_helper",
+    "displaced_helper", "stereo_top_bottom", "output_grey", "world_colour_linked_bright", "extra_light_narrow_beam",
+    "extra_light_swarm",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

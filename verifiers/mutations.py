@@ -40,7 +40,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "18"
+MUTATIONS_VERSION = "19"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3597,3 +3597,185 @@ def collection_exporter_rescaled(ctx: Context) -> None:
         bpy.ops.collection.exporter_add(name="IO_FH_obj")
     props = coll.exporters[-1].export_properties
     props.global_scale, props.forward_axis, props.up_axis = 100.0, "Y", "NEGATIVE_Z"
+
+
+# --- red team 18: what only changes after frame 1, where the engines part, what else lights ---
+# A clock-driven Geometry Nodes tree deleted the pickets' faces (or made them Transparent) after
+# frame 1 and moved no vertex (Probe.state now digests faces, materials and attributes); EEVEE's
+# Power node rounds an exponent Cycles does not (a value the engines part on is unknown); a file's
+# camera shifted off the parts, a glowing or displaced helper inside the outline, stereoscopy, a
+# grey output, a world colour linked from a bright Value, a narrow-spread extra light and a swarm
+# of weak ones each passed.
+
+
+def _clock_tree(name: str, after: float) -> bpy.types.NodeTree:
+    """A Geometry Nodes tree that deletes every face (keeping vertices and edges) once the scene
+    time passes frame ``after``."""
+    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    given = tree.nodes.new("NodeGroupInput")
+    time = tree.nodes.new("GeometryNodeInputSceneTime")
+    later = tree.nodes.new("FunctionNodeCompare")
+    later.data_type, later.operation = "FLOAT", "GREATER_THAN"
+    tree.links.new(time.outputs["Frame"], later.inputs[0])
+    later.inputs[1].default_value = after
+    delete = tree.nodes.new("GeometryNodeDeleteGeometry")
+    delete.domain, delete.mode = "FACE", "ONLY_FACE"
+    tree.links.new(given.outputs[0], delete.inputs["Geometry"])
+    tree.links.new(later.outputs["Result"], delete.inputs["Selection"])
+    tree.links.new(delete.outputs["Geometry"], tree.nodes.new("NodeGroupOutput").inputs[0])
+    return tree
+
+
+@operator("clock_deletes_faces", "a Geometry Nodes modifier last on each mesh part that deletes its faces (only "
+          "the faces: every vertex stays where it is) once the scene time passes the first frame: a render of "
+          "any later frame draws none of the parts", lambda ctx: _needs_frames(ctx) or _needs_mesh_parts(ctx))
+def clock_deletes_faces(ctx: Context) -> None:
+    tree = _clock_tree("ClockFaces", ctx.scene.frame_start + 0.5)
+    for obj in ctx.mesh_parts():
+        obj.modifiers.new("Clock", "NODES").node_group = tree
+
+
+@operator("base_colour_engine_split", "each part's Base Color made a Mix of the delivered colour (A) and its "
+          "complement (B) whose factor is Math Power(-1, 2.0005): 0 in Cycles (a negative base to a fractional "
+          "power), 1 in EEVEE (it rounds an exponent within 0.001 of a whole one): an EEVEE render shows the "
+          "complement", _needs_judged(_base_colour_graded, "base colour"))
+def base_colour_engine_split(ctx: Context) -> None:
+    for mat, tree, bsdf, source in _base_colours(ctx):
+        mix = tree.nodes.new("ShaderNodeMix")
+        mix.data_type, mix.blend_type = "RGBA", "MIX"
+        socket = {s.identifier: s for s in mix.inputs}
+        socket["B_Color"].default_value = _complement(_visible_colour(mat))
+        tree.links.new(_math_node(tree, "POWER", -1.0, 2.0005), socket["Factor_Float"])
+        tree.links.new(source, socket["A_Color"])
+        tree.links.new(next(s for s in mix.outputs if s.identifier == "Result_Color"), bsdf.inputs["Base Color"])
+
+
+@operator("camera_shifted_off_parts", "the camera a render uses (one added in front of the parts where the file has "
+          "none) given Shift X 3: its picture is three frame widths to the side, every render through it shows "
+          "none of the parts", _needs_parts)
+def camera_shifted_off_parts(ctx: Context) -> None:
+    _render_camera(ctx).data.shift_x = 3.0
+
+
+def _helper_inside(ctx: Context, name: str) -> bpy.types.Object:
+    """A 2 cm cube at the centre of the parts' joint box."""
+    lo, hi = _world_box(ctx.parts())
+    centre = (lo + hi) / 2
+    return _new_mesh_object(name, centre - Vector((0.01, 0.01, 0.01)), centre + Vector((0.01, 0.01, 0.01)))
+
+
+@operator("glowing_helper", "a 2 cm cube added at the centre of the parts' box whose material is an Emission of "
+          "strength 1e6: a mesh that lights the parts like a 7.5 kW lamp and renders them white", _needs_parts)
+def glowing_helper(ctx: Context) -> None:
+    helper = _helper_inside(ctx, "Brace")
+    mat = helper.data.materials[0]
+    mat.use_nodes = True
+    tree = mat.node_tree
+    tree.nodes.clear()
+    glow = tree.nodes.new("ShaderNodeEmission")
+    glow.inputs["Strength"].default_value = 1e6
+    tree.links.new(glow.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+
+
+@operator("displaced_helper", "a 2 cm cube added at the centre of the parts' box whose material displaces its "
+          "surface 2 m out (Displacement Only): the render draws a ball round every part", _needs_parts)
+def displaced_helper(ctx: Context) -> None:
+    helper = _helper_inside(ctx, "Brace")
+    mat = helper.data.materials[0]
+    mat.use_nodes = True
+    mat.displacement_method = "DISPLACEMENT"
+    tree = mat.node_tree
+    out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None) or tree.nodes.new("ShaderNodeOutputMaterial")
+    disp = tree.nodes.new("ShaderNodeDisplacement")
+    disp.inputs["Height"].default_value, disp.inputs["Scale"].default_value = 2.0, 1.0
+    tree.links.new(disp.outputs[0], out.inputs["Displacement"])
+
+
+@operator("stereo_top_bottom", "stereoscopy on (Stereo 3D views), the output's views packed Top-Bottom and "
+          "squeezed: every saved render holds two pictures, each squashed to half its height", lambda ctx: None)
+def stereo_top_bottom(ctx: Context) -> None:
+    r = ctx.scene.render
+    r.use_multiview, r.views_format = True, "STEREO_3D"
+    r.image_settings.views_format = "STEREO_3D"
+    r.image_settings.stereo_3d_format.display_mode = "TOPBOTTOM"
+    r.image_settings.stereo_3d_format.use_squeezed_frame = True
+
+
+@operator("output_grey", "the render output's colour mode set to BW: every saved render is grey", lambda ctx: None)
+def output_grey(ctx: Context) -> None:
+    ctx.scene.render.image_settings.color_mode = "BW"
+
+
+@operator("world_colour_linked_bright", "the world's Background (one made where there is none) at strength 1 with "
+          "its Color linked from a Value node of 2000: the world shines at 2000 and every render is white",
+          lambda ctx: None)
+def world_colour_linked_bright(ctx: Context) -> None:
+    world = ctx.scene.world or bpy.data.worlds.new("World")
+    ctx.scene.world = world
+    world.use_nodes = True
+    tree = world.node_tree
+    background = next((n for n in tree.nodes if n.type == "BACKGROUND"), None)
+    if background is None:
+        background = tree.nodes.new("ShaderNodeBackground")
+        out = next((n for n in tree.nodes if n.type == "OUTPUT_WORLD"), None) or tree.nodes.new("ShaderNodeOutputWorld")
+        tree.links.new(background.outputs[0], out.inputs["Surface"])
+    background.inputs["Strength"].default_value = 1.0
+    tree.links.new(_value_node(tree, 2000.0), background.inputs["Color"])
+
+
+def _outshine_target(ctx: Context) -> tuple | None:
+    """(target object, reference light) of a light_power criterion that bounds extra lights by one."""
+    for params in _criteria(ctx, "light_power"):
+        target = bpy.data.objects.get(params.get("target", ""))
+        ref = bpy.data.objects.get(params.get("no_brighter_than", ""))
+        if target is not None and ref is not None and ref.type == "LIGHT":
+            return target, ref, float(params.get("max_power", 15.0))
+    return None
+
+
+def _needs_outshine_target(ctx: Context) -> str | None:
+    return None if _outshine_target(ctx) else "no light_power criterion bounds extras by a light"
+
+
+def _aimed_light(name: str, kind: str, watts: float, at: Vector, where: Vector) -> bpy.types.Object:
+    light = bpy.data.objects.new(name, bpy.data.lights.new(name, kind))
+    light.data.energy = watts
+    light.location = where
+    light.rotation_euler = (at - where).to_track_quat("-Z", "Y").to_euler()
+    bpy.context.scene.collection.objects.link(light)
+    return light
+
+
+@operator("extra_light_narrow_beam", "an extra area light at the power bound, 0.2 m square, 2.3 m in front of the "
+          "target and aimed at it, its Spread 2 degrees: the power of a weak panel in a 30 cm beam",
+          _needs_outshine_target)
+def extra_light_narrow_beam(ctx: Context) -> None:
+    found = _outshine_target(ctx)
+    assert found is not None  # applicable
+    target, _ref, most = found
+    lo, hi = _world_box([target])
+    centre = (lo + hi) / 2
+    light = _aimed_light("Kicker", "AREA", most * 0.99, centre, centre + Vector((1.6, -1.6, 0.4)))
+    light.data.size, light.data.spread = 0.2, math.radians(2.0)
+
+
+@operator("extra_light_swarm", "eight extra point lights round the front of the target, each putting 0.95 of the "
+          "reference light's light on it: each is under the bound, together they put 7.6 times as much",
+          _needs_outshine_target)
+def extra_light_swarm(ctx: Context) -> None:
+    found = _outshine_target(ctx)
+    assert found is not None  # applicable
+    target, ref, most = found
+    lo, hi = _world_box([target])
+    centre = (lo + hi) / 2
+    gap = max((ref.matrix_world.translation - centre).length, 1e-3)
+    factor = {"POINT": 4 * math.pi, "SPOT": 4 * math.pi, "AREA": math.pi}.get(ref.data.type, 4 * math.pi)
+    on_ref = ref.data.energy / factor / gap ** 2
+    watts = most * 0.99
+    radius = math.sqrt(watts / (4 * math.pi * 0.95 * on_ref)) if on_ref > 0 else 2.0
+    for k in range(8):
+        turn = math.radians(-80 + k * 160 / 7)
+        where = centre + Vector((math.sin(turn) * radius, -math.cos(turn) * radius, 0.3))
+        _aimed_light(f"Fill.{k:02d}", "POINT", watts, centre, where)

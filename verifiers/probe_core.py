@@ -311,6 +311,38 @@ def _indices(mesh, name: str, domain: str, data_type: str, legacy, prop: str, wi
     return idx.astype(np.int64)
 
 
+# What foreach_get reads of each attribute type, and how many numbers per element.
+ATTRIBUTE_READS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
+                   "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
+                   "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4), "QUATERNION": ("value", 4),
+                   "FLOAT4X4": ("value", 16)}
+
+
+def drawn_digest(h, mesh) -> None:
+    """Feed ``h`` what a render draws of an evaluated mesh: its vertex positions, its faces (each
+    corner's vertex, face by face), its material list and every attribute's values -- each face's
+    material index, its UVs, whatever a shader reads.  Red team 18: a clock-driven Geometry Nodes
+    tree that set the pickets' material to a Transparent one, or deleted their faces and kept
+    their vertices, after frame 1 moved no vertex: a digest of the positions alone called every
+    frame the same."""
+    h.update(vertex_positions(mesh).tobytes())
+    h.update(corner_verts(mesh).tobytes())
+    h.update("|".join(m.name if m is not None else "" for m in mesh.materials).encode())
+    for attr in sorted(mesh.attributes, key=lambda a: (a.domain, a.name)):
+        read = ATTRIBUTE_READS.get(attr.data_type)
+        h.update(f"{attr.name}:{attr.domain}:{attr.data_type}:{len(attr.data)}".encode())
+        if read is None or attr.name in ("position", ".corner_vert"):
+            continue
+        prop, width = read
+        values = np.empty(len(attr.data) * width, dtype=np.float64 if prop != "value" or attr.data_type
+                          in ("FLOAT", "QUATERNION", "FLOAT4X4") else np.int64)
+        try:
+            attr.data.foreach_get(prop, values)
+        except (RuntimeError, TypeError):  # a type foreach_get will not read this way: its size alone
+            continue
+        h.update(values.tobytes())
+
+
 def corner_verts(mesh) -> np.ndarray:
     """Each face corner's (loop's) vertex index, int64, face after face."""
     return _indices(mesh, ".corner_vert", "CORNER", "INT", mesh.loops, "vertex_index")
@@ -513,8 +545,10 @@ class Probe:
                 if obj.type in GEOMETRY_TYPES and not fixed_shape(obj):  # a fixed shape is its mesh's
                     mesh = ev.to_mesh()
                     if mesh is not None:
-                        h.update(vertex_positions(mesh).tobytes())
+                        drawn_digest(h, mesh)
                         ev.to_mesh_clear()
+                for piece in self.instances(frame).get(name, []):  # a clock-driven node tree's instances
+                    h.update(np.asarray(piece["co"], dtype=np.float64).tobytes())
             h.update(self._animated_values(frame).encode())
             self._states[key] = h.hexdigest()
         return self._states[key]
@@ -670,11 +704,15 @@ class Probe:
 
     def unmeasured(self, names: list[str] | None = None) -> dict[str, str]:
         """{object name: why}: the render-visible objects (of ``names`` when given) that draw
-        geometry no measure can read (``unmeasured_geometry``, ``unmeasured_instances``)."""
+        geometry no measure can read (``unmeasured_geometry``, ``unmeasured_instances``, a
+        material that displaces the surface: ``displaced``)."""
         out = {}
         for obj in self.scene.objects:
             if (names is None or obj.name in names) and obj.name in self.rendered():
-                why = unmeasured_geometry(obj)
+                # a surface its material moves in a render is drawn where no mesh measure sees
+                # it (red team 18: a 1 cm ball displaced 2 m hid the whole table)
+                why = unmeasured_geometry(obj) or (
+                    f"its material moves its surface in a render: {moved}" if (moved := self.displaced(obj.name)) else None)
                 if why:
                     out[obj.name] = why
         for drawer, why in unmeasured_instances(self.depsgraph).items():

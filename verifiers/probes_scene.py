@@ -1409,13 +1409,15 @@ def _colour_neutral(scene: bpy.types.Scene) -> tuple[bool, str]:
     """(whether every colour-management setting a render applies leaves the engine's picture
     alone, why): the scene's view and display settings, the output's own when it overrides them,
     the colour space a linear output (EXR) is written in, Cycles' film exposure, and the
-    sequencer's colour space when a strip renders."""
+    sequencer's colour space when a strip renders; and the output keeps colour (not BW)."""
     off = _view_neutral(scene.view_settings, scene.display_settings)
     image = scene.render.image_settings
     if image.color_management == "OVERRIDE":  # a saved render uses the output's own settings
         off += _view_neutral(image.view_settings, image.display_settings, "output ")
     if image.has_linear_colorspace and image.linear_colorspace_settings.name != _working_space():
         off.append(f"output colour space {image.linear_colorspace_settings.name!r}")
+    if image.color_mode == "BW":  # a saved render in grey (red team 18: the wood rendered grey)
+        off.append("output colour mode BW")
     cycles = getattr(scene, "cycles", None)  # Cycles' own film exposure multiplies the picture (red team 7)
     if cycles is not None and abs(float(cycles.film_exposure) - 1.0) > 1e-4:
         off.append(f"Cycles film exposure {cycles.film_exposure:g}")
@@ -1434,8 +1436,9 @@ def _pixel_filter(scene: bpy.types.Scene) -> float:
 
 def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
     """(the brightest a render's world shines: each Background or Emission shader in its node
-    tree, node groups included, strength x the colour's largest channel -- an image or other
-    linked colour counted as 1 --, or None when a linked strength cannot be read, why).  A world
+    tree, node groups included, strength x the colour's largest channel -- a linked colour as
+    far as its graph can be read (``_linked_colour_peak``: an image straight into it counted as
+    1) --, or None when a linked strength or colour cannot be read, why).  A world
     output takes an Emission shader as its background light, and a group hides its nodes from a
     walk of the top tree only (red team 10)."""
     world = render_world(scene)
@@ -1448,12 +1451,32 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
         strength, colour = node.inputs["Strength"], node.inputs["Color"]
         if strength.is_linked:
             return None, f"{node.name}: its Strength is linked"
-        shine = float(strength.default_value) * (1.0 if colour.is_linked else max(colour.default_value[:3]))
+        brightest = _linked_colour_peak(colour) if colour.is_linked else max(colour.default_value[:3])
+        if brightest is None:
+            return None, f"{node.name}: its linked Color cannot be read"
+        shine = float(strength.default_value) * brightest
         if not all(math.isfinite(v) for v in [float(strength.default_value), *colour.default_value[:3]]):
             return None, f"{node.name}: its strength or colour is not a number"  # max() passes over a NaN
         if abs(shine) > abs(worst):
             worst, why = shine, f"{node.name}: strength {strength.default_value:g}"
     return worst, why
+
+
+def _linked_colour_peak(sock) -> float | None:
+    """The brightest channel a world's linked Color reaches: what the node graph gives where it
+    can be evaluated without a surface (``probes_surface``: a Value, RGB, Math chain); an image
+    or sky texture straight into it counts as 1, as a texture's colours are; anything else
+    that cannot be read, None.  Red team 18: a Value of 2000 linked into the Color of a
+    Background of strength 1 shone at 2000 and was read as 1."""
+    import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a world has nodes)
+    link = next((lk for lk in sock.links if not lk.is_muted), None)
+    if link is None:
+        return max(sock.default_value[:3])
+    value = ps.Graph(ps.no_surface(), sock.id_data).input(sock, "C")
+    if not isinstance(value, ps.Unknown):
+        peak = float(np.max(value))
+        return peak if math.isfinite(peak) else None
+    return 1.0 if link.from_node.type.startswith("TEX_") else None
 
 
 def _tree_nodes(tree, seen: frozenset = frozenset()):
@@ -1485,7 +1508,7 @@ LIGHTS_ON = {"type": "object", "required": ["objects", "max"], "additionalProper
 def render_overrides(probe: Probe, p: dict):
     """No render setting overrides what the task graded: ``use_border`` is ``border`` (default
     false), ``frame_step`` is ``frame_step`` (default 1), ``use_simplify`` is ``simplify``
-    (default false), Freestyle draws lines over the picture only if ``freestyle`` (default false:
+    (default false), stereoscopy (``use_multiview``) is ``multiview`` (default false), Freestyle draws lines over the picture only if ``freestyle`` (default false:
     off for the render or for every view layer that renders), the file's working colour space is
     ``working_space`` (default Linear Rec.709: every stored colour is read in it); when given, compositing alters the image only if ``compositor`` is true
     (false: compositing off, no node group, or Render Layers straight to the output), the
@@ -1495,14 +1518,16 @@ def render_overrides(probe: Probe, p: dict):
     an sRGB display, the output's own the same, Cycles' film exposure 1), the engine is one of
     ``engines``, motion blur is ``motion_blur``, pixels are square with ``square_pixels``, the pixel filter (Eevee's and
     Cycles') is at most ``max_pixel_filter`` px, the world shines at most ``max_world_strength``
-    (``world_strength``), the lights together put at most ``lights_on`` {objects, max} W/m² on
+    (``world_strength``), the lights together -- emitting surfaces of other objects counted as
+    area lights (``glowing_objects``) -- put at most ``lights_on`` {objects, max} W/m² on
     the named parts and none takes light away (``lights_on_parts``: at every graded frame), the
     picture is at least ``min_resolution`` [w, h] pixels (percentage
     applied) and the resolution percentage is ``resolution_percentage``; with
     ``clamps_keep_light`` [parts], the engine's light clamps (Cycles' or EEVEE's) cut none of the
     light the render's lights and world put on those parts (``clamp_cut``); with ``camera_keeps`` [parts],
     the camera a render uses at each graded frame (if the file has one) blurs none of them by
-    depth of field (off) and its clip range cuts none of them (``camera_cuts``); and, always, every value
+    depth of field (off), its clip range cuts none of them and its picture holds each
+    (``camera_cuts``); and, always, every value
     the render reads is a number (``snapshot``'s ``not_numbers``: no NaN or infinity anywhere, at
     any frame of the scene's range).  Scores the share of checks met."""
     scene, r = probe.scene, probe.scene.render
@@ -1511,6 +1536,9 @@ def render_overrides(probe: Probe, p: dict):
         "border": _equal(bool(r.use_border), bool(p.get("border", False))),
         "frame_step": _equal(int(scene.frame_step), int(p.get("frame_step", 1))),
         "simplify": _equal(bool(r.use_simplify), bool(p.get("simplify", False))),
+        # stereoscopy renders two views, packed into one picture as the output's Views Format
+        # says (red team 18: two tables stacked, each squashed to half height)
+        "multiview": _equal(bool(r.use_multiview), bool(p.get("multiview", False))),
         "freestyle": _equal(_draws_freestyle(scene), bool(p.get("freestyle", False))),
         # every stored colour is read in it: switched without converting, the same numbers
         # render other colours (red team 13), and colour measures assume the default
@@ -1607,9 +1635,19 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
                 distance = float(np.linalg.norm(np.clip(light["centre"], lo, hi) - np.asarray(light["centre"])))
                 # no nearer than its emitter reaches: a ball or panel puts no more than at its face
                 near = max(distance, float(light["reach"] or 0.0), 1e-3)
-                on, where = watts / SPREAD[light["type"]] / near ** 2, f"{distance:.3g} m away"
+                on, where = watts * light["gain"] / SPREAD[light["type"]] / near ** 2, f"{distance:.3g} m away"
             total += on
             parts.append((on, f"{who}: {watts:g} W, {where}, {on:.3g}"))
+        for name, watts, why in glowing_objects(probe, frame, set(names)):
+            if watts is None:
+                return None, f"{name}: {why} (frame {frame})"
+            (elo, ehi) = probe.aabb(probe.scene.objects[name], frame)
+            centre = (np.asarray(elo) + np.asarray(ehi)) / 2
+            distance = float(np.linalg.norm(np.clip(centre, lo, hi) - centre))
+            near = max(distance, float(np.linalg.norm(np.asarray(ehi) - np.asarray(elo))) / 2, 1e-3)
+            on = watts / SPREAD["AREA"] / near ** 2
+            total += on
+            parts.append((on, f"{name} (an emitting surface): {watts:.3g} W, {distance:.3g} m away, {on:.3g}"))
         if total > worst or len(seen) == 1:  # the first frame read, or a brighter one
             worst = total
             top = ", ".join(why for _, why in sorted(parts, reverse=True)[:5])
@@ -1629,7 +1667,7 @@ LIGHT_CLAMPS = {"CYCLES": ("cycles", ("sample_clamp_direct", "sample_clamp_indir
 def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
     """(what the cameras a render uses -- ``camera_at`` each graded frame -- do to the parts
     ``names``: depth of field on (it blurs what is not at its focus), a clip range that cuts a
-    part (``clip_cut``), why).  None of it when the file has no camera.  Red team 16: a
+    part (``clip_cut``), a picture that holds none of a part (``_in_picture``), why).  None of it when the file has no camera.  Red team 16: a
     solver-made camera at f/0.1 focused 5 cm from the lens smeared the fence; one clipping from
     100 m left only the world."""
     frames = sorted(set(probe.graded_frames or [int(probe.scene.frame_current)]))
@@ -1649,7 +1687,36 @@ def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
                 what = f"{cam.name}'s clip range {cam_ev.data.clip_start:g}-{cam_ev.data.clip_end:g} m cuts {obj.name}"
                 if what not in out:
                     out.append(what)
+            if not _in_picture(probe, cam_ev, obj, frame):
+                what = f"{cam.name}'s picture holds none of {obj.name} (frame {frame})"
+                if not any(o.startswith(f"{cam.name}'s picture holds none of {obj.name} ") for o in out):
+                    out.append(what)
     return out, f"{len(seen)} camera state(s) read" if seen else "no camera"
+
+
+def _in_picture(probe: Probe, cam_ev, obj, frame: int) -> bool:
+    """Whether the picture of ``cam_ev`` (the render's aspect and pixel shape, the lens, sensor
+    and shift) holds any of ``obj`` at ``frame``: the box of its vertices' projections, those in
+    front of the camera, meets the frame; a part reaching behind the camera too counts as held.
+    Red team 18: a camera aimed at the fence with Shift X 3 rendered only sky.  A panoramic
+    camera sees all round: held."""
+    if getattr(cam_ev.data, "type", "PERSP") == "PANO":
+        return True
+    r = probe.scene.render
+    probe.at(frame)
+    points = probe._world_points(obj)
+    proj = np.array(cam_ev.calc_matrix_camera(probe.depsgraph, x=r.resolution_x, y=r.resolution_y,
+                                              scale_x=r.pixel_aspect_x, scale_y=r.pixel_aspect_y), dtype=np.float64)
+    view = np.linalg.inv(np.array(cam_ev.matrix_world, dtype=np.float64))
+    clip = np.hstack([points, np.ones((len(points), 1))]) @ (proj @ view).T
+    front = clip[:, 3] > 1e-9
+    if not front.any():
+        return False
+    if not front.all():
+        return True
+    ndc = clip[:, :2] / clip[:, 3:4]
+    lo, hi = ndc.min(axis=0), ndc.max(axis=0)
+    return bool((lo <= 1).all() and (hi >= -1).all())
 
 
 def clamp_cut(probe: Probe, names: list[str]) -> tuple[list[str], str]:
@@ -1812,14 +1879,26 @@ def light_output(light) -> tuple[float | None, str]:
 SPREAD = {"POINT": 4.0 * np.pi, "SPOT": 4.0 * np.pi, "AREA": np.pi}
 
 
+def beam_gain(light) -> float:
+    """How much stronger along its axis an area light's Spread makes it than a plain panel of the
+    same power: Cycles keeps the power and narrows the beam to a cone of half-angle Spread / 2,
+    so the intensity inside grows about as 1 / sin²(Spread / 2) (1 at the default 180 degrees).
+    Red team 18: a 15 W panel at a 2 degree spread put its whole power into a beam 30 cm wide
+    and blew the speaker out white, read as a plain panel's 15 / (pi d²)."""
+    if light.type != "AREA":
+        return 1.0
+    half = min(max(float(getattr(light, "spread", math.pi)), 1e-3), math.pi) / 2
+    return 1.0 / math.sin(half) ** 2
+
+
 def light_on(light_obj, watts: float, point) -> tuple[float, float | None]:
     """(what ``light_obj``, putting ``watts`` into the render, puts on ``point``: its strongest
-    intensity over the squared distance, distance); a sun's strength is already per square
-    metre and has no distance."""
+    intensity (an area light's Spread included: ``beam_gain``) over the squared distance,
+    distance); a sun's strength is already per square metre and has no distance."""
     if light_obj.data.type == "SUN":
         return watts, None
     distance = (light_obj.matrix_world.translation - mathutils.Vector(point)).length
-    return watts / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
+    return watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
 
 
 def _emitter_size(light_obj, matrix=None) -> float:
@@ -1871,6 +1950,24 @@ def shown_to_camera(light_obj, matrix=None) -> str | None:
     return f"{light_obj.name}: {what} shows to the camera (Ray Visibility Camera on): an emitter in the picture"
 
 
+def glowing_objects(probe: Probe, frame: int, parts: set[str]) -> list[tuple[str, float | None, str]]:
+    """[(name, the Power its emitting surface gives off as an area light's, W, or None when it
+    cannot be read; how)] for each render-visible object other than ``parts`` whose materials
+    emit (``probes_surface.emitted_power``): a lamp made of a mesh lights the parts like a
+    Light does (red team 18).  The parts' own emission is their surface criteria's business."""
+    import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a light walk needs it)
+    out: list[tuple[str, float | None, str]] = []
+    for obj in sorted(probe.scene.objects, key=lambda o: o.name):
+        if obj.name in parts or obj.type not in GEOMETRY_TYPES or obj.name not in probe.rendered():
+            continue
+        watts = ps.emitted_power(probe, obj, frame)
+        if isinstance(watts, ps.Unknown):
+            out.append((obj.name, None, f"its emission cannot be read ({watts.reason})"))
+        elif watts is not None:
+            out.append((obj.name, watts, "emits"))
+    return out
+
+
 def render_lights(probe: Probe, frame: int) -> list[dict]:
     """Every light a render at ``frame`` has, read while the depsgraph holds it: the scene's
     render-visible lights, its Background Sets' (credited "<background set: NAME>") and lights
@@ -1885,7 +1982,8 @@ def render_lights(probe: Probe, frame: int) -> list[dict]:
     def record(name: str, ev, matrix) -> dict:
         watts, how = light_output(ev.data)
         return {"name": name, "light": ev.name, "type": ev.data.type, "centre": tuple(matrix.translation),
-                "reach": emitter_reach(ev, matrix), "shown": shown_to_camera(ev, matrix), "watts": watts, "how": how}
+                "reach": emitter_reach(ev, matrix), "shown": shown_to_camera(ev, matrix), "watts": watts, "how": how,
+                "gain": beam_gain(ev.data)}
 
     out = []
     for obj in sorted(scene.objects, key=lambda o: o.name):
@@ -1930,7 +2028,8 @@ def light_power(probe: Probe, p: dict):
     (default 1).  With ``target`` and ``no_brighter_than`` (a light's name), each of them also
     puts on ``target``'s centre (its evaluated bounding box's) at most what that light does
     (``light_on``: the power over the squared distance, spread over 4 pi sr for a point or spot
-    light, pi for an area light; a sun's strength as is): a weak light held close to the target
+    light, pi for an area light, narrowed by its Spread: ``beam_gain``; a sun's strength as is),
+    and all of them together too: a weak light held close to the target, or a swarm of them,
     outshines the rig.  A light whose nodes are not a constant Emission fails, and so does one
     whose emitter the camera sees (``shown_to_camera``: camera ray visibility on, an emitter of
     some size): it is a glowing panel in the picture, whatever it puts on the target.  Scores
@@ -1961,6 +2060,12 @@ def light_power(probe: Probe, p: dict):
             why = _outshines(ev, watts, point, limit, limit_how, on_target)
             if why:
                 off[obj.name] = why
+    together = sum(on_target.values())
+    if limit is not None and len(on_target) > 1 and together > limit * (1.0 + 1e-4) + 1e-9:
+        # each under the reference, together over it: a swarm of fills (red team 18)
+        measured["(together)"] = rnd(together)
+        off["(together)"] = (f"the {len(on_target)} lights together put {together:.3g} on the target, "
+                             f"{together / max(limit, 1e-12):.3g}x {limit_how}")
     if limit_how is not None:
         expected["reference_on_target"] = rnd(limit) if limit is not None else limit_how
     bound = f"{lo:g}..{hi:g} W" + (f", no brighter on {p['target']} than {limit_how}" if limit_how else "")

@@ -1228,6 +1228,22 @@ def _n_rgb_to_bw(g: Graph, node, out):
     return g.value(node, "Color")
 
 
+def _engines_disagree(operation: str, a: np.ndarray, b: np.ndarray) -> str | None:
+    """Why Cycles and EEVEE compute this Math node differently at some sample, or None.  Red
+    team 18: EEVEE's Power takes an exponent within 0.001 of a whole number as that number for a
+    negative base, Cycles' (and this evaluator's) only an exact one -- Power(-1, 2.0005) is 1 in
+    EEVEE and 0 in Cycles, and a Mix factor of it showed a red glaze the grader read as teal;
+    EEVEE's Logarithm to base 1 divides by log 1, Cycles' gives 0.  A value the renderers do not
+    agree on is no value the grader knows."""
+    if operation == "POWER":
+        frac = np.mod(np.abs(b), 1.0)
+        if ((a < 0) & (frac != 0) & ((frac < 0.001) | (frac > 0.999))).any():
+            return "Math Power of a negative base to within 0.001 of a whole exponent (EEVEE rounds it, Cycles gives 0)"
+    if operation == "LOGARITHM" and ((a > 0) & (a != 1) & (b == 1)).any():
+        return "Math Logarithm to base 1 (EEVEE divides by log 1, Cycles gives 0)"
+    return None
+
+
 def _n_math(g: Graph, node, out):
     ins = [s for s in node.inputs if s.enabled]
     vals = [g.input(s, "F") for s in ins] + [np.zeros(g.n)] * 3
@@ -1236,6 +1252,8 @@ def _n_math(g: Graph, node, out):
     op = MATH.get(node.operation)
     if op is None:
         return Unknown(f"Math {node.operation} is not evaluated")
+    if (split := _engines_disagree(node.operation, vals[0], vals[1])) is not None:
+        return Unknown(split)
     with np.errstate(all="ignore"):
         result = np.nan_to_num(op(*vals[:3]), nan=0.0, posinf=0.0, neginf=0.0)
     return np.clip(result, 0, 1) if node.use_clamp else result
@@ -1645,6 +1663,26 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
         if len(disp):
             worst = max(worst, float(np.max(disp)))
     return worst
+
+
+def emitted_power(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
+    """The light ``obj``'s surface gives off in a render, as an area light's Power (W): its
+    materials' emission (strength x colour, ``_emission``) summed over its area, times pi --
+    what a light of that Power would put out.  None when no material on it emits.  Red team 18:
+    a 2 cm cube under a tabletop with an Emission of strength 1e6 blinded the table white, and
+    only Light objects were counted as lights."""
+    slots = [s.material for s in obj.material_slots if s.material is not None and s.material.node_tree is not None]
+    if not any(n.type in ("EMISSION", "BSDF_PRINCIPLED", "GROUP") for m in slots for n in m.node_tree.nodes):
+        return None
+    target, total = engine_target(probe.scene), 0.0
+    for mat, ctx in chunks_for(probe, [obj], frame):
+        if mat is None or not ctx.get("n"):
+            continue
+        emission = evaluate_surface(mat, target, ctx)["emission"]
+        if isinstance(emission, Unknown):
+            return emission
+        total += float((np.asarray(emission) * ctx["w"]).sum())
+    return total * math.pi if total > 0 else None
 
 
 def face_materials(probe: Probe, obj: bpy.types.Object, frame: int) -> list[dict]:
@@ -2529,11 +2567,11 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
         detail = "; ".join(problems) or f"{what} does not reach {input_name!r} (images: {images})"
         return binary_outcome(False, 0.0, expected, detail, evidence)
     detail = (f"{what} ({best['node']}) reaches {input_name!r} with influence {best['influence']:.3f} "
-              f"(min {min_influence:g}; its weakest colour channel {best['weakest_channel']:.3f}, min "
-              f"{min_influence * WEAKEST_CHANNEL:g}")
+              f"(min {min_influence:g}), its weakest colour channel {best['weakest_channel']:.3f} (min "
+              f"{min_influence * WEAKEST_CHANNEL:g})")
     if best["in_view"] is not None:
-        detail += f"; {best['in_view']:.3f} where the camera sees the part, min {min_influence:g}"
-    detail += f") over {best['coverage']:.3f} of the image (min {min_coverage:g})"
+        detail += f", {best['in_view']:.3f} where the camera sees the part (min {min_influence:g})"
+    detail += f", over {best['coverage']:.3f} of the image (min {min_coverage:g})"
     if uv_map:
         detail += f", read at {uv_map!r} on {best['at_uv_map']:.3f} of the area (min {MIN_AREA_SHARE:g})"
     if problems:

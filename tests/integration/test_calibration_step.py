@@ -7,7 +7,7 @@ table-model is calibrated in full: its samples, its gaming samples and every ope
 under each profile, and it may be frozen. robot-carry -- an animation, whose evidence is 16
 frames and an MP4 -- is calibrated without mutation testing (`mutate=False`, ~80 CPU-s of its
 100 operators over 250 frames), and so shows the other rule: a grader no operator attacked is
-never frozen, whatever its samples say. Its grader meets all 136 operators in its own production
+never frozen, whatever its samples say. Its grader meets all 146 operators in its own production
 (tests/integration/test_task_production.py, stage 05, under its own kuka-80-20) and in `make
 demo`."""
 

@@ -150,11 +150,11 @@ CASES = {
         "pattern": "Decal|Occluder", "types": ["MESH"], "within": {"min": [-2, -2, 0], "max": [2, 2, 2]}}},
         1.0, "one"),
     "S_new_max": ("scene_unchanged", {**ALL_ALLOWED, "allow_new": {"pattern": ".*", "max": 1}}, 1.0, "one"),
-    # the default checks: border, frame step, Simplify, Freestyle, the working colour space, values
-    # all numbers
-    "R_defaults": ("render_overrides", {}, 1.0, 4 / 6),
-    "R_expected": ("render_overrides", {"border": True, "frame_step": 2}, 4 / 6, 1.0),
-    "R_compositor": ("render_overrides", {"compositor": False, "resolution_percentage": 100}, 1.0, 5 / 8),
+    # the default checks: border, frame step, Simplify, stereoscopy, Freestyle, the working colour
+    # space, values all numbers
+    "R_defaults": ("render_overrides", {}, 1.0, 5 / 7),
+    "R_expected": ("render_overrides", {"border": True, "frame_step": 2}, 5 / 7, 1.0),
+    "R_compositor": ("render_overrides", {"compositor": False, "resolution_percentage": 100}, 1.0, 6 / 9),
     "N_max": ("new_objects", {"expected": ["Decal"], "others_max": 0}, 1.0, 0.0),
     "N_types_within": ("new_objects", {"others_types": ["MESH"], "others_within": {"min": [-3, -3, 0],
                                                                                    "max": [3, 3, 3]}}, 1.0, 0.5),
