@@ -3608,6 +3608,19 @@ def collection_exporter_rescaled(ctx: Context) -> None:
 # of weak ones each passed.
 
 
+def _judged_by(*checks: str) -> Callable[[Context], str | None]:
+    """Applicable where the rubric judges the class: each of ``checks`` a method, or
+    "method.param" (the method with that parameter set); else the reason it is not (a from-scratch
+    task that bounds no light says nothing of a glowing helper)."""
+    def applicable(ctx: Context) -> str | None:
+        for check in checks:
+            method, _, param = check.partition(".")
+            if any(not param or params.get(param) for params in _criteria(ctx, method)):
+                return None
+        return f"the rubric judges none of: {', '.join(checks)}"
+    return applicable
+
+
 def _clock_tree(name: str, after: float) -> bpy.types.NodeTree:
     """A Geometry Nodes tree that deletes every face (keeping vertices and edges) once the scene
     time passes frame ``after``."""
@@ -3654,7 +3667,9 @@ def base_colour_engine_split(ctx: Context) -> None:
 
 @operator("camera_shifted_off_parts", "the camera a render uses (one added in front of the parts where the file has "
           "none) given Shift X 3: its picture is three frame widths to the side, every render through it shows "
-          "none of the parts", _needs_parts)
+          "none of the parts",
+          lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.camera_keeps",
+                                                      "shot_framing")(ctx))
 def camera_shifted_off_parts(ctx: Context) -> None:
     _render_camera(ctx).data.shift_x = 3.0
 
@@ -3667,7 +3682,8 @@ def _helper_inside(ctx: Context, name: str) -> bpy.types.Object:
 
 
 @operator("glowing_helper", "a 2 cm cube added at the centre of the parts' box whose material is an Emission of "
-          "strength 1e6: a mesh that lights the parts like a 7.5 kW lamp and renders them white", _needs_parts)
+          "strength 1e6: a mesh that lights the parts like a 7.5 kW lamp and renders them white",
+          lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.lights_on")(ctx))
 def glowing_helper(ctx: Context) -> None:
     helper = _helper_inside(ctx, "Brace")
     mat = helper.data.materials[0]
@@ -3680,7 +3696,8 @@ def glowing_helper(ctx: Context) -> None:
 
 
 @operator("displaced_helper", "a 2 cm cube added at the centre of the parts' box whose material displaces its "
-          "surface 2 m out (Displacement Only): the render draws a ball round every part", _needs_parts)
+          "surface 2 m out (Displacement Only): the render draws a ball round every part",
+          lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "others_drawn")(ctx))
 def displaced_helper(ctx: Context) -> None:
     helper = _helper_inside(ctx, "Brace")
     mat = helper.data.materials[0]
@@ -3694,7 +3711,8 @@ def displaced_helper(ctx: Context) -> None:
 
 
 @operator("stereo_top_bottom", "stereoscopy on (Stereo 3D views), the output's views packed Top-Bottom and "
-          "squeezed: every saved render holds two pictures, each squashed to half its height", lambda ctx: None)
+          "squeezed: every saved render holds two pictures, each squashed to half its height",
+          _judged_by("scene_unchanged", "render_overrides"))
 def stereo_top_bottom(ctx: Context) -> None:
     r = ctx.scene.render
     r.use_multiview, r.views_format = True, "STEREO_3D"
@@ -3703,14 +3721,15 @@ def stereo_top_bottom(ctx: Context) -> None:
     r.image_settings.stereo_3d_format.use_squeezed_frame = True
 
 
-@operator("output_grey", "the render output's colour mode set to BW: every saved render is grey", lambda ctx: None)
+@operator("output_grey", "the render output's colour mode set to BW: every saved render is grey",
+          _judged_by("scene_unchanged", "render_overrides.colour_neutral", "render_output"))
 def output_grey(ctx: Context) -> None:
     ctx.scene.render.image_settings.color_mode = "BW"
 
 
 @operator("world_colour_linked_bright", "the world's Background (one made where there is none) at strength 1 with "
           "its Color linked from a Value node of 2000: the world shines at 2000 and every render is white",
-          lambda ctx: None)
+          _judged_by("scene_unchanged", "render_overrides.max_world_strength", "studio_extras"))
 def world_colour_linked_bright(ctx: Context) -> None:
     world = ctx.scene.world or bpy.data.worlds.new("World")
     ctx.scene.world = world
