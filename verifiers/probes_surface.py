@@ -50,8 +50,6 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
-from bpy_extras.object_utils import world_to_camera_view  # noqa: E402
-from mathutils import Vector  # noqa: E402
 from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
@@ -430,6 +428,7 @@ def no_surface() -> dict:
 # --- images ------------------------------------------------------------------------------------
 
 _IMAGES = per_render_cache()  # image pointer -> pixels, for one measurement
+_ASSOCIATED = per_render_cache()  # image pointer -> associated(pixels), for one measurement
 # sRGB byte levels -> linear, from colour_math (a byte image's pixels are quantised to 1/255)
 _SRGB_LUT = np.array([colour_math.srgb_to_linear(i / 255) for i in range(256)], dtype=np.float64)
 DATA_SPACES = {"Non-Color", "Raw"}
@@ -1362,7 +1361,10 @@ def _n_image(g: Graph, node, out):
     uv = g.input(sock, "V") if sock is not None and _live_links(sock) else _uv(g, "")
     if isinstance(uv, Unknown):
         return Unknown(f"Image Texture {node.name!r}: {uv.reason}")
-    rgb, alpha_px, premultiplied = associated(node.image, *data)
+    held = _ASSOCIATED.get(node.image.as_pointer())
+    if held is None:  # the whole image: once per measurement, not at each of the influence's graph evaluations
+        held = _ASSOCIATED[node.image.as_pointer()] = associated(node.image, *data)
+    rgb, alpha_px, premultiplied = held
     colour, alpha, ix, iy, inside = sample_image((rgb, alpha_px), uv, node.extension, node.interpolation)
     alpha_used = premultiplied and _alpha_used(node)
     if alpha_used:
@@ -2474,25 +2476,33 @@ def camera_seen(probe: Probe, ctxs: list[dict], frame: int) -> dict[int, np.ndar
     m = np.array(ev.matrix_world, dtype=np.float64)
     eye, back = m[:3, 3], m[:3, 2] / max(float(np.linalg.norm(m[:3, 2])), 1e-12)
     ortho = ev.data.type == "ORTHO"
+    r = probe.scene.render
+    # the picture's frame, all samples at once (world_to_camera_view's projection: lens, sensor,
+    # shift and the render's aspect); only the samples inside it are traced to the camera
+    proj = np.array(ev.calc_matrix_camera(probe.depsgraph, x=r.resolution_x, y=r.resolution_y,
+                                          scale_x=r.pixel_aspect_x, scale_y=r.pixel_aspect_y), dtype=np.float64)
+    to_clip = proj @ np.linalg.inv(m)
     tree = scene_tree(probe, frame)
     out = {}
     for ctx in ctxs:
         pts = ctx.get("P")
         if pts is None:
             continue
+        clip = np.hstack([pts, np.ones((len(pts), 1))]) @ to_clip.T
+        w = clip[:, 3]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ndc = clip[:, :2] / np.where(np.abs(w) > 1e-12, w, 1e-12)[:, None]
+        framed = (w > 1e-12) & (np.abs(ndc) <= 1.0).all(axis=1) if ev.data.type != "PANO" else np.ones(len(pts), bool)
         mask = np.zeros(len(pts), dtype=bool)
-        for i, q in enumerate(pts.tolist()):
-            view = world_to_camera_view(probe.scene, ev, Vector(q))
-            if not (0.0 <= view.x <= 1.0 and 0.0 <= view.y <= 1.0 and view.z > 0.0):
-                continue
+        for i in np.flatnonzero(framed).tolist():
+            q = pts[i]
             if ortho:
-                length = float(np.dot(eye - np.array(q), back))
-                direction = back
+                length, direction = float(np.dot(eye - q, back)), back
             else:
-                offset = eye - np.array(q)
+                offset = eye - q
                 length = float(np.linalg.norm(offset))
                 direction = offset / max(length, 1e-12)
-            mask[i] = tree is None or not ray_blocked(tree, np.array(q), direction, length)
+            mask[i] = tree is None or not ray_blocked(tree, q, direction, length)
         out[id(ctx)] = mask
     return out
 
