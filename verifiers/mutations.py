@@ -3483,8 +3483,8 @@ def part_passes_through_between_frames(ctx: Context) -> None:
     scene.frame_set(scene.frame_start)
 
 
-def _camera_facing_texture(ctx: Context) -> list[tuple]:
-    """(material tree, Principled, its Base Color's Image Texture) of each texture-graded material."""
+def _graded_base_textures(ctx: Context) -> list[tuple]:
+    """(node tree, Principled, the Image Texture straight into its Base Color) of each texture-graded material."""
     out = []
     for mat in _judged_materials(ctx, _texture_graded):
         for bsdf in _principled(mat):
@@ -3509,11 +3509,11 @@ def _math_node(tree, op: str, a, b):
 @operator("texture_on_faces_away", "each texture-graded Base Color made a Mix of the material's plain colour and "
           "the image brightened 1.3x (Hue/Saturation Value) whose factor is 1 only where the surface faces away from "
           "the scene camera (world normal . view direction > 0): every render through that camera shows no texture",
-          lambda ctx: None if _camera_facing_texture(ctx) and ctx.scene.camera is not None
+          lambda ctx: None if _graded_base_textures(ctx) and ctx.scene.camera is not None
           else "no texture-graded Base Color image, or no scene camera")
 def texture_on_faces_away(ctx: Context) -> None:
     view = ctx.scene.camera.matrix_world.to_3x3() @ Vector((0.0, 0.0, -1.0))
-    for tree, bsdf, tex in _camera_facing_texture(ctx):
+    for tree, bsdf, tex in _graded_base_textures(ctx):
         socket = bsdf.inputs["Base Color"]
         hsv = tree.nodes.new("ShaderNodeHueSaturation")
         hsv.inputs["Value"].default_value = 1.3
@@ -3535,9 +3535,9 @@ def texture_on_faces_away(ctx: Context) -> None:
 
 @operator("texture_red_channel_only", "each texture-graded Base Color fed only the image's red channel, times 1.6, "
           "its green and blue the material's plain colour's constants: whatever is painted in green or blue never "
-          "shows", lambda ctx: None if _camera_facing_texture(ctx) else "no texture-graded Base Color image")
+          "shows", lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
 def texture_red_channel_only(ctx: Context) -> None:
-    for tree, bsdf, tex in _camera_facing_texture(ctx):
+    for tree, bsdf, tex in _graded_base_textures(ctx):
         split, join = tree.nodes.new("ShaderNodeSeparateColor"), tree.nodes.new("ShaderNodeCombineColor")
         tree.links.new(tex.outputs["Color"], split.inputs["Color"])
         tree.links.new(_math_node(tree, "MULTIPLY", split.outputs["Red"], 1.6), join.inputs["Red"])

@@ -330,8 +330,10 @@ def drawn_digest(h, mesh) -> None:
     h.update("|".join(m.name if m is not None else "" for m in mesh.materials).encode())
     for attr in sorted(mesh.attributes, key=lambda a: (a.domain, a.name)):
         read = ATTRIBUTE_READS.get(attr.data_type)
+        if attr.name.startswith("."):  # positions, corners (read above), selection and edges: nothing a render shows
+            continue
         h.update(f"{attr.name}:{attr.domain}:{attr.data_type}:{len(attr.data)}".encode())
-        if read is None or attr.name in ("position", ".corner_vert"):
+        if read is None or attr.name == "position":
             continue
         prop, width = read
         values = np.empty(len(attr.data) * width, dtype=np.float64 if prop != "value" or attr.data_type
@@ -341,6 +343,21 @@ def drawn_digest(h, mesh) -> None:
         except (RuntimeError, TypeError):  # a type foreach_get will not read this way: its size alone
             continue
         h.update(values.tobytes())
+
+
+def picture_coords(probe: "Probe", cam_ev, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(normalised picture coordinates (n, 2), -1..1 inside the frame, and the clip w (n,), > 0 in
+    front) of world ``points`` through the evaluated camera ``cam_ev``: its lens, sensor and
+    shift, the render's aspect and pixel shape (``world_to_camera_view``'s projection, for all
+    points at once)."""
+    r = probe.scene.render
+    proj = np.array(cam_ev.calc_matrix_camera(probe.depsgraph, x=r.resolution_x, y=r.resolution_y,
+                                              scale_x=r.pixel_aspect_x, scale_y=r.pixel_aspect_y), dtype=np.float64)
+    clip = np.hstack([points, np.ones((len(points), 1))]) @ (proj @ np.linalg.inv(np.array(cam_ev.matrix_world))).T
+    w = clip[:, 3]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ndc = clip[:, :2] / np.where(np.abs(w) > 1e-12, w, 1e-12)[:, None]
+    return ndc, w
 
 
 def corner_verts(mesh) -> np.ndarray:
@@ -472,6 +489,7 @@ class Probe:
         self._aabbs: dict[tuple[int, str], AABB] = {}
         self._worlds: dict[int, dict[str, Any]] = {}
         self._frame: int | None = None
+        self._between: dict[str, list[dict]] = {}  # the instances drawn where mesh_arrays_between stands
         self._rendered: set[str] | None = None
         self._states: dict[tuple, str] = {}
         self._id_states: dict[int, str] = {}  # frame -> the animated data-blocks' values
@@ -744,8 +762,9 @@ class Probe:
             else:
                 self.scene.frame_set(key[0], subframe=key[1])
             self._frame = key  # type: ignore[assignment]  # equal to no frame: ``at`` steps back
+            self._between = drawn_instances(self.depsgraph)  # every object's, once per subframe
         own = self._evaluated_mesh(obj)
-        extra = drawn_instances(self.depsgraph).get(obj.name, [])
+        extra = self._between.get(obj.name, [])
         return self._with_instances(obj, own, extra) if extra else own
 
     def _with_instances(self, obj: bpy.types.Object, own: dict | None, extra: list[dict]) -> dict[str, np.ndarray]:

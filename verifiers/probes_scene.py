@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, edge_verts, face_material_indices, fixed_shape,
+    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, picture_coords, edge_verts, face_material_indices, fixed_shape,
     fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
 )
 from probes_solid import fan_indices  # noqa: E402
@@ -1702,19 +1702,13 @@ def _in_picture(probe: Probe, cam_ev, obj, frame: int) -> bool:
     camera sees all round: held."""
     if getattr(cam_ev.data, "type", "PERSP") == "PANO":
         return True
-    r = probe.scene.render
     probe.at(frame)
-    points = probe._world_points(obj)
-    proj = np.array(cam_ev.calc_matrix_camera(probe.depsgraph, x=r.resolution_x, y=r.resolution_y,
-                                              scale_x=r.pixel_aspect_x, scale_y=r.pixel_aspect_y), dtype=np.float64)
-    view = np.linalg.inv(np.array(cam_ev.matrix_world, dtype=np.float64))
-    clip = np.hstack([points, np.ones((len(points), 1))]) @ (proj @ view).T
-    front = clip[:, 3] > 1e-9
+    ndc, w = picture_coords(probe, cam_ev, probe._world_points(obj))
+    front = w > 1e-9
     if not front.any():
         return False
     if not front.all():
         return True
-    ndc = clip[:, :2] / clip[:, 3:4]
     lo, hi = ndc.min(axis=0), ndc.max(axis=0)
     return bool((lo <= 1).all() and (hi >= -1).all())
 

@@ -53,7 +53,7 @@ import colour_math  # noqa: E402
 from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
-    per_render_cache, primitive, render_material_override, rnd, uv_vectors, vertex_positions,
+    per_render_cache, picture_coords, primitive, render_material_override, rnd, uv_vectors, vertex_positions,
 )
 
 # --- param types (literals: admission reads them with ast) ---------------------------------------
@@ -1667,6 +1667,17 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
     return worst
 
 
+def _may_emit(node) -> bool:
+    """The node can add light: an Emission shader, a Principled BSDF whose Emission Strength is
+    linked or not 0, or a group (its inside is not looked at here)."""
+    if node.mute:
+        return False
+    if node.type == "BSDF_PRINCIPLED":
+        strength = node.inputs.get("Emission Strength")
+        return strength is not None and (bool(_live_links(strength)) or strength.default_value != 0)
+    return node.type in ("EMISSION", "GROUP")
+
+
 def emitted_power(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
     """The light ``obj``'s surface gives off in a render, as an area light's Power (W): its
     materials' emission (strength x colour, ``_emission``) summed over its area, times pi --
@@ -1674,7 +1685,7 @@ def emitted_power(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Un
     a 2 cm cube under a tabletop with an Emission of strength 1e6 blinded the table white, and
     only Light objects were counted as lights."""
     slots = [s.material for s in obj.material_slots if s.material is not None and s.material.node_tree is not None]
-    if not any(n.type in ("EMISSION", "BSDF_PRINCIPLED", "GROUP") for m in slots for n in m.node_tree.nodes):
+    if not any(_may_emit(n) for m in slots for n in m.node_tree.nodes):
         return None
     target, total = engine_target(probe.scene), 0.0
     for mat, ctx in chunks_for(probe, [obj], frame):
@@ -2476,22 +2487,13 @@ def camera_seen(probe: Probe, ctxs: list[dict], frame: int) -> dict[int, np.ndar
     m = np.array(ev.matrix_world, dtype=np.float64)
     eye, back = m[:3, 3], m[:3, 2] / max(float(np.linalg.norm(m[:3, 2])), 1e-12)
     ortho = ev.data.type == "ORTHO"
-    r = probe.scene.render
-    # the picture's frame, all samples at once (world_to_camera_view's projection: lens, sensor,
-    # shift and the render's aspect); only the samples inside it are traced to the camera
-    proj = np.array(ev.calc_matrix_camera(probe.depsgraph, x=r.resolution_x, y=r.resolution_y,
-                                          scale_x=r.pixel_aspect_x, scale_y=r.pixel_aspect_y), dtype=np.float64)
-    to_clip = proj @ np.linalg.inv(m)
     tree = scene_tree(probe, frame)
     out = {}
     for ctx in ctxs:
         pts = ctx.get("P")
         if pts is None:
             continue
-        clip = np.hstack([pts, np.ones((len(pts), 1))]) @ to_clip.T
-        w = clip[:, 3]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ndc = clip[:, :2] / np.where(np.abs(w) > 1e-12, w, 1e-12)[:, None]
+        ndc, w = picture_coords(probe, ev, pts)  # only the samples inside the picture are traced
         framed = (w > 1e-12) & (np.abs(ndc) <= 1.0).all(axis=1) if ev.data.type != "PANO" else np.ones(len(pts), bool)
         mask = np.zeros(len(pts), dtype=bool)
         for i in np.flatnonzero(framed).tolist():
