@@ -30,7 +30,8 @@ from temporalio import activity
 from contracts.errors import author_script_failed
 from storage.content import ContentStore
 from contracts.payloads.common import STAGE_PROGRESS_SIGNAL, ProgressTarget, StageCounts, ref_dict
-from contracts.payloads.review import MutationInput, MutationRows
+from contracts.payloads.review import MutationInput
+from contracts.payloads.trials import MutationRows
 from observability.heartbeats import in_thread
 from sandbox.script_run import ScriptIsolation
 from verifiers import bpy_procs

@@ -88,7 +88,7 @@ class CheckDeliveryWorkflow:
             ModelDraftActivities.calibration_feedback, verdict.report, **CPU)
         graded = [GradedSample(s.name, o) for s, o in zip(samples, outcomes)
                   if s.kind not in ("input", "reference")]
-        prepared = dataclasses.replace(prepared, graded_samples=graded)
+        prepared = dataclasses.replace(prepared, graded_samples=graded, mutation_rows=rows)
         return DeliveryCheck(req.round, verdict.passed, [] if verdict.passed else feedback.findings,
                              admitted.seed_tree, admitted.draft, prepared, verdict.report,
                              feedback.margin)

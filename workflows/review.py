@@ -28,9 +28,9 @@ with workflow.unsafe.imports_passed_through():
     from activities.mutation_testing import MutationActivities
     from activities.review import ReviewActivities
     from contracts.payloads.review import (CalibrationInput, CalibrationVerdict, FreezeInput, FrozenTask,
-                                           HumanReviewRequest, MutationInput, MutationRows, ReviewDecision,
+                                           HumanReviewRequest, MutationInput, ReviewDecision,
                                            ReviewInput)
-    from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialRequest
+    from contracts.payloads.trials import AuthoringResult, MutationRows, TrialOutcome, TrialRequest
     from workflows.activity_options import CPU, GPU
     from workflows.search_attributes import STAGE_KEY
     from workflows.stage_progress import StageProgress
@@ -64,11 +64,16 @@ async def grade_samples(auth: AuthoringResult, wid: str,
 
 
 async def mutation_rows(auth: AuthoringResult, progress: StageProgress | None = None) -> MutationRows | None:
-    """The gaming operators on the reference delivery (``activities/mutation_testing.py``); None
-    without a reference delivery, and in histories recorded before mutation testing existed
-    (``patched``: they replay without it)."""
+    """The gaming operators on the reference delivery (``activities/mutation_testing.py``), or
+    the rows model authoring carried (``AuthoringResult.mutation_rows``); None without a
+    reference delivery, and in histories recorded before mutation testing existed (``patched``:
+    they replay without it)."""
     if auth.reference_trial.delivery is None or not workflow.patched("mutation-testing"):
         return None
+    # model authoring's accepted round ran them on this package and delivery already; histories
+    # recorded before the rows were carried run them again (``patched``)
+    if auth.mutation_rows is not None and workflow.patched("carried-mutation-rows"):
+        return auth.mutation_rows
     return await workflow.execute_activity_method(
         MutationActivities.mutation_test,
         MutationInput(auth.task_id, auth.task_package, auth.reference_trial.delivery, auth.grading,

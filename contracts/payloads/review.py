@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from contracts.payloads.admission import CalibrationSample
 from contracts.payloads.authoring import GradingSpec, TaskIdentity
 from contracts.payloads.common import BlobRef, ProgressTarget
-from contracts.payloads.trials import AuthoringResult, TrialOutcome, TrialSolvesResult
+from contracts.payloads.trials import AuthoringResult, MutationRows, TrialOutcome, TrialSolvesResult
 
 
 @dataclass
@@ -55,17 +55,6 @@ class MutationInput:
     delivery: BlobRef  # the reference trial's delivery
     grading: GradingSpec
     progress: ProgressTarget | None = None  # "operators tried n/m" goes there as they advance
-
-
-@dataclass
-class MutationRows:
-    """The gaming operators' rows (verifiers/mutations.py) and the author's gaming samples' probe
-    reports, stored as JSON ({rows, gaming}): judged in review."""
-
-    rows: BlobRef
-    operators: int
-    applicable: int
-    gaming: int = 0  # gaming samples probed
 
 
 @dataclass

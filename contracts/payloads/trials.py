@@ -133,6 +133,17 @@ class GradedSample:
 
 
 @dataclass
+class MutationRows:
+    """The gaming operators' rows (verifiers/mutations.py) and the author's gaming samples' probe
+    reports, stored as JSON ({rows, gaming}): judged in review."""
+
+    rows: BlobRef
+    operators: int
+    applicable: int
+    gaming: int = 0  # gaming samples probed
+
+
+@dataclass
 class AuthoringResult:
     task_id: str
     task_package: BlobRef
@@ -144,6 +155,9 @@ class AuthoringResult:
     # Samples already graded on this very package (model authoring's accepted check round):
     # review judges them again instead of running them again.
     graded_samples: list[GradedSample] = field(default_factory=list)
+    # The gaming operators' rows of that round, on this very package and reference delivery:
+    # review judges them again instead of running the operators again.
+    mutation_rows: MutationRows | None = None
     authoring_record: BlobRef | None = None  # model authoring: rounds, models, tokens, time
 
 

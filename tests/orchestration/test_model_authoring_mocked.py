@@ -3,8 +3,8 @@
 The real workflow code (TaskProduction -> Authoring -> ModelAuthoring -> CheckDelivery per
 round) runs on a dev server of its own; the stand-in activities say what each round's author,
 check and reviewer answer. Checked: rounds and their child ids, findings fed back to the next
-round, the accepted round's graded samples reused by review (not run again), and the three
-outcomes, each failing or finishing stage 03 as docs/authoring.md says.
+round, the accepted round's graded samples and gaming operators' rows reused by review (not run
+again), and the three outcomes, each failing or finishing stage 03 as docs/authoring.md says.
 """
 
 from __future__ import annotations
@@ -148,6 +148,8 @@ async def test_repair_round_then_accept_publishes_with_the_authoring_record(mock
     # graded samples again without running any; the pilot (04) carries round 2's oracle and
     # nop: 2 x 3 trials + evaluation 4
     assert fakes.calls["run_trial"] == 2 * 3 + 4
+    # the operators attacked each round's reference; review judged round 2's rows, not run again
+    assert fakes.calls["mutation_test"] == 2
     assert fakes.round_of_calibration == [1, 2, 2]
     assert fakes.record.outcome == "authored" and [r["verdict"] for r in fakes.record.rounds] == [
         "check_failed", "accept"]

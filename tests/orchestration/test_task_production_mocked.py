@@ -33,8 +33,8 @@ from contracts.payloads.evaluation import EvaluationResult, PlanInput, ReportInp
 from contracts.payloads.packaging import (ExportScan, PrivacyReview, ProductionResult, PublicationResult,
                                           PublishInput)
 from contracts.payloads.review import (CalibrationInput, CalibrationVerdict, FreezeInput, MutationInput,
-                                       MutationRows, FrozenTask)
-from contracts.payloads.trials import (PilotRecordInput, ScoreTrialInput, TrialFailure, TrialOutcome,
+                                       FrozenTask)
+from contracts.payloads.trials import (MutationRows, PilotRecordInput, ScoreTrialInput, TrialFailure, TrialOutcome,
                                        TrialRequest, TrialSolvesResult)
 from contracts.payloads.vl_grading import (RenderedEvidence, RenderEvidenceInput, VLJudgeOutcome,
                                            VLJudgeRequest)
