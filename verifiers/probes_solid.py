@@ -984,6 +984,29 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float 
     return deepest
 
 
+# (two solids' world shapes) -> (depth, the depth looked beyond), for the process: a pure function
+# of the two shapes (``Solid.digest``), so a pair at rest is measured once over its frames, and a
+# warm probe (mutation testing: the reference under each operator) measures the parts an operator
+# leaves be once, not once per operator. Emptied when full.
+_OVERLAPS: dict[tuple[bytes, bytes], tuple[float, float]] = {}
+OVERLAPS_KEPT = 100_000
+
+
+def overlap_beyond(a: Solid, b: Solid, need: float) -> float:
+    """``solid_overlap(a, b, beyond=need)``, answered from ``_OVERLAPS`` where an earlier look
+    settles it: a depth found over what that look needed is exact; one at it says "no deeper",
+    which settles any need as high."""
+    key = (a.digest(), b.digest())
+    known = _OVERLAPS.get(key)
+    if known is not None and (known[0] > known[1] or need >= known[1]):
+        return known[0]
+    depth = solid_overlap(a, b, beyond=need)
+    if len(_OVERLAPS) >= OVERLAPS_KEPT:
+        _OVERLAPS.clear()
+    _OVERLAPS[key] = (depth, need)
+    return depth
+
+
 FLOOR = "the floor"  # what solids_apart names a reach below floor_z
 
 # Between two frames (red team 17): a forearm beside the box at frame 6 and on its other side at
@@ -1088,7 +1111,7 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
                                 det = float(np.linalg.det(np.array(names[name].evaluated_get(probe.depsgraph).matrix_world)))
                                 solids[name] = _make_solid(name, mesh["co"], mesh["loop_vert"], mesh["poly_start"],
                                                            mesh["poly_total"], det)
-                        depth = solid_overlap(solids[a_name], solids[b_name], beyond=tol)
+                        depth = overlap_beyond(solids[a_name], solids[b_name], tol)
                 if depth > tol:
                     over = True
                     if depth > deepest.get((a_name, b_name), (0.0, f))[0]:
@@ -1122,8 +1145,6 @@ def solids_apart(probe: Probe, p: dict):
     pairs = [(a, b) for a in objs for b in others if a.name != b.name]
     pairs += [(a, b) for a, b in named if a.name != b.name and (a, b) not in pairs and (b, a) not in pairs]
     deepest: dict[tuple[str, str], tuple[float, float]] = {}  # pair -> (deepest depth, its frame)
-    # (world shapes) -> (depth, the depth looked beyond): exact when over it, else "no deeper"
-    same_shapes: dict[tuple[bytes, bytes], tuple[float, float]] = {}
     bad = []
     for f in frames:
         over = False
@@ -1140,14 +1161,7 @@ def solids_apart(probe: Probe, p: dict):
                 # (until the frame is over) or over the pair's deepest so far -- a pair running
                 # deep into another at every frame is walked in full once, not at each frame
                 need = so_far if over else min(tol, so_far)
-                # a pair in the same world-space shapes as at an earlier frame (parts at rest) is measured once
-                key = (sa.digest(), sb.digest())
-                known = same_shapes.get(key)
-                if known is not None and (known[0] > known[1] or need >= known[1]):
-                    depth = known[0]
-                else:
-                    depth = solid_overlap(sa, sb, beyond=need)
-                    same_shapes[key] = (depth, need)
+                depth = overlap_beyond(sa, sb, need)  # parts at rest: measured once
             over = over or depth > tol
             if depth > so_far:
                 deepest[(a.name, b.name)] = (depth, f)
