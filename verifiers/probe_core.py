@@ -84,6 +84,20 @@ def rnd(value: Any) -> Any:
     return value
 
 
+# Measures that are pure functions of world-space shapes, kept for the process by a digest of
+# those shapes: a warm probe (calibration; mutation testing, the reference under each operator)
+# measures what a delivery or an operator leaves be once. Each memo is emptied when full.
+MEMO_KEPT = 100_000
+
+
+def remember(memo: dict, key: Any, value: Any) -> Any:
+    """``memo[key] = value`` (the memo emptied first when it holds ``MEMO_KEPT``); the value."""
+    if len(memo) >= MEMO_KEPT:
+        memo.clear()
+    memo[key] = value
+    return value
+
+
 def fraction_outcome(ok: int, total: int, measured: Any, expected: Any, detail: str,
                      evidence: Any = None) -> Outcome:
     return Outcome(ok / total if total else 0.0, total > 0 and ok == total, measured, expected, detail,

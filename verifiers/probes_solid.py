@@ -41,7 +41,7 @@ from mathutils.kdtree import KDTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
     GEOMETRY_TYPES, VEC3, Probe, binary_outcome, draws_instances, first_frames, fixed_shape, fraction_outcome,
-    names_param, primitive, rnd, sampled_frames, unmeasured_geometry,
+    names_param, primitive, remember, rnd, sampled_frames, unmeasured_geometry,
 )
 
 # --- param schemas (literals: the static catalogue reads them) ----------------------------------
@@ -292,12 +292,20 @@ def _hull_area(pts: np.ndarray) -> float:
 SECTIONS = 9
 
 
+_FILLS: dict[bytes, float] = {}  # Solid.digest -> section_fill (probe_core.remember)
+
+
 def section_fill(solid: Solid) -> float:
     """The least filled cross-section of a closed shell: cut by ``SECTIONS`` planes across each
     world axis (at (i + 0.5) / SECTIONS of its extent), each section's area (exact: Green's theorem
     over the segments where the plane cuts the faces, holes subtracted) over the area of its own
     convex hull.  1 for any convex solid (a box, a tapered round leg); a notch, a hollow or a
     through-hole cut by a plane brings it down."""
+    known = _FILLS.get(solid.digest())
+    return known if known is not None else remember(_FILLS, solid.digest(), _section_fill(solid))
+
+
+def _section_fill(solid: Solid) -> float:
     p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
     tri = np.stack([p0, p1, p2], axis=1)  # (t, 3, 3)
     normal = np.cross(p1 - p0, p2 - p0)
@@ -984,12 +992,10 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float 
     return deepest
 
 
-# (two solids' world shapes) -> (depth, the depth looked beyond), for the process: a pure function
-# of the two shapes (``Solid.digest``), so a pair at rest is measured once over its frames, and a
-# warm probe (mutation testing: the reference under each operator) measures the parts an operator
-# leaves be once, not once per operator. Emptied when full.
+# (two solids' world shapes) -> (depth, the depth looked beyond) (probe_core.remember): a pair at
+# rest is measured once over its frames, and the parts an operator leaves be once, not once per
+# operator.
 _OVERLAPS: dict[tuple[bytes, bytes], tuple[float, float]] = {}
-OVERLAPS_KEPT = 100_000
 
 
 def overlap_beyond(a: Solid, b: Solid, need: float) -> float:
@@ -1001,9 +1007,7 @@ def overlap_beyond(a: Solid, b: Solid, need: float) -> float:
     if known is not None and (known[0] > known[1] or need >= known[1]):
         return known[0]
     depth = solid_overlap(a, b, beyond=need)
-    if len(_OVERLAPS) >= OVERLAPS_KEPT:
-        _OVERLAPS.clear()
-    _OVERLAPS[key] = (depth, need)
+    remember(_OVERLAPS, key, (depth, need))
     return depth
 
 

@@ -23,6 +23,7 @@ scene can show of each part:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import sys
 from pathlib import Path
@@ -34,7 +35,7 @@ import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
 
-from probe_core import GEOMETRY_TYPES, Probe, fraction_outcome, names_param, primitive, rnd  # noqa: E402
+from probe_core import GEOMETRY_TYPES, Probe, fraction_outcome, names_param, primitive, remember, rnd  # noqa: E402
 from probes_solid import fan_triangles  # noqa: E402
 
 SHARE = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"}
@@ -153,6 +154,34 @@ def seen_share(tree, owner: np.ndarray, own: int, points: np.ndarray, views: np.
     return seen / len(points)
 
 
+_SEEN: dict[bytes, dict[str, float]] = {}  # the inputs' digest -> _seen_shares (probe_core.remember)
+
+
+def _seen_shares(geometry: dict[str, np.ndarray], names: list[str], lo: np.ndarray, hi: np.ndarray,
+                 elevations) -> dict[str, float]:
+    """{part: share of its surface seen from at least one viewpoint}: a pure function of what the
+    render draws (every drawer's world triangles), the parts and the viewpoints, kept for the
+    process by a digest of all of them."""
+    h = hashlib.blake2b(digest_size=16)
+    for name in sorted(geometry):
+        tris = np.ascontiguousarray(geometry[name], dtype=np.float64)
+        h.update(name.encode() + b"\0" + str(tris.shape).encode())
+        h.update(tris.tobytes())
+    h.update(repr((names, np.asarray(lo, dtype=np.float64).tobytes(), np.asarray(hi, dtype=np.float64).tobytes(),
+                   [float(e) for e in elevations])).encode())
+    key = h.digest()
+    if (known := _SEEN.get(key)) is not None:
+        return known
+    tree, owner, drawers = _tree(geometry)
+    views = viewpoints(lo, hi, elevations)
+    shares = {}
+    for name in names:
+        own = drawers.index(name) if name in drawers else -1
+        points = area_points(geometry[name]) if own >= 0 else np.zeros((0, 3))
+        shares[name] = seen_share(tree, owner, own, points, views)
+    return remember(_SEEN, key, shares)
+
+
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "min_share": SHARE, "elevations": ELEVATIONS,
                    "frame": "integer"})
@@ -168,20 +197,19 @@ def parts_unoccluded(probe: Probe, p: dict):
     min_share = float(p.get("min_share", 0.25))
     objs = probe.objects(names)
     geometry = _scene_geometry(probe, frame)
-    tree, owner, drawers = _tree(geometry)
+    drawers = sorted(n for n, t in geometry.items() if len(t))
     parts = [o for o in objs if o.name in drawers]
     lo, hi = (np.array(b) for b in probe.union_aabb(parts or objs, frame))
-    views = viewpoints(lo, hi, p.get("elevations", DEFAULT_ELEVATIONS))
+    elevations = p.get("elevations", DEFAULT_ELEVATIONS)
+    shares = _seen_shares(geometry, [o.name for o in objs], lo, hi, elevations)
     measured, failing = {}, {}
     for o in objs:
-        own = drawers.index(o.name) if o.name in drawers else -1
-        points = area_points(geometry[o.name]) if own >= 0 else np.zeros((0, 3))
-        share = seen_share(tree, owner, own, points, views)
+        share = shares[o.name]
         measured[o.name] = rnd(share)
         if share < min_share:
-            failing[o.name] = "draws no surface" if own < 0 else f"{share:.0%} of its surface seen"
+            failing[o.name] = "draws no surface" if o.name not in drawers else f"{share:.0%} of its surface seen"
     detail = (f"every part seen from outside (at least {min_share:.0%} of its surface)" if not failing
               else "hidden from every viewpoint: " + "; ".join(f"{n} ({why})" for n, why in failing.items()))
     return fraction_outcome(len(objs) - len(failing), len(objs), measured,
-                            {"min_share": min_share, "elevations": list(p.get("elevations", DEFAULT_ELEVATIONS))},
-                            detail, {"failing": failing, "viewpoints": len(views)})
+                            {"min_share": min_share, "elevations": list(elevations)},
+                            detail, {"failing": failing, "viewpoints": len(viewpoints(lo, hi, elevations))})

@@ -29,6 +29,21 @@ GRID_MIN, GRID_MAX, GRID_SIZE = [-0.5, -0.5, -0.05], [-0.3, -0.3, 0.8], [8, 8, 3
 # A coarse grid (10 cm voxels) around a 44 cm box (Ref.Box) and a comb of 1.2 cm rods through its centres.
 COARSE_MIN, COARSE_MAX, COARSE_SIZE = [4.95, -0.05, -0.05], [5.45, 0.45, 0.45], [5, 5, 5]
 
+# A top with a square hole through it (both scenes' scripts define it).
+HOLED = '''
+def holed(name, cx, cy, z0, z1, half, hole):
+    ring = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    verts = [(cx + sx * h, cy + sy * h, z) for h, z in ((half, z0), (half, z1), (hole, z0), (hole, z1))
+             for sx, sy in ring]
+    o0, o1, i0, i1 = (list(range(k, k + 4)) for k in (0, 4, 8, 12))
+    faces = []
+    for i in range(4):
+        j = (i + 1) % 4
+        faces += [(o1[i], o1[j], i1[j], i1[i]), (o0[i], i0[i], i0[j], o0[j]),
+                  (o0[i], o0[j], o1[j], o1[i]), (i0[j], i0[i], i1[i], i1[j])]
+    return obj(name, verts, faces)
+'''
+
 SCENE = '''
 import json, sys
 import bpy
@@ -104,17 +119,7 @@ shells("Leg.Plinth", [((2.98, -1.02, 0.0), (3.02, -0.98, 0.02)), ((2.975, -1.025
 shells("Islands", [((-3.0, 0.0, 0.0), (-2.9, 0.1, 0.1)), ((-2.5, 0.0, 0.0), (-2.4, 0.1, 0.1))], loose=[(-2.0, 0.05, 0.05)])
 
 
-def holed(name, cx, cy, z0, z1, half, hole):
-    ring = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
-    verts = [(cx + sx * h, cy + sy * h, z) for h, z in ((half, z0), (half, z1), (hole, z0), (hole, z1))
-             for sx, sy in ring]
-    o0, o1, i0, i1 = (list(range(k, k + 4)) for k in (0, 4, 8, 12))
-    faces = []
-    for i in range(4):
-        j = (i + 1) % 4
-        faces += [(o1[i], o1[j], i1[j], i1[i]), (o0[i], i0[i], i0[j], o0[j]),
-                  (o0[i], o0[j], o1[j], o1[i]), (i0[j], i0[i], i1[i], i1[j])]
-    return obj(name, verts, faces)
+#HOLED#
 
 
 holed("Top.Holed", 4.5, -2.0, 0.7, 0.74, 0.5, 0.15)                 # a 1 m top with a 30 cm hole through it
@@ -151,7 +156,7 @@ except ValueError as exc:
 bpy.ops.wm.save_as_mainfile(filepath=out)
 with open(out + ".json", "w") as fh:
     json.dump({"signature": sig, "coarse": coarse}, fh)
-'''
+'''.replace("#HOLED#\n", HOLED)
 
 
 def box_signature(lo, hi, grid_min=GRID_MIN, grid_max=GRID_MAX, size=GRID_SIZE) -> str:
@@ -328,3 +333,62 @@ def test_shells_name_what_they_catch(graded):
     comb = got["S38"]["measured"]
     assert 0.011 < comb["thinnest"] <= 0.012 and comb["split"] == [9, 9, 9] and comb["iou"] < 0.1
     assert got["S37"]["measured"]["split"] == [1, 1, 1] and got["S37"]["measured"]["iou"] == 1.0
+
+
+# Two scenes with the same names: "Top" solid and "Leg" in the open (A); "Top" holed and "Leg"
+# inside a closed box (B). Measures kept for the warm process (probe_core.remember) are keyed by
+# the shapes measured, never by a name.
+KEPT_SCENE = '''
+import sys
+import bpy
+out, holed_top = sys.argv[1], sys.argv[2] == "B"
+for o in list(bpy.data.objects):
+    bpy.data.objects.remove(o)
+scene = bpy.context.scene
+FACES = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
+
+
+def obj(name, verts, faces):
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    o = bpy.data.objects.new(name, mesh)
+    scene.collection.objects.link(o)
+    return o
+
+
+def box(name, lo, hi):
+    (x0, y0, z0), (x1, y1, z1) = lo, hi
+    obj(name, [(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
+               (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)], FACES)
+
+
+#HOLED#
+if holed_top:  # a 1 m top with a 30 cm hole through it
+    holed("Top", 0.0, 0.0, 0.7, 0.74, 0.5, 0.15)
+    box("Cover", (2.8, -0.2, -0.1), (3.2, 0.2, 0.9))  # closed around the leg
+else:
+    box("Top", (-0.5, -0.5, 0.7), (0.5, 0.5, 0.74))
+    box("Cover", (4.8, -0.2, -0.1), (5.2, 0.2, 0.9))  # aside
+box("Leg", (2.95, -0.05, 0.0), (3.05, 0.05, 0.7))
+bpy.ops.wm.save_as_mainfile(filepath=out)
+'''.replace("#HOLED#\n", HOLED)
+
+
+def test_kept_measures_follow_the_shape_not_the_name(tmp_path):
+    """section_fill and parts_unoccluded answer from memos kept for the warm probe process:
+    the same names over other shapes get fresh answers, the first shapes their first ones."""
+    script = tmp_path / "kept.py"
+    script.write_text(KEPT_SCENE)
+    for which in ("A", "B"):
+        proc = subprocess.run([sys.executable, str(script), str(tmp_path / f"{which}.blend"), which],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+    write_rule_task(tmp_path, {"fill": ("solid_parts", {"object": "Top", "min_fill": 0.95}),
+                               "seen": ("parts_unoccluded", {"object": "Leg"})}, "kept-measures")
+    scores = []
+    for n, which in enumerate(("A", "B", "A")):
+        report = probe_local(tmp_path / f"{which}.blend", tmp_path / "task.json", tmp_path / "rubric.json",
+                             tmp_path / f"report-{n}.json")
+        scores.append({c["id"]: c["score"] for c in report["criteria"]})
+    assert scores == [{"fill": 1.0, "seen": 1.0}, {"fill": 0.0, "seen": 0.0}, {"fill": 1.0, "seen": 1.0}]
