@@ -32,6 +32,8 @@ last (long runs, end to end), which each run one test at a time; on a saturated 
 the scheduler now gives those lanes the larger share while they compete, and the foreground takes
 up the cores they leave. The runs keep the priority they started with (their waiter threads are
 started before the drop). Only the order in which CPU is handed out changes, never what runs.
+Each run also gets the session's environment as collection left it: a run that starts later, when
+the run before it ends, never inherits what a foreground test has monkeypatched meanwhile.
 """
 
 from __future__ import annotations
@@ -122,6 +124,11 @@ class BackgroundRun:
         self.waiter: threading.Thread | None = None
         self.cancelled = False
         self.lock = threading.Lock()  # a deferred start never races a stop
+        # The session's environment as it is now, before any test runs: a deferred start fires
+        # while foreground tests run, and one of them may have monkeypatched os.environ (an S3
+        # store and its credentials) for the few seconds its run would otherwise inherit.
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", CHILD_ENV: "child",
+                    SLOT_PREFIX_ENV: slot_prefix(suite.name)}
 
     def start_after(self, first: "BackgroundRun | None") -> "BackgroundRun":
         """Starts when `first` has ended (now when there is none)."""
@@ -146,9 +153,7 @@ class BackgroundRun:
                 return self
             self.proc = subprocess.Popen(
                 self.suite.argv(self.folder, self.targets), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL, start_new_session=True,
-                env={**os.environ, "PYTHONUNBUFFERED": "1", CHILD_ENV: "child",
-                     SLOT_PREFIX_ENV: slot_prefix(self.suite.name)})
+                stdin=subprocess.DEVNULL, start_new_session=True, env=self.env)
         self.started = self.started or time.monotonic()
         return self
 

@@ -1,5 +1,6 @@
 """How `make test` splits its session (tests/background/runs.py): which items leave the
-foreground, and a run that waits for another starts only when that one has ended."""
+foreground, and a run that waits for another starts only when that one has ended, with the
+session's environment of before any test ran."""
 
 from __future__ import annotations
 
@@ -68,6 +69,25 @@ def test_a_run_after_another_starts_when_that_one_ends(tmp_path, monkeypatch):
     rc, out = second.wait(timeout=60)
     assert rc == 0 and "second done" in out
     assert first.proc.poll() == 0
+
+
+@dataclass(frozen=True)
+class EnvPrinter(Suite):
+    def argv(self, folder, targets):
+        return [sys.executable, "-c", "import os; print('store=' + os.environ.get('ARKEVO_STORE', 'unset'))"]
+
+
+def test_a_deferred_run_gets_the_environment_of_when_it_was_made_not_of_when_it_starts(tmp_path, monkeypatch):
+    """A run that waits for another starts while foreground tests run: one of them may have
+    monkeypatched os.environ (an S3 store on a bucket it deletes) at that moment."""
+    monkeypatch.setattr(runs, "LOGS", tmp_path)
+    monkeypatch.delenv("ARKEVO_STORE", raising=False)
+    first = BackgroundRun(Sleeper("first", (), seconds=1.0)).start()
+    second = BackgroundRun(EnvPrinter("second", (), after="first")).start_after(first)
+    monkeypatch.setenv("ARKEVO_STORE", "s3://a-foreground-tests-bucket/store")  # a test runs meanwhile
+    rc, out = second.wait(timeout=60)
+    assert second.proc is not None and rc == 0
+    assert "store=unset" in out, out
 
 
 def test_a_run_still_waiting_when_the_session_ends_never_starts(tmp_path, monkeypatch):
