@@ -301,8 +301,9 @@ def section_fill(solid: Solid) -> float:
     over the segments where the plane cuts the faces, holes subtracted) over the area of its own
     convex hull.  1 for any convex solid (a box, a tapered round leg); a notch, a hollow or a
     through-hole cut by a plane brings it down."""
-    known = _FILLS.get(solid.digest())
-    return known if known is not None else remember(_FILLS, solid.digest(), _section_fill(solid))
+    key = solid.digest()
+    known = _FILLS.get(key)
+    return known if known is not None else remember(_FILLS, key, _section_fill(solid))
 
 
 def _section_fill(solid: Solid) -> float:

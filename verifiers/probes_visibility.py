@@ -98,9 +98,14 @@ def _scene_geometry(probe: Probe, frame: int) -> dict[str, np.ndarray]:
     return out
 
 
+def _drawers(geometry: dict[str, np.ndarray]) -> list[str]:
+    """The names that draw at least one triangle, sorted (``_tree``'s drawer indices)."""
+    return sorted(n for n, t in geometry.items() if len(t))
+
+
 def _tree(geometry: dict[str, np.ndarray]) -> tuple[BVHTree | None, np.ndarray, list[str]]:
     """(BVH over every triangle, the drawer index of each triangle, drawer names)."""
-    names = sorted(n for n, t in geometry.items() if len(t))
+    names = _drawers(geometry)
     if not names:
         return None, np.zeros(0, dtype=np.int64), names
     tris = np.concatenate([geometry[n] for n in names])
@@ -197,7 +202,7 @@ def parts_unoccluded(probe: Probe, p: dict):
     min_share = float(p.get("min_share", 0.25))
     objs = probe.objects(names)
     geometry = _scene_geometry(probe, frame)
-    drawers = sorted(n for n, t in geometry.items() if len(t))
+    drawers = _drawers(geometry)
     parts = [o for o in objs if o.name in drawers]
     lo, hi = (np.array(b) for b in probe.union_aabb(parts or objs, frame))
     elevations = p.get("elevations", DEFAULT_ELEVATIONS)

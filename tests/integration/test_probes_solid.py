@@ -29,25 +29,9 @@ GRID_MIN, GRID_MAX, GRID_SIZE = [-0.5, -0.5, -0.05], [-0.3, -0.3, 0.8], [8, 8, 3
 # A coarse grid (10 cm voxels) around a 44 cm box (Ref.Box) and a comb of 1.2 cm rods through its centres.
 COARSE_MIN, COARSE_MAX, COARSE_SIZE = [4.95, -0.05, -0.05], [5.45, 0.45, 0.45], [5, 5, 5]
 
-# A top with a square hole through it (both scenes' scripts define it).
-HOLED = '''
-def holed(name, cx, cy, z0, z1, half, hole):
-    ring = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
-    verts = [(cx + sx * h, cy + sy * h, z) for h, z in ((half, z0), (half, z1), (hole, z0), (hole, z1))
-             for sx, sy in ring]
-    o0, o1, i0, i1 = (list(range(k, k + 4)) for k in (0, 4, 8, 12))
-    faces = []
-    for i in range(4):
-        j = (i + 1) % 4
-        faces += [(o1[i], o1[j], i1[j], i1[i]), (o0[i], i0[i], i0[j], o0[j]),
-                  (o0[i], o0[j], o1[j], o1[i]), (i0[j], i0[i], i1[i], i1[j])]
-    return obj(name, verts, faces)
-'''
-
-SCENE = '''
-import json, sys
-import bpy
-out, verifiers, grid = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+# An empty scene and the shapes both scenes' scripts build: meshes, boxes, a top with a square
+# hole through it.
+SHAPES = '''
 for o in list(bpy.data.objects):
     bpy.data.objects.remove(o)
 scene = bpy.context.scene
@@ -71,6 +55,26 @@ def obj(name, verts, faces=()):
 
 def box(name, lo, hi, loose=()):
     return obj(name, corners(lo, hi) + list(loose), FACES)
+
+
+def holed(name, cx, cy, z0, z1, half, hole):
+    ring = [(-1, -1), (1, -1), (1, 1), (-1, 1)]
+    verts = [(cx + sx * h, cy + sy * h, z) for h, z in ((half, z0), (half, z1), (hole, z0), (hole, z1))
+             for sx, sy in ring]
+    o0, o1, i0, i1 = (list(range(k, k + 4)) for k in (0, 4, 8, 12))
+    faces = []
+    for i in range(4):
+        j = (i + 1) % 4
+        faces += [(o1[i], o1[j], i1[j], i1[i]), (o0[i], i0[i], i0[j], o0[j]),
+                  (o0[i], o0[j], o1[j], o1[i]), (i0[j], i0[i], i1[i], i1[j])]
+    return obj(name, verts, faces)
+'''
+
+SCENE = '''
+import json, sys
+import bpy
+out, verifiers, grid = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+#SHAPES#
 
 
 def leg(name, cx, cy, z0, z1, loose=()):
@@ -119,9 +123,6 @@ shells("Leg.Plinth", [((2.98, -1.02, 0.0), (3.02, -0.98, 0.02)), ((2.975, -1.025
 shells("Islands", [((-3.0, 0.0, 0.0), (-2.9, 0.1, 0.1)), ((-2.5, 0.0, 0.0), (-2.4, 0.1, 0.1))], loose=[(-2.0, 0.05, 0.05)])
 
 
-#HOLED#
-
-
 holed("Top.Holed", 4.5, -2.0, 0.7, 0.74, 0.5, 0.15)                 # a 1 m top with a 30 cm hole through it
 box("Top.Solid", (4.0, -3.6, 0.7), (5.0, -2.6, 0.74))
 
@@ -156,7 +157,7 @@ except ValueError as exc:
 bpy.ops.wm.save_as_mainfile(filepath=out)
 with open(out + ".json", "w") as fh:
     json.dump({"signature": sig, "coarse": coarse}, fh)
-'''.replace("#HOLED#\n", HOLED)
+'''.replace("#SHAPES#\n", SHAPES)
 
 
 def box_signature(lo, hi, grid_min=GRID_MIN, grid_max=GRID_MAX, size=GRID_SIZE) -> str:
@@ -342,28 +343,7 @@ KEPT_SCENE = '''
 import sys
 import bpy
 out, holed_top = sys.argv[1], sys.argv[2] == "B"
-for o in list(bpy.data.objects):
-    bpy.data.objects.remove(o)
-scene = bpy.context.scene
-FACES = [(0, 3, 2, 1), (4, 5, 6, 7), (0, 1, 5, 4), (1, 2, 6, 5), (2, 3, 7, 6), (3, 0, 4, 7)]
-
-
-def obj(name, verts, faces):
-    mesh = bpy.data.meshes.new(name)
-    mesh.from_pydata(verts, [], faces)
-    mesh.update()
-    o = bpy.data.objects.new(name, mesh)
-    scene.collection.objects.link(o)
-    return o
-
-
-def box(name, lo, hi):
-    (x0, y0, z0), (x1, y1, z1) = lo, hi
-    obj(name, [(x0, y0, z0), (x1, y0, z0), (x1, y1, z0), (x0, y1, z0),
-               (x0, y0, z1), (x1, y0, z1), (x1, y1, z1), (x0, y1, z1)], FACES)
-
-
-#HOLED#
+#SHAPES#
 if holed_top:  # a 1 m top with a 30 cm hole through it
     holed("Top", 0.0, 0.0, 0.7, 0.74, 0.5, 0.15)
     box("Cover", (2.8, -0.2, -0.1), (3.2, 0.2, 0.9))  # closed around the leg
@@ -372,7 +352,7 @@ else:
     box("Cover", (4.8, -0.2, -0.1), (5.2, 0.2, 0.9))  # aside
 box("Leg", (2.95, -0.05, 0.0), (3.05, 0.05, 0.7))
 bpy.ops.wm.save_as_mainfile(filepath=out)
-'''.replace("#HOLED#\n", HOLED)
+'''.replace("#SHAPES#\n", SHAPES)
 
 
 def test_kept_measures_follow_the_shape_not_the_name(tmp_path):
