@@ -113,9 +113,11 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
         await asyncio.to_thread(_copy_in, layout, owner,
                                 {**inputs, str(SCRIPTS / script.name): script})
         with open(log, "wb") as out:
+            # Forked, bpy already imported, by the worker's fork server where one is ready (a
+            # frozen clock's LD_PRELOAD needs an exec: `env` runs it; isolation/forkserver.py).
             process, group = await sandbox.launch(
                 [*_with_env(env), sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
-                stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script")
+                stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script", forkable=True)
         try:
             finished = await wait_heartbeating(process, timeout, f"{script.name} (sandboxed)")
         finally:
@@ -169,7 +171,7 @@ class SandboxedServer:
                 server.process, server.group = await sandbox.launch(
                     [sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err,
-                    kind="server")
+                    kind="server", forkable=True)
             finally:
                 if log:
                     assert not isinstance(err, int)  # the log file opened above

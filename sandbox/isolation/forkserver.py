@@ -8,8 +8,10 @@ fork server — then the launch runs cold, as it always could. A fork server tha
 again at the next launch; the launches meanwhile run cold (counted in `counts`).
 
 What is forked: a spawn of `<the sandbox's python> -m <module> args`, the form the Blender MCP
-host and the stock MCP server are spawned in (`eligible`), and a verifier exec's
-`python3 script.py` (launcher.offer_forks, fork_python.py). Everything else is exec'd as before.
+host and the stock MCP server are spawned in, a worker's script run of `<the sandbox's python>
+/tests/<script>.py args` (sandbox/script_run.py: evidence renders, warm probes; `eligible`), and
+a verifier exec's `python3 script.py` (launcher.offer_forks, fork_python.py). Everything else is
+exec'd as before.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import socket
 import subprocess
 import threading
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -43,13 +46,15 @@ class ForkServer:
         self.counts: Counter[str] = Counter()  # started, forked, cold (no ready server), died
 
     def eligible(self, argv: list[str]) -> bool:
-        return len(argv) >= 3 and argv[0] == self.python and argv[1] == "-m"
+        """`<the sandbox's python> -m module args` or `<the sandbox's python> script.py args`, the
+        forms forkserver_process.run runs (a spawn; a worker's script run)."""
+        if len(argv) < 2 or argv[0] != self.python:
+            return False
+        return (argv[1] == "-m" and len(argv) >= 3) or (not argv[1].startswith("-") and argv[1].endswith(".py"))
 
     def start(self) -> None:
-        """Start the fork server if none runs; returns at once (it is ready ~1 s later).
-
-        Call it from the event loop's thread, never a pool thread: PDEATHSIG fires when the
-        thread that forked the child exits."""
+        """Start the fork server if none runs; returns at once (it is ready ~1 s later). From
+        any thread: the process is started by this process's keeper thread (`_in_keeper`)."""
         with self._lock:
             if self.unusable is not None:
                 return
@@ -72,8 +77,8 @@ class ForkServer:
             try:
                 # A clean environment: nothing of the worker's (API keys) may be in the memory
                 # every sandboxed fork inherits. HOME is the sandbox's, which Blender caches.
-                self._process = subprocess.Popen(
-                    [self.python, "-s", str(_PROCESS), str(theirs.fileno()),
+                self._process = _in_keeper(
+                    subprocess.Popen, [self.python, "-s", str(_PROCESS), str(theirs.fileno()),
                      *(["--bare"] if self.bare else [])],
                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=log, cwd="/",
@@ -179,6 +184,16 @@ def _remove_stale(folder: Path) -> None:
                 shutil.rmtree(entry, ignore_errors=True)
             else:
                 entry.unlink(missing_ok=True)
+
+
+# PDEATHSIG (forkserver_process.py) fires when the *thread* that started the fork server exits,
+# and launches come from short-lived threads too (a blocking script run's own event loop): every
+# fork server is started by one thread that lives as long as the process.
+_KEEPER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="arkevo-forkserver-keeper")
+
+
+def _in_keeper(function, *args, **kwargs):
+    return _KEEPER.submit(function, *args, **kwargs).result()
 
 
 _SERVERS: dict[tuple[str, str, bool], ForkServer] = {}

@@ -285,8 +285,8 @@ class TrialSandbox:
         cgroup, which holds the command and everything it forks. Raises LaunchFailed when a
         layer could not be set up (the command never ran).
 
-        forkable: a `python -m` command the fork server may fork, already imported, instead of
-        the launcher exec'ing it (same confinement; isolation/forkserver.py). serve_forks: the
+        forkable: a `python -m module` or `python script.py` command the fork server may fork,
+        already imported, instead of the launcher exec'ing it (same confinement; isolation/forkserver.py). serve_forks: the
         command (a shell) gets a `python3` that has each `python3 script.py` it runs forked so.
 
         A bwrap that dies before the launcher runs (no status at all) is started again, up to

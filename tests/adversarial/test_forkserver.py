@@ -336,13 +336,51 @@ async def test_a_forked_process_gets_blenders_thread_pools_back(tmp_path, base_d
     assert after > before  # the render started oneTBB worker threads of its own
 
 
-def test_only_python_dash_m_of_the_sandbox_interpreter_is_forked(tmp_path):
+async def test_a_script_run_is_forked_and_confined_like_an_execed_one(tmp_path, base_dir, monkeypatch):
+    """A worker's script run (an evidence render, a warm probe: sandbox/script_run.py) is forked
+    where the worker's fork server is ready, from whatever thread asks (a blocking run's own
+    event loop ends with its thread; the server must not die with it), and sees what an exec'd
+    run sees; one under a frozen clock (`env`: LD_PRELOAD needs an exec) is exec'd."""
+    from sandbox.isolation.settings import SandboxSettings
+    from sandbox.isolation.trial import settings_fork_server
+    from sandbox.script_run import run_sandboxed_script
+    from tests.adversarial.sandbox_helpers import sandbox_kwargs
+
+    monkeypatch.setenv("ARKEVO_WORKER_API_KEY", WORKER_SECRET)
+    script = tmp_path / "report.py"
+    script.write_text(REPORT)
+    reports = {}
+    for mode, fork, env in (("forked", True, None), ("cold", False, None), ("frozen", True, {"TZ": "UTC"})):
+        settings = SandboxSettings(**sandbox_kwargs(base_dir, fork_server=fork, held_launches=False))
+        if fork:  # started from a thread that ends at once
+            await asyncio.to_thread(lambda: settings_fork_server(settings).start())
+            assert await asyncio.to_thread(settings_fork_server(settings).wait_ready, 120)
+        log = tmp_path / f"{mode}.log"
+        run = await run_sandboxed_script(script, ["--flag"], inputs={}, outputs={}, timeout=120, log=log,
+                                         settings=settings, env=env)
+        assert run.ok, run.log_tail
+        reports[mode] = json.loads(log.read_text().strip().splitlines()[-1])
+    forked, cold, frozen = reports["forked"], reports["cold"], reports["frozen"]
+    assert forked["preloaded"] and not cold["preloaded"] and not frozen["preloaded"]
+    assert forked["caps"] == ["0000000000000000"] * 4 and forked["links"] == ["lo"]
+    assert forked["write_usr"] != "allowed" and forked["write_workspace"] == "allowed"
+    assert not forked["environ_has_secret"] and "ARKEVO_WORKER_API_KEY" not in forked["env"]
+    same = ("caps", "no_new_privs", "max_user_namespaces", "write_usr", "write_runtime", "write_workspace",
+            "project_visible", "links", "env", "cwd", "argv", "session_leader")
+    assert {k: forked[k] for k in same} == {k: cold[k] for k in same}
+    assert forked["objects"] == cold["objects"]  # the factory scene, as a fresh Blender has it
+
+
+def test_only_python_dash_m_or_a_script_of_the_sandbox_interpreter_is_forked(tmp_path):
     server = forkserver.ForkServer("/venv/bin/python3", home="/home/sandbox", tmp_dir=tmp_path)
     assert server.eligible(["/venv/bin/python3", "-m", "blender_mcp_host", "--blend", "x"])
-    assert not server.eligible(["/venv/bin/python3", "/tests/rule_probe.py"])
+    assert server.eligible(["/venv/bin/python3", "/tests/render_evidence.py", "--jobs", "j"])  # a script run
     assert not server.eligible(["/usr/bin/python3", "-m", "blender_mcp_host"])
+    assert not server.eligible(["/usr/bin/env", "LD_PRELOAD=x", "/venv/bin/python3", "/tests/build.py"])
     assert not server.eligible(["bash", "-c", "python3 -m x"])
     assert not server.eligible(["/venv/bin/python3", "-m"])
+    assert not server.eligible(["/venv/bin/python3", "-c", "print(1)"])
+    assert not server.eligible(["/venv/bin/python3", "/tests/data.json"])
 
 
 # -- a verifier's scripts: `python3 script.py` in an exec, forked (launcher.offer_forks) --------
