@@ -64,9 +64,10 @@ def pytest_collection_finish(session):
         give_way()
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _local_probe_per_module():
-    """The warm bpy process tests.probe_cases.probe_local starts lives as long as its module."""
+@pytest.fixture(autouse=True, scope="session")
+def _local_probe_per_session():
+    """The warm bpy process tests.probe_cases starts (probe_local, local_probe) lives as long
+    as the session."""
     yield
     from tests.probe_cases import close_local_probe
 

@@ -3,28 +3,44 @@ rubric.json (the shapes `seeds/*/draft` use), so a test can run the real probe o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from sandbox.script_run import LOCAL
 from verifiers import bpy_procs
 
-# One warm bpy process per test module (closed by tests/conftest.py as each module ends): a
+# One warm bpy process for the test session (closed by tests/conftest.py as the session ends): a
 # fresh rule_probe.py per case spent ~0.85 CPU-s on `import bpy` against ~0.1 s of probing, for
-# hundreds of cases. Both run rule_probe.probe_files; test_blender_calibration shows the packaged
-# test's fresh probe reports what the warm probe did, and the trial tests run the fresh one.
+# hundreds of cases, and one per module still ~0.85 CPU-s for each of some 50 modules. Both run
+# rule_probe.probe_files; test_blender_calibration shows the packaged test's fresh probe reports
+# what the warm probe did, and the trial tests run the fresh one. What it keeps between jobs is
+# keyed by the shapes it measured (probe_core.remember; test_probes_solid shows two scenes with
+# the same names and other shapes each get their own verdict in one process).
 _warm: bpy_procs.WarmProbe | None = None
 
 
-def probe_local(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
-    """The rule report of ``blend`` (written to ``out``) from this module's warm, unsandboxed bpy
-    process: the tests' own scenes, never a seed's or a solver's."""
+def _shared() -> bpy_procs.WarmProbe:
     global _warm
     if _warm is None:
         _warm = bpy_procs.WarmProbe(sandbox=LOCAL)
-    return _warm.probe(Path(blend), Path(task), Path(rubric), Path(out), probes)
+    return _warm
+
+
+def probe_local(blend: Path, task: Path, rubric: Path, out: Path, probes: Path | None = None) -> dict:
+    """The rule report of ``blend`` (written to ``out``) from the session's warm, unsandboxed bpy
+    process: the tests' own scenes, never a seed's or a solver's."""
+    return _shared().probe(Path(blend), Path(task), Path(rubric), Path(out), probes)
+
+
+@contextlib.contextmanager
+def local_probe() -> Iterator[bpy_procs.WarmProbe]:
+    """The session's warm, unsandboxed probe for a test's own jobs (``mutate``, ``probe``),
+    left running for the next test: the tests' own scenes, never a seed's or a solver's."""
+    yield _shared()
 
 
 def close_local_probe() -> None:

@@ -23,6 +23,7 @@ from typing import cast
 import pytest
 
 from sandbox.script_run import LOCAL
+from tests.probe_cases import local_probe
 from verifiers import bpy_procs
 from verifiers.profiles import get_profile, task_with_profile
 
@@ -129,7 +130,7 @@ def deliver_and_probe(seed: str, work: Path) -> dict[str, dict]:
                             sandbox=LOCAL)
     task = rule_only_task(seed, work / seed / "reports" / "task.json")
     rubric = seed_dir(seed) / "draft" / "rubric.json"
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as warm:
+    with local_probe() as warm:
         return {s.name: warm.probe(start if s.script is None else delivery_path(work, s), task, rubric,
                                    work / seed / "reports" / f"{s.slug}.json") for s in samples}
 

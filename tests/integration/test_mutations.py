@@ -14,10 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.probe_cases import write_rule_task
+from tests.probe_cases import local_probe, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES, mutation_table
 from verifiers.profiles import get_profile
 
@@ -123,7 +121,7 @@ def test_every_operator_applies_and_the_delivery_is_reverted_between_them(delive
     task, rubric = write_task(tmp_path / "task", [*WATCH.values(), OWN], "continue")
     (tmp_path / "task" / "start_scene.json").write_bytes((delivery.parent / "start_scene.json").read_bytes())
     before = hashlib.sha256(delivery.read_bytes()).hexdigest()
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         original = probe.probe(delivery, task, rubric, tmp_path / "before.json")
         rows = probe.mutate(delivery, task, rubric, operators=list(WATCH))
         again = probe.probe(delivery, task, rubric, tmp_path / "after.json")
@@ -151,7 +149,7 @@ def test_operators_that_do_not_fit_the_task_are_refused_with_the_reason(delivery
     transform graded, no modifier on the part, nothing the task fixes."""
     task, rubric = write_task(tmp_path / "static", [WATCH["bbox_vertices"]], "from_scratch")
     tried: list[tuple[int, int]] = []
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = {r["operator"]: r for r in probe.mutate(delivery, task, rubric, tried=lambda *c: tried.append(c))}
     assert list(rows) == list(OPERATOR_NAMES)  # the stdlib list agrees with bpy's
     # "operators tried n/m" as the process advanced: before the first, then after each
@@ -180,7 +178,7 @@ def test_own_transform_read_by_value_at_frame_brings_transforms_to_parents_in(de
     turn = ("turn", "value_at_frame", {"object": "Part", "data_path": "rotation_euler", "frame": 1,
                                        "expected": [0.0, 0.0, 0.3], "tolerance": 1e-4})
     task, rubric = write_task(tmp_path / "turn", [turn], "from_scratch")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         assert all(c["passed"] for c in probe.probe(delivery, task, rubric, tmp_path / "turn.json")["criteria"])
         (row,) = probe.mutate(delivery, task, rubric, operators=["transforms_to_parents"])
         assert row["applicable"] and row["error"] is None, row

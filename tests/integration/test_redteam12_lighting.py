@@ -20,9 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -171,7 +169,7 @@ def test_what_a_cycles_render_shows_is_judged(scenes, delivery):
 
 
 def test_the_new_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "rig.blend", scenes["task"], scenes["rubric"], PROBES,
                             operators=list(NEW_OPERATORS))
     assert_operators_killed(rows, {"engine_light_output_off": {"LIVE"}, "engine_light_output_boost": {"POWER"},

@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -187,7 +185,7 @@ def test_bumps_and_vertex_displacement_are_refused(scenes, delivery):
 
 
 def test_the_new_operators_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "honest.blend", scenes["task"], scenes["rubric"],
                             operators=list(NEW_OPERATORS))
     assert_operators_killed(rows, {"displacement_bump_ribs": {"SHADER"}, "displacement_bump_tangent": {"SHADER"},

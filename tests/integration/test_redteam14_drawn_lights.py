@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(600)]
@@ -142,7 +140,7 @@ def test_lights_a_render_draws_are_graded(scenes, delivery):
 
 
 def test_the_new_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "honest.blend", scenes["task"], scenes["rubric"],
                             operators=list(NEW_OPERATORS))
     assert_operators_killed(rows, {"light_shell_over_parts": {"DRAWN", "BOXED"}, "blinding_sun": {"LIGHTS"}})

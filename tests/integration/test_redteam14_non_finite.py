@@ -24,8 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
@@ -208,7 +207,7 @@ def test_values_that_are_not_numbers_are_refused(scenes, task, delivery):
 
 def test_the_new_operators_apply_and_are_killed(scenes):
     task_path, rubric = scenes["kept"]
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "rig.blend", task_path, rubric, PROBES, operators=list(NEW_OPERATORS))
     assert_operators_killed(rows, {"light_colour_nan": {"OBJECTS", "POWER"}, "camera_nan_setting": {"OBJECTS", "FRAMING"},
                                    "light_blend_nan": {"OBJECTS", "LIVE"}})

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import (assert_operators_killed, assert_refused_as_expected, build_scenes, probe_local)
-from verifiers import bpy_procs
+from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes, local_probe, probe_local
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -163,7 +161,7 @@ def test_what_a_render_bakes_and_sums_is_measured(scenes, delivery):
 
 
 def test_the_new_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "textured.blend", scenes["task"], scenes["rubric"], None,
                             operators=list(NEW_OPERATORS))
     assert_operators_killed(rows, {"texture_level_windows": {"TEX"}, "clamp_light_away": {"CLAMPS"}})

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_operators_killed, assert_refused_as_expected, build_scenes, probe_local
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, assert_operators_killed, assert_refused_as_expected, build_scenes, probe_local
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -121,7 +119,7 @@ def test_a_slot_a_stacked_mirror_and_the_files_camera_are_measured(scenes, deliv
 
 
 def test_the_new_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "board.blend", scenes["task"], scenes["rubric"], None,
                             operators=list(NEW_OPERATORS))
     assert_operators_killed(rows, {"camera_smears_parts": {"RENDER"}, "camera_clips_parts": {"RENDER"}})

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
 from tests.probe_cases import (
-    assert_operators_killed, assert_refused_as_expected, probe_local, run_bpy, write_rule_task,
+    local_probe, assert_operators_killed, assert_refused_as_expected, probe_local, run_bpy, write_rule_task,
 )
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
@@ -275,7 +274,7 @@ def test_the_new_operators_apply_and_are_killed(scenes):
             ("file", "prop", ["leftover_scene_mesh_curves", "leftover_scene_instances"], {"COUNT", "NAMES"}),
             ("kept", "prop", ["collection_exporter_rescaled"], {"KEPT"})):
         task_path, rubric = scenes[task]
-        with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+        with local_probe() as probe:
             rows = probe.mutate(scenes["tmp"] / f"{blend}.blend", task_path, rubric, None, operators=operators)
         assert_operators_killed(rows, {op: killed_by for op in operators})
         kills.update({row["operator"]: row for row in rows})

@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import assert_refused_as_expected, build_scenes, probe_local
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, assert_refused_as_expected, build_scenes, probe_local
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -250,7 +248,7 @@ def test_later_frames_engine_splits_and_what_else_lights_draws_or_frames_are_mea
 
 
 def test_the_new_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "board.blend", scenes["task"], scenes["rubric"], None,
                             operators=list(NEW_OPERATORS))
     for row in rows:  # each refused by the criterion its class names (others may refuse it too)

@@ -12,10 +12,8 @@ import sys
 
 import pytest
 
-from tests.probe_cases import probe_local, write_rule_task
+from tests.probe_cases import local_probe, probe_local, write_rule_task
 
-from sandbox.script_run import LOCAL
-from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
 
@@ -378,7 +376,7 @@ def mutation_delivery(tmp_path_factory):
 def test_surface_operators_apply_and_are_killed(mutation_delivery, tmp_path):
     task, rubric = write_rule_task(tmp_path, WATCHERS, "redteam2-surface-mutations", start_mode="from_scratch",
                                    core=True)
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         original = probe.probe(mutation_delivery, task, rubric, tmp_path / "before.json")
         rows = probe.mutate(mutation_delivery, task, rubric, operators=list(SURFACE_OPERATORS))
     assert all(c["passed"] for c in original["criteria"]), [c for c in original["criteria"] if not c["passed"]]
@@ -393,7 +391,7 @@ def test_surface_operators_are_refused_where_nothing_grades_them(mutation_delive
     is graded, and without the overlap criterion the texture operators do not apply either."""
     task, rubric = write_rule_task(tmp_path, {"overlap": WATCHERS["overlap"]}, "redteam2-refused",
                                    start_mode="from_scratch", core=True)
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = {r["operator"]: r for r in probe.mutate(mutation_delivery, task, rubric,
                                                         operators=list(SURFACE_OPERATORS))}
     assert "emission is graded" in rows["negative_emission"]["why"]
@@ -403,7 +401,7 @@ def test_surface_operators_are_refused_where_nothing_grades_them(mutation_delive
     assert rows["texture_other_uv"]["applicable"] and rows["texture_tiled"]["applicable"]  # an image, uv_overlap
     task, rubric = write_rule_task(tmp_path / "none", {"colour": WATCHERS["colour"]}, "redteam2-refused-uv",
                                    start_mode="from_scratch", core=True)
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = {r["operator"]: r for r in probe.mutate(mutation_delivery, task, rubric,
                                                         operators=["texture_other_uv", "texture_tiled"])}
     assert all("share texture space" in r["why"] for r in rows.values())

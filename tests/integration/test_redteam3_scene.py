@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -187,7 +185,7 @@ SCENE_OPERATORS = {"nla_meta_hidden_animation": {"KEPT", "LATE"}, "sensor_fit_ve
 
 
 def test_scene_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "honest.blend", scenes["task"], scenes["rubric"],
                             operators=list(SCENE_OPERATORS))
     assert sorted(row["operator"] for row in rows) == sorted(SCENE_OPERATORS)
@@ -201,7 +199,7 @@ def test_scene_operators_are_refused_where_nothing_keeps_it(scenes, tmp_path):
     """A rubric with only the light bound: nothing keeps the render, a camera or its animation."""
     task, rubric = write_rule_task(tmp_path, {"LIGHTS": CASES["LIGHTS"]}, "redteam3-scene-refused",
                                    start_mode="continue")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = {r["operator"]: r for r in probe.mutate(scenes["tmp"] / "honest.blend", task, rubric,
                                                         operators=list(SCENE_OPERATORS))}
     for name in SCENE_OPERATORS:

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 
 pytestmark = pytest.mark.blender
 
@@ -170,7 +168,7 @@ RENDER_OPERATORS = {"view_layer_surfaces_off": {"SHOWN"}, "material_override_tra
 
 
 def test_render_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "start.blend", scenes["task"], scenes["rubric"],
                             operators=list(RENDER_OPERATORS))
     assert_operators_killed(rows, RENDER_OPERATORS)

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -151,7 +149,7 @@ CARRY_OPERATORS = ("spin_while_carried", "slide_while_resting")
 
 
 def test_carry_operators_apply_and_only_the_slip_measure_kills_them(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "good.blend", scenes["task"], scenes["rubric"],
                             operators=list(CARRY_OPERATORS))
     assert sorted(row["operator"] for row in rows) == sorted(CARRY_OPERATORS)
@@ -165,7 +163,7 @@ def test_carry_operators_refuse_a_task_without_a_carrier(scenes):
     task, rubric = write_rule_task(scenes["tmp"] / "plain", {"RANGE": ("frame_range", {"frame_start": 1,
                                                                                          "frame_end": 50})},
                                    "redteam5-carry-plain", start_mode="from_scratch")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "good.blend", task, rubric, operators=list(CARRY_OPERATORS))
     for row in rows:
         assert not row["applicable"] and "no supported_throughout criterion" in row["why"], row

@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, run_bpy, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -223,7 +221,7 @@ RIG = {"LIGHTS": ("light_power", {"exclude": ["Fill"], "max_power": 15, "target"
 
 def mutate(scenes, cases: dict, operator: str) -> dict:
     task, rubric = write_rule_task(scenes["tmp"] / f"{operator}-task", cases, f"redteam5-{operator}")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(scenes["tmp"] / "no_dof.blend", task, rubric, PROBES, operators=[operator])
     return row
 

@@ -14,9 +14,7 @@ import sys
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -162,7 +160,7 @@ def test_light_scaled_narrow_applies_and_is_killed(scenes):
     blend = scenes["tmp"] / "rig.blend"
     before = probe_local(blend, task, rubric, scenes["tmp"] / "rig.json")
     assert all(c["passed"] for c in before["criteria"]), before["criteria"]
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(blend, task, rubric, operators=["light_scaled_narrow"])
     assert row["applicable"] and row["error"] is None, row
     refused = {c["id"]: c for c in row["criteria"] if not c["passed"]}
@@ -172,6 +170,6 @@ def test_light_scaled_narrow_applies_and_is_killed(scenes):
 
 def test_light_scaled_narrow_needs_a_spot_or_area_light(scenes):
     task, rubric = write_rule_task(scenes["tmp"] / "bulb-task", {"BULB": soft("Bulb", "POINT")}, "redteam5-bulb")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(scenes["tmp"] / "bulb.blend", task, rubric, operators=["light_scaled_narrow"])
     assert not row["applicable"] and row["why"] == "no spot or area light", row

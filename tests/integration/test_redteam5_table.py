@@ -12,10 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, run_bpy, write_rule_task
+from tests.probe_cases import local_probe, probe_local, run_bpy, write_rule_task
 from tests.table_cases import DRAFT, MAKE_HEAD, OUTLINE, PARTS
-from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
 
@@ -139,7 +137,7 @@ def test_the_details_name_what_is_wrong(graded):
 
 def test_enclosing_shell_is_refused_by_the_parts_being_unseen(graded):
     task, rubric = graded["task"]
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(graded["tmp"] / "reference.blend", task, rubric, operators=["enclosing_shell"])
         (flat,) = probe.mutate(graded["tmp"] / "flat.blend", task, rubric, operators=["enclosing_shell"])
     assert row["applicable"] and row["error"] is None, row

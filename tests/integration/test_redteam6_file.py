@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 
 pytestmark = pytest.mark.blender
 
@@ -134,7 +132,7 @@ def test_python_on_trusted_open_and_the_files_other_objects_are_refused(scenes, 
 
 def test_file_operators_apply_and_are_killed(scenes):
     killed_by = {"autorun_text_module": set(CASES), "leftover_scene_copies": {"COUNT", "NAMES"}}
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "start.blend", scenes["task"], scenes["rubric"], operators=list(killed_by))
     assert_operators_killed(rows, killed_by)
     autorun = next(r for r in rows if r["operator"] == "autorun_text_module")

@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, run_bpy, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -166,7 +164,7 @@ def test_only_the_changed_setting_is_named(scenes):
 def mutate(scenes, cases: dict) -> dict:
     task, rubric = write_rule_task(scenes["tmp"] / f"portal-{len(cases)}-{sorted(cases)[0]}", cases,
                                    "redteam6-light-portal")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(scenes["tmp"] / "rig.blend", task, rubric, PROBES, operators=["light_portal"])
     return row
 

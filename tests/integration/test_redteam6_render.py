@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes
 
 pytestmark = pytest.mark.blender
 
@@ -141,6 +139,6 @@ def test_each_blanking_setting_is_refused_and_honest_settings_pass(scenes, deliv
 def test_render_operators_apply_and_are_killed(scenes):
     killed_by = {"exposure_crushed": {"RENDER"}, "compositor_flat": {"RENDER"}, "sequencer_strip": {"RENDER"},
                  "render_override": {"RENDER"}}
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "start.blend", scenes["task"], scenes["rubric"], operators=list(killed_by))
     assert_operators_killed(rows, killed_by)

@@ -19,10 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import run_bpy, write_rule_task
+from tests.probe_cases import local_probe, run_bpy, write_rule_task
 from tests.table_cases import DRAFT, MAKE_HEAD, OUTLINE, PARTS
-from verifiers import bpy_procs
 
 pytestmark = pytest.mark.blender
 
@@ -123,7 +121,7 @@ def graded(tmp_path_factory) -> dict:
     run_bpy(script, DRAFT, tmp)
     task, rubric = write_rule_task(tmp / "task", CRITERIA, "redteam6-viewport")
     out = {"tmp": tmp, "task": (task, rubric)}
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         for scene in FAILS:
             report = probe.probe(tmp / f"{scene}.blend", task, rubric, tmp / f"{scene}.json")
             out[scene] = {c["id"]: c for c in report["criteria"]}
@@ -185,7 +183,7 @@ assert viewport_may_differ(holder)
 
 def test_viewport_only_array_is_refused_by_the_sizes(graded):
     task, rubric = graded["task"]
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(graded["tmp"] / "reference.blend", task, rubric, operators=["viewport_only_array"])
     assert row["applicable"] and row["error"] is None, row
     refused = {c["id"] for c in row["criteria"] if not c["passed"]}

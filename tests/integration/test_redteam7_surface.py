@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, build_scenes, write_rule_task
 
 pytestmark = pytest.mark.blender
 
@@ -113,7 +111,7 @@ SURFACE_OPERATORS = {"metallic_mirror": {"SHADER"}, "engine_output_ghost": {"SHA
 
 
 def test_surface_operators_apply_and_are_killed(scenes):
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "start.blend", scenes["task"], scenes["rubric"],
                             operators=list(SURFACE_OPERATORS))
     assert_operators_killed(rows, SURFACE_OPERATORS)

@@ -20,9 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -223,7 +221,7 @@ def mutate(scenes, cases: dict, name: str, probes: Path | None = None) -> dict:
                                    start_mode="continue")
     (scenes["tmp"] / f"op-{name}" / "start_scene.json").write_bytes(
         (scenes["tmp"] / "task" / "start_scene.json").read_bytes())
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         (row,) = probe.mutate(scenes["tmp"] / "honest.blend", task, rubric, probes, operators=["camera_clip_tight"])
     return row
 

@@ -22,9 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.script_run import LOCAL
-from tests.probe_cases import probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
-from verifiers import bpy_procs
+from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(600)]
@@ -222,7 +220,7 @@ def test_the_operator_bends_the_joint_at_the_end_of_the_chain_and_only_the_start
     task, rubric = write_rule_task(scenes["tmp"] / "op", cases, "redteam8-joints-op", start_mode="continue")
     snapshot(scenes["tmp"] / "start.blend", scenes["tmp"] / "op")
     assert "joint_off_axis" in OPERATOR_NAMES
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "good.blend", task, rubric, operators=["joint_off_axis"])
     assert_operators_killed(rows, {"joint_off_axis": {"AX"}})
     ax = next(c for c in rows[0]["criteria"] if c["id"] == "AX")
@@ -232,6 +230,6 @@ def test_the_operator_bends_the_joint_at_the_end_of_the_chain_and_only_the_start
 def test_the_operator_refuses_a_task_without_a_joint_axes_criterion(scenes):
     task, rubric = write_rule_task(scenes["tmp"] / "plain", {"RANGE": ("frame_range", FRAMES)},
                                    "redteam8-joints-plain", start_mode="continue")
-    with bpy_procs.WarmProbe(sandbox=LOCAL) as probe:
+    with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "good.blend", task, rubric, operators=["joint_off_axis"])
     assert len(rows) == 1 and not rows[0]["applicable"] and "no joint_axes criterion" in rows[0]["why"], rows
