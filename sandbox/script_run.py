@@ -113,8 +113,8 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
         await asyncio.to_thread(_copy_in, layout, owner,
                                 {**inputs, str(SCRIPTS / script.name): script})
         with open(log, "wb") as out:
-            # Forked, bpy already imported, by the worker's fork server where one is ready (a
-            # frozen clock's LD_PRELOAD needs an exec: `env` runs it; isolation/forkserver.py).
+            # Forked, bpy already imported, by the worker's fork server where one is ready (`env`:
+            # by the one started under those variables, a frozen clock; isolation/forkserver.py).
             process, group = await sandbox.launch(
                 [*_with_env(env), sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
                 stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script", forkable=True)

@@ -9,9 +9,10 @@ again at the next launch; the launches meanwhile run cold (counted in `counts`).
 
 What is forked: a spawn of `<the sandbox's python> -m <module> args`, the form the Blender MCP
 host and the stock MCP server are spawned in, a worker's script run of `<the sandbox's python>
-/tests/<script>.py args` (sandbox/script_run.py: evidence renders, warm probes; `eligible`), and
-a verifier exec's `python3 script.py` (launcher.offer_forks, fork_python.py). Everything else is
-exec'd as before.
+/tests/<script>.py args` (sandbox/script_run.py: evidence renders, warm probes; `eligible`) --
+behind `/usr/bin/env NAME=VALUE ...` (a frozen clock) by a fork server started under exactly
+those variables (`preload`) --, and a verifier exec's `python3 script.py` (launcher.offer_forks,
+fork_python.py). Everything else is exec'd as before.
 """
 
 from __future__ import annotations
@@ -33,8 +34,12 @@ _PROCESS = Path(__file__).resolve().parent / "forkserver_process.py"
 
 
 class ForkServer:
-    def __init__(self, python: str, *, home: str, tmp_dir: Path, bare: bool = False) -> None:
+    def __init__(self, python: str, *, home: str, tmp_dir: Path, bare: bool = False,
+                 preload: dict[str, str] | None = None) -> None:
         self.python = python
+        # Variables it runs under from its start, a preload among them (a frozen clock's
+        # libfaketime): it forks only `/usr/bin/env <exactly these> python ...` commands.
+        self.preload = dict(preload or {})
         self.home = home
         self.tmp_dir = tmp_dir
         self.bare = bare  # imports nothing: forks the held launches' commands (trial.py)
@@ -47,10 +52,15 @@ class ForkServer:
 
     def eligible(self, argv: list[str]) -> bool:
         """`<the sandbox's python> -m module args` or `<the sandbox's python> script.py args`, the
-        forms forkserver_process.run runs (a spawn; a worker's script run)."""
-        if len(argv) < 2 or argv[0] != self.python:
+        forms forkserver_process.run runs (a spawn; a worker's script run); for a server with a
+        preload, the same behind `/usr/bin/env` and exactly its variables."""
+        prefix, command = env_prefix(argv)
+        if prefix != self.preload:
             return False
-        return (argv[1] == "-m" and len(argv) >= 3) or (not argv[1].startswith("-") and argv[1].endswith(".py"))
+        if len(command) < 2 or command[0] != self.python:
+            return False
+        return (command[1] == "-m" and len(command) >= 3) or \
+            (not command[1].startswith("-") and command[1].endswith(".py"))
 
     def start(self) -> None:
         """Start the fork server if none runs; returns at once (it is ready ~1 s later). From
@@ -83,7 +93,7 @@ class ForkServer:
                     pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=log, cwd="/",
                     env={"PATH": "/usr/bin:/bin", "HOME": self.home, "LANG": "C.UTF-8",
-                         "TMPDIR": str(self.tmp_dir), "PYTHONDONTWRITEBYTECODE": "1"})
+                         "TMPDIR": str(self.tmp_dir), "PYTHONDONTWRITEBYTECODE": "1", **self.preload})
             finally:
                 theirs.close()
                 log.close()
@@ -196,18 +206,40 @@ def _in_keeper(function, *args, **kwargs):
     return _KEEPER.submit(function, *args, **kwargs).result()
 
 
-_SERVERS: dict[tuple[str, str, bool], ForkServer] = {}
+_SERVERS: dict[tuple, ForkServer] = {}
 # Its temp folder (Blender's session folder of the import) and log: root's, host-wide.
 STATE_DIR = Path("/run/arkevo-sandbox/forkserver")
 
 
-def fork_server(python: str, *, home: str, bare: bool = False) -> ForkServer:
+def env_prefix(argv: list[str]) -> tuple[dict[str, str] | None, list[str]]:
+    """(the variables of a leading `/usr/bin/env NAME=VALUE ...`, the command after them); ({},
+    argv) for a command without one; (None, argv) for an env command of another form (an
+    option, a name that is none): never forked. forkserver_process.run strips it the same way."""
+    if not argv or argv[0] != ENV:
+        return {}, argv
+    found: dict[str, str] = {}
+    for i, word in enumerate(argv[1:], 1):
+        name, eq, value = word.partition("=")
+        if not eq:
+            return (found, argv[i:]) if found else (None, argv)
+        if not name.isidentifier():
+            return None, argv
+        found[name] = value
+    return None, argv
+
+
+ENV = "/usr/bin/env"
+
+
+def fork_server(python: str, *, home: str, bare: bool = False,
+                preload: dict[str, str] | None = None) -> ForkServer:
     """This worker process's fork server for that interpreter (made, not started): one for
     every sandbox of the process, whatever their slot folders. bare: the one that imports
-    nothing, for held launches."""
-    key = (python, home, bare)
+    nothing, for held launches. preload: one started under these variables (a frozen clock)."""
+    key = (python, home, bare, tuple(sorted((preload or {}).items())))
     server = _SERVERS.get(key)
     if server is None:
-        name = f"tmp-{os.getpid()}{'-bare' if bare else ''}"
-        server = _SERVERS[key] = ForkServer(python, home=home, tmp_dir=STATE_DIR / name, bare=bare)
+        name = f"tmp-{os.getpid()}{'-bare' if bare else ''}{'-' + str(len(_SERVERS)) if preload else ''}"
+        server = _SERVERS[key] = ForkServer(python, home=home, tmp_dir=STATE_DIR / name, bare=bare,
+                                            preload=preload)
     return server

@@ -265,14 +265,19 @@ def run(job: dict) -> None:
     if job.get("exec"):
         _exec(job)
     job = _request(job)
-    argv = job["argv"]
+    argv, env = job["argv"], dict(job["env"])
+    if argv and argv[0] == "/usr/bin/env":  # `/usr/bin/env NAME=VALUE ... python ...`, as env runs it
+        while len(argv) > 1 and "=" in argv[1] and argv[1].partition("=")[0].isidentifier():
+            name, _, value = argv[1].partition("=")
+            env[name] = value
+            argv = argv[:1] + argv[2:]
+        argv = argv[1:]
     module = len(argv) >= 3 and argv[1] == "-m"
     script = len(argv) >= 2 and not argv[1].startswith("-") and argv[1].endswith(".py")
     if not (module or script):
         print(f"arkevo-forkserver: not a 'python -m module' or 'python script.py' command: "
               f"{argv[:3]}", file=sys.stderr)
         sys.exit(2)
-    env = job["env"]
     os.environ.clear()
     os.environ.update(env)
     for key, value in _SET_BY_PRELOAD.items():
@@ -483,7 +488,13 @@ def _preload(control: socket.socket) -> None:
     before = dict(os.environ)
     for name in PRELOAD:
         importlib.import_module(name)
+    # Started under a frozen clock (libfaketime, FAKETIME_NO_CACHE: it reads FAKETIME at every
+    # call), the imports seed what Blender seeds from the clock as a cold frozen Blender does;
+    # oneTBB's finalize waits on the clock, so it runs on the real one.
+    frozen = os.environ.pop("FAKETIME", None)
     problem = _release_thread_pools(baseline)
+    if frozen is not None:
+        os.environ["FAKETIME"] = frozen
     if problem is not None:
         control.send(f"unusable: {problem}".encode())
         sys.exit(3)

@@ -31,7 +31,7 @@ from typing import Any
 from sandbox.isolation import held, host
 from sandbox.isolation.bwrap import LAUNCHER_DIR, RUNTIME_DIR, Bind, SandboxView
 from sandbox.isolation.cgroups import Cgroup, TrialCgroup, remove_stale_groups
-from sandbox.isolation.forkserver import ForkServer, fork_server
+from sandbox.isolation.forkserver import ForkServer, env_prefix, fork_server
 from sandbox.isolation.layout import Layout, Root
 from sandbox.isolation.trialns import TrialNamespaces
 from sandbox.isolation.settings import SandboxSettings
@@ -68,11 +68,12 @@ def sandbox_python(settings: SandboxSettings) -> str:
     return str(settings.python_prefix / "bin" / "python3")
 
 
-def settings_fork_server(settings: SandboxSettings) -> ForkServer | None:
-    """This worker process's fork server for the sandbox's interpreter, or None when it is off."""
+def settings_fork_server(settings: SandboxSettings, preload: dict[str, str] | None = None) -> ForkServer | None:
+    """This worker process's fork server for the sandbox's interpreter (started under `preload`'s
+    variables: a frozen clock), or None when it is off."""
     if not settings.fork_server:
         return None
-    return fork_server(sandbox_python(settings), home=Slot.container_home)
+    return fork_server(sandbox_python(settings), home=Slot.container_home, preload=preload)
 
 
 def settings_exec_server(settings: SandboxSettings) -> ForkServer | None:
@@ -200,9 +201,9 @@ class TrialSandbox:
     def is_open(self) -> bool:
         return self.slot is not None
 
-    def fork_server(self) -> ForkServer | None:
+    def fork_server(self, preload: dict[str, str] | None = None) -> ForkServer | None:
         """This worker's fork server for the sandbox's interpreter, or None when it is off."""
-        return settings_fork_server(self.settings)
+        return settings_fork_server(self.settings, preload)
 
     def exec_server(self) -> ForkServer | None:
         """This worker's bare fork server for held launches, or None when they are off."""
@@ -340,7 +341,10 @@ class TrialSandbox:
             "landlock": view.landlock_rules(), "landlock_required": self.settings.require_landlock,
             "cgroup_fds": cgroup_fds, "netns_fd": self.namespaces.net_fd, "status_fd": status_w,
         }
-        server = self.fork_server() if forkable or serve_forks else None
+        # a command behind `/usr/bin/env NAME=VALUE ...` (a frozen clock) goes to the fork server
+        # started under exactly those variables
+        preload = env_prefix(argv)[0] if forkable else {}
+        server = self.fork_server(preload) if (forkable or serve_forks) and preload is not None else None
         forked = None
         if server is not None and (serve_forks or server.eligible(argv)):
             forked = server.channel()

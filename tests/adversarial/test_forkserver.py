@@ -27,7 +27,7 @@ WORKER_SECRET = "sk-worker-secret-forkserver-55aa"
 
 # Reports what the process can see and do, as JSON on stdout. It runs as `python -m report`.
 REPORT = textwrap.dedent('''
-    import json, os, socket, sys
+    import json, os, socket, sys, time
     def attempt(fn):
         try:
             fn()
@@ -61,6 +61,7 @@ REPORT = textwrap.dedent('''
         "cwd": os.getcwd(),
         "argv": sys.argv[1:],
         "session_leader": os.getsid(0) == os.getpid(),
+        "now": int(time.time()),
     }
     if len(sys.argv) > 1 and sys.argv[1] == "--kill":
         out["kill_fork_server"] = attempt(lambda: os.kill(int(sys.argv[2]), 9))
@@ -340,7 +341,9 @@ async def test_a_script_run_is_forked_and_confined_like_an_execed_one(tmp_path, 
     """A worker's script run (an evidence render, a warm probe: sandbox/script_run.py) is forked
     where the worker's fork server is ready, from whatever thread asks (a blocking run's own
     event loop ends with its thread; the server must not die with it), and sees what an exec'd
-    run sees; one under a frozen clock (`env`: LD_PRELOAD needs an exec) is exec'd."""
+    run sees. One under a frozen clock (`/usr/bin/env LD_PRELOAD=libfaketime ...`) is forked by
+    the fork server started under exactly those variables, and its clock is frozen."""
+    from blender.runner import frozen_clock_env
     from sandbox.isolation.settings import SandboxSettings
     from sandbox.isolation.trial import settings_fork_server
     from sandbox.script_run import run_sandboxed_script
@@ -349,26 +352,37 @@ async def test_a_script_run_is_forked_and_confined_like_an_execed_one(tmp_path, 
     monkeypatch.setenv("ARKEVO_WORKER_API_KEY", WORKER_SECRET)
     script = tmp_path / "report.py"
     script.write_text(REPORT)
+    frozen_env = frozen_clock_env()
     reports = {}
-    for mode, fork, env in (("forked", True, None), ("cold", False, None), ("frozen", True, {"TZ": "UTC"})):
+    for mode, fork, env in (("forked", True, None), ("cold", False, None), ("frozen", True, frozen_env),
+                            ("frozen-cold", False, frozen_env)):
         settings = SandboxSettings(**sandbox_kwargs(base_dir, fork_server=fork, held_launches=False))
         if fork:  # started from a thread that ends at once
-            await asyncio.to_thread(lambda: settings_fork_server(settings).start())
-            assert await asyncio.to_thread(settings_fork_server(settings).wait_ready, 120)
+            server = settings_fork_server(settings, env)
+            await asyncio.to_thread(server.start)
+            assert await asyncio.to_thread(server.wait_ready, 120)
         log = tmp_path / f"{mode}.log"
         run = await run_sandboxed_script(script, ["--flag"], inputs={}, outputs={}, timeout=120, log=log,
                                          settings=settings, env=env)
         assert run.ok, run.log_tail
         reports[mode] = json.loads(log.read_text().strip().splitlines()[-1])
-    forked, cold, frozen = reports["forked"], reports["cold"], reports["frozen"]
-    assert forked["preloaded"] and not cold["preloaded"] and not frozen["preloaded"]
+    forked, cold = reports["forked"], reports["cold"]
+    assert forked["preloaded"] and reports["frozen"]["preloaded"]
+    assert not cold["preloaded"] and not reports["frozen-cold"]["preloaded"]
     assert forked["caps"] == ["0000000000000000"] * 4 and forked["links"] == ["lo"]
     assert forked["write_usr"] != "allowed" and forked["write_workspace"] == "allowed"
     assert not forked["environ_has_secret"] and "ARKEVO_WORKER_API_KEY" not in forked["env"]
     same = ("caps", "no_new_privs", "max_user_namespaces", "write_usr", "write_runtime", "write_workspace",
             "project_visible", "links", "env", "cwd", "argv", "session_leader")
     assert {k: forked[k] for k in same} == {k: cold[k] for k in same}
+    # libfaketime exports the shared memory it made at start (FAKETIME_SHARED): a cold process's
+    # own; a fork's would be the fork server's (root's, outside every sandbox), so a fork goes
+    # without, and what it starts makes its own, as a cold start does
+    reports["frozen-cold"]["env"].remove("FAKETIME_SHARED")
+    assert {k: reports["frozen"][k] for k in same} == {k: reports["frozen-cold"][k] for k in same}
     assert forked["objects"] == cold["objects"]  # the factory scene, as a fresh Blender has it
+    assert reports["frozen"]["now"] == reports["frozen-cold"]["now"] == 946684800  # 2000-01-01, UTC
+    assert forked["now"] > 946684800
 
 
 def test_only_python_dash_m_or_a_script_of_the_sandbox_interpreter_is_forked(tmp_path):
@@ -377,6 +391,12 @@ def test_only_python_dash_m_or_a_script_of_the_sandbox_interpreter_is_forked(tmp
     assert server.eligible(["/venv/bin/python3", "/tests/render_evidence.py", "--jobs", "j"])  # a script run
     assert not server.eligible(["/usr/bin/python3", "-m", "blender_mcp_host"])
     assert not server.eligible(["/usr/bin/env", "LD_PRELOAD=x", "/venv/bin/python3", "/tests/build.py"])
+    frozen = forkserver.ForkServer("/venv/bin/python3", home="/home/sandbox", tmp_dir=tmp_path,
+                                   preload={"LD_PRELOAD": "x"})  # started under exactly that prefix
+    assert frozen.eligible(["/usr/bin/env", "LD_PRELOAD=x", "/venv/bin/python3", "/tests/build.py"])
+    assert not frozen.eligible(["/usr/bin/env", "LD_PRELOAD=y", "/venv/bin/python3", "/tests/build.py"])
+    assert not frozen.eligible(["/usr/bin/env", "-i", "LD_PRELOAD=x", "/venv/bin/python3", "/tests/b.py"])
+    assert not frozen.eligible(["/venv/bin/python3", "/tests/build.py"])
     assert not server.eligible(["bash", "-c", "python3 -m x"])
     assert not server.eligible(["/venv/bin/python3", "-m"])
     assert not server.eligible(["/venv/bin/python3", "-c", "print(1)"])
