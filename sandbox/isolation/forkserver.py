@@ -188,7 +188,7 @@ def _remove_stale(folder: Path) -> None:
     if not folder.is_dir():
         return
     for entry in folder.glob("tmp-*"):
-        pid = entry.name.removeprefix("tmp-").removesuffix(".log").removesuffix("-bare")
+        pid = entry.name.removeprefix("tmp-").removesuffix(".log").split("-")[0]  # tmp-<pid>[-bare|-preload<n>]
         if pid.isdigit() and int(pid) != os.getpid() and not Path(f"/proc/{pid}").exists():
             if entry.is_dir():
                 shutil.rmtree(entry, ignore_errors=True)
@@ -239,7 +239,7 @@ def fork_server(python: str, *, home: str, bare: bool = False,
     key = (python, home, bare, tuple(sorted((preload or {}).items())))
     server = _SERVERS.get(key)
     if server is None:
-        name = f"tmp-{os.getpid()}{'-bare' if bare else ''}{'-' + str(len(_SERVERS)) if preload else ''}"
+        name = f"tmp-{os.getpid()}{'-bare' if bare else ''}{f'-preload{len(_SERVERS)}' if preload else ''}"
         server = _SERVERS[key] = ForkServer(python, home=home, tmp_dir=STATE_DIR / name, bare=bare,
                                             preload=preload)
     return server
