@@ -45,6 +45,11 @@ from sandbox.isolation.trial import LaunchFailed, SandboxUnavailable, TrialSandb
 WORKDIR = PurePosixPath("/workspace")
 SCRIPTS = PurePosixPath("/tests")  # root-owned and read-only inside: the script cannot change itself
 LOG_TAIL_BYTES = 4000
+# A fork server costs ~1.5 CPU-s to start (bpy and the MCP server's libraries) and is ready ~1 s
+# later: a process starts one for its script runs only at the third that asks (the two before
+# run cold). A short command (`arkevo seed measure`: one build, one script applied, one probe)
+# then starts none it would not use; a worker or a calibration uses one from then on.
+SCRIPT_RUNS_BEFORE_A_FORK_SERVER = 2
 
 # How the worker runs Blender on outside code, as its activity classes take it: None = this
 # sandbox with default settings, SandboxSettings = this sandbox with those, LOCAL = the old
@@ -117,7 +122,8 @@ async def run_sandboxed_script(script: Path, args: list[str], *, inputs: dict[st
             # by the one started under those variables, a frozen clock; isolation/forkserver.py).
             process, group = await sandbox.launch(
                 [*_with_env(env), sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
-                stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script", forkable=True)
+                stdout=out, stderr=asyncio.subprocess.STDOUT, kind="script", forkable=True,
+                fork_server_after=SCRIPT_RUNS_BEFORE_A_FORK_SERVER)
         try:
             finished = await wait_heartbeating(process, timeout, f"{script.name} (sandboxed)")
         finally:
@@ -171,7 +177,7 @@ class SandboxedServer:
                 server.process, server.group = await sandbox.launch(
                     [sandbox.python, str(SCRIPTS / script.name), *args], env={}, cwd=cwd,
                     stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=err,
-                    kind="server", forkable=True)
+                    kind="server", forkable=True, fork_server_after=SCRIPT_RUNS_BEFORE_A_FORK_SERVER)
             finally:
                 if log:
                     assert not isinstance(err, int)  # the log file opened above

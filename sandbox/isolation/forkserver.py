@@ -49,6 +49,7 @@ class ForkServer:
         self.unusable: str | None = None  # why this interpreter cannot have a fork server
         self._lock = threading.Lock()
         self.counts: Counter[str] = Counter()  # started, forked, cold (no ready server), died
+        self.asked = 0  # launches that asked for a channel
 
     def eligible(self, argv: list[str]) -> bool:
         """`<the sandbox's python> -m module args` or `<the sandbox's python> script.py args`, the
@@ -140,9 +141,16 @@ class ForkServer:
         self._ready = said == b"ready"
         return self._ready
 
-    def channel(self) -> int | None:
+    def channel(self, start_after: int = 0) -> int | None:
         """The launcher's end of a channel to a ready fork server (an fd the caller passes to
-        bwrap and closes), or None: launch cold. Starts the fork server when there is none."""
+        bwrap and closes), or None: launch cold. Starts the fork server when there is none --
+        once `start_after` launches have asked for it (and run cold): a script run's command
+        (`seed measure` builds, applies and probes once each) starts none it would not use."""
+        with self._lock:
+            self.asked += 1
+            if self._process is None and self.asked <= start_after:
+                self.counts["cold"] += 1
+                return None
         self.start()
         with self._lock:
             if self.unusable is not None or self._control is None or not self._check_ready():

@@ -278,8 +278,8 @@ class TrialSandbox:
     async def launch(self, argv: list[str], *, env: dict[str, str], cwd: str,
                      stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
                      stderr=asyncio.subprocess.PIPE, track: bool = False, kind: str = "x",
-                     forkable: bool = False, serve_forks: bool = False, held: bool = False
-                     ) -> tuple[asyncio.subprocess.Process, Cgroup]:
+                     forkable: bool = False, serve_forks: bool = False, held: bool = False,
+                     fork_server_after: int = 0) -> tuple[asyncio.subprocess.Process, Cgroup]:
         """Start argv in the sandbox; returns once the launcher confirmed every layer holds.
 
         Returns the bwrap process (its stdio are the command's) and the launch's own child
@@ -289,6 +289,8 @@ class TrialSandbox:
         forkable: a `python -m module` or `python script.py` command the fork server may fork,
         already imported, instead of the launcher exec'ing it (same confinement; isolation/forkserver.py). serve_forks: the
         command (a shell) gets a `python3` that has each `python3 script.py` it runs forked so.
+        fork_server_after: a fork server this process has not started is started only once that
+        many launches asked for it (ForkServer.channel).
 
         A bwrap that dies before the launcher runs (no status at all) is started again, up to
         LAUNCH_ATTEMPTS times: the command has not run, so nothing is repeated, and under load
@@ -310,7 +312,8 @@ class TrialSandbox:
             try:
                 return await self._launch_once(argv, env=env, cwd=cwd, stdin=stdin, stdout=stdout,
                                                stderr=stderr, track=track, kind=kind,
-                                               forkable=forkable, serve_forks=serve_forks)
+                                               forkable=forkable, serve_forks=serve_forks,
+                                               fork_server_after=fork_server_after)
             except BwrapDiedEarly as exc:
                 self.early_deaths.append(str(exc))
                 if attempt == LAUNCH_ATTEMPTS:
@@ -322,7 +325,7 @@ class TrialSandbox:
 
     async def _launch_once(self, argv: list[str], *, env: dict[str, str], cwd: str, stdin, stdout,
                            stderr, track: bool, kind: str,
-                           forkable: bool, serve_forks: bool
+                           forkable: bool, serve_forks: bool, fork_server_after: int = 0
                            ) -> tuple[asyncio.subprocess.Process, Cgroup]:
         if not self.is_open:
             raise LaunchFailed("the sandbox is not started")
@@ -347,7 +350,7 @@ class TrialSandbox:
         server = self.fork_server(preload) if (forkable or serve_forks) and preload is not None else None
         forked = None
         if server is not None and (serve_forks or server.eligible(argv)):
-            forked = server.channel()
+            forked = server.channel(fork_server_after)
         if forked is not None:
             config["forkserver_fd"] = forked
             config["serve_forks"] = serve_forks

@@ -283,7 +283,7 @@ async def test_a_launch_a_stopped_server_took_runs_cold_once_and_its_streams_end
 async def test_a_launch_the_fork_server_drops_runs_cold_once(tmp_path, base_dir, monkeypatch):
     # A channel whose far end is already closed: what the launcher sees when the fork server's
     # child dies before forking. The launcher launches cold; the command runs once.
-    def dead_channel(self):
+    def dead_channel(self, start_after=0):
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         theirs.close()
         return ours.detach()

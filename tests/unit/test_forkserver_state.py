@@ -36,3 +36,18 @@ def test_a_preload_server_has_a_folder_of_its_own(tmp_path, monkeypatch):
     assert forkserver.fork_server("/venv/bin/python3", home="/home/sandbox", preload={}) is plain
     assert frozen is not plain and frozen.preload == {"TZ": "UTC"}
     assert frozen.tmp_dir != plain.tmp_dir and frozen.tmp_dir.name.startswith(f"tmp-{os.getpid()}-preload")
+
+
+def test_a_script_runs_fork_server_starts_only_at_the_third_that_asks(tmp_path):
+    """A short command's two script runs start no fork server (each ~1.5 CPU-s it would not use);
+    the third asks for it and starts it (this one runs cold: the server is not ready yet)."""
+    from sandbox.script_run import SCRIPT_RUNS_BEFORE_A_FORK_SERVER as after
+
+    server = forkserver.ForkServer(sys.executable, home=str(tmp_path), tmp_dir=tmp_path / "fs" / "tmp-x")
+    try:
+        assert [server.channel(after) for _ in range(after)] == [None] * after
+        assert server.counts == {"cold": after} and server.pid is None
+        server.channel(after)
+        assert server.counts["started"] == 1 and server.pid is not None
+    finally:
+        server.close()
