@@ -1,7 +1,8 @@
 """The worker's side of the fork server (forkserver_process.py): start it, hand it launches.
 
 One fork server per worker process and interpreter, started as a gpu worker starts
-(trial.start_fork_server) or else on first use, and kept until the worker exits (it dies with
+(trial.start_fork_server) or else on first use (a script run's: at the third,
+script_run.SCRIPT_RUNS_BEFORE_A_FORK_SERVER), and kept until the worker exits (it dies with
 the worker: PDEATHSIG). `channel()` gives a launch the launcher's end
 of a fresh socket pair whose other end went to the fork server, or None when there is no ready
 fork server — then the launch runs cold, as it always could. A fork server that died is started
@@ -219,10 +220,13 @@ _SERVERS: dict[tuple, ForkServer] = {}
 STATE_DIR = Path("/run/arkevo-sandbox/forkserver")
 
 
+ENV = "/usr/bin/env"
+
+
 def env_prefix(argv: list[str]) -> tuple[dict[str, str] | None, list[str]]:
     """(the variables of a leading `/usr/bin/env NAME=VALUE ...`, the command after them); ({},
     argv) for a command without one; (None, argv) for an env command of another form (an
-    option, a name that is none): never forked. forkserver_process.run strips it the same way."""
+    option, a name that is none): never forked. forkserver_process.run reads it with this too."""
     if not argv or argv[0] != ENV:
         return {}, argv
     found: dict[str, str] = {}
@@ -235,8 +239,6 @@ def env_prefix(argv: list[str]) -> tuple[dict[str, str] | None, list[str]]:
         found[name] = value
     return None, argv
 
-
-ENV = "/usr/bin/env"
 
 
 def fork_server(python: str, *, home: str, bare: bool = False,

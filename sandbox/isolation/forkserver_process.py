@@ -25,7 +25,8 @@ How a launch goes (docs/sandbox.md "Fork server"):
    writes "ok" on the status fd, and only then runs `python -m <module> args` in-process
    (runpy), with the launch's environment and a sys.path as the cold interpreter would build.
 
-Stdlib + bpy only, like the launcher: it imports launcher.py and landlock.py beside it.
+Stdlib + bpy only, like the launcher: it imports launcher.py, landlock.py and forkserver.py (the
+worker's side, stdlib only: its `env_prefix`) beside it.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, _HERE)
 
 import launcher  # noqa: E402
+from forkserver import env_prefix  # noqa: E402 - the worker's own reading of the prefix
 
 # What the processes it forks import: bpy for the Blender MCP host and the rule probes, the
 # stock MCP server's libraries (not blender_mcp itself: it reads telemetry switches from the
@@ -265,16 +267,12 @@ def run(job: dict) -> None:
     if job.get("exec"):
         _exec(job)
     job = _request(job)
-    argv, env = job["argv"], dict(job["env"])
-    if argv and argv[0] == "/usr/bin/env":  # `/usr/bin/env NAME=VALUE ... python ...`, as env runs it
-        while len(argv) > 1 and "=" in argv[1] and argv[1].partition("=")[0].isidentifier():
-            name, _, value = argv[1].partition("=")
-            env[name] = value
-            argv = argv[:1] + argv[2:]
-        argv = argv[1:]
+    # `/usr/bin/env NAME=VALUE ... python ...` (a frozen clock's launch): run as env runs it
+    prefix, argv = env_prefix(job["argv"])
+    env = {**job["env"], **(prefix or {})}
     module = len(argv) >= 3 and argv[1] == "-m"
     script = len(argv) >= 2 and not argv[1].startswith("-") and argv[1].endswith(".py")
-    if not (module or script):
+    if prefix is None or not (module or script):
         print(f"arkevo-forkserver: not a 'python -m module' or 'python script.py' command: "
               f"{argv[:3]}", file=sys.stderr)
         sys.exit(2)
