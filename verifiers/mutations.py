@@ -40,7 +40,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "19"
+MUTATIONS_VERSION = "20"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3798,3 +3798,48 @@ def extra_light_swarm(ctx: Context) -> None:
         turn = math.radians(-80 + k * 160 / 7)
         where = centre + Vector((math.sin(turn) * radius, -math.cos(turn) * radius, 0.3))
         _aimed_light(f"Fill.{k:02d}", "POINT", watts, centre, where)
+
+
+# --- issue 33, open red-team items closed -------------------------------------------------------
+
+
+def _dimmer_lights(ctx: Context) -> list[tuple[bpy.types.Object, bpy.types.Object, bpy.types.Object]]:
+    """[(light, the light it must stay below, the object it lights)] for each area light a
+    light_settings criterion holds below another on a target (``dimmer_than``)."""
+    out = []
+    for params in _criteria(ctx, "light_settings"):
+        spec = params.get("dimmer_than") or {}
+        above, target = bpy.data.objects.get(spec.get("light", "")), bpy.data.objects.get(spec.get("on", ""))
+        names = [params["object"]] if "object" in params else list(params.get("objects", ()))
+        for name in names:
+            light = bpy.data.objects.get(name)
+            if light is not None and light.type == "LIGHT" and light.data.type == "AREA" and above and target:
+                out.append((light, above, target))
+    return out
+
+
+@operator("fill_focused_by_spread", "an area light held below another (light_settings dimmer_than) keeps its "
+          "power, place and aim, its Spread narrowed to just cover the target's box: the same watts in a "
+          "narrow beam outshine the light it must stay below",
+          lambda ctx: None if _dimmer_lights(ctx) else "no area light is held below another on a target")
+def fill_focused_by_spread(ctx: Context) -> None:
+    for light, _above, target in _dimmer_lights(ctx):
+        lo, hi = _world_box([target])
+        where = light.matrix_world.translation
+        axis = (light.matrix_world.to_3x3() @ Vector((0.0, 0.0, -1.0))).normalized()
+        corners = [Vector((x, y, z)) for x in (lo.x, hi.x) for y in (lo.y, hi.y) for z in (lo.z, hi.z)]
+        half = max(axis.angle(c - where, math.pi) for c in corners)
+        light.data.spread = min(max(2.2 * half, math.radians(1.0)), math.radians(179.0))
+
+
+def _metal_graded(method: str, params: dict) -> bool:
+    return method == "surface_shader" and float(params.get("max_metallic", 0.0)) > 0.0
+
+
+@operator("metal_edge_tint_black", "each surface-graded metal (a material its criterion lets be metallic) given a "
+          "black Specular Tint, its Base Color and grey tint rule kept: the metal's edges render dark, not its colour",
+          _needs_judged(_metal_graded, "metal"))
+def metal_edge_tint_black(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _metal_graded):
+        for bsdf in _principled(mat):
+            _set_input(mat.node_tree, bsdf.inputs["Specular Tint"], (0.0, 0.0, 0.0, 1.0))

@@ -170,6 +170,10 @@ def object_count(probe: Probe, p: dict):
                    "energy": {"type": "number", "minimum": 0, "description": "number >= 0"},
                    "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance",
                    "min_emitter_size": {"type": "number", "minimum": 0, "description": "metres >= 0"},
+                   "dimmer_than": {"type": "object", "required": ["light", "on"], "additionalProperties": False,
+                                   "properties": {"light": {"type": "string", "minLength": 1},
+                                                  "on": {"type": "string", "minLength": 1}},
+                                   "description": "{light: a light's name, on: an object's name}"},
                    "frame": "integer"})
 def light_settings(probe: Probe, p: dict):
     """Each object is a light of ``type``; with ``energy``, its power (W; a sun's strength) is
@@ -178,7 +182,11 @@ def light_settings(probe: Probe, p: dict):
     ``min_emitter_size`` (m), its emitting surface as a render draws it is at least that wide on
     its narrower side (a soft light): an area light's Size (Size Y for a rectangle or ellipse)
     times the object's world scale along its local X / Y axes; a point or spot's diameter (twice
-    its Radius, times its smallest axis scale where that shrinks it); a sun has none.  Scores the
+    its Radius, times its smallest axis scale where that shrinks it); a sun has none; with
+    ``dimmer_than`` {``light``, ``on``}, it puts less on the centre of ``on`` (its evaluated
+    bounding box's) than ``light`` does (``probes_scene.light_on``: the power over the squared
+    distance, an area light's Spread narrowing its beam included): a fill whose own Spread
+    focuses it outshines the key and reverses the rig (red team 18).  Scores the
     share of lights that pass.  Measured on the light as a render at ``frame`` (default 1; every
     graded frame) evaluates it: animation and drivers count."""
     names = names_param(p)
@@ -187,6 +195,7 @@ def light_settings(probe: Probe, p: dict):
     max_de = float(p.get("max_delta_e", 3.0))
     want_rgb = colour_math.parse_colour(p["color"]) if "color" in p else None
     measured, bad = {}, {}
+    below = _light_to_stay_below(probe, p["dimmer_than"], int(p.get("frame", 1))) if "dimmer_than" in p else None
     for o in probe.objects(names):
         if o.type != "LIGHT":
             measured[o.name] = {"object_type": o.type}
@@ -213,13 +222,47 @@ def light_settings(probe: Probe, p: dict):
             entry["emitter_size"] = None if size is None else rnd(size)
             if size is None or size < float(p["min_emitter_size"]):
                 problems.append("no emitting surface" if size is None else f"emitter {size * 1000:.0f} mm across")
+        if below is not None:
+            problems.extend(_outshines(probe, o, below, entry))
         measured[o.name] = entry
         if problems:
             bad[o.name] = f"{o.name}: " + ", ".join(problems)
-    expected = {k: p[k] for k in ("type", "energy", "energy_tolerance", "color", "max_delta_e", "min_emitter_size")
-                if k in p}
+    expected = {k: p[k] for k in ("type", "energy", "energy_tolerance", "color", "max_delta_e", "min_emitter_size",
+                                  "dimmer_than") if k in p}
     detail = "all lights as specified" if not bad else "; ".join(bad.values())
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": sorted(bad)})
+
+
+def _light_to_stay_below(probe: Probe, spec: dict, frame: int) -> tuple[float | None, str, tuple]:
+    """(what the light ``spec["light"]`` puts on the centre of ``spec["on"]``, how it was read,
+    that centre) at ``frame``."""
+    import probes_scene as psc  # noqa: PLC0415  (a sibling, loaded where a light is compared with another)
+    lo, hi = probe.aabb(probe.obj(spec["on"]), frame)
+    probe.at(frame)
+    point = tuple((a + b) / 2 for a, b in zip(lo, hi))
+    on, how = psc.named_light_on(probe, spec["light"], point)
+    return on, how, point
+
+
+def _outshines(probe: Probe, obj, below: tuple[float | None, str, tuple], entry: dict) -> list[str]:
+    """[why the light ``obj`` does not put less on the point than the light it must stay below];
+    what each puts there goes into ``entry``."""
+    import probes_scene as psc  # noqa: PLC0415
+    limit, limit_how, point = below
+    entry["reference_on_target"] = rnd(limit) if limit is not None else limit_how
+    if limit is None:
+        return [limit_how]
+    ev = obj.evaluated_get(probe.depsgraph)
+    watts, how = psc.light_output(ev.data)
+    if watts is None:
+        return [how]
+    on, distance = psc.light_on(ev, watts, point)
+    entry["on_target"] = rnd(on)
+    if on < limit:
+        return []
+    gain = psc.beam_gain(ev.data)
+    return [f"{watts:g} W at {distance:.3g} m" + (f", its Spread focusing it {gain:.3g}x" if gain > 1.0001 else "")
+            + f" puts {on:.3g} on the target, {on / max(limit, 1e-12):.3g}x {limit_how}"]
 
 
 def _emitter_size(obj, light, depsgraph) -> float | None:

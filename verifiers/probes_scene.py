@@ -1997,8 +1997,9 @@ def render_lights(probe: Probe, frame: int) -> list[dict]:
     return out
 
 
-def _reference_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:
-    """(what the light ``name`` puts on ``point``, how it was read); None when it cannot be read."""
+def named_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:
+    """(what the light ``name`` puts on ``point`` (``light_on``), how it was read); None when it
+    cannot be read."""
     obj = probe.scene.objects.get(name)
     if obj is None or obj.type != "LIGHT" or obj.name not in probe.rendered():
         return None, f"no render-visible light {name!r} to compare with"
@@ -2035,7 +2036,7 @@ def light_power(probe: Probe, p: dict):
     expected = {"min_power": lo, "max_power": hi, **{k: p[k] for k in ("target", "no_brighter_than") if k in p}}
     box = probe.aabb(probe.obj(p["target"]), frame) if "target" in p else None
     point = tuple((a + b) / 2 for a, b in zip(*box)) if box is not None else None
-    limit, limit_how = (_reference_light_on(probe, p["no_brighter_than"], point)
+    limit, limit_how = (named_light_on(probe, p["no_brighter_than"], point)
                         if point is not None and "no_brighter_than" in p else (None, None))
     measured, off, on_target = {}, {}, {}
     # a Background Scene's lights light the render too, whatever their names

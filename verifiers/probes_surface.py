@@ -1916,9 +1916,15 @@ CHECKS = ("base_color", "max_emission", "min_alpha", "max_transmission", "max_di
 # Red team 12: Blender clamps no tint: a grey Specular Tint (2, 2, 2) at IOR 3 and level 1, each
 # within its bound, makes F0 = 0.25 x 2 x 1 x 2 = 1, a mirror.  Bounds: the tint's channels in
 # 0..1 and F0 itself no more than max_ior and max_specular_level give; NaN / inf meets none.
+#
+# Red team 17: on a metal the Specular Tint is the colour of its edges (Blender's F82 tint: the
+# reflection near grazing is Schlick(Base Color) x tint).  A black tint on the gold rim kept the
+# grey rule and the Base Color, and its edges rendered dark brown: CIEDE2000 29 from the gold at
+# the rim's edge under the evidence light, 4-5 over the whole rim.  Bound: Metallic x (1 - the
+# tint's smallest channel) at most 0.1 (a tint of 0.9: the edge within dE 2.2).
 OPTICS_DEFAULTS = {"max_ior": 3.0, "max_specular_level": 1.0, "max_thin_film": 0.0, "allow_normal_map": False,
                    "max_sheen": 0.0, "max_subsurface_radius": 0.01, "max_specular_tint_chroma": 0.05,
-                   "max_metallic": 0.0, "max_coat_film": 0.02}
+                   "max_metallic": 0.0, "max_coat_film": 0.02, "max_metal_edge_tint": 0.1}
 IOR_INPUTS = ("IOR", "Coat IOR")
 NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
 
@@ -1930,7 +1936,7 @@ NORMAL_INPUTS = ("Normal", "Coat Normal", "Tangent", "Clearcoat Normal")
                    "max_ior": "tolerance", "max_specular_level": "tolerance", "max_thin_film": "tolerance",
                    "max_sheen": "tolerance", "max_subsurface_radius": "tolerance",
                    "max_specular_tint_chroma": "tolerance", "max_metallic": UNIT, "max_coat_film": UNIT,
-                   "allow_normal_map": "bool"})
+                   "max_metal_edge_tint": UNIT, "allow_normal_map": "bool"})
 def surface_shader(probe: Probe, p: dict):
     """What the material shows, evaluated over the part's area: the shader is a listed type,
     the colour within ``max_delta_e`` CIEDE2000 of ``base_color``, emission, opacity,
@@ -1945,7 +1951,9 @@ def surface_shader(probe: Probe, p: dict):
     ``max_specular_tint_chroma`` (0.05) of grey with channels in 0..1, a reflectance at normal
     incidence (F0 of IOR x 2 x Specular IOR Level x tint) no more than ``max_ior`` and
     ``max_specular_level`` allow (0.5), Metallic <= ``max_metallic`` (0: a metal shows
-    reflections, not its Base Color; NaN / inf meets no bound), the coat's film <= ``max_coat_film``
+    reflections, not its Base Color; NaN / inf meets no bound) and, where it is a metal, a
+    near-white tint: Metallic x (1 - the tint's smallest channel) <= ``max_metal_edge_tint`` (0.1;
+    the tint colours a metal's edges), the coat's film <= ``max_coat_film``
     (0.02), no Volume shader on the output that absorbs, scatters or glows (another shader in the
     render), and no shader that shows has a linked Normal /
     Coat Normal / Tangent, nor the output's Displacement a varying height the render shades as a
@@ -2214,12 +2222,15 @@ def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]
     chroma = tint if isinstance(tint, Unknown) else tint.max(axis=1) - tint.min(axis=1)
     # a tint is a colour: each channel 0..1 (red team 12: a grey (2, 2, 2) doubles the reflectance)
     beyond = tint if isinstance(tint, Unknown) else np.maximum(np.maximum(tint.max(axis=1) - 1.0, -tint.min(axis=1)), 0.0)
+    edge = _metal_edge_tint(g.value(node, "Metallic"), tint)
     for key, value, bound, word in (("sheen", sheen, bounds["max_sheen"], "Sheen Weight x Sheen Tint"),
                                     ("subsurface_radius", wide, bounds["max_subsurface_radius"],
                                      "Subsurface Scale x Radius"),
                                     ("specular_tint_chroma", chroma, bounds["max_specular_tint_chroma"],
                                      "Specular Tint's colour (max - min channel)"),
                                     ("specular_tint_beyond", beyond, 0.0, "Specular Tint's channels outside 0..1 by"),
+                                    ("metal_edge_tint", edge, bounds["max_metal_edge_tint"],
+                                     "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel))"),
                                     ("coat_film", film, bounds["max_coat_film"],
                                      "coat's spread reflection (Coat Weight x F0 of Coat IOR x Coat Roughness^2)"),
                                     ("reflectance", _stacked_reflectance(g, node, tint), _max_reflectance(bounds),
@@ -2236,6 +2247,15 @@ def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]
             notes.append(f"{node.name}: {word} {worst:g} above {float(bound):g} (the render is not its Base Color)")
             ok &= ~bad
     return ok
+
+
+def _metal_edge_tint(metallic, tint):
+    """Per sample, how far a metal's Specular Tint takes its edges from the Base Color's
+    reflection: Metallic (clipped to 0..1) x (1 - the tint's smallest channel); 0 on a
+    dielectric, whose tint is judged as grey."""
+    if not _known(metallic, tint):
+        return _first_unknown(metallic, tint)
+    return np.clip(metallic, 0.0, 1.0) * np.maximum(1.0 - tint.min(axis=1), 0.0)
 
 
 def _normal_reflectance(g: Graph, node, tint):

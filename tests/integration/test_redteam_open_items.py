@@ -1,0 +1,131 @@
+"""Issue 33's red-team items left open, closed, in real Blender.
+
+* product-lighting (red team 18): the Fill at its stated 15 W, in place and aimed, its Spread
+  narrowed to 10 degrees: Cycles keeps an area light's power in the narrower beam, so the fill
+  put more on the speaker than the 60 W key and reversed the rig.  ``light_settings`` takes
+  ``dimmer_than`` {light, on}: the light puts less on the target than the other one does
+  (``probes_scene.light_on``, an area light's Spread included).
+* mug-material (red team 17): the gold's Specular Tint black -- grey, as the tint rule read --
+  on a metal is the colour of its edges (Blender's F82 tint): the rim's edges rendered dark
+  brown, CIEDE2000 29 from the gold there.  The shader check bounds a metal's edge tint:
+  Metallic x (1 - the tint's smallest channel) at most ``max_metal_edge_tint`` (0.1).
+
+Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from tests.probe_cases import (
+    assert_operators_killed, assert_refused_as_expected, build_scenes, local_probe, probe_local,
+)
+from verifiers.mutation_testing import OPERATOR_NAMES
+
+pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
+
+MAKE = r'''
+import sys
+from math import radians
+from pathlib import Path
+
+import bpy
+from mathutils import Vector
+
+out = Path(sys.argv[-1])
+CENTRE = Vector((0.0, 0.0, 1.0))
+
+
+def light(name, kind, watts, where, **settings):
+    obj = bpy.data.objects.new(name, bpy.data.lights.new(name, kind))
+    obj.data.energy = watts
+    for key, value in settings.items():
+        setattr(obj.data, key, value)
+    obj.location = where
+    obj.rotation_euler = (CENTRE - Vector(where)).to_track_quat("-Z", "Y").to_euler()
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def principled(name, colour, metallic, tint):
+    mat = bpy.data.materials.new(name)
+    bsdf = mat.node_tree.nodes["Principled BSDF"]
+    bsdf.inputs["Base Color"].default_value = (*colour, 1.0)
+    bsdf.inputs["Metallic"].default_value = metallic
+    bsdf.inputs["Specular Tint"].default_value = (tint, tint, tint, 1.0)
+    return mat
+
+
+def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.mesh.primitive_cube_add(size=0.2, location=CENTRE)
+    bpy.context.object.name = "Product"
+    bpy.context.object.data.materials.append(principled("Gold", (0.66, 0.43, 0.04), 1.0, gold_tint))
+    bpy.ops.mesh.primitive_cube_add(size=0.2, location=CENTRE + Vector((0.0, 0.0, -0.3)))
+    bpy.context.object.name = "Stand"
+    bpy.context.object.data.materials.append(principled("Glaze", (0.02, 0.16, 0.18), 0.0, glaze_tint))
+    light("Key", "AREA", 60.0, (-1.0, -1.0, 1.8), size=0.6)  # 1.62 m: 60 / (pi 2.64) = 7.2
+    light("Fill", "AREA", 15.0, fill_at, size=1.0, spread=radians(fill_spread))
+    bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
+
+
+scene("rig")  # the fill at 2.14 m: 15 / (pi 4.56) = 1.05, 7x under the key
+scene("fill_spread_90", fill_spread=90.0)  # 2x: still 3.5x under the key
+scene("fill_spread_10", fill_spread=10.0)  # 132x: 138, 19x the key
+scene("fill_close", fill_at=(0.45, -0.45, 1.1))  # 0.64 m: 11.5, over the key (no Spread needed)
+scene("gold_tint_black", gold_tint=0.0)  # 1 x (1 - 0): the edges dark
+scene("gold_tint_0_8", gold_tint=0.8)  # 0.2: the edges dE 4.5 from the gold
+scene("gold_tint_0_95", gold_tint=0.95)  # 0.05: kept
+scene("glaze_tint_black", glaze_tint=0.0)  # a dielectric: its grey tint only scales the reflection
+'''
+
+CASES = {
+    "FILL": ("light_settings", {"object": "Fill", "type": "AREA", "energy": 15,
+                                "dimmer_than": {"light": "Key", "on": "Product"}}),
+    "GOLD": ("surface_shader", {"material": "Gold", "shader": "BSDF_PRINCIPLED", "base_color": [0.66, 0.43, 0.04],
+                                "max_metallic": 1.0}),
+    "GLAZE": ("surface_shader", {"material": "Glaze", "shader": "BSDF_PRINCIPLED", "base_color": [0.02, 0.16, 0.18]}),
+}
+# delivery -> {criterion: what its detail names}
+EXPECTED = {
+    "rig": {}, "fill_spread_90": {},
+    "fill_spread_10": {"FILL": "its Spread focusing it 132x"},
+    "fill_close": {"FILL": "x Key: 60 W at"},
+    "gold_tint_0_95": {}, "glaze_tint_black": {},
+    "gold_tint_black": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 1 above 0.1"},
+    "gold_tint_0_8": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 0.2 above 0.1"},
+}
+# operator -> the criteria it fails on the rig
+NEW_OPERATORS = {"fill_focused_by_spread": {"FILL"}, "metal_edge_tint_black": {"GOLD"}}
+
+
+@pytest.fixture(scope="module")
+def scenes(tmp_path_factory) -> dict:
+    return build_scenes(tmp_path_factory.mktemp("redteam-open"), MAKE, CASES, "redteam-open", "from_scratch")
+
+
+@pytest.mark.parametrize("delivery", sorted(EXPECTED))
+def test_what_was_left_open_is_measured(scenes, delivery):
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                         scenes["tmp"] / f"report-{delivery}.json")
+    assert_refused_as_expected(report, EXPECTED[delivery], delivery)
+
+
+def test_the_fill_puts_what_light_on_reads(scenes):
+    report = probe_local(scenes["tmp"] / "fill_spread_10.blend", scenes["task"], scenes["rubric"],
+                         scenes["tmp"] / "report-readings.json")
+    fill = next(c for c in report["criteria"] if c["id"] == "FILL")["measured"]["Fill"]
+    assert fill["reference_on_target"] == pytest.approx(60 / (math.pi * 2.64), rel=0.01)
+    assert fill["on_target"] > 16 * fill["reference_on_target"]
+
+
+def test_the_new_operators_apply_and_are_killed(scenes):
+    with local_probe() as probe:
+        rows = probe.mutate(scenes["tmp"] / "rig.blend", scenes["task"], scenes["rubric"], None,
+                            operators=list(NEW_OPERATORS))
+    assert_operators_killed(rows, NEW_OPERATORS)
+
+
+def test_the_new_operators_are_listed():
+    assert set(NEW_OPERATORS) <= set(OPERATOR_NAMES)
