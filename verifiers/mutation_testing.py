@@ -122,8 +122,9 @@ OPERATOR_NAMES = (
     "clock_deletes_faces", "base_colour_engine_split", "camera_shifted_off_parts", "glowing_helper",
     "displaced_helper", "stereo_top_bottom", "output_grey", "world_colour_linked_bright", "extra_light_narrow_beam",
     "extra_light_swarm",
-    # issue 33, open red-team items: a fill focused by its own Spread, a metal's edges darkened by its tint
-    "fill_focused_by_spread", "metal_edge_tint_black",
+    # issue 33, open red-team items: a fill focused by its own Spread, a metal's edges darkened by its tint,
+    # a link folded into its neighbour
+    "fill_focused_by_spread", "metal_edge_tint_black", "hinge_folded_in",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -40,7 +40,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "20"
+MUTATIONS_VERSION = "21"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3843,3 +3843,36 @@ def metal_edge_tint_black(ctx: Context) -> None:
     for mat in _judged_materials(ctx, _metal_graded):
         for bsdf in _principled(mat):
             _set_input(mat.node_tree, bsdf.inputs["Specular Tint"], (0.0, 0.0, 0.0, 1.0))
+
+
+def _folding_hinge(ctx: Context) -> tuple | None:
+    """(child link, its joint's rotation axis index, last frame) of the hinge a solids_apart
+    criterion names whose child is the longest: the axis its keyed rotation turns on (Y else)."""
+    best = None
+    for params in _criteria(ctx, "solids_apart"):
+        for hinge in params.get("hinges", []):
+            child = bpy.data.objects.get(hinge["links"][1])
+            if child is None or child.type not in GEOMETRY_TYPES:
+                continue
+            keyed = [fc.array_index for fc in (_fcurves(child.animation_data) if child.animation_data else [])
+                     if fc.data_path == "rotation_euler"]
+            length = max(child.dimensions)
+            if best is None or length > best[0]:
+                best = (length, child, keyed[0] if keyed else 1, int(params["frame_end"]))
+    return best[1:] if best else None
+
+
+@operator("hinge_folded_in", "the longest child link of a hinge a solids_apart criterion names turned on its joint's "
+          "axis over the last four graded frames until it lies 30 degrees from its parent (150 degrees from straight): "
+          "the link sunk into its neighbour along its side, away from the joint",
+          lambda ctx: None if _folding_hinge(ctx) else "no solids_apart criterion names a hinge")
+def hinge_folded_in(ctx: Context) -> None:
+    found = _folding_hinge(ctx)
+    assert found is not None  # applicable
+    child, axis, end = found
+    ctx.scene.frame_set(end)
+    turn = math.radians(150.0) - float(child.rotation_euler[axis])
+    child.delta_rotation_euler[axis] = 0.0
+    child.keyframe_insert("delta_rotation_euler", index=axis, frame=max(end - 4, ctx.scene.frame_start))
+    child.delta_rotation_euler[axis] = turn
+    child.keyframe_insert("delta_rotation_euler", index=axis, frame=end)

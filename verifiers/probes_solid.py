@@ -88,6 +88,7 @@ class Solid:
     _shells: list | None = field(default=None, repr=False)
     _face_co: np.ndarray | None = field(default=None, repr=False)
     _box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
+    _oriented: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _digest: bytes | None = field(default=None, repr=False)
 
     @property
@@ -106,6 +107,17 @@ class Solid:
         if self._box is None:
             self._box = (self.face_co.min(axis=0), self.face_co.max(axis=0))
         return self._box
+
+    def oriented_box(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(axes (3, 3) rows, min, max) of ``face_co`` along its principal axes: a box that holds
+        the solid and fits a long part lying at a slant far closer than the world box does."""
+        if self._oriented is None:
+            pts = self.face_co
+            _, vecs = np.linalg.eigh(np.cov((pts - pts.mean(axis=0)).T) if len(pts) > 1 else np.eye(3))
+            axes = vecs.T
+            local = pts @ axes.T
+            self._oriented = (axes, local.min(axis=0), local.max(axis=0))
+        return self._oriented
 
     @property
     def loose_fraction(self) -> float:
@@ -894,21 +906,28 @@ def shape_match(probe: Probe, p: dict):
 
 # Spacing (m) of the surface samples on faces near another solid; at most this many per triangle edge.
 OVERLAP_STEP = 0.004
+Away = tuple  # (pivot: np.ndarray (3,), radius: float): a joint's hinge, left out of an overlap
 OVERLAP_MAX_SPLIT = 200
 # Depths below this (m) are touching faces (float noise): never looked for.
 OVERLAP_FLOOR = 1e-4
 
 
-def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float) -> np.ndarray:
+def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float,
+                   oriented: tuple | None = None, away: Away | None = None) -> np.ndarray:
     """Points on ``solid``'s faces about ``step`` apart (corners included), only those strictly
     inside [lo, hi] (a face lying on its side is skipped: touching costs nothing): a thin slab
-    crossed by a long face holds none of the face's sparse samples."""
+    crossed by a long face holds none of the face's sparse samples.  With ``oriented`` (axes, min,
+    max: a box along other axes) or ``away`` (a pivot and a radius whose ball is left out), the
+    faces are first cut into pieces and only the pieces those could hold are sampled: a hinge's
+    two links meet over a small part of their long faces."""
     if (hi <= lo).any():
         return np.zeros((0, 3))
     p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
     tlo, thi = np.minimum(np.minimum(p0, p1), p2), np.maximum(np.maximum(p0, p1), p2)
     near = np.flatnonzero(~((thi <= lo).any(axis=1) | (tlo >= hi).any(axis=1)))
     a, b, c = p0[near], p1[near], p2[near]
+    if oriented is not None or away is not None:
+        a, b, c = _pieces_within(a, b, c, lo, hi, oriented, away, PIECE_STEPS * step)
     longest = np.maximum(np.maximum(np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1)),
                          np.linalg.norm(a - c, axis=1))
     splits = np.clip(np.ceil(longest / step), 1, OVERLAP_MAX_SPLIT).astype(int)
@@ -925,10 +944,42 @@ def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float) ->
     return np.concatenate(out)
 
 
-def _reach(a: Solid, b: Solid, step: float, beyond: float) -> float:
+# A face cut for a hinge is cut until its pieces are at most this many sample steps long.
+PIECE_STEPS = 8
+
+
+def _pieces_within(a, b, c, lo, hi, oriented, away, longest: float):
+    """The triangles (a, b, c) halved at their edges' midpoints, again and again, until each
+    piece is at most ``longest`` long, keeping only pieces that reach into [lo, hi], into the
+    ``oriented`` box and out of ``away``'s ball (a triangle lies in a ball when its corners do)."""
+    while len(a):
+        keep = np.ones(len(a), dtype=bool)
+        corners = np.stack([a, b, c])  # (3, t, 3)
+        keep &= ~((corners.max(axis=0) <= lo).any(axis=1) | (corners.min(axis=0) >= hi).any(axis=1))
+        if oriented is not None:
+            axes, olo, ohi = oriented
+            local = corners @ axes.T
+            keep &= ~((local.max(axis=0) <= olo).any(axis=1) | (local.min(axis=0) >= ohi).any(axis=1))
+        if away is not None:
+            keep &= ~(np.linalg.norm(corners - away[0], axis=2) <= away[1]).all(axis=0)
+        a, b, c = a[keep], b[keep], c[keep]
+        edge = np.maximum(np.maximum(np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1)),
+                          np.linalg.norm(a - c, axis=1))
+        big = edge > longest
+        if not big.any():
+            break
+        ab, bc, ca = (a[big] + b[big]) / 2, (b[big] + c[big]) / 2, (c[big] + a[big]) / 2
+        a = np.concatenate([a[~big], a[big], ab, ca, ab])
+        b, c = (np.concatenate([b[~big], ab, b[big], bc, bc]), np.concatenate([c[~big], ca, bc, c[big], ca]))
+    return a, b, c
+
+
+def _reach(a: Solid, b: Solid, step: float, beyond: float, away: Away | None = None) -> float:
     """How deep ``a``'s surface reaches into the closed shell ``b`` (the largest distance from
     ``b``'s faces of a dense sample of ``a``'s surface inside ``b``); only depths over ``beyond``
-    are looked for (touching faces lie at ~0 and cost no inside test)."""
+    are looked for (touching faces lie at ~0 and cost no inside test).  With ``away`` (a joint's
+    pivot, a radius), only the surface further than the radius from the pivot counts: two links
+    a joint joins overlap at their hinge by design, not along their length."""
     if not a.faces or not b.encloses:
         return 0.0
     # a point inside the shell is no deeper than its distance to the shell's box (the way out
@@ -936,8 +987,17 @@ def _reach(a: Solid, b: Solid, step: float, beyond: float) -> float:
     # found so far can beat it, the deepest bound first, stopping at the bound
     lo, hi = b.box()
     deepest = max(beyond, OVERLAP_FLOOR)
-    pts = _dense_samples(a, lo + deepest, hi - deepest, step)
-    bound = np.minimum(pts - lo, hi - pts).min(axis=1) if len(pts) else np.zeros(0)
+    # the same holds for the box along b's own axes, which a slanted arm fills far better: a
+    # point further in than its distance to that box's nearest side cannot be
+    axes, olo, ohi = b.oriented_box()
+    pts = _dense_samples(a, lo + deepest, hi - deepest, step,
+                         None if away is None else (axes, olo + deepest, ohi - deepest), away)
+    if away is not None and len(pts):
+        pts = pts[np.linalg.norm(pts - away[0], axis=1) > away[1]]
+    local = pts @ axes.T if len(pts) else np.zeros((0, 3))
+    bound = np.minimum(np.minimum(pts - lo, hi - pts).min(axis=1), np.minimum(local - olo, ohi - local).min(axis=1)) \
+        if len(pts) else np.zeros(0)
+    pts, bound = pts[bound > deepest], bound[bound > deepest]
     order = np.argsort(-bound, kind="stable")
     tree = b.tree()
     # A sample closer to an outside point q than b's surface is (q's nearest-face distance d)
@@ -973,12 +1033,12 @@ def _reach(a: Solid, b: Solid, step: float, beyond: float) -> float:
     return deepest if deepest > OVERLAP_FLOOR else 0.0
 
 
-def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float = 0.0) -> float:
+def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float = 0.0, away: Away | None = None) -> float:
     """How deep two objects' solids run into each other (m), shell by shell: over every pair of
     shells whose boxes meet and whose faces cross (or one lies inside the other), the deepest
     reach of either's surface into the other's closed shell.  Faces that only touch give ~0.
     Only depths over ``beyond`` are looked for: a depth returned over it is exact, ``beyond``
-    itself says "no deeper" (the caller knows all it needs below it)."""
+    itself says "no deeper" (the caller knows all it needs below it); ``away``: as ``_reach``."""
     deepest = beyond
     for sa in a.shells():
         for sb in b.shells():
@@ -989,25 +1049,25 @@ def solid_overlap(a: Solid, b: Solid, step: float = OVERLAP_STEP, beyond: float 
                 continue
             if not sa.tree().overlap(sb.tree()) and not inside(sb, sa.face_co[0]) and not inside(sa, sb.face_co[0]):
                 continue
-            deepest = max(deepest, _reach(sa, sb, step, deepest), _reach(sb, sa, step, deepest))
+            deepest = max(deepest, _reach(sa, sb, step, deepest, away), _reach(sb, sa, step, deepest, away))
     return deepest
 
 
-# (two solids' world shapes) -> (depth, the depth looked beyond) (probe_core.remember): a pair at
+# (two solids' world shapes, the hinge left out) -> (depth, the depth looked beyond) (probe_core.remember): a pair at
 # rest is measured once over its frames, and the parts an operator leaves be once, not once per
 # operator.
-_OVERLAPS: dict[tuple[bytes, bytes], tuple[float, float]] = {}
+_OVERLAPS: dict[tuple, tuple[float, float]] = {}
 
 
-def overlap_beyond(a: Solid, b: Solid, need: float) -> float:
-    """``solid_overlap(a, b, beyond=need)``, answered from ``_OVERLAPS`` where an earlier look
-    settles it: a depth found over what that look needed is exact; one at it says "no deeper",
-    which settles any need as high."""
-    key = (a.digest(), b.digest())
+def overlap_beyond(a: Solid, b: Solid, need: float, away: Away | None = None) -> float:
+    """``solid_overlap(a, b, beyond=need, away=away)``, answered from ``_OVERLAPS`` where an
+    earlier look settles it: a depth found over what that look needed is exact; one at it says
+    "no deeper", which settles any need as high."""
+    key = (a.digest(), b.digest(), None if away is None else (tuple(np.round(away[0], 9).tolist()), float(away[1])))
     known = _OVERLAPS.get(key)
     if known is not None and (known[0] > known[1] or need >= known[1]):
         return known[0]
-    depth = solid_overlap(a, b, beyond=need)
+    depth = solid_overlap(a, b, beyond=need, away=away)
     remember(_OVERLAPS, key, (depth, need))
     return depth
 
@@ -1071,9 +1131,12 @@ def _steps(reach: np.ndarray, thick: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float, floor_z: float | None,
-           deepest: dict) -> tuple[list[int], int]:
+           deepest: dict, hinges: dict | None = None) -> tuple[list[int], int]:
     """(frames after which a pair runs into each other -- or a part below the floor -- deeper than
-    ``tol`` on the way to the next frame, subframes looked at); ``deepest`` gains what is found."""
+    ``tol`` on the way to the next frame, subframes looked at); ``deepest`` gains what is found.
+    A pair of ``hinges`` {(parent, child): within} counts only further than ``within`` from the
+    child's origin where the animation puts it then."""
+    hinges = hinges or {}
     bad, looked = [], 0
     if len(frames) < 2:
         return bad, looked
@@ -1116,7 +1179,10 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
                                 det = float(np.linalg.det(np.array(names[name].evaluated_get(probe.depsgraph).matrix_world)))
                                 solids[name] = _make_solid(name, mesh["co"], mesh["loop_vert"], mesh["poly_start"],
                                                            mesh["poly_total"], det)
-                        depth = overlap_beyond(solids[a_name], solids[b_name], tol)
+                        within = hinges.get((a_name, b_name))
+                        away = None if within is None else (
+                            np.array(names[b_name].evaluated_get(probe.depsgraph).matrix_world.translation), within)
+                        depth = overlap_beyond(solids[a_name], solids[b_name], tol, away)
                 if depth > tol:
                     over = True
                     if depth > deepest.get((a_name, b_name), (0.0, f))[0]:
@@ -1127,17 +1193,26 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
     return bad, looked
 PAIRS = {"type": "array", "minItems": 1, "description": "list of [name, name] pairs",
          "items": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 2, "maxItems": 2}}
+HINGES = {"type": "array", "minItems": 1,
+          "description": "list of {links: [parent, child], within: metres > 0} (the child's origin is the joint)",
+          "items": {"type": "object", "required": ["links", "within"], "additionalProperties": False,
+                    "properties": {"links": {"type": "array", "items": {"type": "string", "minLength": 1},
+                                             "minItems": 2, "maxItems": 2},
+                                   "within": {"type": "number", "exclusiveMinimum": 0}}}}
 
 
 @primitive(group="geometry", required=("objects", "others", "tolerance", "frame_start", "frame_end"),
-           params={"objects": "names", "others": "names", "pairs": PAIRS, "floor_z": "number",
+           params={"objects": "names", "others": "names", "pairs": PAIRS, "hinges": HINGES, "floor_z": "number",
                    "tolerance": "tolerance", "frame_start": "integer", "frame_end": "integer",
                    "frame_step": "step"})
 def solids_apart(probe: Probe, p: dict):
     """At no frame, nor on the way from one frame to the next (``_sweep``: subframes where parts
     move further than half their summed thickness), does any of ``objects`` run into any of
     ``others``, nor the two objects of any of ``pairs`` (a machine's links that no joint joins)
-    into each other, nor -- with ``floor_z`` (a floor's top, m) -- any of ``objects`` reach below
+    into each other, nor the two links of any of ``hinges`` (links a joint joins: they overlap at
+    the joint by design) into each other further than ``within`` (m) from the joint's pivot (the
+    child link's origin) -- a link folded or sunk into its neighbour, nor -- with ``floor_z`` (a
+    floor's top, m) -- any of ``objects`` reach below
     the floor, deeper than ``tolerance`` (m): their render-evaluated meshes, shell by shell (``solid_overlap``: the
     deepest reach of one's surface into the other's closed shell, sampled densely where they
     meet; below the floor: its lowest vertex), not their boxes -- a robot's forearm through a
@@ -1146,9 +1221,13 @@ def solids_apart(probe: Probe, p: dict):
     measure can read fails."""
     objs, others = probe.objects(list(p["objects"])), probe.objects(list(p["others"]))
     named = [probe.objects([str(a), str(b)]) for a, b in p.get("pairs", [])]
+    hinged = [(*probe.objects([str(h["links"][0]), str(h["links"][1])]), float(h["within"])) for h in p.get("hinges", [])]
     frames, tol = sampled_frames(p), float(p["tolerance"])
     pairs = [(a, b) for a in objs for b in others if a.name != b.name]
     pairs += [(a, b) for a, b in named if a.name != b.name and (a, b) not in pairs and (b, a) not in pairs]
+    hinges = {(a.name, b.name): within for a, b, within in hinged
+              if a.name != b.name and (a, b) not in pairs and (b, a) not in pairs}
+    pairs += [(a, b) for a, b, _ in hinged if (a.name, b.name) in hinges]
     deepest: dict[tuple[str, str], tuple[float, float]] = {}  # pair -> (deepest depth, its frame)
     bad = []
     for f in frames:
@@ -1166,7 +1245,9 @@ def solids_apart(probe: Probe, p: dict):
                 # (until the frame is over) or over the pair's deepest so far -- a pair running
                 # deep into another at every frame is walked in full once, not at each frame
                 need = so_far if over else min(tol, so_far)
-                depth = overlap_beyond(sa, sb, need)  # parts at rest: measured once
+                within = hinges.get((a.name, b.name))
+                away = None if within is None else (np.array(probe.world(b, f).translation), within)
+                depth = overlap_beyond(sa, sb, need, away)  # parts at rest: measured once
             over = over or depth > tol
             if depth > so_far:
                 deepest[(a.name, b.name)] = (depth, f)
@@ -1178,7 +1259,8 @@ def solids_apart(probe: Probe, p: dict):
                     deepest[(a.name, FLOOR)] = (depth, f)
         if over:
             bad.append(f)
-    swept, subframes = _sweep(probe, pairs, objs, frames, tol, float(p["floor_z"]) if "floor_z" in p else None, deepest)
+    swept, subframes = _sweep(probe, pairs, objs, frames, tol, float(p["floor_z"]) if "floor_z" in p else None, deepest,
+                              hinges)
     bad = sorted(set(bad) | set(swept))
     worst = max((d for d, _ in deepest.values()), default=0.0)
     into = sorted(((d, f, a, b) for (a, b), (d, f) in deepest.items() if d > tol), reverse=True)
@@ -1188,10 +1270,12 @@ def solids_apart(probe: Probe, p: dict):
               f"frame or on the way to the next")
     if into:
         detail += "; " + ", ".join(f"{a} runs {d:.4f} m into {b} (frame {f:g})"
+                                   + (f" further than {hinges[(a, b)]:g} m from their joint" if (a, b) in hinges else "")
                                    for d, f, a, b in into)
     measured = {"max_depth": rnd(worst), "frames_overlapping": len(bad), "frames_sampled": len(frames),
                 "subframes_sampled": subframes}
-    expected = {"max_depth": tol, **({"floor_z": float(p["floor_z"])} if "floor_z" in p else {})}
+    expected = {"max_depth": tol, **({"floor_z": float(p["floor_z"])} if "floor_z" in p else {}),
+                **({"hinges": {f"{a} / {b}": w for (a, b), w in hinges.items()}} if hinges else {})}
     evidence = {"frames_overlapping": first_frames(bad),
                 "depth_by_pair": {f"{a} / {b}": rnd(d) for (a, b), (d, _f) in deepest.items() if d > 0}}
     if unmeasured:

@@ -9,6 +9,10 @@
   on a metal is the colour of its edges (Blender's F82 tint): the rim's edges rendered dark
   brown, CIEDE2000 29 from the gold there.  The shader check bounds a metal's edge tint:
   Metallic x (1 - the tint's smallest channel) at most ``max_metal_edge_tint`` (0.1).
+* robot-carry (red team 15): links a joint joins overlap at their hinge by design, so
+  ``solids_apart`` never paired them, and an elbow folded until the forearm sank into the upper
+  arm passed.  ``solids_apart`` takes ``hinges``: each joined pair is measured like any other
+  pair except within ``within`` of the joint's pivot (the child link's origin).
 
 Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
 
@@ -57,7 +61,31 @@ def principled(name, colour, metallic, tint):
     return mat
 
 
-def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0):
+def box(name, size, origin_at_base=True):
+    bpy.ops.mesh.primitive_cube_add(size=1.0)
+    obj = bpy.context.object
+    obj.name = name
+    obj.scale = size
+    bpy.ops.object.transform_apply(scale=True)
+    if origin_at_base:  # the link's origin at the middle of its base, as a robot's links have it
+        for v in obj.data.vertices:
+            v.co.z += size[2] / 2
+    return obj
+
+
+def arm(elbow):
+    """An upper arm (0.12 x 0.12 x 0.9) and a forearm (0.1 x 0.1 x 0.8) hinged at its top, the
+    elbow turned ``elbow`` degrees about Y, both keyed over frames 1-3 (the fold at frame 3)."""
+    upper = box("Upper", (0.12, 0.12, 0.9))
+    upper.location = (3.0, 0.0, 0.0)
+    fore = box("Fore", (0.1, 0.1, 0.8))
+    fore.parent, fore.location = upper, (0.0, 0.0, 0.9)
+    for frame, angle in ((1, 60.0), (3, elbow)):
+        fore.rotation_euler.y = radians(angle)
+        fore.keyframe_insert("rotation_euler", index=1, frame=frame)
+
+
+def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0, elbow=90.0):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.mesh.primitive_cube_add(size=0.2, location=CENTRE)
     bpy.context.object.name = "Product"
@@ -65,6 +93,8 @@ def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaz
     bpy.ops.mesh.primitive_cube_add(size=0.2, location=CENTRE + Vector((0.0, 0.0, -0.3)))
     bpy.context.object.name = "Stand"
     bpy.context.object.data.materials.append(principled("Glaze", (0.02, 0.16, 0.18), 0.0, glaze_tint))
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 3
+    arm(elbow)
     light("Key", "AREA", 60.0, (-1.0, -1.0, 1.8), size=0.6)  # 1.62 m: 60 / (pi 2.64) = 7.2
     light("Fill", "AREA", 15.0, fill_at, size=1.0, spread=radians(fill_spread))
     bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
@@ -78,6 +108,9 @@ scene("gold_tint_black", gold_tint=0.0)  # 1 x (1 - 0): the edges dark
 scene("gold_tint_0_8", gold_tint=0.8)  # 0.2: the edges dE 4.5 from the gold
 scene("gold_tint_0_95", gold_tint=0.95)  # 0.05: kept
 scene("glaze_tint_black", glaze_tint=0.0)  # a dielectric: its grey tint only scales the reflection
+scene("elbow_120", elbow=120.0)  # 60 degrees apart: the corners meet within 12 cm of the elbow
+scene("elbow_150", elbow=150.0)  # 30 degrees apart: the forearm's side sunk into the upper arm to ~22 cm
+scene("elbow_180", elbow=180.0)  # folded straight down through it
 '''
 
 CASES = {
@@ -86,18 +119,23 @@ CASES = {
     "GOLD": ("surface_shader", {"material": "Gold", "shader": "BSDF_PRINCIPLED", "base_color": [0.66, 0.43, 0.04],
                                 "max_metallic": 1.0}),
     "GLAZE": ("surface_shader", {"material": "Glaze", "shader": "BSDF_PRINCIPLED", "base_color": [0.02, 0.16, 0.18]}),
+    "HINGE": ("solids_apart", {"objects": ["Upper"], "others": ["Product"], "tolerance": 0.005,
+                               "hinges": [{"links": ["Upper", "Fore"], "within": 0.15}],
+                               "frame_start": 1, "frame_end": 3}),
 }
 # delivery -> {criterion: what its detail names}
 EXPECTED = {
     "rig": {}, "fill_spread_90": {},
     "fill_spread_10": {"FILL": "its Spread focusing it 132x"},
     "fill_close": {"FILL": "x Key: 60 W at"},
-    "gold_tint_0_95": {}, "glaze_tint_black": {},
+    "gold_tint_0_95": {}, "glaze_tint_black": {}, "elbow_120": {},
+    "elbow_150": {"HINGE": "further than 0.15 m from their joint"},
+    "elbow_180": {"HINGE": "Upper runs 0.0600 m into Fore (frame 3) further than 0.15 m from their joint"},
     "gold_tint_black": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 1 above 0.1"},
     "gold_tint_0_8": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 0.2 above 0.1"},
 }
 # operator -> the criteria it fails on the rig
-NEW_OPERATORS = {"fill_focused_by_spread": {"FILL"}, "metal_edge_tint_black": {"GOLD"}}
+NEW_OPERATORS = {"fill_focused_by_spread": {"FILL"}, "metal_edge_tint_black": {"GOLD"}, "hinge_folded_in": {"HINGE"}}
 
 
 @pytest.fixture(scope="module")
