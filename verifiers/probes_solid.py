@@ -1122,6 +1122,22 @@ def _motions(probe: Probe, obj, frames: list[int]) -> tuple[np.ndarray, np.ndarr
     return moved, thick
 
 
+def _relative_motion(probe: Probe, child, parent, frames: list[int]) -> np.ndarray | None:
+    """How far any point of ``child`` moves relative to ``parent`` from each frame to the next
+    (m): its box's corners carried by ``parent``'s inverse world matrix times its own; None where
+    either is not rigid.  Two links a joint joins can pass through each other between frames only
+    by turning about the joint, however fast the arm carries both round."""
+    if not (fixed_shape(child) and fixed_shape(parent)) or draws_instances(child) or draws_instances(parent):
+        return None
+    corners = np.array([tuple(c) for c in child.evaluated_get(probe.depsgraph).bound_box], dtype=np.float64)
+    rel = np.array([np.array(probe.world(parent, f).inverted_safe() @ probe.world(child, f), dtype=np.float64)
+                    for f in frames])  # (F, 4, 4)
+    points = np.einsum("fij,cj->fci", rel[:, :3, :3], corners) + rel[:, None, :3, 3]
+    scale = np.array([np.linalg.norm(np.array(probe.world(parent, f), dtype=np.float64)[:3, :3], axis=0).max()
+                      for f in frames[:-1]])  # back to world lengths: a scaled parent's local metres are not
+    return np.linalg.norm(points[1:] - points[:-1], axis=2).max(axis=1) * scale
+
+
 def _steps(reach: np.ndarray, thick: np.ndarray, tol: float) -> np.ndarray:
     """How many even steps each move of ``reach`` past parts ``thick`` together needs (1: none
     between the frames).  A step is never shorter than twice ``tol``: parts thinner than that
@@ -1144,6 +1160,10 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
     motion = {n: _motions(probe, o, frames) for n, o in names.items()}
     need = {(a.name, b.name): _steps(motion[a.name][0] + motion[b.name][0], motion[a.name][1] + motion[b.name][1],
                                      tol) for a, b in pairs}
+    for a_name, b_name in hinges:  # a joint's links: only their motion relative to each other
+        turned = _relative_motion(probe, names[b_name], names[a_name], frames)
+        if turned is not None:
+            need[(a_name, b_name)] = _steps(turned, motion[a_name][1] + motion[b_name][1], tol)
     if floor_z is not None:  # a floor is no thickness to pass through: a part's own thickness
         need.update({(o.name, FLOOR): _steps(motion[o.name][0], 2 * motion[o.name][1], tol) for o in objs})
     most = np.max(np.stack(list(need.values())), axis=0) if need else np.ones(len(frames) - 1, dtype=int)

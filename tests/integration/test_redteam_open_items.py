@@ -12,7 +12,8 @@
 * robot-carry (red team 15): links a joint joins overlap at their hinge by design, so
   ``solids_apart`` never paired them, and an elbow folded until the forearm sank into the upper
   arm passed.  ``solids_apart`` takes ``hinges``: each joined pair is measured like any other
-  pair except within ``within`` of the joint's pivot (the child link's origin).
+  pair except within ``within`` of the joint's pivot (the child link's origin), between frames
+  too, as far as the links turn relative to each other.
 
 Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
 
@@ -73,19 +74,19 @@ def box(name, size, origin_at_base=True):
     return obj
 
 
-def arm(elbow):
+def arm(keys):
     """An upper arm (0.12 x 0.12 x 0.9) and a forearm (0.1 x 0.1 x 0.8) hinged at its top, the
-    elbow turned ``elbow`` degrees about Y, both keyed over frames 1-3 (the fold at frame 3)."""
+    elbow keyed about Y at ``keys`` {frame: degrees}."""
     upper = box("Upper", (0.12, 0.12, 0.9))
     upper.location = (3.0, 0.0, 0.0)
     fore = box("Fore", (0.1, 0.1, 0.8))
     fore.parent, fore.location = upper, (0.0, 0.0, 0.9)
-    for frame, angle in ((1, 60.0), (3, elbow)):
+    for frame, angle in keys.items():
         fore.rotation_euler.y = radians(angle)
         fore.keyframe_insert("rotation_euler", index=1, frame=frame)
 
 
-def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0, elbow=90.0):
+def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0, elbow=90.0, keys=None):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.mesh.primitive_cube_add(size=0.2, location=CENTRE)
     bpy.context.object.name = "Product"
@@ -94,7 +95,7 @@ def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaz
     bpy.context.object.name = "Stand"
     bpy.context.object.data.materials.append(principled("Glaze", (0.02, 0.16, 0.18), 0.0, glaze_tint))
     bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 3
-    arm(elbow)
+    arm(keys or {1: 60.0, 3: elbow})
     light("Key", "AREA", 60.0, (-1.0, -1.0, 1.8), size=0.6)  # 1.62 m: 60 / (pi 2.64) = 7.2
     light("Fill", "AREA", 15.0, fill_at, size=1.0, spread=radians(fill_spread))
     bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
@@ -111,6 +112,7 @@ scene("glaze_tint_black", glaze_tint=0.0)  # a dielectric: its grey tint only sc
 scene("elbow_120", elbow=120.0)  # 60 degrees apart: the corners meet within 12 cm of the elbow
 scene("elbow_150", elbow=150.0)  # 30 degrees apart: the forearm's side sunk into the upper arm to ~22 cm
 scene("elbow_180", elbow=180.0)  # folded straight down through it
+scene("elbow_swings_through", keys={1: 60.0, 2: 300.0, 3: 300.0})  # through the fold between frames 1 and 2
 '''
 
 CASES = {
@@ -131,6 +133,7 @@ EXPECTED = {
     "gold_tint_0_95": {}, "glaze_tint_black": {}, "elbow_120": {},
     "elbow_150": {"HINGE": "further than 0.15 m from their joint"},
     "elbow_180": {"HINGE": "Upper runs 0.0600 m into Fore (frame 3) further than 0.15 m from their joint"},
+    "elbow_swings_through": {"HINGE": "(frame 1."},
     "gold_tint_black": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 1 above 0.1"},
     "gold_tint_0_8": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 0.2 above 0.1"},
 }
