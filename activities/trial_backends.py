@@ -356,6 +356,10 @@ HOST_QUIET_SEC = 3.0  # a live host answers within milliseconds; its CPU shows w
 HOST_SILENCE_SEC = 60.0  # the limit where no heartbeat timeout applies (outside an activity)
 HEARTBEAT_THROTTLE = 0.8  # the SDK sends a heartbeat at most every 0.8 x the heartbeat timeout,
 MAX_HEARTBEAT_THROTTLE_SEC = 2.0  # and on gpu workers at most every 2 s (workers/pools.py)
+# How late a busy server may fire a heartbeat timeout: with 2 s, a clean-clone `make test` on 2
+# loaded cores saw the worker's own TrialInfraError reach the server first (the chaos test of a
+# frozen host), so the retry could have come back to this worker's freed slot.
+SERVER_TIMER_LAG_SEC = 10.0
 TRIAL_STOP_SEC = 60.0  # a cancelled trial's own cleanup (it stops its sandboxes) at most
 
 
@@ -397,7 +401,7 @@ async def _heartbeating(coro, what: str):
         # The server's deadline is `timeout` after the last heartbeat it received, which the
         # SDK may have sent up to its throttle interval after this worker made it.
         throttle = min(timeout * HEARTBEAT_THROTTLE, MAX_HEARTBEAT_THROTTLE_SEC)
-        hold = last_beat + timeout + throttle + 2.0 - time.monotonic()
+        hold = last_beat + timeout + throttle + SERVER_TIMER_LAG_SEC - time.monotonic()
         activity.logger.warning("%s; no heartbeat since %.0fs: holding the slot %.0fs more, "
                                 "until the server has timed the attempt out", message,
                                 time.monotonic() - last_beat, max(0.0, hold))
