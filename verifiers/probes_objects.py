@@ -245,8 +245,8 @@ def _light_to_stay_below(probe: Probe, spec: dict, frame: int) -> tuple[float | 
 
 
 def _outshines(probe: Probe, obj, below: tuple[float | None, str, tuple], entry: dict) -> list[str]:
-    """[why the light ``obj`` does not put less on the point than the light it must stay below];
-    what each puts there goes into ``entry``."""
+    """[why the light ``obj`` does not put less on the point than the light it must stay below]
+    (``probes_scene.outshines``, strict); what each puts there goes into ``entry``."""
     import probes_scene as psc  # noqa: PLC0415
     limit, limit_how, point = below
     entry["reference_on_target"] = rnd(limit) if limit is not None else limit_how
@@ -256,13 +256,10 @@ def _outshines(probe: Probe, obj, below: tuple[float | None, str, tuple], entry:
     watts, how = psc.light_output(ev.data)
     if watts is None:
         return [how]
-    on, distance = psc.light_on(ev, watts, point)
-    entry["on_target"] = rnd(on)
-    if on < limit:
-        return []
-    gain = psc.beam_gain(ev.data)
-    return [f"{watts:g} W at {distance:.3g} m" + (f", its Spread focusing it {gain:.3g}x" if gain > 1.0001 else "")
-            + f" puts {on:.3g} on the target, {on / max(limit, 1e-12):.3g}x {limit_how}"]
+    on_target: dict = {}
+    why = psc.outshines(ev, watts, point, limit, limit_how, on_target, strict=True)
+    entry["on_target"] = on_target[obj.name]
+    return [why] if why else []
 
 
 def _emitter_size(obj, light, depsgraph) -> float | None:

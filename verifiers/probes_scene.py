@@ -2052,9 +2052,9 @@ def light_power(probe: Probe, p: dict):
         elif shown := shown_to_camera(ev):
             off[obj.name] = shown
         elif limit_how is not None:
-            why = _outshines(ev, watts, point, limit, limit_how, on_target)
+            why = outshines(ev, watts, point, limit, limit_how, on_target)
             if why:
-                off[obj.name] = why
+                off[obj.name] = f"{obj.name}: {why}"
     together = sum(on_target.values())
     if limit is not None and len(on_target) > 1 and together > limit * (1.0 + 1e-4) + 1e-9:
         # each under the reference, together over it: a swarm of fills (red team 18)
@@ -2072,17 +2072,21 @@ def light_power(probe: Probe, p: dict):
         1.0, True, measured, expected, "no other light", evidence)
 
 
-def _outshines(ev, watts: float, point, limit: float | None, limit_how: str, on_target: dict) -> str | None:
-    """Why the light ``ev`` puts more on ``point`` than the reference light's ``limit`` (None
-    when it does not); what it puts there is noted in ``on_target``."""
+def outshines(ev, watts: float, point, limit: float | None, limit_how: str, on_target: dict,
+              strict: bool = False) -> str | None:
+    """Why the light ``ev`` puts more on ``point`` than the reference light's ``limit`` -- with
+    ``strict``, not less than it (None when it does not; the reason does not name ``ev``); what it
+    puts there is noted in ``on_target``."""
     if limit is None:
-        return f"{ev.name}: {limit_how}"
+        return limit_how
     on, distance = light_on(ev, watts, point)
     on_target[ev.name] = rnd(on)
-    if on <= limit * (1.0 + 1e-4) + 1e-9:
+    if (on < limit) if strict else (on <= limit * (1.0 + 1e-4) + 1e-9):
         return None
     where = f" at {distance:.3g} m" if distance is not None else " (a sun)"
-    return f"{ev.name}: {watts:g} W{where} puts {on:.3g} on the target, {on / max(limit, 1e-12):.3g}x {limit_how}"
+    gain = beam_gain(ev.data)
+    focus = f", its Spread focusing it {gain:.3g}x" if gain > 1.0001 else ""
+    return f"{watts:g} W{where}{focus} puts {on:.3g} on the target, {on / max(limit, 1e-12):.3g}x {limit_how}"
 
 
 def _camera_frames(probe: Probe, first: int, last: int) -> list[int]:

@@ -906,10 +906,10 @@ def shape_match(probe: Probe, p: dict):
 
 # Spacing (m) of the surface samples on faces near another solid; at most this many per triangle edge.
 OVERLAP_STEP = 0.004
-Away = tuple  # (pivot: np.ndarray (3,), radius: float): a joint's hinge, left out of an overlap
 OVERLAP_MAX_SPLIT = 200
 # Depths below this (m) are touching faces (float noise): never looked for.
 OVERLAP_FLOOR = 1e-4
+Away = tuple  # (pivot: np.ndarray (3,), radius: float): a joint's hinge, left out of an overlap
 
 
 def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float,
