@@ -9,10 +9,13 @@ cost little more than their CPU. Two lanes of long end-to-end runs follow them, 
 second core never idles while the foreground runs one test at a time: `long-runs` (a dataset
 revision with a worker kill, every bundled seed's calibration samples probed, the calibration
 step of two seeds under three profiles, the evidence renders' tests, authors' broken seeds
-refused fast) starts when the deploy test ends, about a third of the way through the session; `end-to-end` (a seed through all seven stages, the shared model budget across two
+refused fast) starts when the chaos suite ends, two minutes or so in; `end-to-end` (a seed through all seven stages, the shared model budget across two
 worker processes, model authoring, a seed family's instances through DatasetProduction) starts
 when the orchestration suite ends, while the deploy test
-mostly waits on downloads; `sandboxed-trials` (trials that crash, hang or time out their Blender
+mostly waits on downloads. (Long runs followed the deploy test until the first run on a fresh
+machine showed what that costs: with no image cached, the deploy test took 458 s, long runs
+started only then and ended last, 3 minutes after the foreground; see docs/performance.md.)
+`sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
 adversarial tests, the review site in Chromium, a gameable grader refused at review, the
 difficulty bands on their own stack, `arkevo seed calibrate`, the trial paths and the authoring
@@ -92,7 +95,7 @@ SUITES = {s.name: s for s in (
                         "tests/integration/test_calibration_step.py", "tests/integration/test_evidence.py",
                         "tests/integration/test_evidence_render_truth.py",
                         "tests/integration/test_evidence_part_pixels.py", "tests/integration/test_bad_input.py"),
-          after="deploy"),
+          after="chaos"),
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
                          "tests/integration/test_model_authoring.py",
