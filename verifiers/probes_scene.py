@@ -2310,7 +2310,7 @@ def _clip_of(probe: Probe, cam_ev, obj, frame: int, tol: float) -> dict | None:
     mesh = probe.mesh_arrays(obj, frame)
     if mesh is None or not len(mesh["poly_start"]):
         return None
-    tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"])
+    tris, _ = fan_indices(mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], mesh["co"])
     return clip_cut(probe.scene, cam_ev, mesh["co"], tris, tol)
 
 

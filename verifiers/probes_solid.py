@@ -36,6 +36,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
 
 import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
+from mathutils.geometry import tessellate_polygon  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
 from mathutils.kdtree import KDTree  # noqa: E402
 
@@ -90,6 +91,7 @@ class Solid:
     _box: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _oriented: tuple[np.ndarray, np.ndarray, np.ndarray] | None = field(default=None, repr=False)
     _digest: bytes | None = field(default=None, repr=False)
+    _tris: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)  # fan_indices, co given
 
     @property
     def faces(self) -> int:
@@ -138,6 +140,14 @@ class Solid:
                             for k in range(int(labels.max(initial=-1)) + 1)]
         return self._shells
 
+    def triangles(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``fan_triangles`` of the faces (p0, p1, p2, face index), the triangulation found once
+        per solid (a solid is cached per frame and sampled against several others)."""
+        if self._tris is None:
+            self._tris = fan_indices(self.loop_vert, self.start, self.total, self.co)
+        tris, face = self._tris
+        return self.co[tris[:, 0]], self.co[tris[:, 1]], self.co[tris[:, 2]], face
+
     def digest(self) -> bytes:
         """What decides an overlap: the world-space vertices and the faces that use them (once
         per solid: a solid is cached per frame and measured against several others)."""
@@ -177,19 +187,64 @@ def _build_solid(probe: Probe, obj, frame: int) -> Solid | None:
     return _make_solid(obj.name, mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], det)
 
 
-def fan_indices(lv: np.ndarray, start: np.ndarray, total: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Fan triangles (first loop, loop, loop + 1) of every face: ((T, 3) vertex indices, face index)."""
+def fan_indices(lv: np.ndarray, start: np.ndarray, total: np.ndarray,
+                co: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Triangles of every face: ((T, 3) vertex indices, face index), each face's triangles in
+    its own winding.  A fan (first loop, loop, loop + 1) covers a convex face exactly; with
+    ``co``, a face its fan does not cover (a concave n-gon: a U-shaped cap, whose fan reaches
+    across the notch and back) is filled by Blender's own polygon fill instead.  The fan's
+    stray triangles cancel in signed sums (area, volume) but not where a measure looks at the
+    triangles themselves: a section's outline, surface samples, what a clip cuts."""
     poly = np.repeat(np.arange(len(start)), total)
     loops = np.arange(len(lv))
     rel = loops - start[poly]
     fan = (rel >= 1) & (rel <= total[poly] - 2)
     tris = np.column_stack([lv[start[poly[fan]]], lv[loops[fan]], lv[loops[fan] + 1]]).astype(np.int64)
-    return tris, poly[fan]
+    face = poly[fan]
+    if co is None or not len(tris) or not (total > 3).any():  # triangles need no check
+        return tris, face
+    return _fill_concave(co, lv, start, total, tris, face)
+
+
+def _fill_concave(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray,
+                  tris: np.ndarray, face: np.ndarray, cross: np.ndarray | None = None,
+                  vec: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``tris`` / ``face`` with every face whose fan holds a triangle turned against the face
+    (its vector area) filled by ``tessellate_polygon``, each triangle wound as the face is;
+    ``cross`` (the fan triangles' edge cross products) and ``vec`` (their sum per face) where
+    the caller has them."""
+    if cross is None:
+        cross = np.cross(co[tris[:, 1]] - co[tris[:, 0]], co[tris[:, 2]] - co[tris[:, 0]])
+    if vec is None:
+        vec = np.zeros((len(start), 3))
+        np.add.at(vec, face, cross)
+    turned = np.einsum("ij,ij->i", cross, vec[face])
+    if not (turned < 0).any():  # the common case, at the cost of one product per triangle
+        return tris, face
+    size = np.linalg.norm(cross, axis=1) * np.linalg.norm(vec[face], axis=1)
+    bad = np.unique(face[turned < -1e-9 * size])
+    if not len(bad):
+        return tris, face
+    new_tris, new_face = [], []
+    for f in bad.tolist():
+        ids = lv[start[f]:start[f] + total[f]]
+        for a, b, c in tessellate_polygon([[Vector(p) for p in co[ids].tolist()]]):
+            t = [int(ids[a]), int(ids[b]), int(ids[c])]
+            if float(np.dot(np.cross(co[t[1]] - co[t[0]], co[t[2]] - co[t[0]]), vec[f])) < 0:
+                t[1], t[2] = t[2], t[1]
+            new_tris.append(t)
+            new_face.append(f)
+    keep = ~np.isin(face, bad)
+    tris = np.concatenate([tris[keep], np.array(new_tris, dtype=np.int64).reshape(-1, 3)])
+    face = np.concatenate([face[keep], np.array(new_face, dtype=face.dtype)])
+    order = np.argsort(face, kind="stable")  # the faces' order, as the fan gives it
+    return tris[order], face[order]
 
 
 def fan_triangles(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray):
-    """Fan triangles of every face (``fan_indices``): (corner arrays p0, p1, p2, face index)."""
-    tris, face = fan_indices(lv, start, total)
+    """The triangles of every face (``fan_indices``, concave faces filled): (corner arrays p0,
+    p1, p2, face index)."""
+    tris, face = fan_indices(lv, start, total, co)
     return co[tris[:, 0]], co[tris[:, 1]], co[tris[:, 2]], face
 
 
@@ -201,10 +256,17 @@ def _make_solid(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarray, to
     if not nf:
         return Solid(name, co, lv, start, total, used, np.zeros(0), np.zeros((0, 3)), 0.0, False, det)
     ref = co[used].mean(axis=0)  # about the centroid: a sheet gets ~0 volume wherever it is
-    p0, p1, p2, face = fan_triangles(co - ref, lv, start, total)
+    tris, face = fan_indices(lv, start, total)
+    local = co - ref
+    p0, p1, p2 = local[tris[:, 0]], local[tris[:, 1]], local[tris[:, 2]]
     cross = np.cross(p1 - p0, p2 - p0)
     vec = np.zeros((nf, 3))
     np.add.at(vec, face, cross)  # twice the vector area of each (planar) face
+    if (total > 3).any():  # a concave face filled as Blender fills it (fan_indices)
+        filled = _fill_concave(co, lv, start, total, tris, face, cross, vec)
+        if filled[0] is not tris:
+            tris, face = filled
+            p0, p1, p2 = local[tris[:, 0]], local[tris[:, 1]], local[tris[:, 2]]
     area = 0.5 * np.linalg.norm(vec, axis=1)
     signed = float(np.einsum("ij,ij->i", p0, np.cross(p1, p2)).sum() / 6.0)
     size = float(np.max(co[used].max(axis=0) - co[used].min(axis=0)))
@@ -213,7 +275,8 @@ def _make_solid(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarray, to
     orient = (1.0 if signed > 0 else -1.0) if encloses else (-1.0 if det < 0 else 1.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         normal = np.where(area[:, None] > 0, orient * vec / (2.0 * area[:, None]), 0.0)
-    return Solid(name, co, lv, start, total, used, area, normal, abs(signed), bool(encloses), det, signed)
+    return Solid(name, co, lv, start, total, used, area, normal, abs(signed), bool(encloses), det, signed,
+                 _tris=(tris, face))
 
 
 def _faces_subset(solid: Solid, faces: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -319,7 +382,7 @@ def section_fill(solid: Solid) -> float:
 
 
 def _section_fill(solid: Solid) -> float:
-    p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
+    p0, p1, p2, _ = solid.triangles()
     tri = np.stack([p0, p1, p2], axis=1)  # (t, 3, 3)
     normal = np.cross(p1 - p0, p2 - p0)
     lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
@@ -446,7 +509,7 @@ _BARY = np.array([[1 / 3, 1 / 3, 1 / 3], [0.6, 0.2, 0.2], [0.2, 0.6, 0.2], [0.2,
 def _area_samples(solid: Solid) -> tuple[np.ndarray, np.ndarray]:
     """(points, weights): four points on each of (at most ``HIDDEN_TRIANGLES``, evenly picked)
     fan triangles of the faces, weighted by the triangle's area."""
-    p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
+    p0, p1, p2, _ = solid.triangles()
     if len(p0) > HIDDEN_TRIANGLES:
         pick = np.linspace(0, len(p0) - 1, HIDDEN_TRIANGLES).astype(np.int64)
         p0, p1, p2 = p0[pick], p1[pick], p2[pick]
@@ -922,7 +985,7 @@ def _dense_samples(solid: Solid, lo: np.ndarray, hi: np.ndarray, step: float,
     two links meet over a small part of their long faces."""
     if (hi <= lo).any():
         return np.zeros((0, 3))
-    p0, p1, p2, _ = fan_triangles(solid.co, solid.loop_vert, solid.start, solid.total)
+    p0, p1, p2, _ = solid.triangles()
     tlo, thi = np.minimum(np.minimum(p0, p1), p2), np.maximum(np.maximum(p0, p1), p2)
     near = np.flatnonzero(~((thi <= lo).any(axis=1) | (tlo >= hi).any(axis=1)))
     a, b, c = p0[near], p1[near], p2[near]

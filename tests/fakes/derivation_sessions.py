@@ -209,7 +209,8 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         {"id": "C13", "method": "render_overrides", "params": {
             "border": False, "frame_step": 1, "simplify": False, "compositor": False, "sequencer": False,
             "colour_neutral": True, "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360],
-            "motion_blur": False, "square_pixels": True, "max_pixel_filter": 3, "max_world_strength": 10}}]}
+            "motion_blur": False, "square_pixels": True, "max_pixel_filter": 3, "max_world_strength": 10}},
+        {"id": "C14", "method": "shape_measures", "params": {"object": top_name, "fill": [0.95, 1.001], "frame": 1}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
@@ -250,7 +251,7 @@ Sizes are measured on the world-space bounding box of what Blender shows.
 
 - **REQ-PARTS** - the five objects above exist, each a solid: faces enclosing at least 0.2 litres, at least 2 cm across on every axis, no loose vertices; one closed piece with no hole through it, filled across (every cross-section at least 90 % of its outline); nothing hides a part: at least half of each part's surface is seen from above or around the {product} (15 or 45 degrees up) along a line crossing no other geometry. *(critical)*
 - **REQ-OVERALL-SIZE** - together they measure {_m(width)} (X) x {_m(depth)} (Y) x {_m(height)} (Z), each within 1 cm. *(critical)*
-- **REQ-TOP-SIZE** - `{top_name}` measures {_m(width)} x {_m(depth)} and is {_m(top)} thick, each within 5 mm.
+- **REQ-TOP-SIZE** - `{top_name}` measures {_m(width)} x {_m(depth)} and is {_m(top)} thick, each within 5 mm, a solid slab filling at least 95 % of its box.
 - **REQ-ON-FLOOR** - every leg stands on z = 0 (within 3 mm) by downward faces of at least 1 cm², nothing below.
 - **REQ-LEG-PLACEMENT** - each leg lies entirely within {zone} m of both edges of the top meeting at its corner, and no higher than the top surface.
 - **REQ-LEGS-MEET-TOP** - every leg's surface reaches the top's: a gap of at most 3 mm.

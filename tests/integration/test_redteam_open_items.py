@@ -14,6 +14,15 @@
   arm passed.  ``solids_apart`` takes ``hinges``: each joined pair is measured like any other
   pair except within ``within`` of the joint's pivot (the child link's origin), between frames
   too, as far as the links turn relative to each other.
+* table-model (red team, the slotted top): a 10 cm slot from the top's front edge to 2 cm short
+  of the back.  Every section across it is 91.7 % of its own outline, within REQ-PARTS' 90 %,
+  and the box is the full top's.  The brief asks for "a 4 cm solid top", a rectangular slab:
+  ``shape_measures``' ``fill`` (the volume the faces enclose over the part's own box) holds the
+  top at 95 % or more; rounded corners and eased edges keep it, a slot or a groove does not.
+  Built as a prism, the slotted top's caps are concave 8-gons, and their fan triangles reached
+  across the slot: ``solid_parts`` read its sections as 2.6 % filled.  A face its fan does not
+  cover is now filled as Blender fills it (``probes_solid.fan_indices``): 91.7 %, as its
+  triangulated twin measures.
 
 Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
 
@@ -32,7 +41,7 @@ pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
 
 MAKE = r'''
 import sys
-from math import radians
+from math import cos, radians, sin
 from pathlib import Path
 
 import bpy
@@ -86,7 +95,56 @@ def arm(keys):
         fore.keyframe_insert("rotation_euler", index=1, frame=frame)
 
 
-def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0, elbow=90.0, keys=None):
+def prism(name, outline, depth, axis="Z", where=(5.0, 5.0, 0.0)):
+    """A closed prism: ``outline`` (counter-clockwise [(u, v)]) extruded ``depth`` along ``axis``
+    (Z: the outline in x, y; Y: in x, z), placed at ``where``."""
+    n = len(outline)
+    if axis == "Z":
+        verts = [(u, v, 0.0) for u, v in outline] + [(u, v, depth) for u, v in outline]
+    else:  # the outline in x, z seen from the front (-Y), extruded towards +Y
+        verts = [(u, depth, v) for u, v in outline] + [(u, 0.0, v) for u, v in outline]
+    faces = [tuple(range(n - 1, -1, -1)), tuple(range(n, 2 * n))]
+    faces += [(i, (i + 1) % n, n + (i + 1) % n, n + i) for i in range(n)]
+    mesh = bpy.data.meshes.new(name)
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    obj = bpy.data.objects.new(name, mesh)
+    obj.location = where
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def rounded(w, d, r, segments=8):
+    """A w x d rectangle's outline with its corners rounded to radius r."""
+    pts = []
+    for cx, cy, start in ((w / 2 - r, -d / 2 + r, -90), (w / 2 - r, d / 2 - r, 0), (-w / 2 + r, d / 2 - r, 90),
+                          (-w / 2 + r, -d / 2 + r, 180)):
+        pts += [(cx + r * cos(radians(start + 90 * k / segments)), cy + r * sin(radians(start + 90 * k / segments)))
+                for k in range(segments + 1)]
+    return pts
+
+
+W, D, T = 1.2, 0.8, 0.04
+TOPS = {
+    "plain": lambda: prism("Top", [(-W / 2, -D / 2), (W / 2, -D / 2), (W / 2, D / 2), (-W / 2, D / 2)], T),
+    # the red team's: 10 cm wide, from the front edge to 2 cm short of the back (fill 0.919)
+    "slotted": lambda: prism("Top", [(-W / 2, -D / 2), (-0.05, -D / 2), (-0.05, D / 2 - 0.02), (0.05, D / 2 - 0.02),
+                                     (0.05, -D / 2), (W / 2, -D / 2), (W / 2, D / 2), (-W / 2, D / 2)], T),
+    # a groove 10 cm wide and 3 cm deep under it, front to back (fill 0.9375)
+    "grooved": lambda: prism("Top", [(-W / 2, 0.0), (-0.05, 0.0), (-0.05, 0.03), (0.05, 0.03), (0.05, 0.0),
+                                     (W / 2, 0.0), (W / 2, T), (-W / 2, T)], D, axis="Y"),
+    "rounded": lambda: prism("Top", rounded(W, D, 0.05), T),  # corners of 5 cm radius (fill 0.998)
+}
+
+
+def eased(obj):
+    """Every edge eased: a 1.5 cm round (a Bevel modifier, as a render evaluates it; fill ~0.99)."""
+    bevel = obj.modifiers.new("Ease", "BEVEL")
+    bevel.width, bevel.segments, bevel.limit_method = 0.015, 4, "NONE"
+
+
+def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaze_tint=1.0, elbow=90.0, keys=None,
+          top="plain"):
     bpy.ops.wm.read_factory_settings(use_empty=True)
     bpy.ops.mesh.primitive_cube_add(size=0.2, location=CENTRE)
     bpy.context.object.name = "Product"
@@ -98,6 +156,12 @@ def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaz
     arm(keys or {1: 60.0, 3: elbow})
     light("Key", "AREA", 60.0, (-1.0, -1.0, 1.8), size=0.6)  # 1.62 m: 60 / (pi 2.64) = 7.2
     light("Fill", "AREA", 15.0, fill_at, size=1.0, spread=radians(fill_spread))
+    if top == "eased":
+        eased(TOPS["plain"]())
+    elif top == "slotted_triangulated":  # the same shape, its caps cut into triangles
+        TOPS["slotted"]().modifiers.new("Tris", "TRIANGULATE")
+    else:
+        TOPS[top]()
     bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
 
 
@@ -113,6 +177,11 @@ scene("elbow_120", elbow=120.0)  # 60 degrees apart: the corners meet within 12 
 scene("elbow_150", elbow=150.0)  # 30 degrees apart: the forearm's side sunk into the upper arm to ~22 cm
 scene("elbow_180", elbow=180.0)  # folded straight down through it
 scene("elbow_swings_through", keys={1: 60.0, 2: 300.0, 3: 300.0})  # through the fold between frames 1 and 2
+scene("top_slotted", top="slotted")
+scene("top_grooved", top="grooved")
+scene("top_rounded", top="rounded")
+scene("top_eased", top="eased")
+scene("top_slotted_triangulated", top="slotted_triangulated")
 '''
 
 CASES = {
@@ -124,6 +193,8 @@ CASES = {
     "HINGE": ("solids_apart", {"objects": ["Upper"], "others": ["Product"], "tolerance": 0.005,
                                "hinges": [{"links": ["Upper", "Fore"], "within": 0.15}],
                                "frame_start": 1, "frame_end": 3}),
+    "SLAB": ("shape_measures", {"object": "Top", "fill": [0.95, 1.001], "frame": 1}),
+    "SOLID": ("solid_parts", {"object": "Top", "max_shells": 1, "min_fill": 0.9, "max_holes": 0, "frame": 1}),
 }
 # delivery -> {criterion: what its detail names}
 EXPECTED = {
@@ -136,7 +207,16 @@ EXPECTED = {
     "elbow_swings_through": {"HINGE": "(frame 1."},
     "gold_tint_black": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 1 above 0.1"},
     "gold_tint_0_8": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 0.2 above 0.1"},
+    "top_slotted": {"SLAB": "out of range: Top (fill)"},
+    "top_slotted_triangulated": {"SLAB": "out of range: Top (fill)"},
+    "top_grooved": {"SLAB": "out of range: Top (fill)"},
+    "top_rounded": {}, "top_eased": {},
 }
+# delivery -> the top's fill (its enclosed volume over its own box)
+FILLS = {"rig": 1.0, "top_slotted": 1 - 0.1 * 0.78 / 0.96, "top_slotted_triangulated": 1 - 0.1 * 0.78 / 0.96,
+         "top_grooved": 1 - 0.1 * 0.03 / 0.048, "top_rounded": 1 - (4 - math.pi) * 0.05 ** 2 / 0.96}
+# delivery -> the top's least filled cross-section over its own outline (solid_parts' min_fill)
+SECTIONS = {"rig": 1.0, "top_slotted": 1.1 / 1.2, "top_slotted_triangulated": 1.1 / 1.2, "top_grooved": 1.1 / 1.2}
 # operator -> the criteria it fails on the rig
 NEW_OPERATORS = {"fill_focused_by_spread": {"FILL"}, "metal_edge_tint_black": {"GOLD"}, "hinge_folded_in": {"HINGE"}}
 
@@ -151,6 +231,25 @@ def test_what_was_left_open_is_measured(scenes, delivery):
     report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
                          scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
+
+
+@pytest.mark.parametrize("delivery", sorted(FILLS))
+def test_a_slab_is_filled_and_a_slotted_or_grooved_one_is_not(scenes, delivery):
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                         scenes["tmp"] / f"report-fill-{delivery}.json")
+    slab = next(c for c in report["criteria"] if c["id"] == "SLAB")
+    assert slab["measured"]["Top"]["fill"] == pytest.approx(FILLS[delivery], abs=2e-3), slab
+    assert slab["passed"] is (FILLS[delivery] >= 0.95)
+
+
+@pytest.mark.parametrize("delivery", sorted(SECTIONS))
+def test_a_concave_face_is_measured_as_its_triangulated_twin(scenes, delivery):
+    report = probe_local(scenes["tmp"] / f"{delivery}.blend", scenes["task"], scenes["rubric"],
+                         scenes["tmp"] / f"report-sections-{delivery}.json")
+    solid = next(c for c in report["criteria"] if c["id"] == "SOLID")
+    [shell] = solid["measured"]["Top"]["per_shell"]
+    assert shell["fill"] == pytest.approx(SECTIONS[delivery], abs=1e-3), solid
+    assert solid["passed"], solid["detail"]
 
 
 def test_the_fill_puts_what_light_on_reads(scenes):
