@@ -31,6 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from tbb_threads import one_thread  # noqa: E402  (stdlib only: before bpy is fine)
+
 
 def serve(stdin, reply) -> None:
     import rule_probe  # imports bpy and the probe library once, then stays warm
@@ -43,7 +45,8 @@ def serve(stdin, reply) -> None:
             break
         started = time.monotonic()
         if job.get("cmd") == "mutate":
-            answer = mutate(job, started, reply)
+            with one_thread():  # oneTBB at one thread for the job (tbb_threads.py)
+                answer = mutate(job, started, reply)
             if answer["ok"]:
                 rows = answer.pop("mutations")
                 for row in rows:
@@ -53,10 +56,11 @@ def serve(stdin, reply) -> None:
             reply.flush()
             continue
         try:
-            report = rule_probe.probe_files(
-                Path(job["task"]), Path(job["rubric"]), Path(job["blend"]), Path(job["out"]),
-                Path(job["probes"]) if job.get("probes") else None,
-            )
+            with one_thread():
+                report = rule_probe.probe_files(
+                    Path(job["task"]), Path(job["rubric"]), Path(job["blend"]), Path(job["out"]),
+                    Path(job["probes"]) if job.get("probes") else None,
+                )
             answer = {"ok": True, "out": job["out"], "reward": report["reward"],
                       "seconds": round(time.monotonic() - started, 4), "report": report}
         except Exception:

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
 import scoring  # noqa: E402  (siblings: need the sys.path entry above)
+from tbb_threads import one_thread  # noqa: E402
 from probe_primitives import (  # noqa: E402
     Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, render_probe, start_frame_range,
     validate,
@@ -232,8 +233,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     problem = {"type": args.delivery_problem, "detail": args.detail} if args.delivery_problem else None
-    report = probe_files(args.task, args.rubric, args.blend, args.out, args.probes,
-                         started=args.started, problem=problem, start_scene=args.start_scene)
+    with one_thread():  # oneTBB at one thread while it measures (tbb_threads.py)
+        report = probe_files(args.task, args.rubric, args.blend, args.out, args.probes,
+                             started=args.started, problem=problem, start_scene=args.start_scene)
     print(f"rule_probe: reward={report['reward']} success={report['success']} -> {args.out}")
     return 0
 

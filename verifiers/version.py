@@ -24,6 +24,7 @@ PROBE_FILES = (
     "rule_probe.py", "probe_primitives.py", "probe_core.py", "probes_objects.py", "probes_geometry.py",
     "probes_animation.py", "probes_materials.py", "probes_render_spec.py", "probes_solid.py",
     "probes_surface.py", "probes_scene.py", "probes_visibility.py", "colour_math.py", "scoring.py",
+    "tbb_threads.py",
 )
 # A task's own files that decide its grade beside the probe code (in its tests/, in the basis).
 TASK_VERIFIER_FILES = ("task_probes.py", "start_scene.json")
