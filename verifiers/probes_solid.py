@@ -225,16 +225,22 @@ def _fill_concave(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.n
     bad = np.unique(face[turned < -1e-9 * size])
     if not len(bad):
         return tris, face
-    new_tris, new_face = [], []
+    new_tris, new_face, filled = [], [], []
     for f in bad.tolist():
         ids = lv[start[f]:start[f] + total[f]]
-        for a, b, c in tessellate_polygon([[Vector(p) for p in co[ids].tolist()]]):
+        fill = tessellate_polygon([[Vector(p) for p in co[ids].tolist()]])
+        if not fill:  # a face the fill cannot read (repeated corners): its fan, as before
+            continue
+        filled.append(f)
+        for a, b, c in fill:
             t = [int(ids[a]), int(ids[b]), int(ids[c])]
             if float(np.dot(np.cross(co[t[1]] - co[t[0]], co[t[2]] - co[t[0]]), vec[f])) < 0:
                 t[1], t[2] = t[2], t[1]
             new_tris.append(t)
             new_face.append(f)
-    keep = ~np.isin(face, bad)
+    if not filled:
+        return tris, face
+    keep = ~np.isin(face, filled)
     tris = np.concatenate([tris[keep], np.array(new_tris, dtype=np.int64).reshape(-1, 3)])
     face = np.concatenate([face[keep], np.array(new_face, dtype=face.dtype)])
     order = np.argsort(face, kind="stable")  # the faces' order, as the fan gives it
