@@ -2,7 +2,7 @@
 
 Blender runs its parallel loops (depsgraph evaluation, mesh extraction, BVH builds) on oneTBB,
 whose pool is as wide as the machine. A probe's loops are small: the second thread of a warm
-probe spent ~30 % of the main thread's CPU spinning and in the kernel (robot-carry's 149
+probe added ~30 % to the main thread's CPU, most of it system time, and no speed (robot-carry's 149
 operators: 99-108 CPU-s, 20 of them system time, in 71-77 s), where the same process held to
 one CPU took 71 CPU-s in 71 s (docs/performance.md "One oneTBB thread per probe"). Every probe
 of a worker or a test shares the machine's cores with others, so the extra thread only burns
@@ -37,8 +37,13 @@ class _GlobalControl(ctypes.Structure):
     _fields_ = [("value", ctypes.c_size_t), ("reserved", ctypes.c_ssize_t), ("param", ctypes.c_int)]
 
 
+_found: list[ctypes.CDLL] = []  # the library, once found: a warm probe asks at every job
+
+
 def _library() -> ctypes.CDLL | None:
     """The oneTBB that bpy loaded (none before ``import bpy``, none where it is another build)."""
+    if _found:
+        return _found[0]
     try:
         with open("/proc/self/maps") as maps:
             paths = sorted({line.split()[-1] for line in maps if "/libtbb.so" in line})
@@ -52,6 +57,8 @@ def _library() -> ctypes.CDLL | None:
             getattr(lib, name)
     except (OSError, AttributeError):
         return None
+    getattr(lib, _ACTIVE).restype = ctypes.c_size_t
+    _found.append(lib)
     return lib
 
 
@@ -64,9 +71,7 @@ def one_thread() -> Iterator[bool]:
         return
     control = _GlobalControl(1, 0, MAX_ALLOWED_PARALLELISM)
     getattr(lib, _CREATE)(ctypes.byref(control))
-    active = getattr(lib, _ACTIVE)
-    active.restype = ctypes.c_size_t
     try:
-        yield int(active(ctypes.c_int(MAX_ALLOWED_PARALLELISM))) == 1
+        yield int(getattr(lib, _ACTIVE)(ctypes.c_int(MAX_ALLOWED_PARALLELISM))) == 1
     finally:
         getattr(lib, _DESTROY)(ctypes.byref(control))
