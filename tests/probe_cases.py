@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 from sandbox.script_run import LOCAL
 from verifiers import bpy_procs
+from tests.bpy_forks import run_bpy
 
 # One warm bpy process for the test session (closed by tests/conftest.py as the session ends): a
 # fresh rule_probe.py per case spent ~0.85 CPU-s on `import bpy` against ~0.1 s of probing, for
@@ -70,11 +69,6 @@ def write_rule_task(folder: Path, cases: dict[str, tuple[str, dict]], task_id: s
     (folder / "rubric.json").write_text(json.dumps(rubric), encoding="utf-8")
     return folder / "task.json", folder / "rubric.json"
 
-
-def run_bpy(*argv: str | Path) -> None:
-    """Run a bpy script (this interpreter has bpy) and fail the test with its output if it fails."""
-    proc = subprocess.run([sys.executable, *map(str, argv)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
 
 
 def assert_refused_as_expected(report: dict, refused: dict[str, str], delivery: str) -> None:

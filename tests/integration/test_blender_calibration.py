@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +25,7 @@ from sandbox.script_run import LOCAL
 from tests.probe_cases import local_probe
 from verifiers import bpy_procs
 from verifiers.profiles import get_profile, task_with_profile
+from tests.bpy_forks import run_bpy_script
 
 pytestmark = pytest.mark.blender
 
@@ -78,8 +78,7 @@ ALL_SAMPLES = [s for seed in SEEDS for s in seed_samples(seed, every_defect=seed
 
 
 def run_bpy(script: Path, *args: str | Path) -> subprocess.CompletedProcess:
-    argv = [sys.executable, str(script), *map(str, args)]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=600)
+    return run_bpy_script(script, *args, timeout=600)
 
 
 def check(proc: subprocess.CompletedProcess) -> None:

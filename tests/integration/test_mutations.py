@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +16,7 @@ from tests.probe_cases import local_probe, write_rule_task
 
 from verifiers.mutation_testing import OPERATOR_NAMES, mutation_table
 from verifiers.profiles import get_profile
+from tests.bpy_forks import run_bpy, run_bpy_script
 
 pytestmark = pytest.mark.blender
 VERIFIERS = Path(__file__).resolve().parents[2] / "verifiers"
@@ -110,10 +109,10 @@ def delivery(tmp_path_factory) -> Path:
     script = work / "scene.py"
     script.write_text(SCENE, encoding="utf-8")
     blend = work / "delivery.blend"
-    subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True)
+    run_bpy(str(script), str(blend))
     # the delivery left camera and light as the start had them: its own snapshot is the start
-    subprocess.run([sys.executable, str(VERIFIERS / "scene_snapshot.py"), "--blend", str(blend),
-                    "--out", str(work / "start_scene.json")], check=True, capture_output=True)
+    run_bpy(str(VERIFIERS / "scene_snapshot.py"), "--blend", str(blend),
+                    "--out", str(work / "start_scene.json"))
     return blend
 
 
@@ -373,12 +372,11 @@ def workshop(tmp_path_factory) -> dict:
     (work / "scene.py").write_text(WORKSHOP, encoding="utf-8")
     (work / "check.py").write_text(CHECK, encoding="utf-8")
     blend = work / "workshop.blend"
-    subprocess.run([sys.executable, str(work / "scene.py"), str(blend)], check=True, capture_output=True)
-    subprocess.run([sys.executable, str(VERIFIERS / "scene_snapshot.py"), "--blend", str(blend),
-                    "--out", str(work / "start_scene.json")], check=True, capture_output=True)
-    done = subprocess.run([sys.executable, str(work / "check.py"), json.dumps(list(NEW_OPERATORS)), str(blend),
-                           str(work / "start_scene.json"), str(VERIFIERS), str(work / "facts.json")],
-                          capture_output=True, text=True)
+    run_bpy(str(work / "scene.py"), str(blend))
+    run_bpy(str(VERIFIERS / "scene_snapshot.py"), "--blend", str(blend),
+                    "--out", str(work / "start_scene.json"))
+    done = run_bpy_script(str(work / "check.py"), json.dumps(list(NEW_OPERATORS)), str(blend),
+                           str(work / "start_scene.json"), str(VERIFIERS), str(work / "facts.json"))
     assert done.returncode == 0, done.stderr[-3000:]
     return json.loads((work / "facts.json").read_text())
 
@@ -506,7 +504,7 @@ import mutations
 ctx = mutations.Context.of({{}}, {{"criteria": []}}, None)
 print(json.dumps({{n: mutations.OPERATORS[n].applicable(ctx) for n in {list(NEW_OPERATORS)!r}}}))
 ''', encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, check=True)
+    done = run_bpy(str(script))
     why = json.loads(done.stdout.strip().splitlines()[-1])
     assert "fewer than two" in why["inner_shell_stub"]
     assert why["driver_after_first_frame"] == why["shape_key_collapse"] == "the scene has a single frame"

@@ -6,13 +6,12 @@ does not."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -47,8 +46,7 @@ ATTACHED = {"object": "Elbow", "to": "Upper", "frame_start": 1, "frame_end": 10,
 def build(tmp: Path, name: str, stretch: float) -> Path:
     script, blend = tmp / "scene.py", tmp / f"{name}.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(blend), str(stretch)], capture_output=True, text=True,
-                          timeout=300)
+    proc = run_bpy_script(str(script), str(blend), str(stretch))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return blend
 
@@ -61,8 +59,8 @@ def graded(tmp_path_factory) -> dict:
     write_rule_task(task, {"A1": ("attached_to", ATTACHED),
                            "A2": ("attached_to", {**ATTACHED, "as_in_start": True})}, "attached-start",
                     start_mode="continue")
-    proc = subprocess.run([sys.executable, str(VERIFIERS / "scene_snapshot.py"), "--blend", str(start),
-                           "--out", str(task / "start_scene.json")], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(VERIFIERS / "scene_snapshot.py"), "--blend", str(start),
+                           "--out", str(task / "start_scene.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = {}
     for name, stretch in (("kept", 0.0), ("stretched", 0.3)):

@@ -6,13 +6,12 @@ and one on a link that stretches; graded by one probe run, every case's score ch
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -134,7 +133,7 @@ def graded(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("attached")
     script, blend = tmp / "scene.py", tmp / "attached.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script), str(blend))
     assert proc.returncode == 0, proc.stderr[-3000:]
     write_rule_task(tmp, {f"A{i:02d}": ("attached_to", p) for i, (p, _, _) in enumerate(CASES)}, "probe-attached-to")
     report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")

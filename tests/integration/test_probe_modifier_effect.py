@@ -7,13 +7,12 @@ are graded by the same rubric: the settings and the part count still pass on the
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -103,8 +102,7 @@ def graded(tmp_path_factory) -> dict[str, dict]:
     tmp = tmp_path_factory.mktemp("modifier_effect")
     script, good, neutralised = tmp / "scene.py", tmp / "good.blend", tmp / "neutralised.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(good), str(neutralised), str(ROOT / "verifiers")],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script), str(good), str(neutralised), str(ROOT / "verifiers"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {"good": _grade(tmp, good, "good.json"), "neutralised": _grade(tmp, neutralised, "neutralised.json")}
 

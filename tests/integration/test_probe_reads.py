@@ -12,11 +12,10 @@ Each check runs in one bpy process, unsandboxed: everything it runs is this test
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tests.bpy_forks import run_bpy_script
 
 pytestmark = pytest.mark.blender
 
@@ -51,8 +50,7 @@ print(json.dumps({"first": first, "second": second}))
 def run_bpy(script: str, tmp_path: Path) -> dict:
     path = tmp_path / "check.py"
     path.write_text(script, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(path), str(ROOT / "verifiers")], capture_output=True, text=True,
-                          timeout=300)
+    proc = run_bpy_script(str(path), str(ROOT / "verifiers"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

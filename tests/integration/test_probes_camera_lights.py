@@ -5,12 +5,11 @@ changes after frame 1 (``light_settings`` held at every graded frame)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -92,7 +91,7 @@ def graded(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("camera-lights")
     script, blend = tmp / "scene.py", tmp / "scene.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script), str(blend))
     assert proc.returncode == 0, proc.stderr[-3000:]
     write_rule_task(tmp, {cid: (m, p) for cid, (m, p, _) in CASES.items()}, "camera-lights")
     report = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")

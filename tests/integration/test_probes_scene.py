@@ -21,6 +21,7 @@ from jsonschema import Draft202012Validator
 from verifiers import start_scene
 from blender.runner import BlenderProcessError
 from verifiers.probe_catalogue import builtin_methods
+from tests.bpy_forks import run_bpy
 
 pytestmark = pytest.mark.blender
 
@@ -173,10 +174,6 @@ ISOLATED = {
 def write_task(folder: Path, cases: dict) -> tuple[Path, Path]:
     return write_rule_task(folder, {cid: (m, p) for cid, (m, p, *_rest) in cases.items()}, "scene-diff")
 
-
-def run_bpy(*argv: str | Path) -> None:
-    proc = subprocess.run([sys.executable, *map(str, argv)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
 
 
 @pytest.fixture(scope="module")

@@ -10,14 +10,13 @@ one probe run; every case's score is checked."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -249,8 +248,7 @@ def graded(tmp_path_factory) -> tuple[dict, dict]:
     script, blend = tmp / "scene.py", tmp / "solid.blend"
     script.write_text(SCENE)
     grid = json.dumps({"min": GRID_MIN, "max": GRID_MAX, "size": GRID_SIZE})
-    proc = subprocess.run([sys.executable, str(script), str(blend), str(ROOT / "verifiers"), grid],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script), str(blend), str(ROOT / "verifiers"), grid)
     assert proc.returncode == 0, proc.stderr[-3000:]
     built = json.loads(Path(str(blend) + ".json").read_text())
     write_rule_task(tmp, {f"S{i:02d}": (m, p) for i, (m, p, _) in enumerate(CASES)}, "probes-solid")
@@ -361,8 +359,7 @@ def test_kept_measures_follow_the_shape_not_the_name(tmp_path):
     script = tmp_path / "kept.py"
     script.write_text(KEPT_SCENE)
     for which in ("A", "B"):
-        proc = subprocess.run([sys.executable, str(script), str(tmp_path / f"{which}.blend"), which],
-                              capture_output=True, text=True, timeout=300)
+        proc = run_bpy_script(str(script), str(tmp_path / f"{which}.blend"), which)
         assert proc.returncode == 0, proc.stderr[-3000:]
     write_rule_task(tmp_path, {"fill": ("solid_parts", {"object": "Top", "min_fill": 0.95}),
                                "seen": ("parts_unoccluded", {"object": "Leg"})}, "kept-measures")

@@ -8,12 +8,11 @@ which the evaluator does not evaluate: Unknown, which never meets a requirement.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy
 
 
 pytestmark = pytest.mark.blender
@@ -326,7 +325,7 @@ def report(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("surface_graph")
     script, blend = tmp / "scene.py", tmp / "scene.blend"
     script.write_text(SCENE)
-    subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True, timeout=300)
+    run_bpy(str(script), str(blend))
     write_rule_task(tmp, {f"G{i:02d}": (m, p) for i, (m, p, _) in enumerate(CASES)}, "probes-surface-graph")
     out = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in out["criteria"]}

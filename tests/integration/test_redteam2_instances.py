@@ -12,13 +12,12 @@ delivery and must add geometry the depsgraph draws as instances."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -124,7 +123,7 @@ def scene_blend(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("instances")
     script, blend = tmp / "scene.py", tmp / "instances.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(blend)], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script), str(blend))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return blend
 
@@ -192,8 +191,8 @@ open(out, "w").write(json.dumps(result))
 def mutated(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("instance_ops")
     (tmp / "apply.py").write_text(APPLY)
-    proc = subprocess.run([sys.executable, str(tmp / "apply.py"), json.dumps(OPERATORS), str(VERIFIERS),
-                           str(tmp / "out.json")], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(tmp / "apply.py"), json.dumps(OPERATORS), str(VERIFIERS),
+                           str(tmp / "out.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads((tmp / "out.json").read_text())
 
@@ -231,8 +230,8 @@ def test_a_mirrored_instance_faces_out_in_the_whole_part(scene_blend, tmp_path):
     reversed to face out), not a 0-volume sheet whose windings cancel."""
     blend = scene_blend
     (tmp_path / "whole.py").write_text(WHOLE)
-    proc = subprocess.run([sys.executable, str(tmp_path / "whole.py"), str(blend), str(VERIFIERS),
-                           str(tmp_path / "out.json")], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(tmp_path / "whole.py"), str(blend), str(VERIFIERS),
+                           str(tmp_path / "out.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     whole = json.loads((tmp_path / "out.json").read_text())
     assert whole["encloses"] and whole["volume"] == pytest.approx(2.0, rel=1e-6)

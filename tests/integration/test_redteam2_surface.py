@@ -7,12 +7,11 @@ clamped, read through another UV map, tiled, projected).  One scene, one probe r
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from tests.probe_cases import local_probe, probe_local, write_rule_task
+from tests.bpy_forks import run_bpy
 
 
 pytestmark = pytest.mark.blender
@@ -285,7 +284,7 @@ def report(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("redteam2-surface")
     script, blend = tmp / "scene.py", tmp / "scene.blend"
     script.write_text(SCENE)
-    subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True, timeout=300)
+    run_bpy(str(script), str(blend))
     write_rule_task(tmp, {name: (m, p) for name, (m, p, _) in CASES.items()}, "redteam2-surface")
     out = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in out["criteria"]}
@@ -369,7 +368,7 @@ def mutation_delivery(tmp_path_factory):
     work = tmp_path_factory.mktemp("redteam2-surface-mutations")
     script, blend = work / "scene.py", work / "delivery.blend"
     script.write_text(MUTATION_SCENE, encoding="utf-8")
-    subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True, timeout=300)
+    run_bpy(str(script), str(blend))
     return blend
 
 

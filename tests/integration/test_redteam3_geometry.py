@@ -12,13 +12,12 @@ the flat box).  The new mutation operators are applied to a small delivery."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -107,8 +106,7 @@ def cases(grid: dict) -> list[tuple[str, dict, float, float]]:
 def _build(tmp: Path, variant: str) -> tuple[Path, dict]:
     script, blend = tmp / "scene.py", tmp / f"{variant}.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(VERIFIERS), variant, str(blend)],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script), str(VERIFIERS), variant, str(blend))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return blend, json.loads(Path(str(blend) + ".grid.json").read_text())
 
@@ -165,8 +163,7 @@ open(out, "w").write(json.dumps(result))
 
 def test_operators_add_what_the_grader_now_sees(tmp_path):
     (tmp_path / "apply.py").write_text(APPLY)
-    proc = subprocess.run([sys.executable, str(tmp_path / "apply.py"), str(VERIFIERS), str(tmp_path / "out.json")],
-                          capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(tmp_path / "apply.py"), str(VERIFIERS), str(tmp_path / "out.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads((tmp_path / "out.json").read_text())
     assert got["background_set_occluder"]["why"] is None

@@ -8,12 +8,11 @@ One scene, one probe run."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy
 
 
 pytestmark = pytest.mark.blender
@@ -102,7 +101,7 @@ def report(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("redteam3-surface")
     script, blend = tmp / "scene.py", tmp / "scene.blend"
     script.write_text(SCENE)
-    subprocess.run([sys.executable, str(script), str(blend)], check=True, capture_output=True, timeout=300)
+    run_bpy(str(script), str(blend))
     write_rule_task(tmp, {name: (m, p) for name, (m, p, _) in CASES.items()}, "redteam3-surface")
     out = probe_local(blend, tmp / "task.json", tmp / "rubric.json", tmp / "report.json")
     return {c["id"]: c for c in out["criteria"]}

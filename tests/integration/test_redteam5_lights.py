@@ -9,12 +9,11 @@ Blender runs unsandboxed (LOCAL): everything it runs here is this test's own cod
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from tests.probe_cases import local_probe, probe_local, write_rule_task
+from tests.bpy_forks import run_bpy
 
 pytestmark = pytest.mark.blender
 
@@ -111,10 +110,6 @@ CASES = {
     "S_BULB_SHRUNK": (*soft("BulbShrunk", "POINT"), False),
 }
 
-
-def run_bpy(*argv) -> None:
-    proc = subprocess.run([sys.executable, *map(str, argv)], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, (proc.stdout[-2000:], proc.stderr[-3000:])
 
 
 @pytest.fixture(scope="module")

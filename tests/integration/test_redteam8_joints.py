@@ -16,14 +16,13 @@ Blender runs unsandboxed (LOCAL): everything it runs here is this test's own cod
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import local_probe, probe_local, assert_operators_killed, assert_refused_as_expected, run_bpy, write_rule_task
 from verifiers.mutation_testing import OPERATOR_NAMES
+from tests.bpy_forks import run_bpy_script
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(600)]
 
@@ -182,8 +181,8 @@ EXPECTED = {
 
 
 def snapshot(start: Path, folder: Path) -> None:
-    proc = subprocess.run([sys.executable, str(VERIFIERS / "scene_snapshot.py"), "--blend", str(start),
-                           "--out", str(folder / "start_scene.json")], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(VERIFIERS / "scene_snapshot.py"), "--blend", str(start),
+                           "--out", str(folder / "start_scene.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
 
 

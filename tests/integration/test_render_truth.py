@@ -14,13 +14,12 @@ without a camera is measured without an object being added to it."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 
 pytestmark = pytest.mark.blender
@@ -163,8 +162,7 @@ CASES = {
 def build(tmp: Path, mode: str) -> Path:
     script, blend = tmp / "scene.py", tmp / f"render-truth-{mode}.blend"
     script.write_text(SCENE)
-    proc = subprocess.run([sys.executable, str(script), str(blend), mode], capture_output=True, text=True,
-                          timeout=300)
+    proc = run_bpy_script(str(script), str(blend), mode)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return blend
 
@@ -234,7 +232,7 @@ def test_the_probe_leaves_no_object_behind(tmp_path):
         "names = render_probe(bpy.context.scene, None, lambda p: sorted(o.name for o in p.scene.objects))\n"
         "after = sorted(o.name for o in bpy.data.objects)\n"
         "print(json.dumps({'inside': names, 'after': after, 'camera': bpy.context.scene.camera}))\n")
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(script))
     assert proc.returncode == 0, proc.stderr[-3000:]
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert "arkevo probe camera" not in got["inside"] and "arkevo probe camera" not in got["after"]

@@ -10,13 +10,12 @@ everything it runs here is this test's own code."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.probe_cases import probe_local, write_rule_task
+from tests.bpy_forks import run_bpy_script
 
 pytestmark = pytest.mark.blender
 
@@ -174,11 +173,10 @@ def kept(tmp_path_factory) -> dict:
     tmp = tmp_path_factory.mktemp("scene-kept")
     script = tmp / "build.py"
     script.write_text(BUILD, encoding="utf-8")
-    proc = subprocess.run([sys.executable, str(script), ",".join([*DELIVERIES, *RIG_ONLY]), str(tmp)], capture_output=True,
-                          text=True, timeout=300)
+    proc = run_bpy_script(script, ",".join([*DELIVERIES, *RIG_ONLY]), tmp)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    proc = subprocess.run([sys.executable, str(SNAPSHOT_SCRIPT), "--blend", str(tmp / "start.blend"), "--out",
-                           str(tmp / "start_scene.json")], capture_output=True, text=True, timeout=300)
+    proc = run_bpy_script(str(SNAPSHOT_SCRIPT), "--blend", str(tmp / "start.blend"), "--out",
+                           str(tmp / "start_scene.json"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return {"tmp": tmp, "snap": json.loads((tmp / "start_scene.json").read_text(encoding="utf-8"))}
 

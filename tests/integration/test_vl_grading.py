@@ -4,21 +4,19 @@ tested against the fake endpoint in test_vl_judge.py)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 
 import pytest
 
 from activities.evidence import EvidenceActivities
 from contracts import queues
 from contracts.payloads.vl_grading import RenderEvidenceInput, VLGradingInput, VLJudgeOutcome
+from tests.bpy_forks import run_bpy_script
 
 pytestmark = [pytest.mark.blender, pytest.mark.temporal]
 
 
 def bpy_script(project_root, script: str, *args: str) -> None:
-    done = subprocess.run([sys.executable, str(project_root / "blender" / script), *args],
-                          capture_output=True, text=True, timeout=300)
+    done = run_bpy_script(str(project_root / "blender" / script), *args)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
 
 
