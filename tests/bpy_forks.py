@@ -60,8 +60,15 @@ class Template:
         return True
 
     def stop(self) -> None:
+        """Ends the template: at the end of its jobs it removes Blender's session folder."""
         proc, self.proc = self.proc, None
-        if proc is not None and proc.poll() is None:
+        if proc is None or proc.poll() is not None:
+            return
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # type: ignore[union-attr]
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
 
@@ -146,7 +153,7 @@ def _serve() -> None:
         import numpy  # noqa: F401 - bpy imports it anyway: its BLAS threads are the baseline
     baseline = fsp._threads()
     before = dict(os.environ)
-    import bpy  # noqa: F401
+    import bpy
 
     set_by_import = {k: v for k, v in os.environ.items() if before.get(k) != v}
     # sys.path as the import left it (bpy's folders in front of the script's and after the
@@ -160,14 +167,20 @@ def _serve() -> None:
         job = json.loads(line)
         pid = os.fork()
         if pid == 0:
-            reply.close()
-            _child(job, fsp, after_import, set_by_import)
+            try:  # the child never returns to this loop, whatever happens before its script ends
+                reply.close()
+                _child(job, fsp, after_import, set_by_import, bpy.app.tempdir)
+            finally:
+                os._exit(1)
         reply.write(json.dumps({"pid": pid}) + "\n")
         _, status = os.waitpid(pid, 0)
         reply.write(json.dumps({"code": os.waitstatus_to_exitcode(status)}) + "\n")
+    import shutil
+
+    shutil.rmtree(bpy.app.tempdir, ignore_errors=True)  # made at the import, shared by the forks
 
 
-def _child(job: dict, fsp, after_import: list[str], set_by_import: dict[str, str]) -> None:
+def _child(job: dict, fsp, after_import: list[str], set_by_import: dict[str, str], template_tempdir: str) -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
     os.dup2(os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
@@ -199,6 +212,11 @@ def _child(job: dict, fsp, after_import: list[str], set_by_import: dict[str, str
     except BaseException:  # noqa: BLE001 - reported as the interpreter would, exit 1
         sys.excepthook(*sys.exc_info())
         code = 1
+    import bpy
+    import shutil
+
+    if bpy.app.tempdir != template_tempdir:  # a new session folder (factory settings read):
+        shutil.rmtree(bpy.app.tempdir, ignore_errors=True)  # removed at exit, as a cold one's is
     fsp._exit(code)
 
 
