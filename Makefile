@@ -17,11 +17,12 @@ docker-engine:
 	@bash scripts/docker-engine.sh || echo "make: no Docker engine; the deploy tests will skip (reason above)"
 
 # ruff and mypy first (seconds; [tool.mypy] in pyproject.toml): a lint or type finding fails
-# before any Blender starts. The Docker engine's set-up runs beside them: on a fresh machine it
-# is an install (mostly downloads), and mypy is ~20 s on one core; the tests start when both end.
-test: venv
-	@{ $(MAKE) --no-print-directory docker-engine & }; \
-	  .venv/bin/ruff check . && .venv/bin/mypy; checks=$$?; wait; exit $$checks
+# before any Blender starts. On a fresh machine the venv's bytecode and the Docker engine's
+# set-up run beside them (scripts/test-setup.sh); the tests start when all three end.
+test:
+	@bash scripts/system-deps.sh >/dev/null
+	@ARKEVO_BOOTSTRAP_BYTECODE=later bash scripts/bootstrap.sh
+	@bash scripts/test-setup.sh
 	@$(PY) -m pytest
 
 # docker-compose.yml with deploy/compose.offline.yml, for real (docs/deployment.md).

@@ -38,6 +38,9 @@ SH
     chmod +x "$VENV/bin/arkevo"
 }
 
+# ARKEVO_BOOTSTRAP_BYTECODE=later: install without compiling bytecode and leave the stamp
+# unwritten, so that the next run compiles it (make test runs that one beside ruff and mypy).
+later=${ARKEVO_BOOTSTRAP_BYTECODE:-}
 lock_sha=$(sha256sum uv.lock | cut -d' ' -f1)
 if [ -x "$VENV/bin/python" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$lock_sha" ]; then
     install_cli
@@ -63,8 +66,15 @@ echo "bootstrap: installing locked dependencies (first run takes a few minutes)"
 # --inexact keeps uv itself, which the lock does not list. --compile-bytecode: sandboxed
 # processes see the venv read-only and Blender never writes bytecode, so without .pyc every
 # sandboxed Python and every Blender start compiles its imports again (docs/performance.md).
+compile=(--compile-bytecode)
+[ "$later" = later ] && compile=()
 UV_PROJECT_ENVIRONMENT="$VENV" UV_PYTHON_DOWNLOADS=never \
-    "$VENV/bin/uv" sync --frozen --inexact --compile-bytecode --python "$VENV/bin/python"
+    "$VENV/bin/uv" sync --frozen --inexact "${compile[@]}" --python "$VENV/bin/python"
+if [ "$later" = later ]; then
+    install_cli
+    echo "bootstrap: installed; bytecode next"
+    exit 0
+fi
 "$VENV/bin/python" -c 'import bpy, temporalio, harbor' \
     || { echo "bootstrap: installed packages do not import" >&2; exit 1; }
 # The project's own modules too (sandboxed hosts and probes import them from the checkout).

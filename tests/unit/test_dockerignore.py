@@ -32,6 +32,7 @@ def ignored(path: str) -> bool:
 @pytest.mark.parametrize("path", [
     ".env", ".env.local", ".env.production", "var/store/objects/ab/cd", "var/publications/x/task/tests/rubric.json",
     ".venv/bin/python", "activities/__pycache__/store.cpython-313.pyc", "sandbox/x.pyc", ".pytest_cache/v",
+    ".mypy_cache/3.13/contracts/models.data.json", ".ruff_cache/0.9/123",
     "deploy/env/models.env", "deploy/env/s3.env", "deploy/env/minio.env",
 ])
 def test_secrets_products_and_caches_stay_out(path):
