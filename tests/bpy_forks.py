@@ -8,10 +8,11 @@ that paid it once costs a few milliseconds. These are the tests' own scripts, ru
 (a seed's, an author's or a solver's code goes through the sandbox, forked there by the
 sandbox's own fork server, docs/sandbox.md).
 
-The template (`python tests/bpy_forks.py`) imports bpy, stops the thread pools the import
-started (the sandbox fork server's `_release_thread_pools`: a fork has only the thread that
-forked, so a pool left running would be a pool of threads that do not exist), then for each job
-it reads forks a child that runs `script` as `python script args` would: `__main__`, its argv,
+The template (`python tests/bpy_forks.py`) imports bpy and stops the thread pools the import
+started with the sandbox fork server's own `preload` (a fork has only the thread that forked, so
+a pool left running would be a pool of threads that do not exist), then for each job it reads
+forks a child that runs `script` as `python script args` would (the fork server's
+`run_as_main`): `__main__`, its argv,
 sys.path from the script's folder, the caller's environment and cwd, stdin from /dev/null,
 stdout and stderr into files the caller reads; it exits as the interpreter would (atexit
 handlers run, stdio flushed). One job at a time per template; one template per test process,
@@ -25,6 +26,7 @@ import atexit
 import contextlib
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -149,71 +151,49 @@ def _serve() -> None:
     spec.loader.exec_module(fsp)
     reply = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # what bpy prints is no reply
-    with contextlib.suppress(ImportError):
-        import numpy  # noqa: F401 - bpy imports it anyway: its BLAS threads are the baseline
-    baseline = fsp._threads()
-    before = dict(os.environ)
-    import bpy
-
-    set_by_import = {k: v for k, v in os.environ.items() if before.get(k) != v}
-    # sys.path as the import left it (bpy's folders in front of the script's and after the
-    # interpreter's, as in a cold run), the script's folder where this file's is
-    after_import = [entry for entry in sys.path if entry != fsp._HERE]
-    problem = fsp._release_thread_pools(baseline)
+    problem = fsp.preload(("bpy",))  # the fork server's own: bpy imported, its pools stopped
     reply.write(json.dumps({"ready": problem is None, "problem": problem}) + "\n")
     if problem is not None:
         return
+    import bpy
+
+    # sys.path as the import left it (bpy's folders in front of the script's and after the
+    # interpreter's, as in a cold run), the script's folder where this file's is
+    after_import = [entry for entry in sys.path if entry != fsp._HERE]
     for line in sys.stdin:
         job = json.loads(line)
         pid = os.fork()
         if pid == 0:
             try:  # the child never returns to this loop, whatever happens before its script ends
                 reply.close()
-                _child(job, fsp, after_import, set_by_import, bpy.app.tempdir)
+                _child(job, fsp, after_import, bpy.app.tempdir)
             finally:
                 os._exit(1)
         reply.write(json.dumps({"pid": pid}) + "\n")
         _, status = os.waitpid(pid, 0)
         reply.write(json.dumps({"code": os.waitstatus_to_exitcode(status)}) + "\n")
-    import shutil
-
     shutil.rmtree(bpy.app.tempdir, ignore_errors=True)  # made at the import, shared by the forks
 
 
-def _child(job: dict, fsp, after_import: list[str], set_by_import: dict[str, str], template_tempdir: str) -> None:
+def _child(job: dict, fsp, after_import: list[str], template_tempdir: str) -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
     os.dup2(os.open(job["stdout"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 1)
     os.dup2(os.open(job["stderr"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), 2)
     os.environ.clear()
     os.environ.update(job["env"])
-    for key, value in set_by_import.items():
+    for key, value in fsp._SET_BY_PRELOAD.items():
         os.environ.setdefault(key, value)  # as the cold interpreter's own `import bpy` would
     os.chdir(job["cwd"])
-    script, args = job["argv"][1], job["argv"][2:]
+    script = job["argv"][1]
     extra = [entry for entry in job["env"].get("PYTHONPATH", "").split(os.pathsep) if entry]
     at = after_import.index(HERE)
     sys.path[:] = [*after_import[:at], os.path.dirname(os.path.abspath(script)), *extra, *after_import[at + 1:]]
     for name in HELPERS:
         sys.modules.pop(name, None)
-    sys.stdin = sys.__stdin__ = open(0, "r", closefd=False)  # type: ignore[misc]
-    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # type: ignore[misc]
-    sys.stderr = sys.__stderr__ = open(2, "w", buffering=1, closefd=False,  # type: ignore[misc]
-                                       errors="backslashreplace")
-    for function, arguments in fsp._restart:
-        function(*arguments)  # the pools the template stopped before forking
-    import runpy
-
-    sys.argv = [script, *args]
-    try:
-        runpy.run_path(script, run_name="__main__")
-        code = 0
-    except SystemExit as exc:
-        code = fsp._exit_code(exc.code)
-    except BaseException:  # noqa: BLE001 - reported as the interpreter would, exit 1
-        sys.excepthook(*sys.exc_info())
-        code = 1
+    fsp.fresh_stdio()
+    fsp.restart_thread_pools()  # the pools the template stopped before forking
+    code = fsp.run_as_main(job["argv"])
     import bpy
-    import shutil
 
     if bpy.app.tempdir != template_tempdir:  # a new session folder (factory settings read):
         shutil.rmtree(bpy.app.tempdir, ignore_errors=True)  # removed at exit, as a cold one's is

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from sandbox.script_run import LOCAL
-from verifiers import bpy_procs
 from tests.bpy_forks import run_bpy
+from verifiers import bpy_procs
 
 # One warm bpy process for the test session (closed by tests/conftest.py as the session ends): a
 # fresh rule_probe.py per case spent ~0.85 CPU-s on `import bpy` against ~0.1 s of probing, for
@@ -68,7 +68,6 @@ def write_rule_task(folder: Path, cases: dict[str, tuple[str, dict]], task_id: s
     (folder / "task.json").write_text(json.dumps(task), encoding="utf-8")
     (folder / "rubric.json").write_text(json.dumps(rubric), encoding="utf-8")
     return folder / "task.json", folder / "rubric.json"
-
 
 
 def assert_refused_as_expected(report: dict, refused: dict[str, str], delivery: str) -> None:

@@ -293,36 +293,50 @@ def run(job: dict) -> None:
     first = os.getcwd() if module else os.path.dirname(os.path.abspath(argv[1]))
     sys.path[:] = [first, *extra, *own]
     sys.dont_write_bytecode = bool(env.get("PYTHONDONTWRITEBYTECODE"))
-    # Fresh stdio objects over the launch's fds (the fork server's were never used).
-    sys.stdin = sys.__stdin__ = open(0, "r", closefd=False)  # type: ignore[misc]
-    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # type: ignore[misc]
-    sys.stderr = sys.__stderr__ = open(2, "w", buffering=1, closefd=False,  # type: ignore[misc]
-                                       errors="backslashreplace")
-    for function, args in _restart:
-        function(*args)  # the pools the fork server stopped before forking
+    fresh_stdio()
+    restart_thread_pools()
     if "bpy" in sys.modules:
         # Blender made its session temp folder at import, outside this sandbox: a new one
         # under the launch's TMPDIR, as a cold start would.
         prefs = sys.modules["bpy"].context.preferences.filepaths
         prefs.temporary_directory = env.get("TMPDIR", "/tmp")
-    import runpy
     # ps shows the fork server's command line for it; its name at least says what runs.
     name = argv[2] if module else os.path.basename(argv[1])
     _libc.prctl(_PR_SET_NAME, name.encode()[:15])
+    _exit(run_as_main(argv))
+
+
+def fresh_stdio() -> None:
+    """Fresh stdio objects over fds 0-2 (a fork's, set up for it; the server's were never used)."""
+    sys.stdin = sys.__stdin__ = open(0, "r", closefd=False)  # type: ignore[misc]
+    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # type: ignore[misc]
+    sys.stderr = sys.__stderr__ = open(2, "w", buffering=1, closefd=False,  # type: ignore[misc]
+                                       errors="backslashreplace")
+
+
+def restart_thread_pools() -> None:
+    for function, args in _restart:
+        function(*args)  # the pools the fork server stopped before forking
+
+
+def run_as_main(argv: list[str]) -> int:
+    """`python -m module args` or `python script.py args` (argv[0] the interpreter) in this
+    process, as `__main__`; the exit code the interpreter would give."""
+    import runpy
+
     try:
-        if module:
+        if argv[1] == "-m":
             sys.argv = [argv[0], *argv[3:]]
             runpy.run_module(argv[2], run_name="__main__", alter_sys=True)
         else:
             sys.argv = argv[1:]
             runpy.run_path(argv[1], run_name="__main__")
-        code = 0
+        return 0
     except SystemExit as exc:
-        code = _exit_code(exc.code)
+        return _exit_code(exc.code)
     except BaseException:  # noqa: BLE001 - reported as the interpreter would, exit 1
         sys.excepthook(*sys.exc_info())
-        code = 1
-    _exit(code)
+        return 1
 
 
 def _exec(job: dict) -> None:
@@ -478,13 +492,23 @@ def main() -> None:
 
 def _preload(control: socket.socket) -> None:
     """Import what the forks run (PRELOAD) and stop the thread pools the imports started."""
+    problem = preload(PRELOAD)
+    if problem is not None:
+        control.send(f"unusable: {problem}".encode())
+        sys.exit(3)
+
+
+def preload(names: tuple[str, ...]) -> str | None:
+    """Import `names` and stop the thread pools the imports started (what a fork of this
+    process may then run); None, or why forking would be unsafe. The variables the imports set
+    go to each fork (_SET_BY_PRELOAD)."""
     try:
         import numpy  # noqa: F401 - bpy imports it anyway: its BLAS threads count as a baseline
     except ImportError:
         pass
     baseline = _threads()
     before = dict(os.environ)
-    for name in PRELOAD:
+    for name in names:
         importlib.import_module(name)
     # Started under a frozen clock (libfaketime, FAKETIME_NO_CACHE: it reads FAKETIME at every
     # call), the imports seed what Blender seeds from the clock as a cold frozen Blender does;
@@ -493,11 +517,10 @@ def _preload(control: socket.socket) -> None:
     problem = _release_thread_pools(baseline)
     if frozen is not None:
         os.environ["FAKETIME"] = frozen
-    if problem is not None:
-        control.send(f"unusable: {problem}".encode())
-        sys.exit(3)
-    # bpy's import sets a few variables (MaterialX search paths): each fork gets them back.
-    _SET_BY_PRELOAD.update({k: v for k, v in os.environ.items() if before.get(k) != v})
+    if problem is None:
+        # bpy's import sets a few variables (MaterialX search paths): each fork gets them back.
+        _SET_BY_PRELOAD.update({k: v for k, v in os.environ.items() if before.get(k) != v})
+    return problem
 
 
 if __name__ == "__main__":
