@@ -126,4 +126,4 @@ class MutationActivities:
             gaming = [{"sample": f"gaming:{s.stem}", "script": GAMING + s.name, "path": str(d),
                        "criteria": probe.probe(d, task, rubric, work / "gaming-out" / f"{s.stem}.json", probes)["criteria"]}
                       for s, d in zip(scripts, deliveries)]
-            return probe.mutate(blend, task, rubric, probes, tried=tried), gaming
+            return bpy_procs.mutate_spread(probe, blend, task, rubric, probes, tried=tried), gaming

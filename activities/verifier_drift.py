@@ -51,7 +51,7 @@ from review_site.sources import SiteSourceError, Source, revision_publications
 from sandbox.script_run import ScriptIsolation
 from storage.content import ContentStore
 from storage.objects import ObjectStore
-from verifiers.bpy_procs import WarmProbe
+from verifiers.bpy_procs import WarmProbe, mutate_spread
 from verifiers.calibration import judge_samples
 from verifiers.drift import (MUTATIONS, Graded, mutation_drift, not_rescored_mutation, record_entry, stage_code,
                              summarize, task_drifts)
@@ -228,6 +228,10 @@ class Regrade:
         self.task = {"task_id": grading["task_id"], "verification": grading["verification"]}
         self.vl_answers, self.tolerance = vl_answers, tolerance
         self.count = 0
+        # delivery sha256 -> its rule report (JSON): a delivery stored more than once (a scripted
+        # policy's repeats are byte-identical, a calibration reference is often a trial's
+        # delivery too) is probed once -- the same bytes under the same code and tests
+        self._reports: dict[str, str] = {}
 
     def _blob(self, doc: dict | None) -> BlobRef | None:
         ref = BlobRef(doc["key"], doc["sha256"], doc["size"]) if doc else None
@@ -247,14 +251,19 @@ class Regrade:
         return None
 
     def probe_delivery(self, delivery: dict) -> dict:
-        """The rule report of a stored delivery under the code in force."""
-        self.count += 1
-        blend = self.store.fetch_to(cast(BlobRef, self._blob(delivery)), self.work / "deliveries" / f"{self.count}.blend")
-        try:
-            return self.probe.probe(blend, self.tests / "task.json", self.tests / "rubric.json",
-                                    self.work / "reports" / f"{self.count}.json")
-        finally:
-            blend.unlink(missing_ok=True)
+        """The rule report of a stored delivery under the code in force (once per delivery)."""
+        known = self._reports.get(delivery["sha256"])
+        if known is None:
+            self.count += 1
+            blend = self.store.fetch_to(cast(BlobRef, self._blob(delivery)),
+                                        self.work / "deliveries" / f"{self.count}.blend")
+            try:
+                report = self.probe.probe(blend, self.tests / "task.json", self.tests / "rubric.json",
+                                          self.work / "reports" / f"{self.count}.json")
+            finally:
+                blend.unlink(missing_ok=True)
+            known = self._reports[delivery["sha256"]] = json.dumps(report)
+        return json.loads(known)  # a copy: a caller may add to the report it is given
 
     def _score(self, delivery: dict, vl: dict | None) -> dict:
         return score_record(self.profile, self.probe_delivery(delivery), vl, self.task,
@@ -297,7 +306,7 @@ class Regrade:
         self.count += 1
         blend = self.store.fetch_to(cast(BlobRef, self._blob(reference["delivery"])),
                                     self.work / "deliveries" / f"{self.count}.blend")
-        rows = self.probe.mutate(blend, self.tests / "task.json", self.tests / "rubric.json")
+        rows = mutate_spread(self.probe, blend, self.tests / "task.json", self.tests / "rubric.json")
         task_doc = json.loads((self.tests / "task.json").read_text(encoding="utf-8"))
         table = mutation_table(rows, self.profile, self.task, self.params, allowed_operators(task_doc))
         stored_gaming = calibration.get("gaming")

@@ -21,6 +21,7 @@ keeps one bpy process with the probe library loaded and measures many deliveries
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import os
@@ -37,7 +38,7 @@ from blender.runner import (BlenderJob, BlenderProcessError, ScriptFailed, blend
                             script_failure)
 from contracts.seed_check import TASK_PROBES  # the draft's own probes file
 from sandbox.isolation.settings import SandboxSettings
-from sandbox.script_run import LOCAL, SandboxedServer, ScriptIsolation, script_isolation
+from sandbox.script_run import LOCAL, SandboxedServer, ScriptIsolation, SlotUnavailable, script_isolation
 from verifiers.version import PROBE_FILES
 
 VERIFIERS = Path(__file__).resolve().parent
@@ -341,15 +342,19 @@ class WarmProbe:
             return report
 
     def mutate(self, blend: Path, task: Path, rubric: Path, probes: Path | None = None,
-               operators: list[str] | None = None, tried: Callable[[int, int], None] | None = None) -> list[dict]:
+               operators: list[str] | None = None, tried: Callable[[int, int], None] | None = None,
+               part: tuple[int, int] | None = None) -> list[dict]:
         """Mutation testing in this warm process: every gaming operator (``mutations.py``)
         applied to ``blend`` in turn -- open, apply, probe in memory, re-open -- one row each
         (operator, applicable, why, criteria, error). ``tried(done, total)`` is told as the
-        operators advance."""
+        operators advance.  ``part`` (i, n): only every n-th operator from the i-th
+        (``mutate_spread``)."""
         probes = task_probes(rubric, probes)
+        job: dict = {"cmd": "mutate", "operators": operators}
+        if part is not None:
+            job["part"] = list(part)
         with self._lock:
-            answer = self._exchange(Path(blend), task, rubric, probes, "mutation testing",
-                                    {"cmd": "mutate", "operators": operators}, tried)
+            answer = self._exchange(Path(blend), task, rubric, probes, "mutation testing", job, tried)
             rows = answer["mutations"]  # an older probe_server (a bench's "before" grader) sends them in its answer
             if "rows" in answer and len(rows) != answer["rows"]:
                 raise BlenderProcessError(f"mutation testing of {blend}: {len(rows)} rows came, "
@@ -449,6 +454,62 @@ class WarmProbe:
             self._kill()  # the sandboxed process holds nothing to save: it goes with its sandbox
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._loop = None
+
+
+# Warm probes one full mutation test is spread over (mutate_spread): a hundred and fifty
+# operators, each an open, an edit and a whole measurement, are a seed's longest activity and,
+# at the end of a production, the one thing left running on a machine with idle cores.
+MUTATION_PROCESSES = 2
+
+
+def mutate_spread(probe: WarmProbe, blend: Path, task: Path, rubric: Path, probes: Path | None = None,
+                  tried: Callable[[int, int], None] | None = None, *, beside: list[WarmProbe] | None = None,
+                  processes: int = MUTATION_PROCESSES) -> list[dict]:
+    """``probe.mutate`` of every operator, the operators dealt out over ``probe``, the warm
+    probes ``beside`` it (the caller's, of the same code; left open) and as many new ones as
+    make ``processes`` (one per core at most), one thread each; the rows come back in the
+    operators' order, as one process gives them.  Each operator re-opens the delivery, so which
+    process runs it changes no row.  A new helper never waits for a sandbox slot (the
+    pre-start's rule: a spread must not hold one slot while it waits for another): one that
+    cannot have a slot at once leaves its share to ``probe``, after its own."""
+    beside = list(beside or [])[:max(0, processes - 1)]
+    n = max(1, min(processes, os.cpu_count() or 1), 1 + len(beside))
+    if n == 1:
+        return probe.mutate(blend, task, rubric, probes, tried=tried)
+    isolation = probe.isolation
+    if not probe.local:
+        isolation = cast(SandboxSettings, isolation).model_copy(update={"slot_wait_sec": 0})
+    helpers = [WarmProbe(probe.timeout, probe.log, sandbox=isolation, code=probe.code)
+               for _ in range(n - 1 - len(beside))]
+    counts: list[tuple[int, int] | None] = [None] * n
+    lock = threading.Lock()
+
+    def told(i: int) -> Callable[[int, int], None]:
+        def one(done: int, total: int) -> None:
+            with lock:
+                counts[i] = (done, total)
+                known = [c for c in counts if c is not None]
+                if tried is not None and len(known) == n:
+                    tried(sum(c[0] for c in known), sum(c[1] for c in known))
+        return one
+
+    try:
+        with concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="mutate") as pool:
+            futures = [pool.submit(w.mutate, blend, task, rubric, probes, None, told(i), (i, n))
+                       for i, w in enumerate([probe, *beside, *helpers])]
+            parts = []
+            for i, future in enumerate(futures):
+                try:
+                    parts.append(future.result())
+                except SlotUnavailable:  # a helper's start: no slot free now
+                    parts.append(probe.mutate(blend, task, rubric, probes, tried=told(i), part=(i, n)))
+    finally:
+        for helper in helpers:
+            helper.close()
+    if any(len(parts[0]) - len(part) not in (0, 1) for part in parts):
+        raise BlenderProcessError(f"mutation testing of {blend}: the processes' rows do not deal out "
+                                  f"({[len(part) for part in parts]})")
+    return [parts[k % n][k // n] for k in range(sum(len(part) for part in parts))]
 
 
 def _run_loop(loop: asyncio.AbstractEventLoop) -> None:

@@ -382,8 +382,9 @@ def measure_samples(bundle: TaskBundle, scorer: Scorer, work: Path, *, start_ble
         mutation_rows = None
         if mutate and blends[ref_index].is_file():
             tried = (lambda done, total: progress("operators", done, total)) if progress is not None else None
-            mutation_rows = probes[0].mutate(blends[ref_index], bundle.task_path, bundle.rubric_path,
-                                             bundle.task_probes, tried=tried)
+            mutation_rows = bpy_procs.mutate_spread(probes[0], blends[ref_index], bundle.task_path,
+                                                    bundle.rubric_path, bundle.task_probes, tried=tried,
+                                                    beside=probes[1:], processes=len(probes))
     finally:
         for p in probes:
             p.close()

@@ -512,6 +512,14 @@ class Probe:
         self._instances: dict[int, dict[str, list[dict]]] = {}  # frame -> drawn_instances
         self._viewport: dict[tuple, AABB | None] = {}  # (frame, name, faces_only) -> viewport_aabb
         self._viewport_seen: dict[int, tuple[set[str], dict | None]] = {}  # frame -> names, instances
+        # whole-scene readings two criteria may both ask for (probes_scene.snapshot: a rubric's
+        # scene_unchanged on the objects and another on the render, over the same frames)
+        self.readings: dict[tuple, Any] = {}
+
+    @property
+    def current_frame(self) -> int | None:
+        """The frame the probe's depsgraph was last stepped to by ``at`` (None: not yet)."""
+        return self._frame if isinstance(self._frame, int) else None
 
     @property
     def render_mode(self) -> bool:
@@ -542,6 +550,7 @@ class Probe:
         self._instances.clear()
         self._viewport.clear()
         self._viewport_seen.clear()
+        self.readings.clear()
 
     def time_dependent(self) -> str | None:
         """Why the render may differ between frames (``time_dependent``), cached; None: every

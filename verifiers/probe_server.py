@@ -13,7 +13,8 @@ moves everything else written to it over to stderr.
 ``mutations.py`` on one (good) delivery -- open, apply, probe in memory, re-open -- and replies
 with a line ``{"tried": [done, total]}`` before the first operator and after each (the
 pipeline's "operators tried n/m"), then one line ``{"row": row}`` per operator and last
-``{"ok": true, "rows": n}``.  A row a line: ninety-odd operators' criteria in one line passed
+``{"ok": true, "rows": n}``; ``"part": [i, n]`` runs only every n-th operator from the i-th
+(``bpy_procs.mutate_spread``: n warm probes share one mutation test).  A row a line: ninety-odd operators' criteria in one line passed
 the sandboxed pipe's 1 MiB line limit (asset-hygiene, red team 11).
 Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
 whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
@@ -86,8 +87,12 @@ def mutate(job: dict, started: float, reply) -> dict:
         rule_probe.use_task_probes(Path(job["rubric"]), Path(job["probes"]) if job.get("probes") else None)
         baseline = rule_probe.load_baseline(Path(job["rubric"]))  # start_scene.json beside it, if any
         plan = rule_probe.rule_plan(task, rubric)
+        names = list(job.get("operators") or mutations.OPERATORS)
+        if job.get("part"):
+            index, parts = (int(x) for x in job["part"])
+            names = names[index::parts]
         rows = mutations.run(Path(job["blend"]), task, rubric, baseline,
-                             lambda: rule_probe.measure_open_scene(plan, baseline), job.get("operators"), tried)
+                             lambda: rule_probe.measure_open_scene(plan, baseline), names, tried) if names else []
         return {"ok": True, "mutations": rows, "seconds": round(time.monotonic() - started, 4)}
     except Exception:
         return {"ok": False, "error": traceback.format_exc()}

@@ -945,6 +945,26 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numb
     first, last = (int(frames[0]), int(frames[1])) if frames else (int(scene.frame_start), int(scene.frame_end))
     if last < first:
         raise ValueError(f"snapshot: bad frame range {first}..{last}")
+    # the same reading asked for twice in one measurement (two scene_unchanged criteria over the
+    # same frames, one on the objects, one on the render) is taken once: its values, the
+    # non-numbers it met, and the frame it leaves the probe at
+    key = ("snapshot", first, last, not_numbers is not None,
+           tuple(sorted((k, tuple(sorted(v))) for k, v in (unread or {}).items())))
+    known = probe.readings.get(key)
+    if known is None:
+        found: list | None = [] if not_numbers is not None else None
+        out = _snapshot(probe, scene, first, last, found, unread)
+        known = probe.readings[key] = (json.dumps(out, sort_keys=True), found, probe.current_frame)
+    text, found, frame = known
+    if not_numbers is not None:
+        not_numbers.extend(list(f) for f in found)
+    if frame is not None:
+        probe.at(frame)
+    return json.loads(text)
+
+
+def _snapshot(probe, scene, first: int, last: int, not_numbers: list | None, unread: dict | None) -> dict:
+    """``snapshot`` of a Probe, taken."""
     objects = sorted(scene.objects, key=lambda o: o.name)
     probe.at(first)
     rendered = probe.rendered()
@@ -1024,9 +1044,8 @@ def snapshot(source, frames: tuple[int, int] | list[int] | None = None, not_numb
         runs = _runs(hashes)
         if runs is not None:
             (series["objects"].setdefault(name, {}) if section == "objects" else series["render"])[key] = runs
-    out = {"objects": entries, "render": render, "material_graphs": graphs, "frames": [first, last],
-           "series": series}
-    return json.loads(json.dumps(out, sort_keys=True))
+    return {"objects": entries, "render": render, "material_graphs": graphs, "frames": [first, last],
+            "series": series}
 
 
 # --- comparing ------------------------------------------------------------------------------------

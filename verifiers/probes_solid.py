@@ -24,6 +24,7 @@ Shared conventions:
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import math
 import sys
@@ -152,10 +153,7 @@ class Solid:
         """What decides an overlap: the world-space vertices and the faces that use them (once
         per solid: a solid is cached per frame and measured against several others)."""
         if self._digest is None:
-            h = hashlib.blake2b(digest_size=16)
-            for arr in (self.co, self.loop_vert, self.start, self.total):
-                h.update(np.ascontiguousarray(arr).tobytes())
-            self._digest = h.digest()
+            self._digest = arrays_digest(self.co, self.loop_vert, self.start, self.total)
         return self._digest
 
     def tree(self) -> BVHTree:
@@ -184,7 +182,41 @@ def _build_solid(probe: Probe, obj, frame: int) -> Solid | None:
         return None
     probe.at(frame)
     det = float(obj.evaluated_get(probe.depsgraph).matrix_world.determinant())
-    return _make_solid(obj.name, mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], det)
+    return solid_from_arrays(obj.name, mesh["co"], mesh["loop_vert"], mesh["poly_start"], mesh["poly_total"], det)
+
+
+def arrays_digest(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray) -> bytes:
+    """``Solid.digest`` of these arrays: the world-space vertices and the faces that use them."""
+    h = hashlib.blake2b(digest_size=16)
+    for arr in (co, lv, start, total):
+        h.update(np.ascontiguousarray(arr).tobytes())
+    return h.digest()
+
+
+# (name, det, the arrays' lengths and digest) -> Solid (probe_core.remember, at most SOLIDS_KEPT):
+# mutation testing measures the reference once per operator, and a part an operator leaves be is
+# the same mesh every time -- its solid, shells, triangles and BVH tree are built once, not once
+# per operator.  Keyed by the exact arrays (a 16-byte blake2b of their bytes), so a part that
+# differs by one vertex is a new solid.
+_SOLIDS: dict[tuple, Solid] = {}
+SOLIDS_KEPT = 20_000
+# emptied before Blender's own exit handler (registered earlier, so run later) counts the BVH
+# trees still held as leaked memory
+atexit.register(_SOLIDS.clear)
+
+
+def solid_from_arrays(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.ndarray,
+                      det: float) -> Solid:
+    """``_make_solid`` of these arrays, the one built before for the same arrays where there is one."""
+    digest = arrays_digest(co, lv, start, total)
+    key = (name, float(det), len(co), len(lv), len(start), digest)
+    known = _SOLIDS.get(key)
+    if known is None:
+        if len(_SOLIDS) >= SOLIDS_KEPT:
+            _SOLIDS.clear()
+        known = _SOLIDS[key] = _make_solid(name, co, lv, start, total, det)
+        known._digest = digest
+    return known
 
 
 def fan_indices(lv: np.ndarray, start: np.ndarray, total: np.ndarray,
@@ -1266,7 +1298,7 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
                         for name, mesh in ((a_name, ma), (b_name, mb)):
                             if name not in solids:
                                 det = float(np.linalg.det(np.array(names[name].evaluated_get(probe.depsgraph).matrix_world)))
-                                solids[name] = _make_solid(name, mesh["co"], mesh["loop_vert"], mesh["poly_start"],
+                                solids[name] = solid_from_arrays(name, mesh["co"], mesh["loop_vert"], mesh["poly_start"],
                                                            mesh["poly_total"], det)
                         within = hinges.get((a_name, b_name))
                         away = None if within is None else (

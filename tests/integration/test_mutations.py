@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.script_run import SlotUnavailable
 from tests.probe_cases import local_probe, write_rule_task
+from verifiers import bpy_procs
 
 from verifiers.mutation_testing import OPERATOR_NAMES, mutation_table
 from verifiers.profiles import get_profile
@@ -185,6 +187,32 @@ def test_own_transform_read_by_value_at_frame_brings_transforms_to_parents_in(de
         world_only = write_task(tmp_path / "world", [WATCH["bbox_vertices"]], "from_scratch")
         (refused,) = probe.mutate(delivery, *world_only, operators=["transforms_to_parents"])
     assert not refused["applicable"] and "value_at_frame of a transform channel" in refused["why"]
+
+
+def test_a_mutation_test_spread_over_two_processes_gives_one_process_rows(delivery, tmp_path, monkeypatch):
+    """``mutate_spread`` deals every operator out over the warm probe and a second one: the rows
+    come back in the operators' order, equal to one process's, and "operators tried" counts
+    them all.  A helper that cannot have a sandbox slot at once (here: every start refused)
+    leaves its share to the first probe, which runs it after its own: the same rows again."""
+    task, rubric = write_task(tmp_path / "task", [*WATCH.values(), OWN], "continue")
+    (tmp_path / "task" / "start_scene.json").write_bytes((delivery.parent / "start_scene.json").read_bytes())
+    tried: list[tuple[int, int]] = []
+    with local_probe() as probe:
+        one = probe.mutate(delivery, task, rubric)
+        spread = bpy_procs.mutate_spread(probe, delivery, task, rubric, tried=lambda *c: tried.append(c))
+        starts = probe.starts
+
+        def no_slot(self) -> None:
+            raise SlotUnavailable("every sandbox slot is busy (the test's refusal)")
+
+        monkeypatch.setattr(bpy_procs.WarmProbe, "_start", no_slot)
+        alone = bpy_procs.mutate_spread(probe, delivery, task, rubric)
+    assert probe.starts == starts  # the first probe stayed up throughout
+    assert [r["operator"] for r in spread] == list(OPERATOR_NAMES)
+    assert spread == one and alone == one
+    total = len(OPERATOR_NAMES)
+    assert tried[0][1] == total and tried[-1] == (total, total)
+    assert [done for done, _ in tried] == sorted(done for done, _ in tried)
 
 
 # --- issue 33's operators: each changes what it says, checked on the render-mode depsgraph ------

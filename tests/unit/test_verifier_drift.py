@@ -284,6 +284,11 @@ def test_which_stored_records_are_graded_again(tmp_path):
            "delivery": delivered, "vl": None, "failure": None}
     entry, new = regrade.calibration(row)
     assert entry["verdict_flip"] and new is not None and new["verifier_version"] == "vv2-1111111111111111"
+    # the same delivery stored again (a calibration reference that is a trial's delivery too):
+    # probed once, each record graded from its own copy of the report
+    assert probe.probed == [b"a delivery"]
+    again = regrade.trial("evaluation", "t.oracle.4", record())
+    assert probe.probed == [b"a delivery"] and again["rescored"] and again["new_reward"] == 0.4
 
 
 def _report(created_at: str, tasks: list[dict]) -> dict:
