@@ -26,6 +26,7 @@ from contracts import lineage
 from contracts.payloads.authoring import GradingSpec, TaskIdentity
 from contracts.payloads.common import BlobRef
 from verifiers.evidence import resolve_spec
+from verifiers.version import PROBE_FILES
 
 VERIFIERS = Path(__file__).resolve().parent.parent / "verifiers"
 
@@ -205,6 +206,12 @@ def write_harbor_task(store: ContentStore, package: BlobRef, dest: Path, meta: T
 # (verifiers/packaged_grade.py): the renderer and the scoring code, as the package `verifiers/`.
 PACKAGED_GRADING_SCRIPTS = ("render_evidence.py", "packaged_grade.py")
 PACKAGED_GRADING_MODULES = ("vl.py", "colour_math.py", "profiles.py", "scoring.py")
+# The project's own modules a trial's verifier imports from tests/: compiled on the worker for
+# a trial's task folder (verifiers/verifier_bytecode.py; never in a publication), never the
+# task's own task_probes.py.
+VERIFIER_MODULES = tuple(dict.fromkeys((
+    *PROBE_FILES, *EVIDENCE_PREFETCH_SCRIPTS, *PACKAGED_GRADING_SCRIPTS, "rewardkit_rules.py",
+    *(f"verifiers/{name}" for name in PACKAGED_GRADING_MODULES))))
 
 
 def write_packaged_grading(store: ContentStore, grading: GradingSpec, tests: Path) -> None:

@@ -30,7 +30,8 @@ from temporalio.exceptions import ApplicationError
 from blender.runtime import blender_version
 from contracts.errors import MODEL_NOT_CONFIGURED, invalid_draft
 from activities.evidence import evidence_budget_sec
-from activities.harbor_task import EVIDENCE_JOB, write_harbor_task
+from activities.harbor_task import EVIDENCE_JOB, VERIFIER_MODULES, write_harbor_task
+from verifiers.verifier_bytecode import add_bytecode
 from activities.policies import policy_for
 from storage.content import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
@@ -89,6 +90,7 @@ class TrialActivities:
                                          evidence=None if spec is None else {
                                              "spec": spec, "budget_sec": evidence_budget_sec()})
             await self._check_privacy(req, task_dir, work)
+            add_bytecode(task_dir / "tests", VERIFIER_MODULES)  # the verifier compiles none of ours
             scripts = work / "privileged"
             for prefix in PRIVILEGED:
                 self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
