@@ -107,11 +107,6 @@ class DriftActivities:
         records = self._campaign_records({p.sha256 for p in pubs})
         tasks = [DriftTaskInput(p.publication["task_id"], p.folder, p.sha256, float(tolerance), req.probe_code,
                                 records.get(p.sha256, []), p.files.records_sha256) for p in pubs]
-        # The longest first: the gpu pool takes drift_task activities in the order they are
-        # scheduled, and the task that runs longest must not start last and then run alone.
-        # Its stage-05 mutation test's recorded wall stands for its cost (ties keep task order).
-        wall = {p.sha256: _mutation_wall(p.files.json(CALIBRATION)) for p in pubs}
-        tasks.sort(key=lambda t: -wall[t.publication_sha256])
         return DriftPlan(ns, rev, self.objects.location(RevisionKeys(ns, rev).root), tasks, code_id, files,
                          replaced)
 
@@ -203,8 +198,7 @@ class DriftActivities:
     @activity.defn(name="write_drift_report")
     def write_drift_report(self, req: DriftReportInput) -> VerifierDriftResult:
         plan = req.plan
-        # by task id, whatever order they ran in (the plan runs the longest first)
-        tasks = sorted((cast(dict, self.store.get_json(r.entry)) for r in req.results), key=lambda t: t["task_id"])
+        tasks = [cast(dict, self.store.get_json(r.entry)) for r in req.results]
         doc: dict[str, Any] = {
             "report_version": REPORT_VERSION, "namespace": plan.namespace, "revision": plan.revision,
             "created_at": req.created_at, "tolerance": req.request.tolerance,
@@ -221,13 +215,6 @@ class DriftActivities:
         s = report.summary
         return VerifierDriftResult(self.objects.location(key), key, s.zero_drift, s.tasks_checked, s.verdict_flips,
                                    list(s.tasks_with_drift))
-
-
-def _mutation_wall(calibration: dict | None) -> float:
-    """What stage 05's mutation test of a task took (s; 0 when not recorded)."""
-    cost = ((calibration or {}).get("mutations") or {}).get("cost") or {}
-    wall = cost.get("wall_sec")
-    return float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) else 0.0
 
 
 class Regrade:

@@ -27,11 +27,10 @@ def _sha(data: bytes) -> str:
 
 def write_publication(objects: ObjectStore, store: ContentStore, folder: str, task_id: str,
                       input_reward: float = 0.2, profile: str = "blender-70-30",
-                      assembled: AssembledPackage | None = None, calibration: dict | None = None) -> str:
+                      assembled: AssembledPackage | None = None) -> str:
     """Returns the sha256 of the publication.json written under `folder`. With `assembled` (a
     real package, `tests.conftest.assemble_seed`) the publication carries its package, identity
-    and grading, so a campaign over it runs real trials; with `calibration`, that document as its
-    review/calibration-report.json."""
+    and grading, so a campaign over it runs real trials."""
     if assembled is None:
         with tempfile.TemporaryDirectory() as tmp:
             (Path(tmp) / "instruction.md").write_text(f"Fix {task_id}.\n")
@@ -56,8 +55,6 @@ def write_publication(objects: ObjectStore, store: ContentStore, folder: str, ta
             f'workflow_primary = "{who.workflow_primary if who else "MOD-01"}"\n'
             f'profession_primary = "{who.profession_primary if who else "PRF-MODEL"}"\n').encode()
     files = {"review/frozen-task.json": frozen, "task/task.toml": toml}
-    if calibration is not None:
-        files["review/calibration-report.json"] = json.dumps(calibration).encode()
     for rel, data in files.items():
         objects.put_if_absent(f"{folder}/{rel}", data)
     listed = [{"path": rel, "sha256": _sha(data), "size": len(data)} for rel, data in sorted(files.items())]
@@ -71,14 +68,14 @@ def write_publication(objects: ObjectStore, store: ContentStore, folder: str, ta
 
 
 def write_frozen_revision(objects: ObjectStore, store: ContentStore, namespace: str, revision: str,
-                          splits: dict[str, list[str]], calibration: dict[str, dict] | None = None) -> None:
+                          splits: dict[str, list[str]]) -> None:
     keys = RevisionKeys(namespace, revision)
     manifest = {"namespace": namespace, "revision": revision, "splits": {}}
     for split, tasks in splits.items():
         entries = []
         for i, task in enumerate(tasks):
             sha = write_publication(objects, store, f"{keys.publications}/{task}/{task}-r1", task,
-                                    input_reward=0.1 * (i + 1), calibration=(calibration or {}).get(task))
+                                    input_reward=0.1 * (i + 1))
             entries.append({"task_id": task, "publication_id": f"{task}-r1", "publication_sha256": sha})
         manifest["splits"][split] = entries
     objects.put_if_absent(keys.manifest, json.dumps(manifest, indent=2).encode())

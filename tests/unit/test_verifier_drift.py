@@ -20,7 +20,6 @@ from contracts.payloads.verifier_drift import VerifierDriftInput, VerifierDriftR
 from dataset_revisions.layout import RevisionKeys
 from storage.content import FilesystemStore
 from storage.objects import FilesystemObjects
-from tests.campaign_support.publications import write_frozen_revision
 from verifiers.drift import (CANDIDATE_FILES, CODE_FILES, Graded, candidate_problems, compare, mutation_drift,
                              not_rescored_mutation, record_entry, stage_code, summarize, task_drifts)
 from verifiers.profiles import get_profile
@@ -215,19 +214,6 @@ def test_the_plan_refuses_bad_input_naming_it_and_writes_nothing(drift, tmp_path
         drift.plan_drift(req)
     assert e.value.type == INVALID_DRIFT_REQUEST and e.value.non_retryable and words in e.value.message
     assert sorted(p for p in (tmp_path / "var").rglob("*")) == before
-
-
-def test_the_plan_runs_the_longest_task_first_by_its_recorded_mutation_test(tmp_path):
-    """The gpu pool takes the re-scorings in the order the plan lists them: the one whose stage-05
-    mutation test took longest goes first, so that it does not start last and run alone; a task
-    with no recorded wall keeps its place after them."""
-    objects, store = FilesystemObjects(tmp_path / "var"), FilesystemStore(tmp_path / "var" / "store")
-    write_frozen_revision(objects, store, "tst", "r1", {"test": ["alpha", "beta", "gamma", "delta"]}, calibration={
-        "beta": {"mutations": {"cost": {"wall_sec": 88.1}}}, "gamma": {"mutations": {"cost": {"wall_sec": 19.4}}},
-        "delta": {"mutations": {"cost": {}}}})
-    objects.put_if_absent(RevisionKeys("tst", "r1").spec, b"{}")
-    plan = DriftActivities(store, objects, PROJECT).plan_drift(VerifierDriftInput(DatasetRef("tst", "r1")))
-    assert [t.task_id for t in plan.tasks] == ["beta", "gamma", "alpha", "delta"]
 
 
 @pytest.mark.parametrize("argv, words", [
