@@ -90,9 +90,9 @@ def rnd(value: Any) -> Any:
 MEMO_KEPT = 100_000
 
 
-def remember(memo: dict, key: Any, value: Any) -> Any:
-    """``memo[key] = value`` (the memo emptied first when it holds ``MEMO_KEPT``); the value."""
-    if len(memo) >= MEMO_KEPT:
+def remember(memo: dict, key: Any, value: Any, kept: int = MEMO_KEPT) -> Any:
+    """``memo[key] = value`` (the memo emptied first when it holds ``kept``); the value."""
+    if len(memo) >= kept:
         memo.clear()
     memo[key] = value
     return value

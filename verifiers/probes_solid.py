@@ -193,7 +193,8 @@ def arrays_digest(co: np.ndarray, lv: np.ndarray, start: np.ndarray, total: np.n
     return h.digest()
 
 
-# (name, det, the arrays' lengths and digest) -> Solid (probe_core.remember, at most SOLIDS_KEPT):
+# (name, det, the arrays' lengths and digest) -> Solid (probe_core.remember, at most SOLIDS_KEPT: a
+# solid holds its BVH tree, far more than the other memos' entries):
 # mutation testing measures the reference once per operator, and a part an operator leaves be is
 # the same mesh every time -- its solid, shells, triangles and BVH tree are built once, not once
 # per operator.  Keyed by the exact arrays (a 16-byte blake2b of their bytes), so a part that
@@ -212,9 +213,7 @@ def solid_from_arrays(name: str, co: np.ndarray, lv: np.ndarray, start: np.ndarr
     key = (name, float(det), len(co), len(lv), len(start), digest)
     known = _SOLIDS.get(key)
     if known is None:
-        if len(_SOLIDS) >= SOLIDS_KEPT:
-            _SOLIDS.clear()
-        known = _SOLIDS[key] = _make_solid(name, co, lv, start, total, det)
+        known = remember(_SOLIDS, key, _make_solid(name, co, lv, start, total, det), SOLIDS_KEPT)
         known._digest = digest
     return known
 

@@ -20,7 +20,6 @@ import hashlib
 import importlib.util
 import os
 import py_compile
-import tempfile
 import threading
 from collections.abc import Iterable
 from pathlib import Path
@@ -43,27 +42,17 @@ def add_bytecode(tests: Path, names: Iterable[str]) -> list[Path]:
         source = tests / name
         if not source.is_file():
             continue
-        data = source.read_bytes()
-        pyc = _pyc_of(data, f"/tests/{name}")
         target = Path(importlib.util.cache_from_source(str(source)))
-        target.parent.mkdir(exist_ok=True)
-        target.write_bytes(pyc)
+        key = hashlib.sha256(source.read_bytes()).hexdigest()
+        with _LOCK:
+            known = _COMPILED.get(key)
+        if known is None:  # compiled where it goes, then kept for the next trial's copy
+            py_compile.compile(str(source), cfile=str(target), dfile=f"/tests/{name}", doraise=True,
+                               invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
+            with _LOCK:
+                _COMPILED[key] = target.read_bytes()
+        else:
+            target.parent.mkdir(exist_ok=True)
+            target.write_bytes(known)
         written.append(target)
     return written
-
-
-def _pyc_of(data: bytes, shown_as: str) -> bytes:
-    key = hashlib.sha256(data).hexdigest()
-    with _LOCK:
-        known = _COMPILED.get(key)
-    if known is not None:
-        return known
-    with tempfile.TemporaryDirectory(prefix="arkevo-pyc-") as tmp:
-        source, out = Path(tmp) / "source.py", Path(tmp) / "source.pyc"
-        source.write_bytes(data)
-        py_compile.compile(str(source), cfile=str(out), dfile=shown_as, doraise=True,
-                           invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)
-        compiled = out.read_bytes()
-    with _LOCK:
-        _COMPILED[key] = compiled
-    return compiled
