@@ -208,10 +208,10 @@ PACKAGED_GRADING_SCRIPTS = ("render_evidence.py", "packaged_grade.py")
 PACKAGED_GRADING_MODULES = ("vl.py", "colour_math.py", "profiles.py", "scoring.py")
 # The project's own modules a trial's verifier imports from tests/: compiled on the worker for
 # a trial's task folder (verifiers/verifier_bytecode.py; never in a publication), never the
-# task's own task_probes.py.
-VERIFIER_MODULES = tuple(dict.fromkeys((
-    *PROBE_FILES, *EVIDENCE_PREFETCH_SCRIPTS, *PACKAGED_GRADING_SCRIPTS, "rewardkit_rules.py",
-    *(f"verifiers/{name}" for name in PACKAGED_GRADING_MODULES))))
+# task's own task_probes.py. Not what a pipeline trial never imports: the scripts test.sh runs
+# as __main__ (probe_and_render.py, packaged_grade.py: Python compiles a script from its source
+# whatever lies beside it) and RewardKit's rewardkit_rules.py.
+VERIFIER_MODULES = (*PROBE_FILES, "render_evidence.py", *(f"verifiers/{name}" for name in PACKAGED_GRADING_MODULES))
 
 
 def write_packaged_grading(store: ContentStore, grading: GradingSpec, tests: Path) -> None:

@@ -7,8 +7,8 @@ beside each of the project's own verifier modules in a trial's ``tests/``: Pytho
 hashes the source it is given and uses the bytecode only when the hash matches, so a source that
 differs from what was compiled is compiled there as before, never run from stale bytecode.
 
-Only the project's files are compiled here, chosen by name (the probe library, the evidence and
-packaged-grading scripts); a task's own ``task_probes.py`` is author code and is parsed only in
+Only the project's files are compiled here, chosen by name (the probe library, the evidence
+renderer and the packaged grading's modules); a task's own ``task_probes.py`` is author code and is parsed only in
 the sandbox.  The compiled bytes are kept per worker process by the source's sha256 (a trial's
 ``tests/`` is a fresh copy of the same few files).  ``ARKEVO_VERIFIER_BYTECODE=0`` leaves them out
 (the A/B in docs/performance.md).
