@@ -32,7 +32,7 @@ from contracts.errors import MODEL_NOT_CONFIGURED, invalid_draft
 from activities.evidence import evidence_budget_sec
 from activities.harbor_task import EVIDENCE_JOB, VERIFIER_MODULES, write_harbor_task
 from verifiers.verifier_bytecode import add_bytecode
-from activities.policies import policy_for
+from activities.policies import Policy, policy_for
 from storage.content import ContentStore
 from activities.trial_backends import HarborSandboxBackend, LocalBackend, TrialBackend
 from contracts.payloads.campaigns import SolverEndpointCheckInput
@@ -92,8 +92,7 @@ class TrialActivities:
             await self._check_privacy(req, task_dir, work)
             add_bytecode(task_dir / "tests", VERIFIER_MODULES)  # the verifier compiles none of ours
             scripts = work / "privileged"
-            for prefix in PRIVILEGED:
-                self.store.materialize_tree(req.task_package, scripts / prefix, prefix=prefix)
+            self._fetch_script(req, policy, scripts)
             run = await self.backend.run(task_dir, policy, scripts, work,
                                          None if spec is None else self._skip_cached(task_dir, spec),
                                          prestart_next=req.prestart_next)
@@ -131,6 +130,17 @@ class TrialActivities:
             harbor_trial=harbor_trial,
             blender_version=blender_version(),
         )
+
+    def _fetch_script(self, req: TrialRequest, policy: Policy, scripts: Path) -> None:
+        """The policy's own script, the one file of PRIVILEGED a scripted policy reads (a
+        calibration's other scripts stay in the store). Not in the package or outside
+        PRIVILEGED: nothing is written, and the backend names the missing script."""
+        script = policy.script
+        if script is None or not script.startswith(PRIVILEGED):
+            return
+        entry = self.store.tree_entries(req.task_package).get(script)
+        if entry is not None:
+            self.store.fetch_to(self.store.ref_for(entry["sha256"], entry["size"]), scripts / script)
 
     def _evidence_spec(self, req: TrialRequest) -> dict | None:
         if self.evidence is None or req.judge_config is None:

@@ -28,7 +28,8 @@ from storage.content import ContentStore, FilesystemStore  # noqa: E402
 from storage.objects import FilesystemObjects, ObjectMissing, ObjectStore  # noqa: E402
 from publications.layout import records_key  # noqa: E402
 from publications.reader import read_publication  # noqa: E402
-from workers.stack import POOLS, SEARCH_ATTRIBUTES, free_port, port_open, temporal_bin  # noqa: E402
+from workers.stack import (DEV_SERVER_SQLITE, POOLS, SEARCH_ATTRIBUTES, free_port, port_open,  # noqa: E402
+                           temporal_bin)
 
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
@@ -219,7 +220,7 @@ class Deployment:
         self.port = free_port()
         argv = [temporal_bin(), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
                 "--port", str(self.port), "--db-filename", str(self.work / "temporal.sqlite"),
-                "--log-level", "warn"]
+                *DEV_SERVER_SQLITE, "--log-level", "warn"]
         for key, kind in SEARCH_ATTRIBUTES.items():
             argv += ["--search-attribute", f"{key}={kind}"]
         self.server = self._spawn("temporal", argv, dict(os.environ))

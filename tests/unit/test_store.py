@@ -72,6 +72,18 @@ def test_identical_content_is_stored_once(store, tmp_path):
     assert not any(staging_dir(store).iterdir())  # no temp file left behind
 
 
+def test_a_file_the_store_holds_is_named_without_staging(store, tmp_path, monkeypatch):
+    held = store.put_bytes(b"a delivery")
+    (tmp_path / "held").write_bytes(b"a delivery")
+    (tmp_path / "new").write_bytes(b"another delivery")
+    staged = []
+    real_mkstemp = tempfile.mkstemp
+    monkeypatch.setattr(tempfile, "mkstemp", lambda *a, **kw: staged.append(kw) or real_mkstemp(*a, **kw))
+    assert store.put_file(tmp_path / "held") == held and staged == []
+    new = store.put_file(tmp_path / "new")
+    assert len(staged) == 1 and store.get_bytes(new) == b"another delivery"
+
+
 def test_tree_round_trip(store, tmp_path):
     src = tmp_path / "src"
     (src / "a" / "b").mkdir(parents=True)
