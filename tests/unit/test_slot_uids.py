@@ -8,7 +8,9 @@ import os
 import pwd
 import random
 import shutil
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -53,3 +55,40 @@ def test_the_range_comes_from_the_environment(monkeypatch):
     monkeypatch.setenv("ARKEVO_SANDBOX_UID_BASE", "lots")
     with pytest.raises(ValueError, match="ARKEVO_SANDBOX_UID_BASE='lots'"):
         SandboxSettings()
+
+
+def test_user_pids_sees_a_uid_by_real_effective_or_saved_id_and_skips_zombies():
+    """The /proc scan behind every slot wipe, on live processes: a child that dropped to a
+    uid by each of its three ids is found; one that exited and was not reaped is not."""
+    from sandbox.isolation.slots import user_pids
+
+    uid = random.randrange(1_900_000, 1_990_000)
+    children = {}
+    for kind, ids in (("real", (uid, 0, 0)), ("effective", (0, uid, 0)), ("saved", (0, 0, uid))):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: take the ids, say so, wait to be killed
+            os.close(read)
+            os.setresuid(*ids)
+            os.write(write, b"x")
+            os.pause()
+        os.close(write)
+        assert os.read(read, 1) == b"x"
+        os.close(read)
+        children[kind] = pid
+    zombie = os.fork()
+    if zombie == 0:
+        os.setresuid(uid, uid, uid)
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + 10
+        while "State:\tZ" not in open(f"/proc/{zombie}/status").read():
+            assert time.monotonic() < deadline, "the child never exited"
+            time.sleep(0.01)
+        assert sorted(user_pids(uid)) == sorted(children.values())
+    finally:
+        for pid in children.values():
+            os.kill(pid, signal.SIGKILL)
+        for pid in [*children.values(), zombie]:
+            os.waitpid(pid, 0)
+    assert user_pids(uid) == []
