@@ -51,11 +51,9 @@ class ContentStore:
     def put_file(self, path: Path) -> BlobRef:
         # Content already stored (a scripted policy's repeated delivery, an unchanged report) is
         # only read, to name it: no temp file, copy or fsync for it.
-        digest, size = hashlib.sha256(), 0
         with open(path, "rb") as src:
-            while chunk := src.read(_CHUNK):
-                digest.update(chunk)
-                size += len(chunk)
+            digest = hashlib.file_digest(src, "sha256")
+            size = src.tell()  # what was read: the name and size of the same bytes
         known = self.ref_for(digest.hexdigest(), size)
         if self.backend.exists(known.key):
             return known
