@@ -84,3 +84,24 @@ def test_stop_grace_exceeds_the_graceful_shutdown():
     for worker in WORKERS:
         pool = worker.removeprefix("worker-")
         assert seconds(SERVICES[worker]["stop_grace_period"]) > GRACEFUL_SHUTDOWN_SEC[pool], worker
+
+
+class _ComposeTags(yaml.SafeLoader):
+    """Compose's merge tags (`!reset`, `!override`) read as the plain value they tag."""
+
+
+_ComposeTags.add_multi_constructor(
+    "!", lambda loader, _tag, node: (loader.construct_sequence(node) if isinstance(node, yaml.SequenceNode)
+                                     else loader.construct_mapping(node) if isinstance(node, yaml.MappingNode)
+                                     else loader.construct_scalar(node)))
+
+
+def test_offline_dev_server_runs_sqlite_as_the_stack_does():
+    """deploy/compose.offline.yml cannot import workers/stack.py: its dev server's pragmas are
+    written out there, and must be the same ones (WAL, synchronous=normal)."""
+    from workers.stack import DEV_SERVER_SQLITE
+
+    offline = yaml.load((ROOT / "deploy" / "compose.offline.yml").read_text(), Loader=_ComposeTags)
+    argv = offline["services"]["temporal"]["entrypoint"]
+    pragmas = [(a, b) for a, b in zip(argv, argv[1:]) if a == "--sqlite-pragma"]
+    assert pragmas == list(zip(DEV_SERVER_SQLITE[::2], DEV_SERVER_SQLITE[1::2]))
