@@ -125,6 +125,10 @@ OPERATOR_NAMES = (
     # issue 33, open red-team items: a fill focused by its own Spread, a metal's edges darkened by its tint,
     # a link folded into its neighbour
     "fill_focused_by_spread", "metal_edge_tint_black", "hinge_folded_in",
+    # red team 19: between frames as the frames show it, outputs Blender picks, the evaluator's edge
+    # cases, animation written into another data-block, how the file shows the objects when opened
+    "part_jumps_through_between_frames", "light_output_over_material", "texture_floored_by_exclusion",
+    "texture_switched_by_black_hue", "foreign_path_hides_object", "kept_objects_off_in_viewports",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

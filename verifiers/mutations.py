@@ -40,7 +40,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "21"
+MUTATIONS_VERSION = "22"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -3876,3 +3876,125 @@ def hinge_folded_in(ctx: Context) -> None:
     child.keyframe_insert("delta_rotation_euler", index=axis, frame=max(end - 4, ctx.scene.frame_start))
     child.delta_rotation_euler[axis] = turn
     child.keyframe_insert("delta_rotation_euler", index=axis, frame=end)
+
+
+# --- red team 19: what the frames show between them, outputs Blender picks, the evaluator's edge
+# cases, animation written into another data-block, the file as opened ---
+# A forearm keyed Constant (or Stepped, or turned the long way round) jumped through the box
+# between two frames with no subframe showing it (solids_apart now also carries each part along
+# the shortest motion between the frames' poses); a Light Output aimed at the engine in a crate's
+# material drew it plain (Blender picks among material, light and world outputs); an Exclusion
+# floored after its factor and a hue read off a colour whose largest channel is 0 hid the texture
+# (the evaluator now follows Blender's formulas); a line style's driver wrote into the sun, the
+# camera and the planter (scene_unchanged refuses animation paths into another data-block); props
+# disabled in viewports left the file empty when opened (the snapshot holds how it is shown).
+
+
+@operator("part_jumps_through_between_frames", "part_passes_through_between_frames with its keys Constant: the part "
+          "jumps to the far side of the other part and back, no subframe of the animation between the two frames "
+          "shows the way through",
+          lambda ctx: None if _apart_pair(ctx) else "no solids_apart criterion with two distinct parts")
+def part_jumps_through_between_frames(ctx: Context) -> None:
+    part_passes_through_between_frames(ctx)
+    obj = _apart_pair(ctx)[0]  # type: ignore[index]  # applicable
+    for fc in _fcurves(obj.animation_data):
+        if fc.data_path == "delta_location":
+            for key in fc.keyframe_points:
+                key.interpolation = "CONSTANT"
+
+
+def _surface_judged(method: str, params: dict) -> bool:
+    return _colour_judged(method, params) or method == "surface_shader"
+
+
+@operator("light_output_over_material", "each surface-judged part material given a Light Output aimed at the scene's "
+          "engine, fed by a plain glowing Emission (strength 5): Blender picks it over the active Material Output, a "
+          "render draws the part as a flat glowing colour",
+          _needs_judged(_surface_judged, "surface"))
+def light_output_over_material(ctx: Context) -> None:
+    target = "CYCLES" if ctx.scene.render.engine == "CYCLES" else "EEVEE"
+    for mat in _judged_materials(ctx, _surface_judged):
+        tree = mat.node_tree
+        glow = tree.nodes.new("ShaderNodeEmission")
+        glow.inputs["Color"].default_value = (*PLAIN_COLOUR, 1.0)
+        glow.inputs["Strength"].default_value = 5.0
+        out = tree.nodes.new("ShaderNodeOutputLight")
+        out.target = target
+        tree.links.new(glow.outputs["Emission"], out.inputs["Surface"])
+
+
+def _mix_rgba(tree, blend: str, fac, a, b):
+    """A Mix node (RGBA, ``blend``): each of ``fac``, ``a``, ``b`` a socket linked in or a value
+    set; its colour result socket."""
+    node = tree.nodes.new("ShaderNodeMix")
+    node.data_type, node.blend_type = "RGBA", blend
+    sockets = {s.identifier: s for s in node.inputs}
+    for key, value in (("Factor_Float", fac), ("A_Color", a), ("B_Color", b)):
+        if isinstance(value, bpy.types.NodeSocket):
+            tree.links.new(value, sockets[key])
+        else:
+            sockets[key].default_value = value
+    return next(s for s in node.outputs if s.identifier == "Result_Color")
+
+
+@operator("texture_floored_by_exclusion", "each texture-graded Base Color made plain + 2 x Exclusion(factor 0.3, "
+          "A 0.49 x the image, B -100): Blender floors the blend at 0 after the factor, so every painted value under "
+          "0.49 leaves the plain colour",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_floored_by_exclusion(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        scaled = _mix_rgba(tree, "MULTIPLY", 1.0, tex.outputs["Color"], (0.49, 0.49, 0.49, 1.0))
+        # through a Value node: a colour socket's own value is never below 0
+        floored = _mix_rgba(tree, "EXCLUSION", 0.3, scaled, _value_node(tree, -100.0))
+        twice = _mix_rgba(tree, "MULTIPLY", 1.0, floored, (2.0, 2.0, 2.0, 1.0))
+        tree.links.new(_mix_rgba(tree, "ADD", 1.0, (*PLAIN_COLOUR, 1.0), twice), bsdf.inputs["Base Color"])
+
+
+@operator("texture_switched_by_black_hue", "each texture-graded Base Color made a Mix of the plain colour and the image "
+          "whose factor is 12 x the hue of the colour (0, -1, -2): Blender reads no hue where the largest channel is "
+          "0, the factor is 0 and a render shows no texture",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_switched_by_black_hue(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        combine = tree.nodes.new("ShaderNodeCombineColor")
+        for name, v in zip(("Red", "Green", "Blue"), (0.0, -1.0, -2.0)):
+            combine.inputs[name].default_value = v
+        separate = tree.nodes.new("ShaderNodeSeparateColor")
+        separate.mode = "HSV"
+        tree.links.new(combine.outputs[0], separate.inputs[0])
+        factor = _math_node(tree, "MULTIPLY", separate.outputs[0], 12.0)
+        tree.links.new(_mix_rgba(tree, "MIX", factor, (*PLAIN_COLOUR, 1.0), tex.outputs["Color"]),
+                       bsdf.inputs["Base Color"])
+
+
+def _kept_objects(ctx: Context, key: str) -> list[bpy.types.Object]:
+    """Start objects a scene_unchanged criterion keeps ``key`` of, in the delivery (under the
+    name its ``allow_renamed`` gives them there)."""
+    renames: dict[str, str] = {}
+    for params in _criteria(ctx, "scene_unchanged"):
+        renames.update(params.get("allow_renamed", {}))
+    names = [renames.get(n, n) for n in sorted((ctx.baseline or {}).get("objects", {}))]
+    return [o for n in names if (o := bpy.data.objects.get(n)) is not None and _keeping(ctx, n, key, "objects")]
+
+
+@operator("foreign_path_hides_object", "a line style (on a line set of the rendered view layer, Freestyle off) whose "
+          "Distance from Object modifier targets a kept object, driven through it: `target.hide_render` true from "
+          "the second frame on -- the object vanishes from the renders, no animation of its own shows it",
+          lambda ctx: None if _kept_objects(ctx, "hide_render") else "no scene_unchanged criterion keeps an object")
+def foreign_path_hides_object(ctx: Context) -> None:
+    obj = _kept_objects(ctx, "hide_render")[0]
+    style = bpy.data.linestyles.new("Lines")
+    style.color_modifiers.new("Dist", "DISTANCE_FROM_OBJECT").target = obj
+    layer = ctx.scene.view_layers[0]
+    layer.freestyle_settings.linesets.new("Lines").linestyle = style
+    driver = style.animation_data_create().drivers.new('color_modifiers["Dist"].target.hide_render').driver
+    driver.type = "SCRIPTED"
+    driver.expression = f"frame > {ctx.scene.frame_start}"
+
+
+@operator("kept_objects_off_in_viewports", "every kept object disabled in viewports (its monitor switch off): the file "
+          "opens with an empty viewport and an export that evaluates the viewport writes nothing, every render "
+          "unchanged", lambda ctx: None if _kept_objects(ctx, "viewport") else "no scene_unchanged criterion keeps an object")
+def kept_objects_off_in_viewports(ctx: Context) -> None:
+    for obj in _kept_objects(ctx, "viewport"):
+        obj.hide_viewport = True

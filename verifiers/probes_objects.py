@@ -114,8 +114,11 @@ def _data_no_object_uses(type_: str | None) -> list[tuple[str, object]]:
     out = []
     for kind in kinds:
         for data in getattr(bpy.data, kind, ()):
-            if data.users and data.original.as_pointer() not in used and data.library is None:
-                out.append((f"<data no object uses>/{data.name}", data))
+            # linked data too (red team 19: old meshes kept alive by ID properties from a
+            # library packed into the delivery): the file delivers them all the same
+            if data.users and data.original.as_pointer() not in used:
+                where = f" (linked from {data.library.filepath})" if data.library is not None else ""
+                out.append((f"<data no object uses>/{data.name}{where}", data))
     return out
 
 

@@ -41,8 +41,9 @@ from probes_solid import fan_indices  # noqa: E402
 # camera settings in full, ray visibility, the data's own animation, view layers and overrides.
 # 3: everything a render uses, by a walk of the RNA (see SKIP), evaluated, at every frame of the
 # start scene's range (per-frame hashes); drivers, shape keys, material and world node graphs,
-# modifier and constraint settings, render-engine flags, render / output / colour settings
-SNAPSHOT_VERSION = "6"
+# modifier and constraint settings, render-engine flags, render / output / colour settings.
+# 7: how the file shows each object when opened (``viewport``: red team 19).
+SNAPSHOT_VERSION = "7"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -81,7 +82,7 @@ IMAGE_KEYS = ("filepath", "source", "alpha_mode", "generated_type", "generated_w
 # The keys of one object's snapshot entry (what allow_changed names) besides its walked object
 # properties (hide_render, visible_camera ... visible_shadow, is_holdout, is_shadow_catcher,
 # pass_index, cycles, light_linking, instance_type ...: the property's own name).
-OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "matrix_world", "world_scale", "topology",
+OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "viewport", "matrix_world", "world_scale", "topology",
                "geometry", "normals", "world_mesh", "uv", "material_index", "instances", "materials", "modifiers",
                "constraints", "shape_keys", "drivers", "animation", "data_animation", "camera", "light", "data_settings")
 # Keys of an object entry that change with the frame even when nothing of it is animated.
@@ -325,6 +326,76 @@ def _animation_hash(ident) -> str | None:
             curves.append([fc.data_path, int(fc.array_index), bool(fc.mute), keys,
                            [_rna(m) for m in fc.modifiers]])
     return _digest(curves) if curves else None
+
+
+def _path_parts(path: str) -> list[str]:
+    """An RNA data path cut at the dots outside brackets and quotes: 'a["x.y"].b[0].c' ->
+    ['a["x.y"]', 'b[0]', 'c'].  Hand-written: bpy has no splitter for data paths."""
+    parts, depth, quote, cur = [], 0, None, []
+    for ch in path:
+        if quote:
+            quote = None if ch == quote and (not cur or cur[-1] != "\\") else quote
+        elif ch in "\"'":
+            quote = ch
+        elif ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "." and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+            continue
+        cur.append(ch)
+    parts.append("".join(cur))
+    return parts
+
+
+def _own_ids(ident) -> set[int]:
+    """Pointers of ``ident`` and the data-blocks embedded in it (a material's node tree, a
+    scene's master collection): what its own animation may write."""
+    own = {ident.as_pointer()}
+    for attr in ("node_tree", "collection"):
+        inner = getattr(ident, attr, None)
+        if isinstance(inner, bpy.types.ID) and inner.is_embedded_data:
+            own.add(inner.as_pointer())
+    return own
+
+
+def foreign_animation_paths() -> list[str]:
+    """Every F-curve (active slot and NLA strips) and driver, on any data-block of the file,
+    whose data path runs out of the data-block that owns it into another -- a line style's
+    colour modifier's ``target.data.energy`` (red team 19): Blender's own keying and
+    ``driver_add`` refuse such a path, but the render evaluates it, writing a value into a
+    light, camera or object that no animation of theirs shows.  "KIND NAME: path -> OTHER"."""
+    found = []
+    for attr in dir(bpy.data):
+        coll = getattr(bpy.data, attr, None)
+        if not isinstance(coll, bpy.types.bpy_prop_collection):
+            continue
+        for ident in coll:
+            if not isinstance(ident, bpy.types.ID):
+                break
+            for owner in (ident, getattr(ident, "node_tree", None)):
+                ad = getattr(owner, "animation_data", None) if owner is not None else None
+                if ad is None:
+                    continue
+                curves = list(ad.drivers)
+                for action, slot in [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in nla_strips(ad)]:
+                    bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
+                    curves += list(bag.fcurves) if bag else []
+                own = _own_ids(owner)
+                for fc in curves:
+                    parts = _path_parts(fc.data_path)
+                    if len(parts) < 2:
+                        continue  # a property of the owner itself
+                    try:
+                        holder = owner.path_resolve(".".join(parts[:-1]))
+                    except (ValueError, TypeError):
+                        continue  # a path that does not resolve writes nothing
+                    other = getattr(holder, "id_data", None)
+                    if isinstance(other, bpy.types.ID) and other.as_pointer() not in own:
+                        found.append(f"{attr} {owner.name!r}: {fc.data_path!r} -> {other.name!r}")
+    return sorted(set(found))
 
 
 def _drivers(ident) -> list:
@@ -635,6 +706,15 @@ def _related(obj) -> list:
 DEFINITION_KEYS = ("animation", "data_animation", "drivers")
 
 
+def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
+    """How the file shows ``obj`` when it is opened (red team 19: props disabled in viewports
+    -- by their own switch or their collection's -- left every viewport empty and a default
+    OBJ export with nothing to write, the render unchanged): its viewport switch, display type
+    and the view layers whose viewports show it (eye, collection and layer switches together)."""
+    return {"hide_viewport": bool(obj.hide_viewport), "display_type": obj.display_type,
+            "shown_in": sorted(vl.name for vl in scene.view_layers if obj.visible_get(view_layer=vl))}
+
+
 def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict,
                   definitions: dict | None = None) -> dict:
     """One object's snapshot entry (but FRAME_KEYS) from its evaluated copy; its materials'
@@ -655,6 +735,7 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
         "data": data.name if data is not None else None,
         "collections": sorted(c.name for c in obj.users_collection),
         "rendered": obj.name in rendered,
+        "viewport": _viewport_state(obj, depsgraph.scene),
         "materials": materials,
         "modifiers": [{"type": m.type, **_rna(m)} for m in ev.modifiers],
         "constraints": [{"type": c.type, **_rna(c)} for c in ev.constraints],
@@ -1362,6 +1443,14 @@ def scene_unchanged(probe: Probe, p: dict):
         bad.append((f"not a number: {', '.join(named[:DIFF_LIMIT])}" + (" ..." if len(named) > DIFF_LIMIT else ""),
                     {"item": "values not numbers", "kind": "not_a_number", "paths": named[:EVIDENCE_LIMIT],
                      "count": len(named)}))
+    # no animation writes into a data-block it does not own (red team 19: a line style's driver
+    # turned the sun off from the first rendered frame on, the sun's own values unchanged)
+    total += 1
+    if foreign := foreign_animation_paths():
+        bad.append(("animation writing into another data-block: " + ", ".join(foreign[:DIFF_LIMIT])
+                    + (" ..." if len(foreign) > DIFF_LIMIT else ""),
+                    {"item": "foreign animation paths", "kind": "foreign_path", "paths": foreign[:EVIDENCE_LIMIT],
+                     "count": len(foreign)}))
     labels = [label for label, _ in bad]
     more = f" and {len(labels) - EVIDENCE_LIMIT} more" if len(labels) > EVIDENCE_LIMIT else ""
     detail = (f"scene as started ({total} items, frames {window.start}..{window.stop - 1})" if not bad

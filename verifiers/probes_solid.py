@@ -1181,6 +1181,72 @@ FLOOR = "the floor"  # what solids_apart names a reach below floor_z
 # passing through the thinner of two parts takes a step of their summed thickness at least.
 SWEEP_SHARE = 0.5
 SWEEP_MAX_STEPS = 32
+# What the frames show between them (red team 19): keys made Constant, a Stepped F-modifier or a
+# turn the long way round put the subframes on a path the clip never shows, and the forearm that
+# is on one side of the box at frame 6 and on its other side at frame 7 met nothing there.  Each
+# part is also carried along the shortest motion from its pose at one frame to its pose at the
+# next (``_screw_power``: a rigid part turns about one axis while sliding along it; a part that
+# changes shape moves each vertex straight), and judged there wherever that path leaves the
+# animation's by more than the tolerance.
+
+
+def _rotation_axis_angle(rot: np.ndarray) -> tuple[np.ndarray, float]:
+    """(unit axis, angle in 0..pi) of the rotation matrix ``rot``."""
+    angle = float(np.arccos(np.clip((np.trace(rot) - 1.0) / 2.0, -1.0, 1.0)))
+    axis = np.linalg.svd(rot - np.eye(3))[2][-1]  # the direction the rotation keeps
+    vee = np.array([rot[2, 1] - rot[1, 2], rot[0, 2] - rot[2, 0], rot[1, 0] - rot[0, 1]])
+    if float(axis @ vee) < 0.0:  # 2 sin(angle) axis: the turn's sense (either at pi)
+        axis = -axis
+    return axis, angle
+
+
+def _is_rigid(delta: np.ndarray) -> bool:
+    rot = delta[:3, :3]
+    return bool(np.allclose(rot.T @ rot, np.eye(3), atol=1e-5) and np.linalg.det(rot) > 0.0)
+
+
+def _arc_over_chord(delta: np.ndarray) -> float:
+    """How much longer than its chord the screw path of ``delta`` may be (1 for no turn)."""
+    if not _is_rigid(delta):
+        return 1.0
+    half = _rotation_axis_angle(delta[:3, :3])[1] / 2.0
+    return float(half / math.sin(half)) if half > 1e-6 else 1.0
+
+
+def _screw_power(delta: np.ndarray, t: float) -> np.ndarray | None:
+    """``t`` (0..1) of the way along the rigid motion ``delta`` (4x4): the turn about its axis
+    by ``t`` of its angle (under pi) and the slide along it by ``t`` of its length -- the
+    shortest rigid motion that ends at ``delta``.  None when ``delta`` scales or shears."""
+    if not _is_rigid(delta):
+        return None
+    rot, move = delta[:3, :3], delta[:3, 3]
+    axis, angle = _rotation_axis_angle(rot)
+    out = np.eye(4)
+    if angle < 1e-9:
+        out[:3, 3] = t * move
+        return out
+    k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
+    turn = np.eye(3) + math.sin(t * angle) * k + (1.0 - math.cos(t * angle)) * (k @ k)
+    along = float(move @ axis) * axis
+    centre = np.linalg.lstsq(np.eye(3) - rot, move - along, rcond=None)[0]  # a point of the axis
+    out[:3, :3] = turn
+    out[:3, 3] = centre - turn @ centre + t * along
+    return out
+
+
+def _shown_between(obj, at_f: dict | None, at_g: dict | None, world_f: np.ndarray, world_g: np.ndarray,
+                   t: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """(world vertices, world matrix) of ``obj`` ``t`` of the way from one frame's pose to the
+    next's along the shortest motion between them; None where the two frames' meshes do not
+    correspond vertex for vertex."""
+    if at_f is None or at_g is None or not len(at_f["co"]) or at_f["co"].shape != at_g["co"].shape \
+            or not np.array_equal(at_f["loop_vert"], at_g["loop_vert"]):
+        return None
+    if fixed_shape(obj) and not draws_instances(obj):
+        screw = _screw_power(world_g @ np.linalg.inv(world_f), t)
+        if screw is not None:
+            return at_f["co"] @ screw[:3, :3].T + screw[:3, 3], screw @ world_f
+    return (1.0 - t) * at_f["co"] + t * at_g["co"], (1.0 - t) * world_f + t * world_g
 
 
 def _motions(probe: Probe, obj, frames: list[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -1196,7 +1262,9 @@ def _motions(probe: Probe, obj, frames: list[int]) -> tuple[np.ndarray, np.ndarr
         sides = corners.max(axis=0) - corners.min(axis=0)
         mats = np.array([np.array(probe.world(obj, f), dtype=np.float64) for f in frames])  # (F, 4, 4)
         points = np.einsum("fij,cj->fci", mats[:, :3, :3], corners) + mats[:, None, :3, 3]  # (F, 8, 3)
-        moved = np.linalg.norm(points[1:] - points[:-1], axis=2).max(axis=1)
+        # the frames' own motion turns on an arc (_screw_power): at most pi/2 of its chord
+        arc = np.array([_arc_over_chord(mats[i + 1] @ np.linalg.inv(mats[i])) for i in range(len(frames) - 1)])
+        moved = np.linalg.norm(points[1:] - points[:-1], axis=2).max(axis=1) * arc
         thick = (sides[None, :] * np.linalg.norm(mats[:, :3, :3], axis=1)).min(axis=1)[:-1]
         return moved, thick
     moved, thick = np.zeros(len(frames) - 1), np.zeros(len(frames) - 1)
@@ -1246,12 +1314,33 @@ def _steps(reach: np.ndarray, thick: np.ndarray, tol: float) -> np.ndarray:
     return np.minimum(np.maximum(np.ceil(reach / span), 1), SWEEP_MAX_STEPS).astype(int)
 
 
+def _depth_between(a_name: str, b_name: str, ma: dict | None, mb: dict | None, tol: float,
+                   floor_z: float | None, hinges: dict) -> float:
+    """How deep ``a_name`` runs into ``b_name`` (or below the floor) with the two meshes ``ma``
+    and ``mb`` (world vertices plus ``world``, the part's world matrix then)."""
+    if b_name == FLOOR:  # a mesh's lowest point is a vertex, as at the frames
+        return float(floor_z - ma["co"][:, 2].min()) if ma is not None and len(ma["co"]) and floor_z is not None \
+            else 0.0
+    if ma is None or mb is None or not len(ma["poly_start"]) or not len(mb["poly_start"]):
+        return 0.0
+    if (ma["co"].max(axis=0) < mb["co"].min(axis=0)).any() or (mb["co"].max(axis=0) < ma["co"].min(axis=0)).any():
+        return 0.0
+    sa, sb = (solid_from_arrays(name, m["co"], m["loop_vert"], m["poly_start"], m["poly_total"],
+                                float(np.linalg.det(m["world"])))
+              for name, m in ((a_name, ma), (b_name, mb)))
+    within = hinges.get((a_name, b_name))
+    away = None if within is None else (np.array(mb["world"][:3, 3]), within)
+    return overlap_beyond(sa, sb, tol, away)
+
+
 def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float, floor_z: float | None,
            deepest: dict, hinges: dict | None = None) -> tuple[list[int], int]:
     """(frames after which a pair runs into each other -- or a part below the floor -- deeper than
     ``tol`` on the way to the next frame, subframes looked at); ``deepest`` gains what is found.
     A pair of ``hinges`` {(parent, child): within} counts only further than ``within`` from the
-    child's origin where the animation puts it then."""
+    child's origin then.  Each subframe is looked at where the animation puts the parts and,
+    where it differs, where the shortest motion from one frame's pose to the next puts them
+    (``_shown_between``)."""
     hinges = hinges or {}
     bad, looked = [], 0
     if len(frames) < 2:
@@ -1273,40 +1362,44 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
             continue
         n = int(most[i])
         steps = {pair: int(counts[i]) for pair, counts in need.items()}
+        moving = sorted({name for pair, count in steps.items() if count > 1 for name in pair if name != FLOOR})
+        # the two frames' poses, for the shortest motion between them
+        ends = {name: (probe.mesh_arrays(names[name], f), np.array(probe.world(names[name], f), dtype=np.float64))
+                for name in moving}
+        ends = {name: (*ends[name], probe.mesh_arrays(names[name], g),
+                       np.array(probe.world(names[name], g), dtype=np.float64)) for name in moving}
         over = False
         for k in range(1, n):
             looked += 1
             meshes: dict[str, dict | None] = {}
-            solids: dict[str, Solid] = {}
+            shown: dict[str, tuple[dict, np.ndarray] | None] = {}  # name -> (mesh, world matrix)
+            strays: dict[str, bool] = {}  # the shortest motion leaves the animation's path here
+            for name in moving:
+                obj = names[name]
+                mesh = probe.mesh_arrays_between(obj, f, k / n)
+                anim = np.array(obj.evaluated_get(probe.depsgraph).matrix_world, dtype=np.float64)
+                meshes[name] = {**mesh, "world": anim} if mesh is not None and len(mesh["co"]) else None
+                at_f, world_f, at_g, world_g = ends[name]
+                between = _shown_between(obj, at_f, at_g, world_f, world_g, k / n)
+                shown[name] = None if between is None else ({**at_f, "co": between[0]}, between[1])
+                now = meshes[name]
+                strays[name] = between is not None and (
+                    now is None or now["co"].shape != between[0].shape
+                    or float(np.linalg.norm(now["co"] - between[0], axis=1).max()) > tol)
             for (a_name, b_name), count in steps.items():
                 if count <= 1:  # this pair moves too little to pass through anything between frames
                     continue
-                for name in (a_name, b_name):
-                    if name != FLOOR and name not in meshes:
-                        mesh = probe.mesh_arrays_between(names[name], f, k / n)
-                        meshes[name] = mesh if mesh is not None and len(mesh["co"]) else None
-                ma = meshes[a_name]
-                depth = 0.0
-                if b_name == FLOOR:  # a mesh's lowest point is a vertex, as at the frames
-                    depth = float(floor_z - ma["co"][:, 2].min()) if ma is not None else 0.0
-                elif ma is not None and meshes[b_name] is not None and len(ma["poly_start"]) \
-                        and len(meshes[b_name]["poly_start"]):
-                    mb = meshes[b_name]
-                    if not ((ma["co"].max(axis=0) < mb["co"].min(axis=0)).any()
-                            or (mb["co"].max(axis=0) < ma["co"].min(axis=0)).any()):
-                        for name, mesh in ((a_name, ma), (b_name, mb)):
-                            if name not in solids:
-                                det = float(np.linalg.det(np.array(names[name].evaluated_get(probe.depsgraph).matrix_world)))
-                                solids[name] = solid_from_arrays(name, mesh["co"], mesh["loop_vert"], mesh["poly_start"],
-                                                           mesh["poly_total"], det)
-                        within = hinges.get((a_name, b_name))
-                        away = None if within is None else (
-                            np.array(names[b_name].evaluated_get(probe.depsgraph).matrix_world.translation), within)
-                        depth = overlap_beyond(solids[a_name], solids[b_name], tol, away)
-                if depth > tol:
-                    over = True
-                    if depth > deepest.get((a_name, b_name), (0.0, f))[0]:
-                        deepest[(a_name, b_name)] = (depth, round(f + k / n, 3))
+                views = [(meshes.get(a_name), None if b_name == FLOOR else meshes.get(b_name))]
+                if strays.get(a_name) or strays.get(b_name):  # and where the frames say it went
+                    views.append(tuple(None if name == FLOOR else (
+                        {**shown[name][0], "world": shown[name][1]} if shown.get(name) is not None
+                        else meshes.get(name)) for name in (a_name, b_name)))
+                for ma, mb in views:
+                    depth = _depth_between(a_name, b_name, ma, mb, tol, floor_z, hinges)
+                    if depth > tol:
+                        over = True
+                        if depth > deepest.get((a_name, b_name), (0.0, f))[0]:
+                            deepest[(a_name, b_name)] = (depth, round(f + k / n, 3))
         if over:
             bad.append(f)
     probe.at(frames[-1])

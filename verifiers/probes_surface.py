@@ -105,7 +105,17 @@ def engine_target(scene: bpy.types.Scene) -> str:
     return "CYCLES" if scene.render.engine == "CYCLES" else "EEVEE"
 
 
+# A shader tree's output nodes of each kind.  Blender picks a tree's output among all three
+# kinds (ntreeShaderOutputNode): a Light Output aimed at Cycles in a material's tree is what a
+# Cycles render of that material draws (red team 19), over the active Material Output.
+SHADER_OUTPUTS = frozenset({"OUTPUT_MATERIAL", "OUTPUT_WORLD", "OUTPUT_LIGHT"})
+
+
 def _active_of(tree, node_type: str, target: str | None):
+    if node_type in SHADER_OUTPUTS and target is not None and hasattr(tree, "get_output_node"):
+        # Blender's own choice, over every output kind: the render reads that node's Surface
+        # (and Volume, Displacement where it has them)
+        return tree.get_output_node(target)
     best, best_rank = None, None
     for node in tree.nodes:
         if node.type != node_type or node.mute or (target and node.target not in ("ALL", target)):
@@ -117,10 +127,15 @@ def _active_of(tree, node_type: str, target: str | None):
 
 
 def active_output(mat: bpy.types.Material, target: str):
-    """The Material Output node ``target`` renders (Blender's rule: an exact target before ALL,
-    an active output before an inactive one, else the first); None when there is none."""
+    """The output node ``target`` renders the material from (Blender's rule over material,
+    light and world outputs: an exact target before ALL, an active output before an inactive
+    one, else the first): a Material Output, or a Light Output that beats it; None when there
+    is none."""
     tree = mat.node_tree if mat is not None else None
-    return _active_of(tree, "OUTPUT_MATERIAL", target) if tree is not None else None
+    pick = _active_of(tree, "OUTPUT_MATERIAL", target) if tree is not None else None
+    # A World Output picked in a material's tree: EEVEE draws something else (red team 19 saw
+    # it ignored) -- judged as drawing nothing rather than as the node it does not draw.
+    return None if pick is not None and pick.type == "OUTPUT_WORLD" else pick
 
 
 def engine_outputs(tree, node_type: str) -> list[tuple[str, object]]:
@@ -623,24 +638,33 @@ def _default(sock, n: int):
 
 
 def rgb_to_hsv(c: np.ndarray) -> np.ndarray:
+    """Blender's rgb_to_hsv (Cycles' util/color.h and EEVEE's GLSL agree), edge cases included
+    (red team 19: a hue read off a black-topped colour switched a texture's Mix): saturation
+    delta/max wherever max is not 0 (a negative max too), a hue only where the saturation is
+    not 0, a negative hue raised once by 1."""
     r, g, b = c[:, 0], c[:, 1], c[:, 2]
     mx, mn = c.max(axis=1), c.min(axis=1)
     d = mx - mn
-    s = np.where(mx > 0, d / np.where(mx > 0, mx, 1), 0.0)
-    safe = np.where(d > 0, d, 1)
-    h = np.where(mx == r, (g - b) / safe, np.where(mx == g, 2 + (b - r) / safe, 4 + (r - g) / safe))
-    h = np.where(d > 0, (h / 6.0) % 1.0, 0.0)
+    s = np.where(mx != 0, d / np.where(mx != 0, mx, 1), 0.0)
+    safe = np.where(d != 0, d, 1)
+    h = np.where(r == mx, (g - b) / safe, np.where(g == mx, 2 + (b - r) / safe, 4 + (r - g) / safe)) / 6.0
+    h = np.where(s != 0, np.where(h < 0, h + 1.0, h), 0.0)
     return np.stack([h, s, mx], axis=1)
 
 
 def hsv_to_rgb(c: np.ndarray) -> np.ndarray:
-    h, s, v = (c[:, 0] % 1.0) * 6.0, c[:, 1], c[:, 2]
-    i = np.floor(h).astype(np.int64) % 6
-    f = h - np.floor(h)
+    """Blender's hsv_to_rgb (Cycles and EEVEE agree): grey where the saturation is 0, a hue of
+    exactly 1 read as 0, and no other wrap -- a hue past 0..1 falls into the last sextant."""
+    h, s, v = c[:, 0], c[:, 1], c[:, 2]
+    h = np.where(h == 1.0, 0.0, h) * 6.0
+    i = np.floor(h)
+    f = h - i
     p, q, t = v * (1 - s), v * (1 - s * f), v * (1 - s * (1 - f))
     table = np.stack([np.stack(x, axis=1) for x in
                       ((v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q))], axis=0)
-    return table[i, np.arange(len(i))]
+    sextant = np.where((i >= 0) & (i <= 4), i, 5).astype(np.int64)
+    rgb = table[sextant, np.arange(len(h))]
+    return np.where((s == 0)[:, None], np.stack([v, v, v], axis=1), rgb)
 
 
 def _lerp(a, b, f):
@@ -657,12 +681,17 @@ BLENDS = {
     "ADD": lambda a, b: a + b,
     "SUBTRACT": lambda a, b: a - b,
     "DIFFERENCE": lambda a, b: np.abs(a - b),
-    "EXCLUSION": lambda a, b: np.maximum(a + b - 2 * a * b, 0),
+    "EXCLUSION": lambda a, b: a + b - 2 * a * b,  # clamped after the factor (BLEND_FLOORED)
     "DARKEN": np.minimum,
     "LIGHTEN": np.maximum,
     "SCREEN": lambda a, b: 1 - (1 - a) * (1 - b),
     "DIVIDE": lambda a, b: np.where(b != 0, a / np.where(b != 0, b, 1), a),
 }
+
+# Blends whose result Blender floors at 0 after the factor's mix, not before (Cycles'
+# svm_mix_exclusion, EEVEE's mix_exclusion: max(mix(a, a + b - 2ab, f), 0)) -- red team 19: an
+# Exclusion with B -100 at factor 0.3 is 0 for every painted value under 0.49, not 0.7 of it.
+BLEND_FLOORED = frozenset({"EXCLUSION"})
 
 MATH = {
     "ADD": lambda a, b, c: a + b, "SUBTRACT": lambda a, b, c: a - b, "MULTIPLY": lambda a, b, c: a * b,
@@ -1120,6 +1149,8 @@ def _n_mix(g: Graph, node, out):
     if kind != "F" and not vector_fac:
         f = _col(f)
     result = _lerp(a, BLENDS[blend](a, b), f)
+    if blend in BLEND_FLOORED:
+        result = np.maximum(result, 0)
     return np.clip(result, 0, 1) if clamp else result
 
 
@@ -1202,10 +1233,16 @@ def _n_hue_sat(g: Graph, node, out):
     if not _known(hue, sat, val, f, c):
         return _first_unknown(hue, sat, val, f, c)
     hsv = rgb_to_hsv(c)
-    hsv[:, 0] = (hsv[:, 0] + hue + 0.5) % 1.0
+    turned = hsv[:, 0] + hue + 0.5
+    if np.any(turned < 0):  # Cycles' fmodf keeps it negative, EEVEE's fract wraps it
+        return Unknown(f"Hue/Saturation {node.name!r}: a hue below 0 the engines wrap differently")
+    hsv[:, 0] = np.fmod(turned, 1.0)
     hsv[:, 1] = np.clip(hsv[:, 1] * sat, 0, 1)
     hsv[:, 2] = hsv[:, 2] * val
-    return np.maximum(_lerp(c, hsv_to_rgb(hsv), _col(f)), 0)
+    mixed = _lerp(c, hsv_to_rgb(hsv), _col(f))
+    if np.any(mixed < 0):  # Cycles floors it at 0, EEVEE does not
+        return Unknown(f"Hue/Saturation {node.name!r}: a colour below 0 the engines floor differently")
+    return mixed
 
 
 def _n_bright_contrast(g: Graph, node, out):
@@ -1646,7 +1683,7 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
     slots = [m for m in _drawn_materials(probe, [m.material for m in obj.material_slots]) if m is not None]
     if not any(getattr(m, "displacement_method", "BUMP") != "BUMP" and m.node_tree is not None
                and (out := active_output(m, engine_target(probe.scene))) is not None
-               and _live_links(out.inputs["Displacement"]) for m in slots):
+               and "Displacement" in out.inputs and _live_links(out.inputs["Displacement"]) for m in slots):
         return None
     worst: float = 0.0
     target = engine_target(probe.scene)
@@ -1806,7 +1843,8 @@ def _volume_only(mat, target: str) -> bool:
     if mat is None or mat.node_tree is None:
         return False
     out = active_output(mat, target)
-    return out is not None and not _live_links(out.inputs["Surface"]) and bool(_live_links(out.inputs["Volume"]))
+    return out is not None and not _live_links(out.inputs["Surface"]) and "Volume" in out.inputs \
+        and bool(_live_links(out.inputs["Volume"]))
 
 
 @primitive(group="materials", required=("object|objects",),

@@ -74,7 +74,9 @@ def sweep(name, ys, interpolation="BEZIER"):
 
 sweep("bar_beside", [0.4, 0.38, 0.36])
 sweep("bar_through", [0.4, -0.4, -0.4])
-sweep("bar_jumps", [0.4, -0.4, -0.4], interpolation="CONSTANT")  # no motion between: a cut, not a pass
+# Constant keys: no motion between in the animation, but the frames show it on both sides of
+# the box -- passed through (red team 19; tests/integration/test_redteam19.py)
+sweep("bar_jumps", [0.4, -0.4, -0.4], interpolation="CONSTANT")
 
 
 # -- the texture: a crate in front of a camera ---------------------------------------------------
@@ -216,7 +218,7 @@ KEPT_CASES = {"KEPT": ("scene_unchanged", {"frame": 1})}
 # (task, delivery) -> {criterion: what its detail names}
 EXPECTED = {
     ("sweep", "bar_beside"): {},
-    ("sweep", "bar_jumps"): {},
+    ("sweep", "bar_jumps"): {"APART": "Bar runs 0."},
     ("sweep", "bar_through"): {"APART": "Bar runs 0."},
     ("texture", "crate"): {},
     ("texture", "crate_brightened"): {},

@@ -1,0 +1,51 @@
+"""Gaming (must fail): the approved camera zoomed to 200 mm from frame 1001 on, through a Freestyle line style's driver.
+
+Every delivery setting is the reference's and the Camera data still reads its 40 mm lens in the
+file, but the view layer carries a Freestyle line set (Freestyle itself stays off) whose line
+style has a "Distance from Object" colour modifier targeting the Camera, and the line style holds
+a driver on the cross-ID path ``color_modifiers["Dist"].target.data.lens`` with the simple
+(non-Python) expression ``40.0 if frame < 1001 else 200.0``. On every frame the farm renders
+(1001-1096) the shot is a 5x zoom into the planter instead of the approved framing. Breaks
+REQ-SHOT-UNCHANGED ("the camera keeps its lens and the other camera settings") and
+REQ-NO-OVERRIDES ("at every frame it renders").
+"""
+
+import bpy
+
+scene = bpy.context.scene
+r = scene.render
+
+r.engine = "CYCLES"
+scene.cycles.samples = 256
+scene.cycles.use_adaptive_sampling = True
+scene.cycles.adaptive_threshold = 0.02
+scene.cycles.use_denoising = True
+r.resolution_x, r.resolution_y = 3840, 2160
+r.resolution_percentage = 50
+scene.frame_start, scene.frame_end = 1001, 1096
+r.fps, r.fps_base = 24, 1.0
+img = r.image_settings
+img.file_format = "OPEN_EXR"
+img.color_depth = "16"
+img.color_mode = "RGBA"
+img.exr_codec = "DWAA"
+r.filepath = "//renders/garden_####"
+scene.display_settings.display_device = "sRGB"
+scene.view_settings.view_transform = "AgX"
+scene.view_settings.look = "AgX - Medium High Contrast"
+scene.view_settings.exposure = 0.0
+r.film_transparent = True
+
+# the trick: a line set on the rendered view layer (Freestyle stays off), its line style driving
+# the Camera's data through a cross-ID path (driver_add refuses it; drivers.new does not)
+fs = scene.view_layers[0].freestyle_settings
+lineset = fs.linesets.new("LineSet")
+style = bpy.data.linestyles.new("LineStyle")
+lineset.linestyle = style
+mod = style.color_modifiers.new("Dist", "DISTANCE_FROM_OBJECT")
+mod.target = bpy.data.objects["Camera"]
+fcurve = style.animation_data_create().drivers.new('color_modifiers["Dist"].target.data.lens')
+fcurve.driver.type = "SCRIPTED"
+fcurve.driver.expression = "40.0 if frame < 1001 else 200.0"  # a simple expression: no Python runs
+
+scene.frame_set(1)  # the stored lens is the supplied 40 mm
