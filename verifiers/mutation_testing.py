@@ -129,6 +129,11 @@ OPERATOR_NAMES = (
     # cases, animation written into another data-block, how the file shows the objects when opened
     "part_jumps_through_between_frames", "light_output_over_material", "texture_floored_by_exclusion",
     "texture_switched_by_black_hue", "foreign_path_hides_object", "kept_objects_off_in_viewports",
+    # red team 20: units, the model as the file opens, frames past the supplied range, shading normals
+    "unit_scale_centimetres", "parts_off_in_viewports", "parts_shade_turned_away", "parts_shrink_past_range",
+    "part_hidden_by_engine_driver", "saved_between_frames", "area_lights_focused", "extra_light_grazing_target",
+    "base_colour_flips_in_single_precision", "principled_thin_wall", "camera_looks_up_past_parts",
+    "part_emits_without_showing", "render_single_layer", "stamp_burnt_over_picture",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

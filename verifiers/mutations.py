@@ -40,7 +40,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "22"
+MUTATIONS_VERSION = "23"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1126,7 +1126,9 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
             try:
                 op.apply(ctx)
                 bpy.context.view_layer.update()
-                bpy.context.scene.frame_set(bpy.context.scene.frame_start)
+                # the first frame, at the subframe the operator left (a file saved between frames)
+                scene = bpy.context.scene
+                scene.frame_set(scene.frame_start, subframe=scene.frame_subframe)
                 row["criteria"] = measure()
             except Exception:  # noqa: BLE001 -- recorded, see the docstring
                 row["error"] = traceback.format_exc(limit=4)
@@ -3998,3 +4000,199 @@ def foreign_path_hides_object(ctx: Context) -> None:
 def kept_objects_off_in_viewports(ctx: Context) -> None:
     for obj in _kept_objects(ctx, "viewport"):
         obj.hide_viewport = True
+
+
+# --- red team 20: units, the file as opened, later frames, shading normals, the evaluator's precision ---
+# A table modelled at unit scale 0.01 (1.2 cm in the file), legs disabled in viewports, legs that
+# collapse on frames past the supplied range, and custom normals pointing down passed a
+# from-scratch task; a Base Color computed to flip in a render's float32, and bands between the
+# grader's sample points, passed the mug.
+
+
+def _sizes_graded(ctx: Context) -> str | None:
+    sized = {"dimensions", "aabb_within", "scene_units"}
+    return None if any(c["method"] in sized for c in ctx.rubric.get("criteria", [])) \
+        else "no criterion grades sizes in metres"
+
+
+@operator("unit_scale_centimetres", "the scene's unit scale set to 0.01 (length unit centimetres): every part the "
+          "file holds is a hundredth of its size to whatever reads it in metres (an export, a room planner)",
+          _sizes_graded)
+def unit_scale_centimetres(ctx: Context) -> None:
+    units = ctx.scene.unit_settings
+    units.system, units.scale_length, units.length_unit = "METRIC", 0.01, "CENTIMETERS"
+
+
+@operator("parts_off_in_viewports", "every mesh part disabled in viewports (its monitor switch off): the file opens "
+          "with none of the model in the viewport, every render unchanged", _needs_mesh_parts)
+def parts_off_in_viewports(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        obj.hide_viewport = True
+
+
+@operator("parts_shade_turned_away", "each mesh part given custom split normals pointing away from its faces (each "
+          "corner the negated face normal): positions and topology untouched, every render shades it from inside",
+          _needs_mesh_parts)
+def parts_shade_turned_away(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        if obj.data.users > 1:
+            obj.data = obj.data.copy()
+        mesh = obj.data
+        mesh.normals_split_custom_set([tuple(-c for c in mesh.polygons[face].normal) for face in _loop_faces(mesh)])
+
+
+@operator("parts_shrink_past_range", "the scene's frame range stretched 50 frames past its end, each mesh part keyed "
+          "to 5 % of its height on those frames: the file's own preview ends on collapsed parts",
+          _needs_mesh_parts)
+def parts_shrink_past_range(ctx: Context) -> None:
+    scene = ctx.scene
+    end = scene.frame_end
+    for obj in ctx.mesh_parts():
+        obj.keyframe_insert("scale", index=2, frame=end)
+        kept = obj.scale.z
+        obj.scale.z = kept * 0.05
+        obj.keyframe_insert("scale", index=2, frame=end + 1)
+        obj.scale.z = kept
+        for fc in _fcurves(obj.animation_data):
+            for key in fc.keyframe_points:
+                key.interpolation = "CONSTANT"
+    scene.frame_end = end + 50
+    scene.frame_set(scene.frame_start)
+
+
+def _needs_render_checks(ctx: Context) -> str | None:
+    methods = {c["method"] for c in ctx.rubric.get("criteria", [])}
+    if not ({"render_overrides", "scene_unchanged"} & methods):
+        return "no render_overrides or scene_unchanged criterion"
+    return _needs_mesh_parts(ctx)
+
+
+@operator("part_hidden_by_engine_driver", "the first mesh part's render visibility driven by the render engine "
+          "(hidden where the engine's index is 2, Cycles): the file's own engine and a farm's differ in what they draw",
+          _needs_render_checks)
+def part_hidden_by_engine_driver(ctx: Context) -> None:
+    obj = ctx.mesh_parts()[0]
+    driver = obj.driver_add("hide_render").driver
+    driver.type, driver.expression = "SCRIPTED", "e == 2"
+    var = driver.variables.new()
+    var.name, var.type = "e", "SINGLE_PROP"
+    var.targets[0].id_type, var.targets[0].id = "SCENE", ctx.scene
+    var.targets[0].data_path = "render.engine"
+
+
+@operator("saved_between_frames", "the first mesh part keyed to nothing (scale 0) on the first frame's half and back "
+          "on the next, the file saved at that half frame: a still render of the file shows no part",
+          _needs_render_checks)
+def saved_between_frames(ctx: Context) -> None:
+    scene, obj = ctx.scene, ctx.mesh_parts()[0]
+    first, kept = scene.frame_start, tuple(obj.scale)
+    for frame, scale in ((first, kept), (first + 0.5, (0.0, 0.0, 0.0)), (first + 1, kept)):
+        obj.scale = scale
+        obj.keyframe_insert("scale", frame=frame)
+    for fc in _fcurves(obj.animation_data):
+        for key in fc.keyframe_points:
+            key.interpolation = "CONSTANT"
+    scene.frame_set(first, subframe=0.5)
+
+
+def _graded_area_lights(ctx: Context) -> list[bpy.types.Object]:
+    out = []
+    for params in _criteria(ctx, "light_settings"):
+        for name in [params.get("object"), *params.get("objects", [])]:
+            obj = bpy.data.objects.get(name or "")
+            if obj is not None and obj.type == "LIGHT" and obj.data.type == "AREA" and obj not in out:
+                out.append(obj)
+    return out
+
+
+@operator("area_lights_focused", "each area light a light_settings criterion grades narrowed to a 9 degree Spread: "
+          "Cycles keeps its power in the beam, 160 times a soft panel's, a hard hot pool of light",
+          lambda ctx: None if _graded_area_lights(ctx) else "no graded area light")
+def area_lights_focused(ctx: Context) -> None:
+    for obj in _graded_area_lights(ctx):
+        obj.data.spread = math.radians(9.0)
+
+
+def _glint_target(ctx: Context) -> bpy.types.Object | None:
+    for params in _criteria(ctx, "light_power"):
+        if "target" in params and "no_brighter_than" in params:
+            return bpy.data.objects.get(params["target"])
+    return None
+
+
+@operator("extra_light_grazing_target", "a 0.1 W point light (radius 1 mm) 1 cm in front of the face of the target a "
+          "light_power criterion bounds extra lights on: weak by its power, it burns a white disc into the target",
+          lambda ctx: None if _glint_target(ctx) is not None else "no light_power criterion with a target and a "
+          "reference light")
+def extra_light_grazing_target(ctx: Context) -> None:
+    target = _glint_target(ctx)
+    assert target is not None  # applicable
+    lo, hi = _world_box([target])
+    light = bpy.data.lights.new("Glint", "POINT")
+    light.energy, light.shadow_soft_size = 0.1, 0.001
+    glint = bpy.data.objects.new("Glint", light)
+    glint.location = ((lo.x + hi.x) / 2, lo.y - 0.01, (lo.z + hi.z) / 2)
+    glint.visible_camera = False
+    ctx.scene.collection.objects.link(glint)
+
+
+@operator("base_colour_flips_in_single_precision", "each colour-judged Base Color made a Mix of red (A) and the "
+          "material's own colour (B) whose factor is ((1 + 1e-8) - 1) x 1e8: 1 in double precision, 0 in a render's "
+          "single precision -- the part renders red", _needs_judged(_colour_judged, "colour"))
+def base_colour_flips_in_single_precision(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _colour_judged):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            socket = bsdf.inputs["Base Color"]
+            own = socket.links[0].from_socket if socket.links else tuple(socket.default_value)
+            tiny = _math_node(tree, "SUBTRACT", _math_node(tree, "ADD", 1.0, 1e-8), 1.0)
+            factor = _math_node(tree, "MULTIPLY", tiny, 1e8)
+            tree.links.new(_mix_rgba(tree, "MIX", factor, (0.8, 0.02, 0.02, 1.0), own), socket)
+
+
+@operator("principled_thin_wall", "each surface-judged part material's Principled BSDF made Thin Wall with full "
+          "subsurface: light from behind comes through, the surface renders dark and translucent",
+          _needs_judged(_surface_judged, "surface"))
+def principled_thin_wall(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_judged):
+        for bsdf in _principled(mat):
+            bsdf.inputs["Thin Wall"].default_value = True
+            _set_input(mat.node_tree, bsdf.inputs["Subsurface Weight"], 1.0)
+
+
+@operator("camera_looks_up_past_parts", "the camera a render uses (one added in front of the parts where the file has "
+          "none) turned to look straight up from where it stands: every part's projected box still meets the frame "
+          "when the parts reach above and below the camera, yet a render through it shows only sky",
+          lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.camera_keeps",
+                                                      "shot_framing")(ctx))
+def camera_looks_up_past_parts(ctx: Context) -> None:
+    cam = _render_camera(ctx)
+    lo, hi = _world_box(ctx.parts())
+    cam.location.z = (lo.z + hi.z) / 2  # level with the parts' middle: they reach above and below it
+    cam.rotation_euler = (0.0, 0.0, 0.0)  # a camera looks down its -Z: from (0, 0, 0) rotation, straight down
+    cam.rotation_euler.x = math.pi  # straight up
+
+
+@operator("part_emits_without_showing", "the first mesh part given an empty particle system and its Show Emitter "
+          "(for renders) off: the render draws nothing of it", _needs_mesh_parts)
+def part_emits_without_showing(ctx: Context) -> None:
+    obj = ctx.mesh_parts()[0]
+    obj.modifiers.new("Emitter", "PARTICLE_SYSTEM")
+    settings = obj.particle_systems[-1].settings
+    settings.count, settings.render_type = 0, "NONE"
+    obj.show_instancer_for_render = False
+
+
+@operator("render_single_layer", "Render Single Layer on, with a second view layer that draws no surfaces: a render "
+          "from the window whose layer it is shows nothing", _needs_render_checks)
+def render_single_layer(ctx: Context) -> None:
+    ctx.scene.view_layers.new("Preview").use_solid = False
+    ctx.scene.render.use_single_layer = True
+
+
+@operator("stamp_burnt_over_picture", "the render's metadata burnt into the picture (every field, 1000 px text on an "
+          "opaque background): the written image is mostly the stamp", _needs_render_checks)
+def stamp_burnt_over_picture(ctx: Context) -> None:
+    r = ctx.scene.render
+    r.use_stamp, r.stamp_font_size = True, 1000
+    r.stamp_background = (0.45, 0.3, 0.15, 1.0)

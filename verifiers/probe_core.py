@@ -184,7 +184,17 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     # a child whose parent is hidden from render is still rendered in Blender: no parent rule
     if depsgraph is not None:
         out &= {o.name for o in depsgraph.objects}
+    # an emitter of particles that does not show itself: its own mesh is not drawn, though the
+    # depsgraph lists it (red team 20: an empty particle system hid the pickets)
+    out -= {name for name in out if not shows_itself(scene.objects[name], "render")}
     return out
+
+
+def shows_itself(obj, mode: str) -> bool:
+    """Whether ``obj``'s own geometry is drawn in ``mode`` (render / viewport): an object that
+    emits particles or instances others draws itself only with its Show Instancer switch on."""
+    instancer = bool(len(getattr(obj, "particle_systems", ()))) or obj.instance_type != "NONE"
+    return not instancer or bool(getattr(obj, f"show_instancer_for_{mode}", True))
 
 
 def _masked_in_layer(obj, view_layer) -> bool:
@@ -491,9 +501,11 @@ class Probe:
     none): what the scene-diff criteria compare the delivery against."""
 
     def __init__(self, scene: bpy.types.Scene, baseline: dict | None = None, *, depsgraph=None,
-                 engine=None, graded_frames: list[int] | None = None):
+                 engine=None, graded_frames: list[int] | None = None, saved_subframe: float = 0.0):
         self.scene = scene
         self.baseline = baseline
+        # the subframe the file was saved at: a still render shows frame_current + it
+        self.saved_subframe = float(saved_subframe)
         # render_probe passes the render-mode depsgraph and the engine that steps its frames; a
         # bare Probe (tools, tests) measures the viewport's
         self.depsgraph = depsgraph if depsgraph is not None else bpy.context.evaluated_depsgraph_get()
@@ -712,6 +724,25 @@ class Probe:
             return None
         pts = np.concatenate(points)
         return tuple(map(float, pts.min(axis=0))), tuple(map(float, pts.max(axis=0)))
+
+    def viewport_hides(self, obj: bpy.types.Object, frame: int) -> str | None:
+        """Why the viewport of the file as opened does not show ``obj``'s surface at ``frame``,
+        or None when it does (red team 20: legs disabled in viewports, hidden in the view layer
+        or drawn as bounds left a table top floating over nothing to whoever opened the file,
+        the render whole)."""
+        if not self.render_mode:
+            return None  # a bare probe measures the viewport itself
+        names, _ = self._viewport_drawn(int(frame), False)
+        if obj.name not in names:
+            return "not in the viewport (disabled in viewports, or its collection is)"
+        if not shows_itself(obj, "viewport"):
+            return "an instancer that does not show itself in the viewport"
+        layer = getattr(bpy.context, "view_layer", None) or render_view_layer(self.scene)
+        if layer is not None and not obj.visible_get(view_layer=layer):
+            return f"hidden in view layer {layer.name!r}"
+        if obj.display_type in ("BOUNDS", "WIRE"):
+            return f"displayed as {obj.display_type.lower()}, not its surface"
+        return None
 
     def shown_aabb(self, obj: bpy.types.Object, frame: int) -> AABB:
         """``aabb`` widened by ``viewport_aabb``: where ``obj`` shows, in a render or in the
@@ -1121,12 +1152,15 @@ NEW_SCENE_FRAMES = (1, 250)
 
 
 def graded_frames(criteria_params: list[dict], current: int | None = None,
-                  start_range: tuple[int, int] | None = None) -> list[int]:
-    """Every frame the task grades -- fixed by the task, never by the delivery: each
+                  start_range: tuple[int, int] | None = None,
+                  delivered_range: tuple[int, int] | None = None) -> list[int]:
+    """Every frame the task grades -- fixed by the task, never narrowed by the delivery: each
     criterion's ``frame`` and the whole of each ``frame_start``..``frame_end`` it names; a
     rubric that names no range (a still: a model, a material) grades the start scene's whole
-    frame range ``start_range``, which the delivered file plays (a turntable, a preview); and
-    the frame a still render of the delivery shows (its current frame)."""
+    frame range ``start_range``, which the delivered file plays (a turntable, a preview), and
+    the delivered file's own range ``delivered_range`` where it plays more (red team 20: legs
+    collapsed on frames 251-300 of a range stretched past the supplied 1-250); and the frame a
+    still render of the delivery shows (its current frame)."""
     frames: set[int] = set()
     ranged = False
     for params in criteria_params:
@@ -1135,8 +1169,10 @@ def graded_frames(criteria_params: list[dict], current: int | None = None,
         if "frame_start" in params and "frame_end" in params:
             frames.update(range(int(params["frame_start"]), int(params["frame_end"]) + 1))
             ranged = True
-    if not ranged and start_range is not None:
-        frames.update(range(int(start_range[0]), int(start_range[1]) + 1))
+    if not ranged:
+        for span in (start_range, delivered_range):
+            if span is not None:
+                frames.update(range(int(span[0]), int(span[1]) + 1))
     if not frames:
         frames.add(1)
     if current is not None:
@@ -1184,7 +1220,7 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
              "resolution_x": render.resolution_x, "resolution_y": render.resolution_y,
              "use_sequencer": render.use_sequencer, "use_compositing": render.use_compositing,
              "use_border": render.use_border, "use_freestyle": render.use_freestyle}
-    saved_camera, frame = scene.camera, scene.frame_current
+    saved_camera, frame, subframe = scene.camera, scene.frame_current, scene.frame_subframe
     lent = None
     if scene.camera is None:
         lent = bpy.data.objects.new(PROBE_CAMERA, bpy.data.cameras.new(PROBE_CAMERA))
@@ -1201,7 +1237,7 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
         restore()
         try:
             result["value"] = fn(Probe(scene, baseline, depsgraph=depsgraph, engine=engine,
-                                       graded_frames=frames))
+                                       graded_frames=frames, saved_subframe=subframe))
         except BaseException as exc:  # noqa: BLE001 - carried out of Blender's callback, raised below
             result["error"] = exc
 

@@ -53,8 +53,14 @@ def dimensions(probe: Probe, p: dict):
     # what the viewport shows (the file as opened) must measure the same: a modifier shown only
     # there (an Array) is no part of the render, yet it is the model's size to whoever opens it
     viewport = {o.name: probe.viewport_aabb(o, frame, faces_only=True) for o in objs}
-    if any(b is not None for b in viewport.values()):
-        view_size = _joint_size([viewport[n] if viewport[n] is not None else rendered[n] for n in rendered])
+    # a part the viewport does not show (disabled, hidden, drawn as bounds) is no part of the
+    # model as opened: it adds nothing to the size there
+    hidden = {o.name: why for o in objs if (why := probe.viewport_hides(o, frame))}
+    if hidden:
+        evidence["viewport_hides"] = hidden
+    if any(b is not None for b in viewport.values()) or hidden:
+        view_size = _joint_size([None if n in hidden else viewport[n] if viewport[n] is not None else rendered[n]
+                                 for n in rendered])
         view_errors = [abs(s - e) for s, e in zip(view_size, expected)]
         if view_size != size:
             evidence.update(viewport_size=rnd(view_size), viewport_axis_errors=rnd(view_errors))
@@ -63,6 +69,8 @@ def dimensions(probe: Probe, p: dict):
     detail = f"world AABB size of {', '.join(names)}; max axis error {max(errors):.4f} (tolerance {tol})"
     if "viewport_size" in evidence:
         detail += f"; the viewport shows {rnd(evidence['viewport_size'])}"
+    if hidden:
+        detail += "; the viewport does not show " + ", ".join(f"{n} ({w})" for n, w in hidden.items())
     return binary_outcome(ok, rnd(size), expected, detail, evidence)
 
 

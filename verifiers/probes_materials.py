@@ -176,7 +176,7 @@ def material_node_types(probe: Probe, p: dict):
                                 "additionalProperties": {"type": "string", "minLength": 1},
                                 "description": "{Principled BSDF node setting: value} (distribution, "
                                                "subsurface_method)"},
-                   "tolerance": "tolerance", "frame": "integer"})
+                   "unlinked": "names", "tolerance": "tolerance", "frame": "integer"})
 def principled_inputs(probe: Probe, p: dict):
     """The Principled BSDF feeding the material's output (``material``, or the first material
     of ``object``) has each listed scalar input (``inputs`` {name: value}: Metallic, Roughness,
@@ -185,7 +185,10 @@ def principled_inputs(probe: Probe, p: dict):
     the material as a render at ``frame`` (default 1, and every graded frame) evaluates it: a
     keyed or driven value counts as it renders.  ``settings`` {node setting: value}
     (distribution "MULTI_GGX", subsurface_method "RANDOM_WALK"): the node's own menus, which
-    change the look as much as an input does; each counts as one more check."""
+    change the look as much as an input does; each counts as one more check.  ``unlinked``
+    [input names] (Base Color, Alpha ...): inputs a spec wants typed in, whatever their value --
+    nothing drives them (red team 20: a Base Color computed to flip in a render's float32, or
+    in bands between the grader's sample points); each counts as one more check."""
     probe.at(int(p.get("frame", 1)))
     mat = _material(probe, p)
     if mat is not None:
@@ -220,7 +223,15 @@ def principled_inputs(probe: Probe, p: dict):
         measured[key] = _node_setting(bsdf, key)
         if measured[key] != want:
             off.append(key)
-    expected = {**wanted, **settings}
+    unlinked = {str(k): "unlinked" for k in p.get("unlinked", ())}
+    for key in unlinked:
+        socket = bsdf.inputs.get(key)
+        if socket is None:
+            raise ValueError(f"principled_inputs: the Principled BSDF has no input {key!r}")
+        measured[key] = "linked" if socket.is_linked else "unlinked"
+        if measured[key] == "linked":
+            off.append(key)
+    expected = {**wanted, **settings, **unlinked}
     detail = f"{mat.name}: Principled inputs as specified" if not off else f"{mat.name} off: " + ", ".join(
         f"{k} = {measured[k]} (want {expected[k]:g})" if k in wanted else f"{k} = {measured[k]} (want {expected[k]})"
         for k in off)

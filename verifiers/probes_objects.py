@@ -173,6 +173,7 @@ def object_count(probe: Probe, p: dict):
                    "energy": {"type": "number", "minimum": 0, "description": "number >= 0"},
                    "energy_tolerance": "tolerance", "color": "colour", "max_delta_e": "tolerance",
                    "min_emitter_size": {"type": "number", "minimum": 0, "description": "metres >= 0"},
+                   "min_spread": {"type": "number", "minimum": 0, "maximum": 180, "description": "degrees 0..180"},
                    "dimmer_than": {"type": "object", "required": ["light", "on"], "additionalProperties": False,
                                    "properties": {"light": {"type": "string", "minLength": 1},
                                                   "on": {"type": "string", "minLength": 1}},
@@ -186,6 +187,8 @@ def light_settings(probe: Probe, p: dict):
     its narrower side (a soft light): an area light's Size (Size Y for a rectangle or ellipse)
     times the object's world scale along its local X / Y axes; a point or spot's diameter (twice
     its Radius, times its smallest axis scale where that shrinks it); a sun has none; with
+    ``min_spread`` (degrees), an area light's Spread is at least that (red team 20: a 60 W key
+    at 9 degrees put its power into a hard, hot pool 162 times a soft panel's); with
     ``dimmer_than`` {``light``, ``on``}, it puts less on the centre of ``on`` (its evaluated
     bounding box's) than ``light`` does (``probes_scene.light_on``: the power over the squared
     distance, an area light's Spread narrowing its beam included): a fill whose own Spread
@@ -225,13 +228,18 @@ def light_settings(probe: Probe, p: dict):
             entry["emitter_size"] = None if size is None else rnd(size)
             if size is None or size < float(p["min_emitter_size"]):
                 problems.append("no emitting surface" if size is None else f"emitter {size * 1000:.0f} mm across")
+        if "min_spread" in p and light.type == "AREA":
+            spread = math.degrees(float(light.spread))
+            entry["spread"] = rnd(spread)
+            if spread < float(p["min_spread"]) - 1e-6:
+                problems.append(f"Spread {spread:.1f} degrees")
         if below is not None:
             problems.extend(_outshines(probe, o, below, entry))
         measured[o.name] = entry
         if problems:
             bad[o.name] = f"{o.name}: " + ", ".join(problems)
     expected = {k: p[k] for k in ("type", "energy", "energy_tolerance", "color", "max_delta_e", "min_emitter_size",
-                                  "dimmer_than") if k in p}
+                                  "min_spread", "dimmer_than") if k in p}
     detail = "all lights as specified" if not bad else "; ".join(bad.values())
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"off": sorted(bad)})
 

@@ -20,6 +20,7 @@ import math
 import re
 import sys
 import warnings
+import weakref
 import zlib
 from pathlib import Path
 
@@ -32,7 +33,8 @@ import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, picture_coords, edge_verts, face_material_indices, fixed_shape,
+    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, draws_instances, picture_coords, edge_verts,
+    face_material_indices, fixed_shape,
     fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
 )
 from probes_solid import fan_indices  # noqa: E402
@@ -359,6 +361,41 @@ def _own_ids(ident) -> set[int]:
         if isinstance(inner, bpy.types.ID) and inner.is_embedded_data:
             own.add(inner.as_pointer())
     return own
+
+
+# What a driver may not read: what the render engine or the farm's render settings decide (red
+# team 20: a key light's Power 60 * (engine != CYCLES) -- 60 W in the file's EEVEE and in the
+# grader, 0 in a Cycles render; a lens driven to 24 mm under Cycles).
+RENDER_SETTING_PATHS = ("render", "cycles", "eevee", "view_settings", "display_settings", "display",
+                        "sequencer_colorspace_settings", "unit_settings")
+
+
+def render_reading_drivers() -> list[str]:
+    """Every driver, on any data-block of the file, with a variable that reads the render
+    settings (a Scene's ``render.*``, ``cycles.*``, ``eevee.*``, view or display settings) or the
+    context (a Context Property): its value may differ from one engine or farm to the next, so no
+    measure of one render holds for another.  "KIND NAME: path reads WHAT"."""
+    found = []
+    for attr in dir(bpy.data):
+        coll = getattr(bpy.data, attr, None)
+        if not isinstance(coll, bpy.types.bpy_prop_collection):
+            continue
+        for ident in coll:
+            if not isinstance(ident, bpy.types.ID):
+                break
+            for owner in (ident, getattr(ident, "node_tree", None)):
+                ad = getattr(owner, "animation_data", None) if owner is not None else None
+                for fc in ad.drivers if ad is not None else ():
+                    for var in fc.driver.variables:
+                        if var.type == "CONTEXT_PROP":
+                            found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads the context")
+                            continue
+                        for target in var.targets:
+                            path = str(getattr(target, "data_path", "") or "")
+                            if getattr(target, "id_type", "") == "SCENE" and path.split(".")[0].split("[")[0] \
+                                    in RENDER_SETTING_PATHS:
+                                found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
+    return sorted(set(found))
 
 
 def foreign_animation_paths() -> list[str]:
@@ -1446,6 +1483,16 @@ def scene_unchanged(probe: Probe, p: dict):
     # no animation writes into a data-block it does not own (red team 19: a line style's driver
     # turned the sun off from the first rendered frame on, the sun's own values unchanged)
     total += 1
+    total += 1
+    if probe.saved_subframe:  # a still render shows the current frame plus it (red team 20)
+        bad.append((f"saved between frames (subframe {probe.saved_subframe:g})",
+                    {"item": "saved subframe", "kind": "changed", "before": 0.0, "after": probe.saved_subframe}))
+    total += 1
+    if reading := render_reading_drivers():
+        bad.append(("drivers reading the render settings: " + ", ".join(reading[:DIFF_LIMIT])
+                    + (" ..." if len(reading) > DIFF_LIMIT else ""),
+                    {"item": "drivers reading render settings", "kind": "render_reading_driver",
+                     "paths": reading[:EVIDENCE_LIMIT], "count": len(reading)}))
     if foreign := foreign_animation_paths():
         bad.append(("animation writing into another data-block: " + ", ".join(foreign[:DIFF_LIMIT])
                     + (" ..." if len(foreign) > DIFF_LIMIT else ""),
@@ -1698,6 +1745,17 @@ def render_overrides(probe: Probe, p: dict):
     snapshot(probe, None, not_numbers)
     named = [f"{f'{name} ' if name else ''}{path} (frame {frame})" for _, name, path, frame in not_numbers]
     checks["values_not_numbers"] = (named[:DIFF_LIMIT] + (["..."] if len(named) > DIFF_LIMIT else []), [], not named)
+    # the picture the farm writes is the scene's (red team 20): a stamp burnt into it at 1000 px
+    # covered the fence; Render Single Layer renders the window's layer, not the one graded
+    checks["stamp"] = _equal(bool(r.use_stamp), False)
+    checks["single_layer"] = _equal(bool(r.use_single_layer), False)
+    # no value is driven by the engine or the render settings (what one render shows another would not)
+    reading = render_reading_drivers()
+    checks["drivers_read_render_settings"] = (reading[:DIFF_LIMIT] + (["..."] if len(reading) > DIFF_LIMIT else []),
+                                              [], not reading)
+    # a still render shows the file's current frame, subframe included (red team 20: a key keyed
+    # off at frame 1.5, the file saved there): the subframe is the frame's own, 0
+    checks["saved_between_frames"] = (rnd(float(probe.saved_subframe)), 0.0, probe.saved_subframe == 0)
     off = [k for k, (_, _, met) in checks.items() if not met]
     detail = "no render override" if not off else "render overrides: " + ", ".join(
         f"{k} is {checks[k][0]!r}, not {checks[k][1]!r}" + (f" ({notes[k]})" if k in notes else "") for k in off)
@@ -1802,14 +1860,65 @@ def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
     return out, f"{len(seen)} camera state(s) read" if seen else "no camera"
 
 
+# Rays per picture (columns x rows at most): what the camera sees first along each (red team 20:
+# an orthographic camera aimed into the gap between two pickets, one inside a post, one looking
+# straight up from below the fence -- every part's projected box met the frame, every render was
+# sky or black).
+PICTURE_RAYS = (96, 54)
+# probe -> {(camera, frame, state): {object name: rays that hit it first}}: one probe measures one
+# scene (a mutation run opens a new one per operator)
+_PICTURES: "weakref.WeakKeyDictionary[Probe, dict]" = weakref.WeakKeyDictionary()
+
+
+def _picture_hits(probe: Probe, cam_ev, frame: int) -> dict[str, int] | None:
+    """{object name: how many of a grid of rays through the picture of ``cam_ev`` (its lens or
+    ortho scale, sensor fit, shift and the render's aspect: ``view_frame``) hit it first, from
+    its clip start to its clip end}; None for a panoramic camera (not cast)."""
+    memo = _PICTURES.setdefault(probe, {})
+    key = (cam_ev.name, int(frame), probe.state(frame))
+    if key in memo:
+        return memo[key]
+    cam = cam_ev.data
+    if getattr(cam, "type", "PERSP") == "PANO":
+        return None
+    probe.at(frame)
+    m = cam_ev.matrix_world
+    corners = [c.copy() for c in cam.view_frame(scene=probe.scene)]  # tr, br, bl, tl (camera space)
+    tr, bl = corners[0], corners[2]
+    cols, rows = PICTURE_RAYS
+    hits: dict[str, int] = {}
+    rot = m.to_3x3()
+    for i in range(cols):
+        for j in range(rows):
+            u, v = (i + 0.5) / cols, (j + 0.5) / rows
+            local = mathutils.Vector((bl.x + (tr.x - bl.x) * u, bl.y + (tr.y - bl.y) * v, tr.z))
+            if cam.type == "ORTHO":
+                direction = (rot @ mathutils.Vector((0.0, 0.0, -1.0))).normalized()
+                origin = m @ mathutils.Vector((local.x, local.y, 0.0)) + direction * cam.clip_start
+                reach = cam.clip_end - cam.clip_start
+            else:
+                per_depth = local.length / max(abs(local.z), 1e-12)  # ray length per metre of depth
+                direction = (rot @ local).normalized()
+                origin = m.translation + direction * (cam.clip_start * per_depth)
+                reach = (cam.clip_end - cam.clip_start) * per_depth
+            found, _loc, _n, _i, hit, _mx = probe.scene.ray_cast(probe.depsgraph, origin, direction, distance=reach)
+            if found and hit is not None:
+                name = getattr(hit, "original", hit).name
+                hits[name] = hits.get(name, 0) + 1
+    memo[key] = hits
+    return hits
+
+
 def _in_picture(probe: Probe, cam_ev, obj, frame: int) -> bool:
     """Whether the picture of ``cam_ev`` (the render's aspect and pixel shape, the lens, sensor
-    and shift) holds any of ``obj`` at ``frame``: the box of its vertices' projections, those in
-    front of the camera, meets the frame; a part reaching behind the camera too counts as held.
-    Red team 18: a camera aimed at the fence with Shift X 3 rendered only sky.  A panoramic
-    camera sees all round: held."""
+    and shift) shows any of ``obj`` at ``frame``: some ray of a grid through the picture meets
+    it first (``_picture_hits``; a part drawn through instances: the box of its vertices'
+    projections meets the frame).  Red team 18: a camera aimed at the fence with Shift X 3
+    rendered only sky.  A panoramic camera is not cast: it holds nothing the grader can see."""
     if getattr(cam_ev.data, "type", "PERSP") == "PANO":
-        return True
+        return False
+    if not draws_instances(obj):
+        return _picture_hits(probe, cam_ev, frame).get(obj.name, 0) > 0  # type: ignore[union-attr]
     probe.at(frame)
     ndc, w = picture_coords(probe, cam_ev, probe._world_points(obj))
     front = w > 1e-9
@@ -1993,12 +2102,20 @@ def beam_gain(light) -> float:
     return 1.0 / math.sin(half) ** 2
 
 
-def light_on(light_obj, watts: float, point) -> tuple[float, float | None]:
-    """(what ``light_obj``, putting ``watts`` into the render, puts on ``point``: its strongest
-    intensity (an area light's Spread included: ``beam_gain``) over the squared distance,
-    distance); a sun's strength is already per square metre and has no distance."""
+def light_on(light_obj, watts: float, point, box=None) -> tuple[float, float | None]:
+    """(what ``light_obj``, putting ``watts`` into the render, puts on ``point`` -- or, with
+    ``box`` (lo, hi), on the box's point nearest the light, no nearer than its emitter reaches
+    (red team 20: a 0.1 W glint 1 cm from the speaker's face, 9 cm from its centre, burnt a white
+    disc into it): its strongest intensity (an area light's Spread included: ``beam_gain``) over
+    the squared distance, distance); a sun's strength is already per square metre and has no
+    distance."""
     if light_obj.data.type == "SUN":
         return watts, None
+    origin = np.asarray(light_obj.matrix_world.translation, dtype=np.float64)
+    if box is not None:
+        nearest = np.clip(origin, np.asarray(box[0], dtype=np.float64), np.asarray(box[1], dtype=np.float64))
+        distance = max(float(np.linalg.norm(origin - nearest)), emitter_reach(light_obj) or 0.0)
+        return watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
     distance = (light_obj.matrix_world.translation - mathutils.Vector(point)).length
     return watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
 
@@ -2105,9 +2222,9 @@ def render_lights(probe: Probe, frame: int) -> list[dict]:
     return out
 
 
-def named_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:
-    """(what the light ``name`` puts on ``point`` (``light_on``), how it was read); None when it
-    cannot be read."""
+def named_light_on(probe: Probe, name: str, point, box=None) -> tuple[float | None, str]:
+    """(what the light ``name`` puts on ``point`` -- or the nearest point of ``box`` --
+    (``light_on``), how it was read); None when it cannot be read."""
     obj = probe.scene.objects.get(name)
     if obj is None or obj.type != "LIGHT" or obj.name not in probe.rendered():
         return None, f"no render-visible light {name!r} to compare with"
@@ -2115,7 +2232,7 @@ def named_light_on(probe: Probe, name: str, point) -> tuple[float | None, str]:
     watts, how = light_output(ev.data)
     if watts is None:
         return None, f"{name}: {how}"
-    on, distance = light_on(ev, watts, point)
+    on, distance = light_on(ev, watts, point, box)
     return on, f"{name}: {watts:g} W" + (f" at {distance:.3g} m" if distance is not None else "")
 
 
@@ -2129,14 +2246,16 @@ def light_power(probe: Probe, p: dict):
     0: no negative light) and ``max_power`` W into the render (``light_output``: Power x
     2^Exposure x colour x contribution factor x its light nodes' Emission), at ``frame``
     (default 1).  With ``target`` and ``no_brighter_than`` (a light's name), each of them also
-    puts on ``target``'s centre (its evaluated bounding box's) at most what that light does
+    puts on ``target`` (its evaluated bounding box) at most what that light does
     (``light_on``: the power over the squared distance, spread over 4 pi sr for a point or spot
     light, pi for an area light, narrowed by its Spread: ``beam_gain``; a sun's strength as is),
     and all of them together too: a weak light held close to the target, or a swarm of them,
     outshines the rig.  A light whose nodes are not a constant Emission fails, and so does one
     whose emitter the camera sees (``shown_to_camera``: camera ray visibility on, an emitter of
-    some size): it is a glowing panel in the picture, whatever it puts on the target.  Scores
-    the share of those lights within bounds (1 when there are none)."""
+    some size): it is a glowing panel in the picture, whatever it puts on the target.  What a
+    light puts on ``target`` is measured at the target box's point nearest to it (no nearer than
+    its emitter reaches), the reference light's too.  Scores the share of those lights within
+    bounds (1 when there are none)."""
     frame = int(p.get("frame", 1))
     probe.at(frame)
     lo, hi = float(p.get("min_power", 0.0)), float(p["max_power"])
@@ -2144,7 +2263,7 @@ def light_power(probe: Probe, p: dict):
     expected = {"min_power": lo, "max_power": hi, **{k: p[k] for k in ("target", "no_brighter_than") if k in p}}
     box = probe.aabb(probe.obj(p["target"]), frame) if "target" in p else None
     point = tuple((a + b) / 2 for a, b in zip(*box)) if box is not None else None
-    limit, limit_how = (named_light_on(probe, p["no_brighter_than"], point)
+    limit, limit_how = (named_light_on(probe, p["no_brighter_than"], point, box)
                         if point is not None and "no_brighter_than" in p else (None, None))
     measured, off, on_target = {}, {}, {}
     # a Background Scene's lights light the render too, whatever their names
@@ -2160,7 +2279,7 @@ def light_power(probe: Probe, p: dict):
         elif shown := shown_to_camera(ev):
             off[obj.name] = shown
         elif limit_how is not None:
-            why = outshines(ev, watts, point, limit, limit_how, on_target)
+            why = outshines(ev, watts, point, limit, limit_how, on_target, box=box)
             if why:
                 off[obj.name] = f"{obj.name}: {why}"
     together = sum(on_target.values())
@@ -2181,13 +2300,13 @@ def light_power(probe: Probe, p: dict):
 
 
 def outshines(ev, watts: float, point, limit: float | None, limit_how: str, on_target: dict,
-              strict: bool = False) -> str | None:
+              strict: bool = False, box=None) -> str | None:
     """Why the light ``ev`` puts more on ``point`` than the reference light's ``limit`` -- with
     ``strict``, not less than it (None when it does not; the reason does not name ``ev``); what it
     puts there is noted in ``on_target``."""
     if limit is None:
         return limit_how
-    on, distance = light_on(ev, watts, point)
+    on, distance = light_on(ev, watts, point, box)
     on_target[ev.name] = rnd(on)
     if (on < limit) if strict else (on <= limit * (1.0 + 1e-4) + 1e-9):
         return None

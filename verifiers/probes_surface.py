@@ -791,6 +791,8 @@ class Closure:
                     "emission": _emission(one, self.colour) if self.kind == "EMISSION" else zero}
         node, g, t = self.node, self.graph, self.kind
         if t == "BSDF_PRINCIPLED":
+            if (thin := _thin_wall(node)) is not None:  # the node renders as a sheet: not modelled
+                return {k: Unknown(thin) for k in ("colour", "opacity", "transmission", "emission")}
             alpha = g.value(node, "Alpha")
             alpha = alpha if isinstance(alpha, Unknown) else np.clip(alpha, 0, 1)
             tw = g.value(node, "Transmission Weight")
@@ -816,6 +818,19 @@ class Closure:
         elif t not in KNOWN_SHADERS:
             props = {k: Unknown(f"{k} of {t} is not evaluated") for k in props}
         return props
+
+
+def _thin_wall(node) -> str | None:
+    """Why a Principled BSDF's Thin Wall (Blender 5) leaves its look unknown, or None when it is
+    off: a thin wall lets light through from behind and turns subsurface into translucency
+    (red team 20: a glaze 14 dE darker at Subsurface Weight 1), which the evaluator does not
+    model."""
+    sock = _input(node, "Thin Wall")
+    if sock is None:
+        return None
+    if sock.is_linked:
+        return f"{node.name!r}: a linked Thin Wall is not evaluated"
+    return f"{node.name!r}: Thin Wall is not evaluated" if bool(sock.default_value) else None
 
 
 # shader nodes whose light passes through the surface (refraction), by type
@@ -1291,8 +1306,14 @@ def _n_math(g: Graph, node, out):
     if (split := _engines_disagree(node.operation, vals[0], vals[1])) is not None:
         return Unknown(split)
     with np.errstate(all="ignore"):
-        result = np.nan_to_num(op(*vals[:3]), nan=0.0, posinf=0.0, neginf=0.0)
+        result = np.nan_to_num(op(*_single(vals[:3])), nan=0.0, posinf=0.0, neginf=0.0).astype(np.float64)
     return np.clip(result, 0, 1) if node.use_clamp else result
+
+
+def _single(values: list) -> list:
+    """``values`` in single precision, as both engines compute a node (red team 20: (1 + 1e-8) - 1
+    is 1e-8 in float64 and 0 in a render, a factor that switched the mug red)."""
+    return [np.asarray(v, dtype=np.float32) for v in values]
 
 
 def _n_vect_math(g: Graph, node, out):
@@ -1300,15 +1321,15 @@ def _n_vect_math(g: Graph, node, out):
     scale = next((g.input(s, "F") for s in node.inputs if s.enabled and s.type == "VALUE"), np.ones(g.n))
     if not _known(*vecs, scale):
         return _first_unknown(*vecs, scale)
-    a, b, c = vecs[:3]
+    a, b, c, scale = _single([*vecs[:3], scale])
     op = node.operation
     with np.errstate(all="ignore"):
         if op in VECT_VALUE:
-            value = VECT_VALUE[op](a, b)
+            value = np.asarray(VECT_VALUE[op](a, b), dtype=np.float64)
             return value if out.identifier == "Value" else np.zeros((g.n, 3))
         if op not in VECT_MATH:
             return Unknown(f"Vector Math {op} is not evaluated")
-        vec = np.nan_to_num(VECT_MATH[op](a, b, c, scale))
+        vec = np.nan_to_num(VECT_MATH[op](a, b, c, scale)).astype(np.float64)
     return vec if out.identifier == "Vector" else np.zeros(g.n)
 
 

@@ -133,7 +133,8 @@ def measure_open_scene(plan: list[tuple[dict, dict]], baseline: dict | None = No
     """The criteria entries measured on the scene open now (a delivery just opened, or one a
     mutation operator has just changed in memory)."""
     scene = bpy.context.scene
-    frames = graded_frames([p for _, p in plan], scene.frame_current, start_frame_range(baseline))
+    frames = graded_frames([p for _, p in plan], scene.frame_current, start_frame_range(baseline),
+                           (scene.frame_start, scene.frame_end))
     try:
         return render_probe(scene, baseline,
                             lambda probe: [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan],

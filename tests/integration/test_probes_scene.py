@@ -152,10 +152,11 @@ CASES = {
         1.0, "one"),
     "S_new_max": ("scene_unchanged", {**ALL_ALLOWED, "allow_new": {"pattern": ".*", "max": 1}}, 1.0, "one"),
     # the default checks: border, frame step, Simplify, stereoscopy, Freestyle, the working colour
-    # space, values all numbers
-    "R_defaults": ("render_overrides", {}, 1.0, 5 / 7),
-    "R_expected": ("render_overrides", {"border": True, "frame_step": 2}, 5 / 7, 1.0),
-    "R_compositor": ("render_overrides", {"compositor": False, "resolution_percentage": 100}, 1.0, 6 / 9),
+    # space, values all numbers, no stamp, no single layer, no driver reading the render settings,
+    # saved on a whole frame
+    "R_defaults": ("render_overrides", {}, 1.0, 9 / 11),
+    "R_expected": ("render_overrides", {"border": True, "frame_step": 2}, 9 / 11, 1.0),
+    "R_compositor": ("render_overrides", {"compositor": False, "resolution_percentage": 100}, 1.0, 10 / 13),
     "N_max": ("new_objects", {"expected": ["Decal"], "others_max": 0}, 1.0, 0.0),
     "N_types_within": ("new_objects", {"others_types": ["MESH"], "others_within": {"min": [-3, -3, 0],
                                                                                    "max": [3, 3, 3]}}, 1.0, 0.5),

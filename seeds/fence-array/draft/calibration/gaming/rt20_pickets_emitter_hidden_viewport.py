@@ -1,0 +1,58 @@
+"""Gaming (must fail): the pickets carry an empty particle system and hide their emitter from the viewport.
+
+The reference fence, plus a Particle System on Fence.Pickets (Emitter, count 0, render as None)
+and the object's "Show Emitter" for the viewport off (show_instancer_for_viewport = False). Renders
+are the reference's; the file opens on two posts and two bare rails, no picket in any viewport
+(the viewport depsgraph lists Fence.Pickets, its instance with show_self False). Spec: "Sizes are
+measured on the world-space bounding box of what Blender shows, in the viewport and in a render
+... and hold for both" -- the viewport shows no 1.52 m row of 10 pickets. The viewport twin of
+rt20_pickets_emitter_hidden; the working tree's new viewport check refuses hide_viewport and
+Display As Bounds, not this.
+"""
+
+import bmesh
+import bpy
+from mathutils import Matrix
+
+POST, POST_H, POST_X = 0.10, 1.10, 0.85
+RAIL_LEN, RAIL_D, RAIL_H, RAIL_Y, RAIL_Z = 1.60, 0.03, 0.07, -0.035, (0.25, 0.80)
+PICKET_W, PICKET_D, PICKET_Z0, PICKET_Z1, PICKET_Y = 0.08, 0.02, 0.05, 1.00, -0.06
+COUNT, PITCH = 10, 0.16
+
+
+def mesh_object(name, boxes, mat):
+    bm = bmesh.new()
+    for size, centre in boxes:
+        bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(centre) @ Matrix.Diagonal((*size, 1.0)))
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+wood = bpy.data.materials.new("FenceWood")
+wood.diffuse_color = (0.62, 0.50, 0.36, 1.0)
+posts = mesh_object("Fence.Posts", [((POST, POST, POST_H), (-POST_X, 0.0, POST_H / 2))], wood)
+mirror = posts.modifiers.new("Mirror", "MIRROR")
+mirror.use_axis = (True, False, False)
+mesh_object("Fence.Rails", [((RAIL_LEN, RAIL_D, RAIL_H), (0.0, RAIL_Y, z)) for z in RAIL_Z], wood)
+first_x = -(COUNT - 1) * PITCH / 2
+pickets = mesh_object("Fence.Pickets", [((PICKET_W, PICKET_D, PICKET_Z1 - PICKET_Z0),
+                                          (first_x, PICKET_Y, (PICKET_Z0 + PICKET_Z1) / 2))], wood)
+array = pickets.modifiers.new("Array", "ARRAY")
+array.fit_type = "FIXED_COUNT"
+array.count = COUNT
+array.use_relative_offset = False
+array.use_constant_offset = True
+array.constant_offset_displace = (PITCH, 0.0, 0.0)
+
+
+# the trick: an empty particle system, the emitter not shown in renders
+m = pickets.modifiers.new("Dust", "PARTICLE_SYSTEM")
+s = m.particle_system.settings
+s.count = 0
+s.render_type = "NONE"
+pickets.show_instancer_for_viewport = False
