@@ -210,7 +210,10 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
             "border": False, "frame_step": 1, "simplify": False, "compositor": False, "sequencer": False,
             "colour_neutral": True, "engines": ["BLENDER_EEVEE", "CYCLES"], "min_resolution": [640, 360],
             "motion_blur": False, "square_pixels": True, "max_pixel_filter": 3, "max_world_strength": 10}},
-        {"id": "C14", "method": "shape_measures", "params": {"object": top_name, "fill": [0.95, 1.001], "frame": 1}}]}
+        {"id": "C14", "method": "shape_measures", "params": {"object": top_name, "fill": [0.95, 1.001], "frame": 1}},
+        {"id": "C15", "method": "scene_units", "params": {"system": "METRIC", "scale_length": 1.0}},
+        {"id": "C16", "method": "normals_follow_faces", "params": {"objects": parts, "max_angle": 90,
+                                                                    "max_share": 0.0}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
