@@ -193,7 +193,7 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
 def shows_itself(obj, mode: str) -> bool:
     """Whether ``obj``'s own geometry is drawn in ``mode`` (render / viewport): an object that
     emits particles or instances others draws itself only with its Show Instancer switch on."""
-    instancer = bool(len(getattr(obj, "particle_systems", ()))) or obj.instance_type != "NONE"
+    instancer = bool(len(getattr(obj, "particle_systems", ()))) or draws_instances(obj)
     return not instancer or bool(getattr(obj, f"show_instancer_for_{mode}", True))
 
 

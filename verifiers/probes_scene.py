@@ -330,28 +330,6 @@ def _animation_hash(ident) -> str | None:
     return _digest(curves) if curves else None
 
 
-def _path_parts(path: str) -> list[str]:
-    """An RNA data path cut at the dots outside brackets and quotes: 'a["x.y"].b[0].c' ->
-    ['a["x.y"]', 'b[0]', 'c'].  Hand-written: bpy has no splitter for data paths."""
-    parts, depth, quote, cur = [], 0, None, []
-    for ch in path:
-        if quote:
-            quote = None if ch == quote and (not cur or cur[-1] != "\\") else quote
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "[":
-            depth += 1
-        elif ch == "]":
-            depth -= 1
-        elif ch == "." and depth == 0:
-            parts.append("".join(cur))
-            cur = []
-            continue
-        cur.append(ch)
-    parts.append("".join(cur))
-    return parts
-
-
 def _own_ids(ident) -> set[int]:
     """Pointers of ``ident`` and the data-blocks embedded in it (a material's node tree, a
     scene's master collection): what its own animation may write."""
@@ -366,14 +344,17 @@ def _own_ids(ident) -> set[int]:
 # What a driver may not read: what the render engine or the farm's render settings decide (red
 # team 20: a key light's Power 60 * (engine != CYCLES) -- 60 W in the file's EEVEE and in the
 # grader, 0 in a Cycles render; a lens driven to 24 mm under Cycles).
-RENDER_SETTING_PATHS = ("render", "cycles", "eevee", "view_settings", "display_settings", "display",
-                        "sequencer_colorspace_settings", "unit_settings")
+RENDER_SETTING_PATHS = ("render.engine", "render.resolution", "render.pixel_aspect", "render.film",
+                        "render.use_simplify", "render.simplify", "render.use_motion_blur", "render.use_border",
+                        "cycles", "eevee", "view_settings", "display_settings", "display",
+                        "sequencer_colorspace_settings")
 
 
 def render_reading_drivers() -> list[str]:
-    """Every driver, on any data-block of the file, with a variable that reads the render
-    settings (a Scene's ``render.*``, ``cycles.*``, ``eevee.*``, view or display settings) or the
-    context (a Context Property): its value may differ from one engine or farm to the next, so no
+    """Every driver, on any data-block of the file, with a variable that reads what an engine or
+    a farm's presets decide (``RENDER_SETTING_PATHS``: the engine, frame size, film, simplify,
+    Cycles and EEVEE settings, view and display settings; not the frame rate a rig may read) or
+    the context (a Context Property): its value may differ from one render to the next, so no
     measure of one render holds for another.  "KIND NAME: path reads WHAT"."""
     found = []
     for attr in dir(bpy.data):
@@ -392,8 +373,7 @@ def render_reading_drivers() -> list[str]:
                             continue
                         for target in var.targets:
                             path = str(getattr(target, "data_path", "") or "")
-                            if getattr(target, "id_type", "") == "SCENE" and path.split(".")[0].split("[")[0] \
-                                    in RENDER_SETTING_PATHS:
+                            if getattr(target, "id_type", "") == "SCENE" and path.startswith(RENDER_SETTING_PATHS):
                                 found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
     return sorted(set(found))
 
@@ -422,14 +402,11 @@ def foreign_animation_paths() -> list[str]:
                     curves += list(bag.fcurves) if bag else []
                 own = _own_ids(owner)
                 for fc in curves:
-                    parts = _path_parts(fc.data_path)
-                    if len(parts) < 2:
-                        continue  # a property of the owner itself
-                    try:
-                        holder = owner.path_resolve(".".join(parts[:-1]))
+                    try:  # Blender's own reading of the path: the property it writes, and whose
+                        written = owner.path_resolve(fc.data_path, False)
                     except (ValueError, TypeError):
                         continue  # a path that does not resolve writes nothing
-                    other = getattr(holder, "id_data", None)
+                    other = getattr(written, "id_data", None)
                     if isinstance(other, bpy.types.ID) and other.as_pointer() not in own:
                         found.append(f"{attr} {owner.name!r}: {fc.data_path!r} -> {other.name!r}")
     return sorted(set(found))
@@ -1870,10 +1847,49 @@ PICTURE_RAYS = (96, 54)
 _PICTURES: "weakref.WeakKeyDictionary[Probe, dict]" = weakref.WeakKeyDictionary()
 
 
+def _camera_rays(cam_ev, scene, points: list) -> list[tuple]:
+    """(origin, direction, reach) of the rays of ``cam_ev`` through ``points`` (camera-space
+    points of its frame plane, ``view_frame``), from its clip start to its clip end.  The
+    object's scale is dropped, as the engines drop it."""
+    cam = cam_ev.data
+    loc, rot_q, _scale = cam_ev.matrix_world.decompose()
+    rot = rot_q.to_matrix()
+    rays = []
+    for local in points:
+        if cam.type == "ORTHO":
+            direction = (rot @ mathutils.Vector((0.0, 0.0, -1.0))).normalized()
+            origin = loc + rot @ mathutils.Vector((local.x, local.y, 0.0)) + direction * cam.clip_start
+            rays.append((origin, direction, cam.clip_end - cam.clip_start))
+        else:
+            per_depth = local.length / max(abs(local.z), 1e-12)  # ray length per metre of depth
+            direction = (rot @ local).normalized()
+            rays.append((loc + direction * (cam.clip_start * per_depth), direction,
+                         (cam.clip_end - cam.clip_start) * per_depth))
+    return rays
+
+
+def _first_drawn(probe: Probe, origin, direction, reach: float, drawn: set[str]) -> str | None:
+    """The name of the first object a render draws along the ray (objects it does not draw --
+    hidden from render, from camera rays -- are passed through), or None."""
+    for _ in range(32):
+        found, location, _n, _i, hit, _m = probe.scene.ray_cast(probe.depsgraph, origin, direction, distance=reach)
+        if not found or hit is None:
+            return None
+        name = getattr(hit, "original", hit).name
+        if name in drawn:
+            return name
+        step = (location - origin).length + 1e-5
+        origin, reach = location + direction * 1e-5, reach - step
+        if reach <= 0:
+            return None
+    return None
+
+
 def _picture_hits(probe: Probe, cam_ev, frame: int) -> dict[str, int] | None:
     """{object name: how many of a grid of rays through the picture of ``cam_ev`` (its lens or
-    ortho scale, sensor fit, shift and the render's aspect: ``view_frame``) hit it first, from
-    its clip start to its clip end}; None for a panoramic camera (not cast)."""
+    ortho scale, sensor fit, shift and the render's aspect: ``view_frame``) meet it first among
+    what the render draws, from its clip start to its clip end}; None for a panoramic camera
+    (not cast)."""
     memo = _PICTURES.setdefault(probe, {})
     key = (cam_ev.name, int(frame), probe.state(frame))
     if key in memo:
@@ -1882,31 +1898,35 @@ def _picture_hits(probe: Probe, cam_ev, frame: int) -> dict[str, int] | None:
     if getattr(cam, "type", "PERSP") == "PANO":
         return None
     probe.at(frame)
-    m = cam_ev.matrix_world
     corners = [c.copy() for c in cam.view_frame(scene=probe.scene)]  # tr, br, bl, tl (camera space)
     tr, bl = corners[0], corners[2]
     cols, rows = PICTURE_RAYS
+    points = [mathutils.Vector((bl.x + (tr.x - bl.x) * (i + 0.5) / cols, bl.y + (tr.y - bl.y) * (j + 0.5) / rows,
+                                tr.z)) for i in range(cols) for j in range(rows)]
+    drawn = probe.rendered()
     hits: dict[str, int] = {}
-    rot = m.to_3x3()
-    for i in range(cols):
-        for j in range(rows):
-            u, v = (i + 0.5) / cols, (j + 0.5) / rows
-            local = mathutils.Vector((bl.x + (tr.x - bl.x) * u, bl.y + (tr.y - bl.y) * v, tr.z))
-            if cam.type == "ORTHO":
-                direction = (rot @ mathutils.Vector((0.0, 0.0, -1.0))).normalized()
-                origin = m @ mathutils.Vector((local.x, local.y, 0.0)) + direction * cam.clip_start
-                reach = cam.clip_end - cam.clip_start
-            else:
-                per_depth = local.length / max(abs(local.z), 1e-12)  # ray length per metre of depth
-                direction = (rot @ local).normalized()
-                origin = m.translation + direction * (cam.clip_start * per_depth)
-                reach = (cam.clip_end - cam.clip_start) * per_depth
-            found, _loc, _n, _i, hit, _mx = probe.scene.ray_cast(probe.depsgraph, origin, direction, distance=reach)
-            if found and hit is not None:
-                name = getattr(hit, "original", hit).name
-                hits[name] = hits.get(name, 0) + 1
+    for origin, direction, reach in _camera_rays(cam_ev, probe.scene, points):
+        if (name := _first_drawn(probe, origin, direction, reach, drawn)) is not None:
+            hits[name] = hits.get(name, 0) + 1
     memo[key] = hits
     return hits
+
+
+def _seen_through_own_points(probe: Probe, cam_ev, obj, frame: int) -> bool:
+    """A part the picture's grid of rays missed (small in the picture): is it the first thing
+    drawn along the rays through some of its own vertices that lie in the picture?"""
+    probe.at(frame)
+    ndc, w = picture_coords(probe, cam_ev, probe._world_points(obj))
+    inside = (w > 1e-9) & (np.abs(ndc) <= 1).all(axis=1)
+    if not inside.any():
+        return False
+    corners = [c.copy() for c in cam_ev.data.view_frame(scene=probe.scene)]
+    tr, bl = corners[0], corners[2]
+    picked = ndc[inside][:: max(1, int(inside.sum()) // 64)]
+    points = [mathutils.Vector((bl.x + (tr.x - bl.x) * (x + 1) / 2, bl.y + (tr.y - bl.y) * (y + 1) / 2, tr.z))
+              for x, y in picked.tolist()]
+    drawn = probe.rendered()
+    return any(_first_drawn(probe, o, d, r, drawn) == obj.name for o, d, r in _camera_rays(cam_ev, probe.scene, points))
 
 
 def _in_picture(probe: Probe, cam_ev, obj, frame: int) -> bool:
@@ -1918,7 +1938,8 @@ def _in_picture(probe: Probe, cam_ev, obj, frame: int) -> bool:
     if getattr(cam_ev.data, "type", "PERSP") == "PANO":
         return False
     if not draws_instances(obj):
-        return _picture_hits(probe, cam_ev, frame).get(obj.name, 0) > 0  # type: ignore[union-attr]
+        return (_picture_hits(probe, cam_ev, frame).get(obj.name, 0) > 0  # type: ignore[union-attr]
+                or _seen_through_own_points(probe, cam_ev, obj, frame))
     probe.at(frame)
     ndc, w = picture_coords(probe, cam_ev, probe._world_points(obj))
     front = w > 1e-9

@@ -1190,11 +1190,17 @@ SWEEP_MAX_STEPS = 32
 # animation's by more than the tolerance.
 
 
+# Below this a turn is float noise on a slide (a rotated part keyed along a straight line): read
+# as none, or the screw's axis lands millions of metres away.
+SCREW_MIN_ANGLE = 1e-6
+
+
 def _rotation_axis_angle(rot: np.ndarray) -> tuple[np.ndarray, float]:
-    """(unit axis, angle in 0..pi) of the rotation matrix ``rot``."""
-    angle = float(np.arccos(np.clip((np.trace(rot) - 1.0) / 2.0, -1.0, 1.0)))
-    axis = np.linalg.svd(rot - np.eye(3))[2][-1]  # the direction the rotation keeps
+    """(unit axis, angle in 0..pi) of the rotation matrix ``rot``: the angle from atan2 of the
+    sine and cosine parts, exact for small turns where arccos of the trace is not."""
     vee = np.array([rot[2, 1] - rot[1, 2], rot[0, 2] - rot[2, 0], rot[1, 0] - rot[0, 1]])
+    angle = float(np.arctan2(np.linalg.norm(vee) / 2.0, (np.trace(rot) - 1.0) / 2.0))
+    axis = np.linalg.svd(rot - np.eye(3))[2][-1]  # the direction the rotation keeps
     if float(axis @ vee) < 0.0:  # 2 sin(angle) axis: the turn's sense (either at pi)
         axis = -axis
     return axis, angle
@@ -1222,7 +1228,7 @@ def _screw_power(delta: np.ndarray, t: float) -> np.ndarray | None:
     rot, move = delta[:3, :3], delta[:3, 3]
     axis, angle = _rotation_axis_angle(rot)
     out = np.eye(4)
-    if angle < 1e-9:
+    if angle < SCREW_MIN_ANGLE:
         out[:3, 3] = t * move
         return out
     k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
@@ -1231,6 +1237,11 @@ def _screw_power(delta: np.ndarray, t: float) -> np.ndarray | None:
     centre = np.linalg.lstsq(np.eye(3) - rot, move - along, rcond=None)[0]  # a point of the axis
     out[:3, :3] = turn
     out[:3, 3] = centre - turn @ centre + t * along
+    whole = np.eye(4)  # the whole way must land on ``delta``, or the screw is not trusted
+    k_turn = np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * (k @ k)
+    whole[:3, :3], whole[:3, 3] = k_turn, centre - k_turn @ centre + along
+    if not np.allclose(whole, delta, atol=1e-6 * max(1.0, float(np.abs(move).max()))):
+        return None
     return out
 
 

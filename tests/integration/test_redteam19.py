@@ -210,10 +210,10 @@ def kept(name, extra=None):
     save(name)
 
 
-def line_style_driver(path, expression):
+def line_style_driver(path, expression, modifier="Dist"):
     def add(obj, sun):
         style = bpy.data.linestyles.new("Lines")
-        style.color_modifiers.new("Dist", "DISTANCE_FROM_OBJECT").target = sun if "data" in path else obj
+        style.color_modifiers.new(modifier, "DISTANCE_FROM_OBJECT").target = sun if "data" in path else obj
         bpy.context.scene.view_layers[0].freestyle_settings.linesets.new("Lines").linestyle = style
         driver = style.animation_data_create().drivers.new(path).driver
         driver.type, driver.expression = "SCRIPTED", expression
@@ -264,6 +264,9 @@ def old_mesh_from_packed_library(obj, sun):
 kept("prop")
 kept("prop_sun_killed", line_style_driver('color_modifiers["Dist"].target.data.energy', "0.0 if frame > 1 else 3.0"))
 kept("prop_hidden_by_line_style", line_style_driver('color_modifiers["Dist"].target.hide_render', "frame > 1"))
+# a modifier named with a trailing backslash (escaped in the path): Blender's own path reading
+kept("prop_sun_killed_escaped", line_style_driver('color_modifiers["Dist\\\\"].target.data.energy',
+                                                  "0.0 if frame > 1 else 3.0", modifier="Dist\\"))
 kept("prop_line_style_own_driver", line_style_own_driver)
 kept("prop_off_in_viewports", off_in_viewports)
 kept("prop_collection_off", collection_off)
@@ -299,6 +302,7 @@ EXPECTED = {
     ("kept", "prop_in_collection"): {},
     ("kept", "prop_sun_killed"): {"KEPT": "'color_modifiers[\"Dist\"].target.data.energy' -> 'Sun'"},
     ("kept", "prop_hidden_by_line_style"): {"KEPT": "-> 'SM_Box'"},
+    ("kept", "prop_sun_killed_escaped"): {"KEPT": "-> 'Sun'"},
     ("kept", "prop_off_in_viewports"): {"KEPT": "SM_Box (viewport"},
     ("kept", "prop_collection_off"): {"KEPT": "SM_Box (viewport"},
     ("kept", "prop_as_bounds"): {"KEPT": "SM_Box (viewport"},

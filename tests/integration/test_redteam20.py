@@ -205,7 +205,41 @@ def emitter_hidden(top):
     top.show_instancer_for_render = False
 
 
+def slide(name):
+    """A 20 cm cube turned (-2.12, 1.81, -1.67) and slid in a straight line (Linear keys), its
+    height kept, 0.8 m above the floor: no turn between the frames, only float noise in one
+    (the review after red team 20: the screw read that noise as a turn about a far axis)."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.context.scene.frame_start, bpy.context.scene.frame_end = 1, 2
+    box = board("Box", (0.2, 0.2, 0.2), 1.0)
+    box.rotation_euler = (-2.12, 1.81, -1.67)
+    for frame, (x, y) in ((1, (-0.097, -1.039)), (2, (-0.346, -1.277))):
+        box.location.x, box.location.y = x, y
+        box.keyframe_insert("location", frame=frame)
+    board("Other", (0.2, 0.2, 0.2), 1.0).location.x = 10.0
+    bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
+
+
+def hidden_occluder(top):
+    """A wall between the camera and the table that no render draws (hidden from render, and one
+    not seen by camera rays): the picture still shows the table."""
+    camera((0.0, -5.0, 0.73), aim=(0.0, 0.0, 0.73))
+    for name, flag in (("Ghost", "hide_render"), ("Unseen", "visible_camera")):
+        wall = board(name, (3.0, 0.01, 3.0), 0.73)
+        wall.location.y = -2.0 if flag == "hide_render" else -2.5
+        setattr(wall, flag, flag == "hide_render")
+
+
+def muted_link(tree, bsdf):
+    rgb = tree.nodes.new("ShaderNodeRGB")
+    rgb.outputs[0].default_value = (0.8, 0.02, 0.02, 1.0)
+    tree.links.new(rgb.outputs[0], bsdf.inputs["Base Color"]).is_muted = True
+
+
+slide("slide_turned")
 scene("board")
+scene("camera_past_hidden_walls", hidden_occluder)
+scene("linked_colour_muted", chain=muted_link)
 scene("centimetres", centimetres)
 scene("off_in_viewports", off_in_viewports)
 scene("as_bounds", as_bounds)
@@ -242,9 +276,13 @@ CASES = {
     "NORMALS": ("normals_follow_faces", {"objects": ["Top"], "max_angle": 90, "max_share": 0.0}),
 }
 KEY_CASES = {"KEY": ("light_settings", {"object": "Key", "type": "AREA", "energy": 60, "min_spread": 90})}
+SLIDE_CASES = {"APART": ("solids_apart", {"objects": ["Box"], "others": ["Other"], "tolerance": 0.005, "floor_z": 0.0,
+                                          "frame_start": 1, "frame_end": 2})}
 # delivery -> {criterion: what its detail names}
 EXPECTED = {
     "board": {}, "longer_still": {}, "glint_far": {}, "camera_in_front": {},
+    # the review after red team 20: walls no render draws, a muted link
+    "camera_past_hidden_walls": {}, "linked_colour_muted": {},
     "key_soft": {},
     "centimetres": {"UNITS": "scale_length"},
     "off_in_viewports": {"SIZE": "the viewport does not show Top (not in the viewport"},
@@ -280,7 +318,8 @@ def scenes(tmp_path_factory) -> dict:
     run_bpy(tmp / "make.py", tmp)
     return {"tmp": tmp,
             "board": write_rule_task(tmp / "board", CASES, "redteam20", start_mode="from_scratch"),
-            "key": write_rule_task(tmp / "key", KEY_CASES, "redteam20-key", start_mode="from_scratch")}
+            "key": write_rule_task(tmp / "key", KEY_CASES, "redteam20-key", start_mode="from_scratch"),
+            "slide": write_rule_task(tmp / "slide", SLIDE_CASES, "redteam20-slide", start_mode="from_scratch")}
 
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
@@ -295,6 +334,13 @@ def test_a_soft_key_keeps_its_spread(scenes, delivery):
     task, rubric = scenes["key"]
     report = probe_local(scenes["tmp"] / f"{delivery}.blend", task, rubric, scenes["tmp"] / f"report-key-{delivery}.json")
     assert_refused_as_expected(report, KEY_EXPECTED[delivery], delivery)
+
+
+def test_a_slide_of_a_turned_part_is_no_turn(scenes):
+    """No turn between the frames, only float noise: the shortest motion is the slide itself."""
+    task, rubric = scenes["slide"]
+    report = probe_local(scenes["tmp"] / "slide_turned.blend", task, rubric, scenes["tmp"] / "report-slide.json")
+    assert_refused_as_expected(report, {}, "slide_turned")
 
 
 def test_the_new_operators_apply_and_are_killed(scenes):
