@@ -3970,13 +3970,11 @@ def texture_switched_by_black_hue(ctx: Context) -> None:
 
 
 def _kept_objects(ctx: Context, key: str) -> list[bpy.types.Object]:
-    """Start objects a scene_unchanged criterion keeps ``key`` of, in the delivery (under the
-    name its ``allow_renamed`` gives them there)."""
-    renames: dict[str, str] = {}
-    for params in _criteria(ctx, "scene_unchanged"):
-        renames.update(params.get("allow_renamed", {}))
-    names = [renames.get(n, n) for n in sorted((ctx.baseline or {}).get("objects", {}))]
-    return [o for n in names if (o := bpy.data.objects.get(n)) is not None and _keeping(ctx, n, key, "objects")]
+    """Start objects a scene_unchanged criterion keeps ``key`` of, in the delivery: under their
+    own name, or under the one its ``allow_renamed`` gives them (``_renamed_kept``)."""
+    same = [o for n in sorted(ctx.start_objects()) if (o := ctx.scene.objects.get(n)) is not None
+            and _keeping(ctx, n, key, "objects")]
+    return same + [o for o in _renamed_kept(ctx, key) if o not in same]
 
 
 @operator("foreign_path_hides_object", "a line style (on a line set of the rendered view layer, Freestyle off) whose "

@@ -1089,7 +1089,7 @@ class RunsPythonWhenTrusted(RenderShowsNothing):
     nothing, the detail naming what runs."""
 
 
-def _ids_of_file():
+def ids_of_file():
     """Every data-block of the open file, and the node trees embedded in them."""
     for attr in dir(bpy.data):
         collection = getattr(bpy.data, attr, None)
@@ -1109,7 +1109,7 @@ def python_when_trusted() -> list[str]:
     ``use_module`` on, each scripted driver that is not a simple expression (Blender's
     expression evaluator handles simple ones without Python, trusted or not)."""
     found = [f"text block {t.name!r} registered to run on load" for t in bpy.data.texts if t.use_module]
-    for datablock in _ids_of_file():
+    for datablock in ids_of_file():
         anim = getattr(datablock, "animation_data", None)
         for fcurve in (anim.drivers if anim is not None else ()):
             driver = fcurve.driver

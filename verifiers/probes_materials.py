@@ -228,7 +228,8 @@ def principled_inputs(probe: Probe, p: dict):
         socket = bsdf.inputs.get(key)
         if socket is None:
             raise ValueError(f"principled_inputs: the Principled BSDF has no input {key!r}")
-        measured[key] = "linked" if _driven(socket) else "unlinked"
+        # driven: something reaches it through live links (reroutes and muted nodes followed)
+        measured[key] = "linked" if probes_surface.upstream(socket) is not None else "unlinked"
         if measured[key] == "linked":
             off.append(key)
     expected = {**wanted, **settings, **unlinked}
@@ -236,21 +237,6 @@ def principled_inputs(probe: Probe, p: dict):
         f"{k} = {measured[k]} (want {expected[k]:g})" if k in wanted else f"{k} = {measured[k]} (want {expected[k]})"
         for k in off)
     return fraction_outcome(len(expected) - len(off), len(expected), measured, expected, detail, {"off": off})
-
-
-def _driven(socket) -> bool:
-    """A live link drives ``socket``: not muted, from an enabled socket, and -- through
-    reroutes -- from a node that is not a reroute with nothing into it."""
-    for link in socket.links:
-        if not link.is_valid or link.is_muted or not link.from_socket.enabled:
-            continue
-        node = link.from_node
-        if node.type == "REROUTE":
-            if _driven(node.inputs[0]):
-                return True
-            continue
-        return True
-    return False
 
 
 def _node_setting(node, key: str) -> str:

@@ -34,7 +34,7 @@ from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
     COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, draws_instances, picture_coords, edge_verts,
-    face_material_indices, fixed_shape,
+    face_material_indices, fixed_shape, ids_of_file,
     fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
 )
 from probes_solid import fan_indices  # noqa: E402
@@ -318,16 +318,32 @@ def _animation_hash(ident) -> str | None:
     ad = getattr(ident, "animation_data", None)
     if ad is None:
         return None
-    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in nla_strips(ad)]
     curves = []
+    for fc in _keyed_fcurves(ad):
+        keys = [[_r(float(k.co[0])), _r(float(k.co[1])), k.interpolation, _r(list(map(float, k.handle_left))),
+                 _r(list(map(float, k.handle_right)))] for k in fc.keyframe_points]
+        curves.append([fc.data_path, int(fc.array_index), bool(fc.mute), keys,
+                       [_rna(m) for m in fc.modifiers]])
+    return _digest(curves) if curves else None
+
+
+def _keyed_fcurves(ad) -> list:
+    """The F-curves an animation plays: its action's active slot's, then each NLA strip's."""
+    pairs = [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in nla_strips(ad)]
+    out = []
     for action, slot in pairs:
         bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
-        for fc in bag.fcurves if bag else []:
-            keys = [[_r(float(k.co[0])), _r(float(k.co[1])), k.interpolation, _r(list(map(float, k.handle_left))),
-                     _r(list(map(float, k.handle_right)))] for k in fc.keyframe_points]
-            curves.append([fc.data_path, int(fc.array_index), bool(fc.mute), keys,
-                           [_rna(m) for m in fc.modifiers]])
-    return _digest(curves) if curves else None
+        out += list(bag.fcurves) if bag else []
+    return out
+
+
+def _animated_owners():
+    """(kind, data-block, its animation data) for every data-block of the file that has one,
+    embedded node trees included (``ids_of_file``)."""
+    for ident in ids_of_file():
+        ad = getattr(ident, "animation_data", None)
+        if ad is not None:
+            yield ident.id_type.lower(), ident, ad
 
 
 def _own_ids(ident) -> set[int]:
@@ -357,24 +373,16 @@ def render_reading_drivers() -> list[str]:
     the context (a Context Property): its value may differ from one render to the next, so no
     measure of one render holds for another.  "KIND NAME: path reads WHAT"."""
     found = []
-    for attr in dir(bpy.data):
-        coll = getattr(bpy.data, attr, None)
-        if not isinstance(coll, bpy.types.bpy_prop_collection):
-            continue
-        for ident in coll:
-            if not isinstance(ident, bpy.types.ID):
-                break
-            for owner in (ident, getattr(ident, "node_tree", None)):
-                ad = getattr(owner, "animation_data", None) if owner is not None else None
-                for fc in ad.drivers if ad is not None else ():
-                    for var in fc.driver.variables:
-                        if var.type == "CONTEXT_PROP":
-                            found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads the context")
-                            continue
-                        for target in var.targets:
-                            path = str(getattr(target, "data_path", "") or "")
-                            if getattr(target, "id_type", "") == "SCENE" and path.startswith(RENDER_SETTING_PATHS):
-                                found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
+    for attr, owner, ad in _animated_owners():
+        for fc in ad.drivers:
+            for var in fc.driver.variables:
+                if var.type == "CONTEXT_PROP":
+                    found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads the context")
+                    continue
+                for target in var.targets:
+                    path = str(getattr(target, "data_path", "") or "")
+                    if getattr(target, "id_type", "") == "SCENE" and path.startswith(RENDER_SETTING_PATHS):
+                        found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
     return sorted(set(found))
 
 
@@ -385,30 +393,16 @@ def foreign_animation_paths() -> list[str]:
     ``driver_add`` refuse such a path, but the render evaluates it, writing a value into a
     light, camera or object that no animation of theirs shows.  "KIND NAME: path -> OTHER"."""
     found = []
-    for attr in dir(bpy.data):
-        coll = getattr(bpy.data, attr, None)
-        if not isinstance(coll, bpy.types.bpy_prop_collection):
-            continue
-        for ident in coll:
-            if not isinstance(ident, bpy.types.ID):
-                break
-            for owner in (ident, getattr(ident, "node_tree", None)):
-                ad = getattr(owner, "animation_data", None) if owner is not None else None
-                if ad is None:
-                    continue
-                curves = list(ad.drivers)
-                for action, slot in [(ad.action, ad.action_slot)] + [(s.action, s.action_slot) for s in nla_strips(ad)]:
-                    bag = anim_utils.action_get_channelbag_for_slot(action, slot) if action and slot else None
-                    curves += list(bag.fcurves) if bag else []
-                own = _own_ids(owner)
-                for fc in curves:
-                    try:  # Blender's own reading of the path: the property it writes, and whose
-                        written = owner.path_resolve(fc.data_path, False)
-                    except (ValueError, TypeError):
-                        continue  # a path that does not resolve writes nothing
-                    other = getattr(written, "id_data", None)
-                    if isinstance(other, bpy.types.ID) and other.as_pointer() not in own:
-                        found.append(f"{attr} {owner.name!r}: {fc.data_path!r} -> {other.name!r}")
+    for attr, owner, ad in _animated_owners():
+        own = _own_ids(owner)
+        for fc in [*ad.drivers, *_keyed_fcurves(ad)]:
+            try:  # Blender's own reading of the path: the property it writes, and whose
+                written = owner.path_resolve(fc.data_path, False)
+            except (ValueError, TypeError):
+                continue  # a path that does not resolve writes nothing
+            other = getattr(written, "id_data", None)
+            if isinstance(other, bpy.types.ID) and other.as_pointer() not in own:
+                found.append(f"{attr} {owner.name!r}: {fc.data_path!r} -> {other.name!r}")
     return sorted(set(found))
 
 
@@ -1847,7 +1841,14 @@ PICTURE_RAYS = (96, 54)
 _PICTURES: "weakref.WeakKeyDictionary[Probe, dict]" = weakref.WeakKeyDictionary()
 
 
-def _camera_rays(cam_ev, scene, points: list) -> list[tuple]:
+def _frame_points(cam_ev, scene, picture: list[tuple[float, float]]) -> list:
+    """Camera-space points of the frame plane (``view_frame``: lens or ortho scale, sensor fit,
+    shift and the render's aspect) at picture coordinates (0..1 left to right, bottom to top)."""
+    tr, _br, bl, _tl = (c.copy() for c in cam_ev.data.view_frame(scene=scene))
+    return [mathutils.Vector((bl.x + (tr.x - bl.x) * u, bl.y + (tr.y - bl.y) * v, tr.z)) for u, v in picture]
+
+
+def _camera_rays(cam_ev, points: list) -> list[tuple]:
     """(origin, direction, reach) of the rays of ``cam_ev`` through ``points`` (camera-space
     points of its frame plane, ``view_frame``), from its clip start to its clip end.  The
     object's scale is dropped, as the engines drop it."""
@@ -1898,14 +1899,12 @@ def _picture_hits(probe: Probe, cam_ev, frame: int) -> dict[str, int] | None:
     if getattr(cam, "type", "PERSP") == "PANO":
         return None
     probe.at(frame)
-    corners = [c.copy() for c in cam.view_frame(scene=probe.scene)]  # tr, br, bl, tl (camera space)
-    tr, bl = corners[0], corners[2]
     cols, rows = PICTURE_RAYS
-    points = [mathutils.Vector((bl.x + (tr.x - bl.x) * (i + 0.5) / cols, bl.y + (tr.y - bl.y) * (j + 0.5) / rows,
-                                tr.z)) for i in range(cols) for j in range(rows)]
+    points = _frame_points(cam_ev, probe.scene, [((i + 0.5) / cols, (j + 0.5) / rows)
+                                                  for i in range(cols) for j in range(rows)])
     drawn = probe.rendered()
     hits: dict[str, int] = {}
-    for origin, direction, reach in _camera_rays(cam_ev, probe.scene, points):
+    for origin, direction, reach in _camera_rays(cam_ev, points):
         if (name := _first_drawn(probe, origin, direction, reach, drawn)) is not None:
             hits[name] = hits.get(name, 0) + 1
     memo[key] = hits
@@ -1920,13 +1919,10 @@ def _seen_through_own_points(probe: Probe, cam_ev, obj, frame: int) -> bool:
     inside = (w > 1e-9) & (np.abs(ndc) <= 1).all(axis=1)
     if not inside.any():
         return False
-    corners = [c.copy() for c in cam_ev.data.view_frame(scene=probe.scene)]
-    tr, bl = corners[0], corners[2]
     picked = ndc[inside][:: max(1, int(inside.sum()) // 64)]
-    points = [mathutils.Vector((bl.x + (tr.x - bl.x) * (x + 1) / 2, bl.y + (tr.y - bl.y) * (y + 1) / 2, tr.z))
-              for x, y in picked.tolist()]
+    points = _frame_points(cam_ev, probe.scene, [((x + 1) / 2, (y + 1) / 2) for x, y in picked.tolist()])
     drawn = probe.rendered()
-    return any(_first_drawn(probe, o, d, r, drawn) == obj.name for o, d, r in _camera_rays(cam_ev, probe.scene, points))
+    return any(_first_drawn(probe, o, d, r, drawn) == obj.name for o, d, r in _camera_rays(cam_ev, points))
 
 
 def _in_picture(probe: Probe, cam_ev, obj, frame: int) -> bool:
@@ -2136,8 +2132,8 @@ def light_on(light_obj, watts: float, point, box=None) -> tuple[float, float | N
     if box is not None:
         nearest = np.clip(origin, np.asarray(box[0], dtype=np.float64), np.asarray(box[1], dtype=np.float64))
         distance = max(float(np.linalg.norm(origin - nearest)), emitter_reach(light_obj) or 0.0)
-        return watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
-    distance = (light_obj.matrix_world.translation - mathutils.Vector(point)).length
+    else:
+        distance = float(np.linalg.norm(origin - np.asarray(point, dtype=np.float64)))
     return watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
 
 

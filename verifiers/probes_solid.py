@@ -1232,17 +1232,19 @@ def _screw_power(delta: np.ndarray, t: float) -> np.ndarray | None:
         out[:3, 3] = t * move
         return out
     k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
-    turn = np.eye(3) + math.sin(t * angle) * k + (1.0 - math.cos(t * angle)) * (k @ k)
     along = float(move @ axis) * axis
     centre = np.linalg.lstsq(np.eye(3) - rot, move - along, rcond=None)[0]  # a point of the axis
-    out[:3, :3] = turn
-    out[:3, 3] = centre - turn @ centre + t * along
-    whole = np.eye(4)  # the whole way must land on ``delta``, or the screw is not trusted
-    k_turn = np.eye(3) + math.sin(angle) * k + (1.0 - math.cos(angle)) * (k @ k)
-    whole[:3, :3], whole[:3, 3] = k_turn, centre - k_turn @ centre + along
-    if not np.allclose(whole, delta, atol=1e-6 * max(1.0, float(np.abs(move).max()))):
+
+    def part(share: float) -> np.ndarray:
+        turn = np.eye(3) + math.sin(share * angle) * k + (1.0 - math.cos(share * angle)) * (k @ k)
+        m = np.eye(4)
+        m[:3, :3], m[:3, 3] = turn, centre - turn @ centre + share * along
+        return m
+
+    # the whole way must land on ``delta``, or the screw is not trusted
+    if not np.allclose(part(1.0), delta, atol=1e-6 * max(1.0, float(np.abs(move).max()))):
         return None
-    return out
+    return part(t)
 
 
 def _shown_between(obj, at_f: dict | None, at_g: dict | None, world_f: np.ndarray, world_g: np.ndarray,
@@ -1374,11 +1376,12 @@ def _sweep(probe: Probe, pairs: list, objs: list, frames: list[int], tol: float,
         n = int(most[i])
         steps = {pair: int(counts[i]) for pair, counts in need.items()}
         moving = sorted({name for pair, count in steps.items() if count > 1 for name in pair if name != FLOOR})
-        # the two frames' poses, for the shortest motion between them
-        ends = {name: (probe.mesh_arrays(names[name], f), np.array(probe.world(names[name], f), dtype=np.float64))
-                for name in moving}
-        ends = {name: (*ends[name], probe.mesh_arrays(names[name], g),
-                       np.array(probe.world(names[name], g), dtype=np.float64)) for name in moving}
+        # the two frames' poses, for the shortest motion between them: every part at f, then at g
+        # (one frame_set each); per part (mesh at f, world at f, mesh at g, world at g)
+        poses = {frame: {name: (probe.mesh_arrays(names[name], frame),
+                                np.array(probe.world(names[name], frame), dtype=np.float64)) for name in moving}
+                 for frame in (f, g)}
+        ends = {name: (*poses[f][name], *poses[g][name]) for name in moving}
         over = False
         for k in range(1, n):
             looked += 1
