@@ -134,6 +134,12 @@ OPERATOR_NAMES = (
     "part_hidden_by_engine_driver", "saved_between_frames", "area_lights_focused", "extra_light_grazing_target",
     "base_colour_flips_in_single_precision", "principled_thin_wall", "camera_looks_up_past_parts",
     "part_emits_without_showing", "render_single_layer", "stamp_burnt_over_picture",
+    # red team 21: a sheared part, a namesake from a library, a copy two instances deep, a material's
+    # viewport display, rotation channels the mode ignores
+    "kept_part_sheared", "namesake_linked_from_library", "copy_two_instances_deep",
+    "kept_materials_viewport_recoloured", "rotation_left_under_quaternion",
+    # red team 21: a texture cancelled by a second read, greyed, pushed past white
+    "texture_cancelled_by_second_read", "texture_greyscaled", "texture_pushed_past_white",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

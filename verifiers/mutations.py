@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import fnmatch
 import math
+import os
 import re
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -40,7 +42,7 @@ from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "23"
+MUTATIONS_VERSION = "24"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -4194,3 +4196,144 @@ def stamp_burnt_over_picture(ctx: Context) -> None:
     r = ctx.scene.render
     r.use_stamp, r.stamp_font_size = True, 1000
     r.stamp_background = (0.45, 0.3, 0.15, 1.0)
+
+
+# --- red team 21: a sheared part, a namesake from a library, a copy two instances deep, a
+# material's viewport display, rotation channels the mode ignores ---
+# A box sheared into a rhombus by a parent inverse (every axis still 1 long), a linked camera,
+# material and object named like the supplied ones, a box copy drawn through an empty that
+# instances an empty, a viewport colour swapped, and Euler angles left under a Quaternion mode
+# passed robot-carry, render-setup and asset-hygiene.
+
+SHEAR_DEG = 70.0  # the angle the sheared part's second axis keeps to its first
+
+
+def _shear() -> Matrix:
+    """A 4x4 that tilts Y towards X, every axis kept 1 long (a rhombus of the same edges)."""
+    a = math.radians(SHEAR_DEG)
+    return Matrix(((1.0, math.cos(a), 0.0, 0.0), (0.0, math.sin(a), 0.0, 0.0), (0.0, 0.0, 1.0, 0.0),
+                   (0.0, 0.0, 0.0, 1.0)))
+
+
+@operator("kept_part_sheared", "the first mesh object whose size the task keeps sheared by its parent inverse "
+          "(parented to the first other object where it has no parent) into a rhombus, every axis still 1 long: "
+          "the render shows a flattened, skewed part", lambda ctx: None if [
+              o for o in _kept_objects(ctx, "world_scale") if o.type == "MESH"] else "no scene_unchanged "
+          "criterion keeps a mesh object's size")
+def kept_part_sheared(ctx: Context) -> None:
+    obj = next(o for o in _kept_objects(ctx, "world_scale") if o.type == "MESH")
+    basis = obj.matrix_basis.copy()
+    if obj.parent is None:  # world = parent @ inverse @ basis: the inverse carries the shear
+        below = set(obj.children_recursive)  # a parent among them would close a loop Blender refuses
+        parent = next(o for o in sorted(ctx.scene.objects, key=lambda o: o.name) if o is not obj and o not in below)
+        obj.parent = parent
+        obj.matrix_parent_inverse = parent.matrix_world.inverted() @ basis @ _shear() @ basis.inverted()
+    else:
+        obj.matrix_parent_inverse = obj.matrix_parent_inverse @ basis @ _shear() @ basis.inverted()
+
+
+@operator("namesake_linked_from_library", "a copy of the first mesh part, moved 1 m up, written to a library file "
+          "under the part's own name, linked back into the scene and the library packed: two parts of one name, "
+          "the render draws both", _needs_mesh_parts)
+def namesake_linked_from_library(ctx: Context) -> None:
+    part = ctx.mesh_parts()[0]
+    name = part.name
+    copy = part.copy()
+    copy.data = part.data.copy()
+    part.name = name + ".kept"
+    copy.name = name
+    copy.matrix_world = Matrix.Translation((0.0, 0.0, 1.0)) @ part.matrix_world
+    path = os.path.join(tempfile.mkdtemp(prefix="arkevo-namesake-"), "namesake.blend")
+    bpy.data.libraries.write(path, {copy}, fake_user=True)
+    data = copy.data
+    bpy.data.objects.remove(copy)
+    bpy.data.meshes.remove(data)
+    part.name = name
+    with bpy.data.libraries.load(path, link=True) as (_src, dst):
+        dst.objects = [name]
+    ctx.scene.collection.objects.link(dst.objects[0])
+    for library in bpy.data.libraries:  # Blender packs a library by a path relative to the file
+        library.filepath = bpy.path.relpath(library.filepath)
+    bpy.ops.file.pack_libraries()
+
+
+@operator("copy_two_instances_deep", "a new empty that instances a collection holding only an empty that instances "
+          "a collection (in no scene) holding a copy of the first mesh part, 1 m up: the render draws a second "
+          "part", _needs_mesh_parts)
+def copy_two_instances_deep(ctx: Context) -> None:
+    part = ctx.mesh_parts()[0]
+    copy = part.copy()
+    copy.data = part.data.copy()
+    copy.name = part.name + ".deep"
+    copy.matrix_world = Matrix.Translation((0.0, 0.0, 1.0)) @ part.matrix_world
+    inner_set, outer_set = bpy.data.collections.new("Deep.Shapes"), bpy.data.collections.new("Deep.Parts")
+    inner_set.objects.link(copy)
+    inner = bpy.data.objects.new("Deep.Inner", None)
+    inner.instance_type, inner.instance_collection = "COLLECTION", inner_set
+    outer_set.objects.link(inner)
+    outer = bpy.data.objects.new("Deep.Helper", None)
+    outer.instance_type, outer.instance_collection = "COLLECTION", outer_set
+    ctx.scene.collection.objects.link(outer)
+
+
+@operator("kept_materials_viewport_recoloured", "each material of the kept objects given a magenta, metallic viewport "
+          "colour of alpha 0: the file opens with its parts gone or recoloured in the Solid view, every render "
+          "unchanged", lambda ctx: None if [o for o in _kept_objects(ctx, "material_settings") if o.material_slots
+                                            and any(s.material for s in o.material_slots)]
+          else "no scene_unchanged criterion keeps a material's settings")
+def kept_materials_viewport_recoloured(ctx: Context) -> None:
+    for obj in _kept_objects(ctx, "material_settings"):
+        for slot in obj.material_slots:
+            if slot.material is not None:
+                slot.material.diffuse_color = (1.0, 0.0, 1.0, 0.0)
+                slot.material.metallic, slot.material.roughness = 1.0, 0.0
+
+
+@operator("rotation_left_under_quaternion", "each object graded for an applied rotation switched to Quaternion mode "
+          "(identity) with a quarter turn left in its Euler angles: the matrix reads no turn, the stored channels "
+          "turn it back at a mode switch or in any reader of the raw values",
+          lambda ctx: None if any(p.get("rotation", True) for p in _criteria(ctx, "transforms_applied"))
+          else "no transforms_applied criterion grades rotation")
+def rotation_left_under_quaternion(ctx: Context) -> None:
+    for p in _criteria(ctx, "transforms_applied"):
+        if not p.get("rotation", True):
+            continue
+        for name in ([p["object"]] if p.get("object") else p.get("objects", [])):
+            obj = ctx.scene.objects.get(name)
+            if obj is not None:
+                euler = obj.matrix_basis.to_euler()
+                obj.rotation_mode = "QUATERNION"
+                obj.rotation_quaternion = obj.matrix_basis.to_quaternion()
+                obj.rotation_euler = (euler.x + math.pi / 2, euler.y, euler.z)
+
+
+@operator("texture_cancelled_by_second_read", "each texture-graded Base Color made plain + image - image, the second "
+          "read a node of its own on the same image and coordinates (clamping off): the render shows the plain colour",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_cancelled_by_second_read(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        again = tree.nodes.new("ShaderNodeTexImage")
+        again.image, again.interpolation, again.extension = tex.image, tex.interpolation, tex.extension
+        if tex.inputs["Vector"].is_linked:
+            tree.links.new(tex.inputs["Vector"].links[0].from_socket, again.inputs["Vector"])
+        added = _mix_rgba(tree, "ADD", 1.0, (*PLAIN_COLOUR, 1.0), tex.outputs["Color"])
+        tree.links.new(_mix_rgba(tree, "SUBTRACT", 1.0, added, again.outputs["Color"]), bsdf.inputs["Base Color"])
+
+
+@operator("texture_greyscaled", "each texture-graded Base Color made the image's grey level (RGB to BW) in every "
+          "channel: the painted colours render as greys",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_greyscaled(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        grey = tree.nodes.new("ShaderNodeRGBToBW")
+        tree.links.new(tex.outputs["Color"], grey.inputs[0])
+        tree.links.new(grey.outputs[0], bsdf.inputs["Base Color"])
+
+
+@operator("texture_pushed_past_white", "each texture-graded Base Color made image + 5 (clamping off): the render is "
+          "blown out white, the painted colours a sliver of the level",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_pushed_past_white(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        tree.links.new(_mix_rgba(tree, "ADD", 1.0, tex.outputs["Color"], (5.0, 5.0, 5.0, 1.0)),
+                       bsdf.inputs["Base Color"])

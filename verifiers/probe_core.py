@@ -1089,8 +1089,31 @@ class RunsPythonWhenTrusted(RenderShowsNothing):
     nothing, the detail naming what runs."""
 
 
+class NamesAmbiguous(RenderShowsNothing):
+    """Two data-blocks of one kind share a name (a block linked from a library beside the
+    file's own, or the same name from two libraries): every measure and every comparison with
+    the start scene names its parts, so which one the render uses cannot be told.  Red team 21:
+    a linked "Camera" made the render camera, a linked "Leaves" glowing red on one shrub, a
+    linked "Planter" a wall before the lens, each read as the supplied one.  Every criterion
+    scores 0, the detail naming the blocks."""
+
+
+def ambiguous_names() -> list[str]:
+    """Each name two data-blocks of one kind share in the open file, with where each comes from."""
+    seen: dict[tuple[str, str], list[str]] = {}
+    for datablock in ids_of_file():
+        if datablock.is_embedded_data:
+            continue  # a material's own node tree: named after its kind, found through its owner
+        where = f"library {datablock.library.name}" if datablock.library is not None else "this file"
+        seen.setdefault((type(datablock).__name__, datablock.name), []).append(where)
+    return [f"{kind} {name!r} ({', '.join(sorted(places))})"
+            for (kind, name), places in sorted(seen.items()) if len(places) > 1]
+
+
 def ids_of_file():
-    """Every data-block of the open file, and the node trees embedded in them."""
+    """Every data-block of the open file, and the node trees embedded in them, each once
+    (``bpy.data.all_ids`` lists them all again)."""
+    walked: set[int] = set()
     for attr in dir(bpy.data):
         collection = getattr(bpy.data, attr, None)
         if not isinstance(collection, bpy.types.bpy_prop_collection):
@@ -1098,6 +1121,9 @@ def ids_of_file():
         for datablock in collection:
             if not isinstance(datablock, bpy.types.ID):
                 break
+            if datablock.as_pointer() in walked:
+                continue
+            walked.add(datablock.as_pointer())
             yield datablock
             tree = getattr(datablock, "node_tree", None)
             if isinstance(tree, bpy.types.ID):
@@ -1204,7 +1230,7 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     the delivery's own settings; the scene's frame is put back afterwards.  ``frames``: the
     frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
     layer renders, ``RunsPythonWhenTrusted`` (a kind of it) when the file runs Python on a
-    trusted open."""
+    trusted open, ``NamesAmbiguous`` (another) when two data-blocks of one kind share a name."""
     _ensure_engine()
     for cache in _PER_RENDER_CACHES:
         cache.clear()
@@ -1212,6 +1238,10 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     if runs_python:
         raise RunsPythonWhenTrusted("the file runs Python when opened with scripts trusted, so what it renders "
                                     "there cannot be measured: " + "; ".join(runs_python[:5]))
+    ambiguous = ambiguous_names()
+    if ambiguous:
+        raise NamesAmbiguous("two data-blocks share a name, so which one the render uses cannot be told: "
+                             + "; ".join(ambiguous[:5]))
     view_layer = render_view_layer(scene)
     if view_layer is None:
         raise RenderShowsNothing("the render shows nothing: every view layer is disabled for rendering")

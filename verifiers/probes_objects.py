@@ -13,6 +13,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+from mathutils import Quaternion  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
     GEOMETRY_TYPES, PROBE_CAMERA, Probe, background_drawers, binary_outcome, contact_share, draws_instances, fraction_outcome,
@@ -332,6 +333,20 @@ def camera_settings(probe: Probe, p: dict):
 # --- transforms and naming ----------------------------------------------------------------------
 
 
+def _stale_rotation(o, tol: float) -> list[str]:
+    """The object's stored rotation channels that hold a turn (each read as an angle)."""
+    turns = {"rotation_euler": o.rotation_euler.to_quaternion(), "rotation_quaternion": o.rotation_quaternion,
+             "rotation_axis_angle": Quaternion(o.rotation_axis_angle[1:], o.rotation_axis_angle[0]),
+             "delta_rotation_euler": o.delta_rotation_euler.to_quaternion(),
+             "delta_rotation_quaternion": o.delta_rotation_quaternion}
+    out = []
+    for name, q in turns.items():
+        q = q.normalized() if q.magnitude > 1e-12 else Quaternion()
+        if min(q.angle, 2 * math.pi - q.angle) > tol:
+            out.append(name)
+    return out
+
+
 @primitive(group="objects", required=("object|objects",),
            params={"object": "name", "objects": "names", "location": "bool", "rotation": "bool", "scale": "bool",
                    "tolerance": "tolerance"})
@@ -339,8 +354,10 @@ def transforms_applied(probe: Probe, p: dict):
     """Each object's own transform is applied: with ``scale`` (default true) its scale is
     (1, 1, 1), with ``rotation`` (default true) its rotation is identity, with ``location``
     (default false) it sits at the origin, each within ``tolerance`` (default 1e-4).  Reads the
-    object's local transform channels (``matrix_basis``), not its world placement.  Scores the
-    share of objects that pass."""
+    object's local transform channels (``matrix_basis``), not its world placement -- and with
+    ``rotation`` every stored rotation channel, those the rotation mode does not use too (red
+    team 21: a quaternion mode over the Euler angles it left unapplied, back at a mode switch
+    or in any reader of the raw channels).  Scores the share of objects that pass."""
     names, tol = names_param(p), float(p.get("tolerance", 1e-4))
     measured, bad = {}, []
     for o in probe.objects(names):
@@ -352,6 +369,9 @@ def transforms_applied(probe: Probe, p: dict):
             off.append("scale")
         if p.get("rotation", True) and abs(angle) > tol:
             off.append("rotation")
+        elif p.get("rotation", True) and (stale := _stale_rotation(o, tol)):
+            entry["stale_rotation_channels"] = stale
+            off.append("rotation (" + ", ".join(stale) + ")")
         if p.get("location", False) and any(abs(v) > tol for v in loc):
             off.append("location")
         entry["unapplied"] = off

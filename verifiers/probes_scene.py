@@ -45,7 +45,9 @@ from probes_solid import fan_indices  # noqa: E402
 # start scene's range (per-frame hashes); drivers, shape keys, material and world node graphs,
 # modifier and constraint settings, render-engine flags, render / output / colour settings.
 # 7: how the file shows each object when opened (``viewport``: red team 19).
-SNAPSHOT_VERSION = "7"
+# 8: world_scale holds the cosines between the axes; a material's settings outside its node
+# graph (viewport display included) are the object's ``material_settings`` (red team 21).
+SNAPSHOT_VERSION = "8"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -85,7 +87,7 @@ IMAGE_KEYS = ("filepath", "source", "alpha_mode", "generated_type", "generated_w
 # properties (hide_render, visible_camera ... visible_shadow, is_holdout, is_shadow_catcher,
 # pass_index, cycles, light_linking, instance_type ...: the property's own name).
 OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "viewport", "matrix_world", "world_scale", "topology",
-               "geometry", "normals", "world_mesh", "uv", "material_index", "instances", "materials", "modifiers",
+               "geometry", "normals", "world_mesh", "uv", "material_index", "instances", "materials", "material_settings", "modifiers",
                "constraints", "shape_keys", "drivers", "animation", "data_animation", "camera", "light", "data_settings")
 # Keys of an object entry that change with the frame even when nothing of it is animated.
 # ``world_scale`` repeats the size the world matrix holds: a task that lets an object move
@@ -472,12 +474,17 @@ def _static_material(mat) -> bool:
 def _material(mat) -> dict | None:
     if mat is None:
         return None
-    out = _rna(mat, frozenset({"node_tree", "grease_pencil", "line_color", "diffuse_color", "metallic",
-                               "roughness", "specular_intensity", "specular_color", "pass_index_viewport"}))
-    out["node_tree"] = _graph(mat.node_tree) if mat.node_tree is not None else None
-    out["animation"] = _animation_hash(mat)
-    out["drivers"] = _drivers(mat)
-    return out
+    # settings: everything of the material but its node graph, its viewport display too (red
+    # team 21: a viewport colour swapped, an alpha of 0, left the file opening on the wrong props),
+    # with the material's own F-curves and drivers (a node's live in its tree's: ``_graph``)
+    return {"settings": {**_rna(mat, frozenset({"node_tree", "grease_pencil", "line_color"})),
+                         "animation": _animation_hash(mat), "drivers": _drivers(mat)},
+            "node_tree": _graph(mat.node_tree) if mat.node_tree is not None else None}
+
+
+def _graph_part(material: dict) -> dict:
+    """A material's snapshot but its settings: what the object's ``materials`` key digests."""
+    return {k: v for k, v in material.items() if k != "settings"}
 
 
 def _mesh_hashes(mesh) -> dict:
@@ -736,7 +743,7 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
         mat = slot.material
         if mat is not None and mat.name not in graphs:
             graphs[mat.name] = _material(_evaluated(mat, depsgraph))
-        materials.append([slot.link, mat.name if mat else None, _short(graphs[mat.name]) if mat else None])
+        materials.append([slot.link, mat.name if mat else None, _short(_graph_part(graphs[mat.name])) if mat else None])
     entry.update({
         "type": obj.type,
         "parent": obj.parent.name if obj.parent else None,
@@ -745,6 +752,7 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
         "rendered": obj.name in rendered,
         "viewport": _viewport_state(obj, depsgraph.scene),
         "materials": materials,
+        "material_settings": [graphs[s.material.name]["settings"] if s.material else None for s in obj.material_slots],
         "modifiers": [{"type": m.type, **_rna(m)} for m in ev.modifiers],
         "constraints": [{"type": c.type, **_rna(c)} for c in ev.constraints],
         "shape_keys": _shape_keys(getattr(data, "shape_keys", None), depsgraph),
@@ -814,10 +822,16 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
 
 
 def _world_scale(matrix) -> list:
-    """The size a world matrix gives its object: each axis' length (1e-3) and whether it mirrors."""
+    """The size and shape a world matrix gives its object: each axis' length (1e-3), whether it
+    mirrors, and the cosines between its axes (1e-3; red team 21: a parent inverse that shears a
+    moving box into a rhombus kept every axis 1 long) -- its Gram matrix, which no rotation
+    changes."""
     scale = matrix.to_3x3()
-    return [round(float(scale.col[i].length), SCALE_PLACES) + 0.0 for i in range(3)] + [
-        bool(scale.determinant() < 0)]
+    cols = [scale.col[i] for i in range(3)]
+    lengths = [float(c.length) for c in cols]
+    cosines = [float(cols[i].dot(cols[j])) / max(lengths[i] * lengths[j], 1e-12) for i, j in ((0, 1), (0, 2), (1, 2))]
+    return [round(x, SCALE_PLACES) + 0.0 for x in lengths] + [bool(scale.determinant() < 0)] + [
+        round(x, SCALE_PLACES) + 0.0 for x in cosines]
 
 
 def _instances(depsgraph) -> dict:
@@ -1202,10 +1216,12 @@ def _key_change(before: dict, after: dict, key: str, window: range, first: int, 
         if key == "materials":  # name what changed inside the graphs of materials both have
             for name_b, name_a in zip([m[1] for m in bv or []], [m[1] for m in av or []]):
                 gb, ga = before["graphs"].get(name_b), after["graphs"].get(name_a)
-                if name_b and name_a and gb is not None and ga is not None and _differs(gb, ga, tol):
-                    change.setdefault("graphs", {})[name_a] = {
-                        p: {"before": _brief(x), "after": _brief(y)}
-                        for p, x, y in _diff_paths(gb, ga, tol)[:DIFF_LIMIT]}
+                if name_b and name_a and gb is not None and ga is not None:
+                    gb, ga = _graph_part(gb), _graph_part(ga)
+                    if _differs(gb, ga, tol):
+                        change.setdefault("graphs", {})[name_a] = {
+                            p: {"before": _brief(x), "after": _brief(y)}
+                            for p, x, y in _diff_paths(gb, ga, tol)[:DIFF_LIMIT]}
     runs_b, runs_a = before.get("series", {}).get(key), after.get("series", {}).get(key)
     if runs_b is not None or runs_a is not None:
         hb = _held(_expand(runs_b), n) if runs_b is not None else [_short(bv)] * n
@@ -1278,14 +1294,21 @@ def _with_origin(box, origin) -> tuple:
     return (tuple(min(box[0][i], origin[i]) for i in range(3)), tuple(max(box[1][i], origin[i]) for i in range(3)))
 
 
-def _instanced_types(obj) -> set[str]:
+def _instanced_types(obj, seen: set | None = None) -> set[str]:
     """The object types ``obj`` instances into the render (a collection, or its children on its
-    vertices or faces)."""
+    vertices or faces), at any depth: an empty in the instanced collection that instances
+    another brings that one's objects too (red team 21: a box copy two empties deep)."""
+    seen = set() if seen is None else seen
+    if obj.as_pointer() in seen:
+        return set()
+    seen.add(obj.as_pointer())
     if obj.instance_type == "COLLECTION" and obj.instance_collection is not None:
-        return {o.type for o in obj.instance_collection.all_objects}
-    if obj.instance_type in {"VERTS", "FACES"}:
-        return {c.type for c in obj.children}
-    return set()
+        brought = list(obj.instance_collection.all_objects)
+    elif obj.instance_type in {"VERTS", "FACES"}:
+        brought = list(obj.children)
+    else:
+        return set()
+    return {o.type for o in brought}.union(*(_instanced_types(o, seen) for o in brought))
 
 
 def _new_verdict(probe: Probe, obj, rule: dict, rx, frame: int) -> str | None:

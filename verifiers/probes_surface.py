@@ -30,9 +30,11 @@ Primitives: ``material_on_faces`` (share of the evaluated face area that uses th
 shows: opacity >= 0.5), ``surface_shader`` (shader type with plausible optics -- IOR, Specular
 IOR Level, thin film, no linked Normal / Coat Normal / Tangent --, colour in CIEDE2000 over the area,
 emission, opacity less transmission, transmission, displacement), ``texture_influence`` (an
-image counts only if its painted colour reaches the input -- per channel, over a small step and
-a wide swing, averaged over the part's area --, a meaningful share of its texels show on the
-part, and, when named, it is read at the UV map the other checks measured).
+image counts only if its painted colour reaches the input as the render reads it -- per
+channel and as itself, over a small step, a wide swing and a sweep, on nearly all of the part's
+area and of what the camera sees, with nothing else spatial standing in for it --, a meaningful
+share of its texels show on the part, and, when named, it is read at the UV map the other checks
+measured).
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ MAX_PIXELS = 2048 * 2048
 COVER_GRID = 16
 # Finite-difference step for texture influence (added to an image's colour and alpha).
 STEP = 0.1
+# Base Color as the render reads it (texture influence): floored at 0 as both engines do, and
+# capped where an albedo renders blown out.  Not at 1: a colour chain that brightens the painted
+# colours (up to 2x; red team 17's 1.6x Hue/Saturation Value) keeps their contrast and shows them;
+# an offset that lifts every texel above BASE_CEILING (red team 21: the image + 5) does not.
+BASE_CEILING = 2.0
 # Defaults: the share of the area a check must hold on, the share of an image that must show.
 MIN_AREA_SHARE = 0.98
 MIN_COVERAGE = 0.25
@@ -916,9 +923,10 @@ def _coated_colour(base, through, film):
 
 
 class Graph:
-    """A node tree evaluated at the context's sample points.  ``overrides`` {image node pointer:
-    change(colour, alpha) -> (colour, alpha)} replaces what an image reads (texture influence); ``images``
-    collects each image node's texel hits {pointer: [(image, x, y, inside)]}."""
+    """A node tree evaluated at the context's sample points.  ``overrides`` {image data-block
+    pointer: change(colour, alpha) -> (colour, alpha)} replaces what every read of an image returns
+    (texture influence: one change to the image, at every node and node-group instance that reads
+    it); ``images`` collects each image node's texel hits {node pointer: [(image, x, y, inside)]}."""
 
     def __init__(self, ctx: dict, tree, overrides: dict | None = None, parent: Graph | None = None,
                  group_node=None, depth: int = 0):
@@ -1428,7 +1436,9 @@ def _n_image(g: Graph, node, out):
     if alpha_used:
         colour = unpremultiply(colour, alpha)
     key = node.as_pointer()
-    change = g.overrides.get(key)
+    # keyed by the image, not the node (red team 21): a second node reading the same image to
+    # cancel the first is changed with it, as painting the image changes every read of it
+    change = g.overrides.get(node.image.as_pointer())
     if change is not None:  # texture influence: what the render would read were the image painted otherwise
         if premultiplied and not alpha_used:
             # the painter paints straight colour, the render reads it times the texel's alpha: a
@@ -2400,7 +2410,10 @@ def _opaque(results: list[dict]):
 def _principled_quantity(closures: list, input_name: str, n: int):
     """(Σ weight x input value over the Principled closures that show, their total weight) or
     (Unknown, None); None when no Principled BSDF shows.  Base Color is taken as it reaches the
-    render: through the coat's tint (a black coat hides it)."""
+    render: each channel clamped to [0, ``BASE_CEILING``] (red team 21: both engines floor it at 0,
+    so a texture pushed below 0 renders black whatever is painted; lifted far above 1 -- the image
+    plus 5 -- every texel renders blown-out white, the painted colours a sliver of the level; read
+    unclamped, either kept a slope of 1), then through the coat's tint (a black coat hides it)."""
     acc, total, kind = None, np.zeros(n), None
     for c in closures:
         if isinstance(c.weight, Unknown):
@@ -2413,6 +2426,7 @@ def _principled_quantity(closures: list, input_name: str, n: int):
         kind = kind or (_kind(sock) if _kind(sock) in ("F", "C", "V") else "F")
         value = c.graph.input(sock, kind)
         if input_name == "Base Color" and kind == "C":
+            value = value if isinstance(value, Unknown) else np.clip(value, 0.0, BASE_CEILING)
             value = _mul(value, coat_filter(c.graph, c.node))
         if isinstance(value, Unknown):
             return value, None
@@ -2449,6 +2463,18 @@ SWEEP_RANGE, SWEEP_STEP, SWEEP_SEED = (0.02, 0.95), 0.03, 15
 # Each colour channel's influence over the area is at least this share of min_influence (red team
 # 17: the red channel alone, boosted, passed for the three a painter paints in).
 WEAKEST_CHANNEL = 0.5
+# Red team 21: area means let half of what the camera sees show nothing (the lid kept flat brown)
+# and a channel drop out on the faces in view.  The texture must show AT each sample: every
+# colour channel's slope >= min_influence, as itself -- a change in one channel moves another
+# channel of the input at most CROSS_TALK times as much as its own (a greyscale (R+G+B) mix moves
+# all three alike: every painted colour renders grey) --, and with every read of the image held
+# at one flat colour, the input there is within HELD_TOL of its area median (nothing else spatial
+# -- a copy of the image subtracted, a geometry mask -- stands in for or cancels the texture;
+# "through colour nodes" adds no spatial variation of its own).  Those samples cover >=
+# MIN_AREA_SHARE of the part's area and of what the camera sees.
+CROSS_TALK = 0.25
+HELD_LEVELS = (0.25, 0.75)
+HELD_TOL = 0.02
 
 
 def _set_channel(channels: list[int], value: float | np.ndarray):
@@ -2470,26 +2496,55 @@ def _add_channel(channels: list[int], step: np.ndarray):
     return change
 
 
+def _hold(level: float):
+    """An override: every texel of the image one flat, opaque colour (each channel ``level``)."""
+    def change(colour, alpha):
+        return np.full_like(colour, level), np.ones_like(alpha)
+    return change
+
+
+def _held_steady(mat, target, ctx, input_name, key) -> np.ndarray | None:
+    """Per sample: with every read of the image ``key`` held at one flat colour (each of
+    ``HELD_LEVELS``), the input is within ``HELD_TOL`` of its area-weighted median in every
+    channel -- no other spatial source (another image, geometry, coordinates) varies it; None
+    when not evaluated."""
+    ok = np.ones(ctx["n"], dtype=bool)
+    for level in HELD_LEVELS:
+        held = _response(mat, target, ctx, input_name, key, _hold(level), None)
+        if held is None:
+            return None
+        held = held.reshape(ctx["n"], -1)
+        for col in held.T:
+            order = np.argsort(col)
+            cum = np.cumsum(ctx["w"][order])
+            median = col[order][min(int(np.searchsorted(cum, 0.5 * cum[-1])), len(col) - 1)]
+            ok &= np.abs(col - median) <= HELD_TOL
+    return ok
+
+
 def _response(mat, target, ctx, input_name, key, change, q):
-    """The Principled input ``input_name`` with the image node ``key`` changed, or None."""
+    """The Principled input ``input_name`` with every read of the image ``key`` (its pointer)
+    changed, or None."""
     moved = evaluate_surface(mat, target, ctx, {key: change})
     q2, _ = _principled_quantity(moved["closures"], input_name, ctx["n"])
     return None if isinstance(q2, Unknown) or q2 is None else q2
 
 
-def _influence(mat, target, ctx, input_name, key, hits, q) -> np.ndarray | None:
-    """Per sample and colour channel (n, 3) -- all three together for a scalar input, (n, 1) --
-    how much the painted colour moves the input: the smallest of a small step's slope about the
+def _influence(mat, target, ctx, input_name, key, hits, q) -> tuple[np.ndarray, np.ndarray] | None:
+    """(slopes, cross talk), per sample and colour channel (n, 3) -- all three together for a
+    scalar input, (n, 1) --: how much the painted colour of the image ``key`` (every read of it)
+    moves the input: the smallest of a small step's slope about the
     texel, a wide swing's (0.1 -> 0.9) and a step's at the sample's own level (``SWEEP_*``: a
     chain that shows the painted colour at a few levels only scores the share of levels it
     shows), signed (a brighter texel must make a brighter input: an inverted texture does not
     show what is painted) and at most 1 (red team 17: a channel boosted 1.6x must not stand in
     for two that show nothing, nor a boosted hidden side for a plain one in view).  Only the
     colour is changed, never the alpha: a texture whose alpha alone reaches the input shows
-    nothing painted."""
+    nothing painted.  The cross talk is the largest move of another channel of the input per unit
+    of the changed one, over the three measures (0 for a scalar input)."""
     mean = np.stack([h["colour"] for h in hits]).mean(axis=0)  # (n, 3) the texel colours read
     per_channel = [[0], [1], [2]] if np.ndim(q) == 2 else [[0, 1, 2]]
-    slopes = []
+    slopes, cross = [], []
     rng = np.random.default_rng(SWEEP_SEED)
     for chans in per_channel:
         step = np.where(mean[:, chans].mean(axis=1) > 0.5, -STEP, STEP)
@@ -2506,7 +2561,14 @@ def _influence(mat, target, ctx, input_name, key, hits, q) -> np.ndarray | None:
         wide = (pick(hi) - pick(lo)) / (WIDE[1] - WIDE[0])
         swept = (pick(above) - pick(at)) / SWEEP_STEP
         slopes.append(np.clip(np.minimum(np.minimum(local, wide), swept), 0.0, 1.0))
-    return np.stack(slopes, axis=1)
+        if np.ndim(q) == 2:
+            others = [k for k in range(q.shape[1]) if k not in chans]
+            moved = [np.abs(near - q)[:, others] / np.abs(step)[:, None],
+                     np.abs(hi - lo)[:, others] / (WIDE[1] - WIDE[0]), np.abs(above - at)[:, others] / SWEEP_STEP]
+            cross.append(np.max(np.stack(moved), axis=(0, 2)))
+        else:
+            cross.append(np.zeros(ctx["n"]))
+    return np.stack(slopes, axis=1), np.stack(cross, axis=1)
 
 
 def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
@@ -2529,14 +2591,20 @@ def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
                    "min_influence": UNIT, "min_coverage": UNIT, "uv_map": "name", "frame": "integer"})
 def texture_influence(probe: Probe, p: dict):
     """An image texture shows on the part through the Principled input: what is painted into
-    it reaches the input -- per colour channel, in the same sense, over a small step, a wide
-    swing and a step at a level drawn per sample (``_influence``, each slope at most 1) of the
-    colour (not the alpha), Color Ramps read as a render's table (``_n_ramp``) -- with influence >=
-    ``min_influence`` (0.5) over the area, over what the scene's camera sees of it
-    (``camera_seen``), and each colour channel's >= half of it, Base Color counted through the
-    coat's tint; its samples land on >= ``min_coverage``
-    (0.25) of the image; with ``uv_map``, the image is read at that UV map's coordinates on
-    >= 98% of the area (not another map, Generated coordinates, or a Mapping that tiles it)."""
+    the image -- one change to the data-block, at every node and node-group instance reading it
+    -- reaches the input, per colour channel, in the same sense, over a small step, a wide swing
+    and a step at a level drawn per sample (``_influence``, each slope at most 1) of the colour
+    (not the alpha), Color Ramps read as a render's table (``_n_ramp``), Base Color read as the
+    render reads it (floored at 0, capped at ``BASE_CEILING``, through the coat's tint).  Its
+    influence is >= ``min_influence`` (0.5) averaged over the area and over what the scene's
+    camera sees of it (``camera_seen``), each colour channel's >= half of it; and the texture
+    shows AT each sample -- every channel's slope >= ``min_influence``, moving the other channels
+    at most ``CROSS_TALK`` times as much, and with the image held at one flat colour the input
+    within ``HELD_TOL`` of its median (``_held_steady``: nothing else spatial stands in for or
+    cancels it) -- on >= ``MIN_AREA_SHARE`` (98%) of the area and of what the camera sees.  Its
+    samples land on >= ``min_coverage`` (0.25) of the image; with ``uv_map``, the image is read at
+    that UV map's coordinates on >= 98% of the area (not another map, Generated coordinates, or a
+    Mapping that tiles it)."""
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
     min_influence = float(p.get("min_influence", 0.5))
     min_coverage = float(p.get("min_coverage", MIN_COVERAGE))
@@ -2594,7 +2662,9 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
     uv_map = p.get("uv_map")
     images = sorted({n.image.name for m, _ in groups if m is not None and m.node_tree is not None
                      for n in m.node_tree.nodes if n.type == "TEX_IMAGE" and n.image is not None})
-    per_node: dict[int, dict] = {}
+    # one row per image (red team 21): painting it changes every node (and node-group instance)
+    # that reads it at once, so a second read cannot cancel the first
+    per_image: dict[int, dict] = {}
     problems, w_total, w_seen = [], 0.0, 0.0
     runs = []
     for mat, ctxs in groups:
@@ -2612,42 +2682,67 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
                 problems.append(f"{_label(mat)}: no Principled BSDF shows on the surface ({kind})")
                 continue
             runs.append((mat, ctx, base, q))
-            for key, hits in (base["graph"].images.items() if base["graph"] is not None else []):
-                if wanted is None or hits[0]["image"].name == wanted:
-                    per_node.setdefault(key, {"node": hits[0]["node"].name, "image": hits[0]["image"].name,
-                                              "hits": [], "influence": 0.0, "at_uv": 0.0, "seen": 0.0,
-                                              "channels": 0.0})
-    for key, entry in per_node.items():
+            for hits in (base["graph"].images.values() if base["graph"] is not None else []):
+                image = hits[0]["image"]
+                if wanted is None or image.name == wanted:
+                    entry = per_image.setdefault(image.as_pointer(), {
+                        "nodes": [], "image": image.name, "hits": [], "influence": 0.0, "at_uv": 0.0,
+                        "seen": 0.0, "channels": 0.0, "shown": 0.0, "shown_seen": 0.0, "weak": 0.0,
+                        "crossed": 0.0, "unsteady": 0.0})
+                    if hits[0]["node"].name not in entry["nodes"]:
+                        entry["nodes"].append(hits[0]["node"].name)
+    for key, entry in per_image.items():
         for mat, ctx, base, q in runs:
-            hits = base["graph"].images.get(key)
+            hits = [h for hs in base["graph"].images.values() for h in hs if h["image"].as_pointer() == key]
             if not hits:
                 continue
             if uv_map:
                 entry["at_uv"] += _uv_read(hits, ctx, uv_map)
-            per_channel = _influence(mat, target, ctx, input_name, key, hits, q)
-            if per_channel is None:
+            measured = _influence(mat, target, ctx, input_name, key, hits, q)
+            steady = _held_steady(mat, target, ctx, input_name, key)
+            if measured is None or steady is None:
                 continue
+            per_channel, cross = measured
             dq = per_channel.mean(axis=1)
-            entry["influence"] += float((dq * ctx["w"]).sum())
-            entry["channels"] = entry["channels"] + (per_channel * ctx["w"][:, None]).sum(axis=0)
-            if seen is not None:
-                entry["seen"] += float((dq * ctx["w"] * seen.get(id(ctx), False)).sum())
+            w = ctx["w"]
+            in_view = seen.get(id(ctx), np.zeros(ctx["n"], dtype=bool)) if seen is not None else None
+            entry["influence"] += float((dq * w).sum())
+            entry["channels"] = entry["channels"] + (per_channel * w[:, None]).sum(axis=0)
+            if in_view is not None:
+                entry["seen"] += float((dq * w * in_view).sum())
+            # where the texture shows, as itself, at this sample (red team 21)
+            strong = (per_channel >= min_influence).all(axis=1)
+            itself = (cross <= CROSS_TALK * per_channel + 1e-6).all(axis=1)
+            shown = strong & itself & steady
+            entry["weak"] += float((w * ~strong).sum())
+            entry["crossed"] += float((w * ~itself).sum())
+            entry["unsteady"] += float((w * ~steady).sum())
+            entry["shown"] += float((w * shown).sum())
+            if in_view is not None:
+                entry["shown_seen"] += float((w * shown * in_view).sum())
             entry["hits"] += [dict(h, changed=dq > 0.05) for h in hits]
     rows = []
-    for entry in per_node.values():
+    for entry in per_image.values():
         influence = entry["influence"] / w_total if w_total else 0.0
         # every painted colour shows: no channel carried by the others (red team 17)
         weakest = float(np.min(entry["channels"])) / w_total if w_total else 0.0
         # what the render's camera sees of the part shows it too, not only the sides it never sees
         in_view = (entry["seen"] / w_seen if w_seen else 0.0) if seen is not None else None
+        shown = entry["shown"] / w_total if w_total else 0.0
+        shown_seen = (entry["shown_seen"] / w_seen if w_seen else 0.0) if seen is not None else None
         coverage, cells = _coverage(entry["hits"], lambda h: h["changed"]) if entry["hits"] else (0.0, 0)
         at_uv = entry["at_uv"] / w_total if w_total and uv_map else None
-        rows.append({"node": entry["node"], "image": entry["image"], "influence": rnd(influence),
+        rows.append({"node": ", ".join(entry["nodes"]), "image": entry["image"], "influence": rnd(influence),
                      "weakest_channel": rnd(weakest), "in_view": rnd(in_view), "seen_share": rnd(w_seen / w_total)
                      if seen is not None and w_total else None,
+                     "shown": rnd(shown), "shown_in_view": rnd(shown_seen),
+                     "weak": rnd(entry["weak"] / w_total if w_total else 0.0),
+                     "cross_talk": rnd(entry["crossed"] / w_total if w_total else 0.0),
+                     "held_varies": rnd(entry["unsteady"] / w_total if w_total else 0.0),
                      "coverage": rnd(coverage), "cells": cells, "at_uv_map": rnd(at_uv),
                      "ok": influence >= min_influence and weakest >= min_influence * WEAKEST_CHANNEL
-                     and (in_view is None or in_view >= min_influence) and coverage >= min_coverage
+                     and (in_view is None or in_view >= min_influence) and shown >= MIN_AREA_SHARE
+                     and (shown_seen is None or shown_seen >= MIN_AREA_SHARE) and coverage >= min_coverage
                      and (at_uv is None or at_uv >= MIN_AREA_SHARE)})
     rows.sort(key=lambda r: (r["ok"], r["influence"] * min(1.0, r["coverage"] / max(min_coverage, 1e-9))),
               reverse=True)
@@ -2662,6 +2757,11 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
               f"{min_influence * WEAKEST_CHANNEL:g})")
     if best["in_view"] is not None:
         detail += f", {best['in_view']:.3f} where the camera sees the part (min {min_influence:g})"
+    detail += (f"; it shows, as itself, on {best['shown']:.3f} of the area")
+    if best["shown_in_view"] is not None:
+        detail += f" and {best['shown_in_view']:.3f} of what the camera sees"
+    detail += (f" (min {MIN_AREA_SHARE:g}; too weak on {best['weak']:.3f}, moving other channels on "
+               f"{best['cross_talk']:.3f}, varying with the image held flat on {best['held_varies']:.3f})")
     detail += f", over {best['coverage']:.3f} of the image (min {min_coverage:g})"
     if uv_map:
         detail += f", read at {uv_map!r} on {best['at_uv_map']:.3f} of the area (min {MIN_AREA_SHARE:g})"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -69,7 +70,8 @@ def vl_table(record: dict) -> Table | None:
 
 
 def totals_line(record: dict) -> str:
-    parts = [f"rule {record['rule_score']:.3f}"]
+    # floored, never rounded: 0.9996 with a criterion failed must not print as 1.000 (red team 21)
+    parts = [f"rule {math.floor(record['rule_score'] * 1000) / 1000:.3f}"]
     if record.get("vl_score") is not None:
         parts.append(f"VL {record['vl_score']:.3f}" + (" (A-gate: 0)" if record.get("vl_gated") else ""))
     if record.get("rule_points") is not None:

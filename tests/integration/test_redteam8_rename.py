@@ -120,7 +120,7 @@ EXPECTED = {
     "flipped_only": {"RENAMED": False, "OLD_WAY": True, "ENUMS": True},
     "enums": {"RENAMED": False, "OLD_WAY": True, "ENUMS": False},
 }
-NAMED = {"no_shadow": "visible_shadow", "inside_out_culled": "topology", "culled_only": "materials",
+NAMED = {"no_shadow": "visible_shadow", "inside_out_culled": "topology", "culled_only": "material_settings",
          "flipped_only": "topology", "enums": "materials"}
 
 APPLY_OPERATOR = r'''
