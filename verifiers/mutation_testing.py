@@ -140,6 +140,12 @@ OPERATOR_NAMES = (
     "kept_materials_viewport_recoloured", "rotation_left_under_quaternion",
     # red team 21: a texture cancelled by a second read, greyed, pushed past white
     "texture_cancelled_by_second_read", "texture_greyscaled", "texture_pushed_past_white",
+    # red team 22: a sheared light, the engine read through a node group, a world summed or textured past
+    # its limit, parts that glow, a viewport colour keyed later, unbaked simulations, the active camera read,
+    # a preview range past the end
+    "light_sheared_by_parent", "engine_read_through_node_group", "world_backgrounds_added",
+    "world_texture_overbright", "parts_glow", "viewport_colour_keyed_later", "parts_fall_as_rigid_bodies",
+    "parts_read_active_camera", "parts_collapse_in_preview_range",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

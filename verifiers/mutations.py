@@ -37,12 +37,12 @@ from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
 import colour_math  # noqa: E402
 import probes_scene  # noqa: E402
-from probe_core import GEOMETRY_TYPES, render_visible_names  # noqa: E402
+from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names  # noqa: E402
 
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "24"
+MUTATIONS_VERSION = "25"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1117,6 +1117,7 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
     names = operators or list(OPERATORS)
     if tried is not None:
         tried(0, len(names))
+    open_delivery(blend)  # what the delivery opens on (probe_core.OPENED_VIEW), read once
     for name in names:
         op = OPERATORS[name]
         bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
@@ -4041,12 +4042,8 @@ def parts_shade_turned_away(ctx: Context) -> None:
         mesh.normals_split_custom_set([tuple(-c for c in mesh.polygons[face].normal) for face in _loop_faces(mesh)])
 
 
-@operator("parts_shrink_past_range", "the scene's frame range stretched 50 frames past its end, each mesh part keyed "
-          "to 5 % of its height on those frames: the file's own preview ends on collapsed parts",
-          _needs_mesh_parts)
-def parts_shrink_past_range(ctx: Context) -> None:
-    scene = ctx.scene
-    end = scene.frame_end
+def _collapse_after(ctx: Context, end: int) -> None:
+    """Each mesh part keyed (Constant) to 5 % of its height from the frame after ``end``."""
     for obj in ctx.mesh_parts():
         obj.keyframe_insert("scale", index=2, frame=end)
         kept = obj.scale.z
@@ -4056,6 +4053,15 @@ def parts_shrink_past_range(ctx: Context) -> None:
         for fc in _fcurves(obj.animation_data):
             for key in fc.keyframe_points:
                 key.interpolation = "CONSTANT"
+
+
+@operator("parts_shrink_past_range", "the scene's frame range stretched 50 frames past its end, each mesh part keyed "
+          "to 5 % of its height on those frames: the file's own preview ends on collapsed parts",
+          _needs_mesh_parts)
+def parts_shrink_past_range(ctx: Context) -> None:
+    scene = ctx.scene
+    end = scene.frame_end
+    _collapse_after(ctx, end)
     scene.frame_end = end + 50
     scene.frame_set(scene.frame_start)
 
@@ -4208,11 +4214,24 @@ def stamp_burnt_over_picture(ctx: Context) -> None:
 SHEAR_DEG = 70.0  # the angle the sheared part's second axis keeps to its first
 
 
-def _shear() -> Matrix:
-    """A 4x4 that tilts Y towards X, every axis kept 1 long (a rhombus of the same edges)."""
-    a = math.radians(SHEAR_DEG)
+def _shear(degrees: float = SHEAR_DEG) -> Matrix:
+    """A 4x4 that tilts Y towards X until they stand ``degrees`` apart, every axis kept 1 long (a
+    rhombus of the same edges)."""
+    a = math.radians(degrees)
     return Matrix(((1.0, math.cos(a), 0.0, 0.0), (0.0, math.sin(a), 0.0, 0.0), (0.0, 0.0, 1.0, 0.0),
                    (0.0, 0.0, 0.0, 1.0)))
+
+
+def _shear_through_parent(ctx: Context, obj, degrees: float = SHEAR_DEG) -> None:
+    """``obj`` sheared in its own frame by its parent inverse (world = parent @ inverse @ basis),
+    parented to the first other object (not below it) where it has none."""
+    basis = obj.matrix_basis.copy()
+    if obj.parent is None:
+        below = set(obj.children_recursive)  # a parent among them would close a loop Blender refuses
+        parent = next(o for o in sorted(ctx.scene.objects, key=lambda o: o.name) if o is not obj and o not in below)
+        obj.parent = parent
+        obj.matrix_parent_inverse = parent.matrix_world.inverted()
+    obj.matrix_parent_inverse = obj.matrix_parent_inverse @ basis @ _shear(degrees) @ basis.inverted()
 
 
 @operator("kept_part_sheared", "the first mesh object whose size the task keeps sheared by its parent inverse "
@@ -4221,15 +4240,7 @@ def _shear() -> Matrix:
               o for o in _kept_objects(ctx, "world_scale") if o.type == "MESH"] else "no scene_unchanged "
           "criterion keeps a mesh object's size")
 def kept_part_sheared(ctx: Context) -> None:
-    obj = next(o for o in _kept_objects(ctx, "world_scale") if o.type == "MESH")
-    basis = obj.matrix_basis.copy()
-    if obj.parent is None:  # world = parent @ inverse @ basis: the inverse carries the shear
-        below = set(obj.children_recursive)  # a parent among them would close a loop Blender refuses
-        parent = next(o for o in sorted(ctx.scene.objects, key=lambda o: o.name) if o is not obj and o not in below)
-        obj.parent = parent
-        obj.matrix_parent_inverse = parent.matrix_world.inverted() @ basis @ _shear() @ basis.inverted()
-    else:
-        obj.matrix_parent_inverse = obj.matrix_parent_inverse @ basis @ _shear() @ basis.inverted()
+    _shear_through_parent(ctx, next(o for o in _kept_objects(ctx, "world_scale") if o.type == "MESH"))
 
 
 @operator("namesake_linked_from_library", "a copy of the first mesh part, moved 1 m up, written to a library file "
@@ -4337,3 +4348,163 @@ def texture_pushed_past_white(ctx: Context) -> None:
     for tree, bsdf, tex in _graded_base_textures(ctx):
         tree.links.new(_mix_rgba(tree, "ADD", 1.0, tex.outputs["Color"], (5.0, 5.0, 5.0, 1.0)),
                        bsdf.inputs["Base Color"])
+
+
+# --- red team 22: a sheared light, a driver reading the engine through a node group, a world
+# summed or textured past its limit, parts that glow, a viewport colour keyed later, unbaked
+# simulations, geometry that reads the active camera, a preview range past the end ---
+# A key sheared into a strip, a key driven off under Cycles through a Render Layers node, 64
+# Backgrounds added, a Checker of 1000, fence wood glowing at 500, a viewport colour keyed magenta
+# from frame 2, a table falling under rigid bodies, legs switched off by the active camera and a
+# preview range past the end passed product-lighting, fence-array, mug-material and table-model.
+
+
+def _graded_lights(ctx: Context) -> list[bpy.types.Object]:
+    names = [n for p in _criteria(ctx, "light_settings") for n in ([p["object"]] if p.get("object") else
+                                                                    p.get("objects", []))]
+    return [o for n in dict.fromkeys(names) if (o := ctx.scene.objects.get(n)) is not None and o.type == "LIGHT"]
+
+
+def _render_param(ctx: Context, key: str) -> dict | None:
+    return next((p for p in _criteria(ctx, "render_overrides") if key in p), None)
+
+
+@operator("light_sheared_by_parent", "the first graded light parented through an inverse that shears its X and Y "
+          "axes to 3 degrees apart, each still 1 long: its panel draws a strip metres long, its settings unchanged",
+          lambda ctx: None if _graded_lights(ctx) else "no light_settings criterion names a light")
+def light_sheared_by_parent(ctx: Context) -> None:
+    _shear_through_parent(ctx, _graded_lights(ctx)[0], 3.0)
+
+
+@operator("engine_read_through_node_group", "the first mesh part's render visibility driven by the render engine, "
+          "read through a Render Layers node of a spare compositor node group (`nodes[...].scene.render.engine`): "
+          "under Cycles the part is gone", _needs_render_checks)
+def engine_read_through_node_group(ctx: Context) -> None:
+    group = bpy.data.node_groups.new("RigNotes", "CompositorNodeTree")
+    group.use_fake_user = True
+    node = group.nodes.new("CompositorNodeRLayers")
+    node.name, node.scene = "Shot", ctx.scene
+    driver = ctx.mesh_parts()[0].driver_add("hide_render").driver
+    var = driver.variables.new()
+    var.name, var.type = "e", "SINGLE_PROP"
+    var.targets[0].id_type, var.targets[0].id = "NODETREE", group
+    var.targets[0].data_path = 'nodes["Shot"].scene.render.engine'
+    driver.expression = "e == 2"
+
+
+def _world_output(ctx: Context):
+    world = ctx.scene.world or bpy.data.worlds.new("World")
+    ctx.scene.world = world
+    tree = world.node_tree
+    output = next((n for n in tree.nodes if n.type == "OUTPUT_WORLD"), None) or tree.nodes.new("ShaderNodeOutputWorld")
+    return tree, output
+
+
+@operator("world_backgrounds_added", "the world made 64 white Backgrounds, each at the task's world limit, added "
+          "together into its output: each reads at the limit, the world shines 64 times it",
+          lambda ctx: None if _render_param(ctx, "max_world_strength") else "no max_world_strength graded")
+def world_backgrounds_added(ctx: Context) -> None:
+    limit = float(_render_param(ctx, "max_world_strength")["max_world_strength"])
+    tree, output = _world_output(ctx)
+    total = None
+    for _ in range(64):
+        bg = tree.nodes.new("ShaderNodeBackground")
+        bg.inputs["Color"].default_value, bg.inputs["Strength"].default_value = (1.0, 1.0, 1.0, 1.0), limit
+        if total is None:
+            total = bg.outputs[0]
+        else:
+            add = tree.nodes.new("ShaderNodeAddShader")
+            tree.links.new(total, add.inputs[0])
+            tree.links.new(bg.outputs[0], add.inputs[1])
+            total = add.outputs[0]
+    tree.links.new(total, output.inputs["Surface"])
+
+
+@operator("world_texture_overbright", "the world's Background (strength 1) coloured by a Checker texture of two "
+          "colours 1000: the render is white",
+          lambda ctx: None if _render_param(ctx, "max_world_strength") else "no max_world_strength graded")
+def world_texture_overbright(ctx: Context) -> None:
+    tree, output = _world_output(ctx)
+    bg = tree.nodes.new("ShaderNodeBackground")
+    checker = tree.nodes.new("ShaderNodeTexChecker")
+    checker.inputs["Color1"].default_value = checker.inputs["Color2"].default_value = (1000.0, 1000.0, 1000.0, 1.0)
+    tree.links.new(checker.outputs["Color"], bg.inputs["Color"])
+    tree.links.new(bg.outputs[0], output.inputs["Surface"])
+
+
+@operator("parts_glow", "each mesh part's Principled materials given an Emission Strength of 500: the parts light "
+          "themselves past what the task lets lights put on them",
+          lambda ctx: None if _render_param(ctx, "lights_on") else "no lights_on graded")
+def parts_glow(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        for slot in obj.material_slots:
+            for bsdf in (_principled(slot.material) if slot.material is not None else []):
+                bsdf.inputs["Emission Color"].default_value = (1.0, 1.0, 1.0, 1.0)
+                bsdf.inputs["Emission Strength"].default_value = 500.0
+
+
+@operator("viewport_colour_keyed_later", "each viewport-colour-graded material's viewport colour keyed: as delivered "
+          "on the first frame, magenta from the next", _needs_judged(_viewport_graded, "viewport colour"))
+def viewport_colour_keyed_later(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    for mat in _judged_materials(ctx, _viewport_graded):
+        mat.keyframe_insert("diffuse_color", frame=first)
+        kept = tuple(mat.diffuse_color)
+        mat.diffuse_color = (1.0, 0.0, 1.0, kept[3])
+        mat.keyframe_insert("diffuse_color", frame=first + 1)
+        mat.diffuse_color = kept
+        for fc in _fcurves(mat.animation_data):
+            for key in fc.keyframe_points:
+                key.interpolation = "CONSTANT"
+    ctx.scene.frame_set(first)
+
+
+@operator("parts_fall_as_rigid_bodies", "every mesh part made an active rigid body, nothing to land on, not baked: "
+          "played, the model falls through the floor; a render of one frame shows it standing", _needs_mesh_parts)
+def parts_fall_as_rigid_bodies(ctx: Context) -> None:
+    if ctx.scene.rigidbody_world is None:
+        with bpy.context.temp_override(scene=ctx.scene):
+            bpy.ops.rigidbody.world_add()
+    for obj in ctx.mesh_parts():
+        with bpy.context.temp_override(scene=ctx.scene, object=obj, active_object=obj, selected_objects=[obj]):
+            bpy.ops.rigidbody.object_add(type="ACTIVE")
+    ctx.scene.frame_set(ctx.scene.frame_start)
+
+
+@operator("parts_read_active_camera", "each mesh part given geometry nodes that output nothing once the active camera "
+          "stands away from the origin: the probe's own camera sees the part, any real camera does not",
+          _needs_mesh_parts)
+def parts_read_active_camera(ctx: Context) -> None:
+    tree = bpy.data.node_groups.new("CameraSwitch", "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    inp, out = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    camera = tree.nodes.new("GeometryNodeInputActiveCamera")
+    info = tree.nodes.new("GeometryNodeObjectInfo")
+    length = tree.nodes.new("ShaderNodeVectorMath")
+    length.operation = "LENGTH"
+    far = tree.nodes.new("FunctionNodeCompare")
+    far.data_type, far.operation = "FLOAT", "GREATER_THAN"
+    far.inputs["B"].default_value = 0.01
+    switch = tree.nodes.new("GeometryNodeSwitch")
+    switch.input_type = "GEOMETRY"
+    tree.links.new(camera.outputs[0], info.inputs["Object"])
+    tree.links.new(info.outputs["Location"], length.inputs[0])
+    tree.links.new(length.outputs["Value"], far.inputs["A"])
+    tree.links.new(far.outputs[0], switch.inputs["Switch"])
+    tree.links.new(inp.outputs[0], switch.inputs["False"])
+    tree.links.new(switch.outputs[0], out.inputs[0])
+    for obj in ctx.mesh_parts():
+        obj.modifiers.new("CameraSwitch", "NODES").node_group = tree
+
+
+@operator("parts_collapse_in_preview_range", "the preview range switched on and run 50 frames past the scene's end, "
+          "each mesh part keyed to 5 % of its height there: Play in the opened file ends on collapsed parts, the "
+          "scene's range untouched", _needs_mesh_parts)
+def parts_collapse_in_preview_range(ctx: Context) -> None:
+    scene = ctx.scene
+    end = scene.frame_end
+    _collapse_after(ctx, end)
+    scene.use_preview_range = True
+    scene.frame_preview_start, scene.frame_preview_end = scene.frame_start, end + 50
+    scene.frame_set(scene.frame_start)

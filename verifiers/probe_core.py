@@ -118,6 +118,80 @@ class HiddenFromRender(MissingObjects):
         self.names = names
 
 
+# What the file opens on (red team 22: a window saved on a view layer that hides the legs, 3D
+# views that filter meshes out): read by the rule probe from an open that loads the file's own
+# UI (``read_opened_view``), before the measuring open; None where the scene was not opened so
+# (a mutation changed it in memory).
+OPENED_VIEW: dict | None = None
+# An object type's filter in a 3D view's Object Types Visibility (show_object_viewport_<name>).
+VIEW_FILTERS = {"MESH": "mesh", "CURVE": "curve", "SURFACE": "surf", "META": "meta", "FONT": "font",
+                "POINTCLOUD": "pointcloud", "VOLUME": "volume", "GREASEPENCIL": "grease_pencil", "CURVES": "curves",
+                "EMPTY": "empty", "LIGHT": "light", "CAMERA": "camera"}
+
+
+def read_opened_view() -> dict:
+    """{layers: [[scene, view layer]] of each window the file opens, filtered: [object types a 3D
+    view of a window's screen leaves out]}: the open file's own UI (opened with load_ui)."""
+    out: dict = {"layers": [], "filtered": []}
+    for wm in bpy.data.window_managers:
+        for window in wm.windows:
+            out["layers"].append([window.scene.name, window.view_layer.name])
+            for area in window.screen.areas if window.screen is not None else ():
+                for space in area.spaces:
+                    if space.type == "VIEW_3D":
+                        out["filtered"].append(sorted(kind for kind, name in VIEW_FILTERS.items()
+                                                      if not getattr(space, f"show_object_viewport_{name}", True)))
+    return out
+
+
+def open_delivery(path) -> None:
+    """Open the .blend at ``path`` as the probe measures it (its UI not loaded, its scripts not
+    run: a delivery must not run its own Python inside the verifier), after an open with its own
+    UI that reads what it opens on into ``OPENED_VIEW``.  Raises RuntimeError where Blender
+    cannot open it."""
+    global OPENED_VIEW
+    bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=True, use_scripts=False)
+    OPENED_VIEW = read_opened_view()
+    bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
+
+
+def opened_view_hides(obj, scene) -> str | None:
+    """Why the view the file opens on (``OPENED_VIEW``) does not show ``obj``, or None."""
+    for scene_name, layer_name in (OPENED_VIEW or {}).get("layers", []):
+        opened = scene.view_layers.get(layer_name) if scene_name == scene.name else None
+        if opened is not None and not obj.visible_get(view_layer=opened):
+            return f"hidden in view layer {layer_name!r}, the one the file opens on"
+    if any(obj.type in off for off in (OPENED_VIEW or {}).get("filtered", [])):
+        return f"the 3D view the file opens on leaves {obj.type.lower()} objects out (Object Types Visibility)"
+    return None
+
+
+VIEWPORT_ALPHA_MIN = 0.5  # a material's viewport alpha below this draws its faces more see-through than not
+
+
+def axes_skew(m3) -> float:
+    """How far (degrees) the most skewed pair of a 3x3 matrix's axes is from square: 0 for any
+    rotation and scale, > 0 for a shear (a parent's non-uniform scale under a turned child)."""
+    cols = [m3.col[i] for i in range(3)]
+    worst = 0.0
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        lengths = cols[i].length * cols[j].length
+        if lengths > 1e-12:
+            worst = max(worst, abs(cols[i].dot(cols[j])) / lengths)
+    return 90.0 - math.degrees(math.acos(min(1.0, worst)))
+
+
+def area_light_sides(light, m3) -> tuple[float, float]:
+    """(narrower, longer) side (m) of an area light's emitter under the world 3x3 ``m3``: Size
+    (Size Y for a rectangle or ellipse) along the local X / Y axes -- the parallelogram they span,
+    its narrower side its area over its longer side (red team 22: a key sheared until its X and Y
+    axes stood 3 degrees apart drew a strip, every axis still 1 long)."""
+    height = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
+    u, v = m3.col[0] * float(light.size), m3.col[1] * height
+    longer = max(u.length, v.length)
+    return (u.cross(v).length / longer if longer > 1e-12 else 0.0), longer
+
+
 def render_view_layer(scene: bpy.types.Scene):
     """The view layer a render of ``scene`` puts in its picture: the first one enabled for
     rendering (None when every view layer is disabled: the render shows nothing)."""
@@ -740,8 +814,18 @@ class Probe:
         layer = getattr(bpy.context, "view_layer", None) or render_view_layer(self.scene)
         if layer is not None and not obj.visible_get(view_layer=layer):
             return f"hidden in view layer {layer.name!r}"
+        opened = opened_view_hides(obj, self.scene)
+        if opened is not None:
+            return opened
         if obj.display_type in ("BOUNDS", "WIRE"):
             return f"displayed as {obj.display_type.lower()}, not its surface"
+        # the Solid view draws a material's viewport colour with its alpha (red team 22: pickets
+        # whose material's viewport alpha was 0 left posts and bare rails to whoever opened it)
+        see_through = sorted({slot.material.name for slot in obj.material_slots if slot.material is not None
+                              and slot.material.evaluated_get(self.depsgraph).diffuse_color[3] < VIEWPORT_ALPHA_MIN})
+        if see_through:
+            return f"see-through in the viewport: material {', '.join(see_through)} has a viewport alpha below " \
+                   f"{VIEWPORT_ALPHA_MIN:g}"
         return None
 
     def shown_aabb(self, obj: bpy.types.Object, frame: int) -> AABB:
@@ -1098,6 +1182,60 @@ class NamesAmbiguous(RenderShowsNothing):
     scores 0, the detail naming the blocks."""
 
 
+class ShowsWhatItCannotMeasure(RenderShowsNothing):
+    """The file holds what makes one render or playback of it differ from another in a way the
+    probe cannot step: a simulation that is not baked (rigid bodies, particles with physics,
+    cloth, soft bodies, fluids, dynamic paint, a geometry-nodes simulation zone) -- it runs only
+    when frames are played in order, so a playback shows what a render of one frame does not
+    (red team 22: a table that falls through the floor, chips flying out, legs shrinking on
+    play) -- or geometry that reads the active camera, so a render from another viewpoint draws
+    other geometry (red team 22: legs switched off whenever a camera is active).  Every
+    criterion scores 0, the detail naming what."""
+
+
+# Modifiers that carry a simulation's state from frame to frame (baked: their point cache holds it).
+SIMULATION_MODIFIERS = {"CLOTH", "SOFT_BODY", "DYNAMIC_PAINT", "FLUID"}
+
+
+def _baked(cache) -> bool:
+    return cache is not None and bool(getattr(cache, "is_baked", False))
+
+
+def _tree_has(tree, idnames: set[str], seen: set) -> bool:
+    if tree is None or tree.as_pointer() in seen:
+        return False
+    seen.add(tree.as_pointer())
+    return any(node.bl_idname in idnames or _tree_has(getattr(node, "node_tree", None), idnames, seen)
+               for node in tree.nodes)
+
+
+def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
+    """What in the scene a render of one frame cannot stand for (``ShowsWhatItCannotMeasure``)."""
+    found = []
+    world = scene.rigidbody_world
+    if world is not None and world.enabled and world.collection is not None and len(world.collection.objects) \
+            and not _baked(world.point_cache):
+        found.append(f"a rigid body world of {len(world.collection.objects)} object(s), not baked")
+    for obj in sorted(scene.objects, key=lambda o: o.name):
+        for psys in getattr(obj, "particle_systems", ()):
+            settings = psys.settings
+            moves = settings.count > 0 and ((settings.type == "EMITTER" and settings.physics_type != "NO") or (
+                settings.type == "HAIR" and psys.use_hair_dynamics))  # none emitted: nothing to step
+            if moves and not _baked(psys.point_cache):
+                found.append(f"{obj.name}: particle system {psys.name!r} ({settings.physics_type.lower()} physics), "
+                             "not baked")
+        for mod in obj.modifiers:
+            if mod.type in SIMULATION_MODIFIERS and not _baked(getattr(mod, "point_cache", None)):
+                found.append(f"{obj.name}: a {mod.type} simulation, not baked")
+            elif mod.type == "NODES" and _tree_has(getattr(mod, "node_group", None),
+                                                   {"GeometryNodeSimulationOutput"}, set()):
+                found.append(f"{obj.name}: geometry nodes with a simulation zone")
+            elif mod.type == "NODES" and _tree_has(getattr(mod, "node_group", None),
+                                                   {"GeometryNodeInputActiveCamera"}, set()):
+                found.append(f"{obj.name}: geometry nodes that read the active camera")
+    return found
+
+
 def ambiguous_names() -> list[str]:
     """Each name two data-blocks of one kind share in the open file, with where each comes from."""
     seen: dict[tuple[str, str], list[str]] = {}
@@ -1179,14 +1317,17 @@ NEW_SCENE_FRAMES = (1, 250)
 
 def graded_frames(criteria_params: list[dict], current: int | None = None,
                   start_range: tuple[int, int] | None = None,
-                  delivered_range: tuple[int, int] | None = None) -> list[int]:
+                  delivered_range: tuple[int, int] | None = None,
+                  preview_range: tuple[int, int] | None = None) -> list[int]:
     """Every frame the task grades -- fixed by the task, never narrowed by the delivery: each
     criterion's ``frame`` and the whole of each ``frame_start``..``frame_end`` it names; a
     rubric that names no range (a still: a model, a material) grades the start scene's whole
     frame range ``start_range``, which the delivered file plays (a turntable, a preview), and
     the delivered file's own range ``delivered_range`` where it plays more (red team 20: legs
-    collapsed on frames 251-300 of a range stretched past the supplied 1-250); and the frame a
-    still render of the delivery shows (its current frame)."""
+    collapsed on frames 251-300 of a range stretched past the supplied 1-250), and its preview
+    range where that is on (``preview_range``: what Play in the opened file plays; red team 22:
+    a preview range of 1-300 over legs keyed to pucks from 251); and the frame a still render of
+    the delivery shows (its current frame)."""
     frames: set[int] = set()
     ranged = False
     for params in criteria_params:
@@ -1196,7 +1337,7 @@ def graded_frames(criteria_params: list[dict], current: int | None = None,
             frames.update(range(int(params["frame_start"]), int(params["frame_end"]) + 1))
             ranged = True
     if not ranged:
-        for span in (start_range, delivered_range):
+        for span in (start_range, delivered_range, preview_range):
             if span is not None:
                 frames.update(range(int(span[0]), int(span[1]) + 1))
     if not frames:
@@ -1230,7 +1371,8 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     the delivery's own settings; the scene's frame is put back afterwards.  ``frames``: the
     frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
     layer renders, ``RunsPythonWhenTrusted`` (a kind of it) when the file runs Python on a
-    trusted open, ``NamesAmbiguous`` (another) when two data-blocks of one kind share a name."""
+    trusted open, ``NamesAmbiguous`` (another) when two data-blocks of one kind share a name,
+    ``ShowsWhatItCannotMeasure`` (another) for an unbaked simulation or camera-reading geometry."""
     _ensure_engine()
     for cache in _PER_RENDER_CACHES:
         cache.clear()
@@ -1238,6 +1380,9 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     if runs_python:
         raise RunsPythonWhenTrusted("the file runs Python when opened with scripts trusted, so what it renders "
                                     "there cannot be measured: " + "; ".join(runs_python[:5]))
+    unmeasurable = unmeasurable_motion(scene)
+    if unmeasurable:
+        raise ShowsWhatItCannotMeasure("the file shows what one render cannot stand for: " + "; ".join(unmeasurable[:5]))
     ambiguous = ambiguous_names()
     if ambiguous:
         raise NamesAmbiguous("two data-blocks share a name, so which one the render uses cannot be told: "

@@ -19,6 +19,7 @@ from probe_core import (  # noqa: E402
     object_point, primitive, render_view_layer, render_world, rnd, union_boxes, uv_vectors, vertex_positions,
 )
 from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
+import probes_surface as ps  # noqa: E402
 
 
 def _shown_box(probe: Probe, obj, frame: int):
@@ -812,7 +813,16 @@ def normals_follow_faces(probe: Probe, p: dict):
     """Each object's shading normals follow its faces as the render evaluates them: at most
     ``max_share`` (default 0) of its corners have a normal more than ``max_angle`` degrees
     (default 90: turned away from the face) from its face's geometric normal -- custom normals
-    turned inward, or bent across, fail.  Scores the share of objects met."""
+    turned inward, or bent across, fail --, and at most ``max_share`` of its face area has a
+    material whose shading normal is turned so (red team 22: a constant +Y vector into the wood's
+    Principled Normal rendered the whole fence black from the front).  The material's normal is
+    the Normal (and, where the coat shows, Coat Normal) input linked on each BSDF that reaches the
+    output the render uses (both production engines' where they differ), evaluated by
+    ``probes_surface``'s graph evaluator at the part's surface samples, in world space against
+    the face's world normal; a zero-length vector counts as turned.  Limit: where the evaluator
+    cannot evaluate that input (Unknown: an image normal map, a Normal Map or Bump node, a shader
+    mix whose factor it cannot read) the evidence says so and that alone does not fail -- a
+    normal map is a legitimate material.  Scores the share of objects met."""
     names, frame = names_param(p), int(p.get("frame", 1))
     limit = math.cos(math.radians(float(p.get("max_angle", 90.0))))
     most = float(p.get("max_share", 0.0))
@@ -827,11 +837,78 @@ def normals_follow_faces(probe: Probe, p: dict):
             if mesh is not None:
                 ev.to_mesh_clear()
         share = float(np.mean(dots < limit - 1e-6)) if len(dots) else 0.0
-        measured[obj.name] = {"corners": int(len(dots)), "turned_share": rnd(share)}
-        if share > most:
+        entry = {"corners": int(len(dots)), "turned_share": rnd(share)}
+        shading, unknown = _material_normals_turned(probe, obj, frame, limit)
+        if shading is not None:
+            entry["material_normal_turned_share"] = rnd(shading)
+        if unknown:
+            entry["material_normal_not_evaluated"] = unknown
+        measured[obj.name] = entry
+        if share > most or (shading is not None and shading > most):
             failing.append(obj.name)
     detail = ("shading normals follow the faces" if not failing
               else "shading normals turned away from their faces: " + ", ".join(failing))
     return fraction_outcome(len(names) - len(failing), len(names), measured,
                             {"max_angle": math.degrees(math.acos(limit)), "max_share": most}, detail,
                             {"failing": failing})
+
+
+def _material_normals_turned(probe: Probe, obj, frame: int, limit: float) -> tuple[float | None, dict]:
+    """(share of ``obj``'s face area where a material's evaluated shading normal is turned more
+    than acos(``limit``) from the face -- the worst production engine's --, or None without
+    surface samples; {material: why its normal is not evaluated})."""
+    if obj.type not in GEOMETRY_TYPES:
+        return None, {}
+    chunks = ps.chunks_for(probe, [obj], frame)
+    if not chunks:
+        return None, {}
+    unknown: dict = {}
+    worst = 0.0
+    for target in ps.production_targets(probe.scene, ps.slot_materials(probe, [obj])):
+        total = turned = 0.0
+        for mat, ctx in chunks:
+            w = np.asarray(ctx["w"], dtype=np.float64)
+            total += float(w.sum())
+            if mat is None or mat.node_tree is None:
+                continue
+            bad = _turned_samples(ps.evaluate_surface(mat, target, ctx)["closures"], ctx, limit,
+                                  lambda why, m=mat: unknown.setdefault(m.name, why))
+            turned += float(w[bad].sum())
+        if total > 0:
+            worst = max(worst, turned / total)
+    return worst, unknown
+
+
+def _turned_samples(closures: list, ctx: dict, limit: float, note) -> np.ndarray:
+    """Per sample: a shading normal linked into a shader that shows there points more than
+    acos(``limit``) from the face's world normal (``note(why)`` for one not evaluated)."""
+    n = ctx["n"]
+    face = np.asarray(ctx["wnormal"], dtype=np.float64)
+    bad = np.zeros(n, dtype=bool)
+    for c in closures:
+        if c.node is None or c.graph is None:
+            if c.kind == "UNKNOWN" and isinstance(c.weight, ps.Unknown):
+                note(c.weight.reason)
+            continue
+        on = np.ones(n, dtype=bool) if isinstance(c.weight, ps.Unknown) else \
+            (np.abs(np.asarray(c.weight, dtype=np.float64)) > 1e-9) | ~np.isfinite(c.weight)
+        for name in ("Normal", "Coat Normal"):
+            sock = c.node.inputs.get(name)
+            if sock is None or not ps._live_links(sock):
+                continue  # unlinked: the mesh's own shading normal (the corners judge it)
+            where = on
+            if name == "Coat Normal":
+                coat = c.graph.value(c.node, "Coat Weight")
+                if not isinstance(coat, ps.Unknown):
+                    where = on & (np.asarray(coat) > 0)
+            if not where.any():
+                continue
+            vec = c.graph.input(sock, "V")
+            if isinstance(vec, ps.Unknown):
+                note(f"{c.node.name!r} {name}: {vec.reason}")
+                continue
+            vec = np.asarray(vec, dtype=np.float64)
+            length = np.linalg.norm(vec, axis=1)
+            cos = np.einsum("ij,ij->i", vec, face) / np.where(length > 0, length, 1.0)
+            bad |= where & ((length <= 1e-12) | (cos < limit - 1e-6))
+    return bad

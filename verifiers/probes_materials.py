@@ -115,11 +115,14 @@ def base_color(probe: Probe, p: dict):
     if source not in ("auto", "principled", "viewport"):
         raise ValueError(f"unknown colour source {source!r}; use auto, principled or viewport")
     if source == "viewport" or mat.node_tree is None:
-        rgb, source = material_colour(mat, "viewport")
+        # as evaluated at the graded frame, not as stored (red team 22: a viewport colour keyed
+        # magenta from frame 2 read the saved teal at every frame)
+        shown = mat.evaluated_get(probe.depsgraph)
+        rgb, source = material_colour(shown, "viewport")
         de = colour_math.delta_e_linear(rgb, expected)
         # solid view draws a viewport colour with alpha below 1 see-through (red team 5: alpha 0
         # kept the right RGB and lost the part from every preview)
-        alpha = float(mat.diffuse_color[3])
+        alpha = float(shown.diffuse_color[3])
         detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})" + (
             f"; its alpha is {alpha:g}, not 1 (solid view draws it see-through)" if alpha < VIEWPORT_OPAQUE else "")
         return binary_outcome(de <= tol and alpha >= VIEWPORT_OPAQUE, rnd(list(rgb)), p["expected"], detail,

@@ -16,8 +16,8 @@ import bpy  # noqa: E402
 from mathutils import Quaternion  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, PROBE_CAMERA, Probe, background_drawers, binary_outcome, contact_share, draws_instances, fraction_outcome,
-    names_param, primitive, rests_on, rnd,
+    GEOMETRY_TYPES, PROBE_CAMERA, Probe, area_light_sides, axes_skew, background_drawers, binary_outcome, contact_share,
+    draws_instances, fraction_outcome, names_param, primitive, rests_on, rnd,
 )
 
 
@@ -213,6 +213,12 @@ def light_settings(probe: Probe, p: dict):
         problems = []
         if light.type != p["type"]:
             problems.append(f"type {light.type}")
+        # a render assumes a light's axes square: sheared, its beam, emitter and power are not what
+        # its settings say (red team 22: a key 3 degrees from flat drew a 23 m strip)
+        skew = axes_skew(o.evaluated_get(probe.depsgraph).matrix_world.to_3x3())
+        if skew > LIGHT_SKEW_DEG:
+            entry["axes_skew_deg"] = rnd(skew)
+            problems.append(f"axes sheared {skew:.1f} degrees off square")
         if "energy" in p:
             want = float(p["energy"])
             err = abs(float(light.energy) - want) / want if want else abs(float(light.energy))
@@ -274,6 +280,9 @@ def _outshines(probe: Probe, obj, below: tuple[float | None, str, tuple], entry:
     return [why] if why else []
 
 
+LIGHT_SKEW_DEG = 0.1  # a light's world axes this far off square are sheared (float noise: ~1e-5)
+
+
 def _emitter_size(obj, light, depsgraph) -> float | None:
     """The narrower side (m) of the light's emitting surface as a render draws it, or None for a
     sun: an area light's sides are Size (Size Y for RECTANGLE / ELLIPSE) times the evaluated
@@ -282,9 +291,8 @@ def _emitter_size(obj, light, depsgraph) -> float | None:
     where that is below 1 (the stricter reading of a scaled sphere)."""
     m3 = obj.evaluated_get(depsgraph).matrix_world.to_3x3()
     scale_x, scale_y, scale_z = (m3.col[i].length for i in range(3))
-    if light.type == "AREA":
-        height = light.size_y if light.shape in ("RECTANGLE", "ELLIPSE") else light.size
-        return min(float(light.size) * scale_x, float(height) * scale_y)
+    if light.type == "AREA":  # a sheared panel is the parallelogram its axes span
+        return area_light_sides(light, m3)[0]
     if light.type in ("POINT", "SPOT"):
         return 2.0 * float(light.shadow_soft_size) * min(1.0, scale_x, scale_y, scale_z)
     return None

@@ -33,8 +33,8 @@ import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, corner_verts, draws_instances, picture_coords, edge_verts,
-    face_material_indices, fixed_shape, ids_of_file,
+    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, area_light_sides, corner_verts, draws_instances, picture_coords, edge_verts,
+    face_material_indices, fixed_shape, ids_of_file, opened_view_hides,
     fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
 )
 from probes_solid import fan_indices  # noqa: E402
@@ -47,7 +47,8 @@ from probes_solid import fan_indices  # noqa: E402
 # 7: how the file shows each object when opened (``viewport``: red team 19).
 # 8: world_scale holds the cosines between the axes; a material's settings outside its node
 # graph (viewport display included) are the object's ``material_settings`` (red team 21).
-SNAPSHOT_VERSION = "8"
+# 9: ``viewport`` holds why the view the file opens on hides the object (red team 22).
+SNAPSHOT_VERSION = "9"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -383,9 +384,25 @@ def render_reading_drivers() -> list[str]:
                     continue
                 for target in var.targets:
                     path = str(getattr(target, "data_path", "") or "")
-                    if getattr(target, "id_type", "") == "SCENE" and path.startswith(RENDER_SETTING_PATHS):
+                    read = _scene_path_read(target, path)
+                    if read is not None and read.startswith(RENDER_SETTING_PATHS):
                         found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
     return sorted(set(found))
+
+
+def _scene_path_read(target, path: str) -> str | None:
+    """The scene path a driver target's value comes from, by whatever data-block it starts at
+    (red team 22: a spare node group's Render Layers node, ``nodes["Shot"].scene.render.engine``,
+    read the engine as a NODETREE target), as Blender resolves it; None when it reads no scene."""
+    ident = getattr(target, "id", None)
+    if ident is None or not path:
+        return None
+    try:
+        prop = ident.path_resolve(path, False)
+        owner, read = getattr(prop, "id_data", None), prop.path_from_id()
+    except (ValueError, TypeError, AttributeError):
+        return path if getattr(target, "id_type", "") == "SCENE" else None
+    return read if isinstance(owner, bpy.types.Scene) else None
 
 
 def foreign_animation_paths() -> list[str]:
@@ -727,7 +744,9 @@ def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
     OBJ export with nothing to write, the render unchanged): its viewport switch, display type
     and the view layers whose viewports show it (eye, collection and layer switches together)."""
     return {"hide_viewport": bool(obj.hide_viewport), "display_type": obj.display_type,
-            "shown_in": sorted(vl.name for vl in scene.view_layers if obj.visible_get(view_layer=vl))}
+            "shown_in": sorted(vl.name for vl in scene.view_layers if obj.visible_get(view_layer=vl)),
+            # the view the file opens on (red team 22: 3D views that leave meshes out)
+            "opened_view_hides": opened_view_hides(obj, scene)}
 
 
 def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict,
@@ -1594,21 +1613,53 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
     if world is None or world.node_tree is None:
         return (max(world.color) if world is not None else 0.0), "no world nodes"
     worst, why = 0.0, "no Background node"
-    for node in _tree_nodes(world.node_tree):
-        if node.type not in ("BACKGROUND", "EMISSION") or node.mute:
+    for engine in ("CYCLES", "EEVEE"):
+        output = world.node_tree.get_output_node(engine)
+        if output is None:
             continue
-        strength, colour = node.inputs["Strength"], node.inputs["Color"]
-        if strength.is_linked:
-            return None, f"{node.name}: its Strength is linked"
-        brightest = _linked_colour_peak(colour) if colour.is_linked else max(colour.default_value[:3])
-        if brightest is None:
-            return None, f"{node.name}: its linked Color cannot be read"
-        shine = float(strength.default_value) * brightest
-        if not all(math.isfinite(v) for v in [float(strength.default_value), *colour.default_value[:3]]):
-            return None, f"{node.name}: its strength or colour is not a number"  # max() passes over a NaN
-        if abs(shine) > abs(worst):
-            worst, why = shine, f"{node.name}: strength {strength.default_value:g}"
+        # summed over every shader that reaches the output (red team 22: 64 Backgrounds of
+        # strength 10 added together shone at 640, each read alone at 10): Add sums them, a Mix
+        # weighs them, so the sum is what the world can shine at most
+        total, names = 0.0, []
+        for node in _upstream_nodes(output):
+            if node.type not in ("BACKGROUND", "EMISSION"):
+                continue
+            strength, colour = node.inputs["Strength"], node.inputs["Color"]
+            if strength.is_linked:
+                return None, f"{node.name}: its Strength is linked"
+            brightest = _linked_colour_peak(colour) if colour.is_linked else max(colour.default_value[:3])
+            if brightest is None:
+                return None, f"{node.name}: its linked Color cannot be read"
+            if not all(math.isfinite(v) for v in [float(strength.default_value), *colour.default_value[:3]]):
+                return None, f"{node.name}: its strength or colour is not a number"  # max() passes over a NaN
+            total += abs(float(strength.default_value) * brightest)
+            names.append(f"{node.name}: strength {strength.default_value:g}")
+        if total > abs(worst):
+            worst = total
+            why = f"{engine}: " + ", ".join(names[:3]) + (f" and {len(names) - 3} more summed" if len(names) > 3 else "")
     return worst, why
+
+
+def _upstream_nodes(node, seen: set | None = None):
+    """Every node whose output reaches ``node`` through links that are not muted (muted nodes
+    passed through as Blender does: to what feeds them), node groups entered at their outputs."""
+    seen = set() if seen is None else seen
+    for sock in node.inputs:
+        for link in sock.links:
+            if link.is_muted or link.from_node.as_pointer() in seen:
+                continue
+            src = link.from_node
+            seen.add(src.as_pointer())
+            if not src.mute:
+                yield src
+            if src.type == "GROUP" and src.node_tree is not None and not src.mute:
+                inner = next((n for n in src.node_tree.nodes if n.type == "GROUP_OUTPUT" and n.is_active_output),
+                             None)
+                if inner is not None:
+                    yield from _upstream_nodes(inner, seen)
+            elif src.type == "GROUP_INPUT":
+                continue
+            yield from _upstream_nodes(src, seen)
 
 
 def _linked_colour_peak(sock) -> float | None:
@@ -1625,7 +1676,33 @@ def _linked_colour_peak(sock) -> float | None:
     if not isinstance(value, ps.Unknown):
         peak = float(np.max(value))
         return peak if math.isfinite(peak) else None
-    return 1.0 if link.from_node.type.startswith("TEX_") else None
+    return _texture_peak(link.from_node)
+
+
+def _texture_peak(node) -> float | None:
+    """The brightest a texture node straight into a world's Color can give (red team 22: a
+    generated float image of colour 1000, a Checker of two colours 1000, each read as 1): an
+    image's brightest pixel, a procedural texture's brightest colour input (1 where it has none:
+    its colours are its own, in 0..1); None for a sky (its sun is not bounded here), a texture
+    with a linked colour, or anything else."""
+    if node.type in ("TEX_IMAGE", "TEX_ENVIRONMENT"):
+        image = node.image
+        if image is None:
+            return 0.0
+        count = len(image.pixels)  # reading it loads (or generates) the image
+        if not count:
+            return max(image.generated_color[:3]) if image.source == "GENERATED" else None
+        pixels = np.empty(count, dtype=np.float32)
+        image.pixels.foreach_get(pixels)
+        peak = float(np.max(pixels.reshape(-1, image.channels)[:, :3]))
+        return peak if math.isfinite(peak) else None
+    if not node.type.startswith("TEX_") or node.type == "TEX_SKY":
+        return None
+    colours = [s for s in node.inputs if s.type == "RGBA"]
+    if any(s.is_linked for s in colours):
+        return None
+    peak = max([1.0, *(max(s.default_value[:3]) for s in colours)])
+    return peak if math.isfinite(peak) else None
 
 
 def _tree_nodes(tree, seen: frozenset = frozenset()):
@@ -1798,7 +1875,9 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
                 on, where = watts * light["gain"] / SPREAD[light["type"]] / near ** 2, f"{distance:.3g} m away"
             total += on
             parts.append((on, f"{who}: {watts:g} W, {where}, {on:.3g}"))
-        for name, watts, why in glowing_objects(probe, frame, set(names)):
+        # the parts' own glow too (red team 22: fence wood glowing at 500 blew the picture white,
+        # and the spec counts "an object whose surface glows" as an area light)
+        for name, watts, why in glowing_objects(probe, frame, set()):
             if watts is None:
                 return None, f"{name}: {why} (frame {frame})"
             (elo, ehi) = probe.aabb(probe.scene.objects[name], frame)
@@ -2165,10 +2244,10 @@ def _emitter_size(light_obj, matrix=None) -> float:
     its world matrix): an area light's shorter scaled side, a point or spot light's scaled Radius,
     a sun's Angle (rad)."""
     light = light_obj.data
-    scale = [abs(v) for v in (matrix if matrix is not None else light_obj.matrix_world).to_scale()]
-    if light.type == "AREA":  # Size along local X, Size Y (or Size again) along local Y, each scaled
-        side_y = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
-        return min(float(light.size) * scale[0], side_y * scale[1])
+    world = matrix if matrix is not None else light_obj.matrix_world
+    scale = [abs(v) for v in world.to_scale()]
+    if light.type == "AREA":  # Size along local X, Size Y (or Size again) along local Y: a parallelogram
+        return area_light_sides(light, world.to_3x3())[0]
     if light.type == "SUN":
         return float(getattr(light, "angle", 0.0))
     return float(light.shadow_soft_size) * max(scale)
@@ -2213,7 +2292,7 @@ def glowing_objects(probe: Probe, frame: int, parts: set[str]) -> list[tuple[str
     """[(name, the Power its emitting surface gives off as an area light's, W, or None when it
     cannot be read; how)] for each render-visible object other than ``parts`` whose materials
     emit (``probes_surface.emitted_power``): a lamp made of a mesh lights the parts like a
-    Light does (red team 18).  The parts' own emission is their surface criteria's business."""
+    Light does (red team 18).  ``parts`` empty: every object, the parts' own glow too."""
     import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a light walk needs it)
     out: list[tuple[str, float | None, str]] = []
     for obj in sorted(probe.scene.objects, key=lambda o: o.name):

@@ -25,6 +25,11 @@ sample points on the part's evaluated surface:
   Fresnel, attributes, camera coordinates ...) is ``Unknown``, and an Unknown value never
   meets a requirement: the check fails and the detail names the node.  A closure whose
   evaluated weight is 0 everywhere does not count (a discarded branch may hold anything).
+- **IEEE single precision.** Math / Vector Math compute in float32 as both engines do, with
+  the engines' safe functions (x / 0 = 0, sqrt / log of a negative = 0 ...): an overflow is
+  +-inf and stays so through Math, Vector Math, Clamp, Separate / Combine XYZ (min(inf, 20) =
+  20), a NaN input gives a NaN output, and a non-finite value a link carries into any other
+  node -- a shader's input above all -- is Unknown.
 
 Primitives: ``material_on_faces`` (share of the evaluated face area that uses the material and
 shows: opacity >= 0.5), ``surface_shader`` (shader type with plausible optics -- IOR, Specular
@@ -942,9 +947,11 @@ class Graph:
         kind = kind or _kind(sock)
         links = _live_links(sock)
         if not links:
+            # a typed-in value as Blender stores it (RNA clamps +-inf to the socket's range; a NaN
+            # typed into a Principled input is refused by the checks that read it, red team 12)
             return convert(_default(sock, self.n), _kind(sock), kind, self.n)
         src = links[0].from_socket
-        return convert(self.output(links[0].from_node, src), _kind(src), kind, self.n)
+        return _finite_read(sock, convert(self.output(links[0].from_node, src), _kind(src), kind, self.n))
 
     def value(self, node, name: str):
         sock = _input(node, name)
@@ -1028,6 +1035,27 @@ class Graph:
         if sock is None:
             return Unknown(f"group input {out.name!r} not found")
         return self.parent.input(sock, _kind(out))
+
+
+# Nodes a non-finite value (+-inf, NaN) flows through as IEEE single precision does in both
+# engines (red team 22: Math Minimum(Exponent(100), 20) is min(inf, 20) = 20 in a render); a
+# non-finite value read by any other node -- a shader's input, a Mix, an image's coordinates, a
+# Color Ramp ... -- is Unknown: what the engines make of it is not modelled (and may differ).
+NON_FINITE_THROUGH = {"MATH", "VECT_MATH", "CLAMP", "SEPXYZ", "COMBXYZ", "REROUTE", "GROUP", "GROUP_OUTPUT"}
+
+
+def _finite_read(sock, value):
+    """``value`` (computed upstream of a link) as ``sock``'s node reads it: Unknown where it holds
+    +-inf or NaN and the node is not one that carries them on (``NON_FINITE_THROUGH``, a muted
+    node's pass-through)."""
+    if not isinstance(value, np.ndarray) or value.dtype.kind != "f" or np.isfinite(value).all():
+        return value
+    node = sock.node
+    if node.type in NON_FINITE_THROUGH or node.mute:
+        return value
+    what = "NaN" if np.isnan(value).any() else "an infinite value"
+    return Unknown(f"{what} (IEEE single-precision overflow or an undefined operation) reaches input "
+                   f"{sock.name!r} of {node.name!r}: not a value the grader knows")
 
 
 def _closures(value, n: int) -> list:
@@ -1313,9 +1341,28 @@ def _n_math(g: Graph, node, out):
         return Unknown(f"Math {node.operation} is not evaluated")
     if (split := _engines_disagree(node.operation, vals[0], vals[1])) is not None:
         return Unknown(split)
+    args = _single(vals[:3])
     with np.errstate(all="ignore"):
-        result = np.nan_to_num(op(*_single(vals[:3])), nan=0.0, posinf=0.0, neginf=0.0).astype(np.float64)
-    return np.clip(result, 0, 1) if node.use_clamp else result
+        # IEEE single precision as both engines compute it (red team 22): an overflow is +-inf and
+        # stays so (min(inf, 20) = 20), an undefined result (inf - inf, inf * 0) is NaN; the
+        # engines' safe functions (x / 0 = 0, sqrt and log of a negative = 0 ...) are in MATH.
+        result = _nan_where_any(np.asarray(op(*args), dtype=np.float32), args).astype(np.float64)
+        return np.clip(result, 0, 1) if node.use_clamp else result
+
+
+def _nan_where_any(result: np.ndarray, inputs: list) -> np.ndarray:
+    """``result`` with NaN at every sample where an input is NaN: a NaN in is no value out, even
+    where IEEE would drop it (a comparison, min, max, a clamp -- whose NaN handling Cycles and
+    EEVEE's GPU code do not share), so it stays Unknown where a shader reads it."""
+    bad = np.zeros(result.shape[0], dtype=bool)
+    for v in inputs:
+        v = np.asarray(v)
+        bad |= np.isnan(v).reshape(v.shape[0], -1).any(axis=1)
+    if not bad.any():
+        return result
+    result = result.astype(np.float32, copy=True)
+    result[bad] = np.nan
+    return result
 
 
 def _single(values: list) -> list:
@@ -1331,14 +1378,14 @@ def _n_vect_math(g: Graph, node, out):
         return _first_unknown(*vecs, scale)
     a, b, c, scale = _single([*vecs[:3], scale])
     op = node.operation
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):  # IEEE single precision, as _n_math (red team 22)
         if op in VECT_VALUE:
-            value = np.asarray(VECT_VALUE[op](a, b), dtype=np.float64)
+            value = _nan_where_any(np.asarray(VECT_VALUE[op](a, b), dtype=np.float32), [a, b]).astype(np.float64)
             return value if out.identifier == "Value" else np.zeros((g.n, 3))
         if op not in VECT_MATH:
             return Unknown(f"Vector Math {op} is not evaluated")
-        vec = np.nan_to_num(VECT_MATH[op](a, b, c, scale)).astype(np.float64)
-    return vec if out.identifier == "Vector" else np.zeros(g.n)
+        vec = _nan_where_any(np.asarray(VECT_MATH[op](a, b, c, scale), dtype=np.float32), [a, b, c, scale])
+    return vec.astype(np.float64) if out.identifier == "Vector" else np.zeros(g.n)
 
 
 def _n_separate(g: Graph, node, out):

@@ -42,8 +42,8 @@ import bpy  # noqa: E402
 import scoring  # noqa: E402  (siblings: need the sys.path entry above)
 from tbb_threads import one_thread  # noqa: E402
 from probe_primitives import (  # noqa: E402
-    Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, render_probe, start_frame_range,
-    validate,
+    Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, open_delivery, render_probe,
+    start_frame_range, validate,
 )  # noqa: E402
 
 # 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
@@ -69,8 +69,7 @@ def open_blend(path: Path) -> str | None:
     if not path.is_file():
         return f"delivered .blend not found: {path}"
     try:
-        # use_scripts=False: a delivery must not run its own Python inside the verifier.
-        bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
+        open_delivery(path)  # its scripts never run; what it opens on read first
     except RuntimeError as exc:
         return f"delivered .blend cannot be opened: {str(exc).strip()}"
     return None
@@ -134,7 +133,8 @@ def measure_open_scene(plan: list[tuple[dict, dict]], baseline: dict | None = No
     mutation operator has just changed in memory)."""
     scene = bpy.context.scene
     frames = graded_frames([p for _, p in plan], scene.frame_current, start_frame_range(baseline),
-                           (scene.frame_start, scene.frame_end))
+                           (scene.frame_start, scene.frame_end),
+                           (scene.frame_preview_start, scene.frame_preview_end) if scene.use_preview_range else None)
     try:
         return render_probe(scene, baseline,
                             lambda probe: [criterion_entry(c, measure(probe, c["method"], p)) for c, p in plan],

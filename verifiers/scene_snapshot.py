@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
-from probe_core import render_probe  # noqa: E402  (siblings: need the sys.path entry above)
+from probe_core import open_delivery, render_probe  # noqa: E402  (siblings: need the sys.path entry above)
 from probes_scene import SNAPSHOT_VERSION, snapshot  # noqa: E402
 
 
@@ -31,7 +31,7 @@ def snapshot_file(blend: Path, frames: tuple[int, int] | None = None) -> dict:
     scene's frame range), measured as a render evaluates it, with its version."""
     if not blend.is_file():
         raise FileNotFoundError(f"no such .blend: {blend}")
-    bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
+    open_delivery(blend)
     scene = bpy.context.scene
     span = frames or (int(scene.frame_start), int(scene.frame_end))
     data = render_probe(scene, None, lambda probe: snapshot(probe, span), list(range(span[0], span[1] + 1)))
