@@ -1238,10 +1238,14 @@ def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
 
 def ambiguous_names() -> list[str]:
     """Each name two data-blocks of one kind share in the open file, with where each comes from."""
+    blocks = [d for d in ids_of_file() if not d.is_embedded_data]  # an embedded tree is found through its owner
+    # a library override keeps its linked reference's name: the pair is one block as Blender draws it
+    references = {d.override_library.reference.as_pointer() for d in blocks
+                  if d.override_library is not None and d.override_library.reference is not None}
     seen: dict[tuple[str, str], list[str]] = {}
-    for datablock in ids_of_file():
-        if datablock.is_embedded_data:
-            continue  # a material's own node tree: named after its kind, found through its owner
+    for datablock in blocks:
+        if datablock.as_pointer() in references:
+            continue
         where = f"library {datablock.library.name}" if datablock.library is not None else "this file"
         seen.setdefault((type(datablock).__name__, datablock.name), []).append(where)
     return [f"{kind} {name!r} ({', '.join(sorted(places))})"

@@ -137,7 +137,22 @@ def rate(fps, base):
     return set_rate
 
 
+def overridden_link(obj, sun):
+    """A prop linked from a library and made a library override: the override keeps the linked
+    object's name, one object as Blender draws it (not two of one name)."""
+    mesh = bpy.data.meshes.new("Stool")
+    stool = bpy.data.objects.new("Stool", mesh)
+    bpy.data.libraries.write(str(out / "props.blend"), {stool}, fake_user=True)
+    bpy.data.objects.remove(stool)
+    bpy.data.meshes.remove(mesh)
+    with bpy.data.libraries.load(str(out / "props.blend"), link=True) as (src, dst):
+        dst.objects = ["Stool"]
+    bpy.context.scene.collection.objects.link(dst.objects[0])
+    dst.objects[0].override_create(remap_local_usages=True)
+
+
 kept("prop")
+kept("rate_overridden_link", overridden_link)
 kept("prop_moved_turned", moved_and_turned)
 kept("prop_sheared", sheared)
 kept("prop_nested_copy", nested_copy)
@@ -169,6 +184,7 @@ EXPECTED = {
     ("rate", "prop"): {},
     ("rate", "rate_48_over_2"): {},
     ("rate", "rate_custom"): {"RATE": "23.99"},
+    ("rate", "rate_overridden_link"): {},
 }
 NEW_OPERATORS = ("kept_part_sheared", "namesake_linked_from_library", "copy_two_instances_deep",
                  "kept_materials_viewport_recoloured", "rotation_left_under_quaternion")
