@@ -317,16 +317,16 @@ _ANIMATABLE = ("objects", "meshes", "curves", "metaballs", "lattices", "shape_ke
                "speakers", "lightprobes")
 
 
-def _tree_uses_time(tree, seen: set) -> bool:
-    if tree is None or tree.name in seen:
-        return False
-    seen.add(tree.name)
+def tree_idnames(tree, seen: set | None = None) -> set[str]:
+    """The node types (``bl_idname``) of ``tree`` and of the node groups it uses, each tree once."""
+    seen = set() if seen is None else seen
+    if tree is None or tree.as_pointer() in seen:
+        return set()
+    seen.add(tree.as_pointer())
+    found = {node.bl_idname for node in tree.nodes}
     for node in tree.nodes:
-        if node.bl_idname in TIME_NODES:
-            return True
-        if getattr(node, "node_tree", None) is not None and _tree_uses_time(node.node_tree, seen):
-            return True
-    return False
+        found |= tree_idnames(getattr(node, "node_tree", None), seen)
+    return found
 
 
 def time_dependent(scene: bpy.types.Scene) -> str | None:
@@ -347,7 +347,7 @@ def time_dependent(scene: bpy.types.Scene) -> str | None:
         for mod in obj.modifiers:
             if mod.type in TIME_MODIFIERS:
                 return f"{obj.name}: a {mod.type} modifier follows the clock"
-            if mod.type == "NODES" and _tree_uses_time(getattr(mod, "node_group", None), set()):
+            if mod.type == "NODES" and tree_idnames(getattr(mod, "node_group", None)) & TIME_NODES:
                 return f"{obj.name}: geometry nodes read the time"
         if getattr(obj, "rigid_body", None) is not None or len(getattr(obj, "particle_systems", ())):
             return f"{obj.name} is simulated"
@@ -1201,14 +1201,6 @@ def _baked(cache) -> bool:
     return cache is not None and bool(getattr(cache, "is_baked", False))
 
 
-def _tree_has(tree, idnames: set[str], seen: set) -> bool:
-    if tree is None or tree.as_pointer() in seen:
-        return False
-    seen.add(tree.as_pointer())
-    return any(node.bl_idname in idnames or _tree_has(getattr(node, "node_tree", None), idnames, seen)
-               for node in tree.nodes)
-
-
 def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
     """What in the scene a render of one frame cannot stand for (``ShowsWhatItCannotMeasure``)."""
     found = []
@@ -1227,11 +1219,11 @@ def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
         for mod in obj.modifiers:
             if mod.type in SIMULATION_MODIFIERS and not _baked(getattr(mod, "point_cache", None)):
                 found.append(f"{obj.name}: a {mod.type} simulation, not baked")
-            elif mod.type == "NODES" and _tree_has(getattr(mod, "node_group", None),
-                                                   {"GeometryNodeSimulationOutput"}, set()):
+                continue
+            nodes = tree_idnames(getattr(mod, "node_group", None)) if mod.type == "NODES" else set()
+            if "GeometryNodeSimulationOutput" in nodes:
                 found.append(f"{obj.name}: geometry nodes with a simulation zone")
-            elif mod.type == "NODES" and _tree_has(getattr(mod, "node_group", None),
-                                                   {"GeometryNodeInputActiveCamera"}, set()):
+            elif "GeometryNodeInputActiveCamera" in nodes:
                 found.append(f"{obj.name}: geometry nodes that read the active camera")
     return found
 

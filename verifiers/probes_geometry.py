@@ -862,6 +862,8 @@ def _material_normals_turned(probe: Probe, obj, frame: int, limit: float) -> tup
     chunks = ps.chunks_for(probe, [obj], frame)
     if not chunks:
         return None, {}
+    if not any(_normal_linked(mat.node_tree) for mat, _ in chunks if mat is not None):
+        return 0.0, {}  # nothing links a shading normal: the graph need not be evaluated
     unknown: dict = {}
     worst = 0.0
     for target in ps.production_targets(probe.scene, ps.slot_materials(probe, [obj])):
@@ -877,6 +879,16 @@ def _material_normals_turned(probe: Probe, obj, frame: int, limit: float) -> tup
         if total > 0:
             worst = max(worst, turned / total)
     return worst, unknown
+
+
+def _normal_linked(tree, seen: set | None = None) -> bool:
+    """Something in ``tree`` (or a node group it uses) is linked into a Normal or Coat Normal input."""
+    seen = set() if seen is None else seen
+    if tree is None or tree.as_pointer() in seen:
+        return False
+    seen.add(tree.as_pointer())
+    return any(link.to_socket.name in ("Normal", "Coat Normal") for link in tree.links) or any(
+        _normal_linked(getattr(node, "node_tree", None), seen) for node in tree.nodes)
 
 
 def _turned_samples(closures: list, ctx: dict, limit: float, note) -> np.ndarray:

@@ -1705,15 +1705,6 @@ def _texture_peak(node) -> float | None:
     return peak if math.isfinite(peak) else None
 
 
-def _tree_nodes(tree, seen: frozenset = frozenset()):
-    """Every node of ``tree`` and of the node groups it uses, each group once per path."""
-    for node in tree.nodes:
-        yield node
-        inner = getattr(node, "node_tree", None) if node.type == "GROUP" else None
-        if inner is not None and inner.name not in seen:
-            yield from _tree_nodes(inner, seen | {inner.name})
-
-
 # {objects: the parts, max: W/m²}: what the lights together may put on the parts
 LIGHTS_ON = {"type": "object", "required": ["objects", "max"], "additionalProperties": False,
              "properties": {"objects": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
@@ -1877,7 +1868,7 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
             parts.append((on, f"{who}: {watts:g} W, {where}, {on:.3g}"))
         # the parts' own glow too (red team 22: fence wood glowing at 500 blew the picture white,
         # and the spec counts "an object whose surface glows" as an area light)
-        for name, watts, why in glowing_objects(probe, frame, set()):
+        for name, watts, why in glowing_objects(probe, frame):
             if watts is None:
                 return None, f"{name}: {why} (frame {frame})"
             (elo, ehi) = probe.aabb(probe.scene.objects[name], frame)
@@ -2288,15 +2279,15 @@ def shown_to_camera(light_obj, matrix=None) -> str | None:
     return f"{light_obj.name}: {what} shows to the camera (Ray Visibility Camera on): an emitter in the picture"
 
 
-def glowing_objects(probe: Probe, frame: int, parts: set[str]) -> list[tuple[str, float | None, str]]:
+def glowing_objects(probe: Probe, frame: int) -> list[tuple[str, float | None, str]]:
     """[(name, the Power its emitting surface gives off as an area light's, W, or None when it
-    cannot be read; how)] for each render-visible object other than ``parts`` whose materials
-    emit (``probes_surface.emitted_power``): a lamp made of a mesh lights the parts like a
-    Light does (red team 18).  ``parts`` empty: every object, the parts' own glow too."""
+    cannot be read; how)] for each render-visible object whose materials emit
+    (``probes_surface.emitted_power``): a lamp made of a mesh lights the parts like a Light does
+    (red team 18), and so does a part's own glow (red team 22)."""
     import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a light walk needs it)
     out: list[tuple[str, float | None, str]] = []
     for obj in sorted(probe.scene.objects, key=lambda o: o.name):
-        if obj.name in parts or obj.type not in GEOMETRY_TYPES or obj.name not in probe.rendered():
+        if obj.type not in GEOMETRY_TYPES or obj.name not in probe.rendered():
             continue
         watts = ps.emitted_power(probe, obj, frame)
         if isinstance(watts, ps.Unknown):
