@@ -146,6 +146,9 @@ OPERATOR_NAMES = (
     "light_sheared_by_parent", "engine_read_through_node_group", "world_backgrounds_added",
     "world_texture_overbright", "parts_glow", "viewport_colour_keyed_later", "parts_fall_as_rigid_bodies",
     "parts_read_active_camera", "parts_collapse_in_preview_range",
+    # red team 23: editor state, the scene's own settings, a read jumping tiles, a pad hovering, playback read
+    "kept_objects_editor_locked", "scene_gravity_and_preview_changed", "texture_read_jumps_tiles",
+    "held_object_hangs_below_pad", "part_driven_by_playback",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

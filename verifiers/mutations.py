@@ -42,7 +42,7 @@ from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names  # no
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "25"
+MUTATIONS_VERSION = "26"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -4254,18 +4254,19 @@ def namesake_linked_from_library(ctx: Context) -> None:
     part.name = name + ".kept"
     copy.name = name
     copy.matrix_world = Matrix.Translation((0.0, 0.0, 1.0)) @ part.matrix_world
-    path = os.path.join(tempfile.mkdtemp(prefix="arkevo-namesake-"), "namesake.blend")
-    bpy.data.libraries.write(path, {copy}, fake_user=True)
-    data = copy.data
-    bpy.data.objects.remove(copy)
-    bpy.data.meshes.remove(data)
-    part.name = name
-    with bpy.data.libraries.load(path, link=True) as (_src, dst):
-        dst.objects = [name]
-    ctx.scene.collection.objects.link(dst.objects[0])
-    for library in bpy.data.libraries:  # Blender packs a library by a path relative to the file
-        library.filepath = bpy.path.relpath(library.filepath)
-    bpy.ops.file.pack_libraries()
+    with tempfile.TemporaryDirectory(prefix="arkevo-namesake-") as folder:  # packed below: the file can go
+        path = os.path.join(folder, "namesake.blend")
+        bpy.data.libraries.write(path, {copy}, fake_user=True)
+        data = copy.data
+        bpy.data.objects.remove(copy)
+        bpy.data.meshes.remove(data)
+        part.name = name
+        with bpy.data.libraries.load(path, link=True) as (_src, dst):
+            dst.objects = [name]
+        ctx.scene.collection.objects.link(dst.objects[0])
+        for library in bpy.data.libraries:  # Blender packs a library by a path relative to the file
+            library.filepath = bpy.path.relpath(library.filepath)
+        bpy.ops.file.pack_libraries()
 
 
 @operator("copy_two_instances_deep", "a new empty that instances a collection holding only an empty that instances "
@@ -4508,3 +4509,114 @@ def parts_collapse_in_preview_range(ctx: Context) -> None:
     scene.use_preview_range = True
     scene.frame_preview_start, scene.frame_preview_end = scene.frame_start, end + 50
     scene.frame_set(scene.frame_start)
+
+
+# --- red team 23: editor state, the scene's own settings, a read that jumps tiles, a pad that
+# hovers, a driver reading the screen ---
+# asset-hygiene passed with its props unselectable, locked and coloured magenta at alpha 0 (the
+# object walk skipped them as editor state) and with gravity turned upward; robot-carry with the
+# preview range ending before the set-down, with the pad hovering 2.8 cm over the box it "held",
+# and with the box dropped whenever Play runs (a driver reading the screens); crate-texture with
+# the image read a whole tile away every 15 microns (a GPU's mipmaps average it to one colour).
+
+
+@operator("kept_objects_editor_locked", "every kept object made unselectable, its location, rotation and scale locked "
+          "and its object colour magenta at alpha 0: whoever opens the file cannot pick or move them, every render "
+          "unchanged", lambda ctx: None if _kept_objects(ctx, "viewport") else "no scene_unchanged criterion keeps an object")
+def kept_objects_editor_locked(ctx: Context) -> None:
+    for obj in _kept_objects(ctx, "viewport"):
+        obj.hide_select = True
+        obj.lock_location = obj.lock_rotation = obj.lock_scale = (True, True, True)
+        obj.color = (1.0, 0.0, 1.0, 0.0)
+
+
+@operator("scene_gravity_and_preview_changed", "the scene's gravity turned upward and its preview range switched on "
+          "over the first half of the frames: a simulation run from the file falls up, Play stops half way, every "
+          "render unchanged", _needs_kept_render("scene_settings"))
+def scene_gravity_and_preview_changed(ctx: Context) -> None:
+    scene = ctx.scene
+    scene.gravity = (0.0, 0.0, 9.81)
+    scene.use_preview_range = True
+    scene.frame_preview_start = scene.frame_start
+    scene.frame_preview_end = max(scene.frame_start, (scene.frame_start + scene.frame_end) // 2)
+
+
+@operator("texture_read_jumps_tiles", "each texture-graded Base Color image read at its coordinates plus a whole "
+          "number of tiles that changes every 15 microns along the surface (Repeat): the same texel at every point, "
+          "but a GPU renderer's mipmaps average the image to one flat colour",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_read_jumps_tiles(ctx: Context) -> None:
+    for tree, _bsdf, tex in _graded_base_textures(ctx):
+        vector = tex.inputs["Vector"]
+        coords = vector.links[0].from_socket if vector.is_linked else tree.nodes.new("ShaderNodeTexCoord").outputs["UV"]
+        space = tree.nodes.new("ShaderNodeTexCoord")
+        dot = tree.nodes.new("ShaderNodeVectorMath")
+        dot.operation = "DOT_PRODUCT"
+        tree.links.new(space.outputs["Object"], dot.inputs[0])
+        dot.inputs[1].default_value = (1000.0, 1300.0, 1700.0)
+        tiles = _math_node(tree, "FLOOR", _math_node(tree, "MULTIPLY", _math_node(tree, "FRACT", dot.outputs["Value"], 0.0),
+                                                      64.0), 0.0)
+        shift = tree.nodes.new("ShaderNodeCombineXYZ")
+        tree.links.new(tiles, shift.inputs["X"])
+        tree.links.new(tiles, shift.inputs["Y"])
+        add = tree.nodes.new("ShaderNodeVectorMath")
+        add.operation = "ADD"
+        tree.links.new(coords, add.inputs[0])
+        tree.links.new(shift.outputs[0], add.inputs[1])
+        tree.links.new(add.outputs["Vector"], vector)
+        tex.extension = "REPEAT"
+
+
+def _pad_held(ctx: Context) -> list[dict]:
+    """The params of each supported_throughout criterion whose carrier holds with a pad."""
+    return [c["params"] for c in ctx.rubric.get("criteria", [])
+            if c["method"] == "supported_throughout" and "pad_from" in c.get("params", {})
+            and ctx.scene.objects.get(c["params"]["object"]) is not None]
+
+
+@operator("held_object_hangs_below_pad", "an object a pad holds keyed 90 % of the carrier tolerance lower at each "
+          "frame it is well clear of its supports: it hangs in the air under the pad, touching nothing",
+          lambda ctx: None if _pad_held(ctx) else "no criterion holds an object with a pad")
+def held_object_hangs_below_pad(ctx: Context) -> None:
+    scene = ctx.scene
+    for p in _pad_held(ctx):
+        obj, drop = scene.objects[p["object"]], 0.9 * float(p["carrier_tolerance"])
+        supports = [s for n in p["supports"] if (s := scene.objects.get(n)) is not None]
+        clear = []
+        for f in range(int(p["frame_start"]), int(p["frame_end"]) + 1):
+            scene.frame_set(f)
+            bottom = _world_box([obj])[0].z
+            tops = [_world_box([s])[1].z for s in supports]
+            clear.append((f, all(bottom - top > 2 * drop + float(p["rest_tolerance"]) for top in tops)))
+        for f, away in clear:
+            obj.delta_location.z = -drop if away else 0.0
+            obj.keyframe_insert("delta_location", index=2, frame=f)
+        for fc in _fcurves(obj.animation_data) if obj.animation_data else ():
+            if fc.data_path == "delta_location":
+                for key in fc.keyframe_points:
+                    key.interpolation = "CONSTANT"
+    scene.frame_set(scene.frame_start)
+
+
+def _drawn_meshes(ctx: Context) -> list[bpy.types.Object]:
+    """The task's mesh parts, else every mesh object a render draws (a task that only keeps a scene)."""
+    rendered = render_visible_names(ctx.scene)
+    return ctx.mesh_parts() or [o for o in sorted(ctx.scene.objects, key=lambda o: o.name)
+                                if o.type == "MESH" and o.name in rendered]
+
+
+@operator("part_driven_by_playback", "the first part's Z location driven by every screen's is-playing flag (0 "
+          "when nothing plays): whenever Play runs in the opened file it sinks a metre, every render unchanged",
+          lambda ctx: None if _drawn_meshes(ctx) else "no mesh object that a render draws")
+def part_driven_by_playback(ctx: Context) -> None:
+    part = _drawn_meshes(ctx)[0]
+    driver = part.driver_add("location", 2).driver
+    driver.type = "SCRIPTED"
+    names = []
+    for i, screen in enumerate(bpy.data.screens[:8]):
+        var = driver.variables.new()
+        var.name, var.type = f"p{i}", "SINGLE_PROP"
+        var.targets[0].id_type, var.targets[0].id = "SCREEN", screen
+        var.targets[0].data_path = "is_animation_playing"
+        names.append(var.name)
+    driver.expression = f"{part.location.z!r} - max({', '.join(names) or '0'}, 0)"

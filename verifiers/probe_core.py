@@ -131,8 +131,11 @@ VIEW_FILTERS = {"MESH": "mesh", "CURVE": "curve", "SURFACE": "surf", "META": "me
 
 def read_opened_view() -> dict:
     """{layers: [[scene, view layer]] of each window the file opens, filtered: [object types a 3D
-    view of a window's screen leaves out]}: the open file's own UI (opened with load_ui)."""
-    out: dict = {"layers": [], "filtered": []}
+    view of a window's screen leaves out], views: [each 3D view's own drawing: the objects its
+    local view or local collections leave out, its X-Ray alpha where Solid shading draws
+    through, its clip range and view matrix, its colour source]}: the open file's own UI (opened
+    with load_ui)."""
+    out: dict = {"layers": [], "filtered": [], "views": []}
     for wm in bpy.data.window_managers:
         for window in wm.windows:
             out["layers"].append([window.scene.name, window.view_layer.name])
@@ -141,6 +144,7 @@ def read_opened_view() -> dict:
                     if space.type == "VIEW_3D":
                         out["filtered"].append(sorted(kind for kind, name in VIEW_FILTERS.items()
                                                       if not getattr(space, f"show_object_viewport_{name}", True)))
+                        out["views"].append(_view_drawing(space, window.view_layer))
     return out
 
 
@@ -155,6 +159,37 @@ def open_delivery(path) -> None:
     bpy.ops.wm.open_mainfile(filepath=str(path), load_ui=False, use_scripts=False)
 
 
+def _view_drawing(space, layer) -> dict:
+    """One 3D view's drawing (red team 23: X-Ray at alpha 0, a 1 mm clip end, a local view)."""
+    shading = space.shading
+    region = space.region_3d
+    solid = shading.type == "SOLID"
+    return {
+        "left_out": sorted(o.name for o in layer.objects if not o.visible_in_viewport_get(space)),
+        "xray_alpha": float(shading.xray_alpha) if solid and shading.show_xray else None,
+        "object_colour": solid and shading.color_type == "OBJECT",
+        # a camera view clips at the camera's range (a render setting, graded as one)
+        "clip": None if region is None or region.view_perspective == "CAMERA" else {
+            "start": float(space.clip_start), "end": float(space.clip_end),
+            "perspective": region.view_perspective == "PERSP",
+            "view_matrix": [list(row) for row in region.view_matrix]},
+    }
+
+
+def _clipped_by(view: dict, corners: np.ndarray) -> bool:
+    """All of a box (its world corners) outside a 3D view's clip range: too far, or in front of
+    the view and nearer than its start (a box behind the view is only out of frame: one turn
+    of the view shows it)."""
+    clip = view["clip"]
+    if clip is None:
+        return False
+    depths = -(np.asarray(corners, dtype=np.float64) @ np.asarray(clip["view_matrix"])[2, :3]
+               + clip["view_matrix"][2][3])
+    if clip["perspective"]:
+        return bool(depths.min() > clip["end"] or 0.0 < depths.max() < clip["start"])
+    return bool(depths.min() > clip["end"] or depths.max() < -clip["end"])  # orthographic: either side
+
+
 def opened_view_hides(obj, scene) -> str | None:
     """Why the view the file opens on (``OPENED_VIEW``) does not show ``obj``, or None."""
     for scene_name, layer_name in (OPENED_VIEW or {}).get("layers", []):
@@ -163,6 +198,18 @@ def opened_view_hides(obj, scene) -> str | None:
             return f"hidden in view layer {layer_name!r}, the one the file opens on"
     if any(obj.type in off for off in (OPENED_VIEW or {}).get("filtered", [])):
         return f"the 3D view the file opens on leaves {obj.type.lower()} objects out (Object Types Visibility)"
+    world = np.array(obj.matrix_world, dtype=np.float64)
+    corners = np.array([tuple(c) for c in obj.bound_box], dtype=np.float64) @ world[:3, :3].T + world[:3, 3]
+    for view in (OPENED_VIEW or {}).get("views", []):
+        if obj.name in view["left_out"]:
+            return "a 3D view the file opens on leaves it out (its local view or local collections)"
+        if view["xray_alpha"] is not None and view["xray_alpha"] < VIEWPORT_ALPHA_MIN:
+            return f"a 3D view the file opens on draws everything see-through (X-Ray alpha {view['xray_alpha']:g})"
+        if view["object_colour"] and obj.color[3] < VIEWPORT_ALPHA_MIN:
+            return f"see-through in a 3D view the file opens on: it colours by object and its alpha is {obj.color[3]:g}"
+        if _clipped_by(view, corners):
+            return (f"outside the clip range of a 3D view the file opens on ({view['clip']['start']:g} to "
+                    f"{view['clip']['end']:g} m)")
     return None
 
 
@@ -1225,7 +1272,30 @@ def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
                 found.append(f"{obj.name}: geometry nodes with a simulation zone")
             elif "GeometryNodeInputActiveCamera" in nodes:
                 found.append(f"{obj.name}: geometry nodes that read the active camera")
-    return found
+    return found + ui_reading_drivers()
+
+
+# Data-blocks of the user interface: what they hold (playing, scrubbing, the workspace shown)
+# changes with what the person at the screen does, never in a render.
+UI_ID_TYPES = {"SCREEN", "WINDOWMANAGER", "WORKSPACE"}
+
+
+def ui_reading_drivers() -> list[str]:
+    """Every driver, on any data-block, with a variable that reads the user interface (red team
+    23: a box's offset driven by ``is_animation_playing`` of the file's screens dropped it
+    through the table whenever Play ran, every render and the probe's stepping unchanged)."""
+    found = []
+    for ident in ids_of_file():
+        ad = getattr(ident, "animation_data", None)
+        for fc in ad.drivers if ad is not None else ():
+            for var in fc.driver.variables:
+                for target in var.targets:
+                    if getattr(target, "id_type", "") in UI_ID_TYPES or type(getattr(target, "id", None)).__name__ in (
+                            "Screen", "WindowManager", "WorkSpace"):
+                        found.append(f"{type(ident).__name__} {ident.name!r}: driver {fc.data_path!r} reads the "
+                                     f"user interface ({target.id_type.lower()})")
+                        break
+    return sorted(set(found))
 
 
 def ambiguous_names() -> list[str]:

@@ -21,6 +21,7 @@ from probe_core import (  # noqa: E402
     POINTS, Outcome, Probe, aabb_point, binary_outcome, first_frames, fraction_outcome,
     object_point, penetration_depth, primitive, rests_on, rnd, sampled_frames,
 )
+from probes_solid import solid_of, surface_distance  # noqa: E402
 
 FRAMES = ("frame_start", "frame_end")
 # frame sampling params (probe_core.sampled_frames)
@@ -309,7 +310,7 @@ class _SlipTrack:
            params={"object": "name", "supports": "names", "carrier": "name", "rest_tolerance": "tolerance",
                    "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
                    "min_carried_frames": "count", "slip_tolerance": "tolerance", "snap_tolerance": "tolerance",
-                   "pad_from": "name", "pad_tolerance_deg": "number", **SAMPLING})
+                   "pad_from": "name", "pad_tolerance_deg": "number", "pad_contact": "tolerance", **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
     larger than ``max_step``; carried for at least ``min_carried_frames`` frames.  With
@@ -335,7 +336,9 @@ def supported_throughout(probe: Probe, p: dict):
              if slip is not None else None)
     pad_from = probe.obj(p["pad_from"]) if "pad_from" in p else None
     pad_tol = float(p.get("pad_tolerance_deg", 10.0))
+    pad_contact = float(p.get("pad_contact", PAD_CONTACT))
     unsupported, slipped, misfaced, worst_pad, carried, prev = [], [], [], 0.0, 0, None
+    apart, worst_gap = [], 0.0
     for f in frames:
         rests, held = _contacts(probe, p, obj, supports, carrier, f)
         if held and pad_from is not None:
@@ -344,6 +347,12 @@ def supported_throughout(probe: Probe, p: dict):
             if turn > pad_tol:
                 held = False  # the tip is at the face, the pad is not on it
                 misfaced.append(f)
+            else:
+                gap = _pad_gap(probe, pad_from, obj, f)
+                worst_gap = max(worst_gap, gap)
+                if gap > pad_contact:
+                    held = False  # the pad hovers over the face: nothing holds the object
+                    apart.append(f)
         state = "rest" if rests else "carried" if held else None
         here = aabb_point(probe.aabb(obj, f), "aabb_center")
         # A jump between samples means the object travelled unsupported (teleport).
@@ -377,15 +386,36 @@ def supported_throughout(probe: Probe, p: dict):
             detail += (f"; slid or turned on its support or in the grip (more than {float(slip):g} m)"
                        + (f", or jumped into or out of the grip (more than {float(snap):g} m)" if snap is not None else "")
                        + f" at {len(slipped)} frame(s) (first {slipped[0]})")
+    if set(apart) & set(unsupported):
+        detail += f"; the pad off the object's face (up to {worst_gap:.4f} m, over {pad_contact:g} m) where nothing " \
+                  f"else holds it: first frame {min(set(apart) & set(unsupported))}"
     if pad_from is not None:
         measured["frames_pad_misfaced"] = len(misfaced)
+        measured["frames_pad_apart"] = len(apart)
         expected["pad_tolerance_deg"] = pad_tol
-        evidence.update(frames_pad_misfaced=first_frames(misfaced), max_pad_angle_deg=rnd(worst_pad))
+        expected["pad_contact"] = pad_contact
+        evidence.update(frames_pad_misfaced=first_frames(misfaced), max_pad_angle_deg=rnd(worst_pad),
+                        frames_pad_apart=first_frames(apart), max_pad_gap=rnd(worst_gap))
         if misfaced:
             detail += (f"; the pad does not face the box's face it is at ({pad_from.name} -> {carrier.name} "
                        f"up to {worst_pad:.1f} deg off, more than {pad_tol:g}) at {len(misfaced)} frame(s) "
                        f"(first {misfaced[0]})")
     return Outcome(score, score == 1.0, measured, expected, detail, evidence)
+
+
+# The suction pad holds only what it touches (red team 23: a pad hovering 2.8 cm over the box
+# "held" it, the tip within the carrier tolerance): the gap (m) between the surfaces of the link
+# carrying the pad and the held object, at most.
+PAD_CONTACT = 0.002
+
+
+def _pad_gap(probe: Probe, pad_from, obj, frame: int) -> float:
+    """Smallest distance (m) between ``pad_from``'s and ``obj``'s render-evaluated surfaces at
+    ``frame`` (0 touching or overlapping); infinite where either draws no surface."""
+    pad, held = solid_of(probe, pad_from, frame), solid_of(probe, obj, frame)
+    if pad is None or held is None or not pad.faces or not held.faces:  # no surface to touch
+        return math.inf
+    return surface_distance(pad, held)[0]
 
 
 def _pad_angle(probe: Probe, obj, carrier, pad_from, anchor: str, frame: int) -> float:

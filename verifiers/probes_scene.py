@@ -48,7 +48,7 @@ from probes_solid import fan_indices  # noqa: E402
 # 8: world_scale holds the cosines between the axes; a material's settings outside its node
 # graph (viewport display included) are the object's ``material_settings`` (red team 21).
 # 9: ``viewport`` holds why the view the file opens on hides the object (red team 22).
-SNAPSHOT_VERSION = "9"
+SNAPSHOT_VERSION = "10"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -78,6 +78,10 @@ OBJECT_SKIP = frozenset({
     "constraints", "empty_display_type", "empty_display_size", "display_type", "display_bounds_type",
     "track_axis", "up_axis", "color",
 })
+# Object settings the walk skips (OBJECT_SKIP, SKIP) that the snapshot's viewport key holds
+# (``_editor_settings``, with every show_ and lock_ switch).
+EDITOR_SETTINGS = frozenset({"hide_select", "color", "empty_display_type", "empty_display_size",
+                             "display_bounds_type", "track_axis", "up_axis"})
 NODE_SKIP = frozenset({"inputs", "outputs", "internal_links", "parent", "name", "type", "color", "hide",
                        "warning_propagation", "color_tag"})
 FOLLOW = frozenset({"elements", "curves", "points", "variables", "targets", "aovs", "lightgroups", "views"})
@@ -107,7 +111,7 @@ RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", 
                "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
                "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "layer_collections",
                "collections", "collection_exporters", "drivers", "animation", "markers", "sequencer",
-               "background_set")
+               "background_set", "units", "scene_settings")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
@@ -415,14 +419,25 @@ def foreign_animation_paths() -> list[str]:
     for attr, owner, ad in _animated_owners():
         own = _own_ids(owner)
         for fc in [*ad.drivers, *_keyed_fcurves(ad)]:
-            try:  # Blender's own reading of the path: the property it writes, and whose
-                written = owner.path_resolve(fc.data_path, False)
-            except (ValueError, TypeError):
-                continue  # a path that does not resolve writes nothing
-            other = getattr(written, "id_data", None)
+            other = _written_id(owner, fc.data_path)
             if isinstance(other, bpy.types.ID) and other.as_pointer() not in own:
                 found.append(f"{attr} {owner.name!r}: {fc.data_path!r} -> {other.name!r}")
     return sorted(set(found))
+
+
+def _written_id(owner, path: str):
+    """The data-block a data path of ``owner`` writes into, as Blender resolves it; None where it
+    resolves to nothing.  A path ending in an array index resolves to a bare number: the array
+    it indexes says whose it is (red team 23: ``...target.data.color[0]``)."""
+    for candidate in (path, re.sub(r"\[\d+\]$", "", path)):
+        try:  # Blender's own reading of the path: the property it writes, and whose
+            written = owner.path_resolve(candidate, False)
+        except (ValueError, TypeError):
+            continue  # a path that does not resolve writes nothing
+        other = getattr(written, "id_data", None)
+        if other is not None:
+            return other
+    return None
 
 
 def _drivers(ident) -> list:
@@ -746,7 +761,24 @@ def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
     return {"hide_viewport": bool(obj.hide_viewport), "display_type": obj.display_type,
             "shown_in": sorted(vl.name for vl in scene.view_layers if obj.visible_get(view_layer=vl)),
             # the view the file opens on (red team 22: 3D views that leave meshes out)
-            "opened_view_hides": opened_view_hides(obj, scene)}
+            "opened_view_hides": opened_view_hides(obj, scene),
+            # what the object walk skips as editor state is still the object's setting (red team
+            # 23: props made unselectable, their transforms locked, coloured magenta at alpha 0)
+            "editor": {name: _plain(getattr(obj, name)) for name in _editor_settings(obj)}}
+
+
+def _editor_settings(obj: bpy.types.Object) -> list[str]:
+    """The object's own settings for how editors draw and handle it (selectable, locks, the
+    show_ switches, colour, empty and bounds display, old tracking axes), not its render."""
+    kind = obj.bl_rna.identifier
+    if kind not in _EDITOR_PLANS:  # fixed by the type: listed once per process
+        _EDITOR_PLANS[kind] = sorted(p.identifier for p in obj.bl_rna.properties
+                                     if not p.is_readonly and (p.identifier in EDITOR_SETTINGS or (
+                                         p.identifier.startswith(("show_", "lock_")) and p.identifier not in KEEP)))
+    return _EDITOR_PLANS[kind]
+
+
+_EDITOR_PLANS: dict[str, list[str]] = {}
 
 
 def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict,
@@ -916,6 +948,12 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         "markers": camera_markers(scene),
         "sequencer": _sequencer(scene),
         "background_set": _background_set_entry(scene),
+        # the scene's own settings beyond the render's (red team 23: gravity turned upward)
+        "units": _rna(scene.unit_settings),
+        "scene_settings": {"gravity": _r(list(scene.gravity)), "use_gravity": bool(scene.use_gravity),
+                           # what Play plays (red team 23: a preview range that stops before the set-down)
+                           "preview_range": [bool(scene.use_preview_range), int(scene.frame_preview_start),
+                                             int(scene.frame_preview_end)]},
         # the file's working colour space: the primaries every stored colour is read with (red
         # team 13: switched to Rec.2020 without converting, the same numbers render more saturated)
         "working_space": _working_space(),

@@ -338,7 +338,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
     wn = nrm @ inv_t.T
     wn /= np.maximum(np.linalg.norm(wn, axis=1, keepdims=True), 1e-12)
     out.update({
-        "n": len(tri), "w": w, "slot": slot[tri], "co": local, "P": local @ m[:3, :3].T + m[:3, 3],
+        "n": len(tri), "w": w, "slot": slot[tri], "poly": poly[tri], "co": local, "P": local @ m[:3, :3].T + m[:3, 3],
         "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
         "uv": {name: interp(arr[tri_l[tri]]) for name, arr in uvs.items()}, "uv_default": uv_default,
         "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
@@ -440,7 +440,7 @@ def _texture_space(obj, co: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _chunk(samples: dict, mask: np.ndarray) -> dict:
     """The samples under ``mask`` as an evaluation context."""
-    ctx = {k: samples[k][mask] for k in ("w", "co", "P", "normal", "wnormal", "generated")}
+    ctx = {k: samples[k][mask] for k in ("w", "co", "P", "normal", "wnormal", "generated", "poly") if k in samples}
     ctx.update({"n": int(mask.sum()), "uv": {k: v[mask] for k, v in samples["uv"].items()},
                 "uv_default": samples["uv_default"], "scale": samples["scale"], "matrix": samples["matrix"],
                 "obj": samples["obj"], "depsgraph": samples["depsgraph"]})
@@ -2628,9 +2628,24 @@ def _uv_read(hits: list[dict], ctx: dict, uv_map: str) -> float:
     for hit in hits:
         d = hit["uv"] - uv
         if hit["node"].extension == "REPEAT":
-            d = d - np.round(d)
+            tiles = np.round(d)
+            d = d - tiles
+            if "poly" in ctx:
+                ok &= _one_tile_per_face(ctx["poly"], tiles)
         ok &= np.abs(d).max(axis=1) <= UV_MATCH
     return float((ctx["w"] * ok).sum())
+
+
+def _one_tile_per_face(poly: np.ndarray, tiles: np.ndarray) -> np.ndarray:
+    """Per sample: its face reads the image one whole tile away from the UV map everywhere (red
+    team 23: a read jumping a tile every 15 microns matches the map at every point, but a GPU
+    renderer filters it from its derivatives -- the image's smallest mip, one flat colour)."""
+    keys = np.column_stack([poly, tiles]).astype(np.int64)
+    faces, first = np.unique(keys[:, 0], return_inverse=True)
+    distinct = np.unique(keys, axis=0)[:, 0]
+    per_face = np.zeros(len(faces), dtype=np.int64)
+    np.add.at(per_face, np.searchsorted(faces, distinct), 1)
+    return per_face[first] == 1
 
 
 @primitive(group="materials", required=("material|object",),

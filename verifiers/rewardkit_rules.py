@@ -10,9 +10,10 @@ task's reward with its core cap -- so ``reward.json``'s ``reward`` equals the pr
 The probe runs once, in a subprocess (``rule_probe.py`` under this Python, which must have
 ``bpy``), on ``<workspace>/outputs/result.blend`` (``ARKEVO_DELIVERY`` overrides the relative
 path); the report goes to ``/logs/verifier/report.json`` when that folder exists
-(``ARKEVO_PROBE_REPORT`` overrides).  A published task whose profile weights VL ships
-``grading.json``: ``total`` is then ``packaged_grade.py``'s total (evidence renders, the offline
-image-metric judge, the scoring profile), the same the pipeline gave.  A null total or a probe
+(``ARKEVO_PROBE_REPORT`` overrides; elsewhere a scratch folder removed when the process ends).
+A published task whose profile weights VL ships ``grading.json``: ``total`` is then
+``packaged_grade.py``'s total (evidence renders, the offline image-metric judge, the scoring
+profile), the same the pipeline gave; its files go to ``packaged-grade/`` next to the report.  A null total or a probe
 crash raises: RewardKit fails loudly rather than writing a 0.
 """
 
@@ -34,12 +35,18 @@ _LOCK = threading.Lock()
 _REPORTS: dict[str, dict] = {}
 
 
+_SCRATCH: list[tempfile.TemporaryDirectory] = []  # outside Harbor: removed when the process ends
+
+
 def _report_path() -> Path:
     if os.environ.get("ARKEVO_PROBE_REPORT"):
         return Path(os.environ["ARKEVO_PROBE_REPORT"])
     logs = Path("/logs/verifier")
-    folder = logs if logs.is_dir() else Path(tempfile.mkdtemp(prefix="arkevo-rk-"))
-    return folder / "report.json"
+    if logs.is_dir():
+        return logs / "report.json"
+    if not _SCRATCH:
+        _SCRATCH.append(tempfile.TemporaryDirectory(prefix="arkevo-rk-"))
+    return Path(_SCRATCH[0].name) / "report.json"
 
 
 def probe_report(workspace: Path) -> dict:
@@ -67,7 +74,8 @@ def arkevo_rule(workspace: Path, criterion_id: str) -> dict:
 
 def packaged_total(workspace: Path, report: dict) -> dict:
     """The scoring profile's record for a VL-weighted published task (packaged_grade.py)."""
-    out = Path(tempfile.mkdtemp(prefix="arkevo-rk-grade-"))
+    out = _report_path().parent / "packaged-grade"  # the evidence stays with the verifier's logs
+    out.mkdir(parents=True, exist_ok=True)
     (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
     blend = Path(workspace) / os.environ.get("ARKEVO_DELIVERY", "outputs/result.blend")
     proc = subprocess.run([sys.executable, str(HERE / "packaged_grade.py"), "--tests", str(HERE),

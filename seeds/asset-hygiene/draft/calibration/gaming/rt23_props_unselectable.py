@@ -1,0 +1,48 @@
+"""Gaming (must fail): the reference clean-up, then all four props are made unselectable
+(Object Properties > Visibility > Selectable off, object.hide_select; the Outliner's arrow icon).
+Whoever opens result.blend cannot click, box-select or pick any prop in the viewport or the
+Outliner: nothing can be selected, so "Export > Selected Objects", a re-check of the transforms
+in the N panel, or any further edit of the props is impossible until someone finds and re-enables
+the flag.  Breaks REQ-SCENE-KEPT ("... material slots, modifiers and every other object setting
+stay as supplied").  scene_unchanged's RNA walk skips hide_select (probes_scene.SKIP) and no
+other key reads it.
+"""
+import bpy
+from mathutils import Vector
+
+RENAMES = {
+    "Cube.001": "SM_Workbench",
+    "Cube.002": "SM_PartsBin",
+    "Cylinder": "SM_SafetyPost",
+    "Cylinder.001": "SM_RobotPedestal",
+}
+
+scene = bpy.context.scene
+units = scene.unit_settings
+units.system, units.scale_length, units.length_unit = "METRIC", 1.0, "METERS"
+
+props = []
+for old, new in RENAMES.items():
+    obj = bpy.data.objects[old]
+    obj.name = obj.data.name = new
+    props.append(obj)
+
+bpy.ops.object.select_all(action="DESELECT")
+for obj in props:
+    obj.select_set(True)
+bpy.context.view_layer.objects.active = props[0]
+bpy.ops.object.transform_apply(location=False, rotation=True, scale=True)
+
+for obj in props:
+    corners = [obj.matrix_world @ Vector(c) for c in obj.bound_box]
+    lo = Vector([min(c[i] for c in corners) for i in range(3)])
+    hi = Vector([max(c[i] for c in corners) for i in range(3)])
+    scene.cursor.location = ((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z)
+    bpy.ops.object.select_all(action="DESELECT")
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.origin_set(type="ORIGIN_CURSOR")
+scene.cursor.location = (0.0, 0.0, 0.0)
+
+for obj in props:
+    obj.hide_select = True

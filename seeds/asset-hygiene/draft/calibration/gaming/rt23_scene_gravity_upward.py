@@ -1,0 +1,44 @@
+"""Gaming (must fail): the reference clean-up, then the scene's gravity is flipped to +9.81 m/s^2 up
+(Scene Properties > Gravity).  A simulation run from the file (rigid bodies, cloth, the pipeline's
+own simulator if it reads the scene's gravity) throws everything at the ceiling.  Against
+REQ-SCENE-KEPT ("apart from the clean-up, the file comes back as it was sent") - arguable:
+gravity is neither a render setting nor an object setting.
+"""
+import bpy
+from mathutils import Vector
+
+RENAMES = {
+    "Cube.001": "SM_Workbench",
+    "Cube.002": "SM_PartsBin",
+    "Cylinder": "SM_SafetyPost",
+    "Cylinder.001": "SM_RobotPedestal",
+}
+
+scene = bpy.context.scene
+units = scene.unit_settings
+units.system, units.scale_length, units.length_unit = "METRIC", 1.0, "METERS"
+
+props = []
+for old, new in RENAMES.items():
+    obj = bpy.data.objects[old]
+    obj.name = obj.data.name = new
+    props.append(obj)
+
+bpy.ops.object.select_all(action="DESELECT")
+for obj in props:
+    obj.select_set(True)
+bpy.context.view_layer.objects.active = props[0]
+bpy.ops.object.transform_apply(location=False, rotation=True, scale=True)
+
+for obj in props:
+    corners = [obj.matrix_world @ Vector(c) for c in obj.bound_box]
+    lo = Vector([min(c[i] for c in corners) for i in range(3)])
+    hi = Vector([max(c[i] for c in corners) for i in range(3)])
+    scene.cursor.location = ((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z)
+    bpy.ops.object.select_all(action="DESELECT")
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.origin_set(type="ORIGIN_CURSOR")
+scene.cursor.location = (0.0, 0.0, 0.0)
+
+scene.gravity = (0.0, 0.0, 9.81)
