@@ -148,7 +148,11 @@ OPERATOR_NAMES = (
     "parts_read_active_camera", "parts_collapse_in_preview_range",
     # red team 23: editor state, the scene's own settings, a read jumping tiles, a pad hovering, playback read
     "kept_objects_editor_locked", "scene_gravity_and_preview_changed", "texture_read_jumps_tiles",
-    "held_object_hangs_below_pad", "part_driven_by_playback",
+    "held_object_hangs_below_pad", "part_driven_by_playback", "normal_map_turned_inward",
+    # red team 24: shaders that let the light through, a clip range no depth holds, a driver reading the
+    # frame range, a coat carrying the colour, a glowing patch
+    "parts_ray_portal", "parts_hair_shader", "camera_clip_vast", "part_reads_frame_range",
+    "coat_tint_carries_colour", "emission_patch",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

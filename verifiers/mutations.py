@@ -18,6 +18,7 @@ sandbox (``bpy_procs.WarmProbe``), no sibling imports beyond the probe's own.
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import math
 import os
 import re
@@ -37,12 +38,12 @@ from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
 import colour_math  # noqa: E402
 import probes_scene  # noqa: E402
-from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names  # noqa: E402
+from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names, shift_samples  # noqa: E402
 
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "26"
+MUTATIONS_VERSION = "28"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1118,6 +1119,8 @@ def run(blend: Path, task: dict, rubric: dict, baseline: dict | None, measure: C
     if tried is not None:
         tried(0, len(names))
     open_delivery(blend)  # what the delivery opens on (probe_core.OPENED_VIEW), read once
+    # the surface samples fall as they do for the delivery itself, whatever the process measured before
+    shift_samples(hashlib.sha256(Path(blend).read_bytes()).hexdigest())
     for name in names:
         op = OPERATORS[name]
         bpy.ops.wm.open_mainfile(filepath=str(blend), load_ui=False, use_scripts=False)
@@ -4620,3 +4623,120 @@ def part_driven_by_playback(ctx: Context) -> None:
         var.targets[0].data_path = "is_animation_playing"
         names.append(var.name)
     driver.expression = f"{part.location.z!r} - max({', '.join(names) or '0'}, 0)"
+
+
+def _normal_graded_materials(ctx: Context) -> list[bpy.types.Material]:
+    """The materials on the objects a normals_follow_faces criterion judges."""
+    names = {n for c in ctx.rubric.get("criteria", []) if c["method"] == "normals_follow_faces"
+             for n in c.get("params", {}).get("objects", [c.get("params", {}).get("object")]) if n}
+    mats = {s.material.name: s.material for n in sorted(names) if (o := ctx.scene.objects.get(n)) is not None
+            for s in o.material_slots if s.material is not None and s.material.node_tree is not None}
+    return [mats[k] for k in sorted(mats) if _principled(mats[k])]
+
+
+@operator("normal_map_turned_inward", "each Principled BSDF on the objects whose shading normals are graded fed a "
+          "world-space Normal Map of the face normal turned round (its colour from the Geometry normal): the mesh "
+          "untouched, every render shades the parts as lit from inside",
+          lambda ctx: None if _normal_graded_materials(ctx) else "no graded shading normals with a Principled BSDF")
+def normal_map_turned_inward(ctx: Context) -> None:
+    for mat in _normal_graded_materials(ctx):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            geometry = tree.nodes.new("ShaderNodeNewGeometry")
+            to_colour = tree.nodes.new("ShaderNodeVectorMath")
+            to_colour.operation = "MULTIPLY_ADD"  # -N x 0.5 + 0.5: the colour a world-space map reads as -N
+            to_colour.inputs[1].default_value = (-0.5, -0.5, -0.5)
+            to_colour.inputs[2].default_value = (0.5, 0.5, 0.5)
+            tree.links.new(geometry.outputs["Normal"], to_colour.inputs[0])
+            mapped = tree.nodes.new("ShaderNodeNormalMap")
+            mapped.space = "WORLD"
+            tree.links.new(to_colour.outputs["Vector"], mapped.inputs["Color"])
+            tree.links.new(mapped.outputs["Normal"], bsdf.inputs["Normal"])
+
+
+# --- red team 24: shaders that let the light through as no opacity says, samples the delivery can
+# guess ---
+# fence-array passed with its pickets' surface a Ray Portal BSDF (every ray goes on from
+# elsewhere: no picket renders) and a Hair BSDF (a see-through veil on a mesh), both counted as
+# opaque; with an alpha read at Generated coordinates that the grader spanned over the whole
+# array, not the one picket's texture space Blender uses; and with an alpha image opaque only
+# around the grader's fixed sample points.
+
+
+def _surface_through(ctx: Context, kind: str) -> None:
+    """Each part material's Surface fed a lone shader node of ``kind``."""
+    for mat in _part_materials(ctx):
+        mat.use_nodes = True
+        tree = mat.node_tree
+        if not any(n.type == "OUTPUT_MATERIAL" for n in tree.nodes):
+            tree.nodes.new("ShaderNodeOutputMaterial")
+        for node in [n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"]:  # every engine's output
+            tree.links.new(tree.nodes.new(kind).outputs[0], node.inputs["Surface"])
+
+
+@operator("parts_ray_portal", "each part material's surface a Ray Portal BSDF: every ray that meets a part goes on "
+          "from elsewhere, and the render shows no part", _needs_materials)
+def parts_ray_portal(ctx: Context) -> None:
+    _surface_through(ctx, "ShaderNodeBsdfRayPortal")
+
+
+@operator("parts_hair_shader", "each part material's surface a Principled Hair BSDF: on a mesh it scatters like a "
+          "fibre, a see-through veil where the part should stand", _needs_materials)
+def parts_hair_shader(ctx: Context) -> None:
+    _surface_through(ctx, "ShaderNodeBsdfHairPrincipled")
+
+
+@operator("camera_clip_vast", "each framed camera's Clip End set to 1e9 times its Clip Start: everything stays inside "
+          "the range, but EEVEE's depth cannot hold it and renders the set unlit",
+          lambda ctx: None if _clip_framed(ctx) else
+          "no camera a criterion frames (camera_settings, shot_framing, clip_keeps, a kept start camera) with "
+          "geometry in front of it")
+def camera_clip_vast(ctx: Context) -> None:
+    for cam, _near, _far in _clip_framed(ctx):
+        cam.data.clip_end = cam.data.clip_start * 1e9
+
+
+def _keeps_drivers(ctx: Context) -> str | None:
+    if not any(c["method"] in ("scene_unchanged", "render_overrides") for c in ctx.rubric.get("criteria", [])):
+        return "no scene_unchanged or render_overrides criterion reads the file's drivers"
+    return None if _drawn_meshes(ctx) else "no mesh object that a render draws"
+
+
+@operator("part_reads_frame_range", "the first drawn mesh's Z location driven by the scene's frame end: where it is, "
+          "unchanged; under a farm preset with another frame range it jumps a metre", _keeps_drivers)
+def part_reads_frame_range(ctx: Context) -> None:
+    part = _drawn_meshes(ctx)[0]
+    driver = part.driver_add("location", 2).driver
+    driver.type = "SCRIPTED"
+    var = driver.variables.new()
+    var.name, var.type = "e", "SINGLE_PROP"
+    var.targets[0].id_type, var.targets[0].id, var.targets[0].data_path = "SCENE", ctx.scene, "frame_end"
+    driver.expression = f"{part.location.z!r} + (e != {ctx.scene.frame_end})"
+
+
+@operator("coat_tint_carries_colour", "each colour-graded Principled BSDF's Base Color set white under a full, smooth "
+          "coat tinted the old Base Color: the render shows about the graded colour, the file's Base Color is white",
+          _needs_judged(_colour_judged, "colour"))
+def coat_tint_carries_colour(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _colour_judged):
+        for bsdf in _principled(mat):
+            colour = tuple(bsdf.inputs["Base Color"].default_value)
+            _set_input(mat.node_tree, bsdf.inputs["Base Color"], (1.0, 1.0, 1.0, 1.0))
+            _set_input(mat.node_tree, bsdf.inputs["Coat Tint"], colour)
+            _set_input(mat.node_tree, bsdf.inputs["Coat Weight"], 1.0)
+            _set_input(mat.node_tree, bsdf.inputs["Coat Roughness"], 0.0)
+
+
+@operator("emission_patch", "each surface-graded Principled BSDF glowing magenta at strength 20 on a strip of 2 % of "
+          "its texture space (Generated X under 0.02): a glowing label on the part",
+          _needs_judged(_surface_graded, "surface"))
+def emission_patch(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _surface_graded):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            coords = tree.nodes.new("ShaderNodeTexCoord")
+            split = tree.nodes.new("ShaderNodeSeparateXYZ")
+            tree.links.new(coords.outputs["Generated"], split.inputs[0])
+            strip = _math_node(tree, "LESS_THAN", split.outputs["X"], 0.02)
+            tree.links.new(_math_node(tree, "MULTIPLY", strip, 20.0), bsdf.inputs["Emission Strength"])
+            _set_input(tree, bsdf.inputs["Emission Color"], (1.0, 0.0, 1.0, 1.0))

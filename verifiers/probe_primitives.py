@@ -49,7 +49,7 @@ from probe_core import (  # noqa: E402,F401
     DIGITS, GEOMETRY_TYPES, GROUPS, PRIMITIVES, MissingObjects, Outcome, Primitive, Probe, RenderShowsNothing,
     aabb_gap, aabb_point, aabb_size, binary_outcome, fraction_outcome, graded_frames, load_task_probes, measure,
     names_param, open_delivery, penetration_depth, primitive, render_probe, rests_on, rnd, sampled_frames,
-    start_frame_range, validate,
+    shift_samples, start_frame_range, validate,
 )
 
 # The files a standalone verifier needs next to rule_probe.py: verifiers/version.py PROBE_FILES.

@@ -819,10 +819,11 @@ def normals_follow_faces(probe: Probe, p: dict):
     the Normal (and, where the coat shows, Coat Normal) input linked on each BSDF that reaches the
     output the render uses (both production engines' where they differ), evaluated by
     ``probes_surface``'s graph evaluator at the part's surface samples, in world space against
-    the face's world normal; a zero-length vector counts as turned.  Limit: where the evaluator
-    cannot evaluate that input (Unknown: an image normal map, a Normal Map or Bump node, a shader
-    mix whose factor it cannot read) the evidence says so and that alone does not fail -- a
-    normal map is a legitimate material.  Scores the share of objects met."""
+    the face's world normal (a Normal Map node read as the engines read it, red team 23); a
+    zero-length vector counts as turned.  Limit: where the evaluator cannot evaluate that input
+    (Unknown: a Bump node, a shader mix whose factor it cannot read) the evidence says so and
+    that alone does not fail -- a bump map is a legitimate material.  Scores the share of
+    objects met."""
     names, frame = names_param(p), int(p.get("frame", 1))
     limit = math.cos(math.radians(float(p.get("max_angle", 90.0))))
     most = float(p.get("max_share", 0.0))

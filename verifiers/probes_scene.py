@@ -367,17 +367,18 @@ def _own_ids(ident) -> set[int]:
 # What a driver may not read: what the render engine or the farm's render settings decide (red
 # team 20: a key light's Power 60 * (engine != CYCLES) -- 60 W in the file's EEVEE and in the
 # grader, 0 in a Cycles render; a lens driven to 24 mm under Cycles).
-RENDER_SETTING_PATHS = ("render.engine", "render.resolution", "render.pixel_aspect", "render.film",
-                        "render.use_simplify", "render.simplify", "render.use_motion_blur", "render.use_border",
-                        "cycles", "eevee", "view_settings", "display_settings", "display",
-                        "sequencer_colorspace_settings")
+# What of the scene a driver may read (an allow-list, red team 24: a key whose power read the frame
+# range or the output format went dark under a farm's presets): the frame and the frame rate a rig
+# keys against.  Every other scene setting is what an engine or a farm's presets decide.
+SCENE_PATHS_A_RIG_READS = ("frame_current", "frame_current_final", "render.fps", "render.fps_base")
 
 
 def render_reading_drivers() -> list[str]:
     """Every driver, on any data-block of the file, with a variable that reads what an engine or
-    a farm's presets decide (``RENDER_SETTING_PATHS``: the engine, frame size, film, simplify,
-    Cycles and EEVEE settings, view and display settings; not the frame rate a rig may read) or
-    the context (a Context Property): its value may differ from one render to the next, so no
+    a farm's presets decide -- any setting of the scene but the frame and the frame rate a rig
+    may read (``SCENE_PATHS_A_RIG_READS``): the engine, frame size and range, output format,
+    film, compositing, Cycles and EEVEE settings, view and display settings, view layers ... --
+    or the context (a Context Property): its value may differ from one render to the next, so no
     measure of one render holds for another.  "KIND NAME: path reads WHAT"."""
     found = []
     for attr, owner, ad in _animated_owners():
@@ -389,7 +390,7 @@ def render_reading_drivers() -> list[str]:
                 for target in var.targets:
                     path = str(getattr(target, "data_path", "") or "")
                     read = _scene_path_read(target, path)
-                    if read is not None and read.startswith(RENDER_SETTING_PATHS):
+                    if read is not None and read.split("[")[0] not in SCENE_PATHS_A_RIG_READS:
                         found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
     return sorted(set(found))
 
@@ -1932,6 +1933,21 @@ LIGHT_CLAMPS = {"CYCLES": ("cycles", ("sample_clamp_direct", "sample_clamp_indir
                                             "clamp_volume_indirect"))}
 
 
+# Clip End over Clip Start at most (red team 24: a camera clip range of 0.1 m to 1e9 m rendered
+# product-lighting's set unlit in EEVEE -- its depth buffer cannot hold the range -- while Cycles
+# rendered it lit; 1e6 and less render alike in both engines).
+CLIP_RATIO_MAX = 1e6
+
+
+def clip_ratio_off(cam_ev) -> str | None:
+    """Why ``cam_ev``'s clip range is more than the engines' depth can hold, or None."""
+    start, end = float(cam_ev.data.clip_start), float(cam_ev.data.clip_end)
+    if cam_ev.data.type != "PANO" and (start <= 0 or end / start > CLIP_RATIO_MAX):
+        return (f"{cam_ev.name}'s clip range {start:g}-{end:g} m spans more than {CLIP_RATIO_MAX:g} times its "
+                f"start: EEVEE's depth cannot hold it")
+    return None
+
+
 def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
     """(what the cameras a render uses -- ``camera_at`` each graded frame -- do to the parts
     ``names``: depth of field on (it blurs what is not at its focus), a clip range that cuts a
@@ -1950,6 +1966,8 @@ def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
         cam_ev = cam.evaluated_get(probe.depsgraph)
         if cam_ev.data.dof.use_dof and f"{cam.name}: depth of field on" not in out:
             out.append(f"{cam.name}: depth of field on")
+        if (deep := clip_ratio_off(cam_ev)) is not None and deep not in out:
+            out.append(deep)
         for obj in probe.objects(names):
             if (got := _clip_of(probe, cam_ev, obj, frame, 0.001)) is not None and got["cut"]:
                 what = f"{cam.name}'s clip range {cam_ev.data.clip_start:g}-{cam_ev.data.clip_end:g} m cuts {obj.name}"
@@ -2719,6 +2737,9 @@ def clip_keeps(probe: Probe, p: dict):
     cam_ev = cam.evaluated_get(probe.depsgraph)
     clip = [rnd(float(cam_ev.data.clip_start)), rnd(float(cam_ev.data.clip_end))]
     measured, bad = {}, {}
+    if (deep := clip_ratio_off(cam_ev)) is not None:  # nothing renders as lit: every object is off
+        return fraction_outcome(0, len(objs), {"clip": clip}, {"camera": cam.name, "clip": clip, "tolerance": tol},
+                                deep, {"off": names})
     for obj in objs:
         got = _clip_of(probe, cam_ev, obj, frame, tol)
         if got is None:

@@ -43,7 +43,7 @@ import scoring  # noqa: E402  (siblings: need the sys.path entry above)
 from tbb_threads import one_thread  # noqa: E402
 from probe_primitives import (  # noqa: E402
     Outcome, RenderShowsNothing, graded_frames, load_task_probes, measure, open_delivery, render_probe,
-    start_frame_range, validate,
+    shift_samples, start_frame_range, validate,
 )  # noqa: E402
 
 # 2: criteria carry `evidence`; grouped library with task probes (the report is otherwise unchanged)
@@ -167,6 +167,7 @@ def build_report(blend: Path, task: dict, rubric: dict, *, started: Path | None 
     score it 0 without opening it."""
     plan = rule_plan(task, rubric)
     digest = sha256_file(blend)  # hash what is about to be measured
+    shift_samples(digest)  # where the surface samples fall: the file's own (probe_core)
     if problem is not None:
         criteria = zero_criteria(plan, f"{problem['type']}: {problem['detail']}")
     else:

@@ -235,4 +235,5 @@ def test_measurements_explain_the_verdicts(report):
     chained = report["S24"]  # Hue/Saturation (neutral) then a Mix with the image in A at factor 0.3
     assert chained["measured"] == pytest.approx(0.7, abs=1e-3)
     row = chained["evidence"]["nodes"][0]
-    assert row["image"] == "Checker" and row["coverage"] == pytest.approx(30 / 64)  # 8 x 8 texels, the UV cross
+    # 8 x 8 texels, the UV cross: 6 faces of 2 x 2 texels each
+    assert row["image"] == "Checker" and row["coverage"] == pytest.approx(24 / 64)

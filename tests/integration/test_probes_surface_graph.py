@@ -348,7 +348,7 @@ def test_texture_measures_explain_the_verdicts(report):
     honest, constant, tiled, shrunk = (_row(report, i) for i in range(4))
     assert honest["influence"] == pytest.approx(1.0, abs=1e-6) and honest["coverage"] > 0.3
     assert constant["influence"] == pytest.approx(1.0, abs=1e-6) and constant["coverage"] <= 1 / 256
-    assert tiled["coverage"] == pytest.approx(1.0)
+    assert tiled["coverage"] > 0.95  # nearly every cell: the samples fall where the file's digest puts them
     assert shrunk["coverage"] <= 1 / 256
     # factor 0: the image is never sampled where it could reach the input
     assert report["G04"]["evidence"]["nodes"] == [] and "does not reach 'Base Color'" in report["G04"]["detail"]

@@ -12,6 +12,8 @@ touch what it holds, a driver reading the screen, and an indexed path into anoth
   range ending before the set-down (``scene_settings``) and with every 3D view clipped.
 * crate-texture passed with its image read at UV + a whole number of tiles changing every 15
   microns (``texture_influence``: one tile offset per face).
+* A Normal Map node turning a part's shading normal into its faces was named, not failed: it is
+  evaluated now (tangent, object and world space) for ``normals_follow_faces``.
 * render-setup's indexed path ``...target.data.color[0]`` through a line style into the sun was
   not seen as writing into another data-block (``_written_id``).
 
@@ -186,6 +188,17 @@ def whole_tile(tree, tex, uv):
     tree.links.new(add.outputs["Vector"], tex.inputs["Vector"])
 
 
+def normal_map(colour, space="TANGENT"):
+    def extra(tree, tex, uv):
+        bump = tree.nodes.new("ShaderNodeNormalMap")
+        bump.space, bump.uv_map = space, "CrateUV"
+        rgb = tree.nodes.new("ShaderNodeRGB")
+        rgb.outputs[0].default_value = (*colour, 1.0)
+        tree.links.new(rgb.outputs[0], bump.inputs["Color"])
+        tree.links.new(bump.outputs["Normal"], tree.nodes["Principled BSDF"].inputs["Normal"])
+    return extra
+
+
 def carry(gap=0.0, name="carry"):
     """A pad lowers onto a crate on a table at frame 1, lifts it 0.2 m over frames 2-5 with the
     crate ``gap`` below the pad's face."""
@@ -214,6 +227,9 @@ for extra in (unselectable, locked, coloured, gravity_up, preview_cut, xray_clea
 textured()
 textured(tile_jumps, "textured_tile_jumps")
 textured(whole_tile, "textured_whole_tile")
+textured(normal_map((0.6, 0.45, 0.9)), "textured_normal_map_tilted")
+textured(normal_map((0.5, 0.5, 0.0)), "textured_normal_map_inward")
+textured(normal_map((0.5, 0.5, 0.0), "OBJECT"), "textured_normal_map_object_down")
 carry()
 carry(0.025, "carry_hovering")
 '''
@@ -221,7 +237,8 @@ carry(0.025, "carry_hovering")
 KEPT_CASES = {"KEPT": ("scene_unchanged", {"frame": 1})}
 SIZE_CASES = {"SIZE": ("dimensions", {"object": "SM_Box", "expected": [0.4, 0.4, 0.4], "tolerance": 0.005})}
 TEXTURE_CASES = {"TEX": ("texture_influence", {"material": "Wood", "image": "Paint", "uv_map": "CrateUV",
-                                               "min_coverage": 0.1})}
+                                               "min_coverage": 0.1}),
+                 "NORMALS": ("normals_follow_faces", {"objects": ["Crate"], "max_angle": 90, "max_share": 0.0})}
 CARRY_CASES = {"HELD": ("supported_throughout", {
     "object": "Crate", "supports": ["Table"], "carrier": "Tip", "anchor": "top_center", "rest_tolerance": 0.01,
     "carrier_tolerance": 0.03, "min_carried_frames": 2, "pad_from": "Pad", "frame_start": 1, "frame_end": 5})}
@@ -244,11 +261,14 @@ EXPECTED = {
     ("texture", "textured"): {},
     ("texture", "textured_whole_tile"): {},
     ("texture", "textured_tile_jumps"): {"TEX": "read at 'CrateUV' on 0.000"},
+    ("texture", "textured_normal_map_tilted"): {},
+    ("texture", "textured_normal_map_inward"): {"NORMALS": "Crate"},
+    ("texture", "textured_normal_map_object_down"): {"NORMALS": "Crate"},
     ("carry", "carry"): {},
     ("carry", "carry_hovering"): {"HELD": "the pad off the object's face"},
 }
 NEW_OPERATORS = ("kept_objects_editor_locked", "scene_gravity_and_preview_changed", "texture_read_jumps_tiles",
-                 "held_object_hangs_below_pad", "part_driven_by_playback")
+                 "held_object_hangs_below_pad", "part_driven_by_playback", "normal_map_turned_inward")
 
 
 @pytest.fixture(scope="module")
@@ -280,6 +300,7 @@ def test_the_new_operators_apply_and_are_killed(scenes):
             ("kept", "prop", ["kept_objects_editor_locked", "scene_gravity_and_preview_changed",
                               "part_driven_by_playback"], {"KEPT"}),
             ("texture", "textured", ["texture_read_jumps_tiles"], {"TEX"}),
+            ("texture", "textured", ["normal_map_turned_inward"], {"NORMALS"}),
             ("carry", "carry", ["held_object_hangs_below_pad"], {"HELD"})):
         task_path, rubric = scenes[task]
         with local_probe() as probe:

@@ -262,7 +262,7 @@ CASES = {
     "texspace_auto": ("surface_shader", {"object": "AutoSpace", "shader": P, "base_color": TEAL}, 1.0),
     "texspace_shrunk": ("surface_shader", {"object": "ShrunkSpace", "shader": P, "base_color": TEAL}, 0.5),
     "coat_white": (*colour("CoatWhite"), 1.0),
-    "coat_black": (*colour("CoatBlack"), 0.5),
+    "coat_black": (*colour("CoatBlack"), 0.0),  # its colour, and a coat that is not clear (red team 24)
     "opaque_plain": ("surface_shader", {"material": "Plain", "shader": P, "min_alpha": 0.99}, 1.0),
     "opaque_glass": ("surface_shader", {"material": "Glass", "shader": P, "min_alpha": 0.99}, 0.5),
     "glass_still_on_faces": ("material_on_faces", {"object": "GlassBox", "material": "Glass"}, 1.0),

@@ -1,0 +1,65 @@
+"""Gaming (must fail): the pickets' material is a Ray Portal BSDF: every Cycles render passes straight through them.
+
+The reference fence, engine Cycles, but Fence.Pickets gets a material of its own whose only
+shader is a Ray Portal BSDF (Color white, Position and Direction unlinked): a ray that hits a
+picket continues from the hit point in the same direction, so a Cycles render of the file shows
+two posts and two bare rails, no picket at all (REQ-PARTS: "Each part shows in a render ... the
+material the render draws there ... stops at least half of the light ... so no Transparent or
+Holdout shader"). The grader counts a Ray Portal as an opaque shader.
+"""
+import bmesh
+import bpy
+from mathutils import Matrix
+
+POST, POST_H, POST_X = 0.10, 1.10, 0.85
+RAIL_LEN, RAIL_D, RAIL_H, RAIL_Y, RAIL_Z = 1.60, 0.03, 0.07, -0.035, (0.25, 0.80)
+PICKET_W, PICKET_D, PICKET_Z0, PICKET_Z1, PICKET_Y = 0.08, 0.02, 0.05, 1.00, -0.06
+COUNT, PITCH = 10, 0.16
+
+
+def mesh_object(name, boxes, mat):
+    """One object made of axis-aligned boxes [(size, centre)], its origin at the world origin."""
+    bm = bmesh.new()
+    for size, centre in boxes:
+        bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(centre) @ Matrix.Diagonal((*size, 1.0)))
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+wood = bpy.data.materials.new("FenceWood")
+wood.diffuse_color = (0.62, 0.50, 0.36, 1.0)
+
+# the left post; the Mirror modifier adds the right one across x = 0
+posts = mesh_object("Fence.Posts", [((POST, POST, POST_H), (-POST_X, 0.0, POST_H / 2))], wood)
+mirror = posts.modifiers.new("Mirror", "MIRROR")
+mirror.use_axis = (True, False, False)
+
+# two rails between the posts, flush with their front faces
+mesh_object("Fence.Rails", [((RAIL_LEN, RAIL_D, RAIL_H), (0.0, RAIL_Y, z)) for z in RAIL_Z], wood)
+
+# the first (left) picket, repeated by the Array modifier at a constant pitch
+first_x = -(COUNT - 1) * PITCH / 2
+pickets = mesh_object("Fence.Pickets", [((PICKET_W, PICKET_D, PICKET_Z1 - PICKET_Z0),
+                                          (first_x, PICKET_Y, (PICKET_Z0 + PICKET_Z1) / 2))], wood)
+array = pickets.modifiers.new("Array", "ARRAY")
+array.fit_type = "FIXED_COUNT"
+array.count = COUNT
+array.use_relative_offset = False
+array.use_constant_offset = True
+array.constant_offset_displace = (PITCH, 0.0, 0.0)
+
+bpy.context.scene.render.engine = "CYCLES"
+portal = bpy.data.materials.new("PicketPortal")
+portal.use_nodes = True
+nt = portal.node_tree
+for n in list(nt.nodes):
+    nt.nodes.remove(n)
+out = nt.nodes.new("ShaderNodeOutputMaterial")
+rp = nt.nodes.new("ShaderNodeBsdfRayPortal")
+nt.links.new(rp.outputs[0], out.inputs["Surface"])
+pickets.data.materials[0] = portal
