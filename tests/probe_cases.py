@@ -72,7 +72,9 @@ def write_rule_task(folder: Path, cases: dict[str, tuple[str, dict]], task_id: s
 
 def assert_refused_as_expected(report: dict, refused: dict[str, str], delivery: str) -> None:
     """Each criterion in ``refused`` fails with its detail naming what it names; every other
-    criterion of the rule report passes in full (the red-team tests' one verdict)."""
+    criterion of the rule report passes in full (the red-team tests' one verdict).  The report is
+    JSON the pipeline can carry (no NaN or infinity: its canonical form refuses them)."""
+    json.dumps(report, allow_nan=False)
     for cid, c in {c["id"]: c for c in report["criteria"]}.items():
         assert c.get("error") is None, (cid, c.get("error"))
         if cid in refused:

@@ -19,7 +19,7 @@ from mathutils import Matrix, Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
     POINTS, Outcome, Probe, aabb_point, binary_outcome, first_frames, fraction_outcome,
-    object_point, penetration_depth, primitive, rests_on, rnd, sampled_frames,
+    object_point, penetration_depth, primitive, remember, rests_on, rnd, sampled_frames,
 )
 from probes_solid import solid_of, surface_distance  # noqa: E402
 
@@ -348,7 +348,7 @@ def supported_throughout(probe: Probe, p: dict):
                 held = False  # the tip is at the face, the pad is not on it
                 misfaced.append(f)
             else:
-                gap = _pad_gap(probe, pad_from, obj, f)
+                gap = _pad_gap(probe, pad_from, obj, f, pad_contact)
                 worst_gap = max(worst_gap, gap)
                 if gap > pad_contact:
                     held = False  # the pad hovers over the face: nothing holds the object
@@ -395,7 +395,8 @@ def supported_throughout(probe: Probe, p: dict):
         expected["pad_tolerance_deg"] = pad_tol
         expected["pad_contact"] = pad_contact
         evidence.update(frames_pad_misfaced=first_frames(misfaced), max_pad_angle_deg=rnd(worst_pad),
-                        frames_pad_apart=first_frames(apart), max_pad_gap=rnd(worst_gap))
+                        frames_pad_apart=first_frames(apart),
+                        max_pad_gap=rnd(worst_gap) if math.isfinite(worst_gap) else None)
         if misfaced:
             detail += (f"; the pad does not face the box's face it is at ({pad_from.name} -> {carrier.name} "
                        f"up to {worst_pad:.1f} deg off, more than {pad_tol:g}) at {len(misfaced)} frame(s) "
@@ -409,13 +410,26 @@ def supported_throughout(probe: Probe, p: dict):
 PAD_CONTACT = 0.002
 
 
-def _pad_gap(probe: Probe, pad_from, obj, frame: int) -> float:
+# (the two solids' world shapes) -> their gap (probe_core.remember): the carry's frames are the
+# same shapes under every mutation operator that leaves the arm and the box be
+_PAD_GAPS: dict[tuple, float] = {}
+
+
+def _pad_gap(probe: Probe, pad_from, obj, frame: int, need: float) -> float:
     """Smallest distance (m) between ``pad_from``'s and ``obj``'s render-evaluated surfaces at
-    ``frame`` (0 touching or overlapping); infinite where either draws no surface."""
+    ``frame`` (0 touching or overlapping), exact up to ``need``: beyond it, the distance between
+    their boxes (a lower bound, all a verdict needs); infinite where either draws no surface."""
     pad, held = solid_of(probe, pad_from, frame), solid_of(probe, obj, frame)
     if pad is None or held is None or not pad.faces or not held.faces:  # no surface to touch
         return math.inf
-    return surface_distance(pad, held)[0]
+    (plo, phi), (hlo, hhi) = pad.box(), held.box()
+    apart = float(np.linalg.norm(np.maximum(0.0, np.maximum(plo - hhi, hlo - phi))))
+    if apart > need:
+        return apart
+    key = (pad.digest(), held.digest())
+    if key not in _PAD_GAPS:
+        remember(_PAD_GAPS, key, surface_distance(pad, held)[0])
+    return _PAD_GAPS[key]
 
 
 def _pad_angle(probe: Probe, obj, carrier, pad_from, anchor: str, frame: int) -> float:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import sys
 from pathlib import Path
@@ -99,19 +100,33 @@ def rule_plan(task: dict, rubric: dict) -> list[tuple[dict, dict]]:
     return [(c, params[c["id"]].get("params", {})) for c in rule]
 
 
+def json_safe(value):
+    """``value`` with every non-finite float as its text ("nan", "inf"): a report is JSON the
+    pipeline carries in its canonical form, which has no NaN or infinity -- a measure of a
+    delivery that typed a NaN in must not make the grading itself fail."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
+
+
 def criterion_entry(criterion: dict, outcome: Outcome) -> dict:
+    score = float(outcome.score)
     return {
         "id": criterion["id"],
         "requirement_id": criterion["requirement_id"],
         "method": criterion["method"],
         "weight": criterion["weight"],
         "core": bool(criterion.get("core", False)),
-        "score": round(float(outcome.score), scoring.DIGITS),
-        "passed": bool(outcome.passed),
-        "measured": outcome.measured,
-        "expected": outcome.expected,
+        "score": round(score, scoring.DIGITS) if math.isfinite(score) else 0.0,
+        "passed": bool(outcome.passed) and math.isfinite(score),
+        "measured": json_safe(outcome.measured),
+        "expected": json_safe(outcome.expected),
         "detail": outcome.detail,
-        "evidence": outcome.evidence,
+        "evidence": json_safe(outcome.evidence),
     }
 
 

@@ -199,15 +199,21 @@ def normal_map(colour, space="TANGENT"):
     return extra
 
 
-def carry(gap=0.0, name="carry"):
+def carry(gap=0.0, name="carry", faceless=False):
     """A pad lowers onto a crate on a table at frame 1, lifts it 0.2 m over frames 2-5 with the
-    crate ``gap`` below the pad's face."""
+    crate ``gap`` below the pad's face (``faceless``: the pad's mesh has no faces)."""
     bpy.ops.wm.read_factory_settings(use_empty=True)
     scene = bpy.context.scene
     scene.frame_start, scene.frame_end = 1, 5
     box("Table", (1.0, 1.0, 0.1), (0.0, 0.0, 0.45))
     crate = box("Crate", (0.3, 0.3, 0.3), (0.0, 0.0, 0.65))
     pad = box("Pad", (0.1, 0.1, 0.1), (0.0, 0.0, 0.85))
+    if faceless:
+        bm = bmesh.new()
+        bm.from_mesh(pad.data)
+        bmesh.ops.delete(bm, geom=list(bm.faces), context="FACES_ONLY")
+        bm.to_mesh(pad.data)
+        bm.free()
     tip = bpy.data.objects.new("Tip", None)
     scene.collection.objects.link(tip)
     tip.parent, tip.location = pad, (0.0, 0.0, -0.05)
@@ -232,6 +238,7 @@ textured(normal_map((0.5, 0.5, 0.0)), "textured_normal_map_inward")
 textured(normal_map((0.5, 0.5, 0.0), "OBJECT"), "textured_normal_map_object_down")
 carry()
 carry(0.025, "carry_hovering")
+carry(name="carry_faceless_pad", faceless=True)
 '''
 
 KEPT_CASES = {"KEPT": ("scene_unchanged", {"frame": 1})}
@@ -266,6 +273,7 @@ EXPECTED = {
     ("texture", "textured_normal_map_object_down"): {"NORMALS": "Crate"},
     ("carry", "carry"): {},
     ("carry", "carry_hovering"): {"HELD": "the pad off the object's face"},
+    ("carry", "carry_faceless_pad"): {"HELD": "the pad off the object's face"},
 }
 NEW_OPERATORS = ("kept_objects_editor_locked", "scene_gravity_and_preview_changed", "texture_read_jumps_tiles",
                  "held_object_hangs_below_pad", "part_driven_by_playback", "normal_map_turned_inward")
