@@ -4,7 +4,11 @@ each side's wall and every operator whose rows differ (any criterion's score or 
 or its error), so a change meant to make the grader cheaper is shown to give the same answers.
 
     .venv/bin/python bench/mutation_rows_compare.py --base 06fc0eb [--after 76444e8] \\
-        --blend <delivery.blend> --tests <publication>/task/tests [--operators a,b] [--no-sandbox]
+        --blend <delivery.blend> --tests <publication>/task/tests [--base-tests seeds/<seed>/draft] \\
+        [--operators a,b] [--no-sandbox]
+
+Across a start-scene snapshot version the two sides read different snapshots (``--base-tests``)
+and their rows differ by design; the walls still compare.
 """
 
 from __future__ import annotations
@@ -39,6 +43,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--after", default="", help="the commit whose grader is the after (default: the working tree)")
     ap.add_argument("--blend", type=Path, required=True, help="a good delivery (the operators' starting point)")
     ap.add_argument("--tests", type=Path, required=True, help="the task's tests/ folder (task.json, rubric.json, ...)")
+    ap.add_argument("--base-tests", type=Path, default=None,
+                    help="the before side's tests/ folder, where its code reads another start-scene snapshot "
+                         "version (default: --tests; a path relative to the before tree, such as "
+                         "seeds/robot-carry/draft, is read there)")
     ap.add_argument("--operators", default="", help="comma-separated operator names (default: all)")
     ap.add_argument("--work", type=Path, default=ROOT / "var" / "bench" / "mutation-rows",
                     help="where each side's tree is checked out and kept (default var/bench/mutation-rows)")
@@ -46,7 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     operators = [o for o in args.operators.split(",") if o] or None
     sandbox = LOCAL if args.no_sandbox else None
-    before = rows_of(base_tree(args.base, args.work / "before") / "verifiers", args.blend, args.tests, operators, sandbox)
+    tree = base_tree(args.base, args.work / "before")
+    base_tests = args.base_tests if args.base_tests is None or args.base_tests.is_absolute() else tree / args.base_tests
+    before = rows_of(tree / "verifiers", args.blend, base_tests or args.tests, operators, sandbox)
     print(f"before ({args.base}): {before[0]:.1f} s", flush=True)
     code = base_tree(args.after, args.work / "after") / "verifiers" if args.after else ROOT / "verifiers"
     after = rows_of(code, args.blend, args.tests, operators, sandbox)

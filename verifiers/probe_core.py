@@ -213,22 +213,64 @@ def _view_clip(space, region, scene) -> dict | None:
             "view_matrix": [list(row) for row in camera.matrix_world.inverted()]}
 
 
-def _clipped_by(view: dict, corners: np.ndarray) -> bool:
-    """All of a box (its world corners) outside a 3D view's clip range: too far, or in front of
-    the view and nearer than its start (a box behind the view is only out of frame: one turn
-    of the view shows it), or a clip range ending nearer than the box is across (up to 1 m): from
-    nowhere can the view show it whole (red team 24: a camera view from inside the table, its
-    clip range 0.1 to 1 mm, showed nothing, the box around the eye)."""
-    clip = view["clip"]
-    if clip is None:
-        return False
-    if clip["end"] < min(1.0, float(np.linalg.norm(corners.max(axis=0) - corners.min(axis=0)))):
-        return True
-    depths = -(np.asarray(corners, dtype=np.float64) @ np.asarray(clip["view_matrix"])[2, :3]
-               + clip["view_matrix"][2][3])
-    if clip["perspective"]:
-        return bool(depths.min() > clip["end"] or 0.0 < depths.max() < clip["start"])
-    return bool(depths.min() > clip["end"] or depths.max() < -clip["end"])  # orthographic: either side
+def _views_summary() -> dict:
+    """What every 3D view of ``OPENED_VIEW`` together does to the objects, made once per opened
+    file (a snapshot asks for each moving object at every frame): the reason the first view that
+    hides everything gives, the objects a local view or local collections leave out, the colour
+    sources Solid shading draws by that have an alpha of their own, whether a view runs the
+    compositor, and every distinct clip range with its view matrix's depth row."""
+    if _VIEW_SUMMARY[0] is not OPENED_VIEW or _VIEW_SUMMARY[1] is None:
+        views = (OPENED_VIEW or {}).get("views", [])
+        clips = {}
+        for view in views:
+            clip = view["clip"]
+            if clip is not None:
+                clips[(clip["start"], clip["end"], clip["perspective"], tuple(map(tuple, clip["view_matrix"])))] = clip
+        ranges = list(clips.values())
+        _VIEW_SUMMARY[:] = [OPENED_VIEW, {
+            "whole": next((why for view in views if (why := _hides_everything(view)) is not None), None),
+            "left_out": {name for view in views for name in view["left_out"]},
+            "sources": sorted({view["colour_source"] for view in views} & {"OBJECT", "TEXTURE", "VERTEX"}),
+            "compositor": any(view["compositor"] != "DISABLED" for view in views),
+            "clips": ranges,
+            "depth_rows": np.array([clip["view_matrix"][2] for clip in ranges], dtype=np.float64).reshape(-1, 4),
+            "start": np.array([clip["start"] for clip in ranges], dtype=np.float64),
+            "end": np.array([clip["end"] for clip in ranges], dtype=np.float64),
+            "perspective": np.array([clip["perspective"] for clip in ranges], dtype=bool)}]
+    return _VIEW_SUMMARY[1]
+
+
+_VIEW_SUMMARY: list = [None, None]  # [the OPENED_VIEW summarised, its summary]
+
+
+def _hides_everything(view: dict) -> str | None:
+    if view["wire"]:
+        return "a 3D view the file opens on draws wireframes, not surfaces"
+    if view["xray_alpha"] is not None and view["xray_alpha"] < VIEWPORT_ALPHA_MIN:
+        return f"a 3D view the file opens on draws everything see-through (X-Ray alpha {view['xray_alpha']:g})"
+    if view["render_pass"] != "COMBINED":
+        return f"a 3D view the file opens on shows the {view['render_pass'].lower()} pass, not the picture"
+    return None
+
+
+def _clip_hiding(summary: dict, corners: np.ndarray) -> dict | None:
+    """The first clip range of the opened 3D views that leaves all of a box (its world corners)
+    out, or None: the box wholly beyond the clip end, or in front of the view and nearer than its
+    start (a box behind the view is only out of frame: one turn of the view shows it; an
+    orthographic view clips either side), or a clip range ending nearer than the box is across
+    (up to 1 m): from nowhere can the view show it whole (red team 24: a camera view from inside
+    the table, its clip range 0.1 to 1 mm, showed nothing, the box around the eye)."""
+    if not summary["clips"]:
+        return None
+    rows, start, end = summary["depth_rows"], summary["start"], summary["end"]
+    depths = -(corners @ rows[:, :3].T + rows[:, 3])  # (8 corners, views)
+    near, far = depths.min(axis=0), depths.max(axis=0)
+    across = float(np.linalg.norm(corners.max(axis=0) - corners.min(axis=0)))
+    perspective = summary["perspective"]
+    hidden = (end < min(1.0, across)) | (near > end) | np.where(
+        perspective, (far > 0.0) & (far < start), far < -end)
+    first = np.flatnonzero(hidden)
+    return summary["clips"][int(first[0])] if len(first) else None
 
 
 def _solid_colour_alpha(obj, source: str | None) -> float | None:
@@ -277,26 +319,23 @@ def opened_view_hides(obj, scene) -> str | None:
             return f"hidden in view layer {layer_name!r}, the one the file opens on"
     if any(obj.type in off for off in (OPENED_VIEW or {}).get("filtered", [])):
         return f"the 3D view the file opens on leaves {obj.type.lower()} objects out (Object Types Visibility)"
+    summary = _views_summary()
+    if obj.name in summary["left_out"]:
+        return "a 3D view the file opens on leaves it out (its local view or local collections)"
+    if summary["whole"] is not None:
+        return summary["whole"]
+    if summary["compositor"] and getattr(scene, "compositing_node_group", None) is not None:
+        return "a 3D view the file opens on runs the scene's compositor over what it draws"
+    for source in summary["sources"]:
+        colour_alpha = _solid_colour_alpha(obj, source)
+        if colour_alpha is not None and colour_alpha < VIEWPORT_ALPHA_MIN:
+            return (f"see-through in a 3D view the file opens on: it colours by {source.lower()} and that colour's "
+                    f"alpha is {colour_alpha:g}")
     world = np.array(obj.matrix_world, dtype=np.float64)
     corners = np.array([tuple(c) for c in obj.bound_box], dtype=np.float64) @ world[:3, :3].T + world[:3, 3]
-    for view in (OPENED_VIEW or {}).get("views", []):
-        if obj.name in view["left_out"]:
-            return "a 3D view the file opens on leaves it out (its local view or local collections)"
-        if view["wire"]:
-            return "a 3D view the file opens on draws wireframes, not surfaces"
-        if view["xray_alpha"] is not None and view["xray_alpha"] < VIEWPORT_ALPHA_MIN:
-            return f"a 3D view the file opens on draws everything see-through (X-Ray alpha {view['xray_alpha']:g})"
-        if view["render_pass"] != "COMBINED":
-            return f"a 3D view the file opens on shows the {view['render_pass'].lower()} pass, not the picture"
-        if view["compositor"] != "DISABLED" and getattr(scene, "compositing_node_group", None) is not None:
-            return "a 3D view the file opens on runs the scene's compositor over what it draws"
-        colour_alpha = _solid_colour_alpha(obj, view["colour_source"])
-        if colour_alpha is not None and colour_alpha < VIEWPORT_ALPHA_MIN:
-            return (f"see-through in a 3D view the file opens on: it colours by {view['colour_source'].lower()} and "
-                    f"that colour's alpha is {colour_alpha:g}")
-        if _clipped_by(view, corners):
-            return (f"outside the clip range of a 3D view the file opens on ({view['clip']['start']:g} to "
-                    f"{view['clip']['end']:g} m)")
+    clip = _clip_hiding(summary, corners)
+    if clip is not None:
+        return f"outside the clip range of a 3D view the file opens on ({clip['start']:g} to {clip['end']:g} m)"
     return None
 
 
