@@ -1224,7 +1224,7 @@ def _criteria(ctx: Context, method: str) -> list[dict]:
 
 def _judged_materials(ctx: Context, wanted: Callable[[str, dict], bool]) -> list[bpy.types.Material]:
     """Part materials some criterion judges as ``wanted(method, params)`` says: named by its
-    ``material``, or on the faces of its ``object``."""
+    ``material``, or on the faces of its ``object`` or ``objects``."""
     names: set[str] = set()
     for c in ctx.rubric.get("criteria", []):
         params = c.get("params", {})
@@ -1232,9 +1232,10 @@ def _judged_materials(ctx: Context, wanted: Callable[[str, dict], bool]) -> list
             continue
         if "material" in params:
             names.add(params["material"])
-        obj = bpy.data.objects.get(params.get("object", ""))
-        if obj is not None:
-            names.update(s.material.name for s in obj.material_slots if s.material is not None)
+        for obj_name in [params.get("object", ""), *params.get("objects", [])]:
+            obj = bpy.data.objects.get(obj_name)
+            if obj is not None:
+                names.update(s.material.name for s in obj.material_slots if s.material is not None)
     return [m for m in _part_materials(ctx) if m.name in names and _principled(m)]
 
 
@@ -4625,21 +4626,16 @@ def part_driven_by_playback(ctx: Context) -> None:
     driver.expression = f"{part.location.z!r} - max({', '.join(names) or '0'}, 0)"
 
 
-def _normal_graded_materials(ctx: Context) -> list[bpy.types.Material]:
-    """The materials on the objects a normals_follow_faces criterion judges."""
-    names = {n for c in ctx.rubric.get("criteria", []) if c["method"] == "normals_follow_faces"
-             for n in c.get("params", {}).get("objects", [c.get("params", {}).get("object")]) if n}
-    mats = {s.material.name: s.material for n in sorted(names) if (o := ctx.scene.objects.get(n)) is not None
-            for s in o.material_slots if s.material is not None and s.material.node_tree is not None}
-    return [mats[k] for k in sorted(mats) if _principled(mats[k])]
+def _normals_graded(method: str, params: dict) -> bool:
+    return method == "normals_follow_faces"
 
 
 @operator("normal_map_turned_inward", "each Principled BSDF on the objects whose shading normals are graded fed a "
           "world-space Normal Map of the face normal turned round (its colour from the Geometry normal): the mesh "
           "untouched, every render shades the parts as lit from inside",
-          lambda ctx: None if _normal_graded_materials(ctx) else "no graded shading normals with a Principled BSDF")
+          _needs_judged(_normals_graded, "shading normal"))
 def normal_map_turned_inward(ctx: Context) -> None:
-    for mat in _normal_graded_materials(ctx):
+    for mat in _judged_materials(ctx, _normals_graded):
         tree = mat.node_tree
         for bsdf in _principled(mat):
             geometry = tree.nodes.new("ShaderNodeNewGeometry")

@@ -490,16 +490,20 @@ _ANIMATABLE = ("objects", "meshes", "curves", "metaballs", "lattices", "shape_ke
                "speakers", "lightprobes")
 
 
-def tree_idnames(tree, seen: set | None = None) -> set[str]:
-    """The node types (``bl_idname``) of ``tree`` and of the node groups it uses, each tree once."""
+def node_trees(tree, seen: set | None = None):
+    """``tree`` and every node group it uses, at any depth, each tree once."""
     seen = set() if seen is None else seen
     if tree is None or tree.as_pointer() in seen:
-        return set()
+        return
     seen.add(tree.as_pointer())
-    found = {node.bl_idname for node in tree.nodes}
+    yield tree
     for node in tree.nodes:
-        found |= tree_idnames(getattr(node, "node_tree", None), seen)
-    return found
+        yield from node_trees(getattr(node, "node_tree", None), seen)
+
+
+def tree_idnames(tree) -> set[str]:
+    """The node types (``bl_idname``) of ``tree`` and of the node groups it uses."""
+    return {node.bl_idname for inner in node_trees(tree) for node in inner.nodes}
 
 
 def time_dependent(scene: bpy.types.Scene) -> str | None:
@@ -1407,6 +1411,7 @@ def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
 # Data-blocks of the user interface: what they hold (playing, scrubbing, the workspace shown)
 # changes with what the person at the screen does, never in a render.
 UI_ID_TYPES = {"SCREEN", "WINDOWMANAGER", "WORKSPACE"}
+UI_IDS = (bpy.types.Screen, bpy.types.WindowManager, bpy.types.WorkSpace)
 
 
 def ui_reading_drivers() -> list[str]:
@@ -1419,8 +1424,7 @@ def ui_reading_drivers() -> list[str]:
         for fc in ad.drivers if ad is not None else ():
             for var in fc.driver.variables:
                 for target in var.targets:
-                    if getattr(target, "id_type", "") in UI_ID_TYPES or type(getattr(target, "id", None)).__name__ in (
-                            "Screen", "WindowManager", "WorkSpace"):
+                    if getattr(target, "id_type", "") in UI_ID_TYPES or isinstance(getattr(target, "id", None), UI_IDS):
                         found.append(f"{type(ident).__name__} {ident.name!r}: driver {fc.data_path!r} reads the "
                                      f"user interface ({target.id_type.lower()})")
                         break

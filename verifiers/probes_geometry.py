@@ -15,7 +15,7 @@ import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, corner_verts, fraction_outcome, names_param,
+    GEOMETRY_TYPES, Probe, aabb_gap, aabb_point, aabb_size, binary_outcome, corner_verts, fraction_outcome, names_param, node_trees,
     object_point, primitive, render_view_layer, render_world, rnd, union_boxes, uv_vectors, vertex_positions,
 )
 from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
@@ -882,14 +882,9 @@ def _material_normals_turned(probe: Probe, obj, frame: int, limit: float) -> tup
     return worst, unknown
 
 
-def _normal_linked(tree, seen: set | None = None) -> bool:
+def _normal_linked(tree) -> bool:
     """Something in ``tree`` (or a node group it uses) is linked into a Normal or Coat Normal input."""
-    seen = set() if seen is None else seen
-    if tree is None or tree.as_pointer() in seen:
-        return False
-    seen.add(tree.as_pointer())
-    return any(link.to_socket.name in ("Normal", "Coat Normal") for link in tree.links) or any(
-        _normal_linked(getattr(node, "node_tree", None), seen) for node in tree.nodes)
+    return any(link.to_socket.name in ("Normal", "Coat Normal") for inner in node_trees(tree) for link in inner.links)
 
 
 def _turned_samples(closures: list, ctx: dict, limit: float, note) -> np.ndarray:
