@@ -22,6 +22,42 @@ from verifiers import bpy_procs
 _warm: bpy_procs.WarmProbe | None = None
 
 
+# The start of a bpy script that builds test scenes (the red-team tests' MAKE): its output folder
+# is its last argument; a box (with a "CrateUV" map on request), the file's 3D views, a save.
+BPY_SCENE_HELPERS = r'''
+import sys
+from pathlib import Path
+
+import bpy
+import bmesh  # after bpy
+
+out = Path(sys.argv[-1])
+
+
+def box(name, size, location, uv=False):
+    bm = bmesh.new()
+    if uv:
+        bm.loops.layers.uv.new("CrateUV")
+    bmesh.ops.create_cube(bm, size=1.0, calc_uvs=uv)
+    bmesh.ops.scale(bm, vec=size, verts=bm.verts)
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    obj = bpy.data.objects.new(name, mesh)
+    obj.location = location
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+def views():
+    return [space for screen in bpy.data.screens for area in screen.areas for space in area.spaces
+            if space.type == "VIEW_3D"]
+
+
+def save(name):
+    bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
+'''
+
 def _shared() -> bpy_procs.WarmProbe:
     global _warm
     if _warm is None:

@@ -153,6 +153,10 @@ OPERATOR_NAMES = (
     # frame range, a coat carrying the colour, a glowing patch
     "parts_ray_portal", "parts_hair_shader", "camera_clip_vast", "part_reads_frame_range",
     "coat_tint_carries_colour", "emission_patch",
+    # red team 25: data from another file, a patch of discarded texture, a collection that locks what it
+    # holds, a driver on session state, a turned normal behind a Bump
+    "part_linked_from_packed_library", "texture_discarded_on_patch", "kept_objects_in_unselectable_collection",
+    "part_driven_by_session_state", "bump_turns_normal_inward",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

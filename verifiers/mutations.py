@@ -43,7 +43,7 @@ from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names, shif
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "28"
+MUTATIONS_VERSION = "29"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -4736,3 +4736,114 @@ def emission_patch(ctx: Context) -> None:
             strip = _math_node(tree, "LESS_THAN", split.outputs["X"], 0.02)
             tree.links.new(_math_node(tree, "MULTIPLY", strip, 20.0), bsdf.inputs["Emission Strength"])
             _set_input(tree, bsdf.inputs["Emission Color"], (1.0, 0.0, 1.0, 1.0))
+
+
+# --- red team 25: data from another file, a patch of discarded texture, collections that lock
+# what they hold, a driver on session state, a turned normal behind a Bump ---
+# crate-texture passed with its image linked from a file the customer does not have (the grader
+# read Blender's placeholder grid as the painted image) and with the texture discarded on an 8 cm
+# square of the lid (0.5 % of the area, under the 2 % slack); asset-hygiene with the props linked
+# from a packed library, read-only, and as library overrides of the uncleaned props kept in a
+# second scene, and moved into a collection with Selectable off; robot-carry with the box driven
+# by whether an image's pixels are loaded, which a 3D view of the opened file does.
+
+
+@operator("part_linked_from_packed_library", "the first part replaced by a copy of itself written to a library file "
+          "and linked back under its own name (the library packed into the file): the part is read-only data of "
+          "another file, every render unchanged", lambda ctx: None if _drawn_meshes(ctx) else "no mesh object that "
+          "a render draws")
+def part_linked_from_packed_library(ctx: Context) -> None:
+    part = _drawn_meshes(ctx)[0]
+    name, collections = part.name, list(part.users_collection)
+    copy = part.copy()
+    copy.data = part.data.copy()
+    bpy.data.objects.remove(part)
+    copy.name = name
+    with tempfile.TemporaryDirectory(prefix="arkevo-linked-part-") as folder:  # packed below: the file can go
+        path = os.path.join(folder, "parts.blend")
+        bpy.data.libraries.write(path, {copy}, fake_user=True)
+        data = copy.data
+        bpy.data.objects.remove(copy)
+        bpy.data.meshes.remove(data)
+        with bpy.data.libraries.load(path, link=True) as (_src, dst):
+            dst.objects = [name]
+        for coll in collections:
+            coll.objects.link(dst.objects[0])
+        for library in bpy.data.libraries:  # Blender packs a library by a path relative to the file
+            library.filepath = bpy.path.relpath(library.filepath)
+        bpy.ops.file.pack_libraries()
+
+
+@operator("texture_discarded_on_patch", "each texture-graded Base Color image mixed away, to a flat brown, within 4 % "
+          "of the object's size of the first face's centre (Object coordinates): a patch of the part where what is "
+          "painted never renders", lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base "
+          "Color image")
+def texture_discarded_on_patch(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        mat = next(m for m in bpy.data.materials if m.node_tree == tree)
+        owner = next((o for o in ctx.scene.objects if o.type == "MESH" and len(o.data.polygons)
+                      and any(s.material == mat for s in o.material_slots)), None)
+        if owner is None:
+            continue
+        centre = owner.data.polygons[0].center
+        radius = 0.04 * max(max(c[i] for c in owner.bound_box) - min(c[i] for c in owner.bound_box) for i in range(3))
+        coords = tree.nodes.new("ShaderNodeTexCoord")
+        distance = tree.nodes.new("ShaderNodeVectorMath")
+        distance.operation = "DISTANCE"
+        tree.links.new(coords.outputs["Object"], distance.inputs[0])
+        distance.inputs[1].default_value = tuple(centre)
+        mix = tree.nodes.new("ShaderNodeMix")
+        mix.data_type = "RGBA"
+        tree.links.new(_math_node(tree, "GREATER_THAN", distance.outputs["Value"], radius), mix.inputs["Factor"])
+        mix.inputs["A"].default_value = (0.3, 0.18, 0.08, 1.0)
+        tree.links.new(tex.outputs["Color"], mix.inputs["B"])
+        tree.links.new(mix.outputs["Result"], bsdf.inputs["Base Color"])
+
+
+@operator("kept_objects_in_unselectable_collection", "every kept object moved into a new collection with Selectable "
+          "off: whoever opens the file cannot pick them, their own switches and every render unchanged",
+          lambda ctx: None if _kept_objects(ctx, "viewport") else "no scene_unchanged criterion keeps an object")
+def kept_objects_in_unselectable_collection(ctx: Context) -> None:
+    locked = bpy.data.collections.new("Locked")
+    locked.hide_select = True
+    ctx.scene.collection.children.link(locked)
+    for obj in _kept_objects(ctx, "viewport"):
+        for coll in list(obj.users_collection):
+            coll.objects.unlink(obj)
+        locked.objects.link(obj)
+
+
+@operator("part_driven_by_session_state", "the first part's Z location driven by whether a new image's pixels are "
+          "loaded (false in a headless render, true once a 3D view of the opened file draws the image): it sinks a "
+          "metre when the file is opened in Blender, every command-line render unchanged",
+          lambda ctx: None if _drawn_meshes(ctx) else "no mesh object that a render draws")
+def part_driven_by_session_state(ctx: Context) -> None:
+    part = _drawn_meshes(ctx)[0]
+    image = bpy.data.images.new("Rig.Swatch", 4, 4)
+    marker = bpy.data.objects.new("Rig.Marker", None)
+    marker.empty_display_type, marker.data = "IMAGE", image
+    ctx.scene.collection.objects.link(marker)
+    driver = part.driver_add("location", 2).driver
+    driver.type = "SCRIPTED"
+    var = driver.variables.new()
+    var.name, var.type = "shown", "SINGLE_PROP"
+    var.targets[0].id_type, var.targets[0].id = "IMAGE", image
+    var.targets[0].data_path = "has_data"
+    driver.expression = f"{part.location.z!r} - shown"
+
+
+@operator("bump_turns_normal_inward", "each Principled BSDF on the objects whose shading normals are graded fed a "
+          "Bump node with no height whose Normal is the face normal turned round: the mesh untouched, every render "
+          "shades the parts as lit from inside", _needs_judged(_normals_graded, "shading normal"))
+def bump_turns_normal_inward(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _normals_graded):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            geometry = tree.nodes.new("ShaderNodeNewGeometry")
+            turned = tree.nodes.new("ShaderNodeVectorMath")
+            turned.operation = "SCALE"
+            turned.inputs["Scale"].default_value = -1.0
+            tree.links.new(geometry.outputs["Normal"], turned.inputs[0])
+            bump = tree.nodes.new("ShaderNodeBump")
+            tree.links.new(turned.outputs["Vector"], bump.inputs["Normal"])
+            tree.links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])

@@ -33,12 +33,17 @@ import importlib.util
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 import bpy
 import numpy as np  # a dependency of the bpy package, so always present alongside it
+
+if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+import colour_math  # noqa: E402
 
 # Measured numbers are rounded so reports are stable, readable text.
 DIGITS = 6
@@ -192,7 +197,31 @@ def _view_drawing(space, window) -> dict:
         "render_pass": shading.render_pass if shaded else "COMBINED",
         "compositor": shading.use_compositor if shaded else "DISABLED",
         "clip": _view_clip(space, region, window.scene),
+        "flat": _flat_drawing(space, window.scene) if solid else None,
     }
+
+
+def _flat_drawing(space, scene) -> dict | None:
+    """What a Solid view lit Flat draws with when nothing else marks an object's edges (no
+    outline, wireframe overlay, cavity or shadow): {source: its colour type, single: the single
+    colour, background: the view's background colour, linear} -- every object a flat patch of
+    one colour, which can be the background's own (red team 25); None where the view shades."""
+    shading = space.shading
+    overlays = space.overlay.show_overlays
+    if shading.light != "FLAT" or shading.show_cavity or shading.show_shadows or (
+            overlays and (shading.show_object_outline or space.overlay.show_wireframes)):
+        return None
+    kind = shading.background_type
+    if kind == "VIEWPORT":
+        background = list(shading.background_color)
+    elif kind == "WORLD":
+        background = list(scene.world.color) if scene.world is not None else None
+    else:  # the theme's, sRGB; a gradient is not one colour
+        gradients = bpy.context.preferences.themes[0].view_3d.space.gradients
+        background = ([colour_math.srgb_to_linear(c) for c in gradients.high_gradient]
+                      if gradients.background_type == "SINGLE_COLOR" else None)
+    return None if background is None else {"source": shading.color_type, "single": list(shading.single_color),
+                                              "background": background}
 
 
 def _view_clip(space, region, scene) -> dict | None:
@@ -232,6 +261,7 @@ def _views_summary() -> dict:
             "left_out": {name for view in views for name in view["left_out"]},
             "sources": sorted({view["colour_source"] for view in views} & {"OBJECT", "TEXTURE", "VERTEX"}),
             "compositor": any(view["compositor"] != "DISABLED" for view in views),
+            "flat": [view["flat"] for view in views if view.get("flat") is not None],
             "clips": ranges,
             "depth_rows": np.array([clip["view_matrix"][2] for clip in ranges], dtype=np.float64).reshape(-1, 4),
             "start": np.array([clip["start"] for clip in ranges], dtype=np.float64),
@@ -331,6 +361,11 @@ def opened_view_hides(obj, scene) -> str | None:
         if colour_alpha is not None and colour_alpha < VIEWPORT_ALPHA_MIN:
             return (f"see-through in a 3D view the file opens on: it colours by {source.lower()} and that colour's "
                     f"alpha is {colour_alpha:g}")
+    for flat in summary["flat"]:
+        drawn = _flat_colours(obj, flat)
+        if drawn and all(_indistinct(c, flat["background"]) for c in drawn):
+            return (f"drawn in a 3D view the file opens on in its background's own colour (Solid, Flat lighting, "
+                    f"colour by {flat['source'].lower()}, nothing marking edges)")
     world = np.array(obj.matrix_world, dtype=np.float64)
     corners = np.array([tuple(c) for c in obj.bound_box], dtype=np.float64) @ world[:3, :3].T + world[:3, 3]
     clip = _clip_hiding(summary, corners)
@@ -340,6 +375,27 @@ def opened_view_hides(obj, scene) -> str | None:
 
 
 VIEWPORT_ALPHA_MIN = 0.5  # a material's viewport alpha below this draws its faces more see-through than not
+# Two flat colours closer than this (CIEDE2000) are one colour to the eye on a screen.
+FLAT_DISTINCT_DE = 3.0
+
+
+def _flat_colours(obj, flat: dict) -> list:
+    """The linear colours a Flat-lit Solid view fills ``obj`` with: the single colour, the
+    object's colour, or each of its materials' viewport colours; [] where the colour source
+    draws more than that (a texture, colour attributes, a random colour per object)."""
+    source = flat["source"]
+    if source == "SINGLE":
+        return [flat["single"]]
+    if source == "OBJECT":
+        return [list(obj.color)[:3]]
+    if source == "MATERIAL":
+        mats = [s.material for s in getattr(obj, "material_slots", ()) if s.material is not None]
+        return [list(m.diffuse_color)[:3] for m in mats] or [[0.8, 0.8, 0.8]]  # Blender's default grey
+    return []
+
+
+def _indistinct(colour, background) -> bool:
+    return colour_math.delta_e_linear(colour[:3], background[:3]) < FLAT_DISTINCT_DE
 
 
 def axes_skew(m3) -> float:
@@ -1373,6 +1429,16 @@ class ShowsWhatItCannotMeasure(RenderShowsNothing):
     criterion scores 0, the detail naming what."""
 
 
+class HoldsAnotherFilesData(RenderShowsNothing):
+    """The delivery holds data-blocks linked from another .blend file (a library, packed or not)
+    or library overrides of them.  Red team 25: a texture linked from a file the customer does
+    not have opened as Blender's placeholder grid (the grader read the placeholder's pixels as
+    painted ones); props linked from a packed library were read-only in the customer's hands
+    (edit mode refused); library overrides kept the supplied, uncleaned props, under the props'
+    names, in a second scene.  A delivery is one file the customer opens and edits: every
+    criterion scores 0, the detail naming the libraries and what each lends."""
+
+
 # Modifiers that carry a simulation's state from frame to frame (baked: their point cache holds it).
 SIMULATION_MODIFIERS = {"CLOTH", "SOFT_BODY", "DYNAMIC_PAINT", "FLUID"}
 
@@ -1405,7 +1471,7 @@ def unmeasurable_motion(scene: bpy.types.Scene) -> list[str]:
                 found.append(f"{obj.name}: geometry nodes with a simulation zone")
             elif "GeometryNodeInputActiveCamera" in nodes:
                 found.append(f"{obj.name}: geometry nodes that read the active camera")
-    return found + ui_reading_drivers()
+    return found + session_reading_drivers()
 
 
 # Data-blocks of the user interface: what they hold (playing, scrubbing, the workspace shown)
@@ -1414,21 +1480,57 @@ UI_ID_TYPES = {"SCREEN", "WINDOWMANAGER", "WORKSPACE"}
 UI_IDS = (bpy.types.Screen, bpy.types.WindowManager, bpy.types.WorkSpace)
 
 
-def ui_reading_drivers() -> list[str]:
-    """Every driver, on any data-block, with a variable that reads the user interface (red team
-    23: a box's offset driven by ``is_animation_playing`` of the file's screens dropped it
-    through the table whenever Play ran, every render and the probe's stepping unchanged)."""
+# Read-only properties a rig may read: the frame as the render steps it. Every other read-only
+# property is state Blender sets as it runs (whether an image's pixels are loaded, users, modes).
+READ_ONLY_A_RIG_READS = {("Scene", "frame_current_final")}
+_TRAILING_INDEX = re.compile(r"\[\d+\]$")
+_LAST_NAME = re.compile(r"([A-Za-z_]\w*)$")
+
+
+def session_reading_drivers() -> list[str]:
+    """Every driver, on any data-block, with a variable that reads the session rather than the
+    file: the user interface (red team 23: a box's offset driven by ``is_animation_playing`` of
+    the file's screens dropped it through the table whenever Play ran, every render and the
+    probe's stepping unchanged) or a read-only property Blender sets as it runs (red team 25:
+    ``Image.has_data`` of an image an empty displays -- false in a headless render, true once a
+    3D view has drawn the opened file -- dropped the carried box 40 cm into the tables), but
+    ``READ_ONLY_A_RIG_READS``."""
     found = []
     for ident in ids_of_file():
         ad = getattr(ident, "animation_data", None)
         for fc in ad.drivers if ad is not None else ():
             for var in fc.driver.variables:
                 for target in var.targets:
+                    what = None
                     if getattr(target, "id_type", "") in UI_ID_TYPES or isinstance(getattr(target, "id", None), UI_IDS):
-                        found.append(f"{type(ident).__name__} {ident.name!r}: driver {fc.data_path!r} reads the "
-                                     f"user interface ({target.id_type.lower()})")
+                        what = f"the user interface ({target.id_type.lower()})"
+                    elif var.type == "SINGLE_PROP" and (prop := _read_only_read(target)) is not None:
+                        what = f"{prop}, which Blender sets as it runs (read-only), not the file"
+                    if what is not None:
+                        found.append(f"{type(ident).__name__} {ident.name!r}: driver {fc.data_path!r} reads {what}")
                         break
     return sorted(set(found))
+
+
+def _read_only_read(target) -> str | None:
+    """"Struct.property" when a Single Property target resolves to a read-only RNA property
+    (custom properties are the file's own and never read-only); None otherwise."""
+    ident, path = getattr(target, "id", None), str(getattr(target, "data_path", "") or "")
+    if ident is None or not path:
+        return None
+    base = _TRAILING_INDEX.sub("", path)
+    name = _LAST_NAME.search(base)
+    try:
+        prop = ident.path_resolve(base, False)
+    except (ValueError, TypeError, AttributeError):
+        return None
+    data = getattr(prop, "data", None)
+    if data is None or name is None:
+        return None
+    rna = data.bl_rna.properties.get(name.group(1))
+    if rna is None or not rna.is_readonly or (type(data).__name__, name.group(1)) in READ_ONLY_A_RIG_READS:
+        return None
+    return f"{type(data).__name__}.{name.group(1)}"
 
 
 def ambiguous_names() -> list[str]:
@@ -1445,6 +1547,29 @@ def ambiguous_names() -> list[str]:
         seen.setdefault((type(datablock).__name__, datablock.name), []).append(where)
     return [f"{kind} {name!r} ({', '.join(sorted(places))})"
             for (kind, name), places in sorted(seen.items()) if len(places) > 1]
+
+
+def another_files_data() -> list[str]:
+    """Each library the open file links data-blocks from, with what it lends, and each library
+    override (a start scene with linked data is not supported: none of the bundled seeds has
+    one, and its untouched start would be refused here, at calibration)."""
+    lent: dict[str, list[str]] = {}
+    overrides = []
+    for datablock in ids_of_file():
+        if datablock.library is not None:
+            lent.setdefault(datablock.library.name, []).append(f"{type(datablock).__name__} {datablock.name!r}")
+        if datablock.override_library is not None:
+            overrides.append(f"{type(datablock).__name__} {datablock.name!r}")
+    found = []
+    for library in sorted(bpy.data.libraries, key=lambda lib: lib.name):
+        if library.name in lent:
+            kind = "packed" if library.packed_file is not None else "not packed"
+            blocks = sorted(lent[library.name])
+            found.append(f"library {library.name!r} ({kind}) lends {len(blocks)}: {', '.join(blocks[:4])}"
+                         + (" ..." if len(blocks) > 4 else ""))
+    if overrides:
+        found.append(f"{len(overrides)} library override(s): {', '.join(sorted(overrides)[:4])}")
+    return found
 
 
 def ids_of_file():
@@ -1571,7 +1696,8 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     frames the task grades (``graded_frames``).  Raises ``RenderShowsNothing`` when no view
     layer renders, ``RunsPythonWhenTrusted`` (a kind of it) when the file runs Python on a
     trusted open, ``NamesAmbiguous`` (another) when two data-blocks of one kind share a name,
-    ``ShowsWhatItCannotMeasure`` (another) for an unbaked simulation or camera-reading geometry."""
+    ``ShowsWhatItCannotMeasure`` (another) for an unbaked simulation or camera-reading geometry,
+    ``HoldsAnotherFilesData`` (another) for data linked from a library or overriding it."""
     _ensure_engine()
     for cache in _PER_RENDER_CACHES:
         cache.clear()
@@ -1586,6 +1712,10 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     if ambiguous:
         raise NamesAmbiguous("two data-blocks share a name, so which one the render uses cannot be told: "
                              + "; ".join(ambiguous[:5]))
+    borrowed = another_files_data()
+    if borrowed:
+        raise HoldsAnotherFilesData("the file holds data from another .blend file, which the customer may not have "
+                                    "and cannot edit in this one: " + "; ".join(borrowed[:5]))
     view_layer = render_view_layer(scene)
     if view_layer is None:
         raise RenderShowsNothing("the render shows nothing: every view layer is disabled for rendering")

@@ -102,7 +102,7 @@ def _evaluated_colour(probe: Probe, p: dict, mat, principled: bool, target: str)
 def base_color(probe: Probe, p: dict):
     """The colour the material (``material``, or the first material of ``object``) shows is
     within ``max_delta_e`` (CIEDE2000) of ``expected`` (linear [r, g, b] or sRGB '#rrggbb') on
-    >= ``min_share`` (0.98) of the area it covers, its node graph evaluated over the surface
+    >= ``min_share`` (1: every sample) of the area it covers, its node graph evaluated over the surface
     (``probes_surface``).  ``source``: auto (default: the evaluated surface colour), principled
     (the same, and every closure that shows is a Principled BSDF) or viewport (the viewport
     colour, ``diffuse_color``, which must also be opaque: alpha 1)."""
@@ -146,7 +146,7 @@ def _evaluated_outcome(probe: Probe, p: dict, mat, source: str, target: str) -> 
     median = float(np.median(finite)) if len(finite) else None
     detail = (f"{mat.name} shows a colour within dE2000 {tol:g} of expected on {share:.3f} of its area "
               f"(min {min_share:g}; median dE {median if median is None else round(median, 2)})")
-    return binary_outcome(share >= min_share, rnd(list(mean)) if mean is not None else None, p["expected"], detail,
+    return binary_outcome(share >= min_share - probes_surface.SHARE_EPS, rnd(list(mean)) if mean is not None else None, p["expected"], detail,
                           {"delta_e2000": rnd(median), "share": rnd(share), "source": source,
                            "lab": rnd(list(colour_math.linear_to_lab(mean))) if mean is not None else None})
 

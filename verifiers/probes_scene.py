@@ -48,7 +48,9 @@ from probes_solid import fan_indices  # noqa: E402
 # 8: world_scale holds the cosines between the axes; a material's settings outside its node
 # graph (viewport display included) are the object's ``material_settings`` (red team 21).
 # 9: ``viewport`` holds why the view the file opens on hides the object (red team 22).
-SNAPSHOT_VERSION = "10"
+# 10: ``viewport`` holds the object's editor settings; render ``units`` and ``scene_settings``.
+# 11: ``viewport`` holds the view layers where the object can be selected (red team 25).
+SNAPSHOT_VERSION = "11"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -765,7 +767,28 @@ def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
             "opened_view_hides": opened_view_hides(obj, scene),
             # what the object walk skips as editor state is still the object's setting (red team
             # 23: props made unselectable, their transforms locked, coloured magenta at alpha 0)
-            "editor": {name: _plain(getattr(obj, name)) for name in _editor_settings(obj)}}
+            "editor": {name: _plain(getattr(obj, name)) for name in _editor_settings(obj)},
+            # its own switch and its collections' together (red team 25: props moved into a
+            # collection with Selectable off, their own switch untouched)
+            "selectable_in": _selectable_in(obj, scene)}
+
+
+def _selectable_in(obj: bpy.types.Object, scene: bpy.types.Scene) -> list[str]:
+    """The view layers in which a click can select ``obj``, as Blender derives it: its own
+    Selectable and, on some path of layer collections down to one holding it, no collection
+    excluded or with Selectable off (a restriction holds for every child below it)."""
+    if obj.hide_select:
+        return []
+    return sorted(vl.name for vl in scene.view_layers if _selectable_below(vl.layer_collection, obj, 0))
+
+
+def _selectable_below(layer, obj: bpy.types.Object, depth: int) -> bool:
+    coll = layer.collection
+    if layer.exclude or coll.hide_select or depth > 64:
+        return False
+    if coll.objects.get(obj.name) == obj:
+        return True
+    return any(_selectable_below(child, obj, depth + 1) for child in layer.children)
 
 
 def _editor_settings(obj: bpy.types.Object) -> list[str]:

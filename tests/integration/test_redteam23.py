@@ -24,46 +24,15 @@ from __future__ import annotations
 import pytest
 
 from tests.probe_cases import (
-    assert_operators_killed, assert_refused_as_expected, local_probe, probe_local, run_bpy, write_rule_task,
+    BPY_SCENE_HELPERS, assert_operators_killed, assert_refused_as_expected, local_probe, probe_local, run_bpy,
+    write_rule_task,
 )
 from verifiers import bpy_procs
 from verifiers.mutation_testing import OPERATOR_NAMES
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
 
-MAKE = r'''
-import sys
-from pathlib import Path
-
-import bpy
-import bmesh  # after bpy
-
-out = Path(sys.argv[-1])
-
-
-def box(name, size, location, uv=False):
-    bm = bmesh.new()
-    if uv:
-        bm.loops.layers.uv.new("CrateUV")
-    bmesh.ops.create_cube(bm, size=1.0, calc_uvs=uv)
-    bmesh.ops.scale(bm, vec=size, verts=bm.verts)
-    mesh = bpy.data.meshes.new(name)
-    bm.to_mesh(mesh)
-    bm.free()
-    obj = bpy.data.objects.new(name, mesh)
-    obj.location = location
-    bpy.context.scene.collection.objects.link(obj)
-    return obj
-
-
-def views():
-    return [space for screen in bpy.data.screens for area in screen.areas for space in area.spaces
-            if space.type == "VIEW_3D"]
-
-
-def save(name):
-    bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
-
+MAKE = BPY_SCENE_HELPERS + r'''
 
 def prop(name, extra=None):
     """SM_Box on a stand, a sun: the kept scene."""

@@ -1,0 +1,141 @@
+"""Gaming (must fail): the box sinks 40 cm into the set whenever the file is looked at in Blender's viewport.
+
+The reference carry, plus one helper empty ("Rig.Offset", an EMPTY as the spec allows) that the
+box follows through a Copy Location constraint with Offset on (constraints on the box are
+allowed), and a second helper empty ("Rig.Marker", an EMPTY drawn as a 1 mm image, hidden inside
+Arm.Base) showing a small generated image.  The offset empty's Z is driven by a simple
+expression, -0.4 * (the image's pixels are loaded in memory: ``Image.has_data``) + 0 * frame.
+A command-line render or the grader never draws the image empty, so the image stays unloaded and
+the box is the reference's.  Opened in Blender, every 3D view draws the image empty, which loads
+the image: from the next frame change on (Play, scrubbing, or an F12 / Render Animation from the
+opened file) the box stands 40 cm sunk into TableA before the pickup, hangs 40 cm under the
+suction pad with nothing holding it through the swing, and ends sunk through TableB's top.
+Breaks REQ-NO-PENETRATION, REQ-ALWAYS-SUPPORTED and REQ-END-ON-B as the spec states they are
+judged ("as long as what Blender shows at each frame meets the list above"), and the
+instruction ("the box must never float, jump or sink into the furniture").  Same class as
+rt23_box_drops_during_playback (a driver reading state only a session has), another route:
+runtime state of a data-block that is not the user interface.
+"""
+import math
+
+import bpy
+
+LIFT = 0.30  # how far above the pick/place height the box travels
+PICK, RELEASE, LAST = 25, 105, 120
+# (frame, target, z) waypoints of the tip; target "A"/"B" picks the table, z is "lift"/"grasp".
+WAYPOINTS = [
+    (15, "A", "lift"), (25, "A", "grasp"), (30, "A", "grasp"), (45, "A", "lift"),
+    (85, "B", "lift"), (100, "B", "grasp"), (105, "B", "grasp"), (120, "B", "lift"),
+]
+
+scene = bpy.context.scene
+ob = bpy.data.objects
+turntable, upper, fore, gripper = (ob[n] for n in ("Arm.Turntable", "Arm.UpperArm", "Arm.Forearm", "Arm.Gripper"))
+tip, box, table_a, table_b = ob["Gripper.Tip"], ob["Box"], ob["TableA"], ob["TableB"]
+
+L1, L2, L3 = fore.location.z, gripper.location.z, tip.location.z
+SHOULDER_Z = upper.matrix_world.translation.z
+BOX_HALF = box.dimensions.z / 2
+TOP_Z = max((table_a.matrix_world @ v.co).z for v in table_a.data.vertices)
+GRASP_Z = TOP_Z + 2 * BOX_HALF  # suction pad on the box's top face
+HEIGHTS = {"grasp": GRASP_Z, "lift": GRASP_Z + LIFT}
+ANGLES = {t: math.atan2(o.location.y, o.location.x) for t, o in (("A", table_a), ("B", table_b))}
+RADIUS = math.hypot(table_a.location.x, table_a.location.y)
+
+
+def ik(theta, r, z):
+    """Joint angles (yaw, shoulder, elbow, wrist) putting the tip at (r, z) with the pad facing down."""
+    wx, wz = r, z + L3 - SHOULDER_Z  # wrist centre relative to the shoulder
+    cos_elbow = (wx * wx + wz * wz - L1 * L1 - L2 * L2) / (2 * L1 * L2)
+    elbow = math.acos(max(-1.0, min(1.0, cos_elbow)))
+    shoulder = math.atan2(wx, wz) - math.atan2(L2 * math.sin(elbow), L1 + L2 * math.cos(elbow))
+    return theta, shoulder, elbow, math.pi - shoulder - elbow
+
+
+def smooth(t):
+    return t * t * (3 - 2 * t)
+
+
+def tip_plan(frame):
+    """(theta, z) of the tip at a frame, eased between waypoints."""
+    for (f0, t0, z0), (f1, t1, z1) in zip(WAYPOINTS, WAYPOINTS[1:]):
+        if f0 <= frame <= f1:
+            s = smooth((frame - f0) / (f1 - f0))
+            a0, a1 = ANGLES[t0], ANGLES[t1]
+            return a0 + (a1 - a0) * s, HEIGHTS[z0] + (HEIGHTS[z1] - HEIGHTS[z0]) * s
+    raise ValueError(f"frame {frame} outside the plan")
+
+
+def pose(frame, rest):
+    first = WAYPOINTS[0][0]
+    if frame >= first:
+        theta, z = tip_plan(frame)
+        return ik(theta, RADIUS, z)
+    # before the first waypoint, blend from the rest pose in joint space
+    s = smooth((frame - 1) / (first - 1))
+    return tuple(r + (h - r) * s for r, h in zip(rest, pose(first, rest)))
+
+
+def key_arm():
+    rest = (turntable.rotation_euler.z, upper.rotation_euler.y, fore.rotation_euler.y, gripper.rotation_euler.y)
+    for f in range(1, LAST + 1):
+        yaw, shoulder, elbow, wrist = pose(f, rest)
+        turntable.rotation_euler.z = yaw
+        upper.rotation_euler.y, fore.rotation_euler.y, gripper.rotation_euler.y = shoulder, elbow, wrist
+        turntable.keyframe_insert("rotation_euler", index=2, frame=f)
+        for joint in (upper, fore, gripper):
+            joint.keyframe_insert("rotation_euler", index=1, frame=f)
+
+
+def bake_box():
+    """Box sits still until PICK, hangs under the tip until RELEASE, then stays where it was put."""
+    start_loc, start_yaw = box.location.copy(), box.rotation_euler.z
+    held = None
+    for f in range(1, LAST + 1):
+        if PICK <= f <= RELEASE:
+            scene.frame_set(f)
+            t = tip.matrix_world.translation
+            yaw = start_yaw + turntable.rotation_euler.z - ANGLES["A"]
+            held = ((t.x, t.y, t.z - BOX_HALF), yaw)
+        loc, yaw = held if held else (start_loc, start_yaw)
+        box.location, box.rotation_euler.z = loc, yaw
+        box.keyframe_insert("location", frame=f)
+        box.keyframe_insert("rotation_euler", index=2, frame=f)
+
+
+def main():
+    scene.frame_start, scene.frame_end = 1, LAST
+    key_arm()
+    bake_box()
+    scene.frame_set(1)
+
+
+main()
+
+
+# --- the trick: a helper empty drawn as a tiny image, and the box's offset driven by whether that
+# image's pixels are in memory (they are once any 3D view has drawn the empty) ---
+img = bpy.data.images.new("Rig.Swatch", 4, 4)          # generated image: its pixels exist only once loaded
+marker = bpy.data.objects.new("Rig.Marker", None)
+marker.empty_display_type = "IMAGE"
+marker.data = img
+marker.empty_display_size = 0.001
+marker.location = (0.0, 0.0, 0.2)                       # inside Arm.Base's column
+scene.collection.objects.link(marker)
+
+offset = bpy.data.objects.new("Rig.Offset", None)
+scene.collection.objects.link(offset)
+drv = offset.driver_add("location", 2).driver
+drv.type = "SCRIPTED"
+var = drv.variables.new()
+var.name = "shown"
+var.type = "SINGLE_PROP"
+var.targets[0].id_type = "IMAGE"
+var.targets[0].id = img
+var.targets[0].data_path = "has_data"
+drv.expression = "-0.4 * shown + 0 * frame"
+
+con = box.constraints.new("COPY_LOCATION")
+con.target = offset
+con.use_offset = True
+scene.frame_set(1)
