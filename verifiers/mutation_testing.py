@@ -157,6 +157,11 @@ OPERATOR_NAMES = (
     # holds, a driver on session state, a turned normal behind a Bump
     "part_linked_from_packed_library", "texture_discarded_on_patch", "kept_objects_in_unselectable_collection",
     "part_driven_by_session_state", "bump_turns_normal_inward",
+    # red team 26: light the camera does not see, glow that takes light away, a light's temperature
+    "glowing_helper_hidden_from_camera", "glowing_cube_instanced", "negative_glow_helper",
+    "sun_in_indirect_only_collection", "extra_light_hot_temperature", "viewport_only_mask", "camera_far_away",
+    "camera_is_an_empty", "world_colour_negative", "area_light_not_normalised", "eevee_light_threshold_cut",
+    "emission_switched_by_engine_modulo", "emission_colour_nan_at_zero",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -43,7 +43,7 @@ from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names, shif
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "29"
+MUTATIONS_VERSION = "30"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -1162,12 +1162,19 @@ def _enclosing_box(ctx: Context) -> tuple[Vector, Vector]:
           "large box enclosing all the parts (the render shows the box; no scene object is a mesh)", _needs_parts)
 def instanced_extra_geometry(ctx: Context) -> None:
     box = _new_mesh_object("Instanced.Box", *_enclosing_box(ctx), (0.8, 0.8, 0.8, 1.0))
-    ctx.scene.collection.objects.unlink(box)
-    collection = bpy.data.collections.new("Instanced")
-    collection.objects.link(box)
-    holder = bpy.data.objects.new("Instancer.Collection", None)
-    holder.instance_type, holder.instance_collection = "COLLECTION", collection
-    ctx.scene.collection.objects.link(holder)
+    _instanced_only(ctx, box, "Instanced", "Instancer.Collection")
+
+
+def _instanced_only(ctx: Context, obj: bpy.types.Object, collection: str, holder: str) -> bpy.types.Object:
+    """``obj`` moved into a new collection in no scene, drawn by a new empty ``holder`` that
+    instances it: no scene object is ``obj``, the render draws it."""
+    ctx.scene.collection.objects.unlink(obj)
+    held = bpy.data.collections.new(collection)
+    held.objects.link(obj)
+    empty = bpy.data.objects.new(holder, None)
+    empty.instance_type, empty.instance_collection = "COLLECTION", held
+    ctx.scene.collection.objects.link(empty)
+    return empty
 
 
 @operator("dupliverts_child", "a one-vertex helper mesh with vertex instancing (its own mesh not shown) whose "
@@ -3694,14 +3701,7 @@ def _helper_inside(ctx: Context, name: str) -> bpy.types.Object:
           "strength 1e6: a mesh that lights the parts like a 7.5 kW lamp and renders them white",
           lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.lights_on")(ctx))
 def glowing_helper(ctx: Context) -> None:
-    helper = _helper_inside(ctx, "Brace")
-    mat = helper.data.materials[0]
-    mat.use_nodes = True
-    tree = mat.node_tree
-    tree.nodes.clear()
-    glow = tree.nodes.new("ShaderNodeEmission")
-    glow.inputs["Strength"].default_value = 1e6
-    tree.links.new(glow.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+    _glowing(_helper_inside(ctx, "Brace"), 1e6)
 
 
 @operator("displaced_helper", "a 2 cm cube added at the centre of the parts' box whose material displaces its "
@@ -4847,3 +4847,209 @@ def bump_turns_normal_inward(ctx: Context) -> None:
             bump = tree.nodes.new("ShaderNodeBump")
             tree.links.new(turned.outputs["Vector"], bump.inputs["Normal"])
             tree.links.new(bump.outputs["Normal"], bsdf.inputs["Normal"])
+
+
+# --- red team 26: light the camera does not see, glow that takes light away, a temperature ---
+# table-model passed with glowing panels hidden from the camera (Ray Visibility > Camera off), a
+# sun in an indirect-only collection and a glowing cube in a collection only an empty instanced --
+# the light walks kept what the camera sees, Cycles lights with all of them -- and with a brace
+# glowing at -5 (counted as light added); product-lighting with an extra light white at 15 W whose
+# Temperature (800 K) put 81 W of red into the render.
+
+
+def _glowing(helper: bpy.types.Object, strength) -> None:
+    """``helper``'s material an Emission of ``strength`` (a number, or a node output linked in)."""
+    mat = helper.data.materials[0]
+    mat.use_nodes = True
+    tree = mat.node_tree
+    tree.nodes.clear()
+    glow = tree.nodes.new("ShaderNodeEmission")
+    if isinstance(strength, (int, float)):
+        glow.inputs["Strength"].default_value = strength
+    else:
+        tree.links.new(strength(tree), glow.inputs["Strength"])
+    tree.links.new(glow.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+
+
+_GLOW_JUDGED = lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.lights_on")(ctx)  # noqa: E731
+
+
+@operator("glowing_helper_hidden_from_camera", "a 2 cm cube at the centre of the parts' box glowing at strength 1e6, "
+          "its Ray Visibility > Camera off: the picture never shows it, every part lit white by it", _GLOW_JUDGED)
+def glowing_helper_hidden_from_camera(ctx: Context) -> None:
+    helper = _helper_inside(ctx, "Brace")
+    _glowing(helper, 1e6)
+    helper.visible_camera = False
+
+
+@operator("glowing_cube_instanced", "a collection in no scene holding a 2 cm cube glowing at strength 1e6, instanced "
+          "by a new empty at the parts' centre: the render lights the parts white with it, no scene object glows",
+          _GLOW_JUDGED)
+def glowing_cube_instanced(ctx: Context) -> None:
+    helper = _helper_inside(ctx, "LampCube")
+    _glowing(helper, 1e6)
+    _instanced_only(ctx, helper, "LampSet", "Brace")
+
+
+@operator("negative_glow_helper", "a 2 cm cube at the centre of the parts' box whose Emission strength is linked "
+          "from a Math node of -1e5 (the field itself stops at 0): it takes light away, the parts render dark",
+          _GLOW_JUDGED)
+def negative_glow_helper(ctx: Context) -> None:
+    _glowing(_helper_inside(ctx, "Brace"), lambda tree: _value_node(tree, -1e5))
+
+
+@operator("sun_in_indirect_only_collection", "a sun of strength 1000 in a new collection the view layer marks "
+          "Indirect Only: the camera sees no sun, the render lights the parts white with it", _lights_on_judged)
+def sun_in_indirect_only_collection(ctx: Context) -> None:
+    rig = bpy.data.collections.new("Rig")
+    ctx.scene.collection.children.link(rig)
+    data = bpy.data.lights.new("Blinding", "SUN")
+    data.energy = 1000.0
+    obj = bpy.data.objects.new("Blinding", data)
+    rig.objects.link(obj)
+    obj.rotation_euler = (0.6, 0.0, 0.4)
+    layer = next(c for c in bpy.context.view_layer.layer_collection.children if c.collection == rig)
+    layer.indirect_only = True
+
+
+def _light_power_bound(ctx: Context) -> float | None:
+    bounds = [float(p["max_power"]) for p in _criteria(ctx, "light_power") if "max_power" in p]
+    return min(bounds) if bounds else None
+
+
+@operator("extra_light_hot_temperature", "an extra point light at 0.9 of the light power bound, white, with its "
+          "Temperature on at 800 K: Blender multiplies the colour by (5.4, 0, 0), five times the bound in red",
+          lambda ctx: None if _light_power_bound(ctx) is not None else "no light_power criterion bounds a light")
+def extra_light_hot_temperature(ctx: Context) -> None:
+    data = _extra_light(ctx, "Warmer", 0.9 * float(_light_power_bound(ctx) or 0.0))
+    data.use_temperature, data.temperature = True, 800.0
+
+
+# fence-array passed with a modifier shown only in the viewport deleting eight of ten pickets (the
+# row's box unchanged), the camera 5 km away (the fence 0.3 px across), a Follow Track constraint
+# moving the pickets after frame 1 (measured as a static scene), a world of negative colour, an
+# area light with Normalize off, EEVEE's Light Threshold cutting the lamp, and an Empty as the
+# scene's camera.
+
+
+def _dimension_graded(ctx: Context) -> list[bpy.types.Object]:
+    """Mesh objects a dimensions criterion measures."""
+    names = {n for p in _criteria(ctx, "dimensions") for n in [p.get("object", ""), *p.get("objects", [])]}
+    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH"]
+
+
+@operator("viewport_only_mask", "each mesh a dimensions criterion measures given a Mask modifier of an empty vertex "
+          "group, shown in the viewport and not in render: every render shows the parts, the file as opened "
+          "shows nothing of them (the viewport's box of nothing read as no box)",
+          lambda ctx: None if _dimension_graded(ctx) else "no dimensions criterion measures a mesh")
+def viewport_only_mask(ctx: Context) -> None:
+    for obj in _dimension_graded(ctx):
+        group = obj.vertex_groups.new(name="Viewport.Nothing")
+        mask = obj.modifiers.new("Mask.Viewport", "MASK")
+        mask.vertex_group = group.name
+        mask.show_viewport, mask.show_render = True, False
+
+
+_CAMERA_KEPT = _judged_by("render_overrides.camera_keeps")
+
+
+@operator("camera_far_away", "the camera a render uses moved 5 km back along its view axis, its clip end made to "
+          "reach: every part a speck under a pixel, yet rays through the parts' own points still hit them",
+          _CAMERA_KEPT)
+def camera_far_away(ctx: Context) -> None:
+    cam = _render_camera(ctx)
+    back = cam.matrix_world.to_3x3() @ Vector((0.0, 0.0, 1.0))
+    cam.location = cam.matrix_world.translation + back.normalized() * 5000.0
+    cam.data.clip_start, cam.data.clip_end = 1.0, 10000.0
+
+
+@operator("camera_is_an_empty", "the scene's camera an Empty turned to look straight up: renders go through it with a "
+          "default lens and show only the sky", _CAMERA_KEPT)
+def camera_is_an_empty(ctx: Context) -> None:
+    view = bpy.data.objects.new("View", None)
+    ctx.scene.collection.objects.link(view)
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    view.location = (lo + hi) / 2 + Vector((0.0, -5.0, 0.0))
+    ctx.scene.camera = view
+
+
+@operator("world_colour_negative", "the render world's Background strength 1e6 over a Color linked from a Combine "
+          "Color of (0, -1, -1) (a socket's own colour stops at 0, a link does not): the world takes light away, "
+          "every render black", _judged_by("render_overrides.max_world_strength"))
+def world_colour_negative(ctx: Context) -> None:
+    world = ctx.scene.world or bpy.data.worlds.new("World")
+    ctx.scene.world = world
+    world.use_nodes = True
+    tree = world.node_tree
+    background = next((n for n in tree.nodes if n.type == "BACKGROUND"), None) or tree.nodes.new("ShaderNodeBackground")
+    output = next((n for n in tree.nodes if n.type == "OUTPUT_WORLD"), None) or tree.nodes.new("ShaderNodeOutputWorld")
+    tree.links.new(background.outputs[0], output.inputs["Surface"])
+    combine = tree.nodes.new("ShaderNodeCombineColor")
+    combine.inputs[0].default_value, combine.inputs[1].default_value, combine.inputs[2].default_value = 0.0, -1.0, -1.0
+    tree.links.new(combine.outputs[0], background.inputs["Color"])
+    background.inputs["Strength"].default_value = 1e6
+
+
+@operator("area_light_not_normalised", "an area light of 1 kW, 1 km square, 20 m above the parts, hidden from the "
+          "camera, with Normalize off: read as a 1 kW panel far wider than the set, it gives off 1 kW per square "
+          "metre of its million", _lights_on_judged)
+def area_light_not_normalised(ctx: Context) -> None:
+    data = bpy.data.lights.new("Sky", "AREA")
+    data.energy, data.size, data.normalize = 1000.0, 1000.0, False
+    obj = bpy.data.objects.new("Sky", data)
+    ctx.scene.collection.objects.link(obj)
+    lo, hi = _world_box(ctx.parts() or [o for o in ctx.scene.objects if o.type in GEOMETRY_TYPES])
+    obj.location = (lo + hi) / 2 + Vector((0.0, 0.0, 20.0))
+    obj.visible_camera = False
+
+
+@operator("eevee_light_threshold_cut", "the engine EEVEE with its Light Threshold at 1e6: EEVEE ends every light's "
+          "influence where it falls under that, so no light reaches the parts and every render is dark",
+          lambda ctx: _judged_by("render_overrides.clamps_keep_light")(ctx) or (
+              None if any(o.type == "LIGHT" and o.data.type != "SUN" and not o.hide_render for o in ctx.scene.objects)
+              else "no light but suns, whose reach no threshold ends"))
+def eevee_light_threshold_cut(ctx: Context) -> None:
+    ctx.scene.render.engine = "BLENDER_EEVEE"
+    ctx.scene.eevee.light_threshold = 1e6
+
+
+# mug-material passed with its glaze glowing only in EEVEE, the scene's engine: a Modulo, an
+# Inverse Square Root, a two-stop Constant ramp, a half-float texel and a stepped image coordinate
+# each read one way by the grader (and Cycles) and another by EEVEE; and with a colour of inf -
+# inf behind an Emission Strength of 0 (EEVEE renders NaN x 0: black).
+
+
+def _emission_graded(method: str, params: dict) -> bool:
+    return method == "surface_shader" and "max_emission" in params
+
+
+@operator("emission_switched_by_engine_modulo", "each Principled BSDF whose emission is bounded glowing magenta at "
+          "strength 20 where Modulo(7 + z x 1e-30, 0.1) < 0.05: Cycles' fmod gives 0.0999999 (no glow), EEVEE's "
+          "a - b x int(a / b) gives ~0 (the part glows)", _needs_judged(_emission_graded, "emission"))
+def emission_switched_by_engine_modulo(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _emission_graded):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            split = tree.nodes.new("ShaderNodeSeparateXYZ")
+            tree.links.new(tree.nodes.new("ShaderNodeNewGeometry").outputs["Position"], split.inputs[0])
+            seven = _math_node(tree, "MULTIPLY_ADD", split.outputs["Z"], 1e-30)
+            seven.node.inputs[2].default_value = 7.0
+            switch = _math_node(tree, "LESS_THAN", _math_node(tree, "MODULO", seven, 0.1), 0.05)
+            tree.links.new(_math_node(tree, "MULTIPLY", switch, 20.0), bsdf.inputs["Emission Strength"])
+            _set_input(tree, bsdf.inputs["Emission Color"], (1.0, 0.0, 1.0, 1.0))
+
+
+@operator("emission_colour_nan_at_zero", "each Principled BSDF whose emission is bounded given an Emission Color of "
+          "exp(100) - exp(100) (inf - inf: NaN) at Emission Strength 0: EEVEE renders NaN x 0, the part black",
+          _needs_judged(_emission_graded, "emission"))
+def emission_colour_nan_at_zero(ctx: Context) -> None:
+    for mat in _judged_materials(ctx, _emission_graded):
+        tree = mat.node_tree
+        for bsdf in _principled(mat):
+            big = _math_node(tree, "EXPONENT", 100.0, 0.0)
+            nan = _math_node(tree, "SUBTRACT", big, big)
+            combine = tree.nodes.new("ShaderNodeCombineColor")
+            for i in range(3):
+                tree.links.new(nan, combine.inputs[i])
+            tree.links.new(combine.outputs[0], bsdf.inputs["Emission Color"])
+            _set_input(tree, bsdf.inputs["Emission Strength"], 0.0)

@@ -493,6 +493,39 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     return out
 
 
+def render_lighting_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
+    """Names of the objects whose light a render of ``scene`` evaluates, seen or not: what
+    ``render_visible_names`` keeps, and also what the camera does not see but the render still
+    lights with -- camera rays off, holdouts, shadow catchers, holdout and indirect-only
+    collections (red team 26: glowing panels hidden from the camera, a sun in an indirect-only
+    collection, blew table-model's parts white).  An object with geometry is left out only when
+    no diffuse, glossy, transmission or volume ray meets it either."""
+    out: set[str] = set()
+    view_layer = render_view_layer(scene)
+    if view_layer is None:
+        return out
+
+    def walk(layer_coll, hidden: bool) -> None:
+        coll = layer_coll.collection
+        hidden = hidden or layer_coll.exclude or coll.hide_render
+        if not hidden:
+            for obj in coll.objects:
+                if obj.hide_render:
+                    continue
+                if obj.type in GEOMETRY_TYPES and (_filtered_out(view_layer, obj.type) or not any(
+                        getattr(obj, f"visible_{ray}", True) for ray in ("diffuse", "glossy", "transmission",
+                                                                          "volume_scatter"))):
+                    continue
+                out.add(obj.name)
+        for child in layer_coll.children:
+            walk(child, hidden)
+
+    walk(view_layer.layer_collection, False)
+    if depsgraph is not None:
+        out &= {o.name for o in depsgraph.objects}
+    return {name for name in out if shows_itself(scene.objects[name], "render")}
+
+
 def shows_itself(obj, mode: str) -> bool:
     """Whether ``obj``'s own geometry is drawn in ``mode`` (render / viewport): an object that
     emits particles or instances others draws itself only with its Show Instancer switch on."""
@@ -562,6 +595,12 @@ def tree_idnames(tree) -> set[str]:
     return {node.bl_idname for inner in node_trees(tree) for node in inner.nodes}
 
 
+# Constraints that read a movie clip's tracking or a cache at the scene's frame (red team 26: a
+# Follow Track constraint held the pickets in place at frame 1 and off the panel from frame 2,
+# and the scene was measured as static).
+TIME_CONSTRAINTS = {"FOLLOW_TRACK", "CAMERA_SOLVER", "OBJECT_SOLVER", "TRANSFORM_CACHE"}
+
+
 def time_dependent(scene: bpy.types.Scene) -> str | None:
     """Why what the render shows may change from frame to frame, or None when nothing can:
     no data-block animated or driven (F-curves, drivers, NLA), no modifier, node or physics
@@ -584,6 +623,10 @@ def time_dependent(scene: bpy.types.Scene) -> str | None:
                 return f"{obj.name}: geometry nodes read the time"
         if getattr(obj, "rigid_body", None) is not None or len(getattr(obj, "particle_systems", ())):
             return f"{obj.name} is simulated"
+        pose = getattr(obj, "pose", None)
+        for con in [*obj.constraints, *(c for bone in (pose.bones if pose is not None else ()) for c in bone.constraints)]:
+            if con.type in TIME_CONSTRAINTS:
+                return f"{obj.name}: a {con.type} constraint follows the clock"
     for img in bpy.data.images:
         if img.source in {"MOVIE", "SEQUENCE"}:
             return f"image {img.name!r} is a {img.source.lower()}"
@@ -1061,6 +1104,33 @@ class Probe:
                    f"{VIEWPORT_ALPHA_MIN:g}"
         return None
 
+    def viewport_shape_differs(self, obj: bpy.types.Object, frame: int) -> str | None:
+        """How the viewport shows ``obj`` in another shape than a render, where it may
+        (``viewport_may_differ``): another number of separate pieces, or a face area outside
+        ``VIEWPORT_AREA_RATIO`` of the render's (red team 26: a Geometry Nodes modifier shown only
+        in the viewport deleted eight of ten pickets, the row's box unchanged); None where they
+        agree.  Viewport levels of a subdivision change neither much."""
+        if obj.type not in GEOMETRY_TYPES or not viewport_may_differ(obj):
+            return None
+        n_render, a_render = _pieces_and_area(self.mesh_arrays(obj, frame))
+        names, drawn = self._viewport_drawn(frame, draws_instances(obj))
+        if obj.name not in names:
+            return None  # not in the viewport at all: viewport_hides says so
+        ev = obj.evaluated_get(self._viewport_at(frame))
+        mesh = ev.to_mesh()
+        try:
+            pieces = [mesh_piece(mesh, np.array(ev.matrix_world, dtype=np.float64))] if mesh is not None else []
+        finally:
+            ev.to_mesh_clear()
+        counted = [_pieces_and_area(m) for m in pieces + list((drawn or {}).get(obj.name, []))]
+        n_view, a_view = sum(n for n, _ in counted), sum(a for _, a in counted)
+        if n_render != n_view:
+            return f"the viewport shows it in {n_view} separate piece(s), a render in {n_render}"
+        low, high = VIEWPORT_AREA_RATIO
+        if a_render > 1e-12 and not low <= a_view / a_render <= high:
+            return f"the viewport shows {a_view / a_render:.2f} of the face area a render does"
+        return None
+
     def shown_aabb(self, obj: bpy.types.Object, frame: int) -> AABB:
         """``aabb`` widened by ``viewport_aabb``: where ``obj`` shows, in a render or in the
         viewport."""
@@ -1196,6 +1266,49 @@ def draws_instances(obj) -> bool:
     """``obj`` can draw instances: it instances a collection or its children, or has a modifier
     that can make instances."""
     return obj.instance_type != "NONE" or any(m.type in INSTANCING_MODIFIERS for m in obj.modifiers)
+
+
+def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Union-find over ``n`` nodes joined by the pairs (a[i], b[i]): each node's label is the
+    smallest node of its component (roots hooked to the smaller root, then pointer jumping)."""
+    lab = np.arange(n)
+    if not len(a):
+        return lab
+    while True:
+        la, lb = lab[a], lab[b]
+        low = np.minimum(la, lb)
+        new = lab.copy()
+        np.minimum.at(new, la, low)
+        np.minimum.at(new, lb, low)
+        while True:
+            jumped = new[new]
+            if np.array_equal(jumped, new):
+                break
+            new = jumped
+        if np.array_equal(new, lab):
+            return lab
+        lab = new
+
+
+# The viewport's face area over a render's that still counts as one shape: a cube at subdivision
+# level 0 in the viewport and 2 in a render has ~2.7 times the area (its limit surface ~2.9).
+VIEWPORT_AREA_RATIO = (0.25, 4.0)
+
+
+def _pieces_and_area(m: dict | None) -> tuple[int, float]:
+    """(separate pieces of faces -- connected through shared vertices --, total face area) of a
+    ``mesh_piece``; (0, 0) without faces."""
+    if m is None or not len(m.get("poly_start", ())):
+        return 0, 0.0
+    lv, start, total, co = m["loop_vert"], m["poly_start"], m["poly_total"], m["co"]
+    first = np.repeat(lv[start], total)
+    labels = components(len(co), first, lv)[lv[start]]
+    poly = np.repeat(np.arange(len(start)), total)
+    rel = np.arange(len(lv)) - start[poly]
+    fan = (rel >= 1) & (rel <= total[poly] - 2)
+    a, b, c = co[lv[start[poly[fan]]]], co[lv[fan]], co[lv[np.flatnonzero(fan) + 1]]
+    area = float(np.linalg.norm(np.cross(b - a, c - a), axis=1).sum() / 2)
+    return int(len(np.unique(labels))), area
 
 
 def viewport_may_differ(obj) -> bool:

@@ -43,7 +43,9 @@ def dimensions(probe: Probe, p: dict):
     of what renders: faces of visible shells (loose vertices, and shells hidden inside another
     solid, do not widen it; see ``probes_solid.visible_shells``).  The box of the faces the
     viewport shows (``Probe.viewport_aabb``: modifiers at their viewport switches and levels)
-    must measure ``expected`` too: the file as opened is the model as much as its render."""
+    must measure ``expected`` too: the file as opened is the model as much as its render; and a
+    part the viewport shows in another shape (``Probe.viewport_shape_differs``: another number of
+    separate pieces, or a face area outside ``VIEWPORT_AREA_RATIO``) fails it."""
     names, expected, tol = names_param(p), [float(v) for v in p["expected"]], float(p["tolerance"])
     frame = int(p.get("frame", 1))
     objs = probe.objects(names)
@@ -59,6 +61,10 @@ def dimensions(probe: Probe, p: dict):
     hidden = {o.name: why for o in objs if (why := probe.viewport_hides(o, frame))}
     if hidden:
         evidence["viewport_hides"] = hidden
+    # red team 26: a viewport-only modifier deleting eight of ten pickets left the row's box as it was
+    shapes = {o.name: why for o in objs if o.name not in hidden and (why := probe.viewport_shape_differs(o, frame))}
+    if shapes:
+        evidence["viewport_shape"] = shapes
     if any(b is not None for b in viewport.values()) or hidden:
         view_size = _joint_size([None if n in hidden else viewport[n] if viewport[n] is not None else rendered[n]
                                  for n in rendered])
@@ -66,12 +72,14 @@ def dimensions(probe: Probe, p: dict):
         if view_size != size:
             evidence.update(viewport_size=rnd(view_size), viewport_axis_errors=rnd(view_errors))
         errors = [max(a, b) for a, b in zip(errors, view_errors)]
-    ok = all(e <= tol for e in errors)
+    ok = all(e <= tol for e in errors) and not shapes
     detail = f"world AABB size of {', '.join(names)}; max axis error {max(errors):.4f} (tolerance {tol})"
     if "viewport_size" in evidence:
         detail += f"; the viewport shows {rnd(evidence['viewport_size'])}"
     if hidden:
         detail += "; the viewport does not show " + ", ".join(f"{n} ({w})" for n, w in hidden.items())
+    if shapes:
+        detail += "; the viewport shows another shape: " + ", ".join(f"{n} ({w})" for n, w in shapes.items())
     return binary_outcome(ok, rnd(size), expected, detail, evidence)
 
 

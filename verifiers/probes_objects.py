@@ -271,7 +271,7 @@ def _outshines(probe: Probe, obj, below: tuple[float | None, str, tuple], entry:
     if limit is None:
         return [limit_how]
     ev = obj.evaluated_get(probe.depsgraph)
-    watts, how = psc.light_output(ev.data)
+    watts, how = psc.light_output(ev.data, ev.matrix_world)
     if watts is None:
         return [how]
     on_target: dict = {}

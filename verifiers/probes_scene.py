@@ -1692,6 +1692,10 @@ def world_strength(scene: bpy.types.Scene) -> tuple[float | None, str]:
             brightest = _linked_colour_peak(colour) if colour.is_linked else max(colour.default_value[:3])
             if brightest is None:
                 return None, f"{node.name}: its linked Color cannot be read"
+            darkest = _linked_colour_low(colour) if colour.is_linked else min(colour.default_value[:3])
+            if darkest is not None and float(strength.default_value) * darkest < 0 or float(strength.default_value) < 0:
+                # red team 26: a Color linked from (0, -1, -1) at strength 1e6 rendered the set black
+                return None, f"{node.name}: takes light away (a channel of strength x colour is negative)"
             if not all(math.isfinite(v) for v in [float(strength.default_value), *colour.default_value[:3]]):
                 return None, f"{node.name}: its strength or colour is not a number"  # max() passes over a NaN
             total += abs(float(strength.default_value) * brightest)
@@ -1739,6 +1743,17 @@ def _linked_colour_peak(sock) -> float | None:
         peak = float(np.max(value))
         return peak if math.isfinite(peak) else None
     return _texture_peak(link.from_node)
+
+
+def _linked_colour_low(sock) -> float | None:
+    """The darkest channel a world's linked Color reaches where its graph can be read without a
+    surface (a Combine Color of (0, -1, -1)), else None (a texture's colours are its own)."""
+    import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a world has nodes)
+    value = ps.Graph(ps.no_surface(), sock.id_data).input(sock, "C")
+    if isinstance(value, ps.Unknown):
+        return None
+    low = float(np.min(np.asarray(value)[:, :3]))
+    return low if math.isfinite(low) else None
 
 
 def _texture_peak(node) -> float | None:
@@ -1919,21 +1934,16 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
             if watts is None or watts < 0:
                 why = light["how"] if watts is None else f"takes light away: {light['how']} = {watts:g} W"
                 return None, f"{who}: {why} (frame {frame})"
-            if light["type"] == "SUN":
-                on, where = watts, "a sun"
-            else:
-                distance = float(np.linalg.norm(np.clip(light["centre"], lo, hi) - np.asarray(light["centre"])))
-                # no nearer than its emitter reaches: a ball or panel puts no more than at its face
-                near = max(distance, float(light["reach"] or 0.0), 1e-3)
-                on, where = watts * light["gain"] / SPREAD[light["type"]] / near ** 2, f"{distance:.3g} m away"
+            on, distance = light_irradiance(light, lo, hi)
+            where = "a sun" if distance is None else f"{distance:.3g} m away"
             total += on
             parts.append((on, f"{who}: {watts:g} W, {where}, {on:.3g}"))
         # the parts' own glow too (red team 22: fence wood glowing at 500 blew the picture white,
         # and the spec counts "an object whose surface glows" as an area light)
-        for name, watts, why in glowing_objects(probe, frame):
-            if watts is None:
+        for name, watts, why, (elo, ehi) in glowing_objects(probe, frame):
+            if watts is None or watts < 0:
+                why = why if watts is None else f"takes light away: its surface glows at {watts:.3g} W"
                 return None, f"{name}: {why} (frame {frame})"
-            (elo, ehi) = probe.aabb(probe.scene.objects[name], frame)
             centre = (np.asarray(elo) + np.asarray(ehi)) / 2
             distance = float(np.linalg.norm(np.clip(centre, lo, hi) - centre))
             near = max(distance, float(np.linalg.norm(np.asarray(ehi) - np.asarray(elo))) / 2, 1e-3)
@@ -1947,6 +1957,56 @@ def lights_on_parts(probe: Probe, names: list[str], bound: float) -> tuple[float
         if worst > bound:
             break
     return worst, worst_why
+
+
+def light_irradiance(light: dict, lo, hi) -> tuple[float, float | None]:
+    """(what a ``render_lights`` entry puts on the box (lo, hi), W/m², the distance from its origin
+    to the box's nearest point, m; None for a sun): its output over ``SPREAD`` and the squared
+    distance, no nearer than its emitter reaches (a ball or panel puts no more than at its
+    face), narrowed by its Spread; a sun's strength as is."""
+    if light["type"] == "SUN":
+        return float(light["watts"]), None
+    distance = float(np.linalg.norm(np.clip(light["centre"], lo, hi) - np.asarray(light["centre"])))
+    near = max(distance, float(light["reach"] or 0.0), 1e-3)
+    return float(light["watts"]) * light["gain"] / SPREAD[light["type"]] / near ** 2, distance
+
+
+# A light that puts at least this share of the lights' total on the parts matters to the picture:
+# EEVEE cutting it (its Light Threshold, its Custom Distance) darkens the parts.
+LIGHT_SHARE_THAT_MATTERS = 0.1
+
+
+def eevee_light_cuts(probe: Probe, names: list[str]) -> list[str]:
+    """The lights EEVEE leaves out of the parts ``names`` at the first graded frame though they
+    put a share that matters of the light there (red team 26: a Light Threshold of 1000 cut a
+    1 kW lamp 3 m from the fence, the picture black): a light whose irradiance on the parts is
+    below the scene's Light Threshold (EEVEE ends its influence where it falls to that), or whose
+    Custom Distance ends before the parts."""
+    if not probe.scene.render.engine.startswith("BLENDER_EEVEE"):
+        return []
+    frame = sorted(probe.graded_frames or [int(probe.scene.frame_current)])[0]
+    objs = [probe.scene.objects[n] for n in names if n in probe.scene.objects]
+    boxes = [probe.aabb(o, frame) for o in objs]
+    if not boxes:
+        return []
+    lo, hi = np.min([b[0] for b in boxes], axis=0), np.max([b[1] for b in boxes], axis=0)
+    lights = [light for light in render_lights(probe, frame) if light["watts"] is not None and light["watts"] > 0]
+    shares = [(light, *light_irradiance(light, lo, hi)) for light in lights]
+    total = sum(on for _, on, _ in shares)
+    threshold = float(getattr(probe.scene.eevee, "light_threshold", 0.0))
+    cut = []
+    for light, on, distance in shares:
+        if on < LIGHT_SHARE_THAT_MATTERS * total:
+            continue
+        source = bpy.data.objects.get(light["light"])
+        data = source.data if source is not None and source.type == "LIGHT" else None
+        if distance is not None and on < threshold:
+            cut.append(f"{light['name']}: {on:.3g} W/m² on the parts, under the Light Threshold {threshold:g}")
+        elif distance is not None and data is not None and getattr(data, "use_custom_distance", False) \
+                and float(data.cutoff_distance) < distance:
+            cut.append(f"{light['name']}: its Custom Distance {float(data.cutoff_distance):g} m ends "
+                       f"{distance:.3g} m before the parts")
+    return cut
 
 
 # The light clamps of each engine (0: off): Cycles caps each sample's direct and indirect
@@ -1974,7 +2034,8 @@ def clip_ratio_off(cam_ev) -> str | None:
 def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
     """(what the cameras a render uses -- ``camera_at`` each graded frame -- do to the parts
     ``names``: depth of field on (it blurs what is not at its focus), a clip range that cuts a
-    part (``clip_cut``), a picture that holds none of a part (``_in_picture``), why).  None of it when the file has no camera.  Red team 16: a
+    part (``clip_cut``), a picture that holds none of a part (``_in_picture``), a render camera
+    that is no Camera object, why).  None of it when the file has no camera.  Red team 16: a
     solver-made camera at f/0.1 focused 5 cm from the lens smeared the fence; one clipping from
     100 m left only the world."""
     frames = sorted(set(probe.graded_frames or [int(probe.scene.frame_current)]))
@@ -1982,7 +2043,14 @@ def camera_cuts(probe: Probe, names: list[str]) -> tuple[list[str], str]:
     out: list[str] = []
     for frame in frames:
         cam = camera_at(probe.scene, frame)
-        if cam is None or cam.type != "CAMERA" or (cam.name, probe.state(frame)) in seen:
+        if cam is not None and cam.type != "CAMERA":
+            # red team 26: an Empty as the scene's camera, turned to look up -- renders go through
+            # it with a default lens, and nothing here could read its picture
+            what = f"the render looks through {cam.name}, an object of type {cam.type}, not a camera"
+            if what not in out:
+                out.append(what)
+            continue
+        if cam is None or (cam.name, probe.state(frame)) in seen:
             continue
         seen.add((cam.name, probe.state(frame)))
         probe.at(frame)
@@ -2083,6 +2151,20 @@ def _picture_hits(probe: Probe, cam_ev, frame: int) -> dict[str, int] | None:
     return hits
 
 
+# A part the picture shows spans at least this many pixels of the render along one side of its
+# projected box: the grid of rays misses small parts, and the rays through a part's own vertices
+# hit it however small it is drawn.
+MIN_PICTURE_PX = 2.0
+
+
+def _picture_span_px(scene, ndc: np.ndarray) -> float:
+    """The longer side, in render pixels, of the box of points at ``ndc`` (-1..1 over the frame)."""
+    render = scene.render
+    scale = render.resolution_percentage / 100.0
+    size = (np.ptp(ndc, axis=0) / 2.0) * np.array([render.resolution_x * scale, render.resolution_y * scale])
+    return float(size.max())
+
+
 def _seen_through_own_points(probe: Probe, cam_ev, obj, frame: int) -> bool:
     """A part the picture's grid of rays missed (small in the picture): is it the first thing
     drawn along the rays through some of its own vertices that lie in the picture?"""
@@ -2091,6 +2173,8 @@ def _seen_through_own_points(probe: Probe, cam_ev, obj, frame: int) -> bool:
     inside = (w > 1e-9) & (np.abs(ndc) <= 1).all(axis=1)
     if not inside.any():
         return False
+    if (w > 1e-9).all() and _picture_span_px(probe.scene, ndc) < MIN_PICTURE_PX:
+        return False  # a speck the render cannot draw (red team 26: a fence 0.3 px across, 5 km away)
     picked = ndc[inside][:: max(1, int(inside.sum()) // 64)]
     points = _frame_points(cam_ev, probe.scene, [((x + 1) / 2, (y + 1) / 2) for x, y in picked.tolist()])
     drawn = probe.rendered()
@@ -2136,6 +2220,7 @@ def clamp_cut(probe: Probe, names: list[str]) -> tuple[list[str], str]:
     level = max((lit or 0.0) / math.pi, abs(shine or 0.0))
     cut = [f"{key} {float(getattr(settings, key)):g}" for key in keys
            if 0 < float(getattr(settings, key)) < level or getattr(settings, key) != getattr(settings, key)]
+    cut += eevee_light_cuts(probe, names)
     return cut, (f"{why}; the world shines {abs(shine or 0.0):.3g}; a white face turned to them returns "
                  f"{level:.3g} (clamps 0 or at least that)")
 
@@ -2250,7 +2335,7 @@ def _output_gain(ps, out) -> tuple[list[float] | None, str]:
     return [float(strength) * float(c) for c in list(colour)[:3]], f"emission {float(strength):g} x {rnd(list(colour))}"
 
 
-def light_output(light) -> tuple[float | None, str]:
+def light_output(light, matrix=None) -> tuple[float | None, str]:
     """(watts, how) a light puts into a render: per channel Power x 2^Exposure x its Color x its
     largest contribution factor x its light nodes' gain (under each engine's Light Output); the
     channel furthest from the bounds: the most negative when any channel takes light away
@@ -2261,17 +2346,42 @@ def light_output(light) -> tuple[float | None, str]:
     unknown = next((how for gains, how in rows if gains is None), None)
     if unknown is not None:
         return None, unknown
-    read = {"Power": [float(light.energy)], "Exposure": [float(light.exposure)], "Color": list(light.color),
+    colour = light_colour(light)
+    read = {"Power": [float(light.energy)], "Exposure": [float(light.exposure)], "Color": colour,
             **{f: [float(getattr(light, f))] for f in LIGHT_FACTORS if hasattr(light, f)},
             "light nodes' emission": [float(g) for gains, _ in rows for g in gains]}
     not_numbers = [k for k, values in read.items() if not all(math.isfinite(v) for v in values)]
     if not_numbers:
         return None, f"{', '.join(not_numbers)} not a number ({rnd(read[not_numbers[0]])})"
     factor = max([float(getattr(light, f)) for f in LIGHT_FACTORS if hasattr(light, f)] or [1.0])
-    base = float(light.energy) * 2.0 ** float(light.exposure) * factor
-    channels = [(base * float(c) * g, how) for gains, how in rows for c, g in zip(light.color, gains)]
+    base = float(light.energy) * 2.0 ** float(light.exposure) * factor * _unnormalised_area(light, matrix)
+    channels = [(base * float(c) * g, how) for gains, how in rows for c, g in zip(colour, gains)]
     watts, how = min(channels) if min(v for v, _ in channels) < 0 else max(channels)
-    return watts, f"{float(light.energy):g} W x 2^{float(light.exposure):g}, colour, factor {factor:g}, {how}"
+    tint = f" at {float(light.temperature):g} K" if getattr(light, "use_temperature", False) else ""
+    area = _unnormalised_area(light, matrix)
+    spread = f" x {area:g} m2 (not normalised)" if area != 1.0 else ""
+    return watts, f"{float(light.energy):g} W{spread} x 2^{float(light.exposure):g}, colour{tint}, factor {factor:g}, {how}"
+
+
+def _unnormalised_area(light, matrix=None) -> float:
+    """What an area light with Normalize off multiplies its Power by: its emitter's area (m²,
+    scaled by ``matrix``, else as its data gives it) -- Blender then does not divide the power
+    over the area (red team 26: a 30 kW panel 1000 m square lit the fence as 3e10 W); 1 else."""
+    if light.type != "AREA" or getattr(light, "normalize", True):
+        return 1.0
+    m3 = matrix.to_3x3() if matrix is not None else mathutils.Matrix.Identity(3)
+    narrower, longer = area_light_sides(light, m3)
+    return narrower * longer * (math.pi / 4 if light.shape in ("DISK", "ELLIPSE") else 1.0)
+
+
+def light_colour(light) -> list[float]:
+    """The colour a render multiplies a light's power by: its Color, times its Temperature's
+    colour where that is on (red team 26: an extra light white at 15 W, at 800 K (5.4, 0, 0),
+    put 81 W of red into the render)."""
+    colour = [float(c) for c in light.color]
+    if getattr(light, "use_temperature", False):
+        colour = [c * float(t) for c, t in zip(colour, light.temperature_color)]
+    return colour
 
 
 # How a light's power spreads (Blender's radiometry): a point or spot light radiates it over the
@@ -2358,21 +2468,44 @@ def shown_to_camera(light_obj, matrix=None) -> str | None:
     return f"{light_obj.name}: {what} shows to the camera (Ray Visibility Camera on): an emitter in the picture"
 
 
-def glowing_objects(probe: Probe, frame: int) -> list[tuple[str, float | None, str]]:
+def glowing_objects(probe: Probe, frame: int) -> list[tuple[str, float | None, str, tuple]]:
     """[(name, the Power its emitting surface gives off as an area light's, W, or None when it
-    cannot be read; how)] for each render-visible object whose materials emit
+    cannot be read; how; its world box (lo, hi))] for each object whose light the render
+    evaluates (``render_lighting_names``: hidden from the camera or not) and whose materials emit
     (``probes_surface.emitted_power``): a lamp made of a mesh lights the parts like a Light does
-    (red team 18), and so does a part's own glow (red team 22)."""
+    (red team 18), and so does a part's own glow (red team 22).  Instanced geometry that glows
+    counts too, credited to its outermost instancer (red team 26: a 5 cm cube glowing at 5000 in
+    a collection only an empty instanced), its Power scaled by the instance's area."""
     import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a light walk needs it)
-    out: list[tuple[str, float | None, str]] = []
-    for obj in sorted(probe.scene.objects, key=lambda o: o.name):
-        if obj.type not in GEOMETRY_TYPES or obj.name not in probe.rendered():
-            continue
+    from probe_core import background_drawers, render_lighting_names  # noqa: PLC0415
+    out: list[tuple[str, float | None, str, tuple]] = []
+    probe.at(frame)
+    lit = render_lighting_names(probe.scene, probe.depsgraph)
+
+    def read(name: str, obj, scale: float, box: tuple) -> None:
         watts = ps.emitted_power(probe, obj, frame)
         if isinstance(watts, ps.Unknown):
-            out.append((obj.name, None, f"its emission cannot be read ({watts.reason})"))
+            out.append((name, None, f"its emission cannot be read ({watts.reason})", box))
         elif watts is not None:
-            out.append((obj.name, watts, "emits"))
+            out.append((name, watts * scale, "emits" if obj.name == name else f"emits (instanced {obj.name})", box))
+
+    for obj in sorted(probe.scene.objects, key=lambda o: o.name):
+        if obj.type in GEOMETRY_TYPES and obj.name in lit:
+            read(obj.name, obj, 1.0, probe.aabb(obj, frame))
+    background = background_drawers(probe.scene)
+    for inst in probe.depsgraph.object_instances:
+        source = inst.object.original
+        if not inst.is_instance or source is None or source.type not in GEOMETRY_TYPES or source.hide_render:
+            continue
+        if not any(s.material is not None and s.material.node_tree is not None for s in source.material_slots):
+            continue
+        outer = inst.parent.original.name if inst.parent is not None else "<instance>"
+        name = outer if outer in probe.scene.objects else background.get(outer, "<background set>")
+        m = np.array(inst.matrix_world, dtype=np.float64)
+        corners = np.array([tuple(c) for c in source.bound_box], dtype=np.float64) @ m[:3, :3].T + m[:3, 3]
+        own = abs(float(np.linalg.det(np.array(source.matrix_world, dtype=np.float64)[:3, :3])))
+        scale = (abs(float(np.linalg.det(m[:3, :3]))) / own) ** (2.0 / 3.0) if own > 1e-12 else 1.0
+        read(name, source, scale, (corners.min(axis=0), corners.max(axis=0)))
     return out
 
 
@@ -2382,20 +2515,21 @@ def render_lights(probe: Probe, frame: int) -> list[dict]:
     instanced by another object (a collection instance: credited to the outermost instancer).
     Each: ``name`` (credited), ``light`` (its own name), ``type``, ``centre`` (world), ``reach``
     (``emitter_reach``), ``shown`` (``shown_to_camera``), ``watts`` and ``how`` (``light_output``)."""
-    from probe_core import background_drawers  # noqa: PLC0415  (only light walks need it)
+    from probe_core import background_drawers, render_lighting_names  # noqa: PLC0415  (only light walks need it)
     probe.at(frame)
-    scene, rendered = probe.scene, probe.rendered()
+    scene = probe.scene
     background = background_drawers(scene)
 
     def record(name: str, ev, matrix) -> dict:
-        watts, how = light_output(ev.data)
+        watts, how = light_output(ev.data, matrix)
         return {"name": name, "light": ev.name, "type": ev.data.type, "centre": tuple(matrix.translation),
                 "reach": emitter_reach(ev, matrix), "shown": shown_to_camera(ev, matrix), "watts": watts, "how": how,
                 "gain": beam_gain(ev.data)}
 
     out = []
+    lit = render_lighting_names(scene, probe.depsgraph)  # a sun in an indirect-only collection lights too
     for obj in sorted(scene.objects, key=lambda o: o.name):
-        if obj.type == "LIGHT" and obj.name in rendered:
+        if obj.type == "LIGHT" and obj.name in lit:
             ev = obj.evaluated_get(probe.depsgraph)
             out.append(record(obj.name, ev, ev.matrix_world))
     for obj in set_objects(scene):
@@ -2418,7 +2552,7 @@ def named_light_on(probe: Probe, name: str, point, box=None) -> tuple[float | No
     if obj is None or obj.type != "LIGHT" or obj.name not in probe.rendered():
         return None, f"no render-visible light {name!r} to compare with"
     ev = obj.evaluated_get(probe.depsgraph)
-    watts, how = light_output(ev.data)
+    watts, how = light_output(ev.data, ev.matrix_world)
     if watts is None:
         return None, f"{name}: {how}"
     on, distance = light_on(ev, watts, point, box)
@@ -2461,7 +2595,7 @@ def light_power(probe: Probe, p: dict):
         if obj.type != "LIGHT" or (obj not in set_lights and (obj.name in skip or obj.name not in rendered)):
             continue
         ev = obj.evaluated_get(probe.depsgraph)
-        watts, how = light_output(ev.data)
+        watts, how = light_output(ev.data, ev.matrix_world)
         measured[obj.name] = rnd(watts) if watts is not None else how
         if watts is None or not lo - 1e-4 <= watts <= hi + 1e-4:
             off[obj.name] = f"{obj.name}: {how}" + (f" = {watts:g} W" if watts is not None else "")

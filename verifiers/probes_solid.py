@@ -42,8 +42,8 @@ from mathutils.bvhtree import BVHTree  # noqa: E402
 from mathutils.kdtree import KDTree  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, draws_instances, first_frames, fixed_shape, fraction_outcome,
-    names_param, primitive, remember, rnd, sampled_frames, unmeasured_geometry,
+    GEOMETRY_TYPES, VEC3, Probe, binary_outcome, components, draws_instances, first_frames, fixed_shape,
+    fraction_outcome, names_param, primitive, remember, rnd, sampled_frames, unmeasured_geometry,
 )
 
 # --- param schemas (literals: the static catalogue reads them) ----------------------------------
@@ -326,28 +326,6 @@ def _faces_subset(solid: Solid, faces: np.ndarray) -> tuple[np.ndarray, np.ndarr
 
 
 # --- shells: connected components of the faces -------------------------------------------------------
-
-
-def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Union-find over ``n`` nodes joined by the pairs (a[i], b[i]): each node's label is the
-    smallest node of its component (roots hooked to the smaller root, then pointer jumping)."""
-    lab = np.arange(n)
-    if not len(a):
-        return lab
-    while True:
-        la, lb = lab[a], lab[b]
-        low = np.minimum(la, lb)
-        new = lab.copy()
-        np.minimum.at(new, la, low)
-        np.minimum.at(new, lb, low)
-        while True:
-            jumped = new[new]
-            if np.array_equal(jumped, new):
-                break
-            new = jumped
-        if np.array_equal(new, lab):
-            return lab
-        lab = new
 
 
 def shell_labels(solid: Solid) -> np.ndarray:

@@ -494,6 +494,9 @@ LINEAR_SPACES = {"Non-Color", "Linear Rec.709", "Linear", "Raw", "Linear CIE-XYZ
                  "Linear Rec.2020", "Linear FilmLight E-Gamut", "Linear DCI-P3 D65", "ACEScg", "ACES2065-1"}
 
 
+HALF_MAX = 65504.0  # the largest half-precision float: what EEVEE keeps of a Half Float image
+
+
 def image_pixels(img):
     """(linear RGB (h, w, 3), alpha (h, w)) of the image as the renderer reads it, or Unknown."""
     if img is None:
@@ -526,6 +529,10 @@ def _image_pixels(img):
             bpy.data.images.remove(copy)
     if not len(flat) or channels < 1 or len(flat) != w * h * channels:
         return Unknown(f"image {img.name!r} has no pixels (renders pink)")
+    if img.is_float and getattr(img, "use_half_precision", False) and (np.abs(flat) > HALF_MAX).any():
+        # red team 26: a texel of 70000 read as such by Cycles, stored as half float (at most
+        # 65504) by EEVEE: a comparison on it switched the glaze's glow on in EEVEE only
+        return Unknown(f"image {img.name!r}: texels beyond half precision's {HALF_MAX:g} (EEVEE stores it as half)")
     px = flat.reshape(h, w, channels).astype(np.float64)
     rgb = px[..., :3] if channels >= 3 else np.repeat(px[..., :1], 3, axis=2)
     alpha = px[..., 3] if channels == 4 else np.ones((h, w))
@@ -902,10 +909,19 @@ def _emission(strength, colour):
     """The largest magnitude of strength x colour over the channels, per sample: what the
     render adds is the product per channel, and a negative strength times a negative colour
     glows as brightly as a positive one (strength x brightest component read that as 0); a
-    negative product is light taken away, not no emission.  A strength of 0 needs no colour."""
+    negative product is light taken away, not no emission.  At a strength of 0 a colour that is
+    no number (NaN, inf) gives NaN -- EEVEE renders NaN x 0 -- and one that cannot be read is
+    Unknown."""
     if isinstance(strength, Unknown):
         return Unknown("emission strength: " + strength.reason)
     if not np.any(strength):
+        # a colour that is no number stays one at strength 0: EEVEE renders NaN x 0, black (red
+        # team 26: inf - inf into the glaze's Emission Color blacked the mug out); a colour the
+        # grader cannot read may be one
+        if isinstance(colour, Unknown):
+            return Unknown("emission colour behind a strength of 0: " + colour.reason)
+        if not np.isfinite(np.asarray(colour)).all():
+            return np.where(np.isfinite(np.asarray(colour)).all(axis=1), 0.0, np.nan)
         return np.zeros(len(strength))
     if isinstance(colour, Unknown):
         return Unknown("emission colour: " + colour.reason)
@@ -1299,8 +1315,19 @@ def _n_ramp(g: Graph, node, out):
     i = np.clip(at.astype(int), 0, RAMP_TABLE_SIZE - 1)
     t = at - i
     rows = table[i]
-    if node.color_ramp.interpolation != "CONSTANT":
+    ramp = node.color_ramp
+    if ramp.interpolation != "CONSTANT":
         rows = rows + (table[np.minimum(i + 1, RAMP_TABLE_SIZE - 1)] - rows) * t[:, None]
+    elif len(ramp.elements) <= 2:
+        # EEVEE compiles a Constant ramp of two stops or fewer to an exact step, Cycles reads its
+        # table (red team 26: a stop at 0.4990 read at 0.4995 was black in one, white in the other)
+        stops = sorted(ramp.elements, key=lambda e: e.position)
+        colours = np.array([e.color[:] for e in stops], dtype=np.float64)
+        x = np.clip(np.asarray(f, dtype=np.float64), 0, 1)
+        exact = colours[np.where(x >= stops[-1].position, len(stops) - 1, 0)]
+        if len(exact) and np.abs(exact - rows).max() > 1e-4:
+            return Unknown(f"Color Ramp {node.name!r}: Constant, read between a stop and its table step "
+                           "(EEVEE steps exactly, Cycles by its table)")
     return rows[:, :3] if out.identifier == "Color" else rows[:, 3]
 
 
@@ -1361,7 +1388,28 @@ def _engines_disagree(operation: str, a: np.ndarray, b: np.ndarray) -> str | Non
             return "Math Power of a negative base to within 0.001 of a whole exponent (EEVEE rounds it, Cycles gives 0)"
     if operation == "LOGARITHM" and ((a > 0) & (a != 1) & (b == 1)).any():
         return "Math Logarithm to base 1 (EEVEE divides by log 1, Cycles gives 0)"
+    # red team 26: EEVEE's Modulo is a - b x int(a / b) in single precision (7 mod 0.1 ~ 0, Cycles'
+    # fmod 0.0999999); its Inverse Square Root and Arcsine / Arccosine are unguarded (inf or NaN
+    # where Cycles gives 0 or clamps)
+    if operation == "MODULO" and _modulo_split(a, b):
+        return "Math Modulo where EEVEE's a - b x int(a / b) and Cycles' fmod differ by a step"
+    if operation == "INVERSE_SQRT" and (a <= 0).any():
+        return "Math Inverse Square Root of 0 or less (EEVEE gives inf or NaN, Cycles 0)"
+    if operation in ("ARCSINE", "ARCCOSINE") and (np.abs(a) > 1).any():
+        return f"Math {operation.title()} outside -1..1 (EEVEE and Cycles differ)"
     return None
+
+
+def _modulo_split(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether EEVEE's Modulo (compatible_fmod: a - b x int(a / b), in single precision) differs
+    from Cycles' fmod by more than a hundredth of the divisor at some sample."""
+    a32, b32 = np.asarray(a, dtype=np.float32), np.asarray(b, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        safe = np.where(b32 != 0, b32, np.float32(1))
+        eevee = np.where(b32 != 0, a32 - np.trunc(a32 / safe) * b32, 0)
+        cycles = np.where(b32 != 0, np.fmod(a32, safe), 0)
+        gap = np.abs(eevee.astype(np.float64) - cycles.astype(np.float64))
+    return bool((np.isfinite(gap) & (gap > 0.01 * np.abs(b32.astype(np.float64)) + 1e-12)).any())
 
 
 def _n_math(g: Graph, node, out):
@@ -1417,6 +1465,8 @@ def _n_vect_math(g: Graph, node, out):
             return value if out.identifier == "Value" else np.zeros((g.n, 3))
         if op not in VECT_MATH:
             return Unknown(f"Vector Math {op} is not evaluated")
+        if op == "MODULO" and _modulo_split(a, b):
+            return Unknown("Vector Math Modulo where EEVEE's a - b x int(a / b) and Cycles' fmod differ by a step")
         vec = _nan_where_any(np.asarray(VECT_MATH[op](a, b, c, scale), dtype=np.float32), [a, b, c, scale])
     return vec.astype(np.float64) if out.identifier == "Vector" else np.zeros(g.n)
 
@@ -1578,6 +1628,28 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.where(length > 1e-20, length, 1.0)
 
 
+# Math and Vector Math operations whose result jumps: a coordinate through one has steps.
+STEPPING = frozenset({"FLOOR", "CEIL", "TRUNC", "ROUND", "SNAP", "FRACT", "MODULO", "FLOORED_MODULO", "WRAP",
+                      "PINGPONG"})
+
+
+def _stepped(sock, seen: set | None = None) -> str | None:
+    """The first Math or Vector Math node upstream of ``sock`` whose operation jumps, or None
+    (each node walked once; a group's inside is not entered)."""
+    seen = set() if seen is None else seen
+    for link in _live_links(sock):
+        node = link.from_node
+        if node.as_pointer() in seen:
+            continue
+        seen.add(node.as_pointer())
+        if node.type in ("MATH", "VECT_MATH") and node.operation in STEPPING and not node.mute:
+            return f"{node.name!r} {node.operation.title()}"
+        for upstream in node.inputs:
+            if (found := _stepped(upstream, seen)) is not None:
+                return found
+    return None
+
+
 def _n_image(g: Graph, node, out):
     data = image_pixels(node.image)
     if isinstance(data, Unknown):
@@ -1585,6 +1657,11 @@ def _n_image(g: Graph, node, out):
     if node.projection != "FLAT":
         return Unknown(f"Image Texture {node.name!r}: {node.projection} projection is not evaluated")
     sock = _input(node, "Vector")
+    if sock is not None and node.interpolation != "Closest" and (step := _stepped(sock)) is not None:
+        # red team 26: u = floor(z x 1e4) + 0.25 read one texel everywhere in Cycles; a GPU picks
+        # the mip level from the coordinate's jump between pixels and read the image's average
+        return Unknown(f"Image Texture {node.name!r}: read at a coordinate with steps ({step}): what a GPU "
+                       "renderer's mipmaps read there cannot be told")
     uv = g.input(sock, "V") if sock is not None and _live_links(sock) else _uv(g, "")
     if isinstance(uv, Unknown):
         return Unknown(f"Image Texture {node.name!r}: {uv.reason}")
@@ -1911,21 +1988,42 @@ def _may_emit(node) -> bool:
 def emitted_power(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
     """The light ``obj``'s surface gives off in a render, as an area light's Power (W): its
     materials' emission (strength x colour, ``_emission``) summed over its area, times pi --
-    what a light of that Power would put out.  None when no material on it emits.  Red team 18:
+    what a light of that Power would put out; negative (what it takes) where a channel's product
+    is negative anywhere.  None when no material on it emits.  Red team 18:
     a 2 cm cube under a tabletop with an Emission of strength 1e6 blinded the table white, and
     only Light objects were counted as lights."""
     slots = [s.material for s in obj.material_slots if s.material is not None and s.material.node_tree is not None]
     if not any(_may_emit(n) for m in slots for n in m.node_tree.nodes):
         return None
-    target, total = engine_target(probe.scene), 0.0
+    target, total, taken = engine_target(probe.scene), 0.0, 0.0
     for mat, ctx in chunks_for(probe, [obj], frame):
         if mat is None or not ctx.get("n"):
             continue
-        emission = evaluate_surface(mat, target, ctx)["emission"]
+        result = evaluate_surface(mat, target, ctx)
+        emission = result["emission"]
         if isinstance(emission, Unknown):
             return emission
         total += float((np.asarray(emission) * ctx["w"]).sum())
+        taken += float((np.asarray(emission) * _takes_light(result["closures"], ctx["n"]) * ctx["w"]).sum())
+    if taken > 0:  # light taken away (red team 26: a brace glowing at -5 darkened the legs)
+        return -taken * math.pi
     return total * math.pi if total > 0 else None
+
+
+def _takes_light(closures, n: int) -> np.ndarray:
+    """Per sample, whether a closure that shows glows with a negative product of strength and
+    colour in some channel: light the render takes away (Cycles subtracts it)."""
+    out = None
+    for c in closures:
+        if c.node is None or c.graph is None or c.kind not in ("BSDF_PRINCIPLED", "EMISSION"):
+            continue
+        names = ("Emission Strength", "Emission Color") if c.kind == "BSDF_PRINCIPLED" else ("Strength", "Color")
+        strength, colour = c.graph.value(c.node, names[0]), c.graph.colour(c.node, names[1])
+        if not _known(strength, colour) or isinstance(c.weight, Unknown):
+            continue
+        negative = np.any(_col(strength) * np.asarray(colour)[:, :3] < 0, axis=1) & (np.asarray(c.weight) > 0)
+        out = negative if out is None else out | negative
+    return out if out is not None else np.zeros(n, dtype=bool)
 
 
 def face_materials(probe: Probe, obj: bpy.types.Object, frame: int) -> list[dict]:

@@ -142,7 +142,8 @@ CASES = {
 EXPECTED = {
     "rig": {},
     "cycles_kills_key": {"LIVE": "CYCLES light output: light nodes: emission colour"},
-    "cycles_boosts_extra": {"POWER": "CYCLES light output: emission 400"},
+    # red team 26: studio_extras reads an extra light's output as REQ-EXTRAS words it (light_output)
+    "cycles_boosts_extra": {"POWER": "CYCLES light output: emission 400", "EXTRAS": "other lights too strong"},
     "eevee_boosts_key": {"LIVE": "EEVEE light output: light nodes: emission colour"},
     "cycles_bright_world": {"EXTRAS": "CYCLES world output: background"},
     "visible_light_sheet": {"POWER": "Diffuser: its 0.6 m emitting panel shows to the camera"},
@@ -172,7 +173,7 @@ def test_the_new_operators_apply_and_are_killed(scenes):
     with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "rig.blend", scenes["task"], scenes["rubric"], PROBES,
                             operators=list(NEW_OPERATORS))
-    assert_operators_killed(rows, {"engine_light_output_off": {"LIVE"}, "engine_light_output_boost": {"POWER"},
+    assert_operators_killed(rows, {"engine_light_output_off": {"LIVE"}, "engine_light_output_boost": {"POWER", "EXTRAS"},
                                    "camera_visible_light": {"POWER"}})
 
 

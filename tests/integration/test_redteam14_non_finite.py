@@ -160,7 +160,7 @@ SCRATCH = {"OVERRIDES": ("render_overrides", {})}
 EXPECTED = {
     ("kept", "rig"): {},
     ("kept", "nan_tint_bounce"): {"OBJECTS": "not a number: Bounce light.color[1]",
-                                  "POWER": "Color not a number"},
+                                  "POWER": "Color not a number", "EXTRAS": "Color not a number"},
     ("kept", "bokeh_nan_rotation"): {"OBJECTS": "not a number: Camera camera.dof.aperture_rotation",
                                      "FRAMING": "dof_numbers"},
     ("kept", "rim_nan_blend"): {"OBJECTS": "not a number: Rim light.spot_blend",
@@ -209,7 +209,7 @@ def test_the_new_operators_apply_and_are_killed(scenes):
     task_path, rubric = scenes["kept"]
     with local_probe() as probe:
         rows = probe.mutate(scenes["tmp"] / "rig.blend", task_path, rubric, PROBES, operators=list(NEW_OPERATORS))
-    assert_operators_killed(rows, {"light_colour_nan": {"OBJECTS", "POWER"}, "camera_nan_setting": {"OBJECTS", "FRAMING"},
+    assert_operators_killed(rows, {"light_colour_nan": {"OBJECTS", "POWER", "EXTRAS"}, "camera_nan_setting": {"OBJECTS", "FRAMING"},
                                    "light_blend_nan": {"OBJECTS", "LIVE"}})
 
 

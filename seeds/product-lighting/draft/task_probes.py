@@ -273,11 +273,17 @@ def _output_radiance(ps, out) -> tuple[float | None, str]:
     return float(np.max(colour)) * strength, f"background {rnd(list(colour))} x {strength:g}"  # NaN kept
 
 
+def _light_output(light, matrix) -> tuple[float | None, str]:
+    import probes_scene  # noqa: PLC0415  (a sibling, imported late as the others here are)
+    return probes_scene.light_output(light, matrix)
+
+
 @primitive(required=("expected", "max_power", "max_world"),
            params={"expected": "names", "max_power": "tolerance", "max_world": "tolerance", "frame": "integer"})
 def studio_extras(probe, p: dict):
     """What else may light the product stays within the spec: every render-visible light not in
-    ``expected`` (and every light of a Background Scene) is no sun and emits at most ``max_power`` W (Power x 2^exposure, and no
+    ``expected`` (and every light of a Background Scene) is no sun and emits at most ``max_power`` W (``light_output``: Power x
+    2^Exposure x its colour, Temperature included, x its factors and light nodes, and no
     un-normalised area light); the world's background (colour x strength, max channel) is at
     most ``max_world`` and it has no volume; no view layer overrides the materials or the world;
     and no object instances a collection (no geometry brought into the set that way).  Scores
@@ -291,12 +297,17 @@ def studio_extras(probe, p: dict):
     for obj in list(probe.scene.objects) + set_lights:
         if obj.type != "LIGHT" or (obj not in set_lights and (obj.name in expected or obj.name not in rendered)):
             continue
-        light = obj.evaluated_get(probe.depsgraph).data
-        power = float(light.energy) * 2.0 ** float(light.exposure)
+        ev = obj.evaluated_get(probe.depsgraph)
+        light = ev.data
+        # what REQ-EXTRAS counts: Power x 2^Exposure x the colour's strongest channel (its
+        # Temperature's too, red team 26) x factors x light nodes (probes_scene.light_output)
+        power, how = _light_output(light, ev.matrix_world)
         if light.type == "SUN":
-            strong[obj.name] = f"a sun ({power:g} W/m2)"
+            strong[obj.name] = f"a sun ({how})"
+        elif power is None:
+            strong[obj.name] = f"cannot be read: {how}"
         elif not power <= float(p["max_power"]) + TOL:  # NaN meets no bound (red team 14)
-            strong[obj.name] = f"{power:g} W"
+            strong[obj.name] = f"{power:g} W ({how})"
         elif light.type == "AREA" and not light.normalize:
             strong[obj.name] = "area power not normalised"
     layers = [vl for vl in probe.scene.view_layers if vl.use]
