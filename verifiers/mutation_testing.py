@@ -162,6 +162,9 @@ OPERATOR_NAMES = (
     "sun_in_indirect_only_collection", "extra_light_hot_temperature", "viewport_only_mask", "camera_far_away",
     "camera_is_an_empty", "world_colour_negative", "area_light_not_normalised", "eevee_light_threshold_cut",
     "emission_switched_by_engine_modulo", "emission_colour_nan_at_zero",
+    # red team 27: what the renderers do not read
+    "texture_squeezed_by_curve_levels", "kept_object_hidden_in_viewport_animated", "kept_mesh_faces_hidden",
+    "kept_camera_background_image",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

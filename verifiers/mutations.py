@@ -43,7 +43,7 @@ from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names, shif
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "30"
+MUTATIONS_VERSION = "31"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5053,3 +5053,71 @@ def emission_colour_nan_at_zero(ctx: Context) -> None:
                 tree.links.new(nan, combine.inputs[i])
             tree.links.new(combine.outputs[0], bsdf.inputs["Emission Color"])
             _set_input(tree, bsdf.inputs["Emission Strength"], 0.0)
+
+
+# --- red team 27: what the renderers do not read ---
+# crate-texture passed with the image through RGB Curves whose curves lift it to brown + 0.05 x the
+# image and whose mapping's White Level is 0.05: the grader applied the compositor's levels (the
+# image back at full slope), neither renderer does (a flat brown crate).
+
+
+@operator("texture_squeezed_by_curve_levels", "each texture-graded Base Color image through RGB Curves that carry it "
+          "to brown + 0.05 x the image, the mapping's White Level 0.05 (which no renderer applies to a shader): every "
+          "render a flat brown part with a ghost of the texture",
+          lambda ctx: None if _graded_base_textures(ctx) else "no texture-graded Base Color image")
+def texture_squeezed_by_curve_levels(ctx: Context) -> None:
+    for tree, bsdf, tex in _graded_base_textures(ctx):
+        curves = tree.nodes.new("ShaderNodeRGBCurve")
+        mapping = curves.mapping
+        mapping.extend = "EXTRAPOLATED"
+        for channel, base in zip(range(3), (0.30, 0.18, 0.08)):
+            points = mapping.curves[channel].points
+            points[0].location, points[-1].location = (0.0, base), (1.0, base + 0.05)
+        mapping.white_level = (0.05, 0.05, 0.05)
+        mapping.update()
+        tree.links.new(tex.outputs["Color"], curves.inputs["Color"])
+        tree.links.new(curves.outputs["Color"], bsdf.inputs["Base Color"])
+
+
+# robot-carry passed with the box's Disable in Viewports keyed on for the swing; asset-hygiene with
+# the props saved in Edit Mode, every face hidden; render-setup with a colour grid as the shot
+# camera's background image, drawn in front.
+
+
+@operator("kept_object_hidden_in_viewport_animated", "every kept object's Disable in Viewports keyed off at the first "
+          "frame and on from the second: whoever plays the opened file sees them vanish, every render unchanged",
+          lambda ctx: None if _kept_objects(ctx, "viewport") else "no scene_unchanged criterion keeps an object")
+def kept_object_hidden_in_viewport_animated(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    for obj in _kept_objects(ctx, "viewport"):
+        obj.hide_viewport = False
+        obj.keyframe_insert("hide_viewport", frame=first)
+        obj.hide_viewport = True
+        obj.keyframe_insert("hide_viewport", frame=first + 1)
+        obj.hide_viewport = False
+
+
+@operator("kept_mesh_faces_hidden", "every face, edge and vertex of each kept mesh hidden (Edit Mode's H): the file "
+          "opened in Edit Mode shows none of them, every render unchanged",
+          lambda ctx: None if any(o.type == "MESH" for o in _kept_objects(ctx, "viewport"))
+          else "no scene_unchanged criterion keeps a mesh")
+def kept_mesh_faces_hidden(ctx: Context) -> None:
+    for obj in _kept_objects(ctx, "viewport"):
+        if obj.type == "MESH":
+            for elements in (obj.data.vertices, obj.data.edges, obj.data.polygons):
+                elements.foreach_set("hide", [True] * len(elements))
+
+
+@operator("kept_camera_background_image", "each kept camera given a colour grid as its background image, drawn in "
+          "front at full opacity: looking through it in the opened file shows the grid over the shot, every "
+          "render unchanged",
+          lambda ctx: None if any(o.type == "CAMERA" for o in _kept_objects(ctx, "viewport"))
+          else "no scene_unchanged criterion keeps a camera")
+def kept_camera_background_image(ctx: Context) -> None:
+    grid = bpy.data.images.new("Overlay.Grid", 64, 36)
+    grid.generated_type = "COLOR_GRID"
+    for obj in _kept_objects(ctx, "viewport"):
+        if obj.type == "CAMERA":
+            obj.data.show_background_images = True
+            bg = obj.data.background_images.new()
+            bg.image, bg.alpha, bg.display_depth = grid, 1.0, "FRONT"

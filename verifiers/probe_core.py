@@ -157,7 +157,7 @@ def read_opened_view() -> dict:
     local view or local collections leave out, its X-Ray alpha where Solid shading draws
     through, its clip range and view matrix, its colour source]}: the open file's own UI (opened
     with load_ui)."""
-    out: dict = {"layers": [], "filtered": [], "views": []}
+    out: dict = {"layers": [], "filtered": [], "views": [], "unselectable": []}
     for wm in bpy.data.window_managers:
         for window in wm.windows:
             out["layers"].append([window.scene.name, window.view_layer.name])
@@ -166,8 +166,17 @@ def read_opened_view() -> dict:
                     if space.type == "VIEW_3D":
                         out["filtered"].append(sorted(kind for kind, name in VIEW_FILTERS.items()
                                                       if not getattr(space, f"show_object_viewport_{name}", True)))
+                        # red team 27: Selectable off for meshes in every view: nothing can be picked
+                        out["unselectable"].append(sorted(kind for kind, name in VIEW_FILTERS.items()
+                                                          if not getattr(space, f"show_object_select_{name}", True)))
                         out["views"].append(_view_drawing(space, window))
     return out
+
+
+def opened_view_select_filtered(obj) -> bool:
+    """Whether a 3D view the file opens on leaves ``obj``'s type out of selection (its
+    Selectability filter)."""
+    return any(obj.type in off for off in (OPENED_VIEW or {}).get("unselectable", []))
 
 
 def open_delivery(path) -> None:
@@ -198,6 +207,9 @@ def _view_drawing(space, window) -> dict:
         "compositor": shading.use_compositor if shaded else "DISABLED",
         "clip": _view_clip(space, region, window.scene),
         "flat": _flat_drawing(space, window.scene) if solid else None,
+        # red team 27: a clipping region (Alt+B) around an empty corner, fixed in the world
+        "clip_planes": [list(map(float, plane)) for plane in region.clip_planes]
+        if region is not None and region.use_clip_planes else None,
     }
 
 
@@ -262,6 +274,8 @@ def _views_summary() -> dict:
             "sources": sorted({view["colour_source"] for view in views} & {"OBJECT", "TEXTURE", "VERTEX"}),
             "compositor": any(view["compositor"] != "DISABLED" for view in views),
             "flat": [view["flat"] for view in views if view.get("flat") is not None],
+            "clip_planes": [np.array(view["clip_planes"], dtype=np.float64).reshape(-1, 4) for view in views
+                            if view.get("clip_planes")],
             "clips": ranges,
             "depth_rows": np.array([clip["view_matrix"][2] for clip in ranges], dtype=np.float64).reshape(-1, 4),
             "start": np.array([clip["start"] for clip in ranges], dtype=np.float64),
@@ -368,6 +382,10 @@ def opened_view_hides(obj, scene) -> str | None:
                     f"colour by {flat['source'].lower()}, nothing marking edges)")
     world = np.array(obj.matrix_world, dtype=np.float64)
     corners = np.array([tuple(c) for c in obj.bound_box], dtype=np.float64) @ world[:3, :3].T + world[:3, 3]
+    for planes in summary["clip_planes"]:
+        # outside one of a clipping region's planes with every corner: no view angle shows it
+        if (corners @ planes[:, :3].T + planes[:, 3] < 0).all(axis=0).any():
+            return "outside the clipping region (Alt+B) of a 3D view the file opens on"
     clip = _clip_hiding(summary, corners)
     if clip is not None:
         return f"outside the clip range of a 3D view the file opens on ({clip['start']:g} to {clip['end']:g} m)"
@@ -382,7 +400,8 @@ FLAT_DISTINCT_DE = 3.0
 def _flat_colours(obj, flat: dict) -> list:
     """The linear colours a Flat-lit Solid view fills ``obj`` with: the single colour, the
     object's colour, or each of its materials' viewport colours; [] where the colour source
-    draws more than that (a texture, colour attributes, a random colour per object)."""
+    draws more than that (a texture, a random colour per object); colour attributes as their
+    distinct colours (the first 256)."""
     source = flat["source"]
     if source == "SINGLE":
         return [flat["single"]]
@@ -391,6 +410,13 @@ def _flat_colours(obj, flat: dict) -> list:
     if source == "MATERIAL":
         mats = [s.material for s in getattr(obj, "material_slots", ()) if s.material is not None]
         return [list(m.diffuse_color)[:3] for m in mats] or [[0.8, 0.8, 0.8]]  # Blender's default grey
+    if source == "VERTEX":  # red team 27: a colour attribute of the background's colour
+        attribute = getattr(getattr(getattr(obj, "data", None), "color_attributes", None), "active_color", None)
+        if attribute is None or not len(attribute.data):
+            return []
+        colours = np.zeros(len(attribute.data) * 4, dtype=np.float32)
+        attribute.data.foreach_get("color", colours)
+        return np.unique(np.round(colours.reshape(-1, 4)[:, :3], 4), axis=0)[:256].tolist()
     return []
 
 
@@ -1662,13 +1688,22 @@ def ambiguous_names() -> list[str]:
             for (kind, name), places in sorted(seen.items()) if len(places) > 1]
 
 
+# Data-blocks only the paint and sculpt tools use, never a render: entering a paint mode links
+# Blender's own brushes from its bundled asset files (red team 27: an honest file saved after
+# Weight Paint was refused as data from another file).
+TOOL_ONLY_IDS = (bpy.types.Brush, bpy.types.Palette, bpy.types.PaintCurve)
+
+
 def another_files_data() -> list[str]:
     """Each library the open file links data-blocks from, with what it lends, and each library
-    override (a start scene with linked data is not supported: none of the bundled seeds has
-    one, and its untouched start would be refused here, at calibration)."""
+    override -- but the paint tools' brushes (``TOOL_ONLY_IDS``), which no render uses (a start
+    scene with linked data is not supported: none of the bundled seeds has one, and its untouched
+    start would be refused here, at calibration)."""
     lent: dict[str, list[str]] = {}
     overrides = []
     for datablock in ids_of_file():
+        if isinstance(datablock, TOOL_ONLY_IDS):
+            continue
         if datablock.library is not None:
             lent.setdefault(datablock.library.name, []).append(f"{type(datablock).__name__} {datablock.name!r}")
         if datablock.override_library is not None:

@@ -35,7 +35,7 @@ from bpy_extras import anim_utils  # noqa: E402
 from probe_core import (  # noqa: E402
     COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, area_light_sides, corner_verts, draws_instances, picture_coords, edge_verts,
     face_material_indices, fixed_shape, ids_of_file, opened_view_hides,
-    fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions,
+    fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions, opened_view_select_filtered,
 )
 from probes_solid import fan_indices  # noqa: E402
 
@@ -50,7 +50,9 @@ from probes_solid import fan_indices  # noqa: E402
 # 9: ``viewport`` holds why the view the file opens on hides the object (red team 22).
 # 10: ``viewport`` holds the object's editor settings; render ``units`` and ``scene_settings``.
 # 11: ``viewport`` holds the view layers where the object can be selected (red team 25).
-SNAPSHOT_VERSION = "11"
+# 12: ``viewport`` holds its animated editor settings, hidden elements, the opened views'
+# selection filter and a camera's viewport display (red team 27).
+SNAPSHOT_VERSION = "12"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -770,7 +772,59 @@ def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
             "editor": {name: _plain(getattr(obj, name)) for name in _editor_settings(obj)},
             # its own switch and its collections' together (red team 25: props moved into a
             # collection with Selectable off, their own switch untouched)
-            "selectable_in": _selectable_in(obj, scene)}
+            "selectable_in": _selectable_in(obj, scene),
+            # red team 27: the box's Disable in Viewports keyed on for the swing (the walk reads the
+            # original object, which a stepped render depsgraph never writes), props saved in Edit
+            # Mode with every face hidden (the mode alone is no change: a file saved mid-edit shows
+            # its meshes), 3D views whose selection filter leaves meshes out, a camera's background
+            # image drawn over the shot
+            "animated": _animated_viewport_paths(obj),
+            "hidden_elements": _hidden_elements(obj),
+            "select_filtered": opened_view_select_filtered(obj),
+            "data_display": _data_display(obj)}
+
+
+def _animated_viewport_paths(obj: bpy.types.Object) -> list[str]:
+    """The F-curves and drivers of ``obj`` that write how editors show or handle it (its
+    viewport switch, display type and every editor setting): a value that changes with the frame
+    where the walk reads only the file's."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    names = {"hide_viewport", "display_type", *_editor_settings(obj)}
+    return sorted({fc.data_path for fc in [*ad.drivers, *_keyed_fcurves(ad)] if fc.data_path.split("[")[0] in names})
+
+
+def _hidden_elements(obj: bpy.types.Object) -> int:
+    """How many of its mesh's vertices, edges and faces are hidden (Edit Mode's H): the file
+    opened in Edit Mode shows none of them."""
+    data = obj.data if obj.type == "MESH" else None
+    if data is None:
+        return 0
+    count = 0
+    for elements in (data.vertices, data.edges, data.polygons):  # the attributes API lists none in Edit Mode
+        if len(elements):
+            flags = np.zeros(len(elements), dtype=bool)
+            elements.foreach_get("hide", flags)
+            count += int(flags.sum())
+    return count
+
+
+def _data_display(obj: bpy.types.Object) -> dict | None:
+    """How the viewport draws a camera's own data: its background images (source, image or clip,
+    how they are drawn), whether they show, the passepartout and the display size -- what the
+    customer sees looking through the shot camera, no render."""
+    cam = obj.data if obj.type == "CAMERA" else None
+    if cam is None:
+        return None
+    images = [{"source": bg.source, "image": bg.image.name if bg.image is not None else None,
+               "clip": bg.clip.name if bg.clip is not None else None, "alpha": _plain(bg.alpha),
+               "depth": bg.display_depth, "frame": bg.frame_method, "offset": _plain(bg.offset),
+               "rotation": _plain(bg.rotation), "scale": _plain(bg.scale), "flip": [bg.use_flip_x, bg.use_flip_y],
+               "shown": bool(bg.show_background_image)} for bg in cam.background_images]
+    return {"show_background_images": bool(cam.show_background_images), "background_images": images,
+            "show_passepartout": bool(cam.show_passepartout), "passepartout_alpha": _plain(cam.passepartout_alpha),
+            "display_size": _plain(cam.display_size)}
 
 
 def _selectable_in(obj: bpy.types.Object, scene: bpy.types.Scene) -> list[str]:

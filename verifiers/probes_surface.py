@@ -1272,8 +1272,10 @@ def _n_curve_rgb(g: Graph, node, out):
     f, c = g.value(node, "Fac"), g.colour(node, "Color")
     if not _known(f, c):
         return _first_unknown(f, c)
-    black, white = np.array(node.mapping.black_level[:3]), np.array(node.mapping.white_level[:3])
-    x = (c - black) / np.where(white - black != 0, white - black, 1)
+    # the mapping's black and white levels are the compositor's: neither renderer applies them to a
+    # shader's RGB Curves (red team 27: a white level of 0.05 read the image at 20x its slope while
+    # both renders showed it at 0.05 of it, a flat brown crate)
+    x = np.asarray(c, dtype=np.float64)
     # the combined curve (C, index 3) first, then each channel's own
     result = np.stack([_curved(node, _curved(node, x[:, ch], 3), ch) for ch in range(3)], axis=1)
     return _lerp(c, result, _col(f))
