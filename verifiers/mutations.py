@@ -3697,9 +3697,29 @@ def _helper_inside(ctx: Context, name: str) -> bpy.types.Object:
     return _new_mesh_object(name, centre - Vector((0.01, 0.01, 0.01)), centre + Vector((0.01, 0.01, 0.01)))
 
 
+def _glowing(helper: bpy.types.Object, strength) -> None:
+    """``helper``'s material an Emission of ``strength`` (a number, or a node output linked in)."""
+    mat = helper.data.materials[0]
+    mat.use_nodes = True
+    tree = mat.node_tree
+    tree.nodes.clear()
+    glow = tree.nodes.new("ShaderNodeEmission")
+    if isinstance(strength, (int, float)):
+        glow.inputs["Strength"].default_value = strength
+    else:
+        tree.links.new(strength(tree), glow.inputs["Strength"])
+    tree.links.new(glow.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
+
+
+def _glow_judged(ctx: Context) -> str | None:
+    """Why a glowing helper at the parts' centre is not judged: no parts, or no criterion that
+    refuses an added object or bounds the light on the parts."""
+    return _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.lights_on")(ctx)
+
+
 @operator("glowing_helper", "a 2 cm cube added at the centre of the parts' box whose material is an Emission of "
           "strength 1e6: a mesh that lights the parts like a 7.5 kW lamp and renders them white",
-          lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.lights_on")(ctx))
+          _glow_judged)
 def glowing_helper(ctx: Context) -> None:
     _glowing(_helper_inside(ctx, "Brace"), 1e6)
 
@@ -4857,25 +4877,8 @@ def bump_turns_normal_inward(ctx: Context) -> None:
 # Temperature (800 K) put 81 W of red into the render.
 
 
-def _glowing(helper: bpy.types.Object, strength) -> None:
-    """``helper``'s material an Emission of ``strength`` (a number, or a node output linked in)."""
-    mat = helper.data.materials[0]
-    mat.use_nodes = True
-    tree = mat.node_tree
-    tree.nodes.clear()
-    glow = tree.nodes.new("ShaderNodeEmission")
-    if isinstance(strength, (int, float)):
-        glow.inputs["Strength"].default_value = strength
-    else:
-        tree.links.new(strength(tree), glow.inputs["Strength"])
-    tree.links.new(glow.outputs[0], tree.nodes.new("ShaderNodeOutputMaterial").inputs["Surface"])
-
-
-_GLOW_JUDGED = lambda ctx: _needs_parts(ctx) or _judged_by("scene_unchanged", "render_overrides.lights_on")(ctx)  # noqa: E731
-
-
 @operator("glowing_helper_hidden_from_camera", "a 2 cm cube at the centre of the parts' box glowing at strength 1e6, "
-          "its Ray Visibility > Camera off: the picture never shows it, every part lit white by it", _GLOW_JUDGED)
+          "its Ray Visibility > Camera off: the picture never shows it, every part lit white by it", _glow_judged)
 def glowing_helper_hidden_from_camera(ctx: Context) -> None:
     helper = _helper_inside(ctx, "Brace")
     _glowing(helper, 1e6)
@@ -4884,7 +4887,7 @@ def glowing_helper_hidden_from_camera(ctx: Context) -> None:
 
 @operator("glowing_cube_instanced", "a collection in no scene holding a 2 cm cube glowing at strength 1e6, instanced "
           "by a new empty at the parts' centre: the render lights the parts white with it, no scene object glows",
-          _GLOW_JUDGED)
+          _glow_judged)
 def glowing_cube_instanced(ctx: Context) -> None:
     helper = _helper_inside(ctx, "LampCube")
     _glowing(helper, 1e6)
@@ -4893,7 +4896,7 @@ def glowing_cube_instanced(ctx: Context) -> None:
 
 @operator("negative_glow_helper", "a 2 cm cube at the centre of the parts' box whose Emission strength is linked "
           "from a Math node of -1e5 (the field itself stops at 0): it takes light away, the parts render dark",
-          _GLOW_JUDGED)
+          _glow_judged)
 def negative_glow_helper(ctx: Context) -> None:
     _glowing(_helper_inside(ctx, "Brace"), lambda tree: _value_node(tree, -1e5))
 

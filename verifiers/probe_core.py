@@ -332,11 +332,9 @@ def _solid_colour_alpha(obj, source: str | None) -> float | None:
             if node is not None and node.type == "TEX_IMAGE" and node.image is not None:
                 alphas.append(_image_mean_alpha(node.image))
     elif source == "VERTEX":
-        attribute = getattr(getattr(getattr(obj, "data", None), "color_attributes", None), "active_color", None)
-        if attribute is not None and len(attribute.data):
-            colours = np.zeros(len(attribute.data) * 4, dtype=np.float32)
-            attribute.data.foreach_get("color", colours)
-            alphas.append(float(colours[3::4].mean()))
+        colours = _attribute_colours(obj)
+        if colours is not None:
+            alphas.append(float(colours[:, 3].mean()))
     known = [a for a in alphas if a is not None]
     return min(known) if known else None
 
@@ -411,13 +409,20 @@ def _flat_colours(obj, flat: dict) -> list:
         mats = [s.material for s in getattr(obj, "material_slots", ()) if s.material is not None]
         return [list(m.diffuse_color)[:3] for m in mats] or [[0.8, 0.8, 0.8]]  # Blender's default grey
     if source == "VERTEX":  # red team 27: a colour attribute of the background's colour
-        attribute = getattr(getattr(getattr(obj, "data", None), "color_attributes", None), "active_color", None)
-        if attribute is None or not len(attribute.data):
-            return []
-        colours = np.zeros(len(attribute.data) * 4, dtype=np.float32)
-        attribute.data.foreach_get("color", colours)
-        return np.unique(np.round(colours.reshape(-1, 4)[:, :3], 4), axis=0)[:256].tolist()
+        colours = _attribute_colours(obj)
+        return [] if colours is None else np.unique(np.round(colours[:, :3], 4), axis=0)[:256].tolist()
     return []
+
+
+def _attribute_colours(obj) -> np.ndarray | None:
+    """(n, 4) the RGBA of ``obj``'s active colour attribute, as Solid shading by attribute draws
+    it; None without one."""
+    attribute = getattr(getattr(getattr(obj, "data", None), "color_attributes", None), "active_color", None)
+    if attribute is None or not len(attribute.data):
+        return None
+    colours = np.zeros(len(attribute.data) * 4, dtype=np.float32)
+    attribute.data.foreach_get("color", colours)
+    return colours.reshape(-1, 4)
 
 
 def _indistinct(colour, background) -> bool:
@@ -486,27 +491,12 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     collection holding the object).  With a render-mode ``depsgraph``, only objects that depsgraph
     evaluates as visible themselves (an instancer's children, an instancer not shown in render,
     are not)."""
-    out: set[str] = set()
     view_layer = render_view_layer(scene)
     if view_layer is None:
-        return out
-
-    def walk(layer_coll, hidden: bool) -> None:
-        coll = layer_coll.collection
-        hidden = (hidden or layer_coll.exclude or coll.hide_render or layer_coll.holdout
-                  or layer_coll.indirect_only)
-        if not hidden:
-            for obj in coll.objects:
-                if obj.hide_render:
-                    continue
-                if obj.type in GEOMETRY_TYPES and (not obj.visible_camera or obj.is_holdout
-                                                   or obj.is_shadow_catcher or _filtered_out(view_layer, obj.type)):
-                    continue
-                out.add(obj.name)
-        for child in layer_coll.children:
-            walk(child, hidden)
-
-    walk(view_layer.layer_collection, False)
+        return set()
+    out = {obj.name for obj in _render_collection_objects(view_layer, masked_too=False)
+           if not (obj.type in GEOMETRY_TYPES and (not obj.visible_camera or obj.is_holdout
+                                                   or obj.is_shadow_catcher or _filtered_out(view_layer, obj.type)))}
     # Blender ORs holdout and indirect-only over every collection that holds the object: shown
     # through one collection, a holdout through another is a hole in the picture (red team 12)
     out -= {name for name in out if _masked_in_layer(scene.objects[name], view_layer)}
@@ -519,6 +509,22 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     return out
 
 
+def _render_collection_objects(view_layer, masked_too: bool):
+    """The objects not hidden from render in the collections of ``view_layer`` that render:
+    walked from the scene collection, so an excluded or render-disabled parent hides its
+    children -- and a holdout or indirect-only one too unless ``masked_too``."""
+    def walk(layer_coll, hidden: bool):
+        coll = layer_coll.collection
+        hidden = hidden or layer_coll.exclude or coll.hide_render or (
+            not masked_too and (layer_coll.holdout or layer_coll.indirect_only))
+        if not hidden:
+            yield from (obj for obj in coll.objects if not obj.hide_render)
+        for child in layer_coll.children:
+            yield from walk(child, hidden)
+
+    return walk(view_layer.layer_collection, False)
+
+
 def render_lighting_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     """Names of the objects whose light a render of ``scene`` evaluates, seen or not: what
     ``render_visible_names`` keeps, and also what the camera does not see but the render still
@@ -526,27 +532,12 @@ def render_lighting_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     collections (red team 26: glowing panels hidden from the camera, a sun in an indirect-only
     collection, blew table-model's parts white).  An object with geometry is left out only when
     no diffuse, glossy, transmission or volume ray meets it either."""
-    out: set[str] = set()
     view_layer = render_view_layer(scene)
     if view_layer is None:
-        return out
-
-    def walk(layer_coll, hidden: bool) -> None:
-        coll = layer_coll.collection
-        hidden = hidden or layer_coll.exclude or coll.hide_render
-        if not hidden:
-            for obj in coll.objects:
-                if obj.hide_render:
-                    continue
-                if obj.type in GEOMETRY_TYPES and (_filtered_out(view_layer, obj.type) or not any(
-                        getattr(obj, f"visible_{ray}", True) for ray in ("diffuse", "glossy", "transmission",
-                                                                          "volume_scatter"))):
-                    continue
-                out.add(obj.name)
-        for child in layer_coll.children:
-            walk(child, hidden)
-
-    walk(view_layer.layer_collection, False)
+        return set()
+    out = {obj.name for obj in _render_collection_objects(view_layer, masked_too=True)
+           if not (obj.type in GEOMETRY_TYPES and (_filtered_out(view_layer, obj.type) or not any(
+               getattr(obj, f"visible_{ray}", True) for ray in ("diffuse", "glossy", "transmission", "volume_scatter"))))}
     if depsgraph is not None:
         out &= {o.name for o in depsgraph.objects}
     return {name for name in out if shows_itself(scene.objects[name], "render")}
@@ -893,6 +884,7 @@ class Probe:
         self._frame: int | None = None
         self._between: dict[str, list[dict]] = {}  # the instances drawn where mesh_arrays_between stands
         self._rendered: set[str] | None = None
+        self._lighting: set[str] | None = None
         self._states: dict[tuple, str] = {}
         self._id_states: dict[int, str] = {}  # frame -> the animated data-blocks' values
         self._displaced: dict[str, str | None] = {}
@@ -918,6 +910,13 @@ class Probe:
         if self._rendered is None:
             self._rendered = render_visible_names(self.scene, self.depsgraph if self.render_mode else None)
         return self._rendered
+
+    def lighting(self) -> set[str]:
+        """Names of the objects whose light the render evaluates (``render_lighting_names``,
+        cached as ``rendered`` is)."""
+        if self._lighting is None:
+            self._lighting = render_lighting_names(self.scene, self.depsgraph if self.render_mode else None)
+        return self._lighting
 
     def at(self, frame: int) -> None:
         if frame != self._frame:
@@ -1699,6 +1698,8 @@ def another_files_data() -> list[str]:
     override -- but the paint tools' brushes (``TOOL_ONLY_IDS``), which no render uses (a start
     scene with linked data is not supported: none of the bundled seeds has one, and its untouched
     start would be refused here, at calibration)."""
+    if not len(bpy.data.libraries):  # nothing linked, so nothing overridden: no walk (every measurement asks)
+        return []
     lent: dict[str, list[str]] = {}
     overrides = []
     for datablock in ids_of_file():

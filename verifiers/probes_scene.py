@@ -2408,11 +2408,11 @@ def light_output(light, matrix=None) -> tuple[float | None, str]:
     if not_numbers:
         return None, f"{', '.join(not_numbers)} not a number ({rnd(read[not_numbers[0]])})"
     factor = max([float(getattr(light, f)) for f in LIGHT_FACTORS if hasattr(light, f)] or [1.0])
-    base = float(light.energy) * 2.0 ** float(light.exposure) * factor * _unnormalised_area(light, matrix)
+    area = _unnormalised_area(light, matrix)
+    base = float(light.energy) * 2.0 ** float(light.exposure) * factor * area
     channels = [(base * float(c) * g, how) for gains, how in rows for c, g in zip(colour, gains)]
     watts, how = min(channels) if min(v for v, _ in channels) < 0 else max(channels)
     tint = f" at {float(light.temperature):g} K" if getattr(light, "use_temperature", False) else ""
-    area = _unnormalised_area(light, matrix)
     spread = f" x {area:g} m2 (not normalised)" if area != 1.0 else ""
     return watts, f"{float(light.energy):g} W{spread} x 2^{float(light.exposure):g}, colour{tint}, factor {factor:g}, {how}"
 
@@ -2531,10 +2531,10 @@ def glowing_objects(probe: Probe, frame: int) -> list[tuple[str, float | None, s
     counts too, credited to its outermost instancer (red team 26: a 5 cm cube glowing at 5000 in
     a collection only an empty instanced), its Power scaled by the instance's area."""
     import probes_surface as ps  # noqa: PLC0415  (a sibling, loaded where a light walk needs it)
-    from probe_core import background_drawers, render_lighting_names  # noqa: PLC0415
+    from probe_core import background_drawers  # noqa: PLC0415
     out: list[tuple[str, float | None, str, tuple]] = []
     probe.at(frame)
-    lit = render_lighting_names(probe.scene, probe.depsgraph)
+    lit = probe.lighting()
 
     def read(name: str, obj, scale: float, box: tuple) -> None:
         watts = ps.emitted_power(probe, obj, frame)
@@ -2569,7 +2569,7 @@ def render_lights(probe: Probe, frame: int) -> list[dict]:
     instanced by another object (a collection instance: credited to the outermost instancer).
     Each: ``name`` (credited), ``light`` (its own name), ``type``, ``centre`` (world), ``reach``
     (``emitter_reach``), ``shown`` (``shown_to_camera``), ``watts`` and ``how`` (``light_output``)."""
-    from probe_core import background_drawers, render_lighting_names  # noqa: PLC0415  (only light walks need it)
+    from probe_core import background_drawers  # noqa: PLC0415  (only light walks need it)
     probe.at(frame)
     scene = probe.scene
     background = background_drawers(scene)
@@ -2581,7 +2581,7 @@ def render_lights(probe: Probe, frame: int) -> list[dict]:
                 "gain": beam_gain(ev.data)}
 
     out = []
-    lit = render_lighting_names(scene, probe.depsgraph)  # a sun in an indirect-only collection lights too
+    lit = probe.lighting()  # a sun in an indirect-only collection lights too
     for obj in sorted(scene.objects, key=lambda o: o.name):
         if obj.type == "LIGHT" and obj.name in lit:
             ev = obj.evaluated_get(probe.depsgraph)

@@ -1586,18 +1586,24 @@ SPATIALLY_CONSTANT = frozenset({
     "COMBXYZ", "SEPXYZ", "COMBINE_COLOR", "SEPARATE_COLOR", "REROUTE"})
 
 
-def _constant_over_surface(sock, depth: int = 0) -> bool:
-    """Nothing that varies over a surface reaches ``sock`` (muted nodes walked as live ones: a
-    conservative answer, never a wrong "constant")."""
-    if depth > 64:
-        return False
+def _upstream_of(sock, seen: set | None = None):
+    """Every node whose output reaches ``sock`` through live links, each once (muted nodes
+    walked as live ones; a group's inside is not entered)."""
+    seen = set() if seen is None else seen
     for link in _live_links(sock):
         node = link.from_node
-        if node.type not in SPATIALLY_CONSTANT:
-            return False
-        if not all(_constant_over_surface(s, depth + 1) for s in node.inputs):
-            return False
-    return True
+        if node.as_pointer() in seen:
+            continue
+        seen.add(node.as_pointer())
+        yield node
+        for upstream in node.inputs:
+            yield from _upstream_of(upstream, seen)
+
+
+def _constant_over_surface(sock) -> bool:
+    """Nothing that varies over a surface reaches ``sock`` (muted nodes walked as live ones: a
+    conservative answer, never a wrong "constant")."""
+    return all(node.type in SPATIALLY_CONSTANT for node in _upstream_of(sock))
 
 
 def _bump_flat(g: Graph, node) -> bool:
@@ -1635,21 +1641,10 @@ STEPPING = frozenset({"FLOOR", "CEIL", "TRUNC", "ROUND", "SNAP", "FRACT", "MODUL
                       "PINGPONG"})
 
 
-def _stepped(sock, seen: set | None = None) -> str | None:
-    """The first Math or Vector Math node upstream of ``sock`` whose operation jumps, or None
-    (each node walked once; a group's inside is not entered)."""
-    seen = set() if seen is None else seen
-    for link in _live_links(sock):
-        node = link.from_node
-        if node.as_pointer() in seen:
-            continue
-        seen.add(node.as_pointer())
-        if node.type in ("MATH", "VECT_MATH") and node.operation in STEPPING and not node.mute:
-            return f"{node.name!r} {node.operation.title()}"
-        for upstream in node.inputs:
-            if (found := _stepped(upstream, seen)) is not None:
-                return found
-    return None
+def _stepped(sock) -> str | None:
+    """The first Math or Vector Math node upstream of ``sock`` whose operation jumps, or None."""
+    return next((f"{node.name!r} {node.operation.title()}" for node in _upstream_of(sock)
+                 if node.type in ("MATH", "VECT_MATH") and node.operation in STEPPING and not node.mute), None)
 
 
 def _n_image(g: Graph, node, out):
