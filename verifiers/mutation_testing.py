@@ -165,6 +165,11 @@ OPERATOR_NAMES = (
     # red team 27: what the renderers do not read
     "texture_squeezed_by_curve_levels", "kept_object_hidden_in_viewport_animated", "kept_mesh_faces_hidden",
     "kept_camera_background_image",
+    # red team 28: a camera that looks the other way, a surface laid on a part, a guard on the values a
+    # parametric check looks at, a piece lifted off what it held, viewport metal, a strip light
+    "camera_scaled_negative", "coincident_skin_over_parts", "parametric_guard_below_delivered",
+    "touching_piece_lifted_clear", "viewport_display_metallic", "strip_light_against_target",
+    "image_empty_over_parts",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

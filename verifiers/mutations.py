@@ -38,12 +38,12 @@ from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
 import colour_math  # noqa: E402
 import probes_scene  # noqa: E402
-from probe_core import GEOMETRY_TYPES, open_delivery, render_visible_names, shift_samples  # noqa: E402
+from probe_core import GEOMETRY_TYPES, open_delivery, opened_view_clips, render_visible_names, shift_samples  # noqa: E402
 
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "31"
+MUTATIONS_VERSION = "32"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -625,12 +625,17 @@ def render_subdivision(ctx: Context) -> None:
         sub.levels, sub.render_levels = 0, 3
 
 
-def _viewport_switch_group() -> bpy.types.NodeTree:
-    """Geometry Nodes: the input geometry where Is Viewport is true, nothing in a render."""
-    tree = bpy.data.node_groups.new("ViewportOnly", "GeometryNodeTree")
+def _geometry_tree(name: str) -> tuple[bpy.types.NodeTree, bpy.types.Node, bpy.types.Node]:
+    """A new Geometry Nodes tree with one geometry in and one out: (tree, its input node, its output node)."""
+    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
     tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
     tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    gin, gout = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    return tree, tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+
+
+def _viewport_switch_group() -> bpy.types.NodeTree:
+    """Geometry Nodes: the input geometry where Is Viewport is true, nothing in a render."""
+    tree, gin, gout = _geometry_tree("ViewportOnly")
     switch = tree.nodes.new("GeometryNodeSwitch")
     switch.input_type = "GEOMETRY"
     is_viewport = tree.nodes.new("GeometryNodeIsViewport")
@@ -1194,10 +1199,7 @@ def dupliverts_child(ctx: Context) -> None:
 def _instance_copy_group(name: str, offset: Vector, scale: float) -> bpy.types.NodeTree:
     """Geometry Nodes: the input geometry joined with an *instance* of it, scaled by ``scale``
     about the object origin and moved by ``offset`` (not realised)."""
-    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
-    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    gin, gout = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    tree, gin, gout = _geometry_tree(name)
     move = tree.nodes.new("GeometryNodeTransform")
     move.inputs["Translation"].default_value = tuple(offset)
     move.inputs["Scale"].default_value = (scale, scale, scale)
@@ -4500,10 +4502,7 @@ def parts_fall_as_rigid_bodies(ctx: Context) -> None:
           "stands away from the origin: the probe's own camera sees the part, any real camera does not",
           _needs_mesh_parts)
 def parts_read_active_camera(ctx: Context) -> None:
-    tree = bpy.data.node_groups.new("CameraSwitch", "GeometryNodeTree")
-    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    inp, out = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
+    tree, inp, out = _geometry_tree("CameraSwitch")
     camera = tree.nodes.new("GeometryNodeInputActiveCamera")
     info = tree.nodes.new("GeometryNodeObjectInfo")
     length = tree.nodes.new("ShaderNodeVectorMath")
@@ -5124,3 +5123,188 @@ def kept_camera_background_image(ctx: Context) -> None:
             obj.data.show_background_images = True
             bg = obj.data.background_images.new()
             bg.image, bg.alpha, bg.display_depth = grid, 1.0, "FRONT"
+
+
+# --- red team 28: a camera that looks the other way, a surface laid on a part, a guard on the
+# values a parametric check looks at, a piece that no longer holds what it touched, a viewport
+# display of metal, a strip light with one end against the target ---
+# table-model passed with a camera scaled -1 on every axis (read as a rotation facing the table, it
+# renders the other way) and a plane of another material lying on the top; fence-array with a
+# Geometry Nodes guard deleting the pickets at every Count but 10 and 12 and with the top rail
+# lifted above the pickets; mug-material with the glaze's viewport Metallic 1; product-lighting
+# with a 4 mm wide strip light touching the speaker.
+
+
+@operator("camera_scaled_negative", "the camera a render uses (one added in front of the parts where the file has "
+          "none) scaled -1 on every axis: its rotation as decomposed still faces the parts, Cycles and EEVEE look "
+          "the other way", _judged_by("render_overrides.camera_keeps", "render_camera"))
+def camera_scaled_negative(ctx: Context) -> None:
+    cam = _render_camera(ctx)
+    cam.matrix_world = cam.matrix_world @ Matrix.Diagonal((-1.0, -1.0, -1.0, 1.0))
+
+
+def _unoccluded_parts(ctx: Context) -> list[bpy.types.Object]:
+    names = {n for p in _criteria(ctx, "parts_unoccluded") for n in [p.get("object", ""), *p.get("objects", [])]}
+    return [o for o in ctx.scene.objects if o.name in names and o.type in GEOMETRY_TYPES]
+
+
+@operator("coincident_skin_over_parts", "each part parts_unoccluded judges given a skin: a new object whose faces lie "
+          "exactly on the part's, in a dark mirror material -- a render shows the skin, every part as it was",
+          lambda ctx: None if _unoccluded_parts(ctx) else "no parts_unoccluded criterion")
+def coincident_skin_over_parts(ctx: Context) -> None:
+    paint = bpy.data.materials.new("Skin.Paint")
+    paint.diffuse_color = (0.02, 0.02, 0.02, 1.0)
+    for obj in _unoccluded_parts(ctx):
+        verts, faces = _world_mesh(obj)
+        mesh = bpy.data.meshes.new(f"{obj.name}.Skin")
+        mesh.from_pydata([tuple(v) for v in verts], [], faces)
+        mesh.materials.append(paint)
+        ctx.scene.collection.objects.link(bpy.data.objects.new(f"{obj.name}.Skin", mesh))
+
+
+def _varied_modifiers(ctx: Context) -> list[tuple[bpy.types.Object, bpy.types.Modifier]]:
+    out = []
+    for p in _criteria(ctx, "modifier_effect"):
+        obj = ctx.scene.objects.get(p.get("object", ""))
+        if "vary" not in p or obj is None:
+            continue
+        out += [(obj, m) for m in obj.modifiers if m.type == p.get("type") and ("name" not in p or m.name == p["name"])]
+    return out
+
+
+@operator("parametric_guard_below_delivered", "a Geometry Nodes modifier after each varied modifier (an Array's "
+          "count ...) deleting every point while the mesh has fewer vertices than as delivered: the delivered value "
+          "and every larger one work, the configurator's smaller ones leave nothing",
+          lambda ctx: None if _varied_modifiers(ctx) else "no modifier_effect criterion varies a modifier")
+def parametric_guard_below_delivered(ctx: Context) -> None:
+    dg = bpy.context.evaluated_depsgraph_get()
+    for obj, _mod in _varied_modifiers(ctx):
+        delivered = len(obj.evaluated_get(dg).data.vertices)
+        tree, gin, gout = _geometry_tree("Guard.Count")
+        nodes, links = tree.nodes, tree.links
+        size = nodes.new("GeometryNodeAttributeDomainSize")
+        size.component = "MESH"
+        fewer = nodes.new("FunctionNodeCompare")
+        fewer.data_type, fewer.operation = "FLOAT", "LESS_THAN"
+        fewer.inputs[1].default_value = delivered - 0.5
+        delete = nodes.new("GeometryNodeDeleteGeometry")
+        delete.domain = "POINT"
+        links.new(gin.outputs[0], size.inputs[0])
+        links.new(size.outputs["Point Count"], fewer.inputs[0])
+        links.new(gin.outputs[0], delete.inputs["Geometry"])
+        links.new(fewer.outputs[0], delete.inputs["Selection"])
+        links.new(delete.outputs[0], gout.inputs[0])
+        obj.modifiers.new("Guard.Count", "NODES").node_group = tree
+
+
+def _pieces_touching(ctx: Context) -> list[tuple[bpy.types.Object, list[bpy.types.Object]]]:
+    out = []
+    for p in _criteria(ctx, "parts_touch"):
+        obj = ctx.scene.objects.get(p.get("object", ""))
+        others = [o for o in ctx.scene.objects if o.name in p.get("others", []) and o.type in GEOMETRY_TYPES]
+        if p.get("each_piece") and obj is not None and obj.type == "MESH" and others:
+            out.append((obj, others))
+    return out
+
+
+def _mesh_islands(mesh) -> list[set[int]]:
+    """The vertex sets of ``mesh``'s pieces (faces joined by shared vertices)."""
+    parent = list(range(len(mesh.vertices)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for poly in mesh.polygons:
+        first = root(poly.vertices[0])
+        for v in poly.vertices[1:]:
+            parent[root(v)] = first
+    used = {v for poly in mesh.polygons for v in poly.vertices}
+    groups: dict[int, set[int]] = {}
+    for v in used:
+        groups.setdefault(root(v), set()).add(v)
+    return list(groups.values())
+
+
+@operator("touching_piece_lifted_clear", "of each object parts_touch judges piece by piece, its highest piece lifted "
+          "until it clears, by 3 cm, the lowest top among the others it touches (a fence's top rail above the "
+          "pickets): the object as a whole still touches each of them",
+          lambda ctx: None if _pieces_touching(ctx) else "no parts_touch criterion judges each piece")
+def touching_piece_lifted_clear(ctx: Context) -> None:
+    for obj, others in _pieces_touching(ctx):
+        mesh = obj.data
+        islands = _mesh_islands(mesh)
+        if len(islands) < 2:
+            continue
+        world = obj.matrix_world
+        top = max(islands, key=lambda vs: max((world @ mesh.vertices[v].co).z for v in vs))
+        bottom = min((world @ mesh.vertices[v].co).z for v in top)
+        lowest_top = min(_world_box([o])[1].z for o in others)
+        lift = max(0.0, lowest_top + 0.03 - bottom)
+        up = world.inverted().to_3x3() @ Vector((0.0, 0.0, lift))
+        for v in top:
+            mesh.vertices[v].co += up
+        mesh.update()
+
+
+def _viewport_graded_materials(ctx: Context) -> list[bpy.types.Material]:
+    names = {p.get("material") for p in _criteria(ctx, "base_color") if p.get("source") == "viewport"}
+    return [m for m in bpy.data.materials if m.name in names]
+
+
+@operator("viewport_display_metallic", "each material whose viewport colour is graded given viewport Metallic 1, "
+          "Roughness 0, its viewport colour kept: solid view draws it as a dark metal",
+          lambda ctx: None if _viewport_graded_materials(ctx) else "no base_color criterion reads a viewport colour")
+def viewport_display_metallic(ctx: Context) -> None:
+    for mat in _viewport_graded_materials(ctx):
+        mat.metallic, mat.roughness = 1.0, 0.0
+
+
+def _outshine_targets(ctx: Context) -> list[bpy.types.Object]:
+    names = {p.get("target") for p in _criteria(ctx, "light_power") if p.get("target") and p.get("no_brighter_than")}
+    return [o for o in ctx.scene.objects if o.name in names]
+
+
+@operator("strip_light_against_target", "a 0.1 W area light 1 m x 4 mm added facing the target of a light_power "
+          "bound, one end 1.5 mm off the target's box: read as one panel half its diagonal away it is weak, "
+          "its end burns a streak into the target",
+          lambda ctx: None if _outshine_targets(ctx) else "no light_power criterion bounds the light on a target")
+def strip_light_against_target(ctx: Context) -> None:
+    for target in _outshine_targets(ctx):
+        lo, hi = _world_box([target])
+        data = bpy.data.lights.new("Strip", "AREA")
+        data.shape, data.size, data.size_y, data.energy = "RECTANGLE", 1.0, 0.004, 0.1
+        strip = bpy.data.objects.new("Strip", data)
+        ctx.scene.collection.objects.link(strip)
+        strip.location = Vector(((lo.x + hi.x) / 2 + 0.45, lo.y - 0.0015, (lo.z + hi.z) / 2))
+        strip.rotation_euler = (math.radians(90.0), 0.0, 0.0)  # its -Z towards +Y: at the target
+
+
+# fence-array passed with an opaque image empty drawn In Front of the fence: the file opened on a
+# green square, every render whole (image empties do not render).
+
+
+@operator("image_empty_over_parts", "an opaque image empty drawn In Front, three times the parts' size, facing the "
+          "first 3D view the file opens on halfway between its eye and the parts: the opened file shows the image, "
+          "every render the parts",
+          lambda ctx: None if _dimension_graded(ctx) and opened_view_clips()
+          else "no dimensions criterion measures a mesh, or the file opens on no 3D view")
+def image_empty_over_parts(ctx: Context) -> None:
+    view = Matrix(opened_view_clips()[0]["view_matrix"])
+    perspective = opened_view_clips()[0]["perspective"]
+    lo, hi = _world_box(_dimension_graded(ctx))
+    centre = (lo + hi) / 2
+    inverse = view.inverted()
+    eye = inverse.translation if perspective else centre + inverse.to_3x3().col[2].normalized() * 10.0 * (hi - lo).length
+    image = bpy.data.images.new("Cover", 8, 8)
+    image.pixels.foreach_set([0.2, 0.6, 0.2, 1.0] * 64)
+    image.pack()
+    cover = bpy.data.objects.new("Cover", None)
+    cover.empty_display_type, cover.data = "IMAGE", image
+    cover.empty_display_size = 3.0 * max((hi - lo).length, 0.1)
+    cover.show_in_front = True
+    cover.location = centre + (eye - centre) * 0.5
+    cover.rotation_euler = (eye - centre).to_track_quat("Z", "Y").to_euler()  # its +Z (front) at the eye
+    ctx.scene.collection.objects.link(cover)

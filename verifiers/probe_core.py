@@ -251,7 +251,7 @@ def _view_clip(space, region, scene) -> dict | None:
         return None
     return {"start": float(camera.data.clip_start), "end": float(camera.data.clip_end),
             "perspective": camera.data.type == "PERSP",
-            "view_matrix": [list(row) for row in camera.matrix_world.inverted()]}
+            "view_matrix": [list(row) for row in camera.matrix_world.normalized().inverted()]}
 
 
 def _views_summary() -> dict:
@@ -387,6 +387,82 @@ def opened_view_hides(obj, scene) -> str | None:
     clip = _clip_hiding(summary, corners)
     if clip is not None:
         return f"outside the clip range of a 3D view the file opens on ({clip['start']:g} to {clip['end']:g} m)"
+    cover = _image_empties_cover(scene, summary, np.vstack([corners, corners.mean(axis=0)]))
+    if cover is not None:
+        return f"behind image empty {cover!r} in a 3D view the file opens on (an image the viewport draws over it)"
+    return None
+
+
+def opened_view_clips() -> list[dict]:
+    """The distinct views (clip range, view matrix, perspective) of the 3D views the file opens on."""
+    return list(_views_summary()["clips"])
+
+
+def _image_quads(scene) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, dict]]:
+    """[(name, corner, edge u, edge v, how it draws)] of the image empties the viewport draws
+    opaque: an Empty displaying an image that has pixels, mostly opaque, shown in the viewport;
+    its quad Size wide along its X (the image's aspect along Y), placed by its Offset."""
+    quads = []
+    for obj in scene.objects:
+        image = obj.data if obj.type == "EMPTY" and obj.empty_display_type == "IMAGE" else None
+        if image is None or not obj.visible_get() or obj.show_empty_image_only_axis_aligned:
+            continue
+        if obj.empty_image_depth == "BACK" or (obj.use_empty_image_alpha and obj.color[3] < VIEWPORT_ALPHA_MIN):
+            continue
+        alpha = _image_mean_alpha(image)
+        width, height = (float(v) for v in image.size)
+        if alpha is None or alpha < VIEWPORT_ALPHA_MIN or width <= 0 or height <= 0:
+            continue
+        size = float(obj.empty_display_size)
+        sx, sy = (size, size * height / width) if width >= height else (size * width / height, size)
+        world = np.array(obj.matrix_world, dtype=np.float64)
+        ox, oy = (float(v) for v in obj.empty_image_offset)
+        corner = world[:3, :3] @ np.array([ox * sx, oy * sy, 0.0]) + world[:3, 3]
+        quads.append((obj.name, corner, world[:3, 0] * sx, world[:3, 1] * sy,
+                      {"front": obj.show_in_front or obj.empty_image_depth == "FRONT", "side": obj.empty_image_side,
+                       "persp": obj.show_empty_image_perspective, "ortho": obj.show_empty_image_orthographic}))
+    return quads
+
+
+def _image_empties_cover(scene, summary: dict, points: np.ndarray) -> str | None:
+    """The image empty that, in one of the opened 3D views, lies over every one of ``points``
+    (a box's corners and centre) as the view sees them -- between the eye and the point, or
+    anywhere before the eye where it is drawn in front -- or None (red team 28: an opaque 3 m
+    image, In Front, before a fence: the file opened on a green square).  Together several may
+    cover the points; the first named."""
+    quads = _image_quads(scene) if summary["clips"] else []
+    for clip in summary["clips"] if quads else []:
+        view = np.array(clip["view_matrix"], dtype=np.float64)
+        inverse = np.linalg.inv(view)
+        covered, by = np.zeros(len(points), dtype=bool), None
+        for name, corner, u, v, how in quads:
+            if not (how["persp"] if clip["perspective"] else how["ortho"]):
+                continue
+            if clip["perspective"]:
+                eyes = np.repeat(inverse[None, :3, 3], len(points), axis=0)
+            else:  # parallel rays along the view's axis, from far behind it
+                eyes = points + inverse[:3, 2] * 1e5
+            ways = points - eyes
+            normal = np.cross(u, v)
+            den = ways @ normal
+            with np.errstate(divide="ignore", invalid="ignore"):
+                t = ((corner - eyes) @ normal) / den
+            hit = eyes + t[:, None] * ways - corner
+            gram = np.array([[u @ u, u @ v], [u @ v, v @ v]])
+            if abs(np.linalg.det(gram)) < 1e-18:
+                continue
+            ab = np.linalg.solve(gram, np.stack([hit @ u, hit @ v]))
+            inside_quad = (ab >= 0.0).all(axis=0) & (ab <= 1.0).all(axis=0) & np.isfinite(t) & (np.abs(den) > 1e-12)
+            ahead = (t > 0.0) & ((t < 1.0 - 1e-9) | how["front"])
+            facing = (eyes - corner) @ normal > 0.0  # the viewer on the image's front (+Z) side
+            drawn = np.ones(len(points), dtype=bool) if how["side"] == "DOUBLE_SIDED" else (
+                facing if how["side"] == "FRONT" else ~facing)
+            over = inside_quad & ahead & drawn
+            if over.any() and by is None:
+                by = name
+            covered |= over
+        if covered.all():
+            return by
     return None
 
 
@@ -744,7 +820,9 @@ def picture_coords(probe: "Probe", cam_ev, points: np.ndarray) -> tuple[np.ndarr
     r = probe.scene.render
     proj = np.array(cam_ev.calc_matrix_camera(probe.depsgraph, x=r.resolution_x, y=r.resolution_y,
                                               scale_x=r.pixel_aspect_x, scale_y=r.pixel_aspect_y), dtype=np.float64)
-    clip = np.hstack([points, np.ones((len(points), 1))]) @ (proj @ np.linalg.inv(np.array(cam_ev.matrix_world))).T
+    # the engines drop the camera object's scale, keeping each axis' sign (``_camera_rays``)
+    view = np.linalg.inv(np.array(cam_ev.matrix_world.normalized()))
+    clip = np.hstack([points, np.ones((len(points), 1))]) @ (proj @ view).T
     w = clip[:, 3]
     with np.errstate(divide="ignore", invalid="ignore"):
         ndc = clip[:, :2] / np.where(np.abs(w) > 1e-12, w, 1e-12)[:, None]

@@ -47,6 +47,30 @@ def _surface_bsdf(mat: bpy.types.Material):
 VIEWPORT_OPAQUE = 0.999
 
 
+# How much more metallic than its shader a material's viewport display may be (red team 28: a teal
+# glaze's viewport Metallic 1 drew the catalogue's solid-view preview near black, its viewport
+# colour exactly the teal asked for).
+VIEWPORT_METAL_SLACK = 0.05
+
+
+def _viewport_metal(mat) -> tuple[float, float]:
+    """(the viewport display's Metallic, the most it may be): solid view draws a metallic
+    material's colour as a metal's tint on the studio light's reflection, not as its colour;
+    a material may show as much metal there as its shader renders (its Principled BSDF's Metallic,
+    typed in; any value where a link drives it; none without a Principled BSDF) plus
+    ``VIEWPORT_METAL_SLACK``.  A material without nodes renders with these very settings."""
+    metal = float(mat.metallic)
+    if mat.node_tree is None:
+        return metal, 1.0
+    bsdf = _surface_bsdf(mat)
+    socket = bsdf.inputs.get("Metallic") if bsdf is not None else None
+    if socket is None:
+        return metal, VIEWPORT_METAL_SLACK
+    if probes_surface.upstream(socket) is not None:
+        return metal, 1.0
+    return metal, min(1.0, float(socket.default_value) + VIEWPORT_METAL_SLACK)
+
+
 def material_colour(mat: bpy.types.Material, source: str = "auto") -> tuple[tuple[float, float, float], str]:
     """(linear RGB, where it came from) of a material without a surface to evaluate on.
     ``viewport``: the viewport colour (``diffuse_color``); ``auto`` / ``principled``: the colour
@@ -123,10 +147,15 @@ def base_color(probe: Probe, p: dict):
         # solid view draws a viewport colour with alpha below 1 see-through (red team 5: alpha 0
         # kept the right RGB and lost the part from every preview)
         alpha = float(shown.diffuse_color[3])
+        metal, shader_metal = _viewport_metal(shown)
         detail = f"{mat.name} {source} colour is dE2000 {de:.2f} from expected (max {tol})" + (
-            f"; its alpha is {alpha:g}, not 1 (solid view draws it see-through)" if alpha < VIEWPORT_OPAQUE else "")
-        return binary_outcome(de <= tol and alpha >= VIEWPORT_OPAQUE, rnd(list(rgb)), p["expected"], detail,
+            f"; its alpha is {alpha:g}, not 1 (solid view draws it see-through)" if alpha < VIEWPORT_OPAQUE else "") + (
+            f"; its viewport Metallic is {metal:g} over the shader's {shader_metal:g} (solid view draws the colour as "
+            f"a metal's reflection, dark where no studio light shines)" if metal > shader_metal else "")
+        return binary_outcome(de <= tol and alpha >= VIEWPORT_OPAQUE and metal <= shader_metal, rnd(list(rgb)),
+                              p["expected"], detail,
                               {"delta_e2000": rnd(de), "source": source, "alpha": rnd(alpha),
+                               "viewport_metallic": rnd(metal), "shader_metallic": rnd(shader_metal),
                                "lab": rnd(list(colour_math.linear_to_lab(rgb)))})
     # judged under every production engine's output where they differ (red team 7)
     return probes_surface.worst_over_targets(

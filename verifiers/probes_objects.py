@@ -543,14 +543,33 @@ VARY = {"type": "object", "required": ["property", "by", "islands"], "additional
         "description": "{property: name, by: number, islands: integer}"}
 
 
-def _varied(probe: Probe, obj, mod, vary: dict, frame: int) -> dict:
-    """The counts with ``mod.<property>`` changed by ``by`` (re-evaluated, restored after)."""
-    key = vary["property"]
+def _vary_steps(mod, vary: dict) -> list[tuple[float, int]]:
+    """[(change of ``mod.<property>``, the change of separate parts it must give)]: not ``by``
+    alone but a spread around the delivered value -- down by ``by``, up by twice ``by`` -- every
+    step between where the property and the parts change in whole units (red team 28: a
+    Geometry Nodes guard after a fence's Array kept the pickets only at the delivered Count and
+    at Count + 2, the one change looked at; the configurator makes shorter panels too).  A value
+    below the property's own minimum is left out."""
+    key, by, islands = vary["property"], vary["by"], int(vary["islands"])
+    before = getattr(mod, key)
+    whole = isinstance(before, int) and float(by).is_integer() and by != 0 and islands % int(by) == 0
+    if whole:
+        per = islands // int(by)
+        steps = [(float(d), d * per) for d in range(-abs(int(by)), 2 * abs(int(by)) + 1) if d]
+    else:
+        steps = [(m * float(by), m * islands) for m in (-1, 1, 2)]
+    prop = mod.bl_rna.properties.get(key)
+    low = getattr(prop, "hard_min", None) if prop is not None else None
+    return [(d, n) for d, n in steps if low is None or before + d >= low]
+
+
+def _varied(probe: Probe, obj, mod, change: float, frame: int, key: str) -> dict:
+    """The counts with ``mod.<key>`` changed by ``change`` (re-evaluated, restored after)."""
     if not hasattr(mod, key):
         raise ValueError(f"modifier_effect: a {mod.type} modifier has no property {key!r}")
     before = getattr(mod, key)
     try:
-        setattr(mod, key, type(before)(before + vary["by"]))
+        setattr(mod, key, type(before)(before + change))
         probe.update()
         return _effect_counts(probe, obj, frame)
     finally:
@@ -569,8 +588,10 @@ def modifier_effect(probe: Probe, p: dict):
     ``min_islands_added`` separate parts.  A modifier kept but made to do nothing (zero offset,
     merged copies, a bisect of an already mirrored mesh) adds nothing.  With ``vary``
     ({property, by, islands}) the modifier stays parametric: its ``property`` changed by ``by``
-    (e.g. an Array's ``count`` + 2) changes the number of separate parts by ``islands`` --
-    a driver or anything else that pins the result fails.  Of several such modifiers the best
+    (e.g. an Array's ``count`` + 2) changes the number of separate parts by ``islands``, and so
+    in proportion over a spread of changes around it (``_vary_steps``: from -``by`` to
+    +2 ``by``, every whole step between) -- a driver, a guard that keeps the parts only at the
+    values looked at, or anything else that pins the result fails.  Of several such modifiers the best
     counts.  Scores the share of the given checks met (0 without one)."""
     obj, frame = probe.obj(p["object"]), int(p.get("frame", 1))
     checks = [k for k in ("min_vertex_ratio", "min_islands_added", "vary") if k in p]
@@ -593,12 +614,21 @@ def modifier_effect(probe: Probe, p: dict):
                  "vertex_ratio": rnd(ratio) if math.isfinite(ratio) else None,
                  "islands_with": with_it["islands"], "islands_without": without["islands"],
                  "islands_added": with_it["islands"] - without["islands"]}
+        off_steps: dict[str, int] = {}
         if "vary" in p:
-            varied = _varied(probe, obj, m, p["vary"], frame)
-            entry["islands_when_varied"] = varied["islands"] - with_it["islands"]
+            key = p["vary"]["property"]
+            if not hasattr(m, key):
+                raise ValueError(f"modifier_effect: a {m.type} modifier has no property {key!r}")
+            for change, want in _vary_steps(m, p["vary"]):
+                got = _varied(probe, obj, m, change, frame, key)["islands"] - with_it["islands"]
+                if change == float(p["vary"]["by"]):
+                    entry["islands_when_varied"] = got
+                if got != want:
+                    off_steps[f"{change:+g}"] = got
+            entry["varied_off"] = off_steps  # {change: the change of parts it gave}, where not as asked
         failed = [k for k, ok in (("min_vertex_ratio", ratio >= float(p.get("min_vertex_ratio", 0))),
                                   ("min_islands_added", entry["islands_added"] >= int(p.get("min_islands_added", 0))),
-                                  ("vary", "vary" not in p or entry["islands_when_varied"] == p["vary"]["islands"]))
+                                  ("vary", "vary" not in p or not off_steps))
                   if k in p and not ok]
         if best is None or len(failed) < len(best[1]):
             best = (entry, failed)
@@ -607,11 +637,14 @@ def modifier_effect(probe: Probe, p: dict):
     what = f"{obj.name}: {entry['modifier']} ({p['type']}) gives {ratio_text}, {entry['islands_added']:+d} parts"
     if "vary" in p:
         what += (f"; {p['vary']['property']} {p['vary']['by']:+g} changes the parts by "
-                 f"{entry['islands_when_varied']:+d}")
+                 f"{entry.get('islands_when_varied', 0):+d}")
+        if entry["varied_off"]:
+            what += "; " + ", ".join(f"{p['vary']['property']} {c} changes them by {n:+d}"
+                                     for c, n in entry["varied_off"].items())
     wants = {"min_vertex_ratio": lambda: f"ratio >= {p['min_vertex_ratio']}",
              "min_islands_added": lambda: f"parts added >= {p['min_islands_added']}",
-             "vary": lambda: f"{p['vary']['property']} {p['vary']['by']:+g} to change the parts by "
-                             f"{p['vary']['islands']:+d}"}
+             "vary": lambda: f"the parts to change by {p['vary']['islands']:+d} per {p['vary']['by']:+g} of "
+                             f"{p['vary']['property']}, from {-abs(p['vary']['by']):+g} to {2 * abs(p['vary']['by']):+g}"}
     detail = what if not failed else what + " (want " + ", ".join(wants[k]() for k in failed) + ")"
     return fraction_outcome(len(checks) - len(failed), len(checks), entry, expected, detail,
                             {"failed": failed, "modifiers": stack})

@@ -2145,10 +2145,11 @@ def _frame_points(cam_ev, scene, picture: list[tuple[float, float]]) -> list:
 def _camera_rays(cam_ev, points: list) -> list[tuple]:
     """(origin, direction, reach) of the rays of ``cam_ev`` through ``points`` (camera-space
     points of its frame plane, ``view_frame``), from its clip start to its clip end.  The
-    object's scale is dropped, as the engines drop it."""
+    object's scale is dropped as the engines drop it: each axis made unit length, its sign kept
+    (red team 28: a camera scaled -1 on every axis looks the other way in Cycles and EEVEE, which
+    ``decompose`` folds back into a rotation that faced the table)."""
     cam = cam_ev.data
-    loc, rot_q, _scale = cam_ev.matrix_world.decompose()
-    rot = rot_q.to_matrix()
+    loc, rot = cam_ev.matrix_world.translation, cam_ev.matrix_world.to_3x3().normalized()
     rays = []
     for local in points:
         if cam.type == "ORTHO":
@@ -2460,17 +2461,61 @@ def light_on(light_obj, watts: float, point, box=None) -> tuple[float, float | N
     ``box`` (lo, hi), on the box's point nearest the light, no nearer than its emitter reaches
     (red team 20: a 0.1 W glint 1 cm from the speaker's face, 9 cm from its centre, burnt a white
     disc into it): its strongest intensity (an area light's Spread included: ``beam_gain``) over
-    the squared distance, distance); a sun's strength is already per square metre and has no
-    distance."""
+    the squared distance, distance) -- or, where it gives more, the sum over ``emitter_cells``,
+    each its share at its own distance (red team 28); a sun's strength is already per square metre
+    and has no distance."""
     if light_obj.data.type == "SUN":
         return watts, None
-    origin = np.asarray(light_obj.matrix_world.translation, dtype=np.float64)
+    intensity = watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type]
     if box is not None:
-        nearest = np.clip(origin, np.asarray(box[0], dtype=np.float64), np.asarray(box[1], dtype=np.float64))
-        distance = max(float(np.linalg.norm(origin - nearest)), emitter_reach(light_obj) or 0.0)
-    else:
-        distance = float(np.linalg.norm(origin - np.asarray(point, dtype=np.float64)))
-    return watts * beam_gain(light_obj.data) / SPREAD[light_obj.data.type] / max(distance, 1e-6) ** 2, distance
+        lo, hi = np.asarray(box[0], dtype=np.float64), np.asarray(box[1], dtype=np.float64)
+        origin = np.asarray(light_obj.matrix_world.translation, dtype=np.float64)
+        whole = max(float(np.linalg.norm(origin - np.clip(origin, lo, hi))), emitter_reach(light_obj) or 0.0)
+        on, distance = intensity / max(whole, 1e-6) ** 2, whole
+        # and piece by piece, where that puts more on the box: a long panel with one end at it
+        by_cells, nearest = 0.0, math.inf
+        for centre, reach, share in emitter_cells(light_obj):
+            near = max(float(np.linalg.norm(centre - np.clip(centre, lo, hi))), reach)
+            by_cells += share * intensity / max(near, 1e-6) ** 2
+            nearest = min(nearest, near)
+        return (by_cells, nearest) if by_cells > on else (on, distance)
+    origin = np.asarray(light_obj.matrix_world.translation, dtype=np.float64)
+    distance = float(np.linalg.norm(origin - np.asarray(point, dtype=np.float64)))
+    return intensity / max(distance, 1e-6) ** 2, distance
+
+
+# An area light is cut into at most this many cells along its longer side (``emitter_cells``).
+MAX_EMITTER_CELLS = 256
+
+
+def emitter_cells(light_obj) -> list[tuple[np.ndarray, float, float]]:
+    """[(world centre, how far the piece's emitter reaches from it, its share of the power)]: a
+    point or spot light is one piece (its Radius); an area light is cut along its longer side
+    into near-square cells its narrower side wide, each measured from where it is (red team 28: a
+    1 m x 4 mm strip with one end 1.5 mm from the speaker burnt a white streak into it, read as
+    one panel 0.5 m away: its half diagonal) -- a square panel stays one cell."""
+    light, world = light_obj.data, light_obj.matrix_world
+    origin = np.asarray(world.translation, dtype=np.float64)
+    if light.type != "AREA":
+        return [(origin, emitter_reach(light_obj) or 0.0, 1.0)]
+    height = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
+    u = np.asarray(world.to_3x3().col[0], dtype=np.float64) * float(light.size)
+    v = np.asarray(world.to_3x3().col[1], dtype=np.float64) * height
+    narrow = area_light_sides(light, world.to_3x3())[0]
+    # a square's sides differ in float by a part in a million: it stays one cell
+    nu = int(min(MAX_EMITTER_CELLS, max(1, math.ceil(np.linalg.norm(u) / max(narrow, 1e-9) - 1e-4))))
+    nv = int(min(MAX_EMITTER_CELLS, max(1, math.ceil(np.linalg.norm(v) / max(narrow, 1e-9) - 1e-4))))
+    round_shape = light.shape in ("DISK", "ELLIPSE")
+    cells = []
+    for i in range(nu):
+        for j in range(nv):
+            a, b = (i + 0.5) / nu - 0.5, (j + 0.5) / nv - 0.5
+            if round_shape and (nu > 1 or nv > 1) and a * a + b * b > 0.25:  # outside the disc or ellipse
+                continue
+            cells.append(origin + a * u + b * v)
+    reach = 0.5 * float(np.linalg.norm(u / nu + v / nv))
+    reach = max(reach, 0.5 * float(np.linalg.norm(u / nu - v / nv)))
+    return [(c, reach, 1.0 / len(cells)) for c in cells]
 
 
 def _emitter_size(light_obj, matrix=None) -> float:

@@ -605,6 +605,152 @@ def penetration(a: Solid, b: Solid) -> float:
     return deepest
 
 
+# --- face contact ----------------------------------------------------------------------------------------
+
+# Faces meet face to face where they are parallel (|cos| of their normals over this), lie within the
+# tolerance of each other's plane, and overlap seen along the normal: two boxes meeting along an
+# edge (a picket's top edge on a rail's bottom edge) are parallel and within reach there, and
+# overlap over no area.
+CONTACT_PARALLEL = 0.9
+# How many triangle pairs one numpy pass of ``_coplanar_overlap`` compares.
+CONTACT_CHUNK = 2_000_000
+# At most this many sample points per shell for the area of one shell inside another.
+JOINED_SAMPLES = 4000
+
+
+def _tri_normals(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(unit normals, areas) of triangles (a degenerate one's normal is 0)."""
+    cross = np.cross(p1 - p0, p2 - p0)
+    length = np.linalg.norm(cross, axis=1)
+    return cross / np.maximum(length, 1e-300)[:, None], 0.5 * length
+
+
+def _near(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, lo: np.ndarray, hi: np.ndarray, tol: float) -> np.ndarray:
+    """Which triangles' boxes come within ``tol`` of the box [lo, hi]."""
+    return ~((np.minimum(np.minimum(p0, p1), p2) > hi + tol).any(axis=1)
+             | (np.maximum(np.maximum(p0, p1), p2) < lo - tol).any(axis=1))
+
+
+def _clip_area(subject: np.ndarray, clip: np.ndarray) -> float:
+    """The area of the 2D polygon ``subject`` inside the convex 2D polygon ``clip``
+    (Sutherland-Hodgman; ``clip`` turned counter-clockwise first)."""
+    (x0, y0), (x1, y1), (x2, y2) = clip[0].tolist(), clip[1].tolist(), clip[2].tolist()
+    if (x1 - x0) * (y2 - y0) - (y1 - y0) * (x2 - x0) < 0:
+        clip = clip[::-1]
+    poly = [tuple(p) for p in subject.tolist()]
+    n = len(clip)
+    for k in range(n):
+        if not poly:
+            return 0.0
+        (ax, ay), (bx, by) = clip[k].tolist(), clip[(k + 1) % n].tolist()
+        ex, ey = bx - ax, by - ay
+        inside_of = [ex * (py - ay) - ey * (px - ax) >= 0.0 for px, py in poly]
+        out = []
+        for i, (px, py) in enumerate(poly):
+            qx, qy = poly[i - 1]
+            here, before = inside_of[i], inside_of[i - 1]
+            if here != before:  # the edge crosses the clip line: where
+                dx, dy = px - qx, py - qy
+                den = ex * dy - ey * dx
+                t = (ey * (qx - ax) - ex * (qy - ay)) / den if den else 0.0
+                out.append((qx + t * dx, qy + t * dy))
+            if here:
+                out.append((px, py))
+        poly = out
+    if len(poly) < 3:
+        return 0.0
+    xs, ys = np.array(poly).T
+    return 0.5 * abs(float(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1))))
+
+
+def _coplanar_overlap(a: Solid, b: Solid, tol: float) -> float:
+    """The area (m^2) over which ``a``'s faces lie on ``b``'s: triangle pairs parallel within
+    ``CONTACT_PARALLEL``, every corner of ``a``'s within ``tol`` of ``b``'s plane, their overlap
+    seen along ``b``'s normal (exact: each pair clipped)."""
+    (alo, ahi), (blo, bhi) = a.box(), b.box()
+    a0, a1, a2, _ = a.triangles()
+    b0, b1, b2, _ = b.triangles()
+    ka, kb = np.flatnonzero(_near(a0, a1, a2, blo, bhi, tol)), np.flatnonzero(_near(b0, b1, b2, alo, ahi, tol))
+    if not len(ka) or not len(kb):
+        return 0.0
+    a0, a1, a2, b0, b1, b2 = a0[ka], a1[ka], a2[ka], b0[kb], b1[kb], b2[kb]
+    na, _ = _tri_normals(a0, a1, a2)
+    nb, area_b = _tri_normals(b0, b1, b2)
+    amin, amax = np.minimum(np.minimum(a0, a1), a2), np.maximum(np.maximum(a0, a1), a2)
+    bmin, bmax = np.minimum(np.minimum(b0, b1), b2), np.maximum(np.maximum(b0, b1), b2)
+    total, rows = 0.0, max(1, CONTACT_CHUNK // len(kb))
+    for first in range(0, len(ka), rows):
+        sl = slice(first, first + rows)
+        ok = (np.abs(na[sl] @ nb.T) >= CONTACT_PARALLEL) & (area_b[None, :] > 0)
+        for corner in (a0[sl], a1[sl], a2[sl]):
+            ok &= np.abs(np.einsum("ik,jk->ij", corner, nb) - np.einsum("jk,jk->j", b0, nb)[None, :]) <= tol
+        ok &= ((amin[sl][:, None, :] <= bmax[None, :, :] + tol) & (amax[sl][:, None, :] >= bmin[None, :, :] - tol)).all(axis=2)
+        for i, j in zip(*np.nonzero(ok)):
+            n = nb[j]
+            u = np.cross(n, [1.0, 0.0, 0.0] if abs(n[0]) < 0.9 else [0.0, 1.0, 0.0])
+            u /= np.linalg.norm(u)
+            v = np.cross(n, u)
+            basis = np.stack([u, v], axis=1)
+            tri_a = np.stack([a0[sl][i], a1[sl][i], a2[sl][i]]) @ basis
+            tri_b = np.stack([b0[j], b1[j], b2[j]]) @ basis
+            total += _clip_area(tri_a, tri_b)
+    return total
+
+
+def _inside_area(a: Solid, b: Solid, tol: float) -> float:
+    """The area (m^2) of ``a``'s surface inside the closed ``b`` deeper than ``tol`` (joined into
+    it), from at most ``JOINED_SAMPLES`` points on its triangles near ``b``."""
+    if not b.encloses:
+        return 0.0
+    lo, hi = b.box()
+    p0, p1, p2, _ = a.triangles()
+    near = _near(p0, p1, p2, lo, hi, tol)
+    if not near.any():
+        return 0.0
+    p0, p1, p2 = p0[near], p1[near], p2[near]
+    area = float(_tri_normals(p0, p1, p2)[1].sum())
+    pts, wts = _grid_samples(p0, p1, p2, math.sqrt(max(area, 1e-12) / JOINED_SAMPLES))
+    keep = ~((pts > hi - tol).any(axis=1) | (pts < lo + tol).any(axis=1))
+    tree = b.tree()
+    # deeper than the tolerance: a point on b's own surface (faces meeting at an edge) is neither
+    return float(sum(w for q, w in zip(pts[keep].tolist(), wts[keep].tolist())
+                     if tree.find_nearest(q)[3] > tol and inside(b, np.asarray(q))))
+
+
+def _grid_samples(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, step: float) -> tuple[np.ndarray, np.ndarray]:
+    """(points, weights): each triangle cut into n x n similar triangles (n from its longest edge
+    over ``step``), a point at each one's centre weighted by its area."""
+    pts, wts = [], []
+    longest = np.maximum.reduce([np.linalg.norm(p1 - p0, axis=1), np.linalg.norm(p2 - p1, axis=1),
+                                 np.linalg.norm(p0 - p2, axis=1)])
+    area = 0.5 * np.linalg.norm(np.cross(p1 - p0, p2 - p0), axis=1)
+    counts = np.minimum(np.maximum(1, np.ceil(longest / step)), 64).astype(np.int64)
+    for n in np.unique(counts).tolist():
+        sel = np.flatnonzero(counts == n)
+        i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+        low = (i + j) < n  # the upright small triangles, centres at (i + 1/3, j + 1/3) / n
+        high = (i + j) < n - 1  # the upside-down ones, centres at (i + 2/3, j + 2/3) / n
+        u = np.concatenate([(i[low] + 1 / 3), (i[high] + 2 / 3)]) / n
+        v = np.concatenate([(j[low] + 1 / 3), (j[high] + 2 / 3)]) / n
+        e1, e2 = (p1 - p0)[sel], (p2 - p0)[sel]
+        pts.append((p0[sel][:, None, :] + u[None, :, None] * e1[:, None, :] + v[None, :, None] * e2[:, None, :])
+                   .reshape(-1, 3))
+        wts.append(np.repeat(area[sel] / (n * n), len(u)))
+    return (np.concatenate(pts), np.concatenate(wts)) if pts else (np.zeros((0, 3)), np.zeros(0))
+
+
+def face_contact(a: Solid, b: Solid, tol: float) -> float:
+    """The area (m^2) over which two shells meet face to face (``_coplanar_overlap``) or, where
+    their surfaces cross, are joined (the larger of each one's surface inside the other)."""
+    (alo, ahi), (blo, bhi) = a.box(), b.box()
+    if (ahi + tol < blo).any() or (bhi + tol < alo).any():
+        return 0.0
+    area = _coplanar_overlap(a, b, tol)
+    if a.tree().overlap(b.tree()):
+        area = max(area, _inside_area(a, b, tol), _inside_area(b, a, tol))
+    return area
+
+
 # --- primitives ------------------------------------------------------------------------------------------
 
 
@@ -760,13 +906,19 @@ def _contact(probe: Probe, base: Solid, obj, frame: int, max_depth: float | None
 
 @primitive(group="geometry", required=("object", "others", "tolerance"),
            params={"object": "name", "others": "names", "tolerance": "tolerance", "max_penetration": AMOUNT,
-                   "frame": "integer"})
+                   "each_piece": "bool", "min_area": AMOUNT, "frame": "integer"})
 def parts_touch(probe: Probe, p: dict):
     """Each other object's evaluated surface (faces; loose vertices do not count) comes within
     ``tolerance`` of the object's surface, by a shell that is not hidden: a shell with more than
     half of its surface inside another solid (buried in the object, or in any other render-visible
     one) does not touch.  Faces meeting or running into the other solid touch; with
-    ``max_penetration`` (m) the touching shell reaches at most that deep into the object."""
+    ``max_penetration`` (m) the touching shell reaches at most that deep into the object.
+    ``each_piece``: every visible shell (piece) of the object touches every visible shell of each
+    other object, and ``min_area`` (m^2): touching is faces meeting face to face over at least that
+    area (``face_contact``: within the tolerance, parallel and over each other, or joined into
+    each other) -- red team 28: a fence's pickets touched the rails by one edge, and one rail
+    floated above the pickets while the other held them, each passing a gap measured over the
+    whole objects."""
     obj, others, frame, tol = probe.obj(p["object"]), probe.objects(list(p["others"])), _frame(p), float(p["tolerance"])
     max_depth = float(p["max_penetration"]) if "max_penetration" in p else None
     base = solid_of(probe, obj, frame)
@@ -777,11 +929,50 @@ def parts_touch(probe: Probe, p: dict):
             continue
         gaps[o.name], how[o.name], depths[o.name] = _contact(probe, base, o, frame, max_depth)
     bad = [n for n, g in gaps.items() if g is None or g > tol]
+    pieces: dict[str, dict] = {}
+    if p.get("each_piece") or "min_area" in p:
+        need = float(p.get("min_area", 0.0))
+        for o in others:
+            pieces[o.name] = _piece_contacts(probe, obj, o, frame, tol, need, bool(p.get("each_piece")))
+            if pieces[o.name]["apart"] and o.name not in bad:
+                bad.append(o.name)
     detail = f"all touch {obj.name}" if not bad else f"not touching {obj.name}: " + ", ".join(
-        f"{n} ({how[n] if gaps[n] is None else f'{gaps[n]:.4f} m'})" for n in bad)
-    expected = {"max_gap": tol, **({"max_penetration": max_depth} if max_depth is not None else {})}
-    return fraction_outcome(len(others) - len(bad), len(others), rnd(gaps), expected, detail,
-                            {"not_touching": bad, "contact": how, "penetration": rnd(depths)})
+        f"{n} ({how[n] if gaps[n] is None else f'{gaps[n]:.4f} m'}"
+        + (f"; pieces apart: {', '.join(pieces[n]['apart'][:4])}" if pieces.get(n, {}).get("apart") else "") + ")"
+        for n in bad)
+    expected = {"max_gap": tol, **({"max_penetration": max_depth} if max_depth is not None else {}),
+                **({"each_piece": True} if p.get("each_piece") else {}),
+                **({"min_area": float(p["min_area"])} if "min_area" in p else {})}
+    evidence = {"not_touching": bad, "contact": how, "penetration": rnd(depths)}
+    if pieces:
+        evidence["pieces"] = {n: {"pairs": v["pairs"], "apart": v["apart"]} for n, v in pieces.items()}
+    return fraction_outcome(len(others) - len(bad), len(others), rnd(gaps), expected, detail, evidence)
+
+
+def _piece_contacts(probe: Probe, obj, other, frame: int, tol: float, need: float, each: bool) -> dict:
+    """{pairs: how many pairs of pieces were looked at, apart: the pairs (or the object's pieces,
+    without ``each``) that do not meet over ``need`` m^2}: with ``each``, every visible shell of
+    ``obj`` against every visible shell of ``other``; without it, each visible shell of ``obj``
+    against ``other``'s visible shells together (any one of them)."""
+    mine, theirs = visible_shells(probe, obj, frame), visible_shells(probe, other, frame)
+    apart, pairs = [], 0
+    for i, a in enumerate(mine):
+        met = []
+        for j, b in enumerate(theirs):
+            pairs += 1
+            if need > 0:
+                area = face_contact(a, b, tol)
+                ok, what = area >= need, f" ({area * 1e4:.2f} cm2)"
+            else:
+                ok, what = surface_distance(a, b)[0] <= tol, ""
+            met.append(ok)
+            if each and not ok:
+                apart.append(f"{obj.name}[{i}] / {other.name}[{j}]{what}")
+        if not each and not any(met):
+            apart.append(f"{obj.name}[{i}]")
+    if not mine or not theirs:
+        apart.append("no visible piece")
+    return {"pairs": pairs, "apart": apart}
 
 
 @primitive(group="geometry", required=("object|objects",),

@@ -149,13 +149,21 @@ def _blocked(tree: BVHTree, owner: np.ndarray, own: int, point: np.ndarray, targ
     return False
 
 
+def _covered(tree: BVHTree, owner: np.ndarray, own: int, point: np.ndarray) -> bool:
+    """Whether another drawer's face lies on the point (within ``EPSILON``): a render shows either
+    surface there (red team 28: a plane of another material laid exactly on the tabletop -- Cycles
+    drew the plane -- left the top seen, the tie going to the part)."""
+    return any(int(owner[index]) != own for _co, _n, index, _d in tree.find_nearest_range(Vector(point.tolist()), EPSILON))
+
+
 def seen_share(tree, owner: np.ndarray, own: int, points: np.ndarray, views: np.ndarray) -> float:
     """Share of ``points`` seen from at least one of ``views``."""
     if not len(points):
         return 0.0
     if tree is None:
         return 1.0
-    seen = sum(1 for q in points if any(not _blocked(tree, owner, own, q, v) for v in views))
+    seen = sum(1 for q in points if not _covered(tree, owner, own, q)
+               and any(not _blocked(tree, owner, own, q, v) for v in views))
     return seen / len(points)
 
 

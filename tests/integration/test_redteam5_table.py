@@ -124,12 +124,17 @@ def test_the_details_name_what_is_wrong(graded):
     assert set(outside["evidence"]["outside"]) == {"Camera", "Lamp", "Marker"}, outside
     assert graded["camera_outside"]["WITHIN_DRAWN"]["passed"]  # what let it through before
     chest = graded["chest"]["SEEN"]
-    assert chest["measured"]["Tabletop"] == 1.0
+    # the top is seen but where the legs' top faces lie on its underside (red team 28: a face of
+    # another drawer on a part's own covers it)
+    assert 0.95 < chest["measured"]["Tabletop"] < 1.0
     assert all(chest["measured"][leg] == 0.0 for leg in PARTS[1:]), chest["measured"]
     assert "Leg.FL (0% of its surface seen)" in chest["detail"]
-    # honest tables: the legs are seen far above the bar (only their top ends are covered)
+    # honest tables: the legs are seen far above the bar (only their top ends are covered), and the
+    # top but where an apron's top face lies on its underside (0.6 of its 2.08 m2: red team 28)
     for scene in ("reference", "variant", "extras_inside"):
-        assert min(graded[scene]["SEEN"]["measured"].values()) >= 0.8, graded[scene]["SEEN"]["measured"]
+        seen = graded[scene]["SEEN"]["measured"]
+        assert min(seen[leg] for leg in PARTS[1:]) >= 0.8, seen
+        assert seen["Tabletop"] >= (0.7 if scene == "extras_inside" else 0.95), seen
 
 
 # --- the operator (verifiers/mutations.py, "red team 5: table") ----------------------------------

@@ -1,0 +1,66 @@
+"""Gaming (must fail): an opaque image empty drawn In Front of the fence covers it in the opened file.
+
+The reference fence plus an Empty displaying a packed, opaque green 64 x 64 image, 3 m across,
+0.3 m in front of the fence and facing it, drawn In Front: the file opens on a green square where
+the fence should be. Image empties never render, so every render shows the fence. The spec: "The
+model is what the file shows when opened too: every part shows its surface in the viewport".
+"""
+
+# --- the reference solution (solution/solve.py) ---
+import bmesh
+import bpy
+from mathutils import Matrix
+
+POST, POST_H, POST_X = 0.10, 1.10, 0.85
+RAIL_LEN, RAIL_D, RAIL_H, RAIL_Y, RAIL_Z = 1.60, 0.03, 0.07, -0.035, (0.25, 0.80)
+PICKET_W, PICKET_D, PICKET_Z0, PICKET_Z1, PICKET_Y = 0.08, 0.02, 0.05, 1.00, -0.06
+COUNT, PITCH = 10, 0.16
+
+
+def mesh_object(name, boxes, mat):
+    """One object made of axis-aligned boxes [(size, centre)], its origin at the world origin."""
+    bm = bmesh.new()
+    for size, centre in boxes:
+        bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(centre) @ Matrix.Diagonal((*size, 1.0)))
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new(name, mesh)
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+wood = bpy.data.materials.new("FenceWood")
+wood.diffuse_color = (0.62, 0.50, 0.36, 1.0)
+
+# the left post; the Mirror modifier adds the right one across x = 0
+posts = mesh_object("Fence.Posts", [((POST, POST, POST_H), (-POST_X, 0.0, POST_H / 2))], wood)
+mirror = posts.modifiers.new("Mirror", "MIRROR")
+mirror.use_axis = (True, False, False)
+
+# two rails between the posts, flush with their front faces
+mesh_object("Fence.Rails", [((RAIL_LEN, RAIL_D, RAIL_H), (0.0, RAIL_Y, z)) for z in RAIL_Z], wood)
+
+# the first (left) picket, repeated by the Array modifier at a constant pitch
+first_x = -(COUNT - 1) * PITCH / 2
+pickets = mesh_object("Fence.Pickets", [((PICKET_W, PICKET_D, PICKET_Z1 - PICKET_Z0),
+                                          (first_x, PICKET_Y, (PICKET_Z0 + PICKET_Z1) / 2))], wood)
+array = pickets.modifiers.new("Array", "ARRAY")
+array.fit_type = "FIXED_COUNT"
+array.count = COUNT
+array.use_relative_offset = False
+array.use_constant_offset = True
+array.constant_offset_displace = (PITCH, 0.0, 0.0)
+
+# --- the trick ---
+import bpy
+
+image = bpy.data.images.new("Cover", 64, 64)
+image.pixels.foreach_set([0.2, 0.6, 0.2, 1.0] * 64 * 64)
+image.pack()
+cover = bpy.data.objects.new("Cover", None)
+cover.empty_display_type, cover.data, cover.empty_display_size = "IMAGE", image, 3.0
+cover.location, cover.rotation_euler = (0.0, -0.3, 0.55), (1.5708, 0.0, 0.0)
+cover.use_empty_image_alpha, cover.show_in_front = False, True
+bpy.context.scene.collection.objects.link(cover)
