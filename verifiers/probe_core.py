@@ -105,18 +105,27 @@ def remember(memo: dict, key: Any, value: Any, kept: int = MEMO_KEPT) -> Any:
 
 # Where surface samples fall in their triangles (red team 24: an alpha image opaque only in the
 # texels around the grader's fixed sample points, the pickets a lattice of specks): the pattern is
-# shifted by an offset drawn from the measured file's own digest -- the same file is measured
-# alike every time, but no solver can know the points before the file is written.
-_SAMPLE_SHIFT = [0.0, 0.0]
+# shifted by offsets drawn from the measured file's own digest -- the same file is measured alike
+# every time, but no solver can know the points before the file is written.  Red team 29 wrote
+# the file again and again (a node moved in the editor each time) until its digest put the one
+# offset inside a small window, and masked the texture off everywhere but where samples can land
+# for that window: four offsets now, each sample taking one in turn, all four from the digest --
+# a window small enough to hide most of the surface has to be hit four times at once (a chance of
+# one in 10^12 for a window like theirs), and windows large enough to grind for cover the surface.
+SAMPLE_SHIFTS = 4
+_SAMPLE_SHIFT = [np.zeros(SAMPLE_SHIFTS), np.zeros(SAMPLE_SHIFTS)]
 
 
 def shift_samples(digest: str | None) -> None:
-    """Draw the sample pattern's shift (two numbers in 0..1) from ``digest`` (hex; none: 0, 0)."""
-    raw = bytes.fromhex(digest[:16]) if digest else bytes(8)
-    _SAMPLE_SHIFT[:] = [int.from_bytes(raw[:4], "big") / 2 ** 32, int.from_bytes(raw[4:8], "big") / 2 ** 32]
+    """Draw the sample pattern's ``SAMPLE_SHIFTS`` shifts (pairs in 0..1) from ``digest`` (a
+    sha256 hex, its 32 bytes four bytes a number; none: all 0)."""
+    raw = bytes.fromhex(digest[:64].ljust(64, "0")) if digest else bytes(32)
+    values = np.array([int.from_bytes(raw[i:i + 4], "big") / 2 ** 32 for i in range(0, 32, 4)])
+    _SAMPLE_SHIFT[:] = [values[0::2][:SAMPLE_SHIFTS], values[1::2][:SAMPLE_SHIFTS]]
 
 
-def sample_shift() -> tuple[float, float]:
+def sample_shift() -> tuple[np.ndarray, np.ndarray]:
+    """The shifts along the two barycentric axes, ``SAMPLE_SHIFTS`` each: sample k takes shift k % SAMPLE_SHIFTS."""
     return _SAMPLE_SHIFT[0], _SAMPLE_SHIFT[1]
 
 
@@ -162,8 +171,10 @@ def read_opened_view() -> dict:
         for window in wm.windows:
             out["layers"].append([window.scene.name, window.view_layer.name])
             for area in window.screen.areas if window.screen is not None else ():
-                for space in area.spaces:
-                    if space.type == "VIEW_3D":
+                # the area's shown editor only: an area keeps the editors it showed before in its
+                # spaces (red team 29: every 3D view turned into a Text Editor still listed one)
+                for space in [area.spaces.active] if area.type == "VIEW_3D" else []:
+                    if space is not None and space.type == "VIEW_3D":
                         out["filtered"].append(sorted(kind for kind, name in VIEW_FILTERS.items()
                                                       if not getattr(space, f"show_object_viewport_{name}", True)))
                         # red team 27: Selectable off for meshes in every view: nothing can be picked
@@ -210,6 +221,11 @@ def _view_drawing(space, window) -> dict:
         # red team 27: a clipping region (Alt+B) around an empty corner, fixed in the world
         "clip_planes": [list(map(float, plane)) for plane in region.clip_planes]
         if region is not None and region.use_clip_planes else None,
+        # red team 29: around an object saved in Edit Mode the others faded into the background;
+        # every prop in Edit Mode drawn as its cage alone (the Retopology overlay)
+        "fade_inactive": float(space.overlay.fade_inactive_alpha)
+        if space.overlay.show_overlays and space.overlay.show_fade_inactive else None,
+        "retopology": bool(space.overlay.show_overlays and space.overlay.show_retopology),
     }
 
 
@@ -274,6 +290,10 @@ def _views_summary() -> dict:
             "sources": sorted({view["colour_source"] for view in views} & {"OBJECT", "TEXTURE", "VERTEX"}),
             "compositor": any(view["compositor"] != "DISABLED" for view in views),
             "flat": [view["flat"] for view in views if view.get("flat") is not None],
+            "fade_inactive": max((view["fade_inactive"] for view in views if view.get("fade_inactive") is not None),
+                                 default=None),
+            "retopology": any(view.get("retopology") for view in views),
+            "no_view": OPENED_VIEW is not None and bool(OPENED_VIEW.get("layers")) and not views,
             "clip_planes": [np.array(view["clip_planes"], dtype=np.float64).reshape(-1, 4) for view in views
                             if view.get("clip_planes")],
             "clips": ranges,
@@ -362,6 +382,8 @@ def opened_view_hides(obj, scene) -> str | None:
     if any(obj.type in off for off in (OPENED_VIEW or {}).get("filtered", [])):
         return f"the 3D view the file opens on leaves {obj.type.lower()} objects out (Object Types Visibility)"
     summary = _views_summary()
+    if summary["no_view"]:
+        return "the file opens on no 3D view: nothing of the scene is shown"
     if obj.name in summary["left_out"]:
         return "a 3D view the file opens on leaves it out (its local view or local collections)"
     if summary["whole"] is not None:
@@ -373,6 +395,14 @@ def opened_view_hides(obj, scene) -> str | None:
         if colour_alpha is not None and colour_alpha < VIEWPORT_ALPHA_MIN:
             return (f"see-through in a 3D view the file opens on: it colours by {source.lower()} and that colour's "
                     f"alpha is {colour_alpha:g}")
+    fade = summary["fade_inactive"]
+    if fade is not None and fade >= VIEWPORT_ALPHA_MIN and getattr(obj, "mode", "OBJECT") == "OBJECT":
+        editing = sorted(o.name for o in scene.objects if getattr(o, "mode", "OBJECT") != "OBJECT")
+        if editing:
+            return (f"faded into the background of a 3D view the file opens on (Fade Inactive Geometry "
+                    f"{fade:g}) around {editing[0]}, saved in {scene.objects[editing[0]].mode.replace('_', ' ').title()} Mode")
+    if summary["retopology"] and getattr(obj, "mode", "OBJECT") == "EDIT":
+        return "saved in Edit Mode under a 3D view's Retopology overlay: the view draws its cage, not its surface"
     for flat in summary["flat"]:
         drawn = _flat_colours(obj, flat)
         if drawn and all(_indistinct(c, flat["background"]) for c in drawn):

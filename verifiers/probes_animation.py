@@ -18,7 +18,7 @@ from bpy_extras import anim_utils  # noqa: E402
 from mathutils import Matrix, Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    POINTS, Outcome, Probe, aabb_point, binary_outcome, first_frames, fraction_outcome,
+    POINTS, Outcome, Probe, aabb_point, binary_outcome, contact_share, first_frames, fraction_outcome,
     object_point, penetration_depth, primitive, remember, rests_on, rnd, sampled_frames,
 )
 from probes_solid import solid_of, surface_distance  # noqa: E402
@@ -310,7 +310,8 @@ class _SlipTrack:
            params={"object": "name", "supports": "names", "carrier": "name", "rest_tolerance": "tolerance",
                    "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
                    "min_carried_frames": "count", "slip_tolerance": "tolerance", "snap_tolerance": "tolerance",
-                   "pad_from": "name", "pad_tolerance_deg": "number", "pad_contact": "tolerance", **SAMPLING})
+                   "pad_from": "name", "pad_tolerance_deg": "number", "pad_contact": "tolerance",
+                   "min_contact": "tolerance", **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
     larger than ``max_step``; carried for at least ``min_carried_frames`` frames.  With
@@ -326,7 +327,11 @@ def supported_throughout(probe: Probe, p: dict):
     gripper's wrist) the pad must face what it holds: at every frame the object is held, the
     direction from ``pad_from``'s origin to the carrier's points from the anchor into the object
     (a top-centre anchor: straight down onto the top face) within ``pad_tolerance_deg`` (10); a
-    pad facing up from inside the box, or side-on, is no grip (red team 13)."""
+    pad facing up from inside the box, or side-on, is no grip (red team 13).  An object rests
+    only sitting flat where nothing holds it: its drawn points within ``rest_tolerance`` of its
+    lowest span at least ``min_contact`` (default 0.5) of its width on each horizontal axis
+    (``contact_share``, as ``rests_on_face``) -- red team 29: a box left unheld on one edge,
+    tipped 9.5 degrees, for 38 frames; the gripper may roll it on an edge while it holds it."""
     obj, carrier = probe.obj(p["object"]), probe.obj(p["carrier"])
     supports, frames = probe.objects(list(p["supports"])), sampled_frames(p)
     max_step, min_carried = p.get("max_step"), int(p.get("min_carried_frames", 0))
@@ -338,7 +343,8 @@ def supported_throughout(probe: Probe, p: dict):
     pad_tol = float(p.get("pad_tolerance_deg", 10.0))
     pad_contact = float(p.get("pad_contact", PAD_CONTACT))
     unsupported, slipped, misfaced, worst_pad, carried, prev = [], [], [], 0.0, 0, None
-    apart, worst_gap = [], 0.0
+    apart, worst_gap, tipped = [], 0.0, []
+    min_contact = float(p.get("min_contact", 0.5))
     for f in frames:
         rests, held = _contacts(probe, p, obj, supports, carrier, f)
         if held and pad_from is not None:
@@ -353,6 +359,9 @@ def supported_throughout(probe: Probe, p: dict):
                 if gap > pad_contact:
                     held = False  # the pad hovers over the face: nothing holds the object
                     apart.append(f)
+        if rests and not held and contact_share(_drawn_points(probe, obj, f), float(p["rest_tolerance"])) < min_contact:
+            rests = []  # on an edge or a corner with nothing holding it: it would fall flat
+            tipped.append(f)
         state = "rest" if rests else "carried" if held else None
         here = aabb_point(probe.aabb(obj, f), "aabb_center")
         # A jump between samples means the object travelled unsupported (teleport).
@@ -386,6 +395,10 @@ def supported_throughout(probe: Probe, p: dict):
             detail += (f"; slid or turned on its support or in the grip (more than {float(slip):g} m)"
                        + (f", or jumped into or out of the grip (more than {float(snap):g} m)" if snap is not None else "")
                        + f" at {len(slipped)} frame(s) (first {slipped[0]})")
+    if tipped:
+        detail += (f"; standing on an edge or a corner where nothing holds it (flat contact under {min_contact:g}) at "
+                   f"{len(tipped)} frame(s) (first {tipped[0]})")
+        evidence["frames_tipped"] = first_frames(tipped)
     if set(apart) & set(unsupported):
         detail += f"; the pad off the object's face (up to {worst_gap:.4f} m, over {pad_contact:g} m) where nothing " \
                   f"else holds it: first frame {min(set(apart) & set(unsupported))}"
@@ -607,14 +620,22 @@ def _axis_turn(delta: np.ndarray, axis: np.ndarray) -> tuple[float, float]:
     A rotation maps an axis onto itself exactly when it turns about that axis only; the twist is
     the turn of the swing-twist split (the part about ``axis``)."""
     moved = delta @ axis
-    off = math.degrees(math.atan2(float(np.linalg.norm(np.cross(moved, axis))), float(moved @ axis)))
+    off = math.degrees(math.atan2(float(np.linalg.norm(_cross3(moved, axis))), float(moved @ axis)))
     # any vector across the axis, and how far it turns about it once the swing is taken out
-    across = np.cross(axis, (1.0, 0.0, 0.0) if abs(axis[0]) < 0.9 else (0.0, 1.0, 0.0))
+    across = _cross3(axis, (1.0, 0.0, 0.0) if abs(axis[0]) < 0.9 else (0.0, 1.0, 0.0))
     across /= np.linalg.norm(across)
     turned = delta @ across
     turned -= (turned @ axis) * axis
-    twist = math.degrees(math.atan2(float(np.cross(across, turned) @ axis), float(across @ turned)))
+    twist = math.degrees(math.atan2(float(_cross3(across, turned) @ axis), float(across @ turned)))
     return off, twist
+
+
+def _cross3(a, b) -> np.ndarray:
+    """``np.cross`` of two 3-vectors, without its general machinery (joint_axes asks for three
+    per joint per frame: np.cross's own overhead was most of its time)."""
+    a0, a1, a2 = (float(v) for v in a)
+    b0, b1, b2 = (float(v) for v in b)
+    return np.array([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0])
 
 
 @primitive(group="animation", required=("joints", *FRAMES),

@@ -29,6 +29,7 @@ import hashlib
 import math
 import sys
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -1380,26 +1381,53 @@ def _is_rigid(delta: np.ndarray) -> bool:
     return bool(np.allclose(rot.T @ rot, np.eye(3), atol=1e-5) and np.linalg.det(rot) > 0.0)
 
 
-def _arc_over_chord(delta: np.ndarray) -> float:
-    """How much longer than its chord the screw path of ``delta`` may be (1 for no turn)."""
-    if not _is_rigid(delta):
-        return 1.0
-    half = _rotation_axis_angle(delta[:3, :3])[1] / 2.0
-    return float(half / math.sin(half)) if half > 1e-6 else 1.0
+def _arcs_over_chords(deltas: np.ndarray) -> np.ndarray:
+    """How much longer than its chord the screw path of each of ``deltas`` (n, 4, 4) may be (1
+    for no turn, or a motion that scales or shears), all at once (one part's every step between
+    frames: a robot's links over 120 frames asked one matrix at a time, its main cost)."""
+    rot = deltas[:, :3, :3]
+    gram = np.einsum("nji,njk->nik", rot, rot)
+    rigid = (np.abs(gram - np.eye(3)) <= 1e-5 + 1e-5 * np.eye(3)).all(axis=(1, 2)) & (np.linalg.det(rot) > 0.0)
+    vee = np.stack([rot[:, 2, 1] - rot[:, 1, 2], rot[:, 0, 2] - rot[:, 2, 0], rot[:, 1, 0] - rot[:, 0, 1]], axis=1)
+    half = np.arctan2(np.linalg.norm(vee, axis=1) / 2.0, (np.trace(rot, axis1=1, axis2=2) - 1.0) / 2.0) / 2.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        arc = np.where(half > 1e-6, half / np.sin(half), 1.0)
+    return np.where(rigid, arc, 1.0)
 
 
 def _screw_power(delta: np.ndarray, t: float) -> np.ndarray | None:
     """``t`` (0..1) of the way along the rigid motion ``delta`` (4x4): the turn about its axis
     by ``t`` of its angle (under pi) and the slide along it by ``t`` of its length -- the
     shortest rigid motion that ends at ``delta``.  None when ``delta`` scales or shears."""
+    screw = _screw(delta)
+    return None if screw is None else screw(t)
+
+
+# delta's bytes -> its screw (``_screw``; probe_core.remember): a step between two frames is
+# looked at at every one of its subframes, each part's the same delta
+_SCREWS: dict[bytes, Callable[[float], np.ndarray] | None] = {}
+
+
+def _screw(delta: np.ndarray) -> Callable[[float], np.ndarray] | None:
+    """The share -> matrix of the shortest rigid motion ending at ``delta`` (``_screw_power``),
+    found once per delta; None when ``delta`` scales or shears or the screw does not land on it."""
+    key = np.ascontiguousarray(delta, dtype=np.float64).tobytes()
+    if key in _SCREWS:
+        return _SCREWS[key]
+    return remember(_SCREWS, key, _find_screw(np.array(delta, dtype=np.float64)))
+
+
+def _find_screw(delta: np.ndarray) -> Callable[[float], np.ndarray] | None:
     if not _is_rigid(delta):
         return None
     rot, move = delta[:3, :3], delta[:3, 3]
     axis, angle = _rotation_axis_angle(rot)
-    out = np.eye(4)
     if angle < SCREW_MIN_ANGLE:
-        out[:3, 3] = t * move
-        return out
+        def slide(share: float) -> np.ndarray:
+            out = np.eye(4)
+            out[:3, 3] = share * move
+            return out
+        return slide
     k = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
     along = float(move @ axis) * axis
     centre = np.linalg.lstsq(np.eye(3) - rot, move - along, rcond=None)[0]  # a point of the axis
@@ -1413,7 +1441,7 @@ def _screw_power(delta: np.ndarray, t: float) -> np.ndarray | None:
     # the whole way must land on ``delta``, or the screw is not trusted
     if not np.allclose(part(1.0), delta, atol=1e-6 * max(1.0, float(np.abs(move).max()))):
         return None
-    return part(t)
+    return part
 
 
 def _shown_between(obj, at_f: dict | None, at_g: dict | None, world_f: np.ndarray, world_g: np.ndarray,
@@ -1445,7 +1473,7 @@ def _motions(probe: Probe, obj, frames: list[int]) -> tuple[np.ndarray, np.ndarr
         mats = np.array([np.array(probe.world(obj, f), dtype=np.float64) for f in frames])  # (F, 4, 4)
         points = np.einsum("fij,cj->fci", mats[:, :3, :3], corners) + mats[:, None, :3, 3]  # (F, 8, 3)
         # the frames' own motion turns on an arc (_screw_power): at most pi/2 of its chord
-        arc = np.array([_arc_over_chord(mats[i + 1] @ np.linalg.inv(mats[i])) for i in range(len(frames) - 1)])
+        arc = _arcs_over_chords(mats[1:] @ np.linalg.inv(mats[:-1]))
         moved = np.linalg.norm(points[1:] - points[:-1], axis=2).max(axis=1) * arc
         scale = np.linalg.norm(mats[:, :3, :3], axis=1)  # (F, 3): each local axis' length in the world
         thick = (sides[None, :] * scale).min(axis=1)[:-1]
@@ -1653,8 +1681,9 @@ def solids_apart(probe: Probe, p: dict):
     bad = []
     for f in frames:
         over = False
+        boxes = {o.name: probe.aabb(o, f) for pair in pairs for o in pair}  # once per object, not per pair
         for a, b in pairs:
-            (alo, ahi), (blo, bhi) = probe.aabb(a, f), probe.aabb(b, f)
+            (alo, ahi), (blo, bhi) = boxes[a.name], boxes[b.name]
             if any(ahi[k] < blo[k] or bhi[k] < alo[k] for k in range(3)):
                 continue
             sa, sb = solid_of(probe, a, f), solid_of(probe, b, f)
