@@ -109,24 +109,34 @@ def remember(memo: dict, key: Any, value: Any, kept: int = MEMO_KEPT) -> Any:
 # every time, but no solver can know the points before the file is written.  Red team 29 wrote
 # the file again and again (a node moved in the editor each time) until its digest put the one
 # offset inside a small window, and masked the texture off everywhere but where samples can land
-# for that window: four offsets now, each sample taking one in turn, all four from the digest --
-# a window small enough to hide most of the surface has to be hit four times at once (a chance of
-# one in 10^12 for a window like theirs), and windows large enough to grind for cover the surface.
-SAMPLE_SHIFTS = 4
-_SAMPLE_SHIFT = [np.zeros(SAMPLE_SHIFTS), np.zeros(SAMPLE_SHIFTS)]
+# for that window: each triangle now takes its own offset, mixed from the digest and its index --
+# a window small enough to hide most of a surface has to be hit on every triangle at once (one in
+# 10^12 for four triangles and a window like theirs), and a window large enough to grind for
+# covers the surface.  Within a triangle the samples stay one low-discrepancy sequence.
+_SAMPLE_SEED = [0]
+_MASK64 = (1 << 64) - 1
 
 
 def shift_samples(digest: str | None) -> None:
-    """Draw the sample pattern's ``SAMPLE_SHIFTS`` shifts (pairs in 0..1) from ``digest`` (a
-    sha256 hex, its 32 bytes four bytes a number; none: all 0)."""
-    raw = bytes.fromhex(digest[:64].ljust(64, "0")) if digest else bytes(32)
-    values = np.array([int.from_bytes(raw[i:i + 4], "big") / 2 ** 32 for i in range(0, 32, 4)])
-    _SAMPLE_SHIFT[:] = [values[0::2][:SAMPLE_SHIFTS], values[1::2][:SAMPLE_SHIFTS]]
+    """Seed the sample pattern's offsets from ``digest`` (a sha256 hex; none: 0)."""
+    _SAMPLE_SEED[0] = int(digest[:16], 16) if digest else 0
 
 
-def sample_shift() -> tuple[np.ndarray, np.ndarray]:
-    """The shifts along the two barycentric axes, ``SAMPLE_SHIFTS`` each: sample k takes shift k % SAMPLE_SHIFTS."""
-    return _SAMPLE_SHIFT[0], _SAMPLE_SHIFT[1]
+def sample_seed() -> int:
+    """The measured file's seed (64 bits of its digest)."""
+    return _SAMPLE_SEED[0]
+
+
+def sample_shifts(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The offsets (u, v in 0..1) of the triangles ``tri`` (indices): splitmix64 of the seed and
+    the index, its two 32-bit halves. Hand-written (not ``np.random``): two numbers per triangle,
+    for any index, without drawing every index before it."""
+    with np.errstate(over="ignore"):
+        z = (np.asarray(tri, dtype=np.uint64) + np.uint64(1)) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(sample_seed())
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+    return (z >> np.uint64(32)).astype(np.float64) / 2 ** 32, (z & np.uint64(0xFFFFFFFF)).astype(np.float64) / 2 ** 32
 
 
 def fraction_outcome(ok: int, total: int, measured: Any, expected: Any, detail: str,

@@ -60,7 +60,7 @@ import colour_math  # noqa: E402
 from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
-    per_render_cache, picture_coords, primitive, render_material_override, rnd, sample_shift, uv_vectors,
+    per_render_cache, picture_coords, primitive, render_material_override, rnd, sample_seed, sample_shifts, uv_vectors,
     vertex_positions,
 )
 
@@ -260,14 +260,13 @@ _R2 = 1.32471795724474602596  # plastic number: a low-discrepancy sequence on th
 
 
 def _tri_points(tri: np.ndarray, k: np.ndarray, rng=None) -> tuple[np.ndarray, np.ndarray]:
-    """Barycentric (u, v) of the k-th sample in its triangle (R2 sequence shifted by the
-    measured file's ``sample_shift``, sample k by shift k % SAMPLE_SHIFTS, folded)."""
-    su, sv = sample_shift()
+    """Barycentric (u, v) of the k-th sample in its triangle ``tri`` (an R2 sequence shifted by
+    the triangle's own offset, ``sample_shifts``, folded)."""
     if rng is not None:
         u, v = rng.random(len(tri)), rng.random(len(tri))
     else:
-        turn = np.asarray(k, dtype=np.int64) % len(su)
-        u, v = (0.5 + su[turn] + k / _R2) % 1.0, (0.5 + sv[turn] + k / _R2 ** 2) % 1.0
+        su, sv = sample_shifts(tri)
+        u, v = (0.5 + su + k / _R2) % 1.0, (0.5 + sv + k / _R2 ** 2) % 1.0
     fold = u + v > 1
     u[fold], v[fold] = 1 - u[fold], 1 - v[fold]
     return u, v
@@ -331,7 +330,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         u, v = _tri_points(tri, k.astype(np.float64))
         w = (area / per)[tri]
     else:
-        rng = np.random.default_rng(int(sample_shift()[0][0] * 2 ** 32))
+        rng = np.random.default_rng(sample_seed())
         tri = rng.choice(nt, SAMPLES, p=area / total)
         u, v = _tri_points(tri, np.zeros(SAMPLES), rng)
         w = np.full(SAMPLES, total / SAMPLES)

@@ -210,9 +210,9 @@ REGISTRY = {
 }
 
 
-def run_cli(stack: Stack, *argv: str) -> subprocess.CompletedProcess:
+def run_cli(stack: Stack, *argv: str, timeout: float = 120) -> subprocess.CompletedProcess:
     env = {**os.environ, "ARKEVO_VAR": str(stack.var), "ARKEVO_TEMPORAL_ADDRESS": stack.address}
-    return subprocess.run([*argv], env=env, capture_output=True, text=True, timeout=120, cwd=PROJECT_ROOT)
+    return subprocess.run([*argv], env=env, capture_output=True, text=True, timeout=timeout, cwd=PROJECT_ROOT)
 
 
 async def wait_for_stage(client, wid: str, stages: set[str], timeout: float = 300) -> None:

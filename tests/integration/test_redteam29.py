@@ -10,7 +10,8 @@ modes and overlays draw, and surface samples no file can choose.
   opened views now read the area's shown editor only).
 * crate-texture passed with the texture masked off everywhere but where the grader's samples can
   land for one window of the file-drawn offset, the file re-saved until its digest hit the
-  window: four offsets now, all from the digest, sample k taking offset k % 4.
+  window: each triangle takes its own offset now, mixed from the digest and its index
+  (``probe_core.sample_shifts``).
 
 Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
 
@@ -105,12 +106,16 @@ import numpy as np
 import probe_core
 import probes_surface
 
-digest = "00000000" + "40000000" + "80000000" + "c0000000" + "10000000" + "20000000" + "30000000" + "f0000000"
-probe_core.shift_samples(digest)
-su, sv = probe_core.sample_shift()
-k = np.arange(8)
-u, v = probes_surface._tri_points(np.zeros(8), k)
-Path(sys.argv[-1]).write_text(json.dumps({"su": su.tolist(), "sv": sv.tolist(), "u": u.tolist(), "v": v.tolist()}))
+out = {}
+for name, digest in (("a", "0123456789abcdef" * 4), ("b", "fedcba9876543210" * 4)):
+    probe_core.shift_samples(digest)
+    tri = np.repeat(np.arange(4), 3)
+    su, sv = probe_core.sample_shifts(tri)
+    u, v = probes_surface._tri_points(tri, np.tile(np.arange(3), 4).astype(np.float64))
+    out[name] = {"su": su.tolist(), "sv": sv.tolist(), "u": u.tolist(), "v": v.tolist()}
+probe_core.shift_samples("0123456789abcdef" * 4)
+out["again"] = probe_core.sample_shifts(np.arange(4))[0].tolist()
+Path(sys.argv[-1]).write_text(json.dumps(out))
 '''
 
 CASES = {
@@ -150,16 +155,22 @@ def test_edges_modes_overlays_and_missing_views_are_measured(scenes, task, deliv
     assert_refused_as_expected(report, EXPECTED[(task, delivery)], delivery)
 
 
-def test_the_surface_samples_take_four_offsets_from_the_digest_in_turn(tmp_path):
+def test_each_triangle_takes_its_own_offset_from_the_digest(tmp_path):
     from verifiers import bpy_procs
 
     (tmp_path / "samples.py").write_text(SAMPLES, encoding="utf-8")
     run_bpy(tmp_path / "samples.py", bpy_procs.VERIFIERS, tmp_path / "out.json")
     got = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
-    assert got["su"] == [0.0, 0.5, 0.0625, 0.1875] and got["sv"] == [0.25, 0.75, 0.125, 0.9375]
+    a, b = got["a"], got["b"]
+    per_triangle = a["su"][::3]
+    assert len(set(per_triangle)) == 4 and all(0.0 <= x < 1.0 for x in a["su"] + a["sv"])  # four triangles, four
+    assert a["su"][:3] == [per_triangle[0]] * 3  # one offset for all of a triangle's samples
+    assert got["again"] == per_triangle  # the same digest, the same offsets
+    assert b["su"][::3] != per_triangle  # another digest, others
     r2 = 1.32471795724474602596
-    for k in range(8):  # sample k takes offset k % 4 (before the fold into the triangle)
-        u, v = (0.5 + got["su"][k % 4] + k / r2) % 1.0, (0.5 + got["sv"][k % 4] + k / r2 ** 2) % 1.0
+    for i in range(12):  # an R2 sequence in each triangle, shifted by the triangle's offset, folded
+        k = i % 3
+        u, v = (0.5 + a["su"][i] + k / r2) % 1.0, (0.5 + a["sv"][i] + k / r2 ** 2) % 1.0
         if u + v > 1:
             u, v = 1 - u, 1 - v
-        assert got["u"][k] == pytest.approx(u) and got["v"][k] == pytest.approx(v)
+        assert a["u"][i] == pytest.approx(u) and a["v"][i] == pytest.approx(v)

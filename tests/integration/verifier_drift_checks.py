@@ -46,8 +46,14 @@ def report_of(stdout: str, var: Path) -> dict:
     return json.loads(path.read_text())
 
 
+# A drift check re-runs every task's mutation testing (227 operators known, a hundred and more
+# applicable to each) beside its samples and trials: on a loaded 2-core machine that is minutes,
+# not the two a quick CLI call gets -- the CLI waits for the workflow, the test for the CLI.
+DRIFT_TIMEOUT = 900
+
+
 def check_verifier_drift(stack, tmp_path: Path, run_cli, arkevo: str) -> None:
-    unchanged = run_cli(stack, arkevo, "verifier", "drift", "--dataset", "it/r1")
+    unchanged = run_cli(stack, arkevo, "verifier", "drift", "--dataset", "it/r1", timeout=DRIFT_TIMEOUT)
     assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
     assert "zero drift" in unchanged.stdout
     report = report_of(unchanged.stdout, stack.var)
@@ -68,7 +74,7 @@ def check_verifier_drift(stack, tmp_path: Path, run_cli, arkevo: str) -> None:
     assert summary["samples_rescored"] == 8 and summary["trials_rescored"] >= 2 + 4
 
     changed = run_cli(stack, arkevo, "verifier", "drift", "--dataset", "it/r1", "--probe-code",
-                      str(candidate(tmp_path)))
+                      str(candidate(tmp_path)), timeout=DRIFT_TIMEOUT)
     assert changed.returncode == 1, changed.stdout + changed.stderr
     report = report_of(changed.stdout, stack.var)
     assert report["verifier_code"]["replaced"] == [PROBE]
