@@ -49,6 +49,12 @@ def box(name, size, location, uv=False):
     return obj
 
 
+def fresh():
+    """An empty factory scene."""
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    return bpy.context.scene
+
+
 def views():
     return [space for screen in bpy.data.screens for area in screen.areas for space in area.spaces
             if space.type == "VIEW_3D"]

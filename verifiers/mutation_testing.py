@@ -170,6 +170,8 @@ OPERATOR_NAMES = (
     "camera_scaled_negative", "coincident_skin_over_parts", "parametric_guard_below_delivered",
     "touching_piece_lifted_clear", "viewport_display_metallic", "strip_light_against_target",
     "image_empty_over_parts",
+    # red team 30: a camera's lens shifted off its aim
+    "camera_lens_shifted_off_aim",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

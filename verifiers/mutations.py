@@ -43,7 +43,7 @@ from probe_core import GEOMETRY_TYPES, open_delivery, opened_view_clips, render_
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "32"
+MUTATIONS_VERSION = "33"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5308,3 +5308,21 @@ def image_empty_over_parts(ctx: Context) -> None:
     cover.location = centre + (eye - centre) * 0.5
     cover.rotation_euler = (eye - centre).to_track_quat("Z", "Y").to_euler()  # its +Z (front) at the eye
     ctx.scene.collection.objects.link(cover)
+
+
+# --- red team 30: product-lighting passed with the camera pointed at the speaker and its lens
+# shifted 0.42 x 0.40: the speaker in the picture's bottom-left corner, the frame's centre 10
+# degrees off it ---
+
+
+def _aimed_cameras(ctx: Context) -> list[bpy.types.Object]:
+    names = {n for p in _criteria(ctx, "aimed_at") for n in [p.get("object", ""), *p.get("objects", [])]}
+    return [o for o in ctx.scene.objects if o.name in names and o.type == "CAMERA"]
+
+
+@operator("camera_lens_shifted_off_aim", "each camera an aimed_at criterion aims given a lens shift of 0.35 along X: "
+          "its body still points at the target, its picture's centre looks beside it",
+          lambda ctx: None if _aimed_cameras(ctx) else "no aimed_at criterion aims a camera")
+def camera_lens_shifted_off_aim(ctx: Context) -> None:
+    for cam in _aimed_cameras(ctx):
+        cam.data.shift_x += 0.35

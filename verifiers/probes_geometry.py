@@ -346,9 +346,21 @@ RANGE = {"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems"
 
 def _view_axis(probe: Probe, obj, frame: int) -> tuple[Vector, Vector]:
     """(world position, unit viewing direction) of an object that looks along its local -Z axis
-    (cameras, spot and area lights), as evaluated (constraints such as Track To count)."""
+    (cameras, spot and area lights), as evaluated (constraints such as Track To count).  A
+    camera looks where its picture's centre is: the ray through the middle of its frame, lens
+    shift included (red team 30: a camera pointed at the speaker, shifted 0.42 x 0.40, framed it
+    in the bottom-left corner, its picture's centre 10 degrees off), its scale dropped as the
+    engines drop it."""
     probe.at(frame)
-    m = obj.evaluated_get(probe.depsgraph).matrix_world
+    ev = obj.evaluated_get(probe.depsgraph)
+    m = ev.matrix_world
+    if ev.type == "CAMERA" and ev.data.type != "PANO":
+        m = m.normalized()
+        corners = ev.data.view_frame(scene=probe.scene)
+        centre = sum(corners, Vector()) / len(corners)
+        if ev.data.type == "ORTHO":  # parallel rays: the shift moves where they start
+            return m @ Vector((centre.x, centre.y, 0.0)), (m.to_3x3() @ Vector((0.0, 0.0, -1.0))).normalized()
+        return m.translation.copy(), (m.to_3x3() @ centre).normalized()
     return m.translation.copy(), (m.to_3x3() @ Vector((0.0, 0.0, -1.0))).normalized()
 
 

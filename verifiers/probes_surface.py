@@ -1967,7 +1967,7 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
         if isinstance(disp, Unknown):
             return disp
         if len(disp):
-            worst = max(worst, float(np.max(disp)))
+            worst = max(worst, float(np.max(np.abs(disp))))  # inwards moves the surface as far
     return worst
 
 

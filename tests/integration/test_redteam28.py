@@ -37,11 +37,6 @@ import math
 from mathutils import Matrix, Vector
 
 
-def fresh():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    return bpy.context.scene
-
-
 def filmed(name, scale):
     """A box and a camera 4 m in front of it, looking at it, its object scale ``scale``."""
     scene = fresh()

@@ -31,9 +31,8 @@ import math
 from mathutils import Matrix, Vector
 
 
-def fresh():
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    scene = bpy.context.scene
+def three_frames():
+    scene = fresh()
     scene.frame_start, scene.frame_end = 1, 3
     return scene
 
@@ -41,7 +40,7 @@ def fresh():
 def resting(name, tilt_deg=0.0, held=False):
     """A 0.25 m box on a table top (z 0.75), tipped ``tilt_deg`` about its bottom edge at
     y = -0.125 (that edge on the table); an empty Tip 1 m above it, or at its top centre (held)."""
-    scene = fresh()
+    scene = three_frames()
     box("Table", (1.0, 1.0, 0.75), (0.0, 0.0, 0.375))
     crate = box("Box", (0.25, 0.25, 0.25), (0.0, 0.0, 0.875))
     bpy.context.view_layer.update()  # its matrix_world from the location just set
@@ -60,7 +59,7 @@ def resting(name, tilt_deg=0.0, held=False):
 def opened(name, mode_of=None, fade=None, retopology=False, no_view=False):
     """SM_Box and Other; ``mode_of`` put in Edit Mode; every 3D view fading inactive geometry at
     ``fade``, drawing the Retopology overlay, or turned into a Text Editor."""
-    fresh()
+    three_frames()
     box("SM_Box", (0.4, 0.4, 0.4), (0.0, 0.0, 0.2))
     box("Other", (0.2, 0.2, 0.2), (1.0, 0.0, 0.1))
     if mode_of is not None:
