@@ -33,12 +33,15 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+import numpy as np  # noqa: E402  (a dependency of the bpy package)
 from bpy_extras import anim_utils  # noqa: E402
 from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 
 import colour_math  # noqa: E402
 import probes_scene  # noqa: E402
-from probe_core import GEOMETRY_TYPES, open_delivery, opened_view_clips, render_visible_names, shift_samples  # noqa: E402
+from probe_core import (  # noqa: E402
+    GEOMETRY_TYPES, components, open_delivery, opened_view_clips, render_visible_names, shift_samples,
+)
 
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
@@ -5208,23 +5211,14 @@ def _pieces_touching(ctx: Context) -> list[tuple[bpy.types.Object, list[bpy.type
 
 
 def _mesh_islands(mesh) -> list[set[int]]:
-    """The vertex sets of ``mesh``'s pieces (faces joined by shared vertices)."""
-    parent = list(range(len(mesh.vertices)))
-
-    def root(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    for poly in mesh.polygons:
-        first = root(poly.vertices[0])
-        for v in poly.vertices[1:]:
-            parent[root(v)] = first
-    used = {v for poly in mesh.polygons for v in poly.vertices}
+    """The vertex sets of ``mesh``'s pieces (faces joined by shared vertices: ``components``)."""
+    corners = [list(poly.vertices) for poly in mesh.polygons]
+    a = [ring[i] for ring in corners for i in range(len(ring) - 1)]
+    b = [ring[i + 1] for ring in corners for i in range(len(ring) - 1)]
+    labels = components(len(mesh.vertices), np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
     groups: dict[int, set[int]] = {}
-    for v in used:
-        groups.setdefault(root(v), set()).add(v)
+    for v in {v for ring in corners for v in ring}:
+        groups.setdefault(int(labels[v]), set()).add(v)
     return list(groups.values())
 
 

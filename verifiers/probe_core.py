@@ -114,7 +114,6 @@ def remember(memo: dict, key: Any, value: Any, kept: int = MEMO_KEPT) -> Any:
 # 10^12 for four triangles and a window like theirs), and a window large enough to grind for
 # covers the surface.  Within a triangle the samples stay one low-discrepancy sequence.
 _SAMPLE_SEED = [0]
-_MASK64 = (1 << 64) - 1
 
 
 def shift_samples(digest: str | None) -> None:
@@ -442,7 +441,9 @@ def _image_quads(scene) -> list[tuple[str, np.ndarray, np.ndarray, np.ndarray, d
     """[(name, corner, edge u, edge v, how it draws)] of the image empties the viewport draws
     opaque: an Empty displaying an image that has pixels, mostly opaque, shown in the viewport;
     its quad Size wide along its X (the image's aspect along Y), placed by its Offset."""
-    quads = []
+    quads: list[tuple[str, np.ndarray, np.ndarray, np.ndarray, dict]] = []
+    if not len(bpy.data.images):  # an image empty needs an image: most files have none (a hot path)
+        return quads
     for obj in scene.objects:
         image = obj.data if obj.type == "EMPTY" and obj.empty_display_type == "IMAGE" else None
         if image is None or not obj.visible_get() or obj.show_empty_image_only_axis_aligned:

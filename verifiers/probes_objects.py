@@ -564,9 +564,8 @@ def _vary_steps(mod, vary: dict) -> list[tuple[float, int]]:
 
 
 def _varied(probe: Probe, obj, mod, change: float, frame: int, key: str) -> dict:
-    """The counts with ``mod.<key>`` changed by ``change`` (re-evaluated, restored after)."""
-    if not hasattr(mod, key):
-        raise ValueError(f"modifier_effect: a {mod.type} modifier has no property {key!r}")
+    """The counts with ``mod.<key>`` changed by ``change`` (re-evaluated, restored after; the
+    caller has checked the property exists)."""
     before = getattr(mod, key)
     try:
         setattr(mod, key, type(before)(before + change))

@@ -724,7 +724,7 @@ def _grid_samples(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, step: float) -
     pts, wts = [], []
     longest = np.maximum.reduce([np.linalg.norm(p1 - p0, axis=1), np.linalg.norm(p2 - p1, axis=1),
                                  np.linalg.norm(p0 - p2, axis=1)])
-    area = 0.5 * np.linalg.norm(np.cross(p1 - p0, p2 - p0), axis=1)
+    area = _tri_normals(p0, p1, p2)[1]
     counts = np.minimum(np.maximum(1, np.ceil(longest / step)), 64).astype(np.int64)
     for n in np.unique(counts).tolist():
         sel = np.flatnonzero(counts == n)
