@@ -172,6 +172,12 @@ OPERATOR_NAMES = (
     "image_empty_over_parts",
     # red team 30: a camera's lens shifted off its aim
     "camera_lens_shifted_off_aim",
+    # red team 30's open finding: a piece sheared into a stick across its own box
+    "pieces_sheared_thin",
+    # red team 31: a machine's links snapping and flickering between frames
+    "moving_parts_flicker",
+    # red team 31: what the file holds besides the graded scene's render
+    "uv_islands_mirrored", "material_slot_linked_to_object", "second_scene_added",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "33"
+MUTATIONS_VERSION = "34"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5320,3 +5320,120 @@ def _aimed_cameras(ctx: Context) -> list[bpy.types.Object]:
 def camera_lens_shifted_off_aim(ctx: Context) -> None:
     for cam in _aimed_cameras(ctx):
         cam.data.shift_x += 0.35
+
+
+# --- red team 30 (open then, closed in red team 31's session): fence-array passed with a picket
+# sheared into a 1 cm stick leaning across its 8 cm box, and a pyramid post in its post's box ---
+
+
+def _box_filled_parts(ctx: Context) -> list[bpy.types.Object]:
+    names = {n for p in _criteria(ctx, "solid_parts") if "min_box_filled" in p
+             for n in [p.get("object", ""), *p.get("objects", [])]}
+    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH" and len(o.data.polygons)]
+
+
+@operator("pieces_sheared_thin", "each piece of each part whose box filling solid_parts judges sheared into a stick "
+          "an eighth of its width and depth, leaning from one corner of its box to the opposite one along its "
+          "longest side: every piece keeps its box, modifiers live",
+          lambda ctx: None if _box_filled_parts(ctx) else "no solid_parts criterion judges box filling")
+def pieces_sheared_thin(ctx: Context) -> None:
+    for obj in _box_filled_parts(ctx):
+        mesh = obj.data
+        for island in _mesh_islands(mesh):
+            lo, hi = _vertex_box([mesh.vertices[v].co for v in island])
+            size = hi - lo
+            axis = max(range(3), key=lambda i: size[i])
+            for v in island:
+                co = mesh.vertices[v].co
+                t = (co[axis] - lo[axis]) / size[axis] if size[axis] > 0 else 0.0
+                for k in range(3):
+                    if k != axis:
+                        co[k] = lo[k] + (co[k] - lo[k]) * 0.125 + t * size[k] * 0.875
+        mesh.update()
+
+
+# --- red team 31: robot-carry passed with the arm snapping from its rest pose to the table in one
+# frame, and flicking between two poses on alternate frames, the box it carried never jumping ---
+
+
+def _smoothly_moving(ctx: Context) -> list[bpy.types.Object]:
+    names = {n for p in _criteria(ctx, "moves_smoothly") for n in p.get("objects", [])}
+    return [o for o in _animated(ctx) if o.name in names]
+
+
+@operator("moving_parts_flicker", "each animated object moves_smoothly judges flicked, on the four frames after the "
+          "first, between its first-frame pose and the pose farthest from it (Constant keys): the rest of the "
+          "motion as it was",
+          lambda ctx: None if _smoothly_moving(ctx) else "no moves_smoothly criterion judges an animated object")
+def moving_parts_flicker(ctx: Context) -> None:
+    start, end = ctx.scene.frame_start, ctx.scene.frame_end
+    for obj in _smoothly_moving(ctx):
+        curves = _fcurves(obj.animation_data)
+        first = [fc.evaluate(start) for fc in curves]
+        far = max(range(start, end + 1), key=lambda f: sum(abs(fc.evaluate(f) - v) for fc, v in zip(curves, first)))
+        away = [fc.evaluate(far) for fc in curves]
+        for fc, v0, v1 in zip(curves, first, away):
+            for k in range(1, 5):
+                kp = fc.keyframe_points.insert(start + k, v1 if k % 2 else v0, options={"FAST"})
+                kp.interpolation = "CONSTANT"
+            fc.update()
+
+
+def _flip_judged(ctx: Context) -> list[tuple[bpy.types.Object, str | None]]:
+    out = []
+    for p in _criteria(ctx, "uv_stretch"):
+        if "max_flipped" not in p:
+            continue
+        for name in [p.get("object", ""), *p.get("objects", [])]:
+            obj = ctx.scene.objects.get(name)
+            if obj is not None and obj.type == "MESH" and obj.data.uv_layers:
+                out.append((obj, p.get("uv_map")))
+    return out
+
+
+@operator("uv_islands_mirrored", "every UV of each map a uv_stretch criterion judges for mirroring mapped to "
+          "(1 - u, v): no shape, density or overlap changes, every face shows its painting mirrored",
+          lambda ctx: None if _flip_judged(ctx) else "no uv_stretch criterion judges mirrored UVs")
+def uv_islands_mirrored(ctx: Context) -> None:
+    for obj, name in _flip_judged(ctx):
+        layer = obj.data.uv_layers.get(name) if name else next((u for u in obj.data.uv_layers if u.active_render), None)
+        for corner in (layer.data if layer is not None else []):
+            corner.uv = (1.0 - corner.uv[0], corner.uv[1])
+
+
+def _graph_only_slots(ctx: Context) -> list[bpy.types.Object]:
+    names = {n for p in _criteria(ctx, "scene_unchanged")
+             for n, rule in p.get("allow_changed", {}).items() if isinstance(rule, list) and "material_graphs" in rule}
+    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH" and o.material_slots
+            and o.material_slots[0].material is not None and o.material_slots[0].link == "DATA"]
+
+
+@operator("material_slot_linked_to_object", "the first slot of each object whose material graphs alone may change "
+          "linked to the object, still holding its material, while the mesh's own material is replaced by a "
+          "magenta stand-in: the render unchanged, whatever else uses the mesh draws the stand-in",
+          lambda ctx: None if _graph_only_slots(ctx) else "no scene_unchanged criterion allows only material graphs")
+def material_slot_linked_to_object(ctx: Context) -> None:
+    for obj in _graph_only_slots(ctx):
+        slot = obj.material_slots[0]
+        kept = slot.material
+        stand_in = bpy.data.materials.new("StandIn")
+        stand_in.diffuse_color = (1.0, 0.0, 1.0, 1.0)
+        slot.link = "OBJECT"
+        slot.material = kept
+        obj.data.materials[0] = stand_in
+
+
+def _render_kept(ctx: Context) -> str | None:
+    kept = [p for p in _criteria(ctx, "scene_unchanged")
+            if "render" in p.get("sections", ["objects", "render"]) and p.get("allow_changed", {}).get("render") != "*"]
+    return None if kept else "no scene_unchanged criterion keeps the render section"
+
+
+@operator("second_scene_added", "a second scene added to the file, linking the parts and holding a camera, at "
+          "centimetre units: the graded scene untouched", _render_kept)
+def second_scene_added(ctx: Context) -> None:
+    other = bpy.data.scenes.new("Second")
+    for obj in ctx.parts():
+        other.collection.objects.link(obj)
+    other.collection.objects.link(bpy.data.objects.new("SecondCam", bpy.data.cameras.new("SecondCam")))
+    other.unit_settings.length_unit, other.unit_settings.scale_length = "CENTIMETERS", 0.01

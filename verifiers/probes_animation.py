@@ -495,6 +495,62 @@ def stays_in_place(probe: Probe, p: dict):
                             {"moved": bad})
 
 
+@primitive(group="animation", required=("objects", "max_step", *FRAMES),
+           params={"objects": "names", "max_step": "tolerance", "max_step_change": "tolerance", **SAMPLING})
+def moves_smoothly(probe: Probe, p: dict):
+    """No point of any object jumps: between consecutive sampled frames every vertex of its
+    render-evaluated mesh (world space) moves at most ``max_step`` (m), and with
+    ``max_step_change`` (m) its step changes by at most that much from one frame to the next
+    (the second difference: a point that goes one way and comes straight back, or starts or
+    stops dead at speed, changes its step by the sum).  A mesh whose vertex count changes between
+    frames is followed by its bounding box's corners.  Red team 31: a robot arm snapped from its
+    rest pose to the table in one frame (its gripper 1.56 m), and flicked between two poses on
+    alternate frames, while the box it carried never moved more than the 25 cm allowed."""
+    frames = sampled_frames(p)
+    max_step, max_change = float(p["max_step"]), p.get("max_step_change")
+    measured, failing = {}, {}
+    for o in probe.objects(list(p["objects"])):
+        points, steps, changes = [], [], []
+        for f in frames:
+            s = solid_of(probe, o, f)
+            points.append(None if s is None else s.co)
+        for i in range(1, len(points)):
+            a, b = points[i - 1], points[i]
+            steps.append(_step_between(a, b))
+            if i >= 2 and points[i - 2] is not None and a is not None and b is not None:
+                c = points[i - 2]
+                changes.append(float(np.linalg.norm(b - 2 * a + c, axis=1).max()) if len(a) == len(b) == len(c)
+                               else abs(steps[-1] - steps[-2]))
+        step = max(steps, default=0.0)
+        worst = int(np.argmax(steps)) if steps else 0
+        m = {"max_step": step, "at_frame": frames[worst + 1] if steps else frames[0]}
+        off = [f"a step of {step:.3f} m from frame {frames[worst]} to {frames[worst + 1]}"] if step > max_step else []
+        if max_change is not None:
+            change = max(changes, default=0.0)
+            m["max_step_change"] = change
+            if change > float(max_change):
+                at = int(np.argmax(changes)) + 1
+                off.append(f"its step changed by {change:.3f} m at frame {frames[at]}")
+        measured[o.name] = rnd(m)
+        if off:
+            failing[o.name] = off
+    expected = {"max_step": max_step, **({"max_step_change": float(max_change)} if max_change is not None else {})}
+    detail = "all move smoothly" if not failing else "jumps: " + "; ".join(
+        f"{n} ({', '.join(c)})" for n, c in failing.items())
+    return fraction_outcome(len(measured) - len(failing), len(measured), measured, expected, detail,
+                            {"failing": failing})
+
+
+def _step_between(a: np.ndarray | None, b: np.ndarray | None) -> float:
+    """How far (m) the farthest-moving point goes from ``a`` to ``b`` (world vertices); their
+    boxes' corners when the vertices do not correspond; 0 while there is no mesh."""
+    if a is None or b is None:
+        return 0.0
+    if len(a) == len(b):
+        return float(np.linalg.norm(b - a, axis=1).max()) if len(a) else 0.0
+    return float(max(np.abs(b.min(axis=0) - a.min(axis=0)).max(), np.abs(b.max(axis=0) - a.max(axis=0)).max()))
+
+
 @primitive(group="animation", required=("object", "to", *FRAMES),
            params={"object": "name", "to": "name", "tolerance": "tolerance", "min_frames": "count",
                    "as_in_start": "bool", **SAMPLING})

@@ -21,6 +21,9 @@ from probe_core import (  # noqa: E402
 from probes_solid import face_extent, solid_of, visible_shells  # noqa: E402
 import probes_surface as ps  # noqa: E402
 
+# a module-level literal: admission reads a primitive's params without running the module
+SHARE = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"}
+
 
 def _shown_box(probe: Probe, obj, frame: int):
     """World AABB of what renders of ``obj``: the faces of its visible shells (loose vertices and
@@ -600,11 +603,22 @@ def uv_distortion(co: np.ndarray, uv: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return area, aniso, scale
 
 
+def uv_flipped_share(area: np.ndarray, uv: np.ndarray, mirrored: bool) -> float:
+    """The share of ``area`` (per triangle, 3D) whose UVs (t, 3, 2, in the triangle's corner
+    order) wind clockwise -- mirrored against the face -- or, on a negatively scaled object
+    (``mirrored``: its world matrix turns the face over), anticlockwise."""
+    d1, d2 = uv[:, 1] - uv[:, 0], uv[:, 2] - uv[:, 0]
+    signed = d1[:, 0] * d2[:, 1] - d1[:, 1] * d2[:, 0]
+    flipped = signed > 0 if mirrored else signed < 0
+    total = float(area.sum())
+    return float(area[flipped].sum()) / total if total > 0 else 0.0
+
+
 @primitive(group="geometry", required=("object|objects", "max_anisotropy|max_density_ratio"),
            params={"object": "name", "objects": "names", "uv_map": "name",
                    "max_anisotropy": {"type": "number", "minimum": 1, "description": "number >= 1"},
                    "max_density_ratio": {"type": "number", "minimum": 1, "description": "number >= 1"},
-                   "frame": "integer"})
+                   "max_flipped": SHARE, "frame": "integer"})
 def uv_stretch(probe: Probe, p: dict):
     """The UV map ``uv_map`` (default: the render-active one) of each evaluated mesh has low
     stretch and even texel density, over every triangle with 3D area (slivers under 1e-6 of the
@@ -612,9 +626,13 @@ def uv_stretch(probe: Probe, p: dict):
     singular values (1 = shapes kept; a 0.6 x 0.4 face squeezed into a square is 1.5) and
     ``max_density_ratio`` the ratio of the largest to the smallest texel density (pixels per
     metre, 1 = every face at the same resolution).  A triangle with no UV area fails both.
-    Scores the share of objects that pass."""
+    ``max_flipped`` bounds the share of the surface (3D area) whose UVs are mirrored: they run
+    round a triangle the other way than its corners do (seen from its front), so whatever is
+    painted there renders mirrored -- an object scaled negatively mirrors every face (red team 31:
+    every island of a crate flipped left to right kept every shape and density).  Scores the
+    share of objects that pass."""
     names = names_param(p)
-    lim_a, lim_d = p.get("max_anisotropy"), p.get("max_density_ratio")
+    lim_a, lim_d, lim_f = p.get("max_anisotropy"), p.get("max_density_ratio"), p.get("max_flipped")
     measured, bad = {}, []
     for name, uvm in _uv_of(probe, names, p).items():
         if uvm is None or not len(uvm["tri"]):
@@ -629,9 +647,16 @@ def uv_stretch(probe: Probe, p: dict):
         measured[name] = {"uv_map": uvm["name"], "max_anisotropy": rnd(worst_a) if np.isfinite(worst_a) else None,
                           "density_ratio": rnd(ratio) if np.isfinite(ratio) else None,
                           "zero_area_triangles": int(np.sum(~np.isfinite(aniso)))}
-        if (lim_a is not None and not worst_a <= float(lim_a)) or (lim_d is not None and not ratio <= float(lim_d)):
+        flipped = 0.0
+        if lim_f is not None:
+            obj = probe.scene.objects[name]
+            mirrored = probe.world(obj, int(p.get("frame", 1))).determinant() < 0
+            flipped = uv_flipped_share(area, uvm["uv"][uvm["tri"]], mirrored)
+            measured[name]["flipped_share"] = rnd(flipped)
+        if (lim_a is not None and not worst_a <= float(lim_a)) or (lim_d is not None and not ratio <= float(lim_d)) \
+                or (lim_f is not None and not flipped <= float(lim_f)):
             bad.append(name)
-    expected = {k: p[k] for k in ("max_anisotropy", "max_density_ratio") if k in p}
+    expected = {k: p[k] for k in ("max_anisotropy", "max_density_ratio", "max_flipped") if k in p}
     detail = "UVs within the stretch limits" if not bad else "stretched or uneven UVs: " + ", ".join(bad)
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"stretched": bad})
 

@@ -52,7 +52,8 @@ from probes_solid import fan_indices  # noqa: E402
 # 11: ``viewport`` holds the view layers where the object can be selected (red team 25).
 # 12: ``viewport`` holds its animated editor settings, hidden elements, the opened views'
 # selection filter and a camera's viewport display (red team 27).
-SNAPSHOT_VERSION = "12"
+# 13: render ``other_scenes``: the file's other scenes and what they hold (red team 31).
+SNAPSHOT_VERSION = "13"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -115,7 +116,7 @@ RENDER_KEYS = ("frame_start", "frame_end", "frame_step", "camera", "use_nodes", 
                "compositor_nodes", "world", "world_nodes", "world_settings", "film_exposure", "cycles", "eevee",
                "display_shading", "display_settings", "sequencer_colorspace", "view_layers", "layer_collections",
                "collections", "collection_exporters", "drivers", "animation", "markers", "sequencer",
-               "background_set", "units", "scene_settings")
+               "background_set", "units", "scene_settings", "other_scenes")
 RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_transmission", "visible_volume_scatter",
             "visible_shadow")
 # Older allow_changed names that stand for several keys now.
@@ -1028,6 +1029,7 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
         "background_set": _background_set_entry(scene),
         # the scene's own settings beyond the render's (red team 23: gravity turned upward)
         "units": _rna(scene.unit_settings),
+        "other_scenes": _other_scenes(scene),
         "scene_settings": {"gravity": _r(list(scene.gravity)), "use_gravity": bool(scene.use_gravity),
                            # what Play plays (red team 23: a preview range that stops before the set-down)
                            "preview_range": [bool(scene.use_preview_range), int(scene.frame_preview_start),
@@ -1040,6 +1042,16 @@ def _render_entry(scene: bpy.types.Scene, depsgraph) -> dict:
     if exporters is not None:  # only where there are any: a file without keeps its snapshot's items
         out["collection_exporters"] = exporters
     return out
+
+
+def _other_scenes(scene: bpy.types.Scene) -> dict:
+    """{scene name: {its objects by name: type, its units}} for every scene of the file but the
+    graded one.  Red team 31: a file handed back with a second scene that holds a camera and a
+    light, or links the same props at the supplied centimetre units, kept the graded scene intact
+    while a pipeline reading the file's scenes in order got the old units or the extra objects."""
+    return {other.name: {"objects": {o.name: o.type for o in other.objects},
+                         "units": _rna(other.unit_settings)}
+            for other in bpy.data.scenes if other != scene}
 
 
 def _collection_exporters(scene: bpy.types.Scene) -> dict | None:
@@ -1412,6 +1424,12 @@ def _change_allowed(rule, key: str, change: dict, before, after, tol: float) -> 
     say which setting moved)."""
     if _allowed(rule, key):
         return True
+    if key == "materials" and isinstance(rule, list) and "material_graphs" in rule and "frames" not in change:
+        # only the node graphs of the materials in the slots: each slot keeps its material and
+        # its link (red team 31: a slot switched to Object link kept CrateWood over a mesh whose
+        # own material was replaced -- whatever else uses that mesh draws the stand-in)
+        return (isinstance(before, list) and isinstance(after, list) and len(before) == len(after)
+                and all(list(b[:2]) == list(a[:2]) for b, a in zip(before, after)))
     settings = _settings_allowed(rule, key)
     if not settings or "frames" in change:
         return False
@@ -1508,7 +1526,9 @@ def scene_unchanged(probe: Probe, p: dict):
     but for what the task allows:
     ``allow_changed`` {object name or "render": [snapshot keys] or "*"} (an allow-list: every
     other key of the snapshot, known today or added later, must be unchanged; "key:setting"
-    allows one setting inside a key, fnmatch patterns too: "cycles:samples", "cycles:preview_*"), ``allow_removed``
+    allows one setting inside a key, fnmatch patterns too: "cycles:samples", "cycles:preview_*";
+    "material_graphs" allows the node graphs of an object's slot materials to change, each slot
+    keeping its material and its link), ``allow_removed``
     (names), ``allow_new`` {names, pattern (full match), types, max, within {min, max} at
     ``frame``, default the first frame} (default: no new objects), ``allow_renamed`` {start
     name: new name}: a renamed object is no removal and no new object -- it is compared with

@@ -397,6 +397,33 @@ def section_fill(solid: Solid) -> float:
     return known if known is not None else remember(_FILLS, key, _section_fill(solid))
 
 
+def _section_area(tri: np.ndarray, normal: np.ndarray, axis: int, h: float) -> tuple[float, float]:
+    """(area, convex hull area) of the section of the closed triangles ``tri`` (t, 3, 3) by the
+    plane at ``h`` across world ``axis``: exact, Green's theorem over the segments where the plane
+    cuts the faces (oriented by the face normals, so holes subtract)."""
+    u, v = (axis + 1) % 3, (axis + 2) % 3  # (u, v, axis) right-handed
+    above = tri[:, :, axis] > h
+    cut = above.any(axis=1) & ~above.all(axis=1)
+    if not cut.any():
+        return 0.0, 0.0
+    t, up, nrm = tri[cut], above[cut], normal[cut]
+    ends = []
+    for j, k in ((0, 1), (1, 2), (2, 0)):
+        cross_jk = up[:, j] != up[:, k]
+        dj, dk = t[:, j, axis] - h, t[:, k, axis] - h
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w = np.where(cross_jk, dj / (dj - dk), np.nan)
+        ends.append((t[:, j] + (t[:, k] - t[:, j]) * w[:, None])[:, [u, v]])
+    pts = np.stack(ends, axis=1)  # (c, 3, 2), one row nan
+    ok = ~np.isnan(pts[:, :, 0])
+    pair = pts[ok].reshape(-1, 2, 2)
+    a, b = pair[:, 0], pair[:, 1]
+    flip = np.einsum("ij,ij->i", b - a, np.stack([-nrm[:, v], nrm[:, u]], axis=1)) < 0
+    a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
+    area = abs(float(0.5 * np.sum(a[:, 0] * b[:, 1] - b[:, 0] * a[:, 1])))
+    return area, _hull_area(np.concatenate([a, b]))
+
+
 def _section_fill(solid: Solid) -> float:
     p0, p1, p2, _ = solid.triangles()
     tri = np.stack([p0, p1, p2], axis=1)  # (t, 3, 3)
@@ -404,32 +431,39 @@ def _section_fill(solid: Solid) -> float:
     lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
     worst = 1.0
     for axis in range(3):
-        u, v = (axis + 1) % 3, (axis + 2) % 3  # (u, v, axis) right-handed
         for i in range(SECTIONS):
             h = lo[axis] + (i + 0.5 + 0.0137) / SECTIONS * (hi[axis] - lo[axis])
-            above = tri[:, :, axis] > h
-            cut = above.any(axis=1) & ~above.all(axis=1)
-            if not cut.any():
-                continue
-            t, up, nrm = tri[cut], above[cut], normal[cut]
-            ends = []
-            for j, k in ((0, 1), (1, 2), (2, 0)):
-                cross_jk = up[:, j] != up[:, k]
-                dj, dk = t[:, j, axis] - h, t[:, k, axis] - h
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    w = np.where(cross_jk, dj / (dj - dk), np.nan)
-                ends.append((t[:, j] + (t[:, k] - t[:, j]) * w[:, None])[:, [u, v]])
-            pts = np.stack(ends, axis=1)  # (c, 3, 2), one row nan
-            ok = ~np.isnan(pts[:, :, 0])
-            pair = pts[ok].reshape(-1, 2, 2)
-            a, b = pair[:, 0], pair[:, 1]
-            flip = np.einsum("ij,ij->i", b - a, np.stack([-nrm[:, v], nrm[:, u]], axis=1)) < 0
-            a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
-            area = abs(float(0.5 * np.sum(a[:, 0] * b[:, 1] - b[:, 0] * a[:, 1])))
-            hull = _hull_area(np.concatenate([a, b]))
+            area, hull = _section_area(tri, normal, axis, h)
             if hull > 0:
                 worst = min(worst, area / hull)
     return worst
+
+
+# ``box_filled``: cut planes across a shell's longest side, and the share of its bounding box's
+# cross-section a cut must cover to count as filled.
+BOX_SECTIONS = 40
+BOX_SECTION_FILL = 0.9
+
+
+def box_filled(solid: Solid) -> float:
+    """The share of a closed shell's length (its bounding box's longest side) over which it fills
+    its box across: ``BOX_SECTIONS`` planes across that side, each section's exact area over the
+    box's cross-section (the other two sides), the share of planes at ``BOX_SECTION_FILL`` or more.
+    1 for a box, a bevelled or pointed picket ~0.9-1; red team 30: a picket sheared into a 1 cm
+    stick leaning across its 8 cm box fills an eighth of it at every height (0), a pyramid post
+    only near its foot."""
+    p0, p1, p2, _ = solid.triangles()
+    tri = np.stack([p0, p1, p2], axis=1)
+    normal = np.cross(p1 - p0, p2 - p0)
+    lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
+    ext = hi - lo
+    axis = int(np.argmax(ext))
+    across = float(ext[(axis + 1) % 3] * ext[(axis + 2) % 3])
+    if across <= 0:
+        return 0.0
+    full = sum(_section_area(tri, normal, axis, lo[axis] + (i + 0.5 + 0.0137) / BOX_SECTIONS * ext[axis])[0]
+               >= BOX_SECTION_FILL * across for i in range(BOX_SECTIONS))
+    return full / BOX_SECTIONS
 
 
 # --- surface distance and inside tests --------------------------------------------------------------
@@ -781,6 +815,10 @@ def _shell_checks(shell: Solid, limits: dict) -> tuple[dict, list[str]]:
         m["fill"] = section_fill(shell)
         if m["fill"] < limits["min_fill"]:
             off.append("min_fill")
+    if "min_box_filled" in limits and shell.encloses:
+        m["box_filled"] = box_filled(shell)
+        if m["box_filled"] < limits["min_box_filled"]:
+            off.append("min_box_filled")
     if "max_holes" in limits:
         holes = euler_holes(shell)
         m["holes"] = holes
@@ -792,13 +830,15 @@ def _shell_checks(shell: Solid, limits: dict) -> tuple[dict, list[str]]:
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "min_faces": "count", "min_area": AMOUNT,
                    "min_volume": AMOUNT, "min_extent": AMOUNT, "max_loose_fraction": SHARE, "max_shells": SHELLS,
-                   "min_fill": SHARE, "max_holes": "count", "frame": "integer"})
+                   "min_fill": SHARE, "min_box_filled": SHARE, "max_holes": "count", "frame": "integer"})
 def solid_parts(probe: Probe, p: dict):
     """Each object is a solid part made of at most ``max_shells`` shells (default 1; a number or
     {name: number}): connected pieces of faces (faces sharing a vertex).  Every shell encloses a
     volume, has at least ``min_faces`` faces (default 1) and is at least ``min_extent`` across on
     every world axis; with ``min_fill``, each of its cross-sections (``SECTIONS`` planes across each
-    world axis) covers at least that share of its convex hull; with ``max_holes``, it is closed
+    world axis) covers at least that share of its convex hull; with ``min_box_filled``, at least
+    that share of its length fills its bounding box across (``box_filled``: a sheared stick or a
+    pyramid in a picket's or a post's box does not); with ``max_holes``, it is closed
     with at most that many through-holes (genus).  No shell is hidden: more than half of its
     surface inside another render-visible object's solid or inside the object's other shells.
     Over its shells the object has face area >= ``min_area``, enclosed volume >= ``min_volume``,
@@ -807,7 +847,7 @@ def solid_parts(probe: Probe, p: dict):
     limits = {"min_faces": int(p.get("min_faces", 1)), "min_area": float(p.get("min_area", 0.0)),
               "min_volume": float(p.get("min_volume", 0.0)), "min_extent": float(p.get("min_extent", 0.0)),
               "max_loose_fraction": float(p.get("max_loose_fraction", 0.0))}
-    limits.update({k: float(p[k]) for k in ("min_fill", "max_holes") if k in p})
+    limits.update({k: float(p[k]) for k in ("min_fill", "min_box_filled", "max_holes") if k in p})
     measured, failing = {}, {}
     for o in probe.objects(names):
         s = solid_of(probe, o, frame)
@@ -835,7 +875,8 @@ def solid_parts(probe: Probe, p: dict):
                                 ("min_volume", m["volume"] < limits["min_volume"]),
                                 ("max_loose_fraction", m["loose_fraction"] > limits["max_loose_fraction"]))
                if bad]
-        off = [k for k in ("min_faces", "encloses", "min_extent", "min_fill", "max_holes", "hidden_shell")
+        off = [k for k in ("min_faces", "encloses", "min_extent", "min_fill", "min_box_filled", "max_holes",
+                           "hidden_shell")
                if k in off_shells] + off
         unmeasured = unmeasured_geometry(o) if o.name in probe.rendered() else None
         if unmeasured:  # strands the render draws that no solid measure can read

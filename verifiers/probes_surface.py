@@ -432,7 +432,8 @@ def _corner_samples(probe: Probe, obj, frame: int) -> dict | None:
     wn /= np.maximum(np.linalg.norm(wn, axis=1, keepdims=True), 1e-12)
     lo, size = _texture_space(obj, co)
     n = len(loops)
-    return {"n": n, "w": np.full(n, 1.0 / n), "slot": slot, "materials": materials, "obj": obj.name, "co": local,
+    return {"n": n, "w": np.full(n, 1.0 / n), "slot": slot, "vert": verts, "materials": materials, "obj": obj.name,
+            "co": local,
             "P": local @ m[:3, :3].T + m[:3, 3], "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
             "uv": {name: arr[loops] for name, arr in uvs.items()}, "uv_default": uv_default,
             "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph}
@@ -1945,8 +1946,9 @@ DISPLACED_AT = 0.001
 def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
     """How far (world metres, the largest over the surface and at every vertex) the object's
     materials move its surface in a render (Displacement or Both method, a linked Displacement
-    output): the render then shows a shape the mesh does not have.  None when no material displaces; Unknown when
-    the displacement cannot be evaluated."""
+    output), or open it: the widest gap (``displacement_tear``) between the corners of one vertex
+    moved apart, when that is more.  The render then shows a shape the mesh does not have.  None
+    when no material displaces; Unknown when the displacement cannot be evaluated."""
     slots = [m for m in _drawn_materials(probe, [m.material for m in obj.material_slots]) if m is not None]
     if not any(getattr(m, "displacement_method", "BUMP") != "BUMP" and m.node_tree is not None
                and (out := active_output(m, engine_target(probe.scene))) is not None
@@ -1968,7 +1970,43 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
             return disp
         if len(disp):
             worst = max(worst, float(np.max(np.abs(disp))))  # inwards moves the surface as far
-    return worst
+    tear = displacement_tear(target, corners) if corners is not None else 0.0
+    return tear if isinstance(tear, Unknown) else max(worst, tear)
+
+
+def displacement_tear(target: str, corners: dict) -> float | Unknown:
+    """The widest gap (world metres) a render's displacement opens in the surface: at each vertex,
+    the largest distance between two of its corners' displacement vectors (the renderer moves
+    each corner by its own: along its own shading normal, by its own material).  0 where the
+    corners move together -- a smooth surface, or a displacement along one constant vector.  Red
+    team 30: a constant 0.99 mm on the flat-shaded mug split every facet edge in EEVEE (the base's
+    edges by 1.4 mm) and sank the gold band, each move within the 1 mm a surface may move."""
+    vectors = np.zeros((corners["n"], 3))
+    for slot in np.unique(corners["slot"]):
+        mat = corners["materials"][slot] if corners["materials"] else None
+        if mat is None or getattr(mat, "displacement_method", "BUMP") == "BUMP" or mat.node_tree is None:
+            continue
+        out = active_output(mat, target)
+        sock = out.inputs.get("Displacement") if out is not None else None
+        if sock is None or not _live_links(sock):
+            continue
+        mask = corners["slot"] == slot
+        ctx = _chunk(corners, mask)
+        vec = Graph(ctx, mat.node_tree, None).input(sock, "V")
+        if isinstance(vec, Unknown):
+            return Unknown("displacement: " + vec.reason)
+        vectors[mask] = np.asarray(vec, dtype=np.float64).reshape(-1, 3) * ctx.get("scale", 1.0)
+    if not np.all(np.isfinite(vectors)):
+        return Unknown("a displacement that is not finite")
+    order = np.argsort(corners["vert"], kind="stable")
+    vert, vec = corners["vert"][order], vectors[order]
+    tear = 0.0
+    for k in range(1, len(vert)):  # every pair of corners of one vertex (sorted: its corners run together)
+        same = vert[k:] == vert[:-k]
+        if not same.any():
+            break
+        tear = max(tear, float(np.linalg.norm(vec[k:][same] - vec[:-k][same], axis=1).max()))
+    return tear
 
 
 def _may_emit(node) -> bool:

@@ -360,7 +360,9 @@ def test_surface_measures_explain_the_verdicts(report):
     assert blue["base_color"] == pytest.approx([0.0, 0.1, 1.0], abs=1e-3)
     assert report["G12"]["measured"]["InvertOn"]["base_color"] == pytest.approx([0.2, 0.9, 0.9], abs=1e-3)
     wrecked = report["G19"]
-    assert wrecked["evidence"] == {"displaced_in_render": ["Wrecked"]} and "moved up to 2.5000 m" in wrecked["detail"]
+    # 2.5 m along each face's own normal: the corners of a flat cube's vertex move 2.5 x sqrt(2) apart
+    # (displacement_tear, red team 30), more than the surface moves
+    assert wrecked["evidence"] == {"displaced_in_render": ["Wrecked"]} and "moved up to 3.5355 m" in wrecked["detail"]
     assert report["G20"]["measured"]["BumpFlat"]["displacement"] == pytest.approx(0.0)
     assert report["G23"]["measured"]["AlphaMath"]["alpha"] == pytest.approx(0.0)
     assert report["G24"]["measured"]["SeeThrough"]["alpha"] == pytest.approx(0.1)
