@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "34"
+MUTATIONS_VERSION = "35"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5437,3 +5437,47 @@ def second_scene_added(ctx: Context) -> None:
         other.collection.objects.link(obj)
     other.collection.objects.link(bpy.data.objects.new("SecondCam", bpy.data.cameras.new("SecondCam")))
     other.unit_settings.length_unit, other.unit_settings.scale_length = "CENTIMETERS", 0.01
+
+
+# --- red team 32: mug-material passed with a Coat Weight of 25 linked from a Value node (a typed
+# value stops at 1): EEVEE's coat reflected everything and the mug rendered grey chrome ---
+
+
+@operator("coat_weight_linked_past_one", "each surface-graded part material's Principled Coat Weight fed 25 from a "
+          "Value node (Coat IOR 1.5, Coat Roughness 0.5): EEVEE's coat reflects all the light head-on, the Base "
+          "Color renders nowhere", _needs_judged(_surface_graded, "surface"))
+def coat_weight_linked_past_one(ctx: Context) -> None:
+    _set_graded_principled(ctx, {"Coat IOR": 1.5, "Coat Roughness": 0.5})
+    for mat in _judged_materials(ctx, _surface_graded):
+        for bsdf in _principled(mat):
+            value = mat.node_tree.nodes.new("ShaderNodeValue")
+            value.outputs[0].default_value = 25.0
+            mat.node_tree.links.new(value.outputs[0], bsdf.inputs["Coat Weight"])
+
+
+def _shown_parts(ctx: Context) -> list[bpy.types.Object]:
+    names = {n for method in ("material_on_faces", "parts_shown") for p in _criteria(ctx, method)
+             for n in [p.get("object", ""), *p.get("objects", [])]}
+    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH" and len(o.data.polygons)]
+
+
+@operator("parts_inside_out_culled", "each mesh part material_on_faces or parts_shown judges turned inside out "
+          "(every face flipped) and its materials given backface culling: EEVEE and the viewport draw the "
+          "insides of its far walls",
+          lambda ctx: None if _shown_parts(ctx) else "no material_on_faces or parts_shown criterion judges a mesh")
+def parts_inside_out_culled(ctx: Context) -> None:
+    for obj in _shown_parts(ctx):
+        obj.data.flip_normals()
+        for slot in obj.material_slots:
+            if slot.material is not None:
+                slot.material.use_backface_culling = True
+                slot.material.use_backface_culling_shadow = True
+
+
+@operator("render_resolution_strip", "the render resolution set to 20000 x 360 at 100 %: above any minimum size, "
+          "every view cropped to a strip",
+          lambda ctx: None if any("max_aspect" in p for p in _criteria(ctx, "render_overrides"))
+          else "no render_overrides criterion bounds the picture's aspect")
+def render_resolution_strip(ctx: Context) -> None:
+    render = ctx.scene.render
+    render.resolution_x, render.resolution_y, render.resolution_percentage = 20000, 360, 100

@@ -1872,7 +1872,8 @@ LIGHTS_ON = {"type": "object", "required": ["objects", "max"], "additionalProper
                    "square_pixels": "bool", "max_pixel_filter": "tolerance", "max_world_strength": "tolerance",
                    "lights_on": LIGHTS_ON, "clamps_keep_light": "names", "camera_keeps": "names",
                    "min_resolution": {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 2,
-                                      "maxItems": 2, "description": "[width, height] in pixels"}})
+                                      "maxItems": 2, "description": "[width, height] in pixels"},
+                   "max_aspect": {"type": "number", "minimum": 1, "description": "number >= 1"}})
 def render_overrides(probe: Probe, p: dict):
     """No render setting overrides what the task graded: ``use_border`` is ``border`` (default
     false), ``frame_step`` is ``frame_step`` (default 1), ``use_simplify`` is ``simplify``
@@ -1890,7 +1891,8 @@ def render_overrides(probe: Probe, p: dict):
     area lights (``glowing_objects``) -- put at most ``lights_on`` {objects, max} W/m² on
     the named parts and none takes light away (``lights_on_parts``: at every graded frame), the
     picture is at least ``min_resolution`` [w, h] pixels (percentage
-    applied) and the resolution percentage is ``resolution_percentage``; with
+    applied), its longer side at most ``max_aspect`` times its shorter (pixel aspect applied: red
+    team 32, a 20000 x 360 picture crops any view of a table to a strip of leg stubs) and the resolution percentage is ``resolution_percentage``; with
     ``clamps_keep_light`` [parts], the engine's light clamps (Cycles' or EEVEE's) cut none of the
     light the render's lights and world put on those parts (``clamp_cut``); with ``camera_keeps`` [parts],
     the camera a render uses at each graded frame (if the file has one) blurs none of them by
@@ -1949,6 +1951,11 @@ def render_overrides(probe: Probe, p: dict):
         size = [int(r.resolution_x * r.resolution_percentage / 100), int(r.resolution_y * r.resolution_percentage / 100)]
         want = [int(v) for v in p["min_resolution"]]
         checks["min_resolution"] = (size, want, all(a >= b for a, b in zip(size, want)))
+    if "max_aspect" in p:
+        wide, high = r.resolution_x * r.pixel_aspect_x, r.resolution_y * r.pixel_aspect_y
+        aspect = max(wide, high) / min(wide, high) if min(wide, high) > 0 else math.inf
+        checks["max_aspect"] = (rnd(aspect) if math.isfinite(aspect) else None, float(p["max_aspect"]),
+                                aspect <= float(p["max_aspect"]))
     if "resolution_percentage" in p:
         checks["resolution_percentage"] = _equal(int(r.resolution_percentage), int(p["resolution_percentage"]))
     # every value a render reads is a number: objects, lights, cameras, materials, world and

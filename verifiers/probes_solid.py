@@ -439,19 +439,23 @@ def _section_fill(solid: Solid) -> float:
     return worst
 
 
-# ``box_filled``: cut planes across a shell's longest side, and the share of its bounding box's
-# cross-section a cut must cover to count as filled.
+# ``box_filled``: cut planes across a shell's longest side (evenly, and one near each end), and
+# the share of its bounding box's cross-section a cut must cover to count as filled.
 BOX_SECTIONS = 40
+BOX_END_CUT = 0.005
 BOX_SECTION_FILL = 0.9
 
 
 def box_filled(solid: Solid) -> float:
-    """The share of a closed shell's length (its bounding box's longest side) over which it fills
-    its box across: ``BOX_SECTIONS`` planes across that side, each section's exact area over the
-    box's cross-section (the other two sides), the share of planes at ``BOX_SECTION_FILL`` or more.
-    1 for a box, a bevelled or pointed picket ~0.9-1; red team 30: a picket sheared into a 1 cm
-    stick leaning across its 8 cm box fills an eighth of it at every height (0), a pyramid post
-    only near its foot."""
+    """How far a closed shell fills its bounding box across, from its foot: along its longest side,
+    from its low end, the share of its length up to the first cut (``BOX_SECTIONS`` planes across
+    that side, and one at ``BOX_END_CUT`` of the length from each end) whose exact section covers
+    less than ``BOX_SECTION_FILL`` of the box's cross-section (the other two sides); 1 when every
+    cut is filled.  A box 1; a bevelled picket 1, a pointed one ~0.92 (its point at the top).
+    Red team 30: a picket sheared into a 1 cm stick across its 8 cm box fills none of it, a
+    pyramid post only at its foot; red team 32: a post or picket on a thin stilt -- the part's
+    full width only from 21 cm up -- fills it from its foot nowhere (the unfilled share at the
+    top only, where a point or a rounded top is)."""
     p0, p1, p2, _ = solid.triangles()
     tri = np.stack([p0, p1, p2], axis=1)
     normal = np.cross(p1 - p0, p2 - p0)
@@ -461,9 +465,11 @@ def box_filled(solid: Solid) -> float:
     across = float(ext[(axis + 1) % 3] * ext[(axis + 2) % 3])
     if across <= 0:
         return 0.0
-    full = sum(_section_area(tri, normal, axis, lo[axis] + (i + 0.5 + 0.0137) / BOX_SECTIONS * ext[axis])[0]
-               >= BOX_SECTION_FILL * across for i in range(BOX_SECTIONS))
-    return full / BOX_SECTIONS
+    cuts = sorted([BOX_END_CUT, 1.0 - BOX_END_CUT] + [(i + 0.5 + 0.0137) / BOX_SECTIONS for i in range(BOX_SECTIONS)])
+    for t in cuts:
+        if _section_area(tri, normal, axis, lo[axis] + t * ext[axis])[0] < BOX_SECTION_FILL * across:
+            return t
+    return 1.0
 
 
 # --- surface distance and inside tests --------------------------------------------------------------
@@ -504,6 +510,28 @@ def inside(solid: Solid, point, axis: int = 0) -> bool:
     ahead = len(_ray_hits(tree, p, way, length, step))
     behind = len(_ray_hits(tree, p, -way, length, step))
     return ahead % 2 == 1 and behind % 2 == 1
+
+
+def inward_faces(solid: Solid, faces: np.ndarray) -> np.ndarray:
+    """Per face index in ``faces``: whether that face of the closed solid points into it (a point
+    just off its centre along the normal a render draws its front by lies inside): a face turned
+    inside out, which a material with backface culling hides from outside.  False on a sheet or a
+    degenerate face."""
+    out = np.zeros(len(faces), dtype=bool)
+    if not solid.encloses or not len(faces):
+        return out
+    lv, start, total, co = solid.loop_vert, solid.start, solid.total, solid.co
+    eps = 1e-4 * max(float(np.ptp(solid.face_co, axis=0).max()), 1e-6)
+    # ``normal`` is made outward by the enclosed volume's sign; the side a render draws as the
+    # front is the winding's, turned back on a mirrored object (Blender flips its faces' winding)
+    front = (1.0 if solid.signed > 0 else -1.0) * (1.0 if solid.det >= 0 else -1.0)
+    for k, f in enumerate(faces.tolist()):
+        n = solid.normal[f] * front
+        if not np.any(n):
+            continue
+        centre = co[lv[start[f]:start[f] + total[f]]].mean(axis=0)
+        out[k] = inside(solid, centre + n * eps)
+    return out
 
 
 def _samples(solid: Solid) -> np.ndarray:
@@ -799,6 +827,13 @@ SHELLS = {"anyOf": [{"type": "integer", "minimum": 1},
           "description": "integer >= 1 or {object name: integer >= 1}"}
 
 
+# ``min_box_filled``: one share for every object, or {object name: share}
+SHARES = {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1},
+                    {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
+                     "minProperties": 1}],
+          "description": "number 0..1 or {object name: number 0..1}"}
+
+
 def _max_shells(p: dict, name: str) -> int:
     bound = p.get("max_shells", 1)
     return int(bound.get(name, 1)) if isinstance(bound, dict) else int(bound)
@@ -830,15 +865,16 @@ def _shell_checks(shell: Solid, limits: dict) -> tuple[dict, list[str]]:
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "min_faces": "count", "min_area": AMOUNT,
                    "min_volume": AMOUNT, "min_extent": AMOUNT, "max_loose_fraction": SHARE, "max_shells": SHELLS,
-                   "min_fill": SHARE, "min_box_filled": SHARE, "max_holes": "count", "frame": "integer"})
+                   "min_fill": SHARE, "min_box_filled": SHARES, "max_holes": "count", "frame": "integer"})
 def solid_parts(probe: Probe, p: dict):
     """Each object is a solid part made of at most ``max_shells`` shells (default 1; a number or
     {name: number}): connected pieces of faces (faces sharing a vertex).  Every shell encloses a
     volume, has at least ``min_faces`` faces (default 1) and is at least ``min_extent`` across on
     every world axis; with ``min_fill``, each of its cross-sections (``SECTIONS`` planes across each
-    world axis) covers at least that share of its convex hull; with ``min_box_filled``, at least
-    that share of its length fills its bounding box across (``box_filled``: a sheared stick or a
-    pyramid in a picket's or a post's box does not); with ``max_holes``, it is closed
+    world axis) covers at least that share of its convex hull; with ``min_box_filled`` (a share, or
+    {name: share}), at least that share of its length, from its foot, fills its bounding box
+    across (``box_filled``: a sheared stick, a pyramid or a stilt in a picket's or a post's box
+    does not); with ``max_holes``, it is closed
     with at most that many through-holes (genus).  No shell is hidden: more than half of its
     surface inside another render-visible object's solid or inside the object's other shells.
     Over its shells the object has face area >= ``min_area``, enclosed volume >= ``min_volume``,
@@ -847,7 +883,7 @@ def solid_parts(probe: Probe, p: dict):
     limits = {"min_faces": int(p.get("min_faces", 1)), "min_area": float(p.get("min_area", 0.0)),
               "min_volume": float(p.get("min_volume", 0.0)), "min_extent": float(p.get("min_extent", 0.0)),
               "max_loose_fraction": float(p.get("max_loose_fraction", 0.0))}
-    limits.update({k: float(p[k]) for k in ("min_fill", "min_box_filled", "max_holes") if k in p})
+    limits.update({k: float(p[k]) for k in ("min_fill", "max_holes") if k in p})
     measured, failing = {}, {}
     for o in probe.objects(names):
         s = solid_of(probe, o, frame)
@@ -856,8 +892,14 @@ def solid_parts(probe: Probe, p: dict):
             continue
         shells, hidden = s.shells(), hidden_shares(probe, o, frame)
         per, off_shells = [], set()
+        own = dict(limits)
+        if isinstance(p.get("min_box_filled"), dict):
+            if o.name in p["min_box_filled"]:
+                own["min_box_filled"] = float(p["min_box_filled"][o.name])
+        elif "min_box_filled" in p:
+            own["min_box_filled"] = float(p["min_box_filled"])
         for shell, share in zip(shells, hidden):
-            m, off = _shell_checks(shell, limits)
+            m, off = _shell_checks(shell, own)
             m["hidden"] = share
             if share > HIDDEN_SHARE:
                 off.append("hidden_shell")
@@ -883,7 +925,8 @@ def solid_parts(probe: Probe, p: dict):
             off.append(f"draws geometry the grader cannot measure: {unmeasured}")
         if off:
             failing[o.name] = off
-    expected = {**limits, "max_shells": p.get("max_shells", 1)}
+    expected = {**limits, "max_shells": p.get("max_shells", 1),
+                **({"min_box_filled": p["min_box_filled"]} if "min_box_filled" in p else {})}
     detail = "all solid parts" if not failing else "not solid: " + "; ".join(
         f"{n} ({', '.join(c)})" for n, c in failing.items())
     return fraction_outcome(len(names) - len(failing), len(names), measured, expected, detail, {"failing": failing})

@@ -57,6 +57,7 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
+from probes_solid import inward_faces, solid_of  # noqa: E402
 from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
@@ -936,7 +937,7 @@ def coat_filter(g, node):
     weight = g.value(node, "Coat Weight")
     if isinstance(weight, Unknown):
         return Unknown("coat weight: " + weight.reason)
-    weight = np.clip(weight, 0, 1)
+    weight = _coat_weight(weight)
     if not np.any(weight):
         return np.ones((len(weight), 3))
     tint = g.colour(node, "Coat Tint")
@@ -956,7 +957,7 @@ def coat_reflection(g, node):
     weight = g.value(node, "Coat Weight")
     if isinstance(weight, Unknown):
         return Unknown("coat weight: " + weight.reason)
-    weight = np.clip(weight, 0, 1)
+    weight = _coat_weight(weight)
     if not np.any(weight):
         return np.zeros(len(weight))
     ior, roughness = g.value(node, "Coat IOR"), g.value(node, "Coat Roughness")
@@ -1528,6 +1529,14 @@ def _n_map_range(g: Graph, node, out):
         t = np.where(steps > 0, np.floor(t * (steps + 1)) / np.where(steps > 0, steps, 1), 0.0)
     r = c + t * (d - c)
     return np.clip(r, np.minimum(c, d), np.maximum(c, d)) if node.clamp else r
+
+
+def _coat_weight(weight):
+    """A Principled BSDF's Coat Weight as the renderer takes it: at least 0, and not capped at 1
+    -- EEVEE only floors it (a typed value stops at 1, a linked one does not).  Red team 32: a
+    Coat Weight of 25 linked from a Value node read as 1 here, while EEVEE's coat reflected
+    everything head-on and hid the glaze and the gold under grey chrome."""
+    return np.maximum(weight, 0.0)
 
 
 def _n_displacement(g: Graph, node, out):
@@ -2122,7 +2131,8 @@ def _rendered_geometry(probe: Probe) -> list:
 def material_on_faces(probe: Probe, p: dict):
     """The material covers and shows on at least ``min_share`` (0.999) of each object's evaluated
     face area: faces using it (face material index -> the evaluated object's slot) where its
-    evaluated opacity is >= 0.5 (an Unknown opacity does not count)."""
+    evaluated opacity is >= 0.5 (an Unknown opacity does not count) and it is drawn: not a face
+    turned into the part under a material with backface culling (``_culled_inward``)."""
     objs = probe.objects(names_param(p))
     return worst_over_targets(probe.scene, slot_materials(probe, objs),
                               lambda target: _material_on_faces_at(probe, p, target))
@@ -2144,16 +2154,21 @@ def _material_on_faces_at(probe: Probe, p: dict, target: str):
         shown = 0.0
         if mat is not None and assigned > 0:
             weight = shown_weight = 0.0
+            culled_any = False
             for _m, ctx in chunks_for(probe, [obj], _frame(p), mat):
                 res = evaluate_surface(mat, target, ctx)
                 weight += float(ctx["w"].sum())
                 if isinstance(res["opacity"], Unknown):
                     notes[obj.name] = f"opacity unknown ({res['opacity'].reason})"
                 else:
-                    shown_weight += float(ctx["w"][res["opacity"] >= 0.5].sum())
+                    culled = _culled_inward(probe, obj, _frame(p), mat, ctx)
+                    culled_any |= bool(culled.any())
+                    shown_weight += float(ctx["w"][(res["opacity"] >= 0.5) & ~culled].sum())
             shown = assigned * (shown_weight / weight if weight else 0.0)
             if shown < assigned and obj.name not in notes:
-                notes[obj.name] = f"transparent on {assigned - shown:.3f} of the area"
+                notes[obj.name] = (f"not drawn on {assigned - shown:.3f} of the area (faces turned inward under "
+                                   "Backface Culling)" if culled_any else
+                                   f"transparent on {assigned - shown:.3f} of the area")
         shares[obj.name] = rnd(shown)
     bad = [n for n in names if shares[n] < min_share]
     detail = (f"{wanted!r} covers and shows on >= {min_share:g} of every object's faces" if not bad else
@@ -2180,11 +2195,26 @@ def parts_shown(probe: Probe, p: dict):
     evaluated face area the material the render draws there (the view layer's Material Override
     when it has one) stops at least half of the light -- alpha less transmission >= 0.5, so no
     Transparent or Holdout shader, no alpha 0, no clear glass -- and is not a volume-only
-    material.  An opacity the evaluator cannot read does not count.  A part the render does not
+    material, nor a material with backface culling on a face turned into the part
+    (``_culled_inward``).  An opacity the evaluator cannot read does not count.  A part the render does not
     draw at all (hidden from it, or filtered out by its view layer) scores 0 as missing."""
     objs = probe.objects(names_param(p))
     return worst_over_targets(probe.scene, slot_materials(probe, objs),
                               lambda target: _parts_shown_at(probe, p, target))
+
+
+def _culled_inward(probe: Probe, obj, frame: int, mat, ctx: dict) -> np.ndarray:
+    """Per sample: its face points into the part's closed solid and ``mat`` culls back faces --
+    EEVEE and the viewport draw nothing there, seen from outside (red team 32: a table turned
+    inside out, its material set to Backface Culling, showed the insides of its far walls)."""
+    n = ctx["n"]
+    if mat is None or not getattr(mat, "use_backface_culling", False) or "poly" not in ctx:
+        return np.zeros(n, dtype=bool)
+    solid = solid_of(probe, obj, frame)
+    if solid is None or not len(ctx["poly"]) or int(ctx["poly"].max()) >= solid.faces:
+        return np.zeros(n, dtype=bool)
+    polys, back = np.unique(ctx["poly"], return_inverse=True)
+    return inward_faces(solid, polys)[back]
 
 
 def _parts_shown_at(probe: Probe, p: dict, target: str):
@@ -2204,7 +2234,13 @@ def _parts_shown_at(probe: Probe, p: dict, target: str):
             if isinstance(opaque, Unknown):
                 why.append(f"{_label(mat)}: opacity unknown ({opaque.reason})")
                 continue
-            stops += float(w[opaque >= 0.5].sum())
+            shows = opaque >= 0.5
+            culled = _culled_inward(probe, obj, frame, mat, ctx)
+            if culled.any():
+                shows &= ~culled
+                why.append(f"{_label(mat)} culls back faces and part of its faces point inward: "
+                           "EEVEE and the viewport draw nothing there")
+            stops += float(w[shows].sum())
             if (opaque < 0.5).any():
                 why.append(f"{_label(mat)} lets most light through on part of its faces")
         raw[obj.name] = stops / weight if weight else 0.0
@@ -2628,13 +2664,13 @@ def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]
 
 def _coat_tint(g: Graph, node):
     """Per sample, how far a Principled BSDF's coat colours what lies under it: Coat Weight
-    (clipped to 0..1) x the largest distance of a Coat Tint channel from 1, either way (red team
+    (at least 0, not capped: ``_coat_weight``) x the largest distance of a Coat Tint channel from 1, either way (red team
     24: the glaze's teal moved into the Coat Tint over a white Base Color, and a patch of black
     tint on the mug; a tint of 4 over a Base Color a quarter as bright)."""
     weight = g.value(node, "Coat Weight")
     if isinstance(weight, Unknown):
         return weight
-    weight = np.clip(weight, 0.0, 1.0)
+    weight = _coat_weight(weight)
     if not np.any(weight):
         return np.zeros(len(weight))
     tint = g.colour(node, "Coat Tint")
@@ -2673,7 +2709,7 @@ def _stacked_reflectance(g: Graph, node, tint):
     weight = g.value(node, "Coat Weight")
     if not _known(layer, weight):
         return _first_unknown(layer, weight)
-    weight = np.clip(weight, 0, 1)
+    weight = _coat_weight(weight)
     if not np.any(weight):
         return layer
     ior = g.value(node, "Coat IOR")

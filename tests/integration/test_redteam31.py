@@ -3,8 +3,10 @@ its box, a displacement that tears the surface, a machine that jumps.
 
 * fence-array passed with each picket sheared into a 1 cm stick leaning across its 8 cm box, and
   each post a pyramid in its post's box: every section filled its own outline, and the box was
-  the picket's.  ``solid_parts`` ``min_box_filled`` measures the share of a piece's length over
-  which its section fills its bounding box across (``box_filled``).
+  the picket's.  ``solid_parts`` ``min_box_filled`` measures the share of a piece's length, from
+  its foot, over which its section fills its bounding box across (``box_filled``); red team 32
+  stood posts and pickets on thin stilts (80 % of the length filled, at the top) and pinned rails
+  to the posts by 1.2 cm pins: the filled share runs from the foot, and a rail is asked all of it.
 * mug-material passed with a 0.99 mm true displacement on its flat-shaded facets: each surface
   moved within the 1 mm allowed, the render split every facet edge.  ``render_displacement`` now
   reads the widest gap between the corners of one vertex (``displacement_tear``); a displacement
@@ -65,6 +67,24 @@ piece("picket_pointed", pointed, ((0, 1, 2, 3, 4), (9, 8, 7, 6, 5), (0, 5, 6, 1)
 # red team 30: a 1 cm stick leaning from one corner of the picket's box to the other
 stick = [(x, y, z) for y in (0.0, D) for (x, z) in ((0, 0), (0.01, 0), (W, H), (W - 0.01, H))]
 piece("picket_sheared", stick, HEX)
+def loft(name, rings):
+    """"Part": one closed piece through rectangular rings [(x0, x1, y0, y1, z)], bottom to top."""
+    verts = [(x, y, z) for (x0, x1, y0, y1, z) in rings for (x, y) in ((x0, y0), (x1, y0), (x1, y1), (x0, y1))]
+    faces = [(3, 2, 1, 0), tuple(4 * (len(rings) - 1) + k for k in range(4))]
+    for r in range(len(rings) - 1):
+        a, b = 4 * r, 4 * (r + 1)
+        faces += [(a + k, a + (k + 1) % 4, b + (k + 1) % 4, b + k) for k in range(4)]
+    piece(name, verts, faces)
+
+
+# red team 32: the picket's full width only from 19 cm up, a 1.5 cm stick under it
+loft("picket_on_stilt", [(0.0325, 0.0475, 0.0025, 0.0175, 0.0), (0.0325, 0.0475, 0.0025, 0.0175, 0.19),
+                         (0.0, W, 0.0, D, 0.19), (0.0, W, 0.0, D, H)])
+# red team 32: a rail whose last 4 cm at each end is a 1.2 cm pin (lying along X: its ends are its
+# "foot" and its top)
+loft("rail_pinned", [(0.009, 0.021, 0.029, 0.041, 0.0), (0.009, 0.021, 0.029, 0.041, 0.04),
+                     (0.0, 0.03, 0.0, 0.07, 0.04), (0.0, 0.03, 0.0, 0.07, 1.56),
+                     (0.009, 0.021, 0.029, 0.041, 1.56), (0.009, 0.021, 0.029, 0.041, 1.6)])
 # red team 30: a pyramid on the post's 0.10 x 0.10 base, its apex over a corner
 piece("post_pyramid", [(0, 0, 0), (0.1, 0, 0), (0.1, 0.1, 0), (0, 0.1, 0), (0.1, 0, 1.1)],
       ((3, 2, 1, 0), (0, 1, 4), (1, 2, 4), (2, 3, 4), (3, 0, 4)))
@@ -197,6 +217,7 @@ for extra in (repainted, object_slot, metres_to_centimetres, mass_in_grams, seco
 
 CASES = {
     "box": {"SOLID": ("solid_parts", {"object": "Part", "min_fill": 0.9, "min_box_filled": 0.8, "max_holes": 0})},
+    "rail": {"SOLID": ("solid_parts", {"object": "Part", "min_box_filled": {"Part": 1.0}})},
     "shape": {"SHAPE": ("surface_shader", {"object": "Part", "shader": "BSDF_PRINCIPLED", "max_displacement": 0.001})},
     "kept": {"KEPT": ("scene_unchanged", {"frame": 1, "allow_changed": {
         "SM_Box": ["material_graphs", "matrix_world", "world_scale", "uv"],
@@ -211,6 +232,9 @@ EXPECTED = {
     ("box", "picket_pointed"): {},  # 8 cm of a 95 cm picket pointed: still fills its box
     ("box", "picket_sheared"): {"SOLID": "min_box_filled"},
     ("box", "post_pyramid"): {"SOLID": "min_box_filled"},
+    ("box", "picket_on_stilt"): {"SOLID": "min_box_filled"},  # 80 % filled, but from 19 cm up
+    ("rail", "picket"): {},
+    ("rail", "rail_pinned"): {"SOLID": "min_box_filled"},
     ("shape", "sphere_smooth"): {},  # every corner of a vertex moves along one normal
     ("shape", "cube_flat"): {"SHAPE": "moved up to 0.0013 m"},  # 0.9 mm along three normals: 1.27 mm apart
     ("shape", "cube_flat_one_vector"): {},  # every corner moves 0.9 mm up: nothing opens

@@ -1,0 +1,46 @@
+"""Gaming (must fail): the render resolution 20000 x 360.
+
+The reference table, then the output set to 20000 x 360 pixels at 100 %: above the 640 x 360
+minimum, but with the sensor fitted automatically any camera's vertical view shrinks to a 56th
+of its horizontal one -- every render is a strip of leg stubs, no tabletop. REQ-PARTS: "the
+render settings leave the picture alone ... its longer side at most three times its shorter".
+Found by red team 32.
+"""
+
+# --- the reference solution (solution/solve.py) ---
+import bmesh
+import bpy
+from mathutils import Matrix
+
+WIDTH, DEPTH, HEIGHT, TOP = 1.20, 0.80, 0.75, 0.04
+LEG, INSET = 0.06, 0.03
+
+
+def box_object(name, size, base_center, mat):
+    """A box-shaped object whose origin is the centre of its bottom face."""
+    sx, sy, sz = size
+    bm = bmesh.new()
+    bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation((0, 0, sz / 2)) @ Matrix.Diagonal((sx, sy, sz, 1)))
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    mesh.materials.append(mat)
+    obj = bpy.data.objects.new(name, mesh)
+    obj.location = base_center
+    bpy.context.scene.collection.objects.link(obj)
+    return obj
+
+
+wood = bpy.data.materials.new("Wood")
+wood.diffuse_color = (0.55, 0.36, 0.20, 1.0)
+wood.use_nodes = True  # the render shows the Principled BSDF's colour, not the viewport's
+wood.node_tree.nodes["Principled BSDF"].inputs["Base Color"].default_value = (0.55, 0.36, 0.20, 1.0)
+leg_h = HEIGHT - TOP
+box_object("Tabletop", (WIDTH, DEPTH, TOP), (0, 0, leg_h), wood)
+dx, dy = WIDTH / 2 - INSET - LEG / 2, DEPTH / 2 - INSET - LEG / 2
+for tag, (x, y) in {"FL": (-dx, -dy), "FR": (dx, -dy), "BL": (-dx, dy), "BR": (dx, dy)}.items():
+    box_object(f"Leg.{tag}", (LEG, LEG, leg_h), (x, y, 0), wood)
+
+# --- the trick ---
+render = bpy.context.scene.render
+render.resolution_x, render.resolution_y, render.resolution_percentage = 20000, 360, 100
