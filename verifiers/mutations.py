@@ -1234,6 +1234,15 @@ def _criteria(ctx: Context, method: str) -> list[dict]:
     return [c.get("params", {}) for c in ctx.rubric.get("criteria", []) if c["method"] == method]
 
 
+def _named_by(ctx: Context, methods: tuple[str, ...], types: tuple[str, ...] | frozenset,
+              accept: Callable[[dict], bool] = lambda p: True) -> list[bpy.types.Object]:
+    """Objects of ``types`` in the scene that a criterion of ``methods`` names by its ``object``
+    or ``objects`` (where ``accept(params)``)."""
+    names = {n for method in methods for p in _criteria(ctx, method) if accept(p)
+             for n in [p.get("object", ""), *p.get("objects", [])]}
+    return [o for o in ctx.scene.objects if o.name in names and o.type in types]
+
+
 def _judged_materials(ctx: Context, wanted: Callable[[str, dict], bool]) -> list[bpy.types.Material]:
     """Part materials some criterion judges as ``wanted(method, params)`` says: named by its
     ``material``, or on the faces of its ``object`` or ``objects``."""
@@ -4939,8 +4948,7 @@ def extra_light_hot_temperature(ctx: Context) -> None:
 
 def _dimension_graded(ctx: Context) -> list[bpy.types.Object]:
     """Mesh objects a dimensions criterion measures."""
-    names = {n for p in _criteria(ctx, "dimensions") for n in [p.get("object", ""), *p.get("objects", [])]}
-    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH"]
+    return _named_by(ctx, ("dimensions",), ("MESH",))
 
 
 @operator("viewport_only_mask", "each mesh a dimensions criterion measures given a Mask modifier of an empty vertex "
@@ -5147,8 +5155,7 @@ def camera_scaled_negative(ctx: Context) -> None:
 
 
 def _unoccluded_parts(ctx: Context) -> list[bpy.types.Object]:
-    names = {n for p in _criteria(ctx, "parts_unoccluded") for n in [p.get("object", ""), *p.get("objects", [])]}
-    return [o for o in ctx.scene.objects if o.name in names and o.type in GEOMETRY_TYPES]
+    return _named_by(ctx, ("parts_unoccluded",), GEOMETRY_TYPES)
 
 
 @operator("coincident_skin_over_parts", "each part parts_unoccluded judges given a skin: a new object whose faces lie "
@@ -5310,8 +5317,7 @@ def image_empty_over_parts(ctx: Context) -> None:
 
 
 def _aimed_cameras(ctx: Context) -> list[bpy.types.Object]:
-    names = {n for p in _criteria(ctx, "aimed_at") for n in [p.get("object", ""), *p.get("objects", [])]}
-    return [o for o in ctx.scene.objects if o.name in names and o.type == "CAMERA"]
+    return _named_by(ctx, ("aimed_at",), ("CAMERA",))
 
 
 @operator("camera_lens_shifted_off_aim", "each camera an aimed_at criterion aims given a lens shift of 0.35 along X: "
@@ -5327,9 +5333,8 @@ def camera_lens_shifted_off_aim(ctx: Context) -> None:
 
 
 def _box_filled_parts(ctx: Context) -> list[bpy.types.Object]:
-    names = {n for p in _criteria(ctx, "solid_parts") if "min_box_filled" in p
-             for n in [p.get("object", ""), *p.get("objects", [])]}
-    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH" and len(o.data.polygons)]
+    return [o for o in _named_by(ctx, ("solid_parts",), ("MESH",), lambda p: "min_box_filled" in p)
+            if len(o.data.polygons)]
 
 
 @operator("pieces_sheared_thin", "each piece of each part whose box filling solid_parts judges sheared into a stick "
@@ -5456,9 +5461,7 @@ def coat_weight_linked_past_one(ctx: Context) -> None:
 
 
 def _shown_parts(ctx: Context) -> list[bpy.types.Object]:
-    names = {n for method in ("material_on_faces", "parts_shown") for p in _criteria(ctx, method)
-             for n in [p.get("object", ""), *p.get("objects", [])]}
-    return [o for o in ctx.scene.objects if o.name in names and o.type == "MESH" and len(o.data.polygons)]
+    return [o for o in _named_by(ctx, ("material_on_faces", "parts_shown"), ("MESH",)) if len(o.data.polygons)]
 
 
 @operator("parts_inside_out_culled", "each mesh part material_on_faces or parts_shown judges turned inside out "
