@@ -23,7 +23,8 @@ _warm: bpy_procs.WarmProbe | None = None
 
 
 # The start of a bpy script that builds test scenes (the red-team tests' MAKE): its output folder
-# is its last argument; a box (with a "CrateUV" map on request), the file's 3D views, a save.
+# is its last argument; a box (with a "CrateUV" map on request), the file's 3D views, a save, and a
+# kept scene to change (prop; a test may define its own).
 BPY_SCENE_HELPERS = r'''
 import sys
 from pathlib import Path
@@ -62,6 +63,22 @@ def views():
 
 def save(name):
     bpy.ops.wm.save_as_mainfile(filepath=str(out / f"{name}.blend"))
+
+
+def prop(name, extra=None):
+    """A kept scene: SM_Box with a Wood material (linked to the mesh) and the UV map CrateUV, a
+    camera; ``extra(scene, box)`` changes it before the save."""
+    scene = fresh()
+    obj = box("SM_Box", (0.4, 0.4, 0.4), (0.0, 0.0, 0.2), uv=True)
+    mat = bpy.data.materials.new("Wood")
+    mat.use_nodes = True
+    obj.data.materials.append(mat)
+    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
+    scene.collection.objects.link(cam)
+    scene.camera = cam
+    if extra is not None:
+        extra(scene, obj)
+    save(name)
 '''
 
 def _shared() -> bpy_procs.WarmProbe:

@@ -180,6 +180,8 @@ OPERATOR_NAMES = (
     "uv_islands_mirrored", "material_slot_linked_to_object", "second_scene_added",
     # red team 32: a linked Coat Weight past 1, parts inside out under culling, a strip picture
     "coat_weight_linked_past_one", "parts_inside_out_culled", "render_resolution_strip",
+    # red team 33: a colour attribute added to a kept mesh, a stacked UV map made active
+    "mesh_colour_attribute_added", "active_uv_map_stacked",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "35"
+MUTATIONS_VERSION = "36"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5484,3 +5484,55 @@ def parts_inside_out_culled(ctx: Context) -> None:
 def render_resolution_strip(ctx: Context) -> None:
     render = ctx.scene.render
     render.resolution_x, render.resolution_y, render.resolution_percentage = 20000, 360, 100
+
+
+# --- red team 33: asset-hygiene passed with a colour attribute in another prop's colour added to
+# each prop (drawn when the file opens coloured by attribute); crate-texture with a second UV map,
+# every face over the whole tile, made the active one (the map Texture Paint paints through) ---
+
+
+def _kept_meshes(ctx: Context) -> list[bpy.types.Object]:
+    """Meshes of the start scene that a scene_unchanged criterion keeps (their attributes not
+    allowed to change), as the delivery has them (renamed ones by their new names)."""
+    out = []
+    for p in _criteria(ctx, "scene_unchanged"):
+        allow, renamed = p.get("allow_changed", {}), p.get("allow_renamed", {})
+        for name in ctx.start_objects():
+            obj = ctx.scene.objects.get(renamed.get(name, name))
+            rule = allow.get(obj.name) if obj is not None else None
+            if obj is not None and obj.type == "MESH" and rule != "*" and not (
+                    isinstance(rule, list) and {"attributes", "topology"} & set(rule)):
+                out.append(obj)
+    return out
+
+
+@operator("mesh_colour_attribute_added", "each mesh a scene_unchanged criterion keeps given a colour attribute in a "
+          "loud magenta, made active: the render unchanged, a view coloured by attribute (or Vertex Paint) draws "
+          "the stand-in colour, an exporter writes it",
+          lambda ctx: None if _kept_meshes(ctx) else "no scene_unchanged criterion keeps a mesh of the start scene")
+def mesh_colour_attribute_added(ctx: Context) -> None:
+    for obj in _kept_meshes(ctx):
+        attr = obj.data.color_attributes.new("Col", "FLOAT_COLOR", "POINT")
+        attr.data.foreach_set("color", [1.0, 0.0, 1.0, 1.0] * len(attr.data))
+        obj.data.color_attributes.active_color = attr
+
+
+def _active_uv_judged(ctx: Context) -> list[tuple[bpy.types.Object, str]]:
+    return [(o, p["uv_map"]) for p in _criteria(ctx, "uv_map") if p.get("active")
+            for o in _named_by(ctx, ("uv_map",), ("MESH",)) if o.name in [p.get("object"), *p.get("objects", [])]]
+
+
+@operator("active_uv_map_stacked", "each mesh whose active UV map a uv_map criterion names given a second UV map, "
+          "every face over the whole tile, made the active one (the render-active map kept): the painter paints "
+          "through a layout where every face shares every texel",
+          lambda ctx: None if _active_uv_judged(ctx) else "no uv_map criterion asks for the active map")
+def active_uv_map_stacked(ctx: Context) -> None:
+    for obj, _name in _active_uv_judged(ctx):
+        layer = obj.data.uv_layers.new(name="Stacked", do_init=False)
+        corners = []
+        for poly in obj.data.polygons:  # each face a regular polygon spanning the tile
+            n = poly.loop_total
+            corners += [c for k in range(n) for c in (0.5 + 0.5 * math.cos(2 * math.pi * k / n),
+                                                      0.5 + 0.5 * math.sin(2 * math.pi * k / n))]
+        layer.data.foreach_set("uv", corners)
+        obj.data.uv_layers.active = layer

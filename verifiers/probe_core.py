@@ -235,7 +235,24 @@ def _view_drawing(space, window) -> dict:
         "fade_inactive": float(space.overlay.fade_inactive_alpha)
         if space.overlay.show_overlays and space.overlay.show_fade_inactive else None,
         "retopology": bool(space.overlay.show_overlays and space.overlay.show_retopology),
+        # red team 33: Material Preview with the scene's lights and world off and the studio
+        # light at strength 0 -- every surface black on a black background
+        "unlit": _view_unlit(space, window.scene) if shaded else False,
     }
+
+
+def _view_unlit(space, scene) -> bool:
+    """A Material Preview or Rendered view that lights nothing: neither the scene's lights (none
+    that shines, or their use switched off) nor a world (the scene's, where the view uses it and
+    the scene has one; else the view's studio light, at its strength)."""
+    shading = space.shading
+    rendered = shading.type == "RENDERED"
+    use_lights = shading.use_scene_lights_render if rendered else shading.use_scene_lights
+    use_world = shading.use_scene_world_render if rendered else shading.use_scene_world
+    lights = use_lights and any(o.type == "LIGHT" and float(o.data.energy) > 0 and not o.hide_render
+                                for o in scene.objects)
+    world = scene.world is not None if use_world else float(shading.studiolight_intensity) > 0
+    return not (lights or world)
 
 
 def _flat_drawing(space, scene) -> dict | None:
@@ -321,6 +338,9 @@ def _hides_everything(view: dict) -> str | None:
         return "a 3D view the file opens on draws wireframes, not surfaces"
     if view["xray_alpha"] is not None and view["xray_alpha"] < VIEWPORT_ALPHA_MIN:
         return f"a 3D view the file opens on draws everything see-through (X-Ray alpha {view['xray_alpha']:g})"
+    if view.get("unlit"):
+        return ("a 3D view the file opens on lights nothing (Material Preview or Rendered without the scene's "
+                "lights or world, its studio light at strength 0): every surface drawn black")
     if view["render_pass"] != "COMBINED":
         return f"a 3D view the file opens on shows the {view['render_pass'].lower()} pass, not the picture"
     return None

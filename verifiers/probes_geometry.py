@@ -536,23 +536,29 @@ def _uv_of(probe: Probe, names: list[str], p: dict) -> dict:
 
 
 @primitive(group="geometry", required=("object|objects", "uv_map"),
-           params={"object": "name", "objects": "names", "uv_map": "name", "render_active": "bool"})
+           params={"object": "name", "objects": "names", "uv_map": "name", "render_active": "bool", "active": "bool"})
 def uv_map(probe: Probe, p: dict):
     """Each mesh has a UV map named ``uv_map``; with ``render_active: true`` it is also the UV
-    map used for rendering (the one an Image Texture without a UV Map node reads).  Read from
-    the object's own mesh data.  Scores the share of objects that pass."""
+    map used for rendering (the one an Image Texture without a UV Map node reads), with
+    ``active: true`` the active one (the map the UV Editor shows and Texture Paint paints
+    through: red team 33, a second map with every face over the whole tile made active).  Read
+    from the object's own mesh data.  Scores the share of objects that pass."""
     names, wanted = names_param(p), p["uv_map"]
     measured, bad = {}, []
     for o in probe.objects(names):
         layers = list(o.data.uv_layers) if o.type == "MESH" else []
         render = next((u.name for u in layers if u.active_render), None)
-        measured[o.name] = {"uv_maps": [u.name for u in layers], "render_active": render}
-        if wanted not in measured[o.name]["uv_maps"] or (p.get("render_active") and render != wanted):
+        active = o.data.uv_layers.active.name if o.type == "MESH" and o.data.uv_layers.active is not None else None
+        measured[o.name] = {"uv_maps": [u.name for u in layers], "render_active": render, "active": active}
+        if wanted not in measured[o.name]["uv_maps"] or (p.get("render_active") and render != wanted) \
+                or (p.get("active") and active != wanted):
             bad.append(o.name)
+    flags = " and ".join(f for f, on in (("render-active", p.get("render_active")), ("active", p.get("active"))) if on)
     detail = f"every object has UV map {wanted!r}" if not bad else f"without UV map {wanted!r}" + (
-        " (render-active)" if p.get("render_active") else "") + ": " + ", ".join(bad)
+        f" ({flags})" if flags else "") + ": " + ", ".join(bad)
     return fraction_outcome(len(names) - len(bad), len(names), measured,
-                            {"uv_map": wanted, "render_active": bool(p.get("render_active"))}, detail, {"without": bad})
+                            {"uv_map": wanted, "render_active": bool(p.get("render_active")), "active": bool(p.get("active"))},
+                            detail, {"without": bad})
 
 
 @primitive(group="geometry", required=("object|objects",),

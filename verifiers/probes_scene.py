@@ -53,7 +53,9 @@ from probes_solid import fan_indices  # noqa: E402
 # 12: ``viewport`` holds its animated editor settings, hidden elements, the opened views'
 # selection filter and a camera's viewport display (red team 27).
 # 13: render ``other_scenes``: the file's other scenes and what they hold (red team 31).
-SNAPSHOT_VERSION = "13"
+# 14: an object's ``attributes`` (the mesh's other attributes) and ``viewport.paint_mode``
+# (red team 33).
+SNAPSHOT_VERSION = "14"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -106,8 +108,8 @@ OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "viewport", 
 # surface a render places in the world (world_mesh_sketch), whatever split of it between the
 # transform and the mesh data.
 FRAME_KEYS = ("matrix_world", "world_scale", "topology", "geometry", "normals", "world_mesh", "uv", "material_index",
-              "instances")
-SHAPE_KEYS = ("topology", "geometry", "normals", "uv", "material_index")
+              "attributes", "instances")
+SHAPE_KEYS = ("topology", "geometry", "normals", "uv", "material_index", "attributes")
 SCALE_PLACES = 3  # world scale rounded to 1e-3: rotation noise never flips a digit
 # The render section: every scene.render property by name (engine, resolution_x, use_border,
 # film_transparent, image_settings, filepath ...), the view settings' (view_transform, look,
@@ -125,7 +127,7 @@ RAY_KEYS = ("visible_camera", "visible_diffuse", "visible_glossy", "visible_tran
 # transform move into the mesh data -- matrix, world scale, local positions and normals may
 # change -- while the world-space surface a render shows (world_mesh) stays as it was.
 ALIASES = {"ray_visibility": RAY_KEYS, "materials": ("materials", "material_index"),
-           "topology": ("topology", "normals", "world_mesh"), "geometry": ("geometry", "normals", "world_mesh"),
+           "topology": ("topology", "normals", "world_mesh", "attributes"), "geometry": ("geometry", "normals", "world_mesh"),
            "matrix_world": ("matrix_world", "world_mesh"), "normals": ("normals", "world_mesh"),
            "applied_transform": ("matrix_world", "world_scale", "geometry", "normals")}
 # Keys compared within a tolerance (world_mesh_differs), never by their digest: applying a
@@ -526,10 +528,10 @@ def _graph_part(material: dict) -> dict:
 
 
 def _mesh_hashes(mesh) -> dict:
-    """{topology, geometry, normals, uv, material_index} of an (evaluated) mesh: sha256 of the element
-    counts with the edge and face vertex indices; of the local vertex coordinates rounded to
-    1e-5; of each UV map (name, render / active flags, coordinates); of the faces' material
-    indices."""
+    """{topology, geometry, normals, uv, material_index, attributes} of an (evaluated) mesh: sha256
+    of the element counts with the edge and face vertex indices; of the local vertex coordinates
+    rounded to 1e-5; of each UV map (name, render / active flags, coordinates) and the UV seams;
+    of the faces' material indices; of its other attributes (``_attributes_hash``)."""
     nv, ne, nf, nl = len(mesh.vertices), len(mesh.edges), len(mesh.polygons), len(mesh.loops)
     loops = corner_verts(mesh)  # face after face (Blender keeps loops in face order)
     totals = np.empty(nf, dtype=np.int64)
@@ -544,9 +546,53 @@ def _mesh_hashes(mesh) -> dict:
         data = uv_vectors(layer, nl)
         uv.update(json.dumps([layer.name, bool(layer.active_render), bool(layer.active)]).encode())
         uv.update(np.rint(data.astype(np.float64) * 10 ** PLACES).astype("<i8").tobytes())
+    seams = mesh.attributes.get("uv_seam")  # where the UVs are cut: part of the UV layout
+    if seams is not None and seams.domain == "EDGE" and len(seams.data):
+        cut = np.zeros(len(seams.data), dtype=bool)
+        seams.data.foreach_get("value", cut)
+        uv.update(np.flatnonzero(cut).astype("<i8").tobytes())
     index = face_material_indices(mesh)
     return {"topology": topology, "geometry": geometry, "normals": _normals_hash(mesh), "uv": uv.hexdigest(),
-            "material_index": _digest(index.astype("<i8").tobytes())}
+            "material_index": _digest(index.astype("<i8").tobytes()), "attributes": _attributes_hash(mesh)}
+
+
+# Attributes another key holds (positions, UV maps, material index, shading normals) or Blender
+# keeps for editing (names starting with ".": selection, hiding, UV pins)
+COVERED_ATTRIBUTES = frozenset({"position", "material_index", "sharp_face", "sharp_edge", "custom_normal", "uv_seam"})
+# the foreach_get field and values per element of each attribute type
+ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
+                    "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
+                    "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4), "QUATERNION": ("value", 4),
+                    "FLOAT4X4": ("value", 16), "INT16_2D": ("value", 2), "INT8_2D": ("value", 2)}
+
+
+def _attributes_hash(mesh) -> str:
+    """sha256 of the mesh's other attributes (red team 33: a colour attribute in another prop's
+    colour added to each prop, drawn when the file opens coloured by attribute or in Vertex
+    Paint): each one's name, domain, type and values (rounded to 1e-5), and which colour attribute
+    is active and which renders."""
+    uv_names = {layer.name for layer in mesh.uv_layers}
+    h = hashlib.sha256()
+    for attr in sorted(mesh.attributes, key=lambda a: a.name):
+        if attr.name in COVERED_ATTRIBUTES or attr.name in uv_names or attr.name.startswith("."):
+            continue
+        h.update(json.dumps([attr.name, attr.domain, attr.data_type]).encode())
+        field, width = ATTRIBUTE_FIELDS.get(attr.data_type, (None, 0))
+        if field is None or not len(attr.data):
+            continue
+        values = np.empty(len(attr.data) * width, dtype=np.float64)
+        try:
+            attr.data.foreach_get(field, values)
+        except (RuntimeError, TypeError):
+            h.update(b"unread")
+            continue
+        values = np.clip(np.nan_to_num(values, nan=0.0), -1e12, 1e12)  # a NaN is not_numbers' to name
+        h.update(np.rint(values * 10 ** PLACES).astype("<i8").tobytes())
+    colours = mesh.color_attributes
+    h.update(json.dumps([colours.active_color_name if colours.active_color is not None else None,
+                         colours[colours.render_color_index].name
+                         if 0 <= colours.render_color_index < len(colours) else None]).encode())
+    return h.hexdigest()
 
 
 NORMAL_PLACES = 3  # corner normals rounded to 1e-3: a flipped or bent normal moves far more
@@ -782,7 +828,13 @@ def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
             "animated": _animated_viewport_paths(obj),
             "hidden_elements": _hidden_elements(obj),
             "select_filtered": opened_view_select_filtered(obj),
-            "data_display": _data_display(obj)}
+            "data_display": _data_display(obj),
+            # red team 33: a prop saved in Weight or Vertex Paint mode, drawn in weights or a
+            # painted colour attribute when the file opens (Edit Mode alone shows the mesh)
+            "paint_mode": obj.mode if getattr(obj, "mode", "OBJECT") in PAINT_MODES else None}
+
+
+PAINT_MODES = ("VERTEX_PAINT", "WEIGHT_PAINT", "TEXTURE_PAINT")
 
 
 def _animated_viewport_paths(obj: bpy.types.Object) -> list[str]:
@@ -920,7 +972,7 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
         not_read = unread.get(obj.name, ()) if unread else ()
         values = {"matrix_world": _r([float(v) for row in ev.matrix_world for v in row]),
                   "world_scale": _world_scale(ev.matrix_world), "topology": None, "geometry": None, "normals": None,
-                  "world_mesh": None, "uv": None, "material_index": None,
+                  "world_mesh": None, "uv": None, "material_index": None, "attributes": None,
                   "instances": _digest(sorted(instances[obj.name])) if obj.name in instances else None}
         local = None
         if shapes is not None and obj.name in shapes:

@@ -153,21 +153,6 @@ moving("snaps", {1: 0.0, 2: 2.0, 48: 2.0}, "CONSTANT")
 moving("flickers", {1: 0.0, 2: 0.2, 3: 0.0, 4: 0.2, 5: 0.0, 48: 2.0}, "LINEAR")
 
 
-def prop(name, extra=None):
-    """SM_Box with a Wood material (linked to the mesh) and a UV map, a camera: the kept scene."""
-    scene = fresh()
-    obj = box("SM_Box", (0.4, 0.4, 0.4), (0.0, 0.0, 0.2), uv=True)
-    mat = bpy.data.materials.new("Wood")
-    mat.use_nodes = True
-    obj.data.materials.append(mat)
-    cam = bpy.data.objects.new("Cam", bpy.data.cameras.new("Cam"))
-    scene.collection.objects.link(cam)
-    scene.camera = cam
-    if extra is not None:
-        extra(scene, obj)
-    save(name)
-
-
 def repainted(scene, obj):
     bsdf = next(n for n in obj.data.materials[0].node_tree.nodes if n.type == "BSDF_PRINCIPLED")
     bsdf.inputs["Base Color"].default_value = (0.4, 0.2, 0.1, 1.0)
