@@ -18,8 +18,8 @@ from bpy_extras import anim_utils  # noqa: E402
 from mathutils import Matrix, Vector  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    POINTS, Outcome, Probe, aabb_point, binary_outcome, contact_share, first_frames, fraction_outcome,
-    object_point, penetration_depth, primitive, remember, rests_on, rnd, sampled_frames,
+    POINTS, Outcome, Probe, aabb_point, binary_outcome, contact_share, first_frames, fixed_shape, fraction_outcome,
+    object_point, penetration_depth, primitive, remember, rests_on, rnd, sampled_frames, vertex_positions,
 )
 from probes_solid import solid_of, surface_distance  # noqa: E402
 
@@ -510,16 +510,14 @@ def moves_smoothly(probe: Probe, p: dict):
     max_step, max_change = float(p["max_step"]), p.get("max_step_change")
     measured, failing = {}, {}
     for o in probe.objects(list(p["objects"])):
-        points, steps, changes = [], [], []
-        for f in frames:
-            s = solid_of(probe, o, f)
-            points.append(None if s is None else s.co)
+        points, steps, changes = _world_vertices(probe, o, frames), [], []
         for i in range(1, len(points)):
             a, b = points[i - 1], points[i]
             steps.append(_step_between(a, b))
-            if i >= 2 and points[i - 2] is not None and a is not None and b is not None:
+            if i >= 2:  # changes[k] is the change at frames[k + 1]
                 c = points[i - 2]
-                changes.append(float(np.linalg.norm(b - 2 * a + c, axis=1).max()) if len(a) == len(b) == len(c)
+                changes.append(0.0 if a is None or b is None or c is None else
+                               float(np.linalg.norm(b - 2 * a + c, axis=1).max()) if len(a) == len(b) == len(c)
                                else abs(steps[-1] - steps[-2]))
         step = max(steps, default=0.0)
         worst = int(np.argmax(steps)) if steps else 0
@@ -539,6 +537,21 @@ def moves_smoothly(probe: Probe, p: dict):
         f"{n} ({', '.join(c)})" for n, c in failing.items())
     return fraction_outcome(len(measured) - len(failing), len(measured), measured, expected, detail,
                             {"failing": failing})
+
+
+def _world_vertices(probe: Probe, obj, frames: list[int]) -> list[np.ndarray | None]:
+    """The world positions of ``obj``'s render-evaluated vertices at each frame.  A mesh whose
+    shape cannot change (``fixed_shape``) and that draws no instances is its own vertices placed
+    by each frame's world matrix -- a robot's link at 120 frames costs a matrix product each,
+    not a mesh evaluation; any other is read frame by frame (``solid_of``)."""
+    if fixed_shape(obj) and not probe.instances(frames[0]).get(obj.name):
+        local = vertex_positions(obj.data).astype(np.float64).reshape(-1, 3)
+        out: list[np.ndarray | None] = []
+        for f in frames:
+            m = np.array(probe.world(obj, f), dtype=np.float64)
+            out.append(local @ m[:3, :3].T + m[:3, 3] if len(local) else None)
+        return out
+    return [None if (s := solid_of(probe, obj, f)) is None else s.co for f in frames]
 
 
 def _step_between(a: np.ndarray | None, b: np.ndarray | None) -> float:
