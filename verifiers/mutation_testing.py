@@ -182,6 +182,8 @@ OPERATOR_NAMES = (
     "coat_weight_linked_past_one", "parts_inside_out_culled", "render_resolution_strip",
     # red team 33: a colour attribute added to a kept mesh, a stacked UV map made active
     "mesh_colour_attribute_added", "active_uv_map_stacked",
+    # red team 34: an Array's spacing pinned to the delivered Count, a light's Power read from the frame rate
+    "array_pitch_pinned_to_count", "light_power_read_from_frame_rate", "spare_face_volume_glow",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "36"
+MUTATIONS_VERSION = "37"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5536,3 +5536,94 @@ def active_uv_map_stacked(ctx: Context) -> None:
                                                       0.5 + 0.5 * math.sin(2 * math.pi * k / n))]
         layer.data.foreach_set("uv", corners)
         obj.data.uv_layers.active = layer
+
+
+# --- red team 34: fence-array passed with a driver setting the Array's offset to 0.16 only at
+# Count 10 (0.5 mm gaps at any other Count): the pickets were counted at each Count, not spaced ---
+
+
+def _pitch_varied_arrays(ctx: Context) -> list[tuple[bpy.types.Object, bpy.types.Modifier]]:
+    out = []
+    for p in _criteria(ctx, "modifier_effect"):
+        obj = ctx.scene.objects.get(p.get("object", ""))
+        vary = p.get("vary", {})
+        if obj is None or p.get("type") != "ARRAY" or "pitch_tolerance" not in vary or vary.get("property") != "count":
+            continue
+        out += [(obj, m) for m in obj.modifiers if m.type == "ARRAY" and m.fit_type == "FIXED_COUNT"]
+    return out
+
+
+@operator("array_pitch_pinned_to_count", "each Array whose Count a modifier_effect criterion varies, its spacing "
+          "checked, given a driver on its offset: as delivered at the delivered Count, a twentieth of it at any "
+          "other -- the parts still counted right, packed together",
+          lambda ctx: None if _pitch_varied_arrays(ctx) else "no modifier_effect varies an Array's Count with its pitch")
+def array_pitch_pinned_to_count(ctx: Context) -> None:
+    for obj, mod in _pitch_varied_arrays(ctx):
+        path = "constant_offset_displace" if mod.use_constant_offset else "relative_offset_displace"
+        offset = list(getattr(mod, path))
+        axis = max(range(3), key=lambda k: abs(offset[k]))
+        curve = mod.driver_add(path, axis)
+        driver = curve.driver
+        driver.type = "SCRIPTED"
+        var = driver.variables.new()
+        var.name, var.type = "n", "SINGLE_PROP"
+        var.targets[0].id = obj
+        var.targets[0].data_path = f'modifiers["{mod.name}"].count'
+        driver.expression = f"{offset[axis]!r} if n == {mod.count} else {offset[axis] / 20!r}"
+
+
+# --- red team 34: product-lighting passed with the key's and the fill's Power driven by the frame
+# rate (their watts at 24 fps, 0 at any other): a farm preset at 25 fps rendered the product unlit ---
+
+
+def _kept_lights(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in ctx.scene.objects if o.type == "LIGHT" and o.name in ctx.start_objects()] \
+        if _criteria(ctx, "scene_unchanged") else []
+
+
+@operator("light_power_read_from_frame_rate", "each light of the start scene a scene_unchanged criterion keeps given "
+          "a driver on its Power reading the frame rate: its watts at the file's rate, 0 at any other",
+          lambda ctx: None if _kept_lights(ctx) else "no scene_unchanged criterion keeps a light")
+def light_power_read_from_frame_rate(ctx: Context) -> None:
+    rate = ctx.scene.render.fps
+    for light in _kept_lights(ctx):
+        watts = light.data.energy
+        curve = light.data.driver_add("energy")
+        curve.driver.type = "SCRIPTED"
+        var = curve.driver.variables.new()
+        var.name, var.type = "f", "SINGLE_PROP"
+        var.targets[0].id_type, var.targets[0].id = "SCENE", ctx.scene
+        var.targets[0].data_path = "render.fps"
+        curve.driver.expression = f"{watts!r} * (f == {rate})"
+
+
+# --- red team 34: mug-material passed with a copy of the glaze on one face of the mug's foot (in
+# the 0.1 % of area another material may cover), its Volume glowing: EEVEE drew it over the mug ---
+
+
+def _faces_judged(ctx: Context) -> list[bpy.types.Object]:
+    return [o for o in _named_by(ctx, ("material_on_faces",), ("MESH",))
+            if len(o.data.polygons) > 1 and o.material_slots and o.material_slots[0].material is not None]
+
+
+@operator("spare_face_volume_glow", "the smallest face of each mesh material_on_faces judges given a copy of its "
+          "material whose Volume glows (Principled Volume, density 0, emission 50): the face's share is tiny, "
+          "the glow is drawn in front of it", lambda ctx: None if _faces_judged(ctx) else
+          "no material_on_faces criterion judges a mesh of more than one face")
+def spare_face_volume_glow(ctx: Context) -> None:
+    for obj in _faces_judged(ctx):
+        spare = obj.material_slots[0].material.copy()
+        spare.name = "Spare.Glow"
+        tree = spare.node_tree if spare.use_nodes else None
+        if tree is None:
+            spare.use_nodes = True
+            tree = spare.node_tree
+        output = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None) or \
+            tree.nodes.new("ShaderNodeOutputMaterial")
+        volume = tree.nodes.new("ShaderNodeVolumePrincipled")
+        volume.inputs["Density"].default_value = 0.0
+        volume.inputs["Emission Strength"].default_value = 50.0
+        tree.links.new(volume.outputs[0], output.inputs["Volume"])
+        obj.data.materials.append(spare)
+        smallest = min(obj.data.polygons, key=lambda poly: poly.area)
+        smallest.material_index = len(obj.data.materials) - 1

@@ -243,16 +243,36 @@ def _view_drawing(space, window) -> dict:
 
 def _view_unlit(space, scene) -> bool:
     """A Material Preview or Rendered view that lights nothing: neither the scene's lights (none
-    that shines, or their use switched off) nor a world (the scene's, where the view uses it and
-    the scene has one; else the view's studio light, at its strength)."""
+    that shines and shows in the viewport, or their use switched off) nor a world (the scene's,
+    where the view uses it, if it shines; else the view's studio light, at its strength)."""
     shading = space.shading
     rendered = shading.type == "RENDERED"
     use_lights = shading.use_scene_lights_render if rendered else shading.use_scene_lights
     use_world = shading.use_scene_world_render if rendered else shading.use_scene_world
-    lights = use_lights and any(o.type == "LIGHT" and float(o.data.energy) > 0 and not o.hide_render
-                                for o in scene.objects)
-    world = scene.world is not None if use_world else float(shading.studiolight_intensity) > 0
+    # a light the viewport draws by: shown in it (red team 34: a sun hidden in viewports still
+    # rendered), and a world that shines (a black one at strength 0 lights nothing)
+    lights = use_lights and any(o.type == "LIGHT" and float(o.data.energy) > 0 and not o.hide_viewport
+                                and o.visible_get() for o in scene.objects)
+    world = _world_shines(scene.world) if use_world else float(shading.studiolight_intensity) > 0
     return not (lights or world)
+
+
+def _world_shines(world) -> bool:
+    """Whether a world gives any light: a Background node with a strength and a colour above 0
+    (either linked counts as shining: not evaluated here), or without nodes its colour."""
+    if world is None:
+        return False
+    tree = world.node_tree if world.use_nodes else None
+    if tree is None:
+        return max(world.color[:3]) > 0
+    for node in tree.nodes:
+        if node.type != "BACKGROUND" or node.mute:
+            continue
+        strength, colour = node.inputs["Strength"], node.inputs["Color"]
+        if strength.is_linked or colour.is_linked or (
+                strength.default_value > 0 and max(colour.default_value[:3]) > 0):
+            return True
+    return False
 
 
 def _flat_drawing(space, scene) -> dict | None:
@@ -262,7 +282,12 @@ def _flat_drawing(space, scene) -> dict | None:
     one colour, which can be the background's own (red team 25); None where the view shades."""
     shading = space.shading
     overlays = space.overlay.show_overlays
-    if shading.light != "FLAT" or shading.show_cavity or shading.show_shadows or (
+    # lit Studio or MatCap without specular highlights, a surface is its colour or darker (red
+    # team 34: a single black colour on a black background, Studio lighting): judged only where
+    # colour and background are both black (``_indistinct`` of near-black colours)
+    shaded = shading.light != "FLAT"
+    if (shaded and (shading.light not in ("STUDIO", "MATCAP") or shading.show_specular_highlight)) \
+            or shading.show_cavity or shading.show_shadows or (
             overlays and (shading.show_object_outline or space.overlay.show_wireframes)):
         return None
     kind = shading.background_type
@@ -274,8 +299,10 @@ def _flat_drawing(space, scene) -> dict | None:
         gradients = bpy.context.preferences.themes[0].view_3d.space.gradients
         background = ([colour_math.srgb_to_linear(c) for c in gradients.high_gradient]
                       if gradients.background_type == "SINGLE_COLOR" else None)
-    return None if background is None else {"source": shading.color_type, "single": list(shading.single_color),
-                                              "background": background}
+    if background is None or (shaded and max(background[:3]) > DARK):
+        return None
+    return {"source": shading.color_type, "single": list(shading.single_color), "background": background,
+            "shaded": shaded}
 
 
 def _view_clip(space, region, scene) -> dict | None:
@@ -434,6 +461,8 @@ def opened_view_hides(obj, scene) -> str | None:
         return "saved in Edit Mode under a 3D view's Retopology overlay: the view draws its cage, not its surface"
     for flat in summary["flat"]:
         drawn = _flat_colours(obj, flat)
+        if flat.get("shaded"):  # lit: only a black surface stays its colour everywhere
+            drawn = drawn if all(max(c[:3]) <= DARK for c in drawn) else []
         if drawn and all(_indistinct(c, flat["background"]) for c in drawn):
             return (f"drawn in a 3D view the file opens on in its background's own colour (Solid, Flat lighting, "
                     f"colour by {flat['source'].lower()}, nothing marking edges)")
@@ -560,6 +589,9 @@ def _attribute_colours(obj) -> np.ndarray | None:
     colours = np.zeros(len(attribute.data) * 4, dtype=np.float32)
     attribute.data.foreach_get("color", colours)
     return colours.reshape(-1, 4)
+
+
+DARK = 0.005  # linear: a colour this dark draws black however a Studio or MatCap light falls on it
 
 
 def _indistinct(colour, background) -> bool:

@@ -13,6 +13,7 @@ if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings
     sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import bpy  # noqa: E402
+import numpy as np  # noqa: E402
 from mathutils import Quaternion  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
@@ -520,8 +521,19 @@ def _effect_counts(probe: Probe, obj, frame: int) -> dict:
     from probes_geometry import mesh_islands_of  # noqa: PLC0415 (a sibling; only this probe needs it)
     mesh = probe.mesh_arrays(obj, frame)
     if mesh is None or not len(mesh["co"]):
-        return {"vertices": 0, "islands": 0}
-    return {"vertices": len(mesh["co"]), "islands": len(mesh_islands_of(mesh))}
+        return {"vertices": 0, "islands": 0, "gaps": np.zeros(0)}
+    islands = mesh_islands_of(mesh)
+    return {"vertices": len(mesh["co"]), "islands": len(islands), "gaps": _centre_gaps(mesh["co"], islands)}
+
+
+def _centre_gaps(co: np.ndarray, islands: list) -> np.ndarray:
+    """The distances between consecutive parts' box centres along the axis their centres spread
+    most on (a row of pickets: each one's pitch)."""
+    if len(islands) < 2:
+        return np.zeros(0)
+    centres = np.array([(co[i].min(axis=0) + co[i].max(axis=0)) / 2 for i in islands])
+    axis = int(np.argmax(np.ptp(centres, axis=0)))
+    return np.diff(np.sort(centres[:, axis]))
 
 
 def _without(probe: Probe, obj, mod, frame: int) -> dict:
@@ -536,11 +548,11 @@ def _without(probe: Probe, obj, mod, frame: int) -> dict:
         probe.update()
 
 
-# A parametric modifier answers a change of its parameter: {property, by, islands}.
+# A parametric modifier answers a change of its parameter: {property, by, islands, pitch_tolerance}.
 VARY = {"type": "object", "required": ["property", "by", "islands"], "additionalProperties": False,
         "properties": {"property": {"type": "string", "minLength": 1}, "by": {"type": "number"},
-                       "islands": {"type": "integer"}},
-        "description": "{property: name, by: number, islands: integer}"}
+                       "islands": {"type": "integer"}, "pitch_tolerance": {"type": "number", "minimum": 0}},
+        "description": "{property: name, by: number, islands: integer, pitch_tolerance: metres (optional)}"}
 
 
 def _vary_steps(mod, vary: dict) -> list[tuple[float, int]]:
@@ -590,7 +602,10 @@ def modifier_effect(probe: Probe, p: dict):
     (e.g. an Array's ``count`` + 2) changes the number of separate parts by ``islands``, and so
     in proportion over a spread of changes around it (``_vary_steps``: from -``by`` to
     +2 ``by``, every whole step between) -- a driver, a guard that keeps the parts only at the
-    values looked at, or anything else that pins the result fails.  Of several such modifiers the best
+    values looked at, or anything else that pins the result fails; with ``pitch_tolerance`` (m) the
+    parts keep their spacing too: at each changed value every gap between consecutive parts'
+    centres (``_centre_gaps``) is the delivered median gap within it (red team 34: a driver set
+    the Array's offset to 0.16 only at Count 10, 0.5 mm gaps at any other).  Of several such modifiers the best
     counts.  Scores the share of the given checks met (0 without one)."""
     obj, frame = probe.obj(p["object"]), int(p.get("frame", 1))
     checks = [k for k in ("min_vertex_ratio", "min_islands_added", "vary") if k in p]
@@ -618,16 +633,27 @@ def modifier_effect(probe: Probe, p: dict):
             key = p["vary"]["property"]
             if not hasattr(m, key):
                 raise ValueError(f"modifier_effect: a {m.type} modifier has no property {key!r}")
+            pitch_tol = p["vary"].get("pitch_tolerance")
+            pitch = float(np.median(with_it["gaps"])) if len(with_it["gaps"]) else None
+            off_pitch: dict[str, float] = {}
             for change, want in _vary_steps(m, p["vary"]):
-                got = _varied(probe, obj, m, change, frame, key)["islands"] - with_it["islands"]
+                varied = _varied(probe, obj, m, change, frame, key)
+                got = varied["islands"] - with_it["islands"]
                 if change == float(p["vary"]["by"]):
                     entry["islands_when_varied"] = got
                 if got != want:
                     off_steps[f"{change:+g}"] = got
+                if pitch_tol is not None and pitch is not None and len(varied["gaps"]):
+                    worst = float(np.abs(varied["gaps"] - pitch).max())
+                    if worst > float(pitch_tol):
+                        off_pitch[f"{change:+g}"] = rnd(worst)
             entry["varied_off"] = off_steps  # {change: the change of parts it gave}, where not as asked
+            if pitch_tol is not None:
+                entry["pitch"] = rnd(pitch) if pitch is not None else None
+                entry["pitch_off"] = off_pitch  # {change: the largest gap's distance from the pitch}
         failed = [k for k, ok in (("min_vertex_ratio", ratio >= float(p.get("min_vertex_ratio", 0))),
                                   ("min_islands_added", entry["islands_added"] >= int(p.get("min_islands_added", 0))),
-                                  ("vary", "vary" not in p or not off_steps))
+                                  ("vary", "vary" not in p or not (off_steps or entry.get("pitch_off"))))
                   if k in p and not ok]
         if best is None or len(failed) < len(best[1]):
             best = (entry, failed)
@@ -640,6 +666,9 @@ def modifier_effect(probe: Probe, p: dict):
         if entry["varied_off"]:
             what += "; " + ", ".join(f"{p['vary']['property']} {c} changes them by {n:+d}"
                                      for c, n in entry["varied_off"].items())
+        if entry.get("pitch_off"):
+            what += "; " + ", ".join(f"{p['vary']['property']} {c} moves a gap {d:g} m off the pitch "
+                                     f"{entry['pitch']:g} m" for c, d in entry["pitch_off"].items())
     wants = {"min_vertex_ratio": lambda: f"ratio >= {p['min_vertex_ratio']}",
              "min_islands_added": lambda: f"parts added >= {p['min_islands_added']}",
              "vary": lambda: f"the parts to change by {p['vary']['islands']:+d} per {p['vary']['by']:+g} of "

@@ -378,12 +378,24 @@ def _own_ids(ident) -> set[int]:
 # range or the output format went dark under a farm's presets): the frame and the frame rate a rig
 # keys against.  Every other scene setting is what an engine or a farm's presets decide.
 SCENE_PATHS_A_RIG_READS = ("frame_current", "frame_current_final", "render.fps", "render.fps_base")
+# The frame rate only where a rig keys motion against it: an object's or a bone's transform (red
+# team 34: a key light's Power driven to 60 W at 24 fps and 0 at any other rate -- a farm preset
+# at 25 fps rendered the product unlit)
+RATE_PATHS = ("render.fps", "render.fps_base")
+TRANSFORM_PATHS = ("location", "rotation_euler", "rotation_quaternion", "rotation_axis_angle", "scale",
+                   "delta_location", "delta_rotation_euler", "delta_rotation_quaternion", "delta_scale")
+
+
+def _moves(attr: str, data_path: str) -> bool:
+    """A driver at ``data_path`` of a data-block of kind ``attr`` drives a transform (an
+    object's, or a pose bone's: ``pose.bones["Arm"].location``)."""
+    return attr == "object" and data_path.rsplit(".", 1)[-1] in TRANSFORM_PATHS
 
 
 def render_reading_drivers() -> list[str]:
     """Every driver, on any data-block of the file, with a variable that reads what an engine or
     a farm's presets decide -- any setting of the scene but the frame and the frame rate a rig
-    may read (``SCENE_PATHS_A_RIG_READS``): the engine, frame size and range, output format,
+    may read (``SCENE_PATHS_A_RIG_READS``; the frame rate only for a transform, ``_moves``): the engine, frame size and range, output format,
     film, compositing, Cycles and EEVEE settings, view and display settings, view layers ... --
     or the context (a Context Property): its value may differ from one render to the next, so no
     measure of one render holds for another.  "KIND NAME: path reads WHAT"."""
@@ -397,7 +409,11 @@ def render_reading_drivers() -> list[str]:
                 for target in var.targets:
                     path = str(getattr(target, "data_path", "") or "")
                     read = _scene_path_read(target, path)
-                    if read is not None and read.split("[")[0] not in SCENE_PATHS_A_RIG_READS:
+                    if read is None:
+                        continue
+                    name = read.split("[")[0]
+                    if name not in SCENE_PATHS_A_RIG_READS or (
+                            name in RATE_PATHS and not _moves(attr, fc.data_path)):
                         found.append(f"{attr} {owner.name!r}: {fc.data_path!r} reads {path!r}")
     return sorted(set(found))
 

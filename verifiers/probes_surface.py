@@ -2132,7 +2132,8 @@ def material_on_faces(probe: Probe, p: dict):
     """The material covers and shows on at least ``min_share`` (0.999) of each object's evaluated
     face area: faces using it (face material index -> the evaluated object's slot) where its
     evaluated opacity is >= 0.5 (an Unknown opacity does not count) and it is drawn: not a face
-    turned into the part under a material with backface culling (``_culled_inward``)."""
+    turned into the part under a material with backface culling (``_culled_inward``).  The other
+    materials on its faces, whatever their share, render no volume (``_volumes_of_others``)."""
     objs = probe.objects(names_param(p))
     return worst_over_targets(probe.scene, slot_materials(probe, objs),
                               lambda target: _material_on_faces_at(probe, p, target))
@@ -2165,6 +2166,11 @@ def _material_on_faces_at(probe: Probe, p: dict, target: str):
                     culled_any |= bool(culled.any())
                     shown_weight += float(ctx["w"][(res["opacity"] >= 0.5) & ~culled].sum())
             shown = assigned * (shown_weight / weight if weight else 0.0)
+            volumes = _volumes_of_others(probe, obj, _frame(p), used, wanted, target)
+            if volumes:
+                shown = 0.0
+                notes[obj.name] = ("another material on its faces renders a volume (drawn in front of them, "
+                                   "whatever share of the area it covers): " + "; ".join(volumes))
             if shown < assigned and obj.name not in notes:
                 notes[obj.name] = (f"not drawn on {assigned - shown:.3f} of the area (faces turned inward under "
                                    "Backface Culling)" if culled_any else
@@ -2176,6 +2182,24 @@ def _material_on_faces_at(probe: Probe, p: dict, target: str):
                   f"{n} ({shares[n]:.3f}{'; ' + notes[n] if n in notes else ''})" for n in bad))
     return fraction_outcome(len(names) - len(bad), len(names), shares, {"material": wanted, "min_share": min_share},
                             detail, {"share_by_material": breakdown, "below": bad, "notes": notes})
+
+
+def _volumes_of_others(probe: Probe, obj, frame: int, used: list, wanted: str, target: str) -> list[str]:
+    """The materials on ``obj``'s faces other than ``wanted`` whose output's Volume absorbs,
+    scatters or glows ("name: what"): a render draws a volume over the faces that carry it, so
+    the share of the area the other materials may cover holds no volume (red team 34: a copy of
+    the glaze on one face of the mug's foot, 0.04 % of the body, its Volume glowing orange --
+    EEVEE drew a glowing square over the front of the mug)."""
+    out = []
+    for mat in {_label(u["material"]): u["material"] for u in used if _label(u["material"]) != wanted}.values():
+        if mat is None or mat.node_tree is None:
+            continue
+        for _m, ctx in chunks_for(probe, [obj], frame, mat):
+            volume = evaluate_surface(mat, target, ctx).get("volume")
+            if volume is not None and (isinstance(volume["shows"], Unknown) or np.any(volume["shows"])):
+                out.append(f"{_label(mat)}: {volume_summary(volume) if not isinstance(volume['shows'], Unknown) else volume['shows'].reason}")
+                break
+    return out
 
 
 def _volume_only(mat, target: str) -> bool:
