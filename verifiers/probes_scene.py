@@ -54,8 +54,9 @@ from probes_solid import fan_indices  # noqa: E402
 # selection filter and a camera's viewport display (red team 27).
 # 13: render ``other_scenes``: the file's other scenes and what they hold (red team 31).
 # 14: an object's ``attributes`` (the mesh's other attributes) and ``viewport.paint_mode``
-# (red team 33).
-SNAPSHOT_VERSION = "14"
+# (red team 33).  15: hidden attributes other than Blender's editing state count, Sculpt Mode
+# is a paint mode (red team 35).
+SNAPSHOT_VERSION = "15"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -573,7 +574,10 @@ def _mesh_hashes(mesh) -> dict:
 
 
 # Attributes another key holds (positions, UV maps, material index, shading normals) or Blender
-# keeps for editing (names starting with ".": selection, hiding, UV pins)
+# keeps for editing (selection, hiding, UV selection and pins, the topology's own arrays); every
+# other name starting with "." counts (red team 35: a sculpt mask and face sets on every prop)
+EDITING_ATTRIBUTES = (".select_", ".hide_", ".uv_select", ".pn.", ".vs.", ".es.", ".edge_verts", ".corner_vert",
+                      ".corner_edge")
 COVERED_ATTRIBUTES = frozenset({"position", "material_index", "sharp_face", "sharp_edge", "custom_normal", "uv_seam"})
 # the foreach_get field and values per element of each attribute type
 ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
@@ -590,7 +594,7 @@ def _attributes_hash(mesh) -> str:
     uv_names = {layer.name for layer in mesh.uv_layers}
     h = hashlib.sha256()
     for attr in sorted(mesh.attributes, key=lambda a: a.name):
-        if attr.name in COVERED_ATTRIBUTES or attr.name in uv_names or attr.name.startswith("."):
+        if attr.name in COVERED_ATTRIBUTES or attr.name in uv_names or attr.name.startswith(EDITING_ATTRIBUTES):
             continue
         h.update(json.dumps([attr.name, attr.domain, attr.data_type]).encode())
         field, width = ATTRIBUTE_FIELDS.get(attr.data_type, (None, 0))
@@ -850,7 +854,9 @@ def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
             "paint_mode": obj.mode if getattr(obj, "mode", "OBJECT") in PAINT_MODES else None}
 
 
-PAINT_MODES = ("VERTEX_PAINT", "WEIGHT_PAINT", "TEXTURE_PAINT")
+# modes that draw the object otherwise when the file opens (red team 35: Sculpt Mode draws its
+# mask and face sets over it)
+PAINT_MODES = ("VERTEX_PAINT", "WEIGHT_PAINT", "TEXTURE_PAINT", "SCULPT")
 
 
 def _animated_viewport_paths(obj: bpy.types.Object) -> list[str]:
