@@ -1965,13 +1965,7 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
         return None
     worst: float = 0.0
     target = engine_target(probe.scene)
-    # the renderer displaces the vertices (both engines; Cycles' adaptive dicing is refused
-    # elsewhere), so every corner is evaluated as well as the points inside the faces
-    corners = corner_samples(probe, obj, frame)
-    at_corners = [] if corners is None else [
-        (corners["materials"][slot] if corners["materials"] else None, _chunk(corners, corners["slot"] == slot))
-        for slot in np.unique(corners["slot"])]
-    for mat, ctx in chunks_for(probe, [obj], frame) + at_corners:
+    for mat, ctx in chunks_for(probe, [obj], frame):
         if mat is None or getattr(mat, "displacement_method", "BUMP") == "BUMP":
             continue
         disp = evaluate_surface(mat, target, ctx)["displacement"]
@@ -1979,17 +1973,24 @@ def render_displacement(probe: Probe, obj: bpy.types.Object, frame: int) -> floa
             return disp
         if len(disp):
             worst = max(worst, float(np.max(np.abs(disp))))  # inwards moves the surface as far
-    tear = displacement_tear(target, corners) if corners is not None else 0.0
-    return tear if isinstance(tear, Unknown) else max(worst, tear)
+    # the renderer displaces the vertices (both engines; Cycles' adaptive dicing is refused
+    # elsewhere), so every corner is evaluated as well as the points inside the faces: each
+    # corner's displacement vector gives how far it moves and how far it parts from the others
+    corners = corner_samples(probe, obj, frame)
+    if corners is None:
+        return worst
+    vectors = corner_displacements(target, corners)
+    if isinstance(vectors, Unknown):
+        return vectors
+    if len(vectors):
+        worst = max(worst, float(np.linalg.norm(vectors, axis=1).max()))
+    return max(worst, displacement_tear(corners["vert"], vectors))
 
 
-def displacement_tear(target: str, corners: dict) -> float | Unknown:
-    """The widest gap (world metres) a render's displacement opens in the surface: at each vertex,
-    the largest distance between two of its corners' displacement vectors (the renderer moves
-    each corner by its own: along its own shading normal, by its own material).  0 where the
-    corners move together -- a smooth surface, or a displacement along one constant vector.  Red
-    team 30: a constant 0.99 mm on the flat-shaded mug split every facet edge in EEVEE (the base's
-    edges by 1.4 mm) and sank the gold band, each move within the 1 mm a surface may move."""
+def corner_displacements(target: str, corners: dict) -> np.ndarray | Unknown:
+    """Per corner of ``corner_samples``, the world displacement vector (metres) its material's
+    true displacement (Displacement or Both method) moves it by in a render: along the corner's
+    own shading normal, or the node's Normal, by its own material; 0 under Bump Only."""
     vectors = np.zeros((corners["n"], 3))
     for slot in np.unique(corners["slot"]):
         mat = corners["materials"][slot] if corners["materials"] else None
@@ -2007,8 +2008,18 @@ def displacement_tear(target: str, corners: dict) -> float | Unknown:
         vectors[mask] = np.asarray(vec, dtype=np.float64).reshape(-1, 3) * ctx.get("scale", 1.0)
     if not np.all(np.isfinite(vectors)):
         return Unknown("a displacement that is not finite")
-    order = np.argsort(corners["vert"], kind="stable")
-    vert, vec = corners["vert"][order], vectors[order]
+    return vectors
+
+
+def displacement_tear(vert: np.ndarray, vectors: np.ndarray) -> float:
+    """The widest gap (world metres) a render's displacement opens in the surface: at each vertex
+    (``vert``, per corner), the largest distance between two of its corners' displacement vectors
+    (the renderer moves each corner by its own).  0 where the corners move together -- a smooth
+    surface, or a displacement along one constant vector.  Red team 30: a constant 0.99 mm on the
+    flat-shaded mug split every facet edge in EEVEE (the base's edges by 1.4 mm) and sank the gold
+    band, each move within the 1 mm a surface may move."""
+    order = np.argsort(vert, kind="stable")
+    vert, vec = vert[order], vectors[order]
     tear = 0.0
     for k in range(1, len(vert)):  # every pair of corners of one vertex (sorted: its corners run together)
         same = vert[k:] == vert[:-k]
