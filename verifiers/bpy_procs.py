@@ -343,14 +343,17 @@ class WarmProbe:
 
     def mutate(self, blend: Path, task: Path, rubric: Path, probes: Path | None = None,
                operators: list[str] | None = None, tried: Callable[[int, int], None] | None = None,
-               part: tuple[int, int] | None = None) -> list[dict]:
+               part: tuple[int, int] | None = None, until_core_fails: bool = False) -> list[dict]:
         """Mutation testing in this warm process: every gaming operator (``mutations.py``)
         applied to ``blend`` in turn -- open, apply, probe in memory, re-open -- one row each
         (operator, applicable, why, criteria, error). ``tried(done, total)`` is told as the
         operators advance.  ``part`` (i, n): only every n-th operator from the i-th
-        (``mutate_spread``)."""
+        (``mutate_spread``).  ``until_core_fails``: each mutated scene measured only until a
+        core criterion fails, its row's ``unmeasured`` naming the rest (the kill is the same)."""
         probes = task_probes(rubric, probes)
         job: dict = {"cmd": "mutate", "operators": operators}
+        if until_core_fails:
+            job["until_core_fails"] = True
         if part is not None:
             job["part"] = list(part)
         with self._lock:
@@ -464,18 +467,21 @@ MUTATION_PROCESSES = 2
 
 def mutate_spread(probe: WarmProbe, blend: Path, task: Path, rubric: Path, probes: Path | None = None,
                   tried: Callable[[int, int], None] | None = None, *, beside: list[WarmProbe] | None = None,
-                  processes: int = MUTATION_PROCESSES) -> list[dict]:
+                  processes: int = MUTATION_PROCESSES, until_core_fails: bool = True) -> list[dict]:
     """``probe.mutate`` of every operator, the operators dealt out over ``probe``, the warm
     probes ``beside`` it (the caller's, of the same code; left open) and as many new ones as
     make ``processes`` (one per core at most), one thread each; the rows come back in the
     operators' order, as one process gives them.  Each operator re-opens the delivery, so which
     process runs it changes no row.  A new helper never waits for a sandbox slot (the
     pre-start's rule: a spread must not hold one slot while it waits for another): one that
-    cannot have a slot at once leaves its share to ``probe``, after its own."""
+    cannot have a slot at once leaves its share to ``probe``, after its own.  Each mutated scene
+    is measured until a core criterion fails (``until_core_fails``, the default here: the gate
+    needs the kill, and the costly criteria then run for the few operators a cheap one lets
+    through -- docs/performance.md)."""
     beside = list(beside or [])[:max(0, processes - 1)]
     n = max(1, min(processes, os.cpu_count() or 1), 1 + len(beside))
     if n == 1:
-        return probe.mutate(blend, task, rubric, probes, tried=tried)
+        return probe.mutate(blend, task, rubric, probes, tried=tried, until_core_fails=until_core_fails)
     isolation = probe.isolation
     if not probe.local:
         isolation = cast(SandboxSettings, isolation).model_copy(update={"slot_wait_sec": 0})
@@ -495,14 +501,15 @@ def mutate_spread(probe: WarmProbe, blend: Path, task: Path, rubric: Path, probe
 
     try:
         with concurrent.futures.ThreadPoolExecutor(n, thread_name_prefix="mutate") as pool:
-            futures = [pool.submit(w.mutate, blend, task, rubric, probes, None, told(i), (i, n))
+            futures = [pool.submit(w.mutate, blend, task, rubric, probes, None, told(i), (i, n), until_core_fails)
                        for i, w in enumerate([probe, *beside, *helpers])]
             parts = []
             for i, future in enumerate(futures):
                 try:
                     parts.append(future.result())
                 except SlotUnavailable:  # a helper's start: no slot free now
-                    parts.append(probe.mutate(blend, task, rubric, probes, tried=told(i), part=(i, n)))
+                    parts.append(probe.mutate(blend, task, rubric, probes, tried=told(i), part=(i, n),
+                                               until_core_fails=until_core_fails))
     finally:
         for helper in helpers:
             helper.close()

@@ -184,6 +184,8 @@ OPERATOR_NAMES = (
     "mesh_colour_attribute_added", "active_uv_map_stacked",
     # red team 34: an Array's spacing pinned to the delivered Count, a light's Power read from the frame rate
     "array_pitch_pinned_to_count", "light_power_read_from_frame_rate", "spare_face_volume_glow",
+    # red team 36: a slot and a saw cut between the section planes, two pieces run into one, a rod for a top
+    "part_slotted_between_sections", "part_sawn_nearly_through", "pieces_run_into_each_other", "top_turned_to_rod",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,
@@ -221,7 +223,7 @@ def mutation_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params:
             if row.get("criteria") is None:  # the operator could not be applied: not killed
                 entry["killed"] = False
             else:
-                judged = _judged(row["criteria"], profile, task, params)
+                judged = _judged(row["criteria"], profile, task, params, row.get("unmeasured"))
                 entry.update(judged, killed=not judged["success"])
             if entry["allowed"] is None:
                 applicable += 1
@@ -240,9 +242,18 @@ def mutation_table(rows: Sequence[Mapping], profile: Any, task: Mapping, params:
     }
 
 
-def _judged(criteria: Sequence[Mapping], profile: Any, task: Mapping, params: Mapping | None) -> dict:
-    """The rule report of ``criteria`` scored under ``profile`` with a perfect VL answer."""
+def _judged(criteria: Sequence[Mapping], profile: Any, task: Mapping, params: Mapping | None,
+            unmeasured: Sequence[str] | None = None) -> dict:
+    """The rule report of ``criteria`` scored under ``profile`` with a perfect VL answer.  With
+    ``unmeasured`` criteria (measuring stopped at a failed core criterion) the scene fails under
+    every profile, and its reward and rule score are not known: None."""
     from verifiers import scoring
+
+    if unmeasured:
+        caught = [c["id"] for c in criteria if not c["passed"]]
+        if not any(c.get("core") and not c["passed"] for c in criteria):
+            raise ValueError(f"criteria {list(unmeasured)} were left unmeasured, but no core criterion failed")
+        return {"reward": None, "rule_score": None, "success": False, "caught_by": caught}
 
     report = {"criteria": list(criteria), **scoring.summarize(criteria, task["verification"])}
     scored = profile.score(report, PERFECT_VL, task, params)

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "37"
+MUTATIONS_VERSION = "38"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5627,3 +5627,119 @@ def spare_face_volume_glow(ctx: Context) -> None:
         obj.data.materials.append(spare)
         smallest = min(obj.data.polygons, key=lambda poly: poly.area)
         smallest.material_index = len(obj.data.materials) - 1
+
+
+# --- red team 36: table-model passed with a slot, a channel and a notch cut into its top and its
+# legs sawn nearly through, each between the nine planes section_fill cut; fence-array with its two
+# rails run 1.5 cm into each other (one thick rail) and its posts and pickets a rod above 80 % ---
+
+
+def _filled_parts(ctx: Context) -> list[bpy.types.Object]:
+    """One-piece meshes whose cross-sections solid_parts judges (``min_fill``), with no modifier:
+    the cut is made in their own mesh, as a solver's Boolean applied leaves it."""
+    return [o for o in _named_by(ctx, ("solid_parts",), ("MESH",), lambda p: "min_fill" in p)
+            if len(o.data.polygons) and not o.modifiers and len(_mesh_islands(o.data)) == 1]
+
+
+def _cut_away(obj: bpy.types.Object, lo: Vector, hi: Vector) -> None:
+    """The box [lo, hi] (the object's own coordinates) cut out of ``obj``'s mesh: an exact Boolean
+    difference, applied."""
+    box = _new_mesh_object("Cut.Box", lo, hi)
+    box.matrix_world = obj.matrix_world.copy()
+    mod = obj.modifiers.new("Cut", "BOOLEAN")
+    mod.operation, mod.object, mod.solver = "DIFFERENCE", box, "EXACT"
+    depsgraph = bpy.context.evaluated_depsgraph_get()
+    cut = bpy.data.meshes.new_from_object(obj.evaluated_get(depsgraph), depsgraph=depsgraph)
+    obj.modifiers.remove(mod)
+    obj.data = cut
+    bpy.data.objects.remove(box)
+
+
+def _own_box(obj: bpy.types.Object) -> tuple[Vector, Vector]:
+    return _vertex_box([v.co for v in obj.data.vertices])
+
+
+@operator("part_slotted_between_sections", "the widest part whose cross-sections solid_parts judges given a slot "
+          "through its whole thickness, 9 % of its length wide and half its width deep from its front edge, at "
+          "40-49 % of its length (between two of nine evenly spaced cut planes); its volume barely moves",
+          lambda ctx: None if _filled_parts(ctx) else "no solid_parts min_fill criterion judges an unmodified one-piece mesh")
+def part_slotted_between_sections(ctx: Context) -> None:
+    obj = max(_filled_parts(ctx), key=lambda o: (lambda b: (b[1] - b[0]).x * (b[1] - b[0]).y)(_own_box(o)))
+    lo, hi = _own_box(obj)
+    size, pad = hi - lo, 0.01 * max((hi - lo).length, 1e-3)
+    _cut_away(obj, Vector((lo.x + 0.40 * size.x, lo.y - pad, lo.z - pad)),
+              Vector((lo.x + 0.49 * size.x, lo.y + 0.5 * size.y, hi.z + pad)))
+
+
+@operator("part_sawn_nearly_through", "the tallest part whose cross-sections solid_parts judges sawn across, from 20 to "
+          "28 % of its height, through all but 5 % of its width (a web left on one side): its outline, volume and "
+          "foot kept",
+          lambda ctx: None if _filled_parts(ctx) else "no solid_parts min_fill criterion judges an unmodified one-piece mesh")
+def part_sawn_nearly_through(ctx: Context) -> None:
+    obj = max(_filled_parts(ctx), key=lambda o: (lambda b: (b[1] - b[0]).z)(_own_box(o)))
+    lo, hi = _own_box(obj)
+    size, pad = hi - lo, 0.01 * max((hi - lo).length, 1e-3)
+    _cut_away(obj, Vector((lo.x - pad, lo.y - pad, lo.z + 0.20 * size.z)),
+              Vector((lo.x + 0.95 * size.x, hi.y + pad, lo.z + 0.28 * size.z)))
+
+
+def _multi_piece_parts(ctx: Context) -> list[bpy.types.Object]:
+    """Meshes solid_parts allows several pieces whose own mesh holds two or more of them."""
+    return [o for o in _named_by(ctx, ("solid_parts",), ("MESH",),
+                                 lambda p: isinstance(p.get("max_shells"), dict) or int(p.get("max_shells", 1)) > 1)
+            if len(_mesh_islands(o.data)) >= 2]
+
+
+@operator("pieces_run_into_each_other", "in each object solid_parts allows several pieces (two or more in its own "
+          "mesh), its second piece moved towards its first, along the axis they lie apart on, until they overlap by a "
+          "fifth of its size there: two rails run into one thick rail, each still mostly outside the other",
+          lambda ctx: None if _multi_piece_parts(ctx) else "no solid_parts criterion allows an object several pieces")
+def pieces_run_into_each_other(ctx: Context) -> None:
+    for obj in _multi_piece_parts(ctx):
+        mesh = obj.data
+        first, second = sorted(_mesh_islands(mesh), key=min)[:2]
+        alo, ahi = _vertex_box([mesh.vertices[v].co for v in first])
+        blo, bhi = _vertex_box([mesh.vertices[v].co for v in second])
+        gaps = [max(blo[i] - ahi[i], alo[i] - bhi[i]) for i in range(3)]
+        axis = max(range(3), key=lambda i: gaps[i])
+        overlap = 0.2 * (bhi[axis] - blo[axis])
+        shift = (ahi[axis] - blo[axis] - overlap) if blo[axis] >= ahi[axis] else (alo[axis] - bhi[axis] + overlap)
+        for v in second:
+            mesh.vertices[v].co[axis] += shift
+        mesh.update()
+
+
+@operator("top_turned_to_rod", "each piece of each part whose box filling solid_parts judges kept full up to 80 % of "
+          "its longest side and narrowed, from 82 %, to a rod a tenth of its width and depth up to its full length: "
+          "its box and its filled length kept, no pointed or rounded top",
+          lambda ctx: None if _box_filled_parts(ctx) else "no solid_parts criterion judges box filling")
+def top_turned_to_rod(ctx: Context) -> None:
+    import bmesh  # noqa: PLC0415
+
+    for obj in _box_filled_parts(ctx):
+        bm = bmesh.new()
+        bm.from_mesh(obj.data)
+        islands = _mesh_islands(obj.data)
+        boxes = [_vertex_box([obj.data.vertices[v].co for v in island]) for island in islands]
+        for lo, hi in boxes:
+            size = hi - lo
+            axis = max(range(3), key=lambda i: size[i])
+            normal = Vector([1.0 if i == axis else 0.0 for i in range(3)])
+            for t in (0.80, 0.82):
+                bm.verts.ensure_lookup_table()
+                geom = [g for g in (*bm.verts, *bm.edges, *bm.faces)
+                        if all(lo[i] - 1e-6 <= c <= hi[i] + 1e-6 for v in (g.verts if hasattr(g, "verts") else [g])
+                               for i, c in enumerate(v.co))]
+                plane = lo.copy()
+                plane[axis] = lo[axis] + t * size[axis]
+                bmesh.ops.bisect_plane(bm, geom=geom, plane_co=plane, plane_no=normal)
+            centre = (lo + hi) / 2
+            for v in bm.verts:
+                if all(lo[i] - 1e-6 <= v.co[i] <= hi[i] + 1e-6 for i in range(3)) and \
+                        v.co[axis] > lo[axis] + 0.82 * size[axis] - 1e-6:
+                    for i in range(3):
+                        if i != axis:
+                            v.co[i] = centre[i] + (v.co[i] - centre[i]) * 0.1
+        bm.to_mesh(obj.data)
+        bm.free()
+        obj.data.update()

@@ -14,7 +14,9 @@ moves everything else written to it over to stderr.
 with a line ``{"tried": [done, total]}`` before the first operator and after each (the
 pipeline's "operators tried n/m"), then one line ``{"row": row}`` per operator and last
 ``{"ok": true, "rows": n}``; ``"part": [i, n]`` runs only every n-th operator from the i-th
-(``bpy_procs.mutate_spread``: n warm probes share one mutation test).  A row a line: ninety-odd operators' criteria in one line passed
+(``bpy_procs.mutate_spread``: n warm probes share one mutation test); ``"until_core_fails": true``
+measures each mutated scene only until a core criterion fails (``rule_probe.measure_open_scene``),
+its row naming the criteria left ``unmeasured``.  A row a line: ninety-odd operators' criteria in one line passed
 the sandboxed pipe's 1 MiB line limit (asset-hygiene, red team 11).
 Every job opens its delivery with ``open_mainfile`` (``use_scripts=False``), which replaces the
 whole previous scene, so one job cannot see another's data.  ``{"cmd": "quit"}`` ends it.
@@ -91,8 +93,13 @@ def mutate(job: dict, started: float, reply) -> dict:
         if job.get("part"):
             index, parts = (int(x) for x in job["part"])
             names = names[index::parts]
+        until = bool(job.get("until_core_fails"))
         rows = mutations.run(Path(job["blend"]), task, rubric, baseline,
-                             lambda: rule_probe.measure_open_scene(plan, baseline), names, tried) if names else []
+                             lambda: rule_probe.measure_open_scene(plan, baseline, until), names, tried) if names else []
+        for row in rows:  # the criteria left unmeasured past a failed core one
+            if until and row["criteria"] is not None:
+                measured = {c["id"] for c in row["criteria"]}
+                row["unmeasured"] = [c["id"] for c, _ in plan if c["id"] not in measured]
         return {"ok": True, "mutations": rows, "seconds": round(time.monotonic() - started, 4)}
     except Exception:
         return {"ok": False, "error": traceback.format_exc()}

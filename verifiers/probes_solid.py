@@ -379,19 +379,46 @@ def _hull_area(pts: np.ndarray) -> float:
     return float(0.5 * abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))))
 
 
-# Cut planes per world axis for ``section_fill``, evenly spaced across the shell.
+# Cut planes per world axis for ``section_fill``, evenly spaced across the shell; and, beside them,
+# one plane between each two neighbouring heights at which the shell has vertices
+# (``_cut_heights``), at most ``EVENT_CUTS`` of those per axis.
 SECTIONS = 9
+EVENT_CUTS = 512
+
+
+def _cut_heights(values: np.ndarray, lo: float, hi: float, fractions: list[float]) -> list[float]:
+    """Where to cut a shell across one axis: at ``fractions`` of [lo, hi], and midway between each
+    two neighbouring heights of its vertices along the axis.  Between two such heights every
+    section has the same faces, so a slot, notch or saw cut -- whose walls are vertices -- has a
+    cut inside it however narrow it is (red team 36: a slot between nine evenly spaced planes
+    was never cut).  A shell with more than ``EVENT_CUTS`` such gaps (a dense, curved mesh) is
+    cut at ``EVENT_CUTS`` even steps instead: at most ``(hi - lo) / EVENT_CUTS`` apart."""
+    ext = hi - lo
+    out = [lo + f * ext for f in fractions]
+    if ext <= 0:
+        return out
+    heights = np.unique(np.round((values - lo) / ext * 1e6)) / 1e6
+    heights = heights[(heights > 0) & (heights < 1)]
+    edges = np.concatenate([[0.0], heights, [1.0]])
+    if len(edges) - 1 > EVENT_CUTS:
+        mids = (np.arange(EVENT_CUTS) + 0.5) / EVENT_CUTS
+    else:
+        mids = (edges[:-1] + edges[1:]) / 2
+    return sorted(set(out) | {lo + float(m) * ext for m in mids})
 
 
 _FILLS: dict[bytes, float] = {}  # Solid.digest -> section_fill (probe_core.remember)
 
 
 def section_fill(solid: Solid) -> float:
-    """The least filled cross-section of a closed shell: cut by ``SECTIONS`` planes across each
-    world axis (at (i + 0.5) / SECTIONS of its extent), each section's area (exact: Green's theorem
-    over the segments where the plane cuts the faces, holes subtracted) over the area of its own
-    convex hull.  1 for any convex solid (a box, a tapered round leg); a notch, a hollow or a
-    through-hole cut by a plane brings it down."""
+    """The least filled cross-section of a closed shell: cut across each world axis by
+    ``SECTIONS`` evenly spaced planes (at (i + 0.5) / SECTIONS of its extent) and by a plane
+    between each two neighbouring heights of its vertices (``_cut_heights``), each section's area
+    (exact: Green's theorem over the segments where the plane cuts the faces, holes subtracted)
+    over its outline: the same plane's section of the shell's own convex hull (3-D, so a saw cut
+    that leaves a thin web of a leg leaves a section far below the leg's outline there -- red team
+    36 -- where the web's own 2-D hull would be the web).  1 for any convex solid (a box, a
+    tapered round leg); a notch, a slot, a saw cut, a hollow or a through-hole brings it down."""
     key = solid.digest()
     known = _FILLS.get(key)
     return known if known is not None else remember(_FILLS, key, _section_fill(solid))
@@ -424,38 +451,99 @@ def _section_area(tri: np.ndarray, normal: np.ndarray, axis: int, h: float) -> t
     return area, _hull_area(np.concatenate([a, b]))
 
 
+def convex_hull_triangles(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(triangles (t, 3, 3), outward normals (t, 3)) of the convex hull of ``points`` (bmesh's
+    convex hull); None when the points span no volume."""
+    import bmesh  # noqa: PLC0415  (Blender's own; only where a hull is asked for)
+
+    bm = bmesh.new()
+    try:
+        for q in np.unique(points, axis=0).tolist():
+            bm.verts.new(q)
+        if len(bm.verts) < 4:
+            return None
+        out = bmesh.ops.convex_hull(bm, input=list(bm.verts), use_existing_faces=False)
+        drop = {g for g in out["geom_interior"] + out["geom_unused"] if isinstance(g, bmesh.types.BMVert)}
+        bmesh.ops.delete(bm, geom=list(drop), context="VERTS")
+        bmesh.ops.triangulate(bm, faces=list(bm.faces))
+        if len(bm.faces) < 4:
+            return None
+        tri = np.array([[tuple(v.co) for v in f.verts] for f in bm.faces], dtype=np.float64)
+    finally:
+        bm.free()
+    normal = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    inward = np.einsum("ij,ij->i", normal, tri.mean(axis=1) - tri.reshape(-1, 3).mean(axis=0)) < 0
+    normal[inward] *= -1  # outward, whatever order the hull's faces came in
+    tri[inward] = tri[inward][:, ::-1]
+    return tri, normal
+
+
 def _section_fill(solid: Solid) -> float:
     p0, p1, p2, _ = solid.triangles()
     tri = np.stack([p0, p1, p2], axis=1)  # (t, 3, 3)
     normal = np.cross(p1 - p0, p2 - p0)
     lo, hi = solid.face_co.min(axis=0), solid.face_co.max(axis=0)
+    hull = convex_hull_triangles(solid.face_co)
     worst = 1.0
+    even = [(i + 0.5 + 0.0137) / SECTIONS for i in range(SECTIONS)]
     for axis in range(3):
-        for i in range(SECTIONS):
-            h = lo[axis] + (i + 0.5 + 0.0137) / SECTIONS * (hi[axis] - lo[axis])
-            area, hull = _section_area(tri, normal, axis, h)
-            if hull > 0:
-                worst = min(worst, area / hull)
+        for h in _cut_heights(tri[:, :, axis].ravel(), float(lo[axis]), float(hi[axis]), even):
+            area, outline = _section_area(tri, normal, axis, h)
+            if hull is not None:  # the outline: the plane's section of the solid's own convex hull
+                outline = _section_area(hull[0], hull[1], axis, h)[0]
+            if outline > 0:
+                worst = min(worst, area / outline)
     return worst
 
 
-# ``box_filled``: cut planes across a shell's longest side (evenly, and one near each end), and
-# the share of its bounding box's cross-section a cut must cover to count as filled.
+# ``box_filled``: cut planes across a shell's longest side (evenly, one near each end, and between
+# each two neighbouring heights of its vertices), and the share of its bounding box's
+# cross-section a cut must cover to count as filled.
 BOX_SECTIONS = 40
 BOX_END_CUT = 0.005
 BOX_SECTION_FILL = 0.9
+# Above the filled length a top may narrow to a point or round off, but no faster than a pyramid
+# on the full section does, with this much slack: a cut there covers at least
+# TOP_TAPER x BOX_SECTION_FILL x r^2 of the box's cross-section, r the share of the top still
+# above it.
+TOP_TAPER = 0.7
 
 
 def box_filled(solid: Solid) -> float:
     """How far a closed shell fills its bounding box across, from its foot: along its longest side,
     from its low end, the share of its length up to the first cut (``BOX_SECTIONS`` planes across
-    that side, and one at ``BOX_END_CUT`` of the length from each end) whose exact section covers
-    less than ``BOX_SECTION_FILL`` of the box's cross-section (the other two sides); 1 when every
-    cut is filled.  A box 1; a bevelled picket 1, a pointed one ~0.92 (its point at the top).
+    that side, one at ``BOX_END_CUT`` of the length from each end, and one between each two
+    neighbouring heights of its vertices, none nearer an end than that: a bevel is narrower
+    there) whose exact section covers less than
+    ``BOX_SECTION_FILL`` of the box's cross-section (the other two sides); 1 when every cut is
+    filled.  A box 1; a bevelled picket 1, a pointed one ~0.92 (its point at the top).
     Red team 30: a picket sheared into a 1 cm stick across its 8 cm box fills none of it, a
     pyramid post only at its foot; red team 32: a post or picket on a thin stilt -- the part's
     full width only from 21 cm up -- fills it from its foot nowhere (the unfilled share at the
     top only, where a point or a rounded top is)."""
+    return _box_profile(solid)[0]
+
+
+def top_taper(solid: Solid) -> float:
+    """How a closed shell's top, above its filled length (``box_filled``), narrows: the least,
+    over the cuts there, of a cut's section (as a share of the box's cross-section) over what a
+    pyramid on the full section leaves at that height (``TOP_TAPER`` x ``BOX_SECTION_FILL`` x
+    r^2, r the share of the top above the cut); 1 or more is a pointed or rounded top (a
+    pyramid, a cone-like or gabled point, a rounded top, a bevel), less narrows faster -- red team
+    36: a post full-size up to 0.885 m and a 1 cm rod from there up to its 1.10 m."""
+    return _box_profile(solid)[1]
+
+
+_PROFILES: dict[bytes, tuple[float, float]] = {}  # Solid.digest -> (box_filled, top_taper)
+
+
+def _box_profile(solid: Solid) -> tuple[float, float]:
+    key = solid.digest()
+    known = _PROFILES.get(key)
+    return known if known is not None else remember(_PROFILES, key, _box_profile_of(solid))
+
+
+def _box_profile_of(solid: Solid) -> tuple[float, float]:
     p0, p1, p2, _ = solid.triangles()
     tri = np.stack([p0, p1, p2], axis=1)
     normal = np.cross(p1 - p0, p2 - p0)
@@ -464,12 +552,21 @@ def box_filled(solid: Solid) -> float:
     axis = int(np.argmax(ext))
     across = float(ext[(axis + 1) % 3] * ext[(axis + 2) % 3])
     if across <= 0:
-        return 0.0
-    cuts = sorted([BOX_END_CUT, 1.0 - BOX_END_CUT] + [(i + 0.5 + 0.0137) / BOX_SECTIONS for i in range(BOX_SECTIONS)])
-    for t in cuts:
-        if _section_area(tri, normal, axis, lo[axis] + t * ext[axis])[0] < BOX_SECTION_FILL * across:
-            return t
-    return 1.0
+        return 0.0, 0.0
+    fractions = [BOX_END_CUT, 1.0 - BOX_END_CUT] + [(i + 0.5 + 0.0137) / BOX_SECTIONS for i in range(BOX_SECTIONS)]
+    heights = _cut_heights(tri[:, :, axis].ravel(), float(lo[axis]), float(hi[axis]), fractions)
+    # not nearer either end than its end cut: a bevel or eased edge is narrower there
+    heights = [h for h in heights if BOX_END_CUT - 1e-9 <= (h - lo[axis]) / ext[axis] <= 1.0 - BOX_END_CUT + 1e-9]
+    shares = [(float((h - lo[axis]) / ext[axis]), _section_area(tri, normal, axis, h)[0] / across)
+              for h in heights]
+    filled = next((t for t, share in shares if share < BOX_SECTION_FILL), 1.0)
+    taper = math.inf
+    for t, share in shares:
+        if t >= filled and filled < 1.0:
+            bound = TOP_TAPER * BOX_SECTION_FILL * ((1.0 - t) / (1.0 - filled)) ** 2
+            if bound > 0:
+                taper = min(taper, share / bound)
+    return filled, (1.0 if not math.isfinite(taper) else min(1.0, taper))
 
 
 # --- surface distance and inside tests --------------------------------------------------------------
@@ -661,11 +758,7 @@ def penetration(a: Solid, b: Solid) -> float:
         return 0.0
     if not a.tree().overlap(b.tree()) and not inside(b, a.face_co[0]):
         return 0.0
-    tree, deepest = b.tree(), 0.0
-    for q in _samples(a):
-        if inside(b, q):
-            deepest = max(deepest, float(tree.find_nearest(Vector(q))[3]))
-    return deepest
+    return _depth_into(a, b)
 
 
 # --- face contact ----------------------------------------------------------------------------------------
@@ -827,6 +920,41 @@ SHELLS = {"anyOf": [{"type": "integer", "minimum": 1},
           "description": "integer >= 1 or {object name: integer >= 1}"}
 
 
+# Two pieces of one part that reach this far (m) into each other show as one piece in a render.
+FUSED_DEPTH = 0.002
+
+
+def fused_shells(shells: list[Solid]) -> list[list]:
+    """[i, j, depth] for each two of ``shells`` (one object's pieces) that pass into one another
+    deeper than ``FUSED_DEPTH``: a render shows them as one piece (red team 36: the two rails run
+    1.5 cm into each other, one thick rail, each still less than half hidden).  Pieces that touch
+    face to face reach no depth into each other."""
+    out: list[list] = []
+    boxes = [(sh.face_co.min(axis=0), sh.face_co.max(axis=0)) for sh in shells]
+    for i in range(len(shells)):
+        for j in range(i + 1, len(shells)):
+            (alo, ahi), (blo, bhi) = boxes[i], boxes[j]
+            if np.any(ahi < blo + FUSED_DEPTH) or np.any(bhi < alo + FUSED_DEPTH):
+                continue
+            depth = max(_depth_into(shells[i], shells[j]), _depth_into(shells[j], shells[i]))
+            if depth > FUSED_DEPTH:
+                out.append([i, j, round(depth, 4)])
+    return out
+
+
+def _depth_into(a: Solid, b: Solid) -> float:
+    """How deep ``a``'s surface samples reach into ``b``: ``penetration`` without its shortcut
+    (faces that cross), which two boxes of one size passing into each other along coinciding
+    faces never do."""
+    if not a.faces or not b.encloses:
+        return 0.0
+    tree, deepest = b.tree(), 0.0
+    for q in _samples(a):
+        if inside(b, q):
+            deepest = max(deepest, float(tree.find_nearest(Vector(q))[3]))
+    return deepest
+
+
 # ``min_box_filled``: one share for every object, or {object name: share}
 SHARES = {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1},
                     {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1},
@@ -854,6 +982,10 @@ def _shell_checks(shell: Solid, limits: dict) -> tuple[dict, list[str]]:
         m["box_filled"] = box_filled(shell)
         if m["box_filled"] < limits["min_box_filled"]:
             off.append("min_box_filled")
+        if m["box_filled"] < 1.0:  # the top above it: pointed or rounded, not a rod (red team 36)
+            m["top_taper"] = top_taper(shell)
+            if m["top_taper"] < 1.0:
+                off.append("pointed_top")
     if "max_holes" in limits:
         holes = euler_holes(shell)
         m["holes"] = holes
@@ -871,12 +1003,16 @@ def solid_parts(probe: Probe, p: dict):
     {name: number}): connected pieces of faces (faces sharing a vertex).  Every shell encloses a
     volume, has at least ``min_faces`` faces (default 1) and is at least ``min_extent`` across on
     every world axis; with ``min_fill``, each of its cross-sections (``SECTIONS`` planes across each
-    world axis) covers at least that share of its convex hull; with ``min_box_filled`` (a share, or
+    world axis, and one between each two neighbouring heights of its vertices) covers at least
+    that share of its convex hull; with ``min_box_filled`` (a share, or
     {name: share}), at least that share of its length, from its foot, fills its bounding box
     across (``box_filled``: a sheared stick, a pyramid or a stilt in a picket's or a post's box
     does not); with ``max_holes``, it is closed
     with at most that many through-holes (genus).  No shell is hidden: more than half of its
-    surface inside another render-visible object's solid or inside the object's other shells.
+    surface inside another render-visible object's solid or inside the object's other shells;
+    no two shells of an object pass into one another (``fused_shells``: a render shows them as
+    one piece).  Where ``min_box_filled`` leaves a top unfilled, it narrows no faster than a
+    point (``top_taper``).
     Over its shells the object has face area >= ``min_area``, enclosed volume >= ``min_volume``,
     and at most ``max_loose_fraction`` of its vertices in no face (defaults 0)."""
     names, frame = names_param(p), _frame(p)
@@ -905,20 +1041,23 @@ def solid_parts(probe: Probe, p: dict):
                 off.append("hidden_shell")
             per.append(m)
             off_shells.update(off)
+        fused = fused_shells(shells)
+        if fused:
+            off_shells.add("fused_shells")
         seen = [sh for sh, h in zip(shells, hidden) if h <= HIDDEN_SHARE]
         m = {"faces": s.faces, "shells": len(shells), "area": float(sum(float(sh.area.sum()) for sh in seen)),
              "volume": float(sum(sh.volume for sh in seen)),
              "extent": (np.ptp(np.concatenate([sh.face_co for sh in seen]), axis=0).tolist() if seen
                         else [0.0, 0.0, 0.0]),
-             "loose_fraction": s.loose_fraction, "per_shell": per[:20]}
+             "loose_fraction": s.loose_fraction, "per_shell": per[:20], "fused": fused[:10]}
         measured[o.name] = rnd(m)
         off = [k for k, bad in (("max_shells", len(shells) > _max_shells(p, o.name)),
                                 ("min_area", m["area"] < limits["min_area"]),
                                 ("min_volume", m["volume"] < limits["min_volume"]),
                                 ("max_loose_fraction", m["loose_fraction"] > limits["max_loose_fraction"]))
                if bad]
-        off = [k for k in ("min_faces", "encloses", "min_extent", "min_fill", "min_box_filled", "max_holes",
-                           "hidden_shell")
+        off = [k for k in ("min_faces", "encloses", "min_extent", "min_fill", "min_box_filled", "pointed_top",
+                           "max_holes", "hidden_shell", "fused_shells")
                if k in off_shells] + off
         unmeasured = unmeasured_geometry(o) if o.name in probe.rendered() else None
         if unmeasured:  # strands the render draws that no solid measure can read
@@ -932,17 +1071,20 @@ def solid_parts(probe: Probe, p: dict):
     return fraction_outcome(len(names) - len(failing), len(names), measured, expected, detail, {"failing": failing})
 
 
-SHAPE_MEASURES = ("volume", "area", "fill")
+SHAPE_MEASURES = ("volume", "area", "fill", "section_fill")
 
 
-@primitive(group="geometry", required=("object|objects", "volume|area|fill"),
+@primitive(group="geometry", required=("object|objects", "volume|area|fill|section_fill"),
            params={"object": "name", "objects": "names", "volume": RANGE, "area": RANGE, "fill": RANGE,
-                   "frame": "integer"})
+                   "section_fill": RANGE, "frame": "integer"})
 def shape_measures(probe: Probe, p: dict):
     """Each object's enclosed ``volume`` (m^3), face ``area`` (m^2) and ``fill`` (volume / volume
     of its whole world AABB, loose vertices and hidden shells included) lie in the given [min, max]
     ranges; volume and area are summed over its visible shells (a shell hidden inside another
-    solid adds nothing)."""
+    solid adds nothing); ``section_fill`` is the least filled cross-section of its visible shells
+    (``section_fill``: against the same plane's section of the shell's convex hull, so a slab
+    with a shallow hollow, groove or notch cut into it falls below 1 where its volume barely
+    moves -- red team 36)."""
     names, frame = names_param(p), _frame(p)
     ranges = {k: [float(v) for v in p[k]] for k in SHAPE_MEASURES if k in p}
     measured, failing = {}, {}
@@ -957,6 +1099,8 @@ def shape_measures(probe: Probe, p: dict):
         box = float(np.prod(s.co.max(axis=0) - s.co.min(axis=0)))
         m = {"volume": volume, "area": float(sum(float(sh.area.sum()) for sh in seen)),
              "fill": volume / box if box > 0 else 0.0, "shells": len(s.shells())}
+        if "section_fill" in ranges:
+            m["section_fill"] = min((section_fill(sh) for sh in seen if sh.encloses), default=0.0)
         measured[o.name] = rnd(m)
         off = [k for k, (lo, hi) in ranges.items() if not lo <= m[k] <= hi]
         if off:

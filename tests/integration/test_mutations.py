@@ -217,6 +217,28 @@ def test_a_mutation_test_spread_over_two_processes_gives_one_process_rows(delive
     assert [done for done, _ in tried] == sorted(done for done, _ in tried)
 
 
+def test_measuring_until_a_core_criterion_fails_kills_what_the_full_measure_kills(delivery, tmp_path):
+    """Mutation testing as the pipeline runs it (``mutate_spread``: each mutated scene measured
+    until a core criterion fails, the costly methods last) kills exactly the operators the full
+    measure kills; what it measured is what the full measure found, and it left some unmeasured."""
+    watched = [WATCH["bbox_vertices"], WATCH["retime_keys"], WATCH["camera_override"], OWN]
+    task, rubric = write_task(tmp_path / "task", watched, "continue")
+    (tmp_path / "task" / "start_scene.json").write_bytes((delivery.parent / "start_scene.json").read_bytes())
+    with local_probe() as probe:
+        full = probe.mutate(delivery, task, rubric)
+        early = probe.mutate(delivery, task, rubric, until_core_fails=True)
+    doc = json.loads(task.read_text())
+    killed = [{r["operator"]: r["killed"] for r in mutation_table(rows, get_profile("rule-only"), doc, None)["operators"]}
+              for rows in (full, early)]
+    assert killed[0] == killed[1] and sum(1 for k in killed[0].values() if k) >= 3
+    for whole, stopped in zip(full, early):
+        if stopped["criteria"] is None:
+            continue
+        by_id = {c["id"]: c for c in whole["criteria"]}
+        assert all(c == by_id[c["id"]] for c in stopped["criteria"]), stopped["operator"]
+    assert any(r.get("unmeasured") for r in early)
+
+
 # --- issue 33's operators: each changes what it says, checked on the render-mode depsgraph ------
 
 # A continue-mode scene: a large textured top (the host for hidden shells), a small painted leg,

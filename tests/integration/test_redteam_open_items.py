@@ -16,13 +16,15 @@
   too, as far as the links turn relative to each other.
 * table-model (red team, the slotted top): a 10 cm slot from the top's front edge to 2 cm short
   of the back.  Every section across it is 91.7 % of its own outline, within REQ-PARTS' 90 %,
-  and the box is the full top's.  The brief asks for "a 4 cm solid top", a rectangular slab:
+  and the box is the full top's (since red team 36 a section's outline is the same plane's
+  section of the piece's convex hull: a plane inside the slot, along it, meets only the 2 cm
+  strip behind it, 2.5 %, and REQ-PARTS refuses it too).  The brief asks for "a 4 cm solid top", a rectangular slab:
   ``shape_measures``' ``fill`` (the volume the faces enclose over the part's own box) holds the
   top at 95 % or more; rounded corners and eased edges keep it, a slot or a groove does not.
   Built as a prism, the slotted top's caps are concave 8-gons, and their fan triangles reached
   across the slot: ``solid_parts`` read its sections as 2.6 % filled.  A face its fan does not
-  cover is now filled as Blender fills it (``probes_solid.fan_indices``): 91.7 %, as its
-  triangulated twin measures.
+  cover is now filled as Blender fills it (``probes_solid.fan_indices``): as its triangulated
+  twin measures.
 
 Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
 
@@ -207,16 +209,18 @@ EXPECTED = {
     "elbow_swings_through": {"HINGE": "(frame 1."},
     "gold_tint_black": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 1 above 0.1"},
     "gold_tint_0_8": {"GOLD": "a metal's edge darkened by its Specular Tint (Metallic x (1 - min channel)) 0.2 above 0.1"},
-    "top_slotted": {"SLAB": "out of range: Top (fill)"},
-    "top_slotted_triangulated": {"SLAB": "out of range: Top (fill)"},
-    "top_grooved": {"SLAB": "out of range: Top (fill)"},
+    "top_slotted": {"SLAB": "out of range: Top (fill)", "SOLID": "Top (min_fill)"},
+    "top_slotted_triangulated": {"SLAB": "out of range: Top (fill)", "SOLID": "Top (min_fill)"},
+    "top_grooved": {"SLAB": "out of range: Top (fill)", "SOLID": "Top (min_fill)"},
     "top_rounded": {}, "top_eased": {},
 }
 # delivery -> the top's fill (its enclosed volume over its own box)
 FILLS = {"rig": 1.0, "top_slotted": 1 - 0.1 * 0.78 / 0.96, "top_slotted_triangulated": 1 - 0.1 * 0.78 / 0.96,
          "top_grooved": 1 - 0.1 * 0.03 / 0.048, "top_rounded": 1 - (4 - math.pi) * 0.05 ** 2 / 0.96}
-# delivery -> the top's least filled cross-section over its own outline (solid_parts' min_fill)
-SECTIONS = {"rig": 1.0, "top_slotted": 1.1 / 1.2, "top_slotted_triangulated": 1.1 / 1.2, "top_grooved": 1.1 / 1.2}
+# delivery -> the top's least filled cross-section over its outline, the same plane's section of
+# its convex hull (solid_parts' min_fill, red team 36): a plane inside the slot, along it, meets
+# only the 2 cm strip behind it; one inside the groove its 1 cm roof
+SECTIONS = {"rig": 1.0, "top_slotted": 0.02 / 0.8, "top_slotted_triangulated": 0.02 / 0.8, "top_grooved": 0.01 / 0.04}
 # operator -> the criteria it fails on the rig
 NEW_OPERATORS = {"fill_focused_by_spread": {"FILL"}, "metal_edge_tint_black": {"GOLD"}, "hinge_folded_in": {"HINGE"}}
 
@@ -249,7 +253,7 @@ def test_a_concave_face_is_measured_as_its_triangulated_twin(scenes, delivery):
     solid = next(c for c in report["criteria"] if c["id"] == "SOLID")
     [shell] = solid["measured"]["Top"]["per_shell"]
     assert shell["fill"] == pytest.approx(SECTIONS[delivery], abs=1e-3), solid
-    assert solid["passed"], solid["detail"]
+    assert solid["passed"] is (SECTIONS[delivery] >= 0.9), solid["detail"]
 
 
 def test_the_fill_puts_what_light_on_reads(scenes):

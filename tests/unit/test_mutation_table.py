@@ -44,6 +44,22 @@ def test_an_operator_is_killed_only_when_the_rule_channel_refuses_it_with_a_perf
     assert table["survivors"] == ["occluder", "junk_objects"]
 
 
+@pytest.mark.parametrize("profile_id", ["rule-only", "blender-70-30", "kuka-80-20"])
+def test_a_row_measured_until_a_core_criterion_failed_is_killed_under_every_profile(profile_id):
+    """``until_core_fails`` rows (mutation testing stops at the first failed core criterion):
+    killed whatever the profile, their reward and rule score unknown (None), caught by what was
+    measured; a row with criteria left unmeasured but no core failure is a harness error."""
+    stopped = {**row("bbox_vertices", [crit("C02", True), crit("C01", False, core=True)]), "unmeasured": ["C03"]}
+    table = mutation_table([stopped, row("occluder", ALL_PASS)], get_profile(profile_id), TASK, None)
+    by = {r["operator"]: r for r in table["operators"]}
+    assert by["bbox_vertices"]["killed"] is True and by["bbox_vertices"]["caught_by"] == ["C01"]
+    assert by["bbox_vertices"]["reward"] is None and by["bbox_vertices"]["rule_score"] is None
+    assert table["killed"] == 1 and table["survivors"] == ["occluder"]
+    with pytest.raises(ValueError, match="no core criterion failed"):
+        mutation_table([{**row("strip_faces", NON_CORE_FAILS), "unmeasured": ["C03"]}], get_profile(profile_id),
+                       TASK, None)
+
+
 def test_an_allowed_operator_is_shown_with_its_reason_and_does_not_count():
     table = mutation_table([row("occluder", ALL_PASS), row("bbox_vertices", CORE_FAILS)],
                            get_profile("rule-only"), TASK, None, {"occluder": "the spec allows a backdrop"})
