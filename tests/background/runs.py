@@ -9,7 +9,8 @@ cost little more than their CPU. Two lanes of long end-to-end runs follow them, 
 second core never idles while the foreground runs one test at a time: `long-runs` (a dataset
 revision with a worker kill, every bundled seed's calibration samples probed, the calibration
 step of two seeds under three profiles, the evidence renders' tests, authors' broken seeds
-refused fast) starts when the chaos suite ends, two minutes or so in; `end-to-end` (a seed through all seven stages, the shared model budget across two
+refused fast, `arkevo seed calibrate`, moved here from sandboxed trials once mutation testing
+stopped at the first failed core criterion and that lane ended last) starts when the chaos suite ends, two minutes or so in; `end-to-end` (a seed through all seven stages, the shared model budget across two
 worker processes, model authoring, a seed family's instances through DatasetProduction) starts
 when the orchestration suite ends, while the deploy test
 mostly waits on downloads. (Long runs followed the deploy test until the first run on a fresh
@@ -18,7 +19,7 @@ started only then and ended last, 3 minutes after the foreground; see docs/perfo
 `sandboxed-trials` (trials that crash, hang or time out their Blender
 host, and the agents' MCP sessions: much of it waiting on timeouts; then the sandbox's
 adversarial tests, the review site in Chromium, a gameable grader refused at review, the
-difficulty bands on their own stack, `arkevo seed calibrate`, the trial paths and the authoring
+difficulty bands on their own stack, the trial paths and the authoring
 guide's walk-through, moved here from end to end, which ended last) starts when the chaos suite ends. Each starts at once where the run it follows does not run.
 
 So, when the whole suite (or any selection holding more than them) is collected, the root
@@ -94,7 +95,8 @@ SUITES = {s.name: s for s in (
                         "tests/integration/test_blender_calibration.py",
                         "tests/integration/test_calibration_step.py", "tests/integration/test_evidence.py",
                         "tests/integration/test_evidence_render_truth.py",
-                        "tests/integration/test_evidence_part_pixels.py", "tests/integration/test_bad_input.py"),
+                        "tests/integration/test_evidence_part_pixels.py", "tests/integration/test_bad_input.py",
+                        "tests/integration/test_seed_calibrate.py"),
           after="chaos"),
     Suite("end-to-end", ("tests/integration/test_task_production.py",
                          "tests/integration/test_model_retry_and_budget.py",
@@ -103,8 +105,7 @@ SUITES = {s.name: s for s in (
     Suite("sandboxed-trials", ("tests/integration/test_trial_failures.py",
                                "tests/integration/test_agents.py", "tests/adversarial/",
                                "tests/browser/", "tests/integration/test_gameable_grader.py",
-                               "tests/integration/test_difficulty_bands_real.py",
-                               "tests/integration/test_seed_calibrate.py", "tests/integration/test_trial_paths.py",
+                               "tests/integration/test_difficulty_bands_real.py", "tests/integration/test_trial_paths.py",
                                "tests/integration/test_seed_walkthrough.py"),
           after="chaos"),
 )}
