@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "38"
+MUTATIONS_VERSION = "39"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5743,3 +5743,33 @@ def top_turned_to_rod(ctx: Context) -> None:
         bm.to_mesh(obj.data)
         bm.free()
         obj.data.update()
+
+
+# --- red team 37: robot-carry passed with its turntable nudged +-0.016 rad on alternate frames
+# through the swing: the arm and the box shuddered, every change of step just under the 10 cm
+# moves_smoothly allowed ---
+
+
+@operator("moving_parts_shudder", "each animated object moves_smoothly judges nudged back and forth on alternate "
+          "frames for 30 frames from the middle of the range (its location's first channel by a fifth of "
+          "max_step_change, or its first rotation channel so that its farthest vertex moves that much): each change "
+          "of step within the limit, the motion a shudder",
+          lambda ctx: None if _smoothly_moving(ctx) else "no moves_smoothly criterion judges an animated object")
+def moving_parts_shudder(ctx: Context) -> None:
+    start, end = ctx.scene.frame_start, ctx.scene.frame_end
+    middle = (start + end) // 2
+    limit = min((float(p.get("max_step_change", 0.1)) for p in _criteria(ctx, "moves_smoothly")), default=0.1)
+    for obj in _smoothly_moving(ctx):
+        curves = _fcurves(obj.animation_data)
+        curve = next((fc for fc in curves if fc.data_path == "location"), None) or \
+            next((fc for fc in curves if fc.data_path.startswith("rotation")), None)
+        if curve is None:
+            continue
+        nudge = limit / 5
+        if curve.data_path != "location":
+            reach = max((v.co.length for v in obj.data.vertices), default=0.0) if obj.type == "MESH" else 0.0
+            nudge /= max(reach, 0.1)
+        values = {f: curve.evaluate(f) for f in range(middle, min(middle + 30, end + 1))}
+        for f, value in values.items():
+            curve.keyframe_points.insert(f, value + (nudge if f % 2 else -nudge), options={"FAST"})
+        curve.update()

@@ -495,29 +495,58 @@ def stays_in_place(probe: Probe, p: dict):
                             {"moved": bad})
 
 
+# A change of step at least this large (m) that turns back at the next frame is a flick.
+FLICK_MIN = 0.02
+
+
+def _longest_flick_run(changes: list[np.ndarray | None]) -> int:
+    """The most frames in a row at which some point's change of step (``changes``: per frame,
+    each vertex's second difference, or None where the vertices do not correspond) turns back:
+    it and the next are both over ``FLICK_MIN`` and point opposite ways."""
+    longest = 0
+    run: np.ndarray | None = None
+    for d0, d1 in zip(changes, changes[1:]):
+        if d0 is None or d1 is None or d0.shape != d1.shape:
+            run = None
+            continue
+        flick = ((np.einsum("ij,ij->i", d0, d1) < 0) & (np.linalg.norm(d0, axis=1) > FLICK_MIN)
+                 & (np.linalg.norm(d1, axis=1) > FLICK_MIN))
+        run = np.where(flick, (run + 1) if run is not None and run.shape == flick.shape else 1, 0)
+        longest = max(longest, int(run.max()) if len(run) else 0)
+    return longest
+
+
 @primitive(group="animation", required=("objects", "max_step", *FRAMES),
-           params={"objects": "names", "max_step": "tolerance", "max_step_change": "tolerance", **SAMPLING})
+           params={"objects": "names", "max_step": "tolerance", "max_step_change": "tolerance",
+                   "max_flicks": "count", **SAMPLING})
 def moves_smoothly(probe: Probe, p: dict):
     """No point of any object jumps: between consecutive sampled frames every vertex of its
     render-evaluated mesh (world space) moves at most ``max_step`` (m), and with
     ``max_step_change`` (m) its step changes by at most that much from one frame to the next
     (the second difference: a point that goes one way and comes straight back, or starts or
-    stops dead at speed, changes its step by the sum).  A mesh whose vertex count changes between
-    frames is followed by its bounding box's corners.  Red team 31: a robot arm snapped from its
-    rest pose to the table in one frame (its gripper 1.56 m), and flicked between two poses on
-    alternate frames, while the box it carried never moved more than the 25 cm allowed."""
+    stops dead at speed, changes its step by the sum); with ``max_flicks``, on at most that many
+    frames in a row does a point's change of step turn back (``_longest_flick_run``: a shudder,
+    its step growing and shrinking by more than ``FLICK_MIN`` on alternate frames).  A mesh whose
+    vertex count changes between frames is followed by its bounding box's corners.  Red team 31:
+    a robot arm snapped from its rest pose to the table in one frame (its gripper 1.56 m), and
+    flicked between two poses on alternate frames, while the box it carried never moved more than
+    the 25 cm allowed; red team 37: the turntable nudged +-0.016 rad on alternate frames through
+    the swing, every change of step just under the 10 cm allowed."""
     frames = sampled_frames(p)
     max_step, max_change = float(p["max_step"]), p.get("max_step_change")
     measured, failing = {}, {}
     for o in probe.objects(list(p["objects"])):
         points, steps, changes = _world_vertices(probe, o, frames), [], []
+        seconds: list[np.ndarray | None] = []  # each vertex's change of step, where they correspond
         for i in range(1, len(points)):
             a, b = points[i - 1], points[i]
             steps.append(_step_between(a, b))
             if i >= 2:  # changes[k] is the change at frames[k + 1]
                 c = points[i - 2]
+                same = a is not None and b is not None and c is not None and len(a) == len(b) == len(c)
+                seconds.append(b - 2 * a + c if same else None)
                 changes.append(0.0 if a is None or b is None or c is None else
-                               float(np.linalg.norm(b - 2 * a + c, axis=1).max()) if len(a) == len(b) == len(c)
+                               float(np.linalg.norm(b - 2 * a + c, axis=1).max()) if same
                                else abs(steps[-1] - steps[-2]))
         step = max(steps, default=0.0)
         worst = int(np.argmax(steps)) if steps else 0
@@ -529,10 +558,16 @@ def moves_smoothly(probe: Probe, p: dict):
             if change > float(max_change):
                 at = int(np.argmax(changes)) + 1
                 off.append(f"its step changed by {change:.3f} m at frame {frames[at]}")
+        if "max_flicks" in p:
+            m["flicks_in_a_row"] = _longest_flick_run(seconds)
+            if m["flicks_in_a_row"] > int(p["max_flicks"]):
+                off.append(f"a point's step swung back and forth on {m['flicks_in_a_row']} frames in a row "
+                           f"(more than {FLICK_MIN:g} m each way)")
         measured[o.name] = rnd(m)
         if off:
             failing[o.name] = off
-    expected = {"max_step": max_step, **({"max_step_change": float(max_change)} if max_change is not None else {})}
+    expected = {"max_step": max_step, **({"max_step_change": float(max_change)} if max_change is not None else {}),
+                **({"max_flicks": int(p["max_flicks"])} if "max_flicks" in p else {})}
     detail = "all move smoothly" if not failing else "jumps: " + "; ".join(
         f"{n} ({', '.join(c)})" for n, c in failing.items())
     return fraction_outcome(len(measured) - len(failing), len(measured), measured, expected, detail,
