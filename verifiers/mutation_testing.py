@@ -186,8 +186,8 @@ OPERATOR_NAMES = (
     "array_pitch_pinned_to_count", "light_power_read_from_frame_rate", "spare_face_volume_glow",
     # red team 36: a slot and a saw cut between the section planes, two pieces run into one, a rod for a top
     "part_slotted_between_sections", "part_sawn_nearly_through", "pieces_run_into_each_other", "top_turned_to_rod",
-    # red team 37: a shudder under the step-change limit
-    "moving_parts_shudder",
+    # red team 37: a shudder under the step-change limit, a vertex group on a kept mesh
+    "moving_parts_shudder", "vertex_group_added",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

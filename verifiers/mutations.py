@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "39"
+MUTATIONS_VERSION = "40"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5773,3 +5773,16 @@ def moving_parts_shudder(ctx: Context) -> None:
         for f, value in values.items():
             curve.keyframe_points.insert(f, value + (nudge if f % 2 else -nudge), options={"FAST"})
         curve.update()
+
+
+# --- red team 37: asset-hygiene passed with a vertex group added to every kept prop, each vertex
+# weighted: per-vertex mesh data no attribute lists ---
+
+
+@operator("vertex_group_added", "each mesh a scene_unchanged criterion keeps given a vertex group, every vertex "
+          "weighted 1: the render unchanged, a weight layer an exporter writes and a modifier reads",
+          lambda ctx: None if _kept_meshes(ctx) else "no scene_unchanged criterion keeps a mesh of the start scene")
+def vertex_group_added(ctx: Context) -> None:
+    for obj in _kept_meshes(ctx):
+        group = obj.vertex_groups.new(name="Col")
+        group.add(list(range(len(obj.data.vertices))), 1.0, "REPLACE")

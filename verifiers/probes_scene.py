@@ -56,7 +56,7 @@ from probes_solid import fan_indices  # noqa: E402
 # 14: an object's ``attributes`` (the mesh's other attributes) and ``viewport.paint_mode``
 # (red team 33).  15: hidden attributes other than Blender's editing state count, Sculpt Mode
 # is a paint mode (red team 35).
-SNAPSHOT_VERSION = "15"
+SNAPSHOT_VERSION = "16"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -589,8 +589,8 @@ ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("val
 def _attributes_hash(mesh) -> str:
     """sha256 of the mesh's other attributes (red team 33: a colour attribute in another prop's
     colour added to each prop, drawn when the file opens coloured by attribute or in Vertex
-    Paint): each one's name, domain, type and values (rounded to 1e-5), and which colour attribute
-    is active and which renders."""
+    Paint): each one's name, domain, type and values (rounded to 1e-5), its vertex groups'
+    weights (red team 37), and which colour attribute is active and which renders."""
     uv_names = {layer.name for layer in mesh.uv_layers}
     h = hashlib.sha256()
     for attr in sorted(mesh.attributes, key=lambda a: a.name):
@@ -608,6 +608,11 @@ def _attributes_hash(mesh) -> str:
             continue
         values = np.clip(np.nan_to_num(values, nan=0.0), -1e12, 1e12)  # a NaN is not_numbers' to name
         h.update(np.rint(values * 10 ** PLACES).astype("<i8").tobytes())
+    # vertex groups' weights: per-vertex mesh data no attribute lists (red team 37: a weight
+    # layer added to every kept prop); Python's loop, as the API has no bulk read of them
+    weights = [(v.index, g.group, round(g.weight, PLACES)) for v in mesh.vertices for g in v.groups]
+    if weights:
+        h.update(json.dumps(["vertex_groups", weights]).encode())
     colours = mesh.color_attributes
     h.update(json.dumps([colours.active_color_name if colours.active_color is not None else None,
                          colours[colours.render_color_index].name
