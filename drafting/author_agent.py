@@ -49,8 +49,8 @@ FILE_TOOLS = [
     _function("write_file", "Create or replace a draft file (only under draft/) with the "
               "whole text.", {"path": _PATH, "content": {"type": "string"}}, ["path", "content"]),
     _function("delete_file", "Delete a draft file (only under draft/).", {"path": _PATH}, ["path"]),
-    _function("read_catalogue", "Reference: taxonomy ids, probe methods and params, scoring "
-              "profiles, or a worked example draft.",
+    _function("read_catalogue", "Reference: taxonomy ids, probe methods and params, the gaming operators, "
+              "scoring profiles, or a worked example draft.",
               {"section": {"type": "string", "enum": list(SECTIONS)}}, ["section"]),
     _function("submit", "End the round: the draft in draft/ is complete.",
               {"summary": {"type": "string"}}, ["summary"]),

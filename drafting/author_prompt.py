@@ -13,7 +13,7 @@ from pathlib import Path
 
 PROJECT = Path(__file__).resolve().parent.parent
 EXAMPLE_DRAFT = PROJECT / "seeds" / "table-model" / "draft"
-SECTIONS = ("taxonomy", "probes", "profiles", "example")
+SECTIONS = ("taxonomy", "probes", "operators", "profiles", "example")
 ROLE_MARKER = "ARKEVO-ROLE: author"
 
 SYSTEM_PROMPT = f"""{ROLE_MARKER}
@@ -29,7 +29,7 @@ Your working folders:
   holds materials/, seed.json, inputs/start.blend (the solver's starting scene) and
   reference/reference.blend, which is open: inspect it to get exact names, sizes and
   positions. You may run bpy code there to try your scripts; it is never graded.
-- read_catalogue(section): taxonomy | probes | profiles | example.
+- read_catalogue(section): taxonomy | probes | operators | profiles | example.
 
 The draft contract (draft/...):
 - instruction.md: the task as the client's request to a Blender artist, in their voice. It
@@ -58,7 +58,7 @@ The draft contract (draft/...):
   grader without doing the work (loose vertices or a box in place of the parts, the material
   name on an unused slot, an emission shader of the right colour, a helper re-parented to fake
   an attachment, a setting overridden elsewhere); each must fail. The grader is also attacked
-  with task-agnostic gaming operators (read_catalogue probes lists them): every applicable one
+  with task-agnostic gaming operators (read_catalogue operators lists them): every applicable one
   must fail, so measure solid parts, the material on the faces and the shader that reaches the
   surface, attachment over the animation, and everything the task leaves unchanged
   (scene_unchanged against the start scene), never a name or a bounding box alone. An operator
@@ -113,14 +113,15 @@ def catalogue(section: str) -> str:
             + ["professions (profession_primary: id | name):"]
             + [f"{p['id']} | {p['name']}" for p in taxonomy["professions"]])
     if section == "probes":
-        from verifiers.mutation_testing import OPERATOR_NAMES
         from verifiers.probe_catalogue import rule_methods
         return "\n".join(["rubric methods (method | group | params: name: type, * required; object or objects where both "
                           "appear: give one; admission checks them against the full JSON Schema):"]
                          + [f"{name} | {m.group} | {_params(m.schema())}"
-                            for name, m in sorted(rule_methods().items())]
-                         + ["gaming operators every applicable one of which the grader must kill (docs: "
-                            "Gaming resistance): " + ", ".join(OPERATOR_NAMES)])
+                            for name, m in sorted(rule_methods().items())])
+    if section == "operators":  # its own answer: with the methods it outgrew one tool answer (MAX_TOOL_OUTPUT_CHARS)
+        from verifiers.mutation_testing import OPERATOR_NAMES
+        return ("gaming operators every applicable one of which the grader must kill (docs: Gaming resistance): "
+                + ", ".join(OPERATOR_NAMES))
     if section == "profiles":
         from verifiers.profiles import REGISTRY
         return "\n".join(["scoring profiles (scoring_profile | verification.weights | description):"]

@@ -544,11 +544,12 @@ def _graph_part(material: dict) -> dict:
     return {k: v for k, v in material.items() if k != "settings"}
 
 
-def _mesh_hashes(mesh) -> dict:
+def _mesh_hashes(mesh, weighted: bool = True) -> dict:
     """{topology, geometry, normals, uv, material_index, attributes} of an (evaluated) mesh: sha256
     of the element counts with the edge and face vertex indices; of the local vertex coordinates
     rounded to 1e-5; of each UV map (name, render / active flags, coordinates) and the UV seams;
-    of the faces' material indices; of its other attributes (``_attributes_hash``)."""
+    of the faces' material indices; of its other attributes (``_attributes_hash``; ``weighted``:
+    its object has vertex groups, whose weights only then are read)."""
     nv, ne, nf, nl = len(mesh.vertices), len(mesh.edges), len(mesh.polygons), len(mesh.loops)
     loops = corner_verts(mesh)  # face after face (Blender keeps loops in face order)
     totals = np.empty(nf, dtype=np.int64)
@@ -570,7 +571,7 @@ def _mesh_hashes(mesh) -> dict:
         uv.update(np.flatnonzero(cut).astype("<i8").tobytes())
     index = face_material_indices(mesh)
     return {"topology": topology, "geometry": geometry, "normals": _normals_hash(mesh), "uv": uv.hexdigest(),
-            "material_index": _digest(index.astype("<i8").tobytes()), "attributes": _attributes_hash(mesh)}
+            "material_index": _digest(index.astype("<i8").tobytes()), "attributes": _attributes_hash(mesh, weighted)}
 
 
 # Attributes another key holds (positions, UV maps, material index, shading normals) or Blender
@@ -586,7 +587,7 @@ ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("val
                     "FLOAT4X4": ("value", 16), "INT16_2D": ("value", 2), "INT8_2D": ("value", 2)}
 
 
-def _attributes_hash(mesh) -> str:
+def _attributes_hash(mesh, weighted: bool = True) -> str:
     """sha256 of the mesh's other attributes (red team 33: a colour attribute in another prop's
     colour added to each prop, drawn when the file opens coloured by attribute or in Vertex
     Paint): each one's name, domain, type and values (rounded to 1e-5), its vertex groups'
@@ -609,8 +610,9 @@ def _attributes_hash(mesh) -> str:
         values = np.clip(np.nan_to_num(values, nan=0.0), -1e12, 1e12)  # a NaN is not_numbers' to name
         h.update(np.rint(values * 10 ** PLACES).astype("<i8").tobytes())
     # vertex groups' weights: per-vertex mesh data no attribute lists (red team 37: a weight
-    # layer added to every kept prop); Python's loop, as the API has no bulk read of them
-    weights = [(v.index, g.group, round(g.weight, PLACES)) for v in mesh.vertices for g in v.groups]
+    # layer added to every kept prop); Python's loop, as the API has no bulk read of them, and
+    # only where the object has a vertex group (none has weights otherwise)
+    weights = [(v.index, g.group, round(g.weight, PLACES)) for v in mesh.vertices for g in v.groups] if weighted else []
     if weights:
         h.update(json.dumps(["vertex_groups", weights]).encode())
     colours = mesh.color_attributes
@@ -1012,7 +1014,7 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
             except RuntimeError:
                 mesh = None
             if mesh is not None:
-                values.update(_mesh_hashes(mesh))
+                values.update(_mesh_hashes(mesh, bool(getattr(obj, "vertex_groups", None))))
                 local = local_surface(mesh)
                 ev.to_mesh_clear()
             if shapes is not None and fixed_shape(obj):

@@ -135,6 +135,7 @@ def test_catalogue_sections():
     assert "MOD-01" in catalogue("taxonomy") and "PRF-3DART" in catalogue("taxonomy")
     assert "blender-70-30" in catalogue("profiles")
     assert '"task_id": "table-model"' in catalogue("example")
+    assert "moving_parts_shudder" in catalogue("operators") and "solid_parts" in catalogue("probes")
     assert catalogue("nope").startswith("Error: unknown catalogue section")
     assert all(len(catalogue(s)) < 20_000 for s in SECTIONS)  # one tool answer each
 
