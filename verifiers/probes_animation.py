@@ -508,8 +508,8 @@ def _longest_flick_run(changes: list[np.ndarray | None]) -> int:
     (a negative dot product) adds a flick to the run, one turned the same way keeps the run, and
     one further apart starts a new run."""
     longest = 0
-    last: np.ndarray | None = None
-    last_at = run = np.zeros(0)
+    last: np.ndarray | None = None  # per vertex: its last jolt, the frame of it, the run so far
+    last_at = run = np.zeros(0, dtype=np.int64)
     for k, d in enumerate(changes):
         if d is None or (last is not None and d.shape != last.shape):
             last = None
@@ -556,10 +556,10 @@ def moves_smoothly(probe: Probe, p: dict):
             if i >= 2:  # changes[k] is the change at frames[k + 1]
                 c = points[i - 2]
                 same = a is not None and b is not None and c is not None and len(a) == len(b) == len(c)
-                seconds.append(b - 2 * a + c if same else None)
-                changes.append(0.0 if a is None or b is None or c is None else
-                               float(np.linalg.norm(b - 2 * a + c, axis=1).max()) if same
-                               else abs(steps[-1] - steps[-2]))
+                second = b - 2 * a + c if same else None
+                seconds.append(second)
+                changes.append(float(np.linalg.norm(second, axis=1).max()) if second is not None else
+                               0.0 if a is None or b is None or c is None else abs(steps[-1] - steps[-2]))
         step = max(steps, default=0.0)
         worst = int(np.argmax(steps)) if steps else 0
         m = {"max_step": step, "at_frame": frames[worst + 1] if steps else frames[0]}

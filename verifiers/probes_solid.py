@@ -424,10 +424,12 @@ def section_fill(solid: Solid) -> float:
     return known if known is not None else remember(_FILLS, key, _section_fill(solid))
 
 
-def _section_area(tri: np.ndarray, normal: np.ndarray, axis: int, h: float) -> tuple[float, float]:
+def _section_area(tri: np.ndarray, normal: np.ndarray, axis: int, h: float,
+                  hull: bool = True) -> tuple[float, float]:
     """(area, convex hull area) of the section of the closed triangles ``tri`` (t, 3, 3) by the
     plane at ``h`` across world ``axis``: exact, Green's theorem over the segments where the plane
-    cuts the faces (oriented by the face normals, so holes subtract)."""
+    cuts the faces (oriented by the face normals, so holes subtract).  ``hull=False``: the area
+    alone (the hull's 0), for callers that measure against something else."""
     u, v = (axis + 1) % 3, (axis + 2) % 3  # (u, v, axis) right-handed
     above = tri[:, :, axis] > h
     cut = above.any(axis=1) & ~above.all(axis=1)
@@ -448,7 +450,7 @@ def _section_area(tri: np.ndarray, normal: np.ndarray, axis: int, h: float) -> t
     flip = np.einsum("ij,ij->i", b - a, np.stack([-nrm[:, v], nrm[:, u]], axis=1)) < 0
     a, b = np.where(flip[:, None], b, a), np.where(flip[:, None], a, b)
     area = abs(float(0.5 * np.sum(a[:, 0] * b[:, 1] - b[:, 0] * a[:, 1])))
-    return area, _hull_area(np.concatenate([a, b]))
+    return area, _hull_area(np.concatenate([a, b])) if hull else 0.0
 
 
 def convex_hull_triangles(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
@@ -488,9 +490,11 @@ def _section_fill(solid: Solid) -> float:
     even = [(i + 0.5 + 0.0137) / SECTIONS for i in range(SECTIONS)]
     for axis in range(3):
         for h in _cut_heights(tri[:, :, axis].ravel(), float(lo[axis]), float(hi[axis]), even):
-            area, outline = _section_area(tri, normal, axis, h)
-            if hull is not None:  # the outline: the plane's section of the solid's own convex hull
-                outline = _section_area(hull[0], hull[1], axis, h)[0]
+            # the outline: the plane's section of the solid's own convex hull (its 2-D hull
+            # where the solid spans no volume to hull)
+            area, outline = _section_area(tri, normal, axis, h, hull=hull is None)
+            if hull is not None:
+                outline = _section_area(hull[0], hull[1], axis, h, hull=False)[0]
             if outline > 0:
                 worst = min(worst, area / outline)
     return worst
@@ -557,7 +561,7 @@ def _box_profile_of(solid: Solid) -> tuple[float, float]:
     heights = _cut_heights(tri[:, :, axis].ravel(), float(lo[axis]), float(hi[axis]), fractions)
     # not nearer either end than its end cut: a bevel or eased edge is narrower there
     heights = [h for h in heights if BOX_END_CUT - 1e-9 <= (h - lo[axis]) / ext[axis] <= 1.0 - BOX_END_CUT + 1e-9]
-    shares = [(float((h - lo[axis]) / ext[axis]), _section_area(tri, normal, axis, h)[0] / across)
+    shares = [(float((h - lo[axis]) / ext[axis]), _section_area(tri, normal, axis, h, hull=False)[0] / across)
               for h in heights]
     filled = next((t for t, share in shares if share < BOX_SECTION_FILL), 1.0)
     taper = math.inf
