@@ -253,7 +253,7 @@ def _judged(criteria: Sequence[Mapping], profile: Any, task: Mapping, params: Ma
 
     if unmeasured:
         caught = [c["id"] for c in criteria if not c["passed"]]
-        if not any(c.get("core") and not c["passed"] for c in criteria):
+        if not scoring.core_failures(criteria):
             raise ValueError(f"criteria {list(unmeasured)} were left unmeasured, but no core criterion failed")
         return {"reward": None, "rule_score": None, "success": False, "caught_by": caught}
 
