@@ -188,6 +188,10 @@ OPERATOR_NAMES = (
     "part_slotted_between_sections", "part_sawn_nearly_through", "pieces_run_into_each_other", "top_turned_to_rod",
     # red team 37: a shudder under the step-change limit, a vertex group on a kept mesh
     "moving_parts_shudder", "vertex_group_added",
+    # red team 38: a light ticked Holdout, a face in a glowing second material, a colour
+    # keyed over the frames, more legs under a top
+    "extra_light_holdout", "face_in_glowing_material", "material_colour_keyed_after_first_frame",
+    "more_legs_under_part",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

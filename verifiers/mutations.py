@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "40"
+MUTATIONS_VERSION = "41"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5786,3 +5786,95 @@ def vertex_group_added(ctx: Context) -> None:
     for obj in _kept_meshes(ctx):
         group = obj.vertex_groups.new(name="Col")
         group.add(list(range(len(obj.data.vertices))), 1.0, "REPLACE")
+
+
+# --- red team 38: product-lighting passed with a 2 kW point light and a sun ticked Holdout (every
+# check of extra lights read the picture's objects, and holdout cuts surfaces, not light);
+# mug-material with one face of the foot in a second, glowing material (0.05 % of the body, under
+# the share material_on_faces tolerated); fence-array with the pickets' colour keyed over the
+# frames; table-model with six more full-height legs, and with a cabinet between its legs ---
+
+
+@operator("extra_light_holdout", "a 3000 W point light added beside the parts, ticked Holdout: the flag cuts "
+          "surfaces out of the picture, a light shines all the same", _extra_light_graded)
+def extra_light_holdout(ctx: Context) -> None:
+    data = _extra_light(ctx, "Held", 3000.0)
+    next(o for o in ctx.scene.objects if o.data == data).is_holdout = True
+
+
+def _single_material_parts(ctx: Context) -> list[bpy.types.Object]:
+    return _named_by(ctx, ("material_on_faces",), {"MESH"}, lambda p: bool(p.get("every_face")))
+
+
+@operator("face_in_glowing_material", "the smallest face of each mesh a material_on_faces criterion holds to one "
+          "material on every face given a second material, magenta and glowing (strength 20): a speck a render "
+          "shows, far under any share of the area",
+          lambda ctx: None if _single_material_parts(ctx) else "no material_on_faces criterion with every_face")
+def face_in_glowing_material(ctx: Context) -> None:
+    glow = bpy.data.materials.new("Speck.Glow")
+    glow.use_nodes = True
+    bsdf = next(n for n in glow.node_tree.nodes if n.type == "BSDF_PRINCIPLED")
+    bsdf.inputs["Base Color"].default_value = (1.0, 0.0, 1.0, 1.0)
+    bsdf.inputs["Emission Color"].default_value = (1.0, 0.0, 1.0, 1.0)
+    bsdf.inputs["Emission Strength"].default_value = 20.0
+    for mesh in {o.data for o in _single_material_parts(ctx)}:
+        if not len(mesh.polygons):
+            continue
+        mesh.materials.append(glow)
+        smallest = min(mesh.polygons, key=lambda f: f.area)
+        smallest.material_index = len(mesh.materials) - 1
+        mesh.update()
+
+
+def _unlinked_colours(ctx: Context) -> list:
+    return [bsdf.inputs["Base Color"] for mat in _part_materials(ctx) for bsdf in _principled(mat)
+            if not bsdf.inputs["Base Color"].is_linked]
+
+
+@operator("material_colour_keyed_after_first_frame", "each part material's unlinked Principled Base Color keyed: "
+          "as delivered on the first frame, the complementary colour from the tenth on (opacity untouched)",
+          lambda ctx: _needs_frames(ctx) or (None if _unlinked_colours(ctx) else
+                                             "no part material's Principled Base Color is a plain value"))
+def material_colour_keyed_after_first_frame(ctx: Context) -> None:
+    first = ctx.scene.frame_start
+    for sock in _unlinked_colours(ctx):
+        sock.keyframe_insert("default_value", frame=first)
+        sock.default_value = _complement(sock.default_value)
+        sock.keyframe_insert("default_value", frame=first + 9)
+
+
+def _kept_open(ctx: Context) -> list[tuple[bpy.types.Object, float]]:
+    """(the part, the floor's height) of each under_stays_open criterion."""
+    out = []
+    for p in _criteria(ctx, "under_stays_open"):
+        obj = ctx.scene.objects.get(p.get("under", ""))
+        if obj is not None and obj.type in GEOMETRY_TYPES:
+            out.append((obj, float(p.get("floor", 0.0))))
+    return out
+
+
+@operator("more_legs_under_part", "six more legs under each part under_stays_open keeps open: 5 cm square posts "
+          "from the floor to its underside along its long sides, in the parts' first material",
+          lambda ctx: None if _kept_open(ctx) else "no under_stays_open criterion")
+def more_legs_under_part(ctx: Context) -> None:
+    import bmesh  # noqa: PLC0415
+    for obj, floor in _kept_open(ctx):
+        lo, hi = _world_box([obj])
+        long_axis = 0 if hi.x - lo.x >= hi.y - lo.y else 1
+        side = 1 - long_axis
+        material = next((s.material for s in obj.material_slots if s.material is not None), None)
+        for k, t in enumerate((0.3, 0.5, 0.7)):
+            for edge in (lo[side] + 0.1 * (hi[side] - lo[side]), hi[side] - 0.1 * (hi[side] - lo[side])):
+                centre = [0.0, 0.0]
+                centre[long_axis] = lo[long_axis] + t * (hi[long_axis] - lo[long_axis])
+                centre[side] = edge
+                bm = bmesh.new()
+                height = lo.z - floor
+                bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation((centre[0], centre[1], floor + height / 2))
+                                      @ Matrix.Diagonal((0.05, 0.05, height, 1.0)))
+                mesh = bpy.data.meshes.new(f"Post.{k}")
+                bm.to_mesh(mesh)
+                bm.free()
+                if material is not None:
+                    mesh.materials.append(material)
+                ctx.scene.collection.objects.link(bpy.data.objects.new(f"Post.{obj.name}.{k}", mesh))

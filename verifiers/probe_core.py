@@ -653,6 +653,7 @@ def _filtered_out(view_layer, obj_type: str) -> bool:
 def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     """Names of the objects a render of ``scene`` shows in its picture: in a collection of the
     render's view layer that is neither excluded, render-disabled, holdout nor indirect-only
+    (a light: holdout or indirect-only too -- it lights the render all the same)
     (walked from the scene collection, so a disabled parent hides its children), not
     ``hide_render``, and -- for objects with geometry -- drawn by the view layer's filters
     (Surfaces, Curves, Volumes), visible to camera rays, neither a holdout nor a shadow catcher,
@@ -669,6 +670,10 @@ def render_visible_names(scene: bpy.types.Scene, depsgraph=None) -> set[str]:
     # Blender ORs holdout and indirect-only over every collection that holds the object: shown
     # through one collection, a holdout through another is a hole in the picture (red team 12)
     out -= {name for name in out if _masked_in_layer(scene.objects[name], view_layer)}
+    # Holdout and indirect-only cut surfaces out of the picture; a light so flagged, or in such a
+    # collection, lights the render as before (red team 38: a 2 kW point light and a sun ticked
+    # Holdout went unmeasured by every check of extra lights)
+    out |= {obj.name for obj in _render_collection_objects(view_layer, masked_too=True) if obj.type == "LIGHT"}
     # a child whose parent is hidden from render is still rendered in Blender: no parent rule
     if depsgraph is not None:
         out &= {o.name for o in depsgraph.objects}
@@ -1021,6 +1026,21 @@ def _id_values(ident) -> str:
     return json.dumps(values, default=str)
 
 
+def _idprop_value(value):
+    """A custom property's value as plain JSON (an ID by its name, never its address)."""
+    if hasattr(value, "to_dict"):
+        value = value.to_dict()
+    elif hasattr(value, "to_list"):
+        value = value.to_list()
+    if isinstance(value, bpy.types.ID):
+        return value.name
+    if isinstance(value, dict):
+        return {str(k): _idprop_value(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_idprop_value(v) for v in value]
+    return value if isinstance(value, (int, float, str, bool)) or value is None else repr(type(value))
+
+
 class DisplacedInRender(MissingObjects):
     """Objects named by the rubric whose material displaces their surface in the render (more
     than ``probes_surface.DISPLACED_AT``): the render shows a shape their mesh does not have, so
@@ -1151,6 +1171,47 @@ class Probe:
             h.update(self._animated_values(frame).encode())
             self._states[key] = h.hexdigest()
         return self._states[key]
+
+    def look(self, frame: int, name: str) -> str:
+        """A digest of how the render shows object ``name`` at ``frame``, whatever animates it:
+        its evaluated world matrix, its own evaluated values (object colour, visibility flags,
+        custom properties a shader may read), what its evaluated mesh draws (``drawn_digest``),
+        and the evaluated values of every material on it, the node trees and node groups they
+        run and the objects their nodes read (a Texture Coordinate's object); an image sequence or
+        movie they show changes with the frame by itself.  ``state`` answers which frames may
+        differ for the whole scene; this answers whether one part does."""
+        self.at(frame)
+        obj = self.scene.objects[name]
+        ev = obj.evaluated_get(self.depsgraph)
+        h = hashlib.sha256(name.encode())
+        h.update(np.array(ev.matrix_world, dtype=np.float64).tobytes())
+        h.update(_id_values(ev).encode())
+        h.update(json.dumps({k: _idprop_value(ev[k]) for k in ev.keys()}, sort_keys=True).encode())
+        if obj.type in GEOMETRY_TYPES:
+            mesh = ev.to_mesh()
+            if mesh is not None:
+                drawn_digest(h, mesh)
+                ev.to_mesh_clear()
+        seen: set[str] = set()
+        trees = [slot.material for slot in ev.material_slots if slot.material is not None]
+        while trees:
+            ident = trees.pop()
+            key = f"{type(ident).__name__}:{ident.name}"
+            if key in seen:
+                continue
+            seen.add(key)
+            h.update(_id_values(ident.evaluated_get(self.depsgraph)).encode())
+            tree = ident if isinstance(ident, bpy.types.NodeTree) else getattr(ident, "node_tree", None)
+            for node in getattr(tree, "nodes", ()):
+                if getattr(node, "node_tree", None) is not None:
+                    trees.append(node.node_tree)
+                image = getattr(node, "image", None)
+                if image is not None and image.source in {"MOVIE", "SEQUENCE"}:
+                    h.update(f"{image.name}@{frame}".encode())
+                other = getattr(node, "object", None)
+                if isinstance(other, bpy.types.Object) and other.name in self.scene.objects:
+                    h.update(np.array(other.evaluated_get(self.depsgraph).matrix_world, dtype=np.float64).tobytes())
+        return h.hexdigest()
 
     def _animated_values(self, frame: int) -> str:
         """The evaluated values of every animated data-block at ``frame`` (``_id_values``), once

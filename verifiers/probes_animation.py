@@ -809,3 +809,31 @@ def joint_axes(probe: Probe, p: dict):
     measured = {"joints_off_axis": len(bad_joints),
                 "max_off_axis_deg": {r["child"]: r["max_off_axis_deg"] for r in results}}
     return Outcome(score, not bad_joints, measured, {"tolerance_deg": tol}, detail, {"joints": results})
+
+
+@primitive(group="animation", required=("objects",), params={"objects": "names"})
+def unchanged_over_frames(probe: Probe, p: dict):
+    """Each object looks the same on every frame the task grades as on the first: it does not
+    move, change shape or change material (``Probe.look``: its evaluated placement, what its
+    evaluated mesh draws, its own values and those of every material, node tree and node group
+    it renders with).  A scene in which nothing can change from frame to frame
+    (``time_dependent``) passes at once.  Scores the share of objects that stay the same."""
+    names = list(p["objects"])
+    probe.objects(names)
+    frames = probe.graded_frames or [probe.scene.frame_start]
+    why = probe.time_dependent()
+    changed: dict[str, int] = {}
+    if why is not None and len(frames) > 1:
+        first = {n: probe.look(frames[0], n) for n in names}
+        for f in frames[1:]:
+            for n in names:
+                if n not in changed and probe.look(f, n) != first[n]:
+                    changed[n] = f
+            if len(changed) == len(names):
+                break
+    detail = ("nothing in the scene changes from frame to frame" if why is None else
+              f"each looks on frames {frames[0]}..{frames[-1]} as on frame {frames[0]}" if not changed else
+              "changes over the frames (moves, changes shape or material): " + ", ".join(
+                  f"{n} from frame {f}" for n, f in sorted(changed.items())))
+    return fraction_outcome(len(names) - len(changed), len(names), {"changed_from_frame": changed},
+                            {"unchanged": names}, detail, {"time_dependent": why, "frames": len(frames)})

@@ -19,6 +19,10 @@ scene can show of each part:
   blocks its own points: the share does not depend on face orientation.
 - **Seen.** A sample point is seen when the straight line from it to at least one viewpoint
   crosses no blocker; the part's seen share is the seen samples' share.
+
+Nor can a part's own measures tell a table from a table with six more legs under its top, or
+with a cabinet between its legs: ``under_stays_open`` measures what other geometry makes of the
+space under a part -- a few add-ons (an apron, braces) or something that stands there.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ import numpy as np  # noqa: E402
 from mathutils import Vector  # noqa: E402
 from mathutils.bvhtree import BVHTree  # noqa: E402
 
-from probe_core import GEOMETRY_TYPES, Probe, fraction_outcome, names_param, primitive, remember, rnd  # noqa: E402
+from probe_core import GEOMETRY_TYPES, Outcome, Probe, fraction_outcome, names_param, primitive, remember, rnd  # noqa: E402
 from probes_solid import fan_triangles  # noqa: E402
 
 SHARE = {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"}
@@ -226,3 +230,109 @@ def parts_unoccluded(probe: Probe, p: dict):
     return fraction_outcome(len(objs) - len(failing), len(objs), measured,
                             {"min_share": min_share, "elevations": list(elevations)},
                             detail, {"failing": failing, "viewpoints": len(viewpoints(lo, hi, elevations))})
+
+
+VOXEL = 0.01  # m: the grid other geometry is laid on under a part (smaller than a leg: 2 cm)
+MAX_SURFACE_POINTS = 4_000_000  # more would make the spacing coarser, never the verdict skip
+
+
+def surface_points(tris: np.ndarray, spacing: float) -> np.ndarray:
+    """Points on every triangle no further than ``spacing`` apart along its edges (a barycentric
+    grid per triangle, finer for larger ones): a thin card or a wire leaves a point in every
+    voxel it passes through."""
+    if not len(tris):
+        return np.zeros((0, 3))
+    edges = np.stack([np.linalg.norm(tris[:, a] - tris[:, b], axis=1) for a, b in ((0, 1), (1, 2), (2, 0))], axis=1)
+    steps = np.maximum(1, np.ceil(edges.max(axis=1) / spacing)).astype(np.int64)
+    total = int(((steps + 1) * (steps + 2) // 2).sum())
+    if total > MAX_SURFACE_POINTS:
+        return surface_points(tris, spacing * math.sqrt(total / MAX_SURFACE_POINTS))
+    out = []
+    for n in np.unique(steps):
+        i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+        keep = i + j <= n
+        u, v = i[keep] / n, j[keep] / n
+        t = tris[steps == n]
+        out.append((t[:, None, 0] + u[None, :, None] * (t[:, None, 1] - t[:, None, 0])
+                    + v[None, :, None] * (t[:, None, 2] - t[:, None, 0])).reshape(-1, 3))
+    return np.concatenate(out)
+
+
+def _pieces_spans(cells: set[tuple[int, int, int]]) -> list[tuple[int, int]]:
+    """(lowest, highest) layer of each piece: the occupied voxels joined through their faces,
+    edges and corners (a breadth-first walk: no scipy inside Blender's Python)."""
+    left, spans = set(cells), []
+    steps = [(a, b, c) for a in (-1, 0, 1) for b in (-1, 0, 1) for c in (-1, 0, 1) if (a, b, c) != (0, 0, 0)]
+    while left:
+        start = left.pop()
+        low = high = start[2]
+        todo = [start]
+        while todo:
+            x, y, z = todo.pop()
+            for a, b, c in steps:
+                nxt = (x + a, y + b, z + c)
+                if nxt in left:
+                    left.remove(nxt)
+                    todo.append(nxt)
+                    low, high = min(low, nxt[2]), max(high, nxt[2])
+        spans.append((low, high))
+    return spans
+
+
+@primitive(group="geometry", required=("under", "parts"),
+           params={"under": "name", "parts": "names", "floor": {"type": "number", "description": "number (m)"},
+                   "max_span": SHARE, "max_fill": SHARE, "frame": "integer"})
+def under_stays_open(probe: Probe, p: dict):
+    """The space under ``under`` (a tabletop) -- its footprint, from ``floor`` (default 0) up to
+    its underside -- holds no more than add-ons: every other piece the render draws there (all
+    render-visible geometry but the named ``parts``: other objects, their instances, a Background
+    Set's) runs over at most ``max_span`` (default 0.5) of that height, and nowhere does other
+    geometry fill more than ``max_fill`` (default 0.5) of a vertical line through it.  Measured
+    on a ``VOXEL`` grid: points on every other triangle (no further apart than a third of a
+    voxel) mark the voxels they lie in; a piece is the voxels joined through faces, edges or
+    corners (pieces less than a voxel apart join); a line's fill is its marked voxels' share of
+    the height.  More legs, posts, a cabinet or a panel standing under the top fail; an apron,
+    braces and stretchers pass."""
+    frame = int(p.get("frame", 1))
+    parts = set(p["parts"])
+    top = probe.obj(p["under"])
+    lo, hi = (np.array(b) for b in probe.aabb(top, frame))
+    floor = float(p.get("floor", 0.0))
+    max_span, max_fill = float(p.get("max_span", 0.5)), float(p.get("max_fill", 0.5))
+    height = float(lo[2]) - floor
+    expected = {"max_span": max_span, "max_fill": max_fill, "voxel_m": VOXEL}
+    if height <= VOXEL:
+        return Outcome(0.0, False, {"height_m": rnd(height)}, expected,
+                       f"no room under {top.name}: its underside is {height:.3f} m above the floor", {})
+    geometry = _scene_geometry(probe, frame)
+    others = [t for name, t in geometry.items() if name not in parts and len(t)]
+    points = surface_points(np.concatenate(others), VOXEL / 3) if others else np.zeros((0, 3))
+    layers = int(math.ceil(height / VOXEL - 1e-9))
+    inside = ((points[:, 0] >= lo[0]) & (points[:, 0] <= hi[0]) & (points[:, 1] >= lo[1]) & (points[:, 1] <= hi[1])
+              & (points[:, 2] >= floor) & (points[:, 2] < float(lo[2])))
+    origin = np.array([lo[0], lo[1], floor])
+    cells_array = np.unique(np.floor((points[inside] - origin) / VOXEL).astype(np.int64), axis=0)
+    cells_array = cells_array[(cells_array[:, 2] >= 0) & (cells_array[:, 2] < layers)]
+    fill, span, worst_line, worst_piece = 0.0, 0.0, None, None
+    if len(cells_array):
+        lines, counts = np.unique(cells_array[:, :2], axis=0, return_counts=True)
+        k = int(np.argmax(counts))
+        fill = float(counts[k]) / layers
+        worst_line = [rnd(float(origin[0] + (lines[k][0] + 0.5) * VOXEL)), rnd(float(origin[1] + (lines[k][1] + 0.5) * VOXEL))]
+        spans = _pieces_spans({tuple(c) for c in cells_array.tolist()})
+        low, high = max(spans, key=lambda s: s[1] - s[0])
+        span = (high - low + 1) / layers
+        worst_piece = [rnd(floor + low * VOXEL), rnd(floor + (high + 1) * VOXEL)]
+    problems = []
+    if span > max_span:
+        problems.append(f"a piece runs from z {worst_piece[0]:.2f} to {worst_piece[1]:.2f} m, "
+                        f"{span:.0%} of the {height:.2f} m under {top.name}")
+    if fill > max_fill:
+        problems.append(f"other geometry fills {fill:.0%} of the height on the line at x {worst_line[0]:.2f}, "
+                        f"y {worst_line[1]:.2f}")
+    detail = (f"the space under {top.name} holds only add-ons (longest piece {span:.0%}, fullest line "
+              f"{fill:.0%} of its {height:.2f} m)" if not problems else
+              f"something stands under {top.name}: " + "; ".join(problems))
+    return Outcome(0.0 if problems else 1.0, not problems, {"span": rnd(span), "fill": rnd(fill)}, expected, detail,
+                   {"height_m": rnd(height), "pieces_voxels": int(len(cells_array)), "worst_piece_z": worst_piece,
+                    "worst_line_xy": worst_line})
