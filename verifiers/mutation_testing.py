@@ -192,6 +192,9 @@ OPERATOR_NAMES = (
     # keyed over the frames, more legs under a top
     "extra_light_holdout", "face_in_glowing_material", "material_colour_keyed_after_first_frame",
     "more_legs_under_part",
+    # red team 39: the paint canvas left on a decoy image node, a Single Image paint canvas, a kept
+    # mesh's own settings and custom properties
+    "paint_canvas_left_on_decoy", "single_image_paint_canvas", "kept_mesh_settings_changed",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

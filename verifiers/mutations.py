@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "41"
+MUTATIONS_VERSION = "42"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5878,3 +5878,62 @@ def more_legs_under_part(ctx: Context) -> None:
                 if material is not None:
                     mesh.materials.append(material)
                 ctx.scene.collection.objects.link(bpy.data.objects.new(f"Post.{obj.name}.{k}", mesh))
+
+
+# --- red team 39: crate-texture passed with a decoy image node holding the paint canvas while the
+# Principled BSDF was the active node, and with Texture Paint in Single Image mode on a decoy;
+# robot-carry with the box set down on the target, taken again and carried back (supported_throughout
+# max_pickups: no operator, a gaming sample) ---
+
+
+def _painted_materials(ctx: Context) -> list[bpy.types.Material]:
+    """The materials an image_texture criterion holds to be the image Texture Paint paints into."""
+    names = {p.get("material") for p in _criteria(ctx, "image_texture") if p.get("paint_slot")}
+    return [m for m in bpy.data.materials if m.name in names and m.node_tree is not None]
+
+
+def _decoy_image() -> bpy.types.Image:
+    decoy = bpy.data.images.new("Paint.Decoy", 256, 256)
+    decoy.generated_type = "COLOR_GRID"
+    decoy.use_fake_user = True
+    return decoy
+
+
+@operator("paint_canvas_left_on_decoy", "each material whose painted image a criterion names given a decoy Image "
+          "Texture node, connected to nothing, made active and then the output node made active: the paint canvas "
+          "stays on the decoy, every stroke lands in an image no render reads",
+          lambda ctx: None if _painted_materials(ctx) else "no image_texture criterion with paint_slot")
+def paint_canvas_left_on_decoy(ctx: Context) -> None:
+    for mat in _painted_materials(ctx):
+        tree = mat.node_tree
+        other = next((n for n in tree.nodes if n.type != "TEX_IMAGE"), None)
+        decoy = tree.nodes.new("ShaderNodeTexImage")
+        decoy.image = _decoy_image()
+        tree.nodes.active = decoy
+        if other is not None:
+            tree.nodes.active = other
+
+
+@operator("single_image_paint_canvas", "Texture Paint switched to Single Image mode on a decoy canvas: the "
+          "material's paint slots unused, every stroke lands in an image no render reads",
+          lambda ctx: None if _painted_materials(ctx) else "no image_texture criterion with paint_slot")
+def single_image_paint_canvas(ctx: Context) -> None:
+    paint = ctx.scene.tool_settings.image_paint
+    paint.mode = "IMAGE"
+    paint.canvas = _decoy_image()
+
+
+# --- red team 39: asset-hygiene passed with an old import scale and up axis left as custom
+# properties on every prop's mesh (glTF writes them as extras), and with its mesh's symmetry,
+# remesh size and texture space changed: the mesh data's own settings no evaluated copy carries ---
+
+
+@operator("kept_mesh_settings_changed", "each mesh a scene_unchanged criterion keeps given custom properties (an "
+          "import scale of 0.01 and a Y up axis, which exporters write with it) and X symmetry: the render "
+          "unchanged",
+          lambda ctx: None if _kept_meshes(ctx) else "no scene_unchanged criterion keeps a mesh of the start scene")
+def kept_mesh_settings_changed(ctx: Context) -> None:
+    for obj in _kept_meshes(ctx):
+        obj.data["unit_scale"] = 0.01
+        obj.data["up_axis"] = "Y"
+        obj.data.use_mirror_x = True

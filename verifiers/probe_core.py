@@ -1070,6 +1070,8 @@ class Probe:
         self.engine = engine
         # every frame the task grades (static criteria hold at each; see measure)
         self.graded_frames = list(graded_frames or [])
+        self._looks: dict[tuple[int, str], str] = {}  # (frame, data-block) -> its values (look)
+        self._animated: set[str] | None = None
         self._aabbs: dict[tuple[int, str], AABB] = {}
         self._worlds: dict[int, dict[str, Any]] = {}
         self._frame: int | None = None
@@ -1185,8 +1187,10 @@ class Probe:
         ev = obj.evaluated_get(self.depsgraph)
         h = hashlib.sha256(name.encode())
         h.update(np.array(ev.matrix_world, dtype=np.float64).tobytes())
-        h.update(_id_values(ev).encode())
-        h.update(json.dumps({k: _idprop_value(ev[k]) for k in ev.keys()}, sort_keys=True).encode())
+        animated = self._animated_keys()
+        if obj.animation_data is not None:  # only keys and drivers change an object's own values
+            h.update(_id_values(ev).encode())
+            h.update(json.dumps({k: _idprop_value(ev[k]) for k in ev.keys()}, sort_keys=True).encode())
         if obj.type in GEOMETRY_TYPES:
             mesh = ev.to_mesh()
             if mesh is not None:
@@ -1200,7 +1204,12 @@ class Probe:
             if key in seen:
                 continue
             seen.add(key)
-            h.update(_id_values(ident.evaluated_get(self.depsgraph)).encode())
+            if key in animated:  # a data-block no key or driver moves reads the same on every frame
+                if (frame, key) not in self._looks:
+                    self._looks[(frame, key)] = _id_values(ident.evaluated_get(self.depsgraph))
+                h.update(self._looks[(frame, key)].encode())
+            else:
+                h.update(key.encode())
             tree = ident if isinstance(ident, bpy.types.NodeTree) else getattr(ident, "node_tree", None)
             for node in getattr(tree, "nodes", ()):
                 if getattr(node, "node_tree", None) is not None:
@@ -1212,6 +1221,12 @@ class Probe:
                 if isinstance(other, bpy.types.Object) and other.name in self.scene.objects:
                     h.update(np.array(other.evaluated_get(self.depsgraph).matrix_world, dtype=np.float64).tobytes())
         return h.hexdigest()
+
+    def _animated_keys(self) -> set[str]:
+        """``look``'s keys of the data-blocks ``_animated_ids`` lists (once per probe)."""
+        if self._animated is None:
+            self._animated = {f"{type(i).__name__}:{i.name}" for i in _animated_ids()}
+        return self._animated
 
     def _animated_values(self, frame: int) -> str:
         """The evaluated values of every animated data-block at ``frame`` (``_id_values``), once

@@ -311,7 +311,7 @@ class _SlipTrack:
                    "carrier_tolerance": "tolerance", "anchor": "anchor", "max_step": "tolerance",
                    "min_carried_frames": "count", "slip_tolerance": "tolerance", "snap_tolerance": "tolerance",
                    "pad_from": "name", "pad_tolerance_deg": "number", "pad_contact": "tolerance",
-                   "min_contact": "tolerance", **SAMPLING})
+                   "min_contact": "tolerance", "max_pickups": "count", **SAMPLING})
 def supported_throughout(probe: Probe, p: dict):
     """At every sampled frame the object rests on a support or hangs at the carrier; no jump
     larger than ``max_step``; carried for at least ``min_carried_frames`` frames.  With
@@ -331,7 +331,10 @@ def supported_throughout(probe: Probe, p: dict):
     only sitting flat where nothing holds it: its drawn points within ``rest_tolerance`` of its
     lowest span at least ``min_contact`` (default 0.5) of its width on each horizontal axis
     (``contact_share``, as ``rests_on_face``) -- red team 29: a box left unheld on one edge,
-    tipped 9.5 degrees, for 38 frames; the gripper may roll it on an edge while it holds it."""
+    tipped 9.5 degrees, for 38 frames; the gripper may roll it on an edge while it holds it.
+    With ``max_pickups``, the object goes from resting to carried (clear of every support) at
+    most that many times: one pick-and-place move is one pickup (red team 39: a box set down
+    on the target, taken again, carried back over the start and brought back)."""
     obj, carrier = probe.obj(p["object"]), probe.obj(p["carrier"])
     supports, frames = probe.objects(list(p["supports"])), sampled_frames(p)
     max_step, min_carried = p.get("max_step"), int(p.get("min_carried_frames", 0))
@@ -343,6 +346,8 @@ def supported_throughout(probe: Probe, p: dict):
     pad_tol = float(p.get("pad_tolerance_deg", 10.0))
     pad_contact = float(p.get("pad_contact", PAD_CONTACT))
     unsupported, slipped, misfaced, worst_pad, carried, prev = [], [], [], 0.0, 0, None
+    pickups: list[int] = []
+    last_state: str | None = None
     apart, worst_gap, tipped = [], 0.0, []
     min_contact = float(p.get("min_contact", 0.5))
     for f in frames:
@@ -369,6 +374,9 @@ def supported_throughout(probe: Probe, p: dict):
             state = None
         prev = here
         carried += state == "carried"
+        if state == "carried" and last_state == "rest":
+            pickups.append(f)
+        last_state = state if state is not None else last_state
         slid = track is not None and track.step(f, rests, held)  # every frame: steps are consecutive
         if slid and state is not None:
             slipped.append(f)
@@ -378,13 +386,21 @@ def supported_throughout(probe: Probe, p: dict):
     ok_frames = len(frames) - len(unsupported)
     carry_factor = min(1.0, carried / min_carried) if min_carried else 1.0
     score = ok_frames / len(frames) * carry_factor
-    measured = {"frames_sampled": len(frames), "frames_unsupported": len(unsupported), "frames_carried": carried}
+    measured = {"frames_sampled": len(frames), "frames_unsupported": len(unsupported), "frames_carried": carried,
+                "pickups": len(pickups)}
     detail = f"{len(unsupported)} unsupported frame(s)"
     if unsupported:
         detail += f" (first {unsupported[0]})"
     detail += f"; carried at {carried} frame(s), need {min_carried}"
     expected = {"frames_unsupported": 0, "min_carried_frames": min_carried}
-    evidence = {"frames_unsupported": first_frames(unsupported)}
+    evidence = {"frames_unsupported": first_frames(unsupported), "pickups_at": first_frames(pickups)}
+    if "max_pickups" in p:
+        most = int(p["max_pickups"])
+        expected["max_pickups"] = most
+        if len(pickups) > most:
+            score *= most / len(pickups)
+            detail += (f"; picked up {len(pickups)} times (frames {', '.join(map(str, pickups[:6]))}), "
+                       f"at most {most}: set down and taken again")
     if track is not None:
         measured["frames_slipped"] = len(slipped)
         expected["slip_tolerance"] = float(slip)

@@ -56,7 +56,7 @@ from probes_solid import fan_indices  # noqa: E402
 # 14: an object's ``attributes`` (the mesh's other attributes) and ``viewport.paint_mode``
 # (red team 33).  15: hidden attributes other than Blender's editing state count, Sculpt Mode
 # is a paint mode (red team 35).
-SNAPSHOT_VERSION = "16"
+SNAPSHOT_VERSION = "17"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -622,6 +622,23 @@ def _attributes_hash(mesh, weighted: bool = True) -> str:
     return h.hexdigest()
 
 
+# A mesh's own settings that travel with it and no evaluated copy carries: symmetry and remesh
+# (what sculpting and a Remesh from the menu do to it), its texture space (Generated coordinates)
+MESH_SETTINGS = ("use_mirror_x", "use_mirror_y", "use_mirror_z", "use_mirror_topology", "use_mirror_vertex_groups",
+                 "radial_symmetry", "remesh_voxel_size", "remesh_voxel_adaptivity", "use_auto_texspace")
+
+
+def _mesh_settings(data) -> list:
+    """The mesh data's own settings (``MESH_SETTINGS``; the texture space where it is set by
+    hand, not from the geometry) and its custom properties, which exporters write with it (red
+    team 39: an old import scale and up axis left on every prop's mesh, glTF's extras)."""
+    out: list = [[name, _plain(getattr(data, name, None))] for name in MESH_SETTINGS]
+    if not getattr(data, "use_auto_texspace", True):
+        out.append(["texspace", _plain(data.texspace_location), _plain(data.texspace_size)])
+    out.append(["custom", {k: _plain(data[k]) for k in sorted(data.keys())}])
+    return out
+
+
 NORMAL_PLACES = 3  # corner normals rounded to 1e-3: a flipped or bent normal moves far more
 
 
@@ -1015,6 +1032,8 @@ def _frame_values(probe: Probe, objects: list, instances: dict, shapes: dict | N
                 mesh = None
             if mesh is not None:
                 values.update(_mesh_hashes(mesh, bool(getattr(obj, "vertex_groups", None))))
+                if obj.type == "MESH" and obj.data is not None:
+                    values["attributes"] = _digest(values["attributes"], _mesh_settings(obj.data))
                 local = local_surface(mesh)
                 ev.to_mesh_clear()
             if shapes is not None and fixed_shape(obj):

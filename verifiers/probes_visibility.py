@@ -86,12 +86,13 @@ def viewpoints(lo: np.ndarray, hi: np.ndarray, elevations) -> np.ndarray:
     return centre + VIEW_DISTANCE * radius * np.array(dirs)
 
 
-def _scene_geometry(probe: Probe, frame: int) -> dict[str, np.ndarray]:
+def _scene_geometry(probe: Probe, frame: int, leave_out: set[str] | frozenset = frozenset()) -> dict[str, np.ndarray]:
     """{drawer name: (t, 3, 3) world triangles}: what the render draws, per object (its own
-    evaluated mesh and the instances credited to it) and per Background Set pseudo-drawer."""
-    out = {}
+    evaluated mesh and the instances credited to it) and per Background Set pseudo-drawer;
+    the drawers named in ``leave_out`` are not read."""
+    out: dict[str, np.ndarray] = {name: np.zeros((0, 3, 3)) for name in leave_out}
     for obj in probe.scene.objects:
-        if obj.type in GEOMETRY_TYPES and obj.name in probe.rendered():
+        if obj.type in GEOMETRY_TYPES and obj.name in probe.rendered() and obj.name not in leave_out:
             mesh = probe.mesh_arrays(obj, frame)
             if mesh is not None:
                 out[obj.name] = _triangles(mesh)
@@ -99,7 +100,7 @@ def _scene_geometry(probe: Probe, frame: int) -> dict[str, np.ndarray]:
         if name not in out:  # instances of a drawer not rendered itself, or of a background set
             tris = [_triangles(piece) for piece in pieces]
             out[name] = np.concatenate(tris) if tris else np.zeros((0, 3, 3))
-    return out
+    return {name: tris for name, tris in out.items() if name not in leave_out}
 
 
 def _drawers(geometry: dict[str, np.ndarray]) -> list[str]:
@@ -258,6 +259,25 @@ def surface_points(tris: np.ndarray, spacing: float) -> np.ndarray:
     return np.concatenate(out)
 
 
+_CELLS: dict[bytes, np.ndarray] = {}  # the inputs' digest -> _cells_under (probe_core.remember)
+
+
+def _cells_under(others: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, floor: float, layers: int) -> np.ndarray:
+    """(n, 3) the voxels under the box [lo, hi] (its footprint, ``floor`` up to ``layers``
+    voxels) that points on the ``others`` triangles fall in: a pure function of them, kept for
+    the process (a frame whose other geometry is the same is not laid on the grid again)."""
+    points = surface_points(np.concatenate(others), VOXEL / 3) if others else np.zeros((0, 3))
+    inside = ((points[:, 0] >= lo[0]) & (points[:, 0] <= hi[0]) & (points[:, 1] >= lo[1]) & (points[:, 1] <= hi[1])
+              & (points[:, 2] >= floor) & (points[:, 2] < float(lo[2])))
+    origin = np.array([lo[0], lo[1], floor])
+    cells = np.floor((points[inside] - origin) / VOXEL).astype(np.int64)
+    cells = cells[(cells[:, 2] >= 0) & (cells[:, 2] < layers)]
+    # one int64 per voxel: numpy's unique over rows sorts them as bytes, many times slower
+    nx, ny = int(cells[:, 0].max(initial=0)) + 1, int(cells[:, 1].max(initial=0)) + 1
+    keys = np.unique((cells[:, 2] * ny + cells[:, 1]) * nx + cells[:, 0])
+    return np.stack([keys % nx, (keys // nx) % ny, keys // (nx * ny)], axis=1)
+
+
 def _pieces_spans(cells: set[tuple[int, int, int]]) -> list[tuple[int, int]]:
     """(lowest, highest) layer of each piece: the occupied voxels joined through their faces,
     edges and corners (a breadth-first walk: no scipy inside Blender's Python)."""
@@ -304,16 +324,16 @@ def under_stays_open(probe: Probe, p: dict):
     if height <= VOXEL:
         return Outcome(0.0, False, {"height_m": rnd(height)}, expected,
                        f"no room under {top.name}: its underside is {height:.3f} m above the floor", {})
-    geometry = _scene_geometry(probe, frame)
-    others = [t for name, t in geometry.items() if name not in parts and len(t)]
-    points = surface_points(np.concatenate(others), VOXEL / 3) if others else np.zeros((0, 3))
+    others = [t for t in _scene_geometry(probe, frame, leave_out=parts).values() if len(t)]
     layers = int(math.ceil(height / VOXEL - 1e-9))
-    inside = ((points[:, 0] >= lo[0]) & (points[:, 0] <= hi[0]) & (points[:, 1] >= lo[1]) & (points[:, 1] <= hi[1])
-              & (points[:, 2] >= floor) & (points[:, 2] < float(lo[2])))
-    origin = np.array([lo[0], lo[1], floor])
-    cells_array = np.unique(np.floor((points[inside] - origin) / VOXEL).astype(np.int64), axis=0)
-    cells_array = cells_array[(cells_array[:, 2] >= 0) & (cells_array[:, 2] < layers)]
+    h = hashlib.blake2b(repr((lo.tolist(), hi.tolist(), floor, layers)).encode(), digest_size=16)
+    for tris in others:
+        h.update(np.ascontiguousarray(tris, dtype=np.float64).tobytes())
+    cells_array = _CELLS.get(h.digest())
+    if cells_array is None:
+        cells_array = remember(_CELLS, h.digest(), _cells_under(others, lo, hi, floor, layers))
     fill, span, worst_line, worst_piece = 0.0, 0.0, None, None
+    origin = np.array([lo[0], lo[1], floor])
     if len(cells_array):
         lines, counts = np.unique(cells_array[:, :2], axis=0, return_counts=True)
         k = int(np.argmax(counts))

@@ -152,8 +152,9 @@ MEASURED_LATE = {
     "surface_shader": 1, "material_on_faces": 1, "parts_unoccluded": 1, "shape_match": 1, "image_texture": 1,
     "moves_smoothly": 1, "joint_axes": 1, "origin_at": 1,
     "parts_touch": 2, "no_interpenetration": 2, "supported_throughout": 2, "texture_influence": 2,
+    "under_stays_open": 2,
     "render_overrides": 3, "scene_unchanged": 3,
-    "solids_apart": 4,
+    "solids_apart": 4, "unchanged_over_frames": 4,
 }
 
 

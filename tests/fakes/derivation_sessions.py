@@ -191,7 +191,8 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         {"id": "C06", "method": "parts_touch", "params": {"object": top_name, "others": legs,
                                                            "tolerance": 0.003, "frame": 1}},
         {"id": "C07", "method": "material_on_faces", "params": {"objects": parts, "material": material,
-                                                                 "min_share": 0.999, "frame": 1}},
+                                                                 "min_share": 0.999, "every_face": True,
+                                                                 "frame": 1}},
         {"id": "C08", "method": "solid_parts", "params": {"objects": parts, "min_faces": 4, "min_volume": 0.0002,
                                                            "min_extent": 0.02, "max_loose_fraction": 0.0,
                                                            "max_shells": 1, "min_fill": 0.9, "max_holes": 0,
@@ -213,7 +214,10 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
         {"id": "C14", "method": "shape_measures", "params": {"object": top_name, "fill": [0.95, 1.001], "frame": 1}},
         {"id": "C15", "method": "scene_units", "params": {"system": "METRIC", "scale_length": 1.0}},
         {"id": "C16", "method": "normals_follow_faces", "params": {"objects": parts, "max_angle": 90,
-                                                                    "max_share": 0.0}}]}
+                                                                    "max_share": 0.0}},
+        {"id": "C17", "method": "unchanged_over_frames", "params": {"objects": parts}},
+        {"id": "C18", "method": "under_stays_open", "params": {"under": top_name, "parts": parts, "max_span": 0.5,
+                                                                "max_fill": 0.5, "frame": 1}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
