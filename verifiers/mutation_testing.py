@@ -195,6 +195,8 @@ OPERATOR_NAMES = (
     # red team 39: the paint canvas left on a decoy image node, a Single Image paint canvas, a kept
     # mesh's own settings and custom properties
     "paint_canvas_left_on_decoy", "single_image_paint_canvas", "kept_mesh_settings_changed",
+    # red team 40: a cabinet of staggered slat rows under a top
+    "louvred_box_under_part",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "42"
+MUTATIONS_VERSION = "43"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5937,3 +5937,38 @@ def kept_mesh_settings_changed(ctx: Context) -> None:
         obj.data["unit_scale"] = 0.01
         obj.data["up_axis"] = "Y"
         obj.data.use_mirror_x = True
+
+
+# --- red team 40: table-model passed with a cabinet between its legs built from staggered rows of
+# slats: each row its own piece, no vertical line through two rows, the rows closing the walls
+# only as seen from the side ---
+
+
+@operator("louvred_box_under_part", "under each part under_stays_open keeps open, walls round its middle from the "
+          "floor to its underside made of staggered rows of slats (each ring its own piece, no vertical line "
+          "through two rows): seen from the front or a side a closed cabinet",
+          lambda ctx: None if _kept_open(ctx) else "no under_stays_open criterion")
+def louvred_box_under_part(ctx: Context) -> None:
+    import bmesh  # noqa: PLC0415
+    for obj, floor in _kept_open(ctx):
+        lo, hi = _world_box([obj])
+        centre, half = (lo + hi) / 2, (hi - lo) / 3
+        top, bm = lo.z, bmesh.new()
+        rows, high, step, thick = 3, 0.02, 0.035, 0.01
+        level = floor
+        while level < top:
+            for r in range(rows):
+                low, up = level + r * high, min(level + (r + 1) * high, top)
+                if up - low < 0.005:
+                    continue
+                x, y = half.x - r * step, half.y - r * step
+                for (x0, y0), (x1, y1) in ((( -x, -y), (x, -y + thick)), ((-x, y - thick), (x, y)),
+                                           ((-x, -y), (-x + thick, y)), ((x - thick, -y), (x, y))):
+                    size = (x1 - x0, y1 - y0, up - low)
+                    at = (centre.x + (x0 + x1) / 2, centre.y + (y0 + y1) / 2, (low + up) / 2)
+                    bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(at) @ Matrix.Diagonal((*size, 1.0)))
+            level += rows * high
+        mesh = bpy.data.meshes.new("Louvres")
+        bm.to_mesh(mesh)
+        bm.free()
+        ctx.scene.collection.objects.link(bpy.data.objects.new(f"Louvres.{obj.name}", mesh))

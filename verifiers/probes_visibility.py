@@ -301,26 +301,31 @@ def _pieces_spans(cells: set[tuple[int, int, int]]) -> list[tuple[int, int]]:
 
 @primitive(group="geometry", required=("under", "parts"),
            params={"under": "name", "parts": "names", "floor": {"type": "number", "description": "number (m)"},
-                   "max_span": SHARE, "max_fill": SHARE, "frame": "integer"})
+                   "max_span": SHARE, "max_fill": SHARE, "max_side_fill": SHARE, "frame": "integer"})
 def under_stays_open(probe: Probe, p: dict):
     """The space under ``under`` (a tabletop) -- its footprint, from ``floor`` (default 0) up to
     its underside -- holds no more than add-ons: every other piece the render draws there (all
     render-visible geometry but the named ``parts``: other objects, their instances, a Background
     Set's) runs over at most ``max_span`` (default 0.5) of that height, and nowhere does other
-    geometry fill more than ``max_fill`` (default 0.5) of a vertical line through it.  Measured
+    geometry fill more than ``max_fill`` (default 0.5) of a vertical line through it, nor, seen
+    straight from the front or a side, close more than ``max_side_fill`` (default 0.5) of the
+    height at any point across (red team 40: staggered rows of slats, each row its own piece and
+    no vertical line through two of them, closed a cabinet between the legs).  Measured
     on a ``VOXEL`` grid: points on every other triangle (no further apart than a third of a
     voxel) mark the voxels they lie in; a piece is the voxels joined through faces, edges or
     corners (pieces less than a voxel apart join); a line's fill is its marked voxels' share of
-    the height.  More legs, posts, a cabinet or a panel standing under the top fail; an apron,
-    braces and stretchers pass."""
+    the height; a side view's, the share of the height at which some marked voxel lies on the
+    horizontal line across.  More legs, posts, a cabinet or a panel standing under the top fail;
+    an apron, braces and stretchers pass."""
     frame = int(p.get("frame", 1))
     parts = set(p["parts"])
     top = probe.obj(p["under"])
     lo, hi = (np.array(b) for b in probe.aabb(top, frame))
     floor = float(p.get("floor", 0.0))
     max_span, max_fill = float(p.get("max_span", 0.5)), float(p.get("max_fill", 0.5))
+    max_side = float(p.get("max_side_fill", 0.5))
     height = float(lo[2]) - floor
-    expected = {"max_span": max_span, "max_fill": max_fill, "voxel_m": VOXEL}
+    expected = {"max_span": max_span, "max_fill": max_fill, "max_side_fill": max_side, "voxel_m": VOXEL}
     if height <= VOXEL:
         return Outcome(0.0, False, {"height_m": rnd(height)}, expected,
                        f"no room under {top.name}: its underside is {height:.3f} m above the floor", {})
@@ -332,7 +337,7 @@ def under_stays_open(probe: Probe, p: dict):
     cells_array = _CELLS.get(h.digest())
     if cells_array is None:
         cells_array = remember(_CELLS, h.digest(), _cells_under(others, lo, hi, floor, layers))
-    fill, span, worst_line, worst_piece = 0.0, 0.0, None, None
+    fill, span, worst_line, worst_piece, side, worst_side = 0.0, 0.0, None, None, 0.0, None
     origin = np.array([lo[0], lo[1], floor])
     if len(cells_array):
         lines, counts = np.unique(cells_array[:, :2], axis=0, return_counts=True)
@@ -343,6 +348,13 @@ def under_stays_open(probe: Probe, p: dict):
         low, high = max(spans, key=lambda s: s[1] - s[0])
         span = (high - low + 1) / layers
         worst_piece = [rnd(floor + low * VOXEL), rnd(floor + (high + 1) * VOXEL)]
+        for across, seen_from in ((0, "the front"), (1, "a side")):  # looking along Y, then along X
+            closed = np.unique(cells_array[:, [across, 2]], axis=0)
+            where, counts = np.unique(closed[:, 0], return_counts=True)
+            k = int(np.argmax(counts))
+            if counts[k] / layers > side:
+                side = float(counts[k]) / layers
+                worst_side = [seen_from, rnd(float(origin[across] + (where[k] + 0.5) * VOXEL))]
     problems = []
     if span > max_span:
         problems.append(f"a piece runs from z {worst_piece[0]:.2f} to {worst_piece[1]:.2f} m, "
@@ -350,9 +362,13 @@ def under_stays_open(probe: Probe, p: dict):
     if fill > max_fill:
         problems.append(f"other geometry fills {fill:.0%} of the height on the line at x {worst_line[0]:.2f}, "
                         f"y {worst_line[1]:.2f}")
+    if side > max_side:
+        problems.append(f"seen from {worst_side[0]}, other geometry closes {side:.0%} of the height at "
+                        f"{'x' if worst_side[0] == 'the front' else 'y'} {worst_side[1]:.2f}")
     detail = (f"the space under {top.name} holds only add-ons (longest piece {span:.0%}, fullest line "
-              f"{fill:.0%} of its {height:.2f} m)" if not problems else
+              f"{fill:.0%}, most closed from a side {side:.0%} of its {height:.2f} m)" if not problems else
               f"something stands under {top.name}: " + "; ".join(problems))
-    return Outcome(0.0 if problems else 1.0, not problems, {"span": rnd(span), "fill": rnd(fill)}, expected, detail,
+    return Outcome(0.0 if problems else 1.0, not problems, {"span": rnd(span), "fill": rnd(fill),
+                                                            "side_fill": rnd(side)}, expected, detail,
                    {"height_m": rnd(height), "pieces_voxels": int(len(cells_array)), "worst_piece_z": worst_piece,
-                    "worst_line_xy": worst_line})
+                    "worst_line_xy": worst_line, "worst_side": worst_side})

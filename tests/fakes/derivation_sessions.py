@@ -217,7 +217,7 @@ def table_like_draft(seed_id: str, product: str, width: float, depth: float, hei
                                                                     "max_share": 0.0}},
         {"id": "C17", "method": "unchanged_over_frames", "params": {"objects": parts}},
         {"id": "C18", "method": "under_stays_open", "params": {"under": top_name, "parts": parts, "max_span": 0.5,
-                                                                "max_fill": 0.5, "frame": 1}}]}
+                                                                "max_fill": 0.5, "max_side_fill": 0.5, "frame": 1}}]}
     task = json.loads((TABLE_DRAFT / "task.json").read_text())
     task["task_id"], task["title"] = seed_id, f"Model the {product} to dimensions"
     described = {
