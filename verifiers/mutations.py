@@ -5857,27 +5857,34 @@ def _kept_open(ctx: Context) -> list[tuple[bpy.types.Object, float]]:
           "from the floor to its underside along its long sides, in the parts' first material",
           lambda ctx: None if _kept_open(ctx) else "no under_stays_open criterion")
 def more_legs_under_part(ctx: Context) -> None:
-    import bmesh  # noqa: PLC0415
     for obj, floor in _kept_open(ctx):
         lo, hi = _world_box([obj])
         long_axis = 0 if hi.x - lo.x >= hi.y - lo.y else 1
         side = 1 - long_axis
         material = next((s.material for s in obj.material_slots if s.material is not None), None)
+        height = lo.z - floor
         for k, t in enumerate((0.3, 0.5, 0.7)):
             for edge in (lo[side] + 0.1 * (hi[side] - lo[side]), hi[side] - 0.1 * (hi[side] - lo[side])):
-                centre = [0.0, 0.0]
+                centre = [0.0, 0.0, floor + height / 2]
                 centre[long_axis] = lo[long_axis] + t * (hi[long_axis] - lo[long_axis])
                 centre[side] = edge
-                bm = bmesh.new()
-                height = lo.z - floor
-                bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation((centre[0], centre[1], floor + height / 2))
-                                      @ Matrix.Diagonal((0.05, 0.05, height, 1.0)))
-                mesh = bpy.data.meshes.new(f"Post.{k}")
-                bm.to_mesh(mesh)
-                bm.free()
-                if material is not None:
-                    mesh.materials.append(material)
-                ctx.scene.collection.objects.link(bpy.data.objects.new(f"Post.{obj.name}.{k}", mesh))
+                _boxes_object(ctx, f"Post.{obj.name}.{k}", [(centre, (0.05, 0.05, height))], material)
+
+
+def _boxes_object(ctx: Context, name: str, boxes: list, material=None) -> bpy.types.Object:
+    """A new mesh object of axis-aligned boxes [(centre, size)] in world space, in ``material``."""
+    import bmesh  # noqa: PLC0415
+    bm = bmesh.new()
+    for centre, size in boxes:
+        bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(centre) @ Matrix.Diagonal((*size, 1.0)))
+    mesh = bpy.data.meshes.new(name)
+    bm.to_mesh(mesh)
+    bm.free()
+    if material is not None:
+        mesh.materials.append(material)
+    obj = bpy.data.objects.new(name, mesh)
+    ctx.scene.collection.objects.link(obj)
+    return obj
 
 
 # --- red team 39: crate-texture passed with a decoy image node holding the paint canvas while the
@@ -5949,26 +5956,20 @@ def kept_mesh_settings_changed(ctx: Context) -> None:
           "through two rows): seen from the front or a side a closed cabinet",
           lambda ctx: None if _kept_open(ctx) else "no under_stays_open criterion")
 def louvred_box_under_part(ctx: Context) -> None:
-    import bmesh  # noqa: PLC0415
+    rows, high, step, thick = 3, 0.02, 0.035, 0.01
     for obj, floor in _kept_open(ctx):
         lo, hi = _world_box([obj])
         centre, half = (lo + hi) / 2, (hi - lo) / 3
-        top, bm = lo.z, bmesh.new()
-        rows, high, step, thick = 3, 0.02, 0.035, 0.01
-        level = floor
-        while level < top:
+        boxes, level = [], floor
+        while level < lo.z:
             for r in range(rows):
-                low, up = level + r * high, min(level + (r + 1) * high, top)
+                low, up = level + r * high, min(level + (r + 1) * high, lo.z)
                 if up - low < 0.005:
                     continue
                 x, y = half.x - r * step, half.y - r * step
-                for (x0, y0), (x1, y1) in ((( -x, -y), (x, -y + thick)), ((-x, y - thick), (x, y)),
+                for (x0, y0), (x1, y1) in (((-x, -y), (x, -y + thick)), ((-x, y - thick), (x, y)),
                                            ((-x, -y), (-x + thick, y)), ((x - thick, -y), (x, y))):
-                    size = (x1 - x0, y1 - y0, up - low)
-                    at = (centre.x + (x0 + x1) / 2, centre.y + (y0 + y1) / 2, (low + up) / 2)
-                    bmesh.ops.create_cube(bm, size=1.0, matrix=Matrix.Translation(at) @ Matrix.Diagonal((*size, 1.0)))
+                    boxes.append(((centre.x + (x0 + x1) / 2, centre.y + (y0 + y1) / 2, (low + up) / 2),
+                                  (x1 - x0, y1 - y0, up - low)))
             level += rows * high
-        mesh = bpy.data.meshes.new("Louvres")
-        bm.to_mesh(mesh)
-        bm.free()
-        ctx.scene.collection.objects.link(bpy.data.objects.new(f"Louvres.{obj.name}", mesh))
+        _boxes_object(ctx, f"Louvres.{obj.name}", boxes)

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import bpy
+import mathutils
 import numpy as np  # a dependency of the bpy package, so always present alongside it
 
 if str(Path(__file__).resolve().parent) not in sys.path:  # standalone: siblings only
@@ -1026,19 +1027,29 @@ def _id_values(ident) -> str:
     return json.dumps(values, default=str)
 
 
-def _idprop_value(value):
-    """A custom property's value as plain JSON (an ID by its name, never its address)."""
-    if hasattr(value, "to_dict"):
-        value = value.to_dict()
-    elif hasattr(value, "to_list"):
-        value = value.to_list()
+def plain_json(value, places: int = 5):
+    """An RNA value as JSON: numbers (floats rounded to ``places``, -0.0 as 0.0), flags, strings;
+    vectors, colours and matrices as lists, enum sets sorted, data-blocks by name (never an
+    address), ID properties as they are."""
+    if isinstance(value, (bool, int, str)) or value is None:
+        return value
+    if isinstance(value, float):
+        return round(value, places) + 0.0
     if isinstance(value, bpy.types.ID):
         return value.name
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    if isinstance(value, mathutils.Matrix):
+        return [round(float(v), places) + 0.0 for row in value for v in row]
+    if hasattr(value, "to_dict"):  # an ID property group
+        return {k: plain_json(v, places) for k, v in sorted(value.to_dict().items())}
+    if hasattr(value, "to_list"):  # an ID property array
+        return plain_json(value.to_list(), places)
     if isinstance(value, dict):
-        return {str(k): _idprop_value(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_idprop_value(v) for v in value]
-    return value if isinstance(value, (int, float, str, bool)) or value is None else repr(type(value))
+        return {str(k): plain_json(v, places) for k, v in sorted(value.items())}
+    if hasattr(value, "__len__") and not isinstance(value, bpy.types.bpy_struct):
+        return [plain_json(v, places) for v in value]
+    return str(value)
 
 
 class DisplacedInRender(MissingObjects):
@@ -1190,7 +1201,7 @@ class Probe:
         animated = self._animated_keys()
         if obj.animation_data is not None:  # only keys and drivers change an object's own values
             h.update(_id_values(ev).encode())
-            h.update(json.dumps({k: _idprop_value(ev[k]) for k in ev.keys()}, sort_keys=True).encode())
+            h.update(json.dumps({k: plain_json(ev[k]) for k in ev.keys()}, sort_keys=True).encode())
         if obj.type in GEOMETRY_TYPES:
             mesh = ev.to_mesh()
             if mesh is not None:

@@ -35,7 +35,7 @@ from bpy_extras import anim_utils  # noqa: E402
 from probe_core import (  # noqa: E402
     COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, area_light_sides, corner_verts, draws_instances, picture_coords, edge_verts,
     face_material_indices, fixed_shape, ids_of_file, opened_view_hides,
-    fraction_outcome, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions, opened_view_select_filtered,
+    fraction_outcome, plain_json, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions, opened_view_select_filtered,
 )
 from probes_solid import fan_indices  # noqa: E402
 
@@ -182,27 +182,8 @@ def _r(value):
 
 
 def _plain(value):
-    """An RNA value as JSON: numbers, flags, strings; vectors, colours and matrices as lists, enum
-    sets sorted, data-blocks by name, ID properties as they are."""
-    if isinstance(value, (bool, int, str)) or value is None:
-        return value
-    if isinstance(value, float):
-        return _r(value)
-    if isinstance(value, bpy.types.ID):
-        return value.name
-    if isinstance(value, (set, frozenset)):
-        return sorted(value)
-    if isinstance(value, mathutils.Matrix):
-        return [_r(float(v)) for row in value for v in row]
-    if hasattr(value, "to_dict"):  # an ID property group
-        return {k: _plain(v) for k, v in sorted(value.to_dict().items())}
-    if hasattr(value, "to_list"):  # an ID property array
-        return _plain(value.to_list())
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in sorted(value.items())}
-    if hasattr(value, "__len__") and not isinstance(value, bpy.types.bpy_struct):
-        return [_plain(v) for v in value]
-    return str(value)
+    """An RNA value as JSON (``probe_core.plain_json``), floats rounded to the snapshot's places."""
+    return plain_json(value, PLACES)
 
 
 def _digest(*parts) -> str:
