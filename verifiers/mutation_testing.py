@@ -197,6 +197,11 @@ OPERATOR_NAMES = (
     "paint_canvas_left_on_decoy", "single_image_paint_canvas", "kept_mesh_settings_changed",
     # red team 40: a cabinet of staggered slat rows under a top
     "louvred_box_under_part",
+    # red team 41: UV faces shrunk onto the coverage grid's corners, a leftover named like the
+    # probe's camera, an attribute with an editing prefix, full-turn rotations, helper objects
+    # kept outside the scene
+    "uv_faces_shrunk_to_grid_corners", "leftover_named_like_probe_camera", "kept_mesh_attribute_editing_prefix",
+    "rotation_full_turns", "camera_and_light_outside_scene",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

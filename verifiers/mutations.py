@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "43"
+MUTATIONS_VERSION = "44"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5973,3 +5973,107 @@ def louvred_box_under_part(ctx: Context) -> None:
                                   (x1 - x0, y1 - y0, up - low)))
             level += rows * high
         _boxes_object(ctx, f"Louvres.{obj.name}", boxes)
+
+
+# --- red team 41: crate-texture passed with every face's UVs shrunk to a few texels, each island
+# on a corner of texture_influence's coverage grid (0.2 % of the tile read as 0.44 of it);
+# asset-hygiene with a copy of every prop on an object named like the probe's lent camera, old
+# positions in a mesh attribute named with an editing prefix, (360, 0, -360) degree rotations,
+# and a camera and a light kept in the file outside the scene ---
+
+
+def _texture_uv_judged(ctx: Context) -> list[tuple[bpy.types.Object, str]]:
+    """(mesh, UV map) for each object a texture_influence criterion reads at a named UV map."""
+    out = []
+    for p in _criteria(ctx, "texture_influence"):
+        if not p.get("uv_map"):
+            continue
+        for obj in _named_by(ctx, ("texture_influence",), ("MESH",), lambda q: q is p):
+            if p["uv_map"] in obj.data.uv_layers:
+                out.append((obj, p["uv_map"]))
+    return out
+
+
+@operator("uv_faces_shrunk_to_grid_corners", "each face of a texture-graded UV map shrunk to 2 % of its size, each "
+          "on a corner of a 16 x 16 grid over the tile: shapes, density and overlap kept, the painter gets a few "
+          "texels per plank",
+          lambda ctx: None if _texture_uv_judged(ctx) else "no texture_influence criterion reads a named UV map")
+def uv_faces_shrunk_to_grid_corners(ctx: Context) -> None:
+    for obj, name in _texture_uv_judged(ctx):
+        mesh = obj.data
+        layer = mesh.uv_layers[name]
+        for i, face in enumerate(mesh.polygons):
+            corner = np.array([(1 + i % 15) / 16, (1 + (i // 15) % 15) / 16])
+            loops = list(face.loop_indices)
+            uv = np.array([tuple(layer.data[k].uv) for k in loops])
+            moved = corner + (uv - uv.mean(axis=0)) * 0.02
+            for k, value in zip(loops, moved.tolist(), strict=True):
+                layer.data[k].uv = value
+
+
+@operator("leftover_named_like_probe_camera", "a copy of every mesh part joined into one object named 'arkevo probe "
+          "camera' (the name of the camera the probe lends), kept by a fake user in a collection no scene shows",
+          _whole_file_counted)
+def leftover_named_like_probe_camera(ctx: Context) -> None:
+    import bmesh  # noqa: PLC0415
+
+    meshes = [o for o in ctx.mesh_parts() if o.type == "MESH"]
+    joined = bpy.data.meshes.new("OldImport")
+    bm = bmesh.new()
+    for obj in meshes:
+        part = obj.data.copy()
+        part.transform(obj.matrix_world)
+        bm.from_mesh(part)
+        bpy.data.meshes.remove(part)
+    bm.to_mesh(joined)
+    bm.free()
+    holder = bpy.data.collections.new("OldImports")
+    holder.use_fake_user = True
+    holder.objects.link(bpy.data.objects.new("arkevo probe camera", joined))
+
+
+@operator("kept_mesh_attribute_editing_prefix", "each kept mesh given its vertex positions x 100 as a hidden "
+          "attribute named with an editing prefix ('.select_import_position') and a '.hide_import_scale' of 0.01: "
+          "the render unchanged, the import-space geometry carried in the file",
+          lambda ctx: None if _kept_objects(ctx, "attributes") else "no scene_unchanged criterion keeps a mesh")
+def kept_mesh_attribute_editing_prefix(ctx: Context) -> None:
+    for obj in _kept_objects(ctx, "attributes"):
+        if obj.type != "MESH" or not len(obj.data.vertices):
+            continue
+        mesh = obj.data
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        mesh.attributes.new(".select_import_position", "FLOAT_VECTOR", "POINT").data.foreach_set("vector", co * 100)
+        scale = mesh.attributes.new(".hide_import_scale", "FLOAT", "POINT")
+        scale.data.foreach_set("value", np.full(len(mesh.vertices), 0.01, dtype=np.float32))
+
+
+@operator("rotation_full_turns", "each object graded for an applied rotation given Euler angles (360, 0, -360) "
+          "degrees: the matrix turns nothing, the N panel and an exporter read 360 degrees",
+          lambda ctx: None if any(p.get("rotation", True) for p in _criteria(ctx, "transforms_applied"))
+          else "no transforms_applied criterion grades rotation")
+def rotation_full_turns(ctx: Context) -> None:
+    for p in _criteria(ctx, "transforms_applied"):
+        if not p.get("rotation", True):
+            continue
+        for name in ([p["object"]] if p.get("object") else p.get("objects", [])):
+            obj = ctx.scene.objects.get(name)
+            if obj is not None:
+                euler = obj.matrix_basis.to_euler()
+                obj.rotation_mode = "XYZ"
+                obj.rotation_euler = (euler.x + 2 * math.pi, euler.y, euler.z - 2 * math.pi)
+
+
+def _whole_file_objects_counted(ctx: Context) -> str | None:
+    if any(c["method"] == "object_count" and c.get("params", {}).get("whole_file") and "type" not in c["params"]
+           for c in ctx.rubric.get("criteria", [])):
+        return None
+    return "no object_count over every object of the file"
+
+
+@operator("camera_and_light_outside_scene", "a camera and a sun kept in the file by fake users, in no scene: the "
+          "render unchanged, helper objects the file delivers", _whole_file_objects_counted)
+def camera_and_light_outside_scene(ctx: Context) -> None:
+    camera = bpy.data.objects.new("HelperCam", bpy.data.cameras.new("HelperCam"))
+    light = bpy.data.objects.new("HelperSun", bpy.data.lights.new("HelperSun", "SUN"))
+    camera.use_fake_user = light.use_fake_user = True

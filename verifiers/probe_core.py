@@ -1775,6 +1775,14 @@ def join_pieces(pieces: list[dict]) -> dict[str, np.ndarray]:
 
 PROBE_ENGINE = "ARKEVO_PROBE"  # the render engine whose render() hands us the render depsgraph
 PROBE_CAMERA = "arkevo probe camera"  # lent to a scene without a camera (never linked into it)
+# The lent camera, known by its pointer while it exists: a delivery may hold an object of that
+# very name (red team 41: a leftover copy of every prop, skipped as the probe's own camera)
+LENT_CAMERAS: set[int] = set()
+
+
+def lent_camera(obj) -> bool:
+    """``obj`` is the camera ``render_probe`` lent to the scene (not one the file holds)."""
+    return obj.as_pointer() in LENT_CAMERAS
 
 # Caches keyed by a data-block's pointer hold for one render_probe only: a file opened later in
 # the same process (a warm probe's next delivery, the next mutant) may get the same address for
@@ -2135,6 +2143,7 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
     lent = None
     if scene.camera is None:
         lent = bpy.data.objects.new(PROBE_CAMERA, bpy.data.cameras.new(PROBE_CAMERA))
+        LENT_CAMERAS.add(lent.as_pointer())
     result: dict[str, Any] = {}
 
     def restore() -> None:
@@ -2168,6 +2177,7 @@ def render_probe(scene: bpy.types.Scene, baseline: dict | None, fn: Callable[["P
         scene.frame_current = frame
         if lent is not None:
             camera = lent.data
+            LENT_CAMERAS.discard(lent.as_pointer())
             bpy.data.objects.remove(lent)
             bpy.data.cameras.remove(camera)
     if "error" in result:

@@ -667,64 +667,6 @@ def uv_stretch(probe: Probe, p: dict):
     return fraction_outcome(len(names) - len(bad), len(names), measured, expected, detail, {"stretched": bad})
 
 
-def _clip_area(subject: list, clip: np.ndarray) -> float:
-    """Area of the convex polygon ``subject`` (counter-clockwise [u, v] points) clipped by the
-    counter-clockwise triangle ``clip`` (Sutherland-Hodgman)."""
-    poly = subject
-    for i in range(3):
-        (ax, ay), (bx, by) = clip[i], clip[(i + 1) % 3]
-        if not poly:
-            return 0.0
-        side = [(bx - ax) * (y - ay) - (by - ay) * (x - ax) for x, y in poly]
-        out = []
-        for j, (x, y) in enumerate(poly):
-            k = j - 1
-            (px, py), sp, sc = poly[k], side[k], side[j]
-            if sc >= 0:
-                if sp < 0:
-                    t = sp / (sp - sc)
-                    out.append((px + (x - px) * t, py + (y - py) * t))
-                out.append((x, y))
-            elif sp >= 0:
-                t = sp / (sp - sc)
-                out.append((px + (x - px) * t, py + (y - py) * t))
-        poly = out
-    if len(poly) < 3:
-        return 0.0
-    xs, ys = np.array(poly).T
-    return float(0.5 * abs(np.dot(xs, np.roll(ys, -1)) - np.dot(ys, np.roll(xs, -1))))
-
-
-def uv_overlap_area(uv_tris: np.ndarray) -> tuple[float, float]:
-    """(UV area covered, UV area covered more than once) of the triangles (t, 3, 2), exact: every
-    pair of triangles whose boxes meet is clipped against each other and the areas of their
-    intersections summed (an edge shared by two triangles adds nothing; the sum counts a point
-    covered three times twice, so it bounds the doubly covered area from above).  Each triangle
-    is first moved into the 0-1 tile by the whole tile its centre lies in (a repeating texture
-    shows the same texels there)."""
-    tris = np.asarray(uv_tris, dtype=np.float64)
-    tris = tris - np.floor(tris.mean(axis=1, keepdims=True))
-    signed = 0.5 * ((tris[:, 1, 0] - tris[:, 0, 0]) * (tris[:, 2, 1] - tris[:, 0, 1])
-                    - (tris[:, 1, 1] - tris[:, 0, 1]) * (tris[:, 2, 0] - tris[:, 0, 0]))
-    keep = np.abs(signed) > 0
-    tris, area = tris[keep], np.abs(signed[keep])
-    tris[signed[keep] < 0] = tris[signed[keep] < 0][:, ::-1]  # counter-clockwise
-    lo, hi = tris.min(axis=1), tris.max(axis=1)
-    order = np.argsort(lo[:, 0], kind="stable")
-    tris, area, lo, hi = tris[order], area[order], lo[order], hi[order]
-    twice = 0.0
-    for i in range(len(tris)):
-        end = int(np.searchsorted(lo[:, 0], hi[i, 0], side="right"))
-        j = np.arange(i + 1, end)
-        j = j[(lo[j, 1] < hi[i, 1]) & (hi[j, 1] > lo[i, 1]) & (hi[j, 0] > lo[i, 0])]
-        subject = [tuple(pt) for pt in tris[i].tolist()]
-        for other in j.tolist():
-            shared = _clip_area(subject, tris[other])
-            if shared > 1e-9 * min(area[i], area[other]):
-                twice += shared
-    return float(area.sum()) - twice, twice
-
-
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "uv_map": "name",
                    "max_overlap": {"type": "number", "minimum": 0, "maximum": 1, "description": "number 0..1"},
@@ -732,9 +674,9 @@ def uv_overlap_area(uv_tris: np.ndarray) -> tuple[float, float]:
                    "frame": "integer"})
 def uv_overlap(probe: Probe, p: dict):
     """No two faces of the UV map ``uv_map`` (default: the render-active one) of each evaluated
-    mesh share texture space, measured exactly on the UV triangles (``uv_overlap_area``): the
-    share of the covered UV area covered more than once is at most ``max_overlap`` (default
-    0.005).  ``resolution`` is accepted for older rubrics and not used.  A mesh without that UV
+    mesh share texture space, measured exactly on the UV triangles
+    (``probes_surface.uv_overlap_area``): the share of the covered UV area covered more than
+    once is at most ``max_overlap`` (default 0.005).  ``resolution`` is accepted for older rubrics and not used.  A mesh without that UV
     map or with no UV area fails.  Scores the share of objects that pass."""
     names = names_param(p)
     limit = float(p.get("max_overlap", 0.005))
@@ -744,7 +686,7 @@ def uv_overlap(probe: Probe, p: dict):
             measured[name] = None
             bad.append(name)
             continue
-        covered, twice = uv_overlap_area(uvm["uv"][uvm["tri"]])
+        covered, twice = ps.uv_overlap_area(uvm["uv"][uvm["tri"]])
         share = twice / covered if covered > 0 else 1.0
         measured[name] = {"uv_map": uvm["name"], "covered": rnd(covered), "overlap": rnd(share)}
         if share > limit:

@@ -17,8 +17,8 @@ import numpy as np  # noqa: E402
 from mathutils import Quaternion  # noqa: E402
 import colour_math  # noqa: E402
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, PROBE_CAMERA, Probe, area_light_sides, axes_skew, background_drawers, binary_outcome, contact_share,
-    draws_instances, fraction_outcome, names_param, primitive, rests_on, rnd,
+    GEOMETRY_TYPES, Probe, area_light_sides, axes_skew, background_drawers, binary_outcome, contact_share,
+    draws_instances, fraction_outcome, lent_camera, names_param, primitive, rests_on, rnd,
 )
 
 
@@ -91,7 +91,7 @@ def _elsewhere_in_file(probe: Probe, seen: set[str]) -> list[tuple[str, object]]
     camera and objects nothing uses (never saved) are no part of it."""
     out = []
     for obj in bpy.data.objects:
-        if obj.name in seen or obj.name == PROBE_CAMERA or obj.users == 0:
+        if obj.name in seen or lent_camera(obj) or obj.users == 0:
             continue
         holders = sorted(sc.name for sc in obj.users_scene if sc != probe.scene)
         out.append((f"<scene: {holders[0]}>/{obj.name}" if holders else f"<in no scene>/{obj.name}", obj))
@@ -343,17 +343,18 @@ def camera_settings(probe: Probe, p: dict):
 
 
 def _stale_rotation(o, tol: float) -> list[str]:
-    """The object's stored rotation channels that hold a turn (each read as an angle)."""
-    turns = {"rotation_euler": o.rotation_euler.to_quaternion(), "rotation_quaternion": o.rotation_quaternion,
-             "rotation_axis_angle": Quaternion(o.rotation_axis_angle[1:], o.rotation_axis_angle[0]),
-             "delta_rotation_euler": o.delta_rotation_euler.to_quaternion(),
-             "delta_rotation_quaternion": o.delta_rotation_quaternion}
-    out = []
-    for name, q in turns.items():
-        q = q.normalized() if q.magnitude > 1e-12 else Quaternion()
-        if min(q.angle, 2 * math.pi - q.angle) > tol:
-            out.append(name)
-    return out
+    """The object's stored rotation channels that are not zero as stored: an Euler angle off 0, a
+    quaternion off (1, 0, 0, 0), an axis-angle's angle off 0 (red team 41: (360, 0, -360)
+    degrees turns nothing, but it is no applied rotation: the N panel shows it, an exporter
+    writes it, and Apply Rotation leaves every channel at zero)."""
+    identity = Quaternion()
+    stored = {"rotation_euler": max(map(abs, o.rotation_euler)),
+              "rotation_quaternion": max(abs(a - b) for a, b in zip(o.rotation_quaternion, identity, strict=True)),
+              "rotation_axis_angle": abs(o.rotation_axis_angle[0]),
+              "delta_rotation_euler": max(map(abs, o.delta_rotation_euler)),
+              "delta_rotation_quaternion": max(abs(a - b) for a, b in zip(o.delta_rotation_quaternion, identity,
+                                                                          strict=True))}
+    return [name for name, off in stored.items() if not off <= tol]  # NaN: not zero
 
 
 @primitive(group="objects", required=("object|objects",),

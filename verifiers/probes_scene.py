@@ -265,6 +265,11 @@ def _walk(struct, skip: frozenset, depth: int, seen: set) -> dict:
         else:
             out[ident] = _plain(value)
     props = _id_props(struct)
+    if skip and props:
+        # a Python-defined group (Cycles') keeps its values as ID properties too: one skipped as
+        # a setting is skipped there (red team 41: a tile size set refused as a changed "[props]")
+        rna = struct.bl_rna.properties
+        props = {k: v for k, v in props.items() if not (k in skip and rna.get(k) is not None)}
     if props:
         out["[props]"] = props
     return out
@@ -556,16 +561,32 @@ def _mesh_hashes(mesh, weighted: bool = True) -> dict:
 
 
 # Attributes another key holds (positions, UV maps, material index, shading normals) or Blender
-# keeps for editing (selection, hiding, UV selection and pins, the topology's own arrays); every
-# other name starting with "." counts (red team 35: a sculpt mask and face sets on every prop)
-EDITING_ATTRIBUTES = (".select_", ".hide_", ".uv_select", ".pn.", ".vs.", ".es.", ".edge_verts", ".corner_vert",
-                      ".corner_edge")
+# keeps for editing (selection, hiding, UV selection and pins, the topology's own arrays), each by
+# its exact name, domain and type; every other name starting with "." counts (red team 35: a sculpt
+# mask and face sets on every prop; red team 41: old positions in ".select_import_position", a
+# prefix of an editing name)
+EDITING_ATTRIBUTES = frozenset({
+    (".select_vert", "POINT", "BOOLEAN"), (".select_edge", "EDGE", "BOOLEAN"), (".select_poly", "FACE", "BOOLEAN"),
+    (".hide_vert", "POINT", "BOOLEAN"), (".hide_edge", "EDGE", "BOOLEAN"), (".hide_poly", "FACE", "BOOLEAN"),
+    (".uv_select_vert", "CORNER", "BOOLEAN"), (".uv_select_edge", "CORNER", "BOOLEAN"),
+    (".uv_select_face", "FACE", "BOOLEAN"), (".edge_verts", "EDGE", "INT32_2D"), (".corner_vert", "CORNER", "INT"),
+    (".corner_edge", "CORNER", "INT")})
+UV_EDITING_PREFIXES = (".pn.", ".vs.", ".es.")  # a UV map's pins and (older files) selection: + the map's name
 COVERED_ATTRIBUTES = frozenset({"position", "material_index", "sharp_face", "sharp_edge", "custom_normal", "uv_seam"})
 # the foreach_get field and values per element of each attribute type
 ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
                     "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
                     "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4), "QUATERNION": ("value", 4),
                     "FLOAT4X4": ("value", 16), "INT16_2D": ("value", 2), "INT8_2D": ("value", 2)}
+
+
+def _editing(attr, uv_names: set[str]) -> bool:
+    """``attr`` is one Blender keeps for editing: its exact name, domain and type, or a UV map's
+    pins or selection (a boolean per corner named after a map the mesh has)."""
+    if (attr.name, attr.domain, attr.data_type) in EDITING_ATTRIBUTES:
+        return True
+    return (attr.domain, attr.data_type) == ("CORNER", "BOOLEAN") and attr.name[:4] in UV_EDITING_PREFIXES \
+        and attr.name[4:] in uv_names
 
 
 def _attributes_hash(mesh, weighted: bool = True) -> str:
@@ -576,7 +597,7 @@ def _attributes_hash(mesh, weighted: bool = True) -> str:
     uv_names = {layer.name for layer in mesh.uv_layers}
     h = hashlib.sha256()
     for attr in sorted(mesh.attributes, key=lambda a: a.name):
-        if attr.name in COVERED_ATTRIBUTES or attr.name in uv_names or attr.name.startswith(EDITING_ATTRIBUTES):
+        if attr.name in COVERED_ATTRIBUTES or attr.name in uv_names or _editing(attr, uv_names):
             continue
         h.update(json.dumps([attr.name, attr.domain, attr.data_type]).encode())
         field, width = ATTRIBUTE_FIELDS.get(attr.data_type, (None, 0))

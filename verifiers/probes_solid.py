@@ -791,7 +791,7 @@ def _near(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, lo: np.ndarray, hi: np
              | (np.maximum(np.maximum(p0, p1), p2) < lo - tol).any(axis=1))
 
 
-def _clip_area(subject: np.ndarray, clip: np.ndarray) -> float:
+def clip_area(subject: np.ndarray, clip: np.ndarray) -> float:
     """The area of the 2D polygon ``subject`` inside the convex 2D polygon ``clip``
     (Sutherland-Hodgman; ``clip`` turned counter-clockwise first)."""
     (x0, y0), (x1, y1), (x2, y2) = clip[0].tolist(), clip[1].tolist(), clip[2].tolist()
@@ -853,7 +853,7 @@ def _coplanar_overlap(a: Solid, b: Solid, tol: float) -> float:
             basis = np.stack([u, v], axis=1)
             tri_a = np.stack([a0[sl][i], a1[sl][i], a2[sl][i]]) @ basis
             tri_b = np.stack([b0[j], b1[j], b2[j]]) @ basis
-            total += _clip_area(tri_a, tri_b)
+            total += clip_area(tri_a, tri_b)
     return total
 
 

@@ -57,7 +57,7 @@ import bpy  # noqa: E402
 import numpy as np  # noqa: E402
 
 import colour_math  # noqa: E402
-from probes_solid import inward_faces, solid_of  # noqa: E402
+from probes_solid import clip_area, inward_faces, solid_of  # noqa: E402
 from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
     NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
@@ -350,10 +350,40 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         "n": len(tri), "w": w, "slot": slot[tri], "poly": poly[tri], "co": local, "P": local @ m[:3, :3].T + m[:3, 3],
         "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
         "uv": {name: interp(arr[tri_l[tri]]) for name, arr in uvs.items()}, "uv_default": uv_default,
+        "uv_tri": {name: arr[tri_l] for name, arr in uvs.items()},  # every triangle's UVs (texture coverage)
         "tangent": {name: _uv_tangents(world[tri_v[tri]], arr[tri_l[tri]], wn) for name, arr in uvs.items()},
         "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
     })
     return out
+
+
+def uv_overlap_area(uv_tris: np.ndarray) -> tuple[float, float]:
+    """(UV area covered, UV area covered more than once) of the triangles (t, 3, 2), exact: every
+    pair of triangles whose boxes meet is clipped against each other and the areas of their
+    intersections summed (an edge shared by two triangles adds nothing; the sum counts a point
+    covered three times twice, so it bounds the doubly covered area from above).  Each triangle
+    is first moved into the 0-1 tile by the whole tile its centre lies in (a repeating texture
+    shows the same texels there)."""
+    tris = np.asarray(uv_tris, dtype=np.float64)
+    tris = tris - np.floor(tris.mean(axis=1, keepdims=True))
+    signed = 0.5 * ((tris[:, 1, 0] - tris[:, 0, 0]) * (tris[:, 2, 1] - tris[:, 0, 1])
+                    - (tris[:, 1, 1] - tris[:, 0, 1]) * (tris[:, 2, 0] - tris[:, 0, 0]))
+    keep = np.abs(signed) > 0
+    tris, area = tris[keep], np.abs(signed[keep])
+    tris[signed[keep] < 0] = tris[signed[keep] < 0][:, ::-1]  # counter-clockwise
+    lo, hi = tris.min(axis=1), tris.max(axis=1)
+    order = np.argsort(lo[:, 0], kind="stable")
+    tris, area, lo, hi = tris[order], area[order], lo[order], hi[order]
+    twice = 0.0
+    for i in range(len(tris)):
+        end = int(np.searchsorted(lo[:, 0], hi[i, 0], side="right"))
+        j = np.arange(i + 1, end)
+        j = j[(lo[j, 1] < hi[i, 1]) & (hi[j, 1] > lo[i, 1]) & (hi[j, 0] > lo[i, 0])]
+        for other in j.tolist():
+            shared = clip_area(tris[i], tris[other])
+            if shared > 1e-9 * min(area[i], area[other]):
+                twice += shared
+    return float(area.sum()) - twice, twice
 
 
 def _uv_tangents(corners: np.ndarray, uv: np.ndarray, normal: np.ndarray) -> np.ndarray:
@@ -2118,7 +2148,9 @@ def chunks_for(probe: Probe, objs: list, frame: int, mat=None, every: bool = Fal
             m = s["materials"][slot] if s["materials"] else None  # the evaluated material
             if mat is not None and _original(m) != _original(mat):
                 continue
-            out.append((m, _chunk(s, s["slot"] == slot)))
+            chunk = _chunk(s, s["slot"] == slot)
+            chunk["uv_tri"] = {k: v[s["tri_slot"] == slot] for k, v in s["uv_tri"].items()}  # all its faces'
+            out.append((m, chunk))
     if every and mat is not None and not out:
         try:
             evaluated = mat.evaluated_get(probe.depsgraph)
@@ -3025,7 +3057,8 @@ def texture_influence(probe: Probe, p: dict):
     cancels it) -- on every sample of the area and of what the camera sees (``MIN_AREA_SHARE``).  Its
     samples land on >= ``min_coverage`` (0.25) of the image; with ``uv_map``, the image is read at
     that UV map's coordinates on all of the area (not another map, Generated coordinates, or a
-    Mapping that tiles it)."""
+    Mapping that tiles it), and the part's UV triangles cover >= ``min_coverage`` of the tile,
+    measured exactly (``uv_overlap_area``)."""
     wanted, input_name = p.get("image"), p.get("input", "Base Color")
     min_influence = float(p.get("min_influence", 0.5))
     min_coverage = float(p.get("min_coverage", MIN_COVERAGE))
@@ -3109,7 +3142,7 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
                     entry = per_image.setdefault(image.as_pointer(), {
                         "nodes": [], "image": image.name, "hits": [], "influence": 0.0, "at_uv": 0.0,
                         "seen": 0.0, "channels": 0.0, "shown": 0.0, "shown_seen": 0.0, "weak": 0.0,
-                        "crossed": 0.0, "unsteady": 0.0})
+                        "crossed": 0.0, "unsteady": 0.0, "uv_tris": []})
                     if hits[0]["node"].name not in entry["nodes"]:
                         entry["nodes"].append(hits[0]["node"].name)
     for key, entry in per_image.items():
@@ -3119,6 +3152,8 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
                 continue
             if uv_map:
                 entry["at_uv"] += _uv_read(hits, ctx, uv_map)
+                if uv_map in ctx.get("uv_tri", {}):
+                    entry["uv_tris"].append(ctx["uv_tri"][uv_map])
             measured = _influence(mat, target, ctx, input_name, key, hits, q)
             steady = _held_steady(mat, target, ctx, input_name, key)
             if measured is None or steady is None:
@@ -3153,6 +3188,13 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
         shown = entry["shown"] / w_total if w_total else 0.0
         shown_seen = (entry["shown_seen"] / w_seen if w_seen else 0.0) if seen is not None else None
         coverage, cells = _coverage(entry["hits"], lambda h: h["changed"]) if entry["hits"] else (0.0, 0)
+        uv_covered = None
+        if uv_map and entry["uv_tris"]:
+            # the cells count where samples land, a coarse reading (red team 41: islands of a few
+            # texels straddling the cells' corners filled 0.44 of them); read at the UV map, the
+            # image shows no more than the area its triangles cover, measured exactly
+            uv_covered = min(1.0, uv_overlap_area(np.concatenate(entry["uv_tris"]))[0])
+            coverage = min(coverage, uv_covered)
         at_uv = entry["at_uv"] / w_total if w_total and uv_map else None
         rows.append({"node": ", ".join(entry["nodes"]), "image": entry["image"], "influence": rnd(influence),
                      "weakest_channel": rnd(weakest), "in_view": rnd(in_view), "seen_share": rnd(w_seen / w_total)
@@ -3161,7 +3203,7 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
                      "weak": rnd(entry["weak"] / w_total if w_total else 0.0),
                      "cross_talk": rnd(entry["crossed"] / w_total if w_total else 0.0),
                      "held_varies": rnd(entry["unsteady"] / w_total if w_total else 0.0),
-                     "coverage": rnd(coverage), "cells": cells, "at_uv_map": rnd(at_uv),
+                     "coverage": rnd(coverage), "cells": cells, "uv_area": rnd(uv_covered), "at_uv_map": rnd(at_uv),
                      "ok": influence >= min_influence and weakest >= min_influence * WEAKEST_CHANNEL
                      and (in_view is None or in_view >= min_influence) and shown >= short
                      and (shown_seen is None or shown_seen >= short) and coverage >= min_coverage
