@@ -154,6 +154,25 @@ def build_scenes(tmp: Path, make_script: str, cases: dict[str, tuple[str, dict]]
     return {"tmp": tmp, "task": task, "rubric": rubric}
 
 
+def build_case_groups(tmp: Path, make_script: str, groups: dict[str, dict[str, tuple[str, dict]]], prefix: str,
+                      start_mode: str) -> dict:
+    """Run ``make_script`` (bpy) in ``tmp`` and write one rule task per group of cases (each in its
+    own folder, named after the group): {tmp, tasks: {group: (task, rubric)}}."""
+    script = tmp / "make.py"
+    script.write_text(make_script, encoding="utf-8")
+    run_bpy(script, tmp)
+    tasks = {name: write_rule_task(tmp / name, cases, f"{prefix}-{name}", start_mode=start_mode)
+             for name, cases in groups.items()}
+    return {"tmp": tmp, "tasks": tasks}
+
+
+def probe_case(scenes: dict, group: str, delivery: str) -> dict:
+    """The rule report of ``delivery``.blend under the task of ``group`` (``build_case_groups``)."""
+    task, rubric = scenes["tasks"][group]
+    return probe_local(scenes["tmp"] / f"{delivery}.blend", task, rubric,
+                       scenes["tmp"] / f"report-{group}-{delivery}.json")
+
+
 def assert_operators_killed(rows: list[dict], killed_by: dict[str, set[str]]) -> None:
     """Every operator of ``killed_by`` ran, applied, and failed exactly the criteria named."""
     assert sorted(row["operator"] for row in rows) == sorted(killed_by)

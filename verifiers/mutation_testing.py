@@ -202,6 +202,8 @@ OPERATOR_NAMES = (
     # kept outside the scene
     "uv_faces_shrunk_to_grid_corners", "leftover_named_like_probe_camera", "kept_mesh_attribute_editing_prefix",
     "rotation_full_turns", "camera_and_light_outside_scene",
+    # red team 42: a Base Color above 1, pieces of a part stacked face to face
+    "base_colour_above_one", "pieces_stacked_face_to_face", "reference_panel_as_wide_as_its_distance",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

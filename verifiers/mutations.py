@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "44"
+MUTATIONS_VERSION = "45"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5683,10 +5683,12 @@ def part_sawn_nearly_through(ctx: Context) -> None:
               Vector((lo.x + 0.95 * size.x, hi.y + pad, lo.z + 0.28 * size.z)))
 
 
-def _multi_piece_parts(ctx: Context) -> list[bpy.types.Object]:
-    """Meshes solid_parts allows several pieces whose own mesh holds two or more of them."""
+def _multi_piece_parts(ctx: Context, apart: bool = False) -> list[bpy.types.Object]:
+    """Meshes solid_parts allows several pieces whose own mesh holds two or more of them (with
+    ``apart``, those a criterion also holds apart: ``pieces_apart``)."""
     return [o for o in _named_by(ctx, ("solid_parts",), ("MESH",),
-                                 lambda p: isinstance(p.get("max_shells"), dict) or int(p.get("max_shells", 1)) > 1)
+                                 lambda p: (isinstance(p.get("max_shells"), dict) or int(p.get("max_shells", 1)) > 1)
+                                 and (not apart or bool(p.get("pieces_apart"))))
             if len(_mesh_islands(o.data)) >= 2]
 
 
@@ -5696,17 +5698,22 @@ def _multi_piece_parts(ctx: Context) -> list[bpy.types.Object]:
           lambda ctx: None if _multi_piece_parts(ctx) else "no solid_parts criterion allows an object several pieces")
 def pieces_run_into_each_other(ctx: Context) -> None:
     for obj in _multi_piece_parts(ctx):
-        mesh = obj.data
-        first, second = sorted(_mesh_islands(mesh), key=min)[:2]
-        alo, ahi = _vertex_box([mesh.vertices[v].co for v in first])
-        blo, bhi = _vertex_box([mesh.vertices[v].co for v in second])
-        gaps = [max(blo[i] - ahi[i], alo[i] - bhi[i]) for i in range(3)]
-        axis = max(range(3), key=lambda i: gaps[i])
-        overlap = 0.2 * (bhi[axis] - blo[axis])
-        shift = (ahi[axis] - blo[axis] - overlap) if blo[axis] >= ahi[axis] else (alo[axis] - bhi[axis] + overlap)
-        for v in second:
-            mesh.vertices[v].co[axis] += shift
-        mesh.update()
+        _second_piece_moved_to_first(obj.data, 0.2)
+
+
+def _second_piece_moved_to_first(mesh, overlap_share: float) -> None:
+    """The mesh's second piece moved towards its first, along the axis they lie apart on, until
+    they overlap by ``overlap_share`` of its size there (0: until their faces meet)."""
+    first, second = sorted(_mesh_islands(mesh), key=min)[:2]
+    alo, ahi = _vertex_box([mesh.vertices[v].co for v in first])
+    blo, bhi = _vertex_box([mesh.vertices[v].co for v in second])
+    gaps = [max(blo[i] - ahi[i], alo[i] - bhi[i]) for i in range(3)]
+    axis = max(range(3), key=lambda i: gaps[i])
+    overlap = overlap_share * (bhi[axis] - blo[axis])
+    shift = (ahi[axis] - blo[axis] - overlap) if blo[axis] >= ahi[axis] else (alo[axis] - bhi[axis] + overlap)
+    for v in second:
+        mesh.vertices[v].co[axis] += shift
+    mesh.update()
 
 
 @operator("top_turned_to_rod", "each piece of each part whose box filling solid_parts judges kept full up to 80 % of "
@@ -6077,3 +6084,71 @@ def camera_and_light_outside_scene(ctx: Context) -> None:
     camera = bpy.data.objects.new("HelperCam", bpy.data.cameras.new("HelperCam"))
     light = bpy.data.objects.new("HelperSun", bpy.data.lights.new("HelperSun", "SUN"))
     camera.use_fake_user = light.use_fake_user = True
+
+
+# --- red team 42: table-model passed with the Wood's Base Color linked from a Value of 50 (and a
+# brace whose Base Color was 10000 under Cycles' Clamp Indirect 0): no emission, a surface that
+# sends back fifty times the light it gets; fence-array with its two rails stacked face to face,
+# one rail twice as high, each piece closed and nothing passing into the other ---
+
+
+@operator("base_colour_above_one", "each part material's Principled Base Color linked from a Value node of 50: "
+          "Emission Strength 0, every other setting kept, the surface sends back fifty times the light it gets",
+          _lights_on_judged)
+def base_colour_above_one(ctx: Context) -> None:
+    for mat in {s.material for o in ctx.parts() for s in o.material_slots if s.material is not None}:
+        if mat.node_tree is None:
+            continue
+        for node in [n for n in mat.node_tree.nodes if n.type == "BSDF_PRINCIPLED"]:
+            value = mat.node_tree.nodes.new("ShaderNodeValue")
+            value.outputs[0].default_value = 50.0
+            mat.node_tree.links.new(value.outputs[0], node.inputs["Base Color"])
+
+
+@operator("pieces_stacked_face_to_face", "in each object whose pieces solid_parts holds apart, its second piece moved "
+          "towards its first, along the axis they lie apart on, until their faces meet: two rails stacked into one "
+          "rail twice as high, neither passing into the other",
+          lambda ctx: None if _multi_piece_parts(ctx, apart=True) else "no solid_parts criterion holds an object's pieces apart")
+def pieces_stacked_face_to_face(ctx: Context) -> None:
+    for obj in _multi_piece_parts(ctx, apart=True):
+        _second_piece_moved_to_first(obj.data, 0.0)
+
+
+# --- red team 42: product-lighting passed with the key a 3 m panel 2.49 m from the speaker (read
+# as a point at its centre, at its full power) and the fill's Spread narrowed until its reading
+# sat just under the key's: in the render the fill lit the speaker 1.8 times as much as the key ---
+
+
+def _dimmer_pairs(ctx: Context) -> list[tuple[bpy.types.Object, bpy.types.Object, bpy.types.Object]]:
+    """(the light to stay dimmer, the light it stays below, the object lit) of each light_settings
+    dimmer_than whose reference is an area light."""
+    out = []
+    for p in _criteria(ctx, "light_settings"):
+        spec = p.get("dimmer_than")
+        if not spec:
+            continue
+        lights = [ctx.scene.objects.get(n) for n in ([p["object"]] if p.get("object") else p.get("objects", []))]
+        ref, target = ctx.scene.objects.get(spec["light"]), ctx.scene.objects.get(spec["on"])
+        if ref is None or target is None or ref.type != "LIGHT" or ref.data.type != "AREA":
+            continue
+        out += [(o, ref, target) for o in lights if o is not None and o.type == "LIGHT" and o.data.type == "AREA"]
+    return out
+
+
+@operator("reference_panel_as_wide_as_its_distance", "the light a dimmer_than criterion compares with made a square "
+          "panel as wide as 1.27 times its distance from the lit object's box, and the dimmer light's Spread "
+          "narrowed until, read as a point, it puts 0.95 of that on the object: in a render the wide panel puts far "
+          "less there than its power at its centre would, and the dimmer light outshines it",
+          lambda ctx: None if _dimmer_pairs(ctx) else "no light_settings dimmer_than compares two area lights")
+def reference_panel_as_wide_as_its_distance(ctx: Context) -> None:
+    for light, ref, target in _dimmer_pairs(ctx):
+        lo, hi = _world_box([target])
+        centre = (lo + hi) / 2
+        key_at = ref.matrix_world.translation
+        nearest = Vector([min(max(key_at[i], lo[i]), hi[i]) for i in range(3)])
+        ref.data.shape, ref.data.size = "SQUARE", 0.9 * math.sqrt(2) * (key_at - nearest).length
+        key_gain = 1 / math.sin(min(max(ref.data.spread, 1e-3), math.pi) / 2) ** 2
+        key_point = ref.data.energy * key_gain / (key_at - centre).length_squared
+        fill_plain = light.data.energy / (light.matrix_world.translation - centre).length_squared
+        gain = max(1.0, 0.95 * key_point / max(fill_plain, 1e-12))
+        light.data.spread = 2 * math.asin(min(1.0, 1 / math.sqrt(gain)))

@@ -193,8 +193,10 @@ def light_settings(probe: Probe, p: dict):
     at 9 degrees put its power into a hard, hot pool 162 times a soft panel's); with
     ``dimmer_than`` {``light``, ``on``}, it puts less on the centre of ``on`` (its evaluated
     bounding box's) than ``light`` does (``probes_scene.light_on``: the power over the squared
-    distance, an area light's Spread narrowing its beam included): a fill whose own Spread
-    focuses it outshines the key and reverses the rig (red team 18).  Scores the
+    distance, an area light's Spread narrowing its beam included; ``light``'s summed over its
+    surface, ``probes_scene.panel_on``, and ours the larger of the two readings): a fill whose own
+    Spread focuses it outshines the key and reverses the rig (red team 18), and so does a key
+    panel as wide as its distance (red team 42).  Scores the
     share of lights that pass.  Measured on the light as a render at ``frame`` (default 1; every
     graded frame) evaluates it: animation and drivers count."""
     names = names_param(p)
@@ -259,7 +261,8 @@ def _light_to_stay_below(probe: Probe, spec: dict, frame: int) -> tuple[float | 
     lo, hi = probe.aabb(probe.obj(spec["on"]), frame)
     probe.at(frame)
     point = tuple((a + b) / 2 for a, b in zip(lo, hi))
-    on, how = psc.named_light_on(probe, spec["light"], point)
+    # what it really puts there: summed over its surface (red team 42: a 3 m key at 2.5 m)
+    on, how = psc.named_light_on(probe, spec["light"], point, over_surface=True)
     return on, how, point
 
 

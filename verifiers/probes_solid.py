@@ -697,8 +697,9 @@ def _area_samples(solid: Solid) -> tuple[np.ndarray, np.ndarray]:
     return pts, np.repeat(area / 4.0, 4)
 
 
-def _others_around(probe: Probe, obj, frame: int, lo: np.ndarray, hi: np.ndarray) -> list[Solid]:
-    """The solids of the other render-visible objects whose world AABB overlaps [lo, hi]."""
+def _others_around(probe: Probe, obj, frame: int, lo: np.ndarray, hi: np.ndarray) -> list[tuple[tuple, Solid]]:
+    """((AABB low, high), solid) of the other render-visible objects whose world AABB overlaps
+    [lo, hi] and whose faces enclose a volume."""
     out = []
     for o in probe.scene.objects:
         if o.name == obj.name or o.name not in probe.rendered() or o.type not in GEOMETRY_TYPES:
@@ -708,32 +709,52 @@ def _others_around(probe: Probe, obj, frame: int, lo: np.ndarray, hi: np.ndarray
             continue
         s = solid_of(probe, o, frame)
         if s is not None and s.encloses:
-            out.append(s)
+            out.append(((np.asarray(blo), np.asarray(bhi)), s))
     return out
+
+
+# (the solid, the solids around it) -> (those solids, its shells' hidden shares): a pure function
+# of the shapes, and solids are shared for the same arrays (``solid_from_arrays``), so mutation
+# testing measures a part an operator leaves be, among neighbours it leaves be, once.  The
+# solids are held with the shares, so their ids in the key stay theirs.
+_HIDDEN: dict[tuple, tuple[list[Solid], list[float]]] = {}
+atexit.register(_HIDDEN.clear)  # as _SOLIDS: the BVH trees they hold
 
 
 def hidden_shares(probe: Probe, obj, frame: int) -> list[float]:
     """Per shell of ``obj``: the share of its surface (by area) inside another render-visible
-    object's solid or inside the rest of the object's own shells (cached per probe)."""
+    object's solid or inside the rest of the object's own shells (cached per probe, and per
+    shape in ``_HIDDEN``)."""
     cache = _CACHE.setdefault(probe, {})
     key = ("hidden", int(frame), obj.name)
     if key in cache:
         return cache[key]
     solid = solid_of(probe, obj, frame)
+    if solid is None:
+        cache[key] = []
+        return []
+    used = solid.co[solid.loop_vert] if len(solid.loop_vert) else solid.co[:0]
+    near = (_others_around(probe, obj, frame, used.min(axis=0), used.max(axis=0)) if len(used) else [])
+    shape = (id(solid), tuple(sorted(id(s) for _, s in near)))
+    known = _HIDDEN.get(shape)
+    if known is not None and known[0][0] is solid:
+        cache[key] = known[1]
+        return known[1]
     shares: list[float] = []
-    shells = solid.shells() if solid is not None else []
+    shells = solid.shells()
     for k, shell in enumerate(shells):
         pts, weight = _area_samples(shell)
         if not len(pts) or weight.sum() <= 0:
             shares.append(0.0)
             continue
         lo, hi = pts.min(axis=0), pts.max(axis=0)
-        around = _others_around(probe, obj, frame, lo, hi)
+        around = [s for (blo, bhi), s in near if not (np.any(bhi < lo) or np.any(blo > hi))]
         if len(shells) > 1:
             rest = np.flatnonzero(shell_labels(solid) != k)
             around.append(_make_solid(obj.name, solid.co, *_faces_subset(solid, rest), solid.det))
         hidden = np.array([any(inside(o, q) for o in around) for q in pts], dtype=bool)
         shares.append(float(weight[hidden].sum() / weight.sum()))
+    remember(_HIDDEN, shape, ([solid, *(s for _, s in near)], shares), SOLIDS_KEPT)
     cache[key] = shares
     return shares
 
@@ -899,15 +920,26 @@ def _grid_samples(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, step: float) -
     return (np.concatenate(pts), np.concatenate(wts)) if pts else (np.zeros((0, 3)), np.zeros(0))
 
 
+# (a, b, tolerance) -> (a, b, their face contact): kept per shape as ``_HIDDEN`` is (the shells
+# of a solid shared for the same arrays are the same objects)
+_CONTACTS: dict[tuple, tuple[Solid, Solid, float]] = {}
+atexit.register(_CONTACTS.clear)
+
+
 def face_contact(a: Solid, b: Solid, tol: float) -> float:
     """The area (m^2) over which two shells meet face to face (``_coplanar_overlap``) or, where
     their surfaces cross, are joined (the larger of each one's surface inside the other)."""
     (alo, ahi), (blo, bhi) = a.box(), b.box()
     if (ahi + tol < blo).any() or (bhi + tol < alo).any():
         return 0.0
+    key = (id(a), id(b), float(tol))
+    known = _CONTACTS.get(key)
+    if known is not None and known[0] is a and known[1] is b:
+        return known[2]
     area = _coplanar_overlap(a, b, tol)
     if a.tree().overlap(b.tree()):
         area = max(area, _inside_area(a, b, tol), _inside_area(b, a, tol))
+    remember(_CONTACTS, key, (a, b, area), SOLIDS_KEPT)
     return area
 
 
@@ -928,21 +960,31 @@ SHELLS = {"anyOf": [{"type": "integer", "minimum": 1},
 FUSED_DEPTH = 0.002
 
 
-def fused_shells(shells: list[Solid]) -> list[list]:
+# Two pieces of one part meeting face to face over this much (m^2, within FUSED_DEPTH) show as one
+# piece too, where a part's pieces must stand apart (``solid_parts`` ``pieces_apart``).
+FACE_TO_FACE = 1e-4
+
+
+def fused_shells(shells: list[Solid], apart: bool = False) -> list[list]:
     """[i, j, depth] for each two of ``shells`` (one object's pieces) that pass into one another
     deeper than ``FUSED_DEPTH``: a render shows them as one piece (red team 36: the two rails run
     1.5 cm into each other, one thick rail, each still less than half hidden).  Pieces that touch
-    face to face reach no depth into each other."""
+    face to face reach no depth into each other; with ``apart``, two that meet face to face over
+    ``FACE_TO_FACE`` are [i, j, "face to face", area] (red team 42: the two rails stacked, one rail
+    twice as high)."""
     out: list[list] = []
     boxes = [(sh.face_co.min(axis=0), sh.face_co.max(axis=0)) for sh in shells]
+    reach = -FUSED_DEPTH if apart else FUSED_DEPTH  # boxes that only touch can meet face to face
     for i in range(len(shells)):
         for j in range(i + 1, len(shells)):
             (alo, ahi), (blo, bhi) = boxes[i], boxes[j]
-            if np.any(ahi < blo + FUSED_DEPTH) or np.any(bhi < alo + FUSED_DEPTH):
+            if np.any(ahi < blo + reach) or np.any(bhi < alo + reach):
                 continue
             depth = max(_depth_into(shells[i], shells[j]), _depth_into(shells[j], shells[i]))
             if depth > FUSED_DEPTH:
                 out.append([i, j, round(depth, 4)])
+            elif apart and (area := face_contact(shells[i], shells[j], FUSED_DEPTH)) >= FACE_TO_FACE:
+                out.append([i, j, "face to face", round(area, 6)])
     return out
 
 
@@ -1001,7 +1043,8 @@ def _shell_checks(shell: Solid, limits: dict) -> tuple[dict, list[str]]:
 @primitive(group="geometry", required=("object|objects",),
            params={"object": "name", "objects": "names", "min_faces": "count", "min_area": AMOUNT,
                    "min_volume": AMOUNT, "min_extent": AMOUNT, "max_loose_fraction": SHARE, "max_shells": SHELLS,
-                   "min_fill": SHARE, "min_box_filled": SHARES, "max_holes": "count", "frame": "integer"})
+                   "min_fill": SHARE, "min_box_filled": SHARES, "max_holes": "count", "pieces_apart": "bool",
+                   "frame": "integer"})
 def solid_parts(probe: Probe, p: dict):
     """Each object is a solid part made of at most ``max_shells`` shells (default 1; a number or
     {name: number}): connected pieces of faces (faces sharing a vertex).  Every shell encloses a
@@ -1015,7 +1058,7 @@ def solid_parts(probe: Probe, p: dict):
     with at most that many through-holes (genus).  No shell is hidden: more than half of its
     surface inside another render-visible object's solid or inside the object's other shells;
     no two shells of an object pass into one another (``fused_shells``: a render shows them as
-    one piece).  Where ``min_box_filled`` leaves a top unfilled, it narrows no faster than a
+    one piece), and with ``pieces_apart`` none meet face to face either.  Where ``min_box_filled`` leaves a top unfilled, it narrows no faster than a
     point (``top_taper``).
     Over its shells the object has face area >= ``min_area``, enclosed volume >= ``min_volume``,
     and at most ``max_loose_fraction`` of its vertices in no face (defaults 0)."""
@@ -1045,7 +1088,7 @@ def solid_parts(probe: Probe, p: dict):
                 off.append("hidden_shell")
             per.append(m)
             off_shells.update(off)
-        fused = fused_shells(shells)
+        fused = fused_shells(shells, bool(p.get("pieces_apart")))
         if fused:
             off_shells.add("fused_shells")
         seen = [sh for sh, h in zip(shells, hidden) if h <= HIDDEN_SHARE]

@@ -2070,15 +2070,53 @@ def _may_emit(node) -> bool:
     return node.type in ("EMISSION", "GROUP")
 
 
+# A surface that sends back more of the light falling on it than this (per colour channel, summed
+# over the closures that show) makes light: a glow, however its emission reads (red team 42: a
+# Base Color linked from a Value of 50, or of 10000 on a brace under Cycles' Clamp Indirect 0, lit
+# the legs like a lamp at Emission Strength 0).  White (1.0) reflects all of it.
+MAX_REFLECTANCE = 1.001
+REFLECTING = KNOWN_SHADERS | {"BSDF_PRINCIPLED"}
+
+
+def _may_amplify(node) -> bool:
+    """The node may send back more light than falls on it: an Add Shader, or a shader whose colour
+    input is linked or above 1."""
+    if node.mute:
+        return False
+    if node.type == "ADD_SHADER":
+        return True
+    if node.type not in REFLECTING:
+        return False
+    sock = _input(node, "Base Color") or _input(node, "Color")
+    return sock is not None and (bool(_live_links(sock)) or max(tuple(sock.default_value)[:3]) > MAX_REFLECTANCE)
+
+
+def _reflectance(closures: list, n: int) -> np.ndarray | Unknown:
+    """Per sample, the largest colour channel of the light the surface sends back: Σ weight x
+    colour over the closures that reflect or pass light on (a Principled BSDF's Base Color)."""
+    total = np.zeros((n, 3))
+    for c in closures:
+        if c.node is None or c.graph is None or c.kind not in REFLECTING:
+            continue
+        if isinstance(c.weight, Unknown):
+            return c.weight
+        colour = c.graph.colour(c.node, "Base Color") if c.kind == "BSDF_PRINCIPLED" else c.props()["colour"]
+        if isinstance(colour, Unknown):
+            return colour
+        total = total + np.asarray(colour)[:, :3] * _col(np.clip(c.weight, 0, None))
+    return total.max(axis=1)
+
+
 def emitted_power(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Unknown | None:
     """The light ``obj``'s surface gives off in a render, as an area light's Power (W): its
     materials' emission (strength x colour, ``_emission``) summed over its area, times pi --
     what a light of that Power would put out; negative (what it takes) where a channel's product
-    is negative anywhere.  None when no material on it emits.  Red team 18:
+    is negative anywhere.  None when no material on it emits; Unknown where it cannot be read, or
+    where it sends back more light than falls on it (``MAX_REFLECTANCE``).  Red team 18:
     a 2 cm cube under a tabletop with an Emission of strength 1e6 blinded the table white, and
     only Light objects were counted as lights."""
     slots = [s.material for s in obj.material_slots if s.material is not None and s.material.node_tree is not None]
-    if not any(_may_emit(n) for m in slots for n in m.node_tree.nodes):
+    if not any(_may_emit(n) or _may_amplify(n) for m in slots for n in m.node_tree.nodes):
         return None
     target, total, taken = engine_target(probe.scene), 0.0, 0.0
     for mat, ctx in chunks_for(probe, [obj], frame):
@@ -2088,6 +2126,10 @@ def emitted_power(probe: Probe, obj: bpy.types.Object, frame: int) -> float | Un
         emission = result["emission"]
         if isinstance(emission, Unknown):
             return emission
+        gain = _reflectance(result["closures"], ctx["n"])
+        if not isinstance(gain, Unknown) and not float(np.max(gain, initial=0.0)) <= MAX_REFLECTANCE:
+            return Unknown(f"{_label(mat)} sends back {float(np.max(gain)):.3g} times the light that falls on it "
+                           "(a colour above 1 makes light: a glow)")
         total += float((np.asarray(emission) * ctx["w"]).sum())
         taken += float((np.asarray(emission) * _takes_light(result["closures"], ctx["n"]) * ctx["w"]).sum())
     if taken > 0:  # light taken away (red team 26: a brace glowing at -5 darkened the legs)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.probe_cases import BPY_SCENE_HELPERS, assert_refused_as_expected, probe_local, run_bpy, write_rule_task
+from tests.probe_cases import BPY_SCENE_HELPERS, assert_refused_as_expected, build_case_groups, probe_case, run_bpy
 from verifiers import bpy_procs
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
@@ -118,40 +118,34 @@ FILE: Cases = {"MESHES": ("object_count", {"type": "MESH", "min": 1, "max": 1, "
 TURNS: Cases = {"APPLIED": ("transforms_applied", {"object": "SM_Box", "scale": True, "rotation": True})}
 KEPT: Cases = {"KEPT": ("scene_unchanged", {"frame": 1})}
 
-EXPECTED: dict[str, tuple[Cases, dict[str, str]]] = {  # delivery -> (cases, {criterion: what its failing detail says})
-    "painted": (TEXTURE, {}),
-    "painted_shrunk": (TEXTURE, {"TEX": "of the image (min 0.25)"}),
-    "no_camera": (FILE, {}),
-    "prop": (FILE, {}),
-    "prop_leftover_named_like_probe_camera": (FILE, {"MESHES": "2 MESH in the file", "OBJECTS": "3 objects"}),
-    "prop_camera_and_light_outside": (FILE, {"OBJECTS": "4 objects in the file"}),
-    "prop_full_turns": (TURNS, {"APPLIED": "rotation (rotation_euler)"}),
-    "prop_edited": (KEPT, {}),
-    "prop_editing_prefix_attribute": (KEPT, {"KEPT": "SM_Box (attributes)"}),
-    "prop_tile_size_set": (KEPT, {}),
+GROUPS = {"texture": TEXTURE, "file": FILE, "turns": TURNS, "kept": KEPT}
+EXPECTED: dict[str, tuple[str, dict[str, str]]] = {  # delivery -> (group, {criterion: what its failing detail says})
+    "painted": ("texture", {}),
+    "painted_shrunk": ("texture", {"TEX": "of the image (min 0.25)"}),
+    "no_camera": ("file", {}),
+    "prop": ("file", {}),
+    "prop_leftover_named_like_probe_camera": ("file", {"MESHES": "2 MESH in the file", "OBJECTS": "3 objects"}),
+    "prop_camera_and_light_outside": ("file", {"OBJECTS": "4 objects in the file"}),
+    "prop_full_turns": ("turns", {"APPLIED": "rotation (rotation_euler)"}),
+    "prop_edited": ("kept", {}),
+    "prop_editing_prefix_attribute": ("kept", {"KEPT": "SM_Box (attributes)"}),
+    "prop_tile_size_set": ("kept", {}),
 }
 
 
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory) -> dict:
-    tmp = tmp_path_factory.mktemp("redteam41")
-    script = tmp / "make.py"
-    script.write_text(MAKE, encoding="utf-8")
-    run_bpy(script, tmp)
-    tasks = {}
-    for name, cases in (("texture", TEXTURE), ("file", FILE), ("turns", TURNS), ("kept", KEPT)):
-        tasks[id(cases)] = write_rule_task(tmp / name, cases, f"redteam41-{name}", start_mode="continue")
-    run_bpy(bpy_procs.VERIFIERS / "scene_snapshot.py", "--blend", tmp / "prop.blend",
-            "--out", tmp / "kept" / "start_scene.json")
-    return {"tmp": tmp, "tasks": tasks}
+    built = build_case_groups(tmp_path_factory.mktemp("redteam41"), MAKE, GROUPS, "redteam41", "continue")
+    run_bpy(bpy_procs.VERIFIERS / "scene_snapshot.py", "--blend", built["tmp"] / "prop.blend",
+            "--out", built["tmp"] / "kept" / "start_scene.json")
+    return built
 
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
 def test_what_the_file_holds_and_how_much_of_the_image_the_layout_gives(scenes, delivery):
-    cases, refused = EXPECTED[delivery]
-    task, rubric = scenes["tasks"][id(cases)]
-    report = probe_local(scenes["tmp"] / f"{delivery}.blend", task, rubric, scenes["tmp"] / f"report-{delivery}.json")
+    group, refused = EXPECTED[delivery]
+    report = probe_case(scenes, group, delivery)
     assert_refused_as_expected(report, refused, delivery)
-    if cases is TEXTURE:  # the exact UV area beside the grid's reading
+    if group == "texture":  # the exact UV area beside the grid's reading
         [node] = report["criteria"][0]["evidence"]["nodes"]
         assert node["uv_area"] == pytest.approx(0.375 if delivery == "painted" else 0.375 * 0.02 ** 2, rel=1e-3)

@@ -260,7 +260,9 @@ def test_the_fill_puts_what_light_on_reads(scenes):
     report = probe_local(scenes["tmp"] / "fill_spread_10.blend", scenes["task"], scenes["rubric"],
                          scenes["tmp"] / "report-readings.json")
     fill = next(c for c in report["criteria"] if c["id"] == "FILL")["measured"]["Fill"]
-    assert fill["reference_on_target"] == pytest.approx(60 / (math.pi * 2.64), rel=0.01)
+    # the key summed over its panel (red team 42): a little under its power at its centre
+    point = 60 / (math.pi * 2.64)
+    assert 0.95 * point <= fill["reference_on_target"] <= point, (fill, point)
     assert fill["on_target"] > 16 * fill["reference_on_target"]
 
 
