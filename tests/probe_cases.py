@@ -79,6 +79,25 @@ def prop(name, extra=None):
     if extra is not None:
         extra(scene, obj)
     save(name)
+
+
+def painted(name, extra=None):
+    """SM_Box (UV map CrateUV) in the material Paint: an Image Texture of the image Img into the
+    Principled BSDF's Base Color, the image node the active one; ``extra(scene, obj, mat)``
+    changes it."""
+    scene = fresh()
+    obj = box("SM_Box", (0.4, 0.4, 0.4), (0.0, 0.0, 0.2), uv=True)
+    mat = bpy.data.materials.new("Paint")
+    mat.use_nodes = True
+    tree = mat.node_tree
+    node = tree.nodes.new("ShaderNodeTexImage")
+    node.image = bpy.data.images.new("Img", 64, 64)
+    tree.links.new(node.outputs["Color"], tree.nodes["Principled BSDF"].inputs["Base Color"])
+    tree.nodes.active = node
+    obj.data.materials.append(mat)
+    if extra is not None:
+        extra(scene, obj, mat)
+    save(name)
 '''
 
 def _shared() -> bpy_procs.WarmProbe:
@@ -155,14 +174,19 @@ def build_scenes(tmp: Path, make_script: str, cases: dict[str, tuple[str, dict]]
 
 
 def build_case_groups(tmp: Path, make_script: str, groups: dict[str, dict[str, tuple[str, dict]]], prefix: str,
-                      start_mode: str) -> dict:
+                      start_mode: str, start_scene: tuple[str, str] | None = None) -> dict:
     """Run ``make_script`` (bpy) in ``tmp`` and write one rule task per group of cases (each in its
-    own folder, named after the group): {tmp, tasks: {group: (task, rubric)}}."""
+    own folder, named after the group): {tmp, tasks: {group: (task, rubric)}}.  ``start_scene``
+    (scene, group): that scene's snapshot is the group's start scene."""
     script = tmp / "make.py"
     script.write_text(make_script, encoding="utf-8")
     run_bpy(script, tmp)
     tasks = {name: write_rule_task(tmp / name, cases, f"{prefix}-{name}", start_mode=start_mode)
              for name, cases in groups.items()}
+    if start_scene is not None:
+        scene, group = start_scene
+        run_bpy(bpy_procs.VERIFIERS / "scene_snapshot.py", "--blend", tmp / f"{scene}.blend",
+                "--out", tmp / group / "start_scene.json")
     return {"tmp": tmp, "tasks": tasks}
 
 

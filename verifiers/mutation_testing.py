@@ -204,6 +204,10 @@ OPERATOR_NAMES = (
     "rotation_full_turns", "camera_and_light_outside_scene",
     # red team 42: a Base Color above 1, pieces of a part stacked face to face
     "base_colour_above_one", "pieces_stacked_face_to_face", "reference_panel_as_wide_as_its_distance",
+    # red team 43: the paint slot through a stacked UV map, a black Mask over the strokes, a swing
+    # every 6 frames, "_RNA_UI..." custom properties
+    "paint_slot_through_stacked_uv_map", "paint_strokes_masked", "moving_parts_swing_every_six_frames",
+    "kept_object_rna_ui_custom_props",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "45"
+MUTATIONS_VERSION = "46"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -5763,23 +5763,30 @@ def top_turned_to_rod(ctx: Context) -> None:
           "of step within the limit, the motion a shudder",
           lambda ctx: None if _smoothly_moving(ctx) else "no moves_smoothly criterion judges an animated object")
 def moving_parts_shudder(ctx: Context) -> None:
-    start, end = ctx.scene.frame_start, ctx.scene.frame_end
-    middle = (start + end) // 2
+    middle, end = (ctx.scene.frame_start + ctx.scene.frame_end) // 2, ctx.scene.frame_end
+    for curve, per_metre, limit in _motion_curves(ctx):
+        nudge = limit / 5 * per_metre
+        values = {f: curve.evaluate(f) for f in range(middle, min(middle + 30, end + 1))}
+        for f, value in values.items():
+            curve.keyframe_points.insert(f, value + (nudge if f % 2 else -nudge), options={"FAST"})
+        curve.update()
+
+
+def _motion_curves(ctx: Context) -> list[tuple[bpy.types.FCurve, float, float]]:
+    """(its location's first F-curve, else its first rotation's; the curve's units per metre its
+    farthest vertex moves; the smallest max_step_change) of each animated object moves_smoothly
+    judges."""
     limit = min((float(p.get("max_step_change", 0.1)) for p in _criteria(ctx, "moves_smoothly")), default=0.1)
+    out = []
     for obj in _smoothly_moving(ctx):
         curves = _fcurves(obj.animation_data)
         curve = next((fc for fc in curves if fc.data_path == "location"), None) or \
             next((fc for fc in curves if fc.data_path.startswith("rotation")), None)
         if curve is None:
             continue
-        nudge = limit / 5
-        if curve.data_path != "location":
-            reach = max((v.co.length for v in obj.data.vertices), default=0.0) if obj.type == "MESH" else 0.0
-            nudge /= max(reach, 0.1)
-        values = {f: curve.evaluate(f) for f in range(middle, min(middle + 30, end + 1))}
-        for f, value in values.items():
-            curve.keyframe_points.insert(f, value + (nudge if f % 2 else -nudge), options={"FAST"})
-        curve.update()
+        reach = max((v.co.length for v in obj.data.vertices), default=0.0) if obj.type == "MESH" else 0.0
+        out.append((curve, 1.0 if curve.data_path == "location" else 1.0 / max(reach, 0.1), limit))
+    return out
 
 
 # --- red team 37: asset-hygiene passed with a vertex group added to every kept prop, each vertex
@@ -6152,3 +6159,78 @@ def reference_panel_as_wide_as_its_distance(ctx: Context) -> None:
         fill_plain = light.data.energy / (light.matrix_world.translation - centre).length_squared
         gain = max(1.0, 0.95 * key_point / max(fill_plain, 1e-12))
         light.data.spread = 2 * math.asin(min(1.0, 1 / math.sqrt(gain)))
+
+
+# --- red team 43: crate-texture passed with Texture Paint's active slot on a second node of the
+# image fed a UV map with every face stacked, and with an all-black Mask (stencil) over every
+# stroke; robot-carry with the turntable jerked back and forth every 6 frames; asset-hygiene with
+# custom properties named "_RNA_UI..." on every prop (the views lit at 0.001 or filled 3.2 dE from
+# their background are gaming samples: operators run on a file opened without its UI) ---
+
+
+def _painted_images(ctx: Context, uv: bool = False) -> list[tuple[bpy.types.Material, str, str | None]]:
+    """(material, image, paint UV map) of each image_texture criterion with paint_slot (and, with
+    ``uv``, paint_uv_map)."""
+    out = []
+    for p in _criteria(ctx, "image_texture"):
+        if not p.get("paint_slot") or (uv and not p.get("paint_uv_map")):
+            continue
+        mat = bpy.data.materials.get(p.get("material", ""))
+        if mat is not None and mat.node_tree is not None and p["image"] in bpy.data.images:
+            out.append((mat, p["image"], p.get("paint_uv_map")))
+    return out
+
+
+@operator("paint_slot_through_stacked_uv_map", "each painted material given a second Image Texture of its image, "
+          "connected to nothing, fed a UV map with every face on one square, and made the active node: the render "
+          "unchanged, Texture Paint paints every face into the same texels",
+          lambda ctx: None if _painted_images(ctx, uv=True) else "no image_texture criterion names the paint UV map")
+def paint_slot_through_stacked_uv_map(ctx: Context) -> None:
+    for mat, image, _uv in _painted_images(ctx, uv=True):
+        for obj in [o for o in ctx.scene.objects if o.type == "MESH" and mat.name in o.data.materials]:
+            stacked = obj.data.uv_layers.get("PaintUV") or obj.data.uv_layers.new(name="PaintUV", do_init=False)
+            for face in obj.data.polygons:
+                for k, loop in enumerate(face.loop_indices):
+                    stacked.data[loop].uv = ((0.1, 0.1), (0.9, 0.1), (0.9, 0.9), (0.1, 0.9))[k % 4]
+        tree = mat.node_tree
+        node = tree.nodes.new("ShaderNodeTexImage")
+        node.image = bpy.data.images[image]
+        uvmap = tree.nodes.new("ShaderNodeUVMap")
+        uvmap.uv_map = "PaintUV"
+        tree.links.new(uvmap.outputs["UV"], node.inputs["Vector"])
+        tree.nodes.active = node
+
+
+@operator("paint_strokes_masked", "Texture Paint's Mask on, its stencil an all-black image: the render and the "
+          "paint slot unchanged, no stroke of the painter reaches the image",
+          lambda ctx: None if _painted_images(ctx) else "no image_texture criterion names the paint slot")
+def paint_strokes_masked(ctx: Context) -> None:
+    paint = ctx.scene.tool_settings.image_paint
+    stencil = bpy.data.images.new("Mask", 64, 64)
+    stencil.generated_color = (0.0, 0.0, 0.0, 1.0)
+    paint.stencil_image, paint.use_stencil_layer = stencil, True
+
+
+@operator("moving_parts_swing_every_six_frames", "each animated object moves_smoothly judges swung back and forth "
+          "for 36 frames from the middle of the range, turning every 6 frames, each turn changing its farthest "
+          "point's step by 0.9 of max_step_change: no flick within 4 frames, a swing a render shows",
+          lambda ctx: None if _smoothly_moving(ctx) else "no moves_smoothly criterion judges an animated object")
+def moving_parts_swing_every_six_frames(ctx: Context) -> None:
+    middle, end = (ctx.scene.frame_start + ctx.scene.frame_end) // 2, ctx.scene.frame_end
+    for curve, per_metre, limit in _motion_curves(ctx):
+        slope = 0.45 * limit * per_metre
+        values = {f: curve.evaluate(f) for f in range(middle, min(middle + 37, end + 1))}
+        for f, value in values.items():
+            phase = (f - middle) % 12
+            curve.keyframe_points.insert(f, value + slope * ((phase if phase <= 6 else 12 - phase) - 3),
+                                         options={"FAST"})
+        curve.update()
+
+
+@operator("kept_object_rna_ui_custom_props", "each kept object given custom properties named '_RNA_UI_import_scale' "
+          "(0.01) and '_RNA_UI_import_rotation_x' (90): the render unchanged, exporters write them",
+          lambda ctx: None if _kept_objects(ctx, "[props]") else "no scene_unchanged criterion keeps an object")
+def kept_object_rna_ui_custom_props(ctx: Context) -> None:
+    for obj in _kept_objects(ctx, "[props]"):
+        obj["_RNA_UI_import_scale"] = 0.01
+        obj["_RNA_UI_import_rotation_x"] = 90.0

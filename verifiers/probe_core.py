@@ -252,26 +252,35 @@ def _view_unlit(space, scene) -> bool:
     use_world = shading.use_scene_world_render if rendered else shading.use_scene_world
     # a light the viewport draws by: shown in it (red team 34: a sun hidden in viewports still
     # rendered), and a world that shines (a black one at strength 0 lights nothing)
-    lights = use_lights and any(o.type == "LIGHT" and float(o.data.energy) > 0 and not o.hide_viewport
-                                and o.visible_get() for o in scene.objects)
-    world = _world_shines(scene.world) if use_world else float(shading.studiolight_intensity) > 0
+    lights = use_lights and any(o.type == "LIGHT" and float(o.data.energy) * max(o.data.color) >= VIEW_LIGHT_MIN
+                                and not o.hide_viewport and o.visible_get() for o in scene.objects)
+    world = (_world_shines(scene.world) if use_world
+             else float(shading.studiolight_intensity) >= STUDIO_LIGHT_MIN)
     return not (lights or world)
 
 
+# A view lit below these lights nothing to the eye (red team 43: the studio light at 0.001, "more
+# than 0", drew every prop black): a light's energy x its colour's largest channel (W; a sun's
+# strength), a world's Background strength x colour, and the studio light's strength (default 1).
+VIEW_LIGHT_MIN = 0.01
+STUDIO_LIGHT_MIN = 0.1
+
+
 def _world_shines(world) -> bool:
-    """Whether a world gives any light: a Background node with a strength and a colour above 0
-    (either linked counts as shining: not evaluated here), or without nodes its colour."""
+    """Whether a world gives light to see by: a Background node whose strength x colour reaches
+    ``VIEW_LIGHT_MIN`` (either linked counts as shining: not evaluated here), or without nodes its
+    colour."""
     if world is None:
         return False
     tree = world.node_tree if world.use_nodes else None
     if tree is None:
-        return max(world.color[:3]) > 0
+        return max(world.color[:3]) >= VIEW_LIGHT_MIN
     for node in tree.nodes:
         if node.type != "BACKGROUND" or node.mute:
             continue
         strength, colour = node.inputs["Strength"], node.inputs["Color"]
         if strength.is_linked or colour.is_linked or (
-                strength.default_value > 0 and max(colour.default_value[:3]) > 0):
+                strength.default_value * max(colour.default_value[:3]) >= VIEW_LIGHT_MIN):
             return True
     return False
 
@@ -558,8 +567,9 @@ def _image_empties_cover(scene, summary: dict, points: np.ndarray) -> str | None
 
 
 VIEWPORT_ALPHA_MIN = 0.5  # a material's viewport alpha below this draws its faces more see-through than not
-# Two flat colours closer than this (CIEDE2000) are one colour to the eye on a screen.
-FLAT_DISTINCT_DE = 3.0
+# Two flat fills closer than this (CIEDE2000), nothing marking the edge between them, read as one
+# on a screen (3 before red team 43: a grey fill 3.16 from its grey background hid every prop).
+FLAT_DISTINCT_DE = 10.0
 
 
 def _flat_colours(obj, flat: dict) -> list:

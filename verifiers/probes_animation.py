@@ -515,12 +515,17 @@ def stays_in_place(probe: Probe, p: dict):
 # it, within this many frames, is a flick (on alternate frames: a flicker; every few: a shake).
 FLICK_MIN = 0.02
 SHAKE_SPAN = 4
+# A change of step at least this large (m), turning back against the last such within this many
+# frames, is a swing (``max_swings``; red team 43: the turntable jerked back and forth every 6
+# frames through the carry, each change 9.4 cm, the box whipped +-12 cm six times).
+SWING_MIN = 0.05
+SWING_SPAN = 8
 
 
-def _longest_flick_run(changes: list[np.ndarray | None]) -> int:
+def _longest_flick_run(changes: list[np.ndarray | None], least: float = FLICK_MIN, span: int = SHAKE_SPAN) -> int:
     """The most flicks in a row of some point: ``changes`` per frame is each vertex's second
-    difference (None where the vertices do not correspond).  A change over ``FLICK_MIN`` is a
-    jolt; a jolt within ``SHAKE_SPAN`` frames of the point's last one and turned against it
+    difference (None where the vertices do not correspond).  A change over ``least`` is a
+    jolt; a jolt within ``span`` frames of the point's last one and turned against it
     (a negative dot product) adds a flick to the run, one turned the same way keeps the run, and
     one further apart starts a new run."""
     longest = 0
@@ -532,8 +537,8 @@ def _longest_flick_run(changes: list[np.ndarray | None]) -> int:
             continue
         if last is None:
             last, last_at, run = np.zeros_like(d), np.full(len(d), -10 ** 9), np.zeros(len(d), dtype=np.int64)
-        jolt = np.linalg.norm(d, axis=1) > FLICK_MIN
-        near = (k - last_at) <= SHAKE_SPAN
+        jolt = np.linalg.norm(d, axis=1) > least
+        near = (k - last_at) <= span
         turned = jolt & near & (np.einsum("ij,ij->i", d, last) < 0)
         run = np.where(jolt, np.where(turned, run + 1, np.where(near, run, 0)), run)
         longest = max(longest, int(run.max()) if len(run) else 0)
@@ -544,7 +549,7 @@ def _longest_flick_run(changes: list[np.ndarray | None]) -> int:
 
 @primitive(group="animation", required=("objects", "max_step", *FRAMES),
            params={"objects": "names", "max_step": "tolerance", "max_step_change": "tolerance",
-                   "max_flicks": "count", **SAMPLING})
+                   "max_flicks": "count", "max_swings": "count", **SAMPLING})
 def moves_smoothly(probe: Probe, p: dict):
     """No point of any object jumps: between consecutive sampled frames every vertex of its
     render-evaluated mesh (world space) moves at most ``max_step`` (m), and with
@@ -553,7 +558,8 @@ def moves_smoothly(probe: Probe, p: dict):
     stops dead at speed, changes its step by the sum); with ``max_flicks``, a point's change of
     step turns back at most that many times in a row (``_longest_flick_run``: changes over
     ``FLICK_MIN``, each within ``SHAKE_SPAN`` frames of the last -- a shudder on alternate frames,
-    a shake every few).  A mesh whose
+    a shake every few); with ``max_swings``, so do its changes over ``SWING_MIN`` each within
+    ``SWING_SPAN`` frames of the last (a swing back and forth).  A mesh whose
     vertex count changes between frames is followed by its bounding box's corners.  Red team 31:
     a robot arm snapped from its rest pose to the table in one frame (its gripper 1.56 m), and
     flicked between two poses on alternate frames, while the box it carried never moved more than
@@ -591,11 +597,17 @@ def moves_smoothly(probe: Probe, p: dict):
             if m["flicks_in_a_row"] > int(p["max_flicks"]):
                 off.append(f"a point's step swung back and forth {m['flicks_in_a_row']} times in a row "
                            f"(more than {FLICK_MIN:g} m each way, within {SHAKE_SPAN} frames)")
+        if "max_swings" in p:
+            m["swings_in_a_row"] = _longest_flick_run(seconds, SWING_MIN, SWING_SPAN)
+            if m["swings_in_a_row"] > int(p["max_swings"]):
+                off.append(f"a point swung back and forth {m['swings_in_a_row']} times in a row "
+                           f"(its step changing by more than {SWING_MIN:g} m each way, within {SWING_SPAN} frames)")
         measured[o.name] = rnd(m)
         if off:
             failing[o.name] = off
     expected = {"max_step": max_step, **({"max_step_change": float(max_change)} if max_change is not None else {}),
-                **({"max_flicks": int(p["max_flicks"])} if "max_flicks" in p else {})}
+                **({"max_flicks": int(p["max_flicks"])} if "max_flicks" in p else {}),
+                **({"max_swings": int(p["max_swings"])} if "max_swings" in p else {})}
     detail = "all move smoothly" if not failing else "jumps: " + "; ".join(
         f"{n} ({', '.join(c)})" for n, c in failing.items())
     return fraction_outcome(len(measured) - len(failing), len(measured), measured, expected, detail,

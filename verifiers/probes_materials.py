@@ -3,6 +3,8 @@ Runs in bpy."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import sys
 from pathlib import Path
 
@@ -294,40 +296,63 @@ def _upstream_nodes(socket) -> dict:
     return seen
 
 
-def paint_target(probe: Probe, mat) -> tuple[str | None, str]:
-    """(the name of the image Texture Paint paints into on ``mat``'s objects, how it was read):
-    in Single Image mode the scene's canvas, whatever the material holds; in Material mode the
+@dataclass(frozen=True)
+class PaintTarget:
+    """Where Texture Paint's strokes on a material land: the image, the UV map they go through
+    (None where it cannot be told), what masks them (Mask's stencil, the cavity mask), how read."""
+
+    image: str | None
+    uv_map: str | None
+    masked: tuple[str, ...]
+    how: str
+
+
+def paint_target(probe: Probe, mat) -> PaintTarget:
+    """Where Texture Paint paints on ``mat``'s objects: in Single Image mode the scene's canvas,
+    whatever the material holds, through the mesh's active UV map; in Material mode the
     material's active paint slot as Blender refreshes the slots on entering Texture Paint -- from
     the node holding the paint-canvas flag, which Python cannot read and which stays on an image
-    node when another node is made active -- so the probe enters Texture Paint on an object using
-    the material and leaves it again."""
+    node when another node is made active -- through the slot's UV map (a UV Map node before its
+    image node; the mesh's active map where none: red team 43, a second node on the image fed a
+    map with every face stacked); so the probe enters Texture Paint on an object using the
+    material and leaves it again.  A Mask (stencil) or cavity mask over the strokes is named:
+    red team 43's all-black stencil let no stroke through."""
     paint = probe.scene.tool_settings.image_paint
-    if paint.mode == "IMAGE":
-        return (paint.canvas.name if paint.canvas is not None else None), "single image"
+    masked = tuple(name for name, on in (("Mask (stencil)", paint.use_stencil_layer), ("cavity mask", paint.use_cavity))
+                   if on)
     users = [o for o in probe.scene.objects if o.type == "MESH" and any(
         slot.material is not None and getattr(slot.material, "original", slot.material) == mat
         for slot in o.material_slots)]
+    active_uv = (users[0].data.uv_layers.active.name
+                 if users and users[0].data.uv_layers.active is not None else None)
+    if paint.mode == "IMAGE":
+        return PaintTarget(paint.canvas.name if paint.canvas is not None else None, active_uv, masked, "single image")
     if not users:
-        return None, "no mesh uses the material"
+        return PaintTarget(None, None, masked, "no mesh uses the material")
     obj, layer = users[0], bpy.context.view_layer
     before, mode = layer.objects.active, users[0].mode
     layer.objects.active = obj
     try:
         with bpy.context.temp_override(object=obj, active_object=obj):
             bpy.ops.object.mode_set(mode="TEXTURE_PAINT")
-            images = [i.name for i in mat.texture_paint_images]
+            slots = [(image.name, slot.uv_layer)  # the slots and their images run in parallel
+                     for image, slot in zip(mat.texture_paint_images, mat.texture_paint_slots, strict=False)]
             slot = mat.paint_active_slot
             bpy.ops.object.mode_set(mode=mode)  # as the file was opened: a later criterion reads it
     except RuntimeError as exc:  # a painter cannot paint it either (hidden in the viewport ...)
-        return None, f"{obj.name} cannot enter Texture Paint: {str(exc).splitlines()[-1]}"
+        return PaintTarget(None, None, masked, f"{obj.name} cannot enter Texture Paint: {str(exc).splitlines()[-1]}")
     finally:
         layer.objects.active = before
-    return (images[slot] if 0 <= slot < len(images) else None), "material slot"
+    if not 0 <= slot < len(slots):
+        return PaintTarget(None, None, masked, "material slot")
+    image, uv = slots[slot]
+    return PaintTarget(image, uv or active_uv, masked, "material slot")
 
 
 @primitive(group="materials", required=("material|object", "image"),
            params={"material": "name", "object": "name", "image": "name", "size": "resolution",
-                   "colorspace": "name", "input": "name", "embedded": "bool", "paint_slot": "bool"})
+                   "colorspace": "name", "input": "name", "embedded": "bool", "paint_slot": "bool",
+                   "paint_uv_map": "name"})
 def image_texture(probe: Probe, p: dict):
     """An Image Texture node in the material (``material``, or the first material of ``object``)
     uses the image named ``image``; the optional checks: the image is ``size`` [w, h] pixels,
@@ -339,8 +364,9 @@ def image_texture(probe: Probe, p: dict):
     material's active paint slot as Blender picks it on entering Texture Paint; red team 35: a
     decoy image node, connected to nothing, made active -- every stroke of the painter landed in
     an image no render reads; red team 39: the decoy kept the paint canvas when another node was
-    made active, and a Single Image canvas).  Scores the share of checks met
-    (finding the node is the first)."""
+    made active, and a Single Image canvas), no Mask (stencil) or cavity mask over the strokes,
+    and, with ``paint_uv_map``, the strokes go through that UV map (red team 43).  Scores the
+    share of checks met (finding the node is the first)."""
     mat = _material(probe, p)
     wanted = p["image"]
     checks = ["node"] + [k for k in ("size", "colorspace", "input", "embedded", "paint_slot") if k in p]
@@ -376,10 +402,13 @@ def image_texture(probe: Probe, p: dict):
         if embedded is not bool(p["embedded"]):
             off.append("embedded")
     if p.get("paint_slot"):
-        painted, how = paint_target(probe, mat)
-        measured["paint_slot"], measured["paint_mode"] = painted, how
-        if painted != wanted:
-            off.append("paint_slot")
+        target = paint_target(probe, mat)
+        measured.update({"paint_slot": target.image, "paint_mode": target.how, "paint_uv_map": target.uv_map,
+                         "paint_masked": list(target.masked)})
+        if target.image != wanted or target.masked or (p.get("paint_uv_map") and target.uv_map != p["paint_uv_map"]):
+            off.append("paint_slot" + (f" (masked: {', '.join(target.masked)})" if target.masked else "")
+                       + (f" (through UV map {target.uv_map!r})" if p.get("paint_uv_map")
+                          and target.uv_map != p["paint_uv_map"] else ""))
     detail = f"{mat.name}: image {wanted!r} as specified" if not off else f"{mat.name}: image {wanted!r} off: " + \
         ", ".join(off)
     return fraction_outcome(len(checks) - len(off), len(checks), measured, expected, detail, {"off": off})

@@ -208,7 +208,9 @@ def _id_props(struct) -> dict:
         keys = list(struct.keys())
     except (TypeError, AttributeError):
         return {}
-    return {k: _plain(struct[k]) for k in sorted(keys) if not k.startswith("_RNA_UI")}
+    # only Blender's own "_RNA_UI" (old files' property settings): red team 43 hid an import scale in
+    # "_RNA_UI_import_scale" on every prop
+    return {k: _plain(struct[k]) for k in sorted(keys) if k != "_RNA_UI"}
 
 
 def _rna(struct, skip: frozenset = frozenset(), depth: int = 0, seen: set | None = None) -> dict:

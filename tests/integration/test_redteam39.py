@@ -29,41 +29,23 @@ from verifiers import bpy_procs
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
 
 MAKE = BPY_SCENE_HELPERS + r'''
-def painted(name, extra=None):
-    """SM_Box in the material Paint: an Image Texture of the image Img into the Principled
-    BSDF's Base Color, the image node the active one; ``extra(scene, mat)`` changes it."""
-    scene = fresh()
-    obj = box("SM_Box", (0.4, 0.4, 0.4), (0.0, 0.0, 0.2), uv=True)
-    mat = bpy.data.materials.new("Paint")
-    mat.use_nodes = True
-    tree = mat.node_tree
-    node = tree.nodes.new("ShaderNodeTexImage")
-    node.image = bpy.data.images.new("Img", 64, 64)
-    tree.links.new(node.outputs["Color"], tree.nodes["Principled BSDF"].inputs["Base Color"])
-    tree.nodes.active = node
-    obj.data.materials.append(mat)
-    if extra is not None:
-        extra(scene, mat)
-    save(name)
-
-
 def decoy(mat):
     node = mat.node_tree.nodes.new("ShaderNodeTexImage")
     node.image = bpy.data.images.new("Decoy", 64, 64)
     return node
 
 
-def decoy_active(scene, mat):
+def decoy_active(scene, obj, mat):
     mat.node_tree.nodes.active = decoy(mat)
 
 
-def decoy_keeps_canvas(scene, mat):
+def decoy_keeps_canvas(scene, obj, mat):
     mat.node_tree.nodes.active = decoy(mat)
     mat.node_tree.nodes.active = mat.node_tree.nodes["Principled BSDF"]
 
 
 def single_image(image):
-    def extra(scene, mat):
+    def extra(scene, obj, mat):
         paint = scene.tool_settings.image_paint
         paint.mode = "IMAGE"
         paint.canvas = bpy.data.images[image] if image in bpy.data.images else decoy(mat).image

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.probe_cases import BPY_SCENE_HELPERS, assert_refused_as_expected, build_case_groups, probe_case, run_bpy
-from verifiers import bpy_procs
+from tests.probe_cases import BPY_SCENE_HELPERS, assert_refused_as_expected, build_case_groups, probe_case
 
 pytestmark = [pytest.mark.blender, pytest.mark.timeout(300)]
 
@@ -33,29 +32,17 @@ MAKE = BPY_SCENE_HELPERS + r'''
 import math
 
 
-def painted(name, shrink=False):
-    """SM_Box (its cube unwrap over 0.375 of the tile) in the material Paint: an Image Texture of
-    Img read at CrateUV into the Principled Base Color; ``shrink``: each face's UVs at 2 % of their
-    size on a corner of a 16 x 16 grid."""
-    fresh()
-    obj = box("SM_Box", (0.4, 0.4, 0.4), (0.0, 0.0, 0.2), uv=True)
-    mat = bpy.data.materials.new("Paint")
-    mat.use_nodes = True
-    tree = mat.node_tree
-    node = tree.nodes.new("ShaderNodeTexImage")
-    node.image = bpy.data.images.new("Img", 64, 64)
-    tree.links.new(node.outputs["Color"], tree.nodes["Principled BSDF"].inputs["Base Color"])
-    obj.data.materials.append(mat)
-    if shrink:
-        layer = obj.data.uv_layers["CrateUV"]
-        for i, face in enumerate(obj.data.polygons):
-            corner = ((1 + 2 * i) / 16, (1 + 2 * i) / 16)
-            loops = list(face.loop_indices)
-            uvs = [tuple(layer.data[k].uv) for k in loops]
-            cu, cv = sum(u for u, _ in uvs) / len(uvs), sum(v for _, v in uvs) / len(uvs)
-            for k, (u, v) in zip(loops, uvs):
-                layer.data[k].uv = (corner[0] + (u - cu) * 0.02, corner[1] + (v - cv) * 0.02)
-    save(name)
+def shrunk(scene, obj, mat):
+    """Each face's UVs at 2 % of their size on a corner of a 16 x 16 grid (the cube unwrap covers
+    0.375 of the tile)."""
+    layer = obj.data.uv_layers["CrateUV"]
+    for i, face in enumerate(obj.data.polygons):
+        corner = ((1 + 2 * i) / 16, (1 + 2 * i) / 16)
+        loops = list(face.loop_indices)
+        uvs = [tuple(layer.data[k].uv) for k in loops]
+        cu, cv = sum(u for u, _ in uvs) / len(uvs), sum(v for _, v in uvs) / len(uvs)
+        for k, (u, v) in zip(loops, uvs):
+            layer.data[k].uv = (corner[0] + (u - cu) * 0.02, corner[1] + (v - cv) * 0.02)
 
 
 def leftover_named_like_probe_camera(scene, obj):
@@ -97,7 +84,7 @@ def tile_size_set(scene, obj):
 
 
 painted("painted")
-painted("painted_shrunk", shrink=True)
+painted("painted_shrunk", shrunk)
 prop("prop")
 prop("prop_leftover_named_like_probe_camera", leftover_named_like_probe_camera)
 prop("prop_camera_and_light_outside", camera_and_light_outside)
@@ -135,10 +122,8 @@ EXPECTED: dict[str, tuple[str, dict[str, str]]] = {  # delivery -> (group, {crit
 
 @pytest.fixture(scope="module")
 def scenes(tmp_path_factory) -> dict:
-    built = build_case_groups(tmp_path_factory.mktemp("redteam41"), MAKE, GROUPS, "redteam41", "continue")
-    run_bpy(bpy_procs.VERIFIERS / "scene_snapshot.py", "--blend", built["tmp"] / "prop.blend",
-            "--out", built["tmp"] / "kept" / "start_scene.json")
-    return built
+    return build_case_groups(tmp_path_factory.mktemp("redteam41"), MAKE, GROUPS, "redteam41", "continue",
+                             start_scene=("prop", "kept"))
 
 
 @pytest.mark.parametrize("delivery", sorted(EXPECTED))
