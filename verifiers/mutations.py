@@ -40,7 +40,7 @@ from mathutils import Matrix, Quaternion, Vector  # noqa: E402
 import colour_math  # noqa: E402
 import probes_scene  # noqa: E402
 from probe_core import (  # noqa: E402
-    GEOMETRY_TYPES, components, open_delivery, opened_view_clips, render_visible_names, shift_samples,
+    GEOMETRY_TYPES, PROBE_CAMERA, components, open_delivery, opened_view_clips, render_visible_names, shift_samples,
 )
 
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
@@ -6043,7 +6043,7 @@ def leftover_named_like_probe_camera(ctx: Context) -> None:
     bm.free()
     holder = bpy.data.collections.new("OldImports")
     holder.use_fake_user = True
-    holder.objects.link(bpy.data.objects.new("arkevo probe camera", joined))
+    holder.objects.link(bpy.data.objects.new(PROBE_CAMERA, joined))
 
 
 @operator("kept_mesh_attribute_editing_prefix", "each kept mesh given its vertex positions x 100 as a hidden "

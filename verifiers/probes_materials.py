@@ -405,10 +405,10 @@ def image_texture(probe: Probe, p: dict):
         target = paint_target(probe, mat)
         measured.update({"paint_slot": target.image, "paint_mode": target.how, "paint_uv_map": target.uv_map,
                          "paint_masked": list(target.masked)})
-        if target.image != wanted or target.masked or (p.get("paint_uv_map") and target.uv_map != p["paint_uv_map"]):
+        other_map = bool(p.get("paint_uv_map")) and target.uv_map != p["paint_uv_map"]
+        if target.image != wanted or target.masked or other_map:
             off.append("paint_slot" + (f" (masked: {', '.join(target.masked)})" if target.masked else "")
-                       + (f" (through UV map {target.uv_map!r})" if p.get("paint_uv_map")
-                          and target.uv_map != p["paint_uv_map"] else ""))
+                       + (f" (through UV map {target.uv_map!r})" if other_map else ""))
     detail = f"{mat.name}: image {wanted!r} as specified" if not off else f"{mat.name}: image {wanted!r} off: " + \
         ", ".join(off)
     return fraction_outcome(len(checks) - len(off), len(checks), measured, expected, detail, {"off": off})

@@ -352,11 +352,10 @@ def _stale_rotation(o, tol: float) -> list[str]:
     writes it, and Apply Rotation leaves every channel at zero)."""
     identity = Quaternion()
     stored = {"rotation_euler": max(map(abs, o.rotation_euler)),
-              "rotation_quaternion": max(abs(a - b) for a, b in zip(o.rotation_quaternion, identity, strict=True)),
+              "rotation_quaternion": max(map(abs, o.rotation_quaternion - identity)),
               "rotation_axis_angle": abs(o.rotation_axis_angle[0]),
               "delta_rotation_euler": max(map(abs, o.delta_rotation_euler)),
-              "delta_rotation_quaternion": max(abs(a - b) for a, b in zip(o.delta_rotation_quaternion, identity,
-                                                                          strict=True))}
+              "delta_rotation_quaternion": max(map(abs, o.delta_rotation_quaternion - identity))}
     return [name for name, off in stored.items() if not off <= tol]  # NaN: not zero
 
 

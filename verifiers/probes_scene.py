@@ -2622,6 +2622,15 @@ MAX_EMITTER_CELLS = 256
 PANEL_CELLS = 24
 
 
+def _panel(light_obj) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(centre, the side along its X, the side along its Y) of the area light ``light_obj``'s
+    emitting panel, in world space (Size Y for a rectangle or ellipse)."""
+    light, m3 = light_obj.data, light_obj.matrix_world.to_3x3()
+    height = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
+    return (np.asarray(light_obj.matrix_world.translation, dtype=np.float64),
+            np.asarray(m3.col[0], dtype=np.float64) * float(light.size), np.asarray(m3.col[1], dtype=np.float64) * height)
+
+
 def panel_on(light_obj, watts: float, point) -> float:
     """What the area light ``light_obj`` puts on ``point``, summed over its emitting surface: each
     of ``PANEL_CELLS`` x ``PANEL_CELLS`` cells (inside the disc or ellipse for a round one) its
@@ -2632,17 +2641,14 @@ def panel_on(light_obj, watts: float, point) -> float:
     (red team 42: a 3 m key at 2.5 m, read as a point, outshone a fill that lit the speaker 1.8
     times as much in the render)."""
     light, world = light_obj.data, light_obj.matrix_world
-    m3 = world.to_3x3()
-    height = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
-    u = np.asarray(m3.col[0], dtype=np.float64) * float(light.size)
-    v = np.asarray(m3.col[1], dtype=np.float64) * height
-    facing = -np.asarray(m3.col[2], dtype=np.float64)
+    origin, u, v = _panel(light_obj)
+    facing = -np.asarray(world.to_3x3().col[2], dtype=np.float64)
     facing /= max(float(np.linalg.norm(facing)), 1e-12)
     k = (np.arange(PANEL_CELLS) + 0.5) / PANEL_CELLS - 0.5
     a, b = (x.ravel() for x in np.meshgrid(k, k, indexing="ij"))
     if light.shape in ("DISK", "ELLIPSE"):
         a, b = a[a * a + b * b <= 0.25], b[a * a + b * b <= 0.25]
-    cells = np.asarray(world.translation, dtype=np.float64) + a[:, None] * u + b[:, None] * v
+    cells = origin + a[:, None] * u + b[:, None] * v
     to = np.asarray(point, dtype=np.float64) - cells
     r2 = np.maximum((to * to).sum(axis=1), 1e-12)
     cos = np.clip(to @ facing / np.sqrt(r2), 0.0, 1.0)
@@ -2660,12 +2666,9 @@ def emitter_cells(light_obj) -> list[tuple[np.ndarray, float, float]]:
     1 m x 4 mm strip with one end 1.5 mm from the speaker burnt a white streak into it, read as
     one panel 0.5 m away: its half diagonal) -- a square panel stays one cell."""
     light, world = light_obj.data, light_obj.matrix_world
-    origin = np.asarray(world.translation, dtype=np.float64)
     if light.type != "AREA":
-        return [(origin, emitter_reach(light_obj) or 0.0, 1.0)]
-    height = float(light.size_y) if light.shape in ("RECTANGLE", "ELLIPSE") else float(light.size)
-    u = np.asarray(world.to_3x3().col[0], dtype=np.float64) * float(light.size)
-    v = np.asarray(world.to_3x3().col[1], dtype=np.float64) * height
+        return [(np.asarray(world.translation, dtype=np.float64), emitter_reach(light_obj) or 0.0, 1.0)]
+    origin, u, v = _panel(light_obj)
     narrow = area_light_sides(light, world.to_3x3())[0]
     # a square's sides differ in float by a part in a million: it stays one cell
     nu = int(min(MAX_EMITTER_CELLS, max(1, math.ceil(np.linalg.norm(u) / max(narrow, 1e-9) - 1e-4))))

@@ -30,6 +30,7 @@ import math
 import sys
 import weakref
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -713,12 +714,24 @@ def _others_around(probe: Probe, obj, frame: int, lo: np.ndarray, hi: np.ndarray
     return out
 
 
-# (the solid, the solids around it) -> (those solids, its shells' hidden shares): a pure function
-# of the shapes, and solids are shared for the same arrays (``solid_from_arrays``), so mutation
-# testing measures a part an operator leaves be, among neighbours it leaves be, once.  The
-# solids are held with the shares, so their ids in the key stay theirs.
-_HIDDEN: dict[tuple, tuple[list[Solid], list[float]]] = {}
+# Measures that are pure functions of solids, kept by the solids' identities: solids are shared
+# for the same arrays (``solid_from_arrays``, their shells with them), so mutation testing measures
+# a part an operator leaves be, among neighbours it leaves be, once.  Each entry holds its solids,
+# so the ids in its key stay theirs.  _HIDDEN: (solid, the solids around it) -> hidden shares;
+# _CONTACTS: (shell, shell, tolerance) -> face contact.
+_HIDDEN: dict[tuple, tuple[tuple, Any]] = {}
+_CONTACTS: dict[tuple, tuple[tuple, Any]] = {}
 atexit.register(_HIDDEN.clear)  # as _SOLIDS: the BVH trees they hold
+atexit.register(_CONTACTS.clear)
+
+
+def _by_shapes(memo: dict, solids: tuple, extra: Any, compute: Callable[[], Any]) -> Any:
+    """``compute()``, kept in ``memo`` for these solids (by identity) and ``extra``."""
+    key = (tuple(id(s) for s in solids), extra)
+    known = memo.get(key)
+    if known is None:
+        known = remember(memo, key, (solids, compute()), SOLIDS_KEPT)
+    return known[1]
 
 
 def hidden_shares(probe: Probe, obj, frame: int) -> list[float]:
@@ -733,13 +746,16 @@ def hidden_shares(probe: Probe, obj, frame: int) -> list[float]:
     if solid is None:
         cache[key] = []
         return []
-    used = solid.co[solid.loop_vert] if len(solid.loop_vert) else solid.co[:0]
-    near = (_others_around(probe, obj, frame, used.min(axis=0), used.max(axis=0)) if len(used) else [])
-    shape = (id(solid), tuple(sorted(id(s) for _, s in near)))
-    known = _HIDDEN.get(shape)
-    if known is not None and known[0][0] is solid:
-        cache[key] = known[1]
-        return known[1]
+    used = solid.face_co
+    near = _others_around(probe, obj, frame, used.min(axis=0), used.max(axis=0)) if len(used) else []
+    others = sorted(near, key=lambda n: id(n[1]))
+    cache[key] = _by_shapes(_HIDDEN, (solid, *(s for _, s in others)), None,
+                            lambda: _hidden_shares(obj.name, solid, near))
+    return cache[key]
+
+
+def _hidden_shares(name: str, solid: Solid, near: list[tuple[tuple, Solid]]) -> list[float]:
+    """``hidden_shares`` of ``solid``'s shells among the solids ``near`` it (with their boxes)."""
     shares: list[float] = []
     shells = solid.shells()
     for k, shell in enumerate(shells):
@@ -751,11 +767,9 @@ def hidden_shares(probe: Probe, obj, frame: int) -> list[float]:
         around = [s for (blo, bhi), s in near if not (np.any(bhi < lo) or np.any(blo > hi))]
         if len(shells) > 1:
             rest = np.flatnonzero(shell_labels(solid) != k)
-            around.append(_make_solid(obj.name, solid.co, *_faces_subset(solid, rest), solid.det))
+            around.append(_make_solid(name, solid.co, *_faces_subset(solid, rest), solid.det))
         hidden = np.array([any(inside(o, q) for o in around) for q in pts], dtype=bool)
         shares.append(float(weight[hidden].sum() / weight.sum()))
-    remember(_HIDDEN, shape, ([solid, *(s for _, s in near)], shares), SOLIDS_KEPT)
-    cache[key] = shares
     return shares
 
 
@@ -920,26 +934,19 @@ def _grid_samples(p0: np.ndarray, p1: np.ndarray, p2: np.ndarray, step: float) -
     return (np.concatenate(pts), np.concatenate(wts)) if pts else (np.zeros((0, 3)), np.zeros(0))
 
 
-# (a, b, tolerance) -> (a, b, their face contact): kept per shape as ``_HIDDEN`` is (the shells
-# of a solid shared for the same arrays are the same objects)
-_CONTACTS: dict[tuple, tuple[Solid, Solid, float]] = {}
-atexit.register(_CONTACTS.clear)
-
-
 def face_contact(a: Solid, b: Solid, tol: float) -> float:
     """The area (m^2) over which two shells meet face to face (``_coplanar_overlap``) or, where
     their surfaces cross, are joined (the larger of each one's surface inside the other)."""
     (alo, ahi), (blo, bhi) = a.box(), b.box()
     if (ahi + tol < blo).any() or (bhi + tol < alo).any():
         return 0.0
-    key = (id(a), id(b), float(tol))
-    known = _CONTACTS.get(key)
-    if known is not None and known[0] is a and known[1] is b:
-        return known[2]
+    return _by_shapes(_CONTACTS, (a, b), float(tol), lambda: _face_contact(a, b, tol))
+
+
+def _face_contact(a: Solid, b: Solid, tol: float) -> float:
     area = _coplanar_overlap(a, b, tol)
     if a.tree().overlap(b.tree()):
         area = max(area, _inside_area(a, b, tol), _inside_area(b, a, tol))
-    remember(_CONTACTS, key, (a, b, area), SOLIDS_KEPT)
     return area
 
 
@@ -1058,8 +1065,8 @@ def solid_parts(probe: Probe, p: dict):
     with at most that many through-holes (genus).  No shell is hidden: more than half of its
     surface inside another render-visible object's solid or inside the object's other shells;
     no two shells of an object pass into one another (``fused_shells``: a render shows them as
-    one piece), and with ``pieces_apart`` none meet face to face either.  Where ``min_box_filled`` leaves a top unfilled, it narrows no faster than a
-    point (``top_taper``).
+    one piece), and with ``pieces_apart`` none meet face to face either.  Where
+    ``min_box_filled`` leaves a top unfilled, it narrows no faster than a point (``top_taper``).
     Over its shells the object has face area >= ``min_area``, enclosed volume >= ``min_volume``,
     and at most ``max_loose_fraction`` of its vertices in no face (defaults 0)."""
     names, frame = names_param(p), _frame(p)

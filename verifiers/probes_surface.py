@@ -350,7 +350,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         "n": len(tri), "w": w, "slot": slot[tri], "poly": poly[tri], "co": local, "P": local @ m[:3, :3].T + m[:3, 3],
         "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
         "uv": {name: interp(arr[tri_l[tri]]) for name, arr in uvs.items()}, "uv_default": uv_default,
-        "uv_tri": {name: arr[tri_l] for name, arr in uvs.items()},  # every triangle's UVs (texture coverage)
+        "uv_loops": uvs, "tri_loops": tri_l,  # every triangle's UVs, read where coverage is measured
         "tangent": {name: _uv_tangents(world[tri_v[tri]], arr[tri_l[tri]], wn) for name, arr in uvs.items()},
         "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
     })
@@ -2191,7 +2191,7 @@ def chunks_for(probe: Probe, objs: list, frame: int, mat=None, every: bool = Fal
             if mat is not None and _original(m) != _original(mat):
                 continue
             chunk = _chunk(s, s["slot"] == slot)
-            chunk["uv_tri"] = {k: v[s["tri_slot"] == slot] for k, v in s["uv_tri"].items()}  # all its faces'
+            chunk.update(uv_loops=s["uv_loops"], tri_loops=s["tri_loops"][s["tri_slot"] == slot])  # all its faces
             out.append((m, chunk))
     if every and mat is not None and not out:
         try:
@@ -3194,8 +3194,8 @@ def _texture_influence_at(groups: list, p: dict, target: str, expected: dict, se
                 continue
             if uv_map:
                 entry["at_uv"] += _uv_read(hits, ctx, uv_map)
-                if uv_map in ctx.get("uv_tri", {}):
-                    entry["uv_tris"].append(ctx["uv_tri"][uv_map])
+                if uv_map in ctx.get("uv_loops", {}):
+                    entry["uv_tris"].append(ctx["uv_loops"][uv_map][ctx["tri_loops"]])
             measured = _influence(mat, target, ctx, input_name, key, hits, q)
             steady = _held_steady(mat, target, ctx, input_name, key)
             if measured is None or steady is None:
