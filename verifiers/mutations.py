@@ -4339,22 +4339,23 @@ def kept_materials_viewport_recoloured(ctx: Context) -> None:
                 slot.material.metallic, slot.material.roughness = 1.0, 0.0
 
 
+def _rotation_graded(ctx: Context) -> list[bpy.types.Object]:
+    """The scene's objects a transforms_applied criterion grades for an applied rotation."""
+    return [obj for p in _criteria(ctx, "transforms_applied") if p.get("rotation", True)
+            for name in ([p["object"]] if p.get("object") else p.get("objects", []))
+            if (obj := ctx.scene.objects.get(name)) is not None]
+
+
 @operator("rotation_left_under_quaternion", "each object graded for an applied rotation switched to Quaternion mode "
           "(identity) with a quarter turn left in its Euler angles: the matrix reads no turn, the stored channels "
           "turn it back at a mode switch or in any reader of the raw values",
-          lambda ctx: None if any(p.get("rotation", True) for p in _criteria(ctx, "transforms_applied"))
-          else "no transforms_applied criterion grades rotation")
+          lambda ctx: None if _rotation_graded(ctx) else "no transforms_applied criterion grades rotation")
 def rotation_left_under_quaternion(ctx: Context) -> None:
-    for p in _criteria(ctx, "transforms_applied"):
-        if not p.get("rotation", True):
-            continue
-        for name in ([p["object"]] if p.get("object") else p.get("objects", [])):
-            obj = ctx.scene.objects.get(name)
-            if obj is not None:
-                euler = obj.matrix_basis.to_euler()
-                obj.rotation_mode = "QUATERNION"
-                obj.rotation_quaternion = obj.matrix_basis.to_quaternion()
-                obj.rotation_euler = (euler.x + math.pi / 2, euler.y, euler.z)
+    for obj in _rotation_graded(ctx):
+        euler = obj.matrix_basis.to_euler()
+        obj.rotation_mode = "QUATERNION"
+        obj.rotation_quaternion = obj.matrix_basis.to_quaternion()
+        obj.rotation_euler = (euler.x + math.pi / 2, euler.y, euler.z)
 
 
 @operator("texture_cancelled_by_second_read", "each texture-graded Base Color made plain + image - image, the second "
@@ -6064,18 +6065,12 @@ def kept_mesh_attribute_editing_prefix(ctx: Context) -> None:
 
 @operator("rotation_full_turns", "each object graded for an applied rotation given Euler angles (360, 0, -360) "
           "degrees: the matrix turns nothing, the N panel and an exporter read 360 degrees",
-          lambda ctx: None if any(p.get("rotation", True) for p in _criteria(ctx, "transforms_applied"))
-          else "no transforms_applied criterion grades rotation")
+          lambda ctx: None if _rotation_graded(ctx) else "no transforms_applied criterion grades rotation")
 def rotation_full_turns(ctx: Context) -> None:
-    for p in _criteria(ctx, "transforms_applied"):
-        if not p.get("rotation", True):
-            continue
-        for name in ([p["object"]] if p.get("object") else p.get("objects", [])):
-            obj = ctx.scene.objects.get(name)
-            if obj is not None:
-                euler = obj.matrix_basis.to_euler()
-                obj.rotation_mode = "XYZ"
-                obj.rotation_euler = (euler.x + 2 * math.pi, euler.y, euler.z - 2 * math.pi)
+    for obj in _rotation_graded(ctx):
+        euler = obj.matrix_basis.to_euler()
+        obj.rotation_mode = "XYZ"
+        obj.rotation_euler = (euler.x + 2 * math.pi, euler.y, euler.z - 2 * math.pi)
 
 
 def _whole_file_objects_counted(ctx: Context) -> str | None:
