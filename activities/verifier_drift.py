@@ -65,6 +65,7 @@ CALIBRATION = "review/calibration-report.json"
 TRIALS = "evaluation/trials.jsonl"
 TESTS = "task/tests/"
 REPORT_VERSION = "1"
+NOT_ASKED = "not asked: the stored deliveries only (attacks false, --deliveries-only)"
 
 
 class DriftSourceError(ValueError):
@@ -94,6 +95,8 @@ class DriftActivities:
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) \
                 or not math.isfinite(tolerance) or tolerance < 0:
             raise _bad(f"tolerance {tolerance!r}: a reward difference, a number >= 0")
+        if not isinstance(req.attacks, bool):
+            raise _bad(f"attacks {req.attacks!r}: true (attack each reference again) or false (deliveries only)")
         candidate = self.candidate(req.probe_code)
         with tempfile.TemporaryDirectory(prefix="arkevo-drift-code-") as tmp:
             code, replaced = stage_code(Path(tmp), candidate)
@@ -106,7 +109,7 @@ class DriftActivities:
             raise _bad(f"dataset {ns}/{rev} holds no publication yet: nothing to check")
         records = self._campaign_records({p.sha256 for p in pubs})
         tasks = [DriftTaskInput(p.publication["task_id"], p.folder, p.sha256, float(tolerance), req.probe_code,
-                                records.get(p.sha256, []), p.files.records_sha256) for p in pubs]
+                                records.get(p.sha256, []), p.files.records_sha256, req.attacks) for p in pubs]
         return DriftPlan(ns, rev, self.objects.location(RevisionKeys(ns, rev).root), tasks, code_id, files,
                          replaced)
 
@@ -181,7 +184,8 @@ class DriftActivities:
             for ref in req.campaign_records:
                 record = json.loads(self.objects.get(CampaignKeys(ref.campaign_id).record(ref.trial_id, ref.round)))
                 records.append(regrade.trial("campaign", ref.trial_id, record, ref.campaign_id))
-            mutation, new_attacks = regrade.attacks(calibration)
+            mutation, new_attacks = regrade.attacks(calibration) if req.attacks else (
+                not_rescored_mutation(NOT_ASKED), None)
         judged = _calibration(calibration, samples, new_attacks, grading)
         return {
             "task_id": frozen["task_id"], "task_version": frozen["task_version"],
@@ -201,7 +205,7 @@ class DriftActivities:
         tasks = [cast(dict, self.store.get_json(r.entry)) for r in req.results]
         doc: dict[str, Any] = {
             "report_version": REPORT_VERSION, "namespace": plan.namespace, "revision": plan.revision,
-            "created_at": req.created_at, "tolerance": req.request.tolerance,
+            "created_at": req.created_at, "tolerance": req.request.tolerance, "attacks": req.request.attacks,
             "verifier_code": {"id": plan.code_id, "files": plan.code_files, "candidate": req.request.probe_code,
                               "replaced": plan.replaced},
             "frozen_verifier_versions": sorted({t["frozen_verifier_version"] for t in tasks}),

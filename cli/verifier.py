@@ -1,7 +1,7 @@
 """`arkevo verifier drift`: which stored verdicts of a dataset revision the verifier in force would
 change (docs/verifier-drift.md).
 
-    arkevo verifier drift --dataset demo/r1 [--tolerance 0.01] [--probe-code DIR] [--json]
+    arkevo verifier drift --dataset demo/r1 [--tolerance 0.01] [--probe-code DIR] [--deliveries-only] [--json]
 
 Starts `VerifierDrift` on the running stack, follows it, prints a table per task and where the
 report lies. Exit 0: zero drift; 1: drift (a verdict flips, a reward moves beyond the tolerance,
@@ -44,7 +44,7 @@ def register(top) -> None:
                                 "publication of the revision (the latest per task; a frozen "
                                 "revision's splits) has its calibration samples, stage-06 trials "
                                 "and campaign trials graded again from their stored deliveries, and "
-                                "its gaming operators run again. The report is written once under "
+                                "its gaming operators run again (not with --deliveries-only). The report is written once under "
                                 "datasets/<ns>/<rev>/drift/; the frozen records are never touched.")
     p.add_argument("--dataset", required=True, help="the dataset revision as NAMESPACE/REVISION")
     p.add_argument("--tolerance", type=float, default=0.01,
@@ -52,6 +52,10 @@ def register(top) -> None:
     p.add_argument("--probe-code", type=Path,
                    help="a candidate's probe code: a folder whose files (rule_probe.py, probes_*.py, "
                         "mutations.py, …) replace the workers' own; it must be readable by the workers")
+    p.add_argument("--deliveries-only", action="store_true",
+                   help="grade the stored deliveries only: do not attack each reference again (mutation "
+                        "testing) nor probe the gaming samples again -- a quicker check that the grading "
+                        "of what was delivered is unchanged; the mutation score is reported as not re-run")
     p.add_argument("--workflow-id", help="default: verifier-drift-<namespace>-<revision>")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--address", help="Temporal frontend (default ARKEVO_TEMPORAL_ADDRESS)")
@@ -85,7 +89,7 @@ def cmd_drift(args) -> int:
         if problems := candidate_problems(args.probe_code):
             return _bad("--probe-code: " + "; ".join(problems))
         probe_code = str(args.probe_code.resolve())
-    req = VerifierDriftInput(DatasetRef(*parsed), args.tolerance, probe_code)
+    req = VerifierDriftInput(DatasetRef(*parsed), args.tolerance, probe_code, attacks=not args.deliveries_only)
     wid = args.workflow_id or f"verifier-drift-{parsed[0]}-{parsed[1]}"
     return asyncio.run(_run(req, wid, args))
 
@@ -169,7 +173,8 @@ def print_report(key: str, as_json: bool = False) -> int:
                           f"newly killed {t.mutation.newly_killed}, gaming newly accepted "
                           f"{t.mutation.gaming_newly_accepted}", markup=False, highlight=False)
     console.print(f"{s.tasks_checked} task(s), {s.samples_rescored} calibration sample(s) and {s.trials_rescored} "
-                  f"trial(s) re-scored, {s.not_rescored} not re-scored; "
+                  f"trial(s) re-scored, {s.not_rescored} not re-scored"
+                  + ("" if report.attacks else ", attacks not run again (--deliveries-only)") + "; "
                   + ("[green]zero drift[/]" if s.zero_drift else
                      f"[red]drift in {len(s.tasks_with_drift)} task(s)[/]: {', '.join(s.tasks_with_drift)} "
                      f"({s.verdict_flips} verdict flip(s), {s.reward_changes} reward change(s))"))

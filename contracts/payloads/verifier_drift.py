@@ -18,6 +18,9 @@ class VerifierDriftInput:
     dataset: DatasetRef
     tolerance: float = 0.01  # a reward moving by more than this is drift
     probe_code: str | None = None
+    # False: the stored deliveries only -- the reference is not attacked again (mutation testing)
+    # and the gaming samples are not probed again; each task's mutation part says so
+    attacks: bool = True
 
 
 @dataclass
@@ -41,6 +44,7 @@ class DriftTaskInput:
     probe_code: str | None
     campaign_records: list[DriftCampaignRecord] = field(default_factory=list)
     records_sha256: str | None = None  # of its records.json, as the revision's chain link pins it
+    attacks: bool = True  # VerifierDriftInput.attacks
 
 
 @dataclass
@@ -200,6 +204,7 @@ class VerifierDriftReport(Contract):
     revision: str
     created_at: Timestamp
     tolerance: float
+    attacks: bool = True  # False: mutation testing and the gaming samples were not run again
     verifier_code: DriftCode
     frozen_verifier_versions: list[str]
     current_verifier_versions: list[str]

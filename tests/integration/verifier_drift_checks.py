@@ -3,15 +3,17 @@ test_dataset_production.py makes (table-model and fence-array, frozen, with stag
 campaign with a recovered trial over both), on its stack of worker processes with real Blender
 in the sandbox. Nothing is mocked.
 
-First `arkevo verifier drift` with the workers' own verifier: every stored calibration sample,
-stage-06 trial and campaign trial is graded again, and nothing drifts (exit 0). Then with a
+First `arkevo verifier drift --deliveries-only` with the workers' own verifier: every stored
+calibration sample, stage-06 trial and campaign trial is graded again, and nothing drifts (exit 0);
+the references are not attacked again, and the report says so. Then, attacking every reference
+again, with a
 candidate's probe code -- a real change to one probe: a copy of `verifiers/probes_surface.py`
 whose `material_on_faces` asks the material to cover 0.01 more of the faces than the rubric
 says, which no delivery can (a share is at most 1) -- given with `--probe-code`: the workers lay
 it over their own files and the warm probe runs it in the verifier sandbox. Only table-model's
 rubric measures `material_on_faces` (C07, a core criterion), so the report must name
 table-model, and exactly the samples and trials that passed before (reference, the variant, the
-oracle trials), and nothing of fence-array; the mutation score does not move (a stricter grader
+oracle trials), and nothing of fence-array; neither mutation score moves (a stricter grader
 still refuses every attack). The frozen records are untouched (`arkevo dataset verify`), and
 the review site shows the latest report.
 """
@@ -46,17 +48,21 @@ def report_of(stdout: str, var: Path) -> dict:
     return json.loads(path.read_text())
 
 
-# A drift check re-runs every task's mutation testing (227 operators known, a hundred and more
+# A drift check re-runs every task's mutation testing (267 operators known, a hundred and more
 # applicable to each) beside its samples and trials: on a loaded 2-core machine that is minutes,
-# not the two a quick CLI call gets -- the CLI waits for the workflow, the test for the CLI.
+# not the two a quick CLI call gets -- the CLI waits for the workflow, the test for the CLI. The
+# first check here grades the deliveries only (--deliveries-only, as `make demo` runs it); the
+# candidate's attacks every reference again, and its mutation scores must hold.
 DRIFT_TIMEOUT = 900
 
 
 def check_verifier_drift(stack, tmp_path: Path, run_cli, arkevo: str) -> None:
-    unchanged = run_cli(stack, arkevo, "verifier", "drift", "--dataset", "it/r1", timeout=DRIFT_TIMEOUT)
+    unchanged = run_cli(stack, arkevo, "verifier", "drift", "--dataset", "it/r1", "--deliveries-only",
+                        timeout=DRIFT_TIMEOUT)
     assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
-    assert "zero drift" in unchanged.stdout
+    assert "zero drift" in unchanged.stdout and "attacks not run again (--deliveries-only)" in unchanged.stdout
     report = report_of(unchanged.stdout, stack.var)
+    assert report["attacks"] is False
     summary = report["summary"]
     assert summary["zero_drift"] and summary["tasks_checked"] == 2 and summary["verdict_flips"] == 0
     tasks = {t["task_id"]: t for t in report["tasks"]}
@@ -69,7 +75,7 @@ def check_verifier_drift(stack, tmp_path: Path, run_cli, arkevo: str) -> None:
         assert sources.count("campaign") == 3, sources
         assert all(r["rescored"] for r in t["records"] if r["source"] != "campaign"), t["records"]
         assert all(not r["drift"] for r in t["records"])
-        assert t["mutation"]["rescored"] and t["mutation"]["new_score"] == t["mutation"]["stored_score"] == 1.0
+        assert not t["mutation"]["rescored"] and t["mutation"]["not_rescored"].startswith("not asked")
         assert t["calibration"] == {"passed_before": True, "passed_now": True, "misses_now": [], "changed": False}
     assert summary["samples_rescored"] == 8 and summary["trials_rescored"] >= 2 + 4
 
@@ -77,7 +83,10 @@ def check_verifier_drift(stack, tmp_path: Path, run_cli, arkevo: str) -> None:
                       str(candidate(tmp_path)), timeout=DRIFT_TIMEOUT)
     assert changed.returncode == 1, changed.stdout + changed.stderr
     report = report_of(changed.stdout, stack.var)
-    assert report["verifier_code"]["replaced"] == [PROBE]
+    assert report["verifier_code"]["replaced"] == [PROBE] and report["attacks"] is True
+    for t in report["tasks"]:  # every reference attacked again: the same rows, the same score
+        assert t["mutation"]["rescored"] and t["mutation"]["new_score"] == t["mutation"]["stored_score"] == 1.0
+        assert not t["mutation"]["changed"]
     assert report["summary"]["tasks_with_drift"] == ["table-model"]
     flips = {(t["task_id"], r["source"], r["id"]) for t in report["tasks"] for r in t["records"] if r["verdict_flip"]}
     table = {t["task_id"]: t for t in report["tasks"]}["table-model"]

@@ -56,6 +56,7 @@ class Gpu:
         self.lock = threading.Lock()
         self.calls: list[str] = []
         self.campaign_records: dict[str, list[str]] = {}
+        self.attacks: list[bool] = []  # each re-scoring's `attacks`, as the plan handed it down
         self.flip = True
 
     def activity(self):
@@ -64,6 +65,7 @@ class Gpu:
             with self.lock:
                 self.calls.append(req.task_id)
                 self.campaign_records[req.task_id] = [r.trial_id for r in req.campaign_records]
+                self.attacks.append(req.attacks)
             if req.task_id == "beta" and activity.info().attempt == 1:
                 raise ApplicationError("sandbox could not start: slot pool exhausted", type="SandboxUnavailable")
             flips = req.task_id == "beta" and self.flip
@@ -144,6 +146,7 @@ async def test_drift_names_the_flipping_sample_retries_infra_and_refuses_bad_inp
             task_queue=queues.CONTROL, result_type=VerifierDriftResult), 60)
         assert sorted(gpu.calls) == ["alpha", "beta", "beta"]  # beta's infra fault retried once
         assert gpu.campaign_records == {"alpha": ["c1.alpha.oracle.1"], "beta": []}
+        assert gpu.attacks == [True, True, True]  # by default every reference is attacked again
         assert not result.zero_drift and result.tasks_with_drift == ["beta"] and result.verdict_flips == 1
         assert result.report_key.startswith("datasets/tst/r1/drift/vc-") and result.tasks_checked == 2
         report = VerifierDriftReport.model_validate(json.loads(objects.get(result.report_key)))
@@ -160,10 +163,15 @@ async def test_drift_names_the_flipping_sample_retries_infra_and_refuses_bad_inp
         assert "drift beta calibration reference: pass → fail; reward 1.000 → 0.400" in out
         assert "drift in 1 task(s): beta" in out and "report: " + str(var / KEYS.drift_reports) in out
         gpu.flip = False
+        gpu.attacks.clear()
         code = await asyncio.to_thread(cli, ["verifier", "drift", "--dataset", "tst/r1", "--workflow-id",
-                                             "verifier-drift-again"], address)
+                                             "verifier-drift-again", "--deliveries-only"], address)
         out = capsys.readouterr().out
         assert code == 0 and "zero drift" in out, out
+        # --deliveries-only reaches every re-scoring, the report and its summary line
+        assert gpu.attacks == [False] * 3 and "attacks not run again (--deliveries-only)" in out  # beta tried twice
+        again = (await env.client.get_workflow_handle("verifier-drift-again").result())["report_key"]
+        assert json.loads(objects.get(again))["attacks"] is False
 
         # bad input: refused by the plan, nothing re-scored, nothing written
         calls, reports = len(gpu.calls), sorted(objects.list(KEYS.drift_reports))

@@ -142,7 +142,7 @@ def test_summary_counts_and_zero_drift_and_the_report_model():
     assert s["tasks_with_drift"] == ["table", "mug"] and not s["zero_drift"] and s["calibration_changes"] == 1
     assert summarize([_task("fence", [same, infra])])["zero_drift"]
     doc = {"report_version": "1", "namespace": "it", "revision": "r1", "created_at": "2026-12-01T00:00:00+00:00",
-           "tolerance": 0.01, "verifier_code": {"id": "vc-000000000000", "files": {"rule_probe.py": "b" * 64},
+           "tolerance": 0.01, "attacks": True, "verifier_code": {"id": "vc-000000000000", "files": {"rule_probe.py": "b" * 64},
                                                 "candidate": None, "replaced": []},
            "frozen_verifier_versions": ["vv2-0000000000000000"], "current_verifier_versions": ["vv2-1111111111111111"],
            "summary": s, "tasks": tasks}
@@ -206,8 +206,9 @@ def drift(tmp_path) -> DriftActivities:
     (VerifierDriftInput(DatasetRef("it", "r1"), tolerance=-0.1), "tolerance -0.1"),
     (VerifierDriftInput(DatasetRef("it", "r1"), tolerance=float("nan")), "tolerance nan"),
     (VerifierDriftInput(DatasetRef("it", "r1"), probe_code="/nonexistent/candidate"), "no such folder"),
+    (VerifierDriftInput(DatasetRef("it", "r1"), attacks="no"), "attacks 'no'"),  # type: ignore[arg-type]
     (VerifierDriftInput(DatasetRef("it", "r1")), "holds no publication"),
-], ids=["namespace", "revision", "unknown", "negative", "nan", "probe-code", "empty"])
+], ids=["namespace", "revision", "unknown", "negative", "nan", "probe-code", "attacks", "empty"])
 def test_the_plan_refuses_bad_input_naming_it_and_writes_nothing(drift, tmp_path, req, words):
     before = sorted(p for p in (tmp_path / "var").rglob("*"))
     with pytest.raises(ApplicationError) as e:
@@ -293,6 +294,7 @@ def test_which_stored_records_are_graded_again(tmp_path):
 
 def _report(created_at: str, tasks: list[dict]) -> dict:
     return {"report_version": "1", "namespace": "rv", "revision": "r1", "created_at": created_at, "tolerance": 0.01,
+            "attacks": True,
             "verifier_code": {"id": "vc-000000000000", "files": {}, "candidate": None, "replaced": []},
             "frozen_verifier_versions": [], "current_verifier_versions": [], "summary": summarize(tasks),
             "tasks": tasks}
@@ -320,6 +322,11 @@ def test_the_review_site_shows_the_newest_drift_report(tmp_path):
     index, page = (out / "index.html").read_text(), (out / "drift.html").read_text()
     assert "Verifier drift" in index and 'href="drift.html"' in index and "2026-12-02" in index
     assert "variant:legs" in page and "flip" in page and 'href="tasks/table-model.html"' in page
+    assert "deliveries only" not in page
+    only = {**_report("2026-12-03T00:00:00+00:00", [_task("table-model", [same])]), "attacks": False}
+    source.objects.put_if_absent(keys.drift_report("vc-000000000000", "d" * 12), json.dumps(only).encode())
+    page = (build_site(source, tmp_path / "site", dataset=("rv", "r1")).out / "drift.html").read_text()
+    assert "deliveries only: the references were not attacked again" in page
 
     source.objects.put_if_absent(keys.drift_report("vc-000000000000", "c" * 12), b'{"report_version": "1"}')
     with pytest.raises(SiteSourceError, match="not a verifier drift report"):
