@@ -278,8 +278,8 @@ async def drift_check(stack, keys) -> bool:
     (docs/verifier-drift.md): every calibration sample and trial graded again must keep its
     verdict; the report lies beside the revision and the review site shows it. Deliveries only:
     the demo checks that grading what was delivered is a function of its inputs; attacking every
-    reference again (stage 05's mutation testing, a second time for all eight seeds) took 270 s of
-    the demo's 14 minutes and is the full check's business (`arkevo verifier drift`)."""
+    reference again (stage 05's mutation testing a second time, most of the full check's time:
+    docs/performance.md) is the full check's business (`arkevo verifier drift`)."""
     from temporalio.common import WorkflowIDReusePolicy
 
     from cli.common import EXIT_OK, follow

@@ -6163,16 +6163,16 @@ def reference_panel_as_wide_as_its_distance(ctx: Context) -> None:
 # their background are gaming samples: operators run on a file opened without its UI) ---
 
 
-def _painted_images(ctx: Context, uv: bool = False) -> list[tuple[bpy.types.Material, str, str | None]]:
-    """(material, image, paint UV map) of each image_texture criterion with paint_slot (and, with
-    ``uv``, paint_uv_map)."""
+def _painted_images(ctx: Context, uv: bool = False) -> list[tuple[bpy.types.Material, str]]:
+    """(material, image) of each image_texture criterion with paint_slot (and, with ``uv``,
+    paint_uv_map)."""
     out = []
     for p in _criteria(ctx, "image_texture"):
         if not p.get("paint_slot") or (uv and not p.get("paint_uv_map")):
             continue
         mat = bpy.data.materials.get(p.get("material", ""))
         if mat is not None and mat.node_tree is not None and p["image"] in bpy.data.images:
-            out.append((mat, p["image"], p.get("paint_uv_map")))
+            out.append((mat, p["image"]))
     return out
 
 
@@ -6181,7 +6181,7 @@ def _painted_images(ctx: Context, uv: bool = False) -> list[tuple[bpy.types.Mate
           "unchanged, Texture Paint paints every face into the same texels",
           lambda ctx: None if _painted_images(ctx, uv=True) else "no image_texture criterion names the paint UV map")
 def paint_slot_through_stacked_uv_map(ctx: Context) -> None:
-    for mat, image, _uv in _painted_images(ctx, uv=True):
+    for mat, image in _painted_images(ctx, uv=True):
         for obj in [o for o in ctx.scene.objects if o.type == "MESH" and mat.name in o.data.materials]:
             stacked = obj.data.uv_layers.get("PaintUV") or obj.data.uv_layers.new(name="PaintUV", do_init=False)
             for face in obj.data.polygons:
