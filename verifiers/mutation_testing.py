@@ -208,6 +208,12 @@ OPERATOR_NAMES = (
     # every 6 frames, "_RNA_UI..." custom properties
     "paint_slot_through_stacked_uv_map", "paint_strokes_masked", "moving_parts_swing_every_six_frames",
     "kept_object_rna_ui_custom_props",
+    # red team 44: a Spread read as 1 / sin², a negative subsurface scale, parts saved in Edit Mode
+    # with their faces hidden, a post stepped sideways, pieces the viewport alone moves, a colour and
+    # a normal read from attributes, a colour mixed by a keyed scene property, an unbounded Noise
+    "dimmer_light_spread_read_as_sine", "subsurface_scale_negative", "parts_saved_in_edit_mode_faces_hidden",
+    "post_stepped_under_part", "viewport_only_pieces_shifted", "base_colour_from_attribute_above_one",
+    "normal_from_attribute_turned", "colour_mixed_by_keyed_scene_property", "world_colour_from_unbounded_noise",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

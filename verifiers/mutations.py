@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "46"
+MUTATIONS_VERSION = "47"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -6145,15 +6145,30 @@ def _dimmer_pairs(ctx: Context) -> list[tuple[bpy.types.Object, bpy.types.Object
 def reference_panel_as_wide_as_its_distance(ctx: Context) -> None:
     for light, ref, target in _dimmer_pairs(ctx):
         lo, hi = _world_box([target])
-        centre = (lo + hi) / 2
         key_at = ref.matrix_world.translation
         nearest = Vector([min(max(key_at[i], lo[i]), hi[i]) for i in range(3)])
         ref.data.shape, ref.data.size = "SQUARE", 0.9 * math.sqrt(2) * (key_at - nearest).length
-        key_gain = 1 / math.sin(min(max(ref.data.spread, 1e-3), math.pi) / 2) ** 2
-        key_point = ref.data.energy * key_gain / (key_at - centre).length_squared
-        fill_plain = light.data.energy / (light.matrix_world.translation - centre).length_squared
-        gain = max(1.0, 0.95 * key_point / max(fill_plain, 1e-12))
-        light.data.spread = 2 * math.asin(min(1.0, 1 / math.sqrt(gain)))
+        key_point, fill_plain = _point_readings(light, ref, (lo + hi) / 2)
+        light.data.spread = _spread_for(0.95 * key_point / fill_plain)
+
+
+def _point_readings(light, ref, centre: Vector) -> tuple[float, float]:
+    """(what ``ref`` puts on ``centre`` read as a point, its Spread's gain included; what ``light``
+    puts there read as a plain point, no gain)."""
+    def over_d2(obj) -> float:
+        return max((obj.matrix_world.translation - centre).length_squared, 1e-12)
+    return ref.data.energy * probes_scene.beam_gain(ref.data) / over_d2(ref), max(light.data.energy / over_d2(light), 1e-12)
+
+
+def _spread_for(gain: float) -> float:
+    """The Spread whose ``probes_scene.spread_gain`` is ``gain`` (180 degrees at 1 or less)."""
+    if gain <= 1.0:
+        return math.pi
+    lo, hi = 1e-3, math.pi  # the gain falls as the Spread opens
+    for _ in range(60):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if probes_scene.spread_gain(mid) > gain else (lo, mid)
+    return (lo + hi) / 2
 
 
 # --- red team 43: crate-texture passed with Texture Paint's active slot on a second node of the
@@ -6229,3 +6244,182 @@ def kept_object_rna_ui_custom_props(ctx: Context) -> None:
     for obj in _kept_objects(ctx, "[props]"):
         obj["_RNA_UI_import_scale"] = 0.01
         obj["_RNA_UI_import_rotation_x"] = 90.0
+
+
+# --- red team 44: product-lighting passed with the fill's Spread at 45 degrees (read as 1 / sin²,
+# a third of the beam Cycles renders); mug-material with a negative Subsurface Scale and Radius
+# (read -0.001 deep, rendered 5 m); table-model with its parts saved in Edit Mode, every face hidden,
+# and with a post stepped sideways as it rises; fence-array with a Base Color of 40 x wood and a
+# Normal turned away, each read from a mesh attribute, a colour mixed by a keyed scene property, a
+# world coloured by an unbounded Noise, and pickets moved by a modifier shown in the viewport alone ---
+
+
+def _old_spread_for(gain: float) -> float:
+    """The Spread at which 1 / sin²(Spread / 2) reads ``gain`` (at least 1)."""
+    return 2 * math.asin(min(1.0, 1 / math.sqrt(max(gain, 1.0))))
+
+
+@operator("dimmer_light_spread_read_as_sine", "an area light held below another (light_settings dimmer_than) its "
+          "Spread narrowed until 1 / sin²(Spread / 2) reads it at 0.95 of the other on the target: Cycles' beam is "
+          "about three times that, and it outshines the light it must stay below",
+          lambda ctx: None if _dimmer_pairs(ctx) else "no light_settings dimmer_than compares two area lights")
+def dimmer_light_spread_read_as_sine(ctx: Context) -> None:
+    for light, ref, target in _dimmer_pairs(ctx):
+        lo, hi = _world_box([target])
+        ref_on, plain = _point_readings(light, ref, (lo + hi) / 2)
+        light.data.spread = max(_old_spread_for(0.95 * ref_on / plain), math.radians(1.0))
+
+
+@operator("subsurface_scale_negative", "each surface-graded part material's Principled BSDF at Subsurface Weight 1, "
+          "Scale -1, Radius (-5, -5, 0.001): the signed product reads a millimetre, the render scatters red and "
+          "green 5 m deep", _needs_judged(_surface_graded, "surface"))
+def subsurface_scale_negative(ctx: Context) -> None:
+    _set_graded_principled(ctx, {"Subsurface Weight": 1.0, "Subsurface Scale": -1.0,
+                                  "Subsurface Radius": (-5.0, -5.0, 0.001)})
+
+
+@operator("parts_saved_in_edit_mode_faces_hidden", "every face, edge and vertex of each mesh part hidden (Edit "
+          "Mode's H) and the parts left in Edit Mode: the file opens in it and draws none of them, every render "
+          "unchanged", _needs_mesh_parts)
+def parts_saved_in_edit_mode_faces_hidden(ctx: Context) -> None:
+    parts = [o for o in ctx.mesh_parts() if o.type == "MESH"]
+    layer = bpy.context.view_layer
+    for obj in layer.objects:
+        obj.select_set(obj in parts)
+    for obj in parts:
+        for elements in (obj.data.vertices, obj.data.edges, obj.data.polygons):
+            elements.foreach_set("hide", [True] * len(elements))
+    if parts:
+        layer.objects.active = parts[0]
+        bpy.ops.object.mode_set(mode="EDIT")
+
+
+@operator("post_stepped_under_part", "two posts under each part under_stays_open keeps open, each three 4 cm blocks "
+          "from the floor to its underside, every block 5.1 cm further along both horizontal axes than the one "
+          "below it and 1.1 cm above it: no piece, line or straight side view through two of them",
+          lambda ctx: None if _kept_open(ctx) else "no under_stays_open criterion")
+def post_stepped_under_part(ctx: Context) -> None:
+    for obj, floor in _kept_open(ctx):
+        lo, hi = _world_box([obj])
+        material = next((s.material for s in obj.material_slots if s.material is not None), None)
+        height, gap, size, step = lo.z - floor, 0.011, 0.04, 0.051
+        block = (height - 2 * gap) / 3
+        for k, (x, y) in enumerate(((lo.x + 0.3 * (hi.x - lo.x), lo.y + 0.15 * (hi.y - lo.y)),
+                                    (lo.x + 0.6 * (hi.x - lo.x), hi.y - 0.15 * (hi.y - lo.y) - 2 * step))):
+            boxes = [((x + i * step, y + i * step, floor + i * (block + gap) + block / 2), (size, size, block))
+                     for i in range(3)]
+            _boxes_object(ctx, f"Step.{obj.name}.{k}", boxes, material)
+
+
+def _viewport_only_nodes(obj, name: str) -> bpy.types.NodeTree:
+    """A Geometry Nodes modifier on ``obj`` shown in the viewport and not in renders, its group
+    (Geometry in and out, nothing between) returned to be filled."""
+    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
+    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
+    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    mod = obj.modifiers.new(name, "NODES")
+    mod.node_group, mod.show_render, mod.show_viewport = tree, False, True
+    return tree
+
+
+@operator("viewport_only_pieces_shifted", "each mesh part given a Geometry Nodes modifier shown in the viewport "
+          "alone that moves its pieces along X, every other one each way, by a tenth of the part's size over its "
+          "pieces: the same pieces and area, spaced unevenly where the file is opened, every render unchanged",
+          _needs_mesh_parts)
+def viewport_only_pieces_shifted(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        lo, hi = _world_box([obj])
+        amount = 0.1 * max(hi - lo) / max(1, len(_mesh_islands(obj.data)) if obj.type == "MESH" else 1)
+        tree = _viewport_only_nodes(obj, f"ViewShift.{obj.name}")
+        nodes, links = tree.nodes, tree.links
+        given, out = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+        island = nodes.new("GeometryNodeInputMeshIsland")
+        odd = nodes.new("ShaderNodeMath")
+        odd.operation, odd.inputs[1].default_value = "PINGPONG", 1.0  # 0, 1, 0, 1 ... by island index
+        signed = nodes.new("ShaderNodeMath")
+        signed.operation = "MULTIPLY_ADD"
+        signed.inputs[1].default_value, signed.inputs[2].default_value = 2 * amount, -amount
+        along = nodes.new("ShaderNodeCombineXYZ")
+        move = nodes.new("GeometryNodeSetPosition")
+        links.new(island.outputs["Island Index"], odd.inputs[0])
+        links.new(odd.outputs[0], signed.inputs[0])
+        links.new(signed.outputs[0], along.inputs["X"])
+        links.new(along.outputs[0], move.inputs["Offset"])
+        links.new(given.outputs[0], move.inputs["Geometry"])
+        links.new(move.outputs["Geometry"], out.inputs[0])
+
+
+def _attribute_node(tree, name: str, kind: str = "GEOMETRY"):
+    node = tree.nodes.new("ShaderNodeAttribute")
+    node.attribute_type, node.attribute_name = kind, name
+    return node
+
+
+@operator("base_colour_from_attribute_above_one", "each mesh part given a colour attribute of 40 times its "
+          "material's colour, read by an Attribute node into every Principled Base Color: no emission, a surface "
+          "that sends back forty times the light it gets, read by nothing that evaluates a plain graph",
+          lambda ctx: _lights_on_judged(ctx) or _needs_principled(ctx))
+def base_colour_from_attribute_above_one(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        if obj.type != "MESH":
+            continue
+        colour = obj.data.color_attributes.new("Glow", "FLOAT_COLOR", "POINT")
+        base = next((_visible_colour(s.material) for s in obj.material_slots if s.material is not None),
+                    (0.5, 0.5, 0.5, 1.0))
+        colour.data.foreach_set("color", [v for _ in range(len(colour.data)) for v in (*(40.0 * c for c in base[:3]), 1.0)])
+    for mat in _part_materials(ctx):
+        for bsdf in _principled(mat):
+            mat.node_tree.links.new(_attribute_node(mat.node_tree, "Glow").outputs["Color"], bsdf.inputs["Base Color"])
+
+
+@operator("normal_from_attribute_turned", "each mesh part given a face attribute holding each face's normal turned "
+          "round, read by an Attribute node into the Principled Normal of the materials whose shading normals are "
+          "graded: the mesh untouched, every render shades the parts as lit from inside",
+          _needs_judged(_normals_graded, "shading normal"))
+def normal_from_attribute_turned(ctx: Context) -> None:
+    for obj in ctx.mesh_parts():
+        if obj.type != "MESH":
+            continue
+        turned = obj.data.attributes.new("Turned", "FLOAT_VECTOR", "FACE")
+        normals = np.zeros(len(obj.data.polygons) * 3)
+        obj.data.polygons.foreach_get("normal", normals)
+        world = obj.matrix_world.to_3x3()
+        turned.data.foreach_set("vector", [c for n in normals.reshape(-1, 3) for c in -(world @ Vector(n)).normalized()])
+    for mat in _judged_materials(ctx, _normals_graded):
+        for bsdf in _principled(mat):
+            mat.node_tree.links.new(_attribute_node(mat.node_tree, "Turned").outputs["Vector"], bsdf.inputs["Normal"])
+
+
+@operator("colour_mixed_by_keyed_scene_property", "each part material's unlinked Principled Base Color mixed towards "
+          "its complement by an Attribute node (View Layer) reading a scene property keyed 0 on the first frame and 1 "
+          "from the tenth: every part, material and node unchanged, the render changes colour",
+          lambda ctx: _needs_frames(ctx) or (None if _unlinked_colours(ctx) else
+                                             "no part material's Principled Base Color is a plain value"))
+def colour_mixed_by_keyed_scene_property(ctx: Context) -> None:
+    scene, first = ctx.scene, ctx.scene.frame_start
+    scene["shift"] = 0.0
+    scene.keyframe_insert('["shift"]', frame=first)
+    scene["shift"] = 1.0
+    scene.keyframe_insert('["shift"]', frame=first + 9)
+    for sock in _unlinked_colours(ctx):
+        tree = sock.node.id_data
+        mix = tree.nodes.new("ShaderNodeMix")
+        mix.data_type = "RGBA"
+        mix.inputs["A"].default_value = tuple(sock.default_value)
+        mix.inputs["B"].default_value = _complement(sock.default_value)
+        tree.links.new(_attribute_node(tree, "shift", "VIEW_LAYER").outputs["Fac"], mix.inputs["Factor"])
+        tree.links.new(mix.outputs["Result"], sock)
+
+
+@operator("world_colour_from_unbounded_noise", "the world's Background (strength 1) coloured by a Noise Texture, "
+          "Multifractal, Normalize off, Detail 15, Lacunarity 1: a procedural texture with no colour input, read as "
+          "at most 1, shining thousands",
+          lambda ctx: None if _render_param(ctx, "max_world_strength") else "no max_world_strength graded")
+def world_colour_from_unbounded_noise(ctx: Context) -> None:
+    tree, output = _world_output(ctx)
+    bg = tree.nodes.new("ShaderNodeBackground")
+    noise = tree.nodes.new("ShaderNodeTexNoise")
+    noise.noise_type, noise.normalize = "MULTIFRACTAL", False
+    noise.inputs["Detail"].default_value, noise.inputs["Lacunarity"].default_value = 15.0, 1.0
+    tree.links.new(noise.outputs["Fac"], bg.inputs["Color"])
+    tree.links.new(bg.outputs[0], output.inputs["Surface"])

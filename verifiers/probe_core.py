@@ -439,6 +439,36 @@ def _image_mean_alpha(image) -> float | None:
     return _MEAN_ALPHAS[key]
 
 
+def hidden_while_editing(obj) -> str | None:
+    """Why a mesh saved in Edit, Sculpt or a paint mode does not show all of its surface: faces
+    hidden there (Hide, H: a face's own flag, or one of its vertices' or edges'), which that mode
+    does not draw when the file opens in it; Object Mode draws them (red team 44: the five parts of
+    a table saved in Edit Mode with every face hidden, the render whole). None where it shows all."""
+    mode = getattr(obj, "mode", "OBJECT")
+    if obj.type != "MESH" or mode == "OBJECT" or obj.data is None or not len(obj.data.polygons):
+        return None
+    mesh = obj.data
+    faces = np.zeros(len(mesh.polygons), dtype=bool)
+    mesh.polygons.foreach_get("hide", faces)
+    verts = np.zeros(len(mesh.vertices), dtype=bool)
+    mesh.vertices.foreach_get("hide", verts)
+    edges = np.zeros(len(mesh.edges), dtype=bool)
+    mesh.edges.foreach_get("hide", edges)
+    if verts.any() or edges.any():
+        corners_v = np.zeros(len(mesh.loops), dtype=np.int64)
+        mesh.loops.foreach_get("vertex_index", corners_v)
+        corners_e = np.zeros(len(mesh.loops), dtype=np.int64)
+        mesh.loops.foreach_get("edge_index", corners_e)
+        starts = np.zeros(len(mesh.polygons), dtype=np.int64)
+        mesh.polygons.foreach_get("loop_start", starts)
+        touched = np.logical_or.reduceat(verts[corners_v] | edges[corners_e], starts)
+        faces |= touched
+    if not faces.any():
+        return None
+    return (f"saved in {mode.replace('_', ' ').title()} Mode with {int(faces.sum())} of {len(faces)} faces hidden "
+            "(Hide): the file opens in that mode and does not draw them")
+
+
 def opened_view_hides(obj, scene) -> str | None:
     """Why the view the file opens on (``OPENED_VIEW``) does not show ``obj``, or None."""
     for scene_name, layer_name in (OPENED_VIEW or {}).get("layers", []):
@@ -467,6 +497,9 @@ def opened_view_hides(obj, scene) -> str | None:
         if editing:
             return (f"faded into the background of a 3D view the file opens on (Fade Inactive Geometry "
                     f"{fade:g}) around {editing[0]}, saved in {scene.objects[editing[0]].mode.replace('_', ' ').title()} Mode")
+    hidden = hidden_while_editing(obj)
+    if hidden is not None:
+        return hidden
     if summary["retopology"] and getattr(obj, "mode", "OBJECT") == "EDIT":
         return "saved in Edit Mode under a 3D view's Retopology overlay: the view draws its cage, not its surface"
     for flat in summary["flat"]:
@@ -1241,7 +1274,26 @@ class Probe:
                 other = getattr(node, "object", None)
                 if isinstance(other, bpy.types.Object) and other.name in self.scene.objects:
                     h.update(np.array(other.evaluated_get(self.depsgraph).matrix_world, dtype=np.float64).tobytes())
+                if node.type == "ATTRIBUTE" and node.attribute_type in ("VIEW_LAYER", "OBJECT"):
+                    h.update(self._attribute_read(node.attribute_type, node.attribute_name, ev).encode())
         return h.hexdigest()
+
+    def _attribute_read(self, kind: str, name: str, ev) -> str:
+        """What an Attribute node of type View Layer or Object reads now: the first of the view
+        layer, the scene and its world (or the object and its data) holding ``name`` as a custom
+        property or an RNA path (red team 44: the pickets' colour mixed by a scene property keyed
+        from 0 to 1, every part and node unchanged)."""
+        owners = [self.depsgraph.view_layer_eval, self.depsgraph.scene_eval, self.depsgraph.scene_eval.world] \
+            if kind == "VIEW_LAYER" else [ev, ev.data]
+        for owner in owners:
+            if owner is None:
+                continue
+            try:
+                value = owner[name] if name in owner.keys() else owner.path_resolve(name)
+            except (KeyError, ValueError, TypeError, AttributeError):
+                continue
+            return f"{kind}:{name}=" + json.dumps(plain_json(value), sort_keys=True, default=str)
+        return f"{kind}:{name}: none"
 
     def _animated_keys(self) -> set[str]:
         """``look``'s keys of the data-blocks ``_animated_ids`` lists (once per probe)."""
@@ -1422,6 +1474,12 @@ class Probe:
         low, high = VIEWPORT_AREA_RATIO
         if a_render > 1e-12 and not low <= a_view / a_render <= high:
             return f"the viewport shows {a_view / a_render:.2f} of the face area a render does"
+        render_boxes = _piece_boxes(self.mesh_arrays(obj, frame))
+        view_boxes = [_piece_boxes(m) for m in pieces + list((drawn or {}).get(obj.name, []))]
+        moved = _unmatched_piece(render_boxes, np.concatenate(view_boxes) if view_boxes else np.zeros((0, 2, 3)),
+                                 viewport_piece_slack(obj))
+        if moved is not None:
+            return moved
         return None
 
     def shown_aabb(self, obj: bpy.types.Object, frame: int) -> AABB:
@@ -1586,6 +1644,65 @@ def components(n: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
 # The viewport's face area over a render's that still counts as one shape: a cube at subdivision
 # level 0 in the viewport and 2 in a render has ~2.7 times the area (its limit surface ~2.9).
 VIEWPORT_AREA_RATIO = (0.25, 4.0)
+
+
+def _piece_boxes(m: dict | None) -> np.ndarray:
+    """(k, 2, 3) the (lo, hi) world box of each separate piece of faces of a ``mesh_piece``."""
+    if m is None or not len(m.get("poly_start", ())):
+        return np.zeros((0, 2, 3))
+    lv, start, total, co = m["loop_vert"], m["poly_start"], m["poly_total"], m["co"]
+    labels = components(len(co), np.repeat(lv[start], total), lv)
+    used = np.unique(lv)
+    _, piece = np.unique(labels[used], return_inverse=True)
+    lo = np.full((int(piece.max()) + 1, 3), np.inf)
+    hi = np.full((int(piece.max()) + 1, 3), -np.inf)
+    np.minimum.at(lo, piece, co[used])
+    np.maximum.at(hi, piece, co[used])
+    return np.stack([lo, hi], axis=1)
+
+
+# How far a face of a piece's box may stand in the viewport from a render's, as a share of the
+# piece's size on that axis plus a margin (m): where only a subdivision's levels differ between the
+# two (a coarse box at level 0 against 2 loses a tenth of its length at each end), and otherwise
+VIEWPORT_PIECE_SLACK_SUBDIVIDED = (0.15, 0.002)
+VIEWPORT_PIECE_SLACK = (0.01, 0.001)
+
+
+def viewport_piece_slack(obj) -> tuple[float, float]:
+    """``VIEWPORT_PIECE_SLACK_SUBDIVIDED`` where a Subdivision Surface or Multiresolution modifier
+    of ``obj`` shows other levels (or only) in the viewport than in a render and no other modifier
+    is shown in one and not the other; ``VIEWPORT_PIECE_SLACK`` otherwise."""
+    subdivided = False
+    for mod in getattr(obj, "modifiers", ()):
+        if mod.type in ("SUBSURF", "MULTIRES"):
+            subdivided |= mod.show_viewport != mod.show_render or mod.render_levels != mod.levels
+        elif mod.show_viewport != mod.show_render:
+            return VIEWPORT_PIECE_SLACK
+    return VIEWPORT_PIECE_SLACK_SUBDIVIDED if subdivided else VIEWPORT_PIECE_SLACK
+
+
+def _unmatched_piece(render: np.ndarray, view: np.ndarray, slack_share: tuple[float, float]) -> str | None:
+    """How a piece the viewport draws stands elsewhere or at another size than the render's
+    piece nearest it: a face of its box off by more than ``slack_share`` (share of the piece's
+    size on that axis, margin in m; ``viewport_piece_slack``) (red team 44: pickets spaced 4.8
+    to 11.4 cm apart in the viewport, 8 in a render; rails stopping 32 cm short of each post in
+    the viewport only -- a Geometry Nodes modifier shown in the viewport alone, the same count of
+    pieces, the area within bounds).  None where every piece has its match."""
+    centres = (view[:, 0] + view[:, 1]) / 2
+    free = np.ones(len(view), dtype=bool)
+    for lo, hi in render:
+        if not free.any():
+            return "the viewport draws fewer pieces"
+        distance = np.where(free, np.linalg.norm(centres - (lo + hi) / 2, axis=1), np.inf)
+        j = int(np.argmin(distance))
+        free[j] = False
+        slack = slack_share[0] * (hi - lo) + slack_share[1]
+        off = np.maximum(np.abs(view[j][0] - lo), np.abs(view[j][1] - hi))
+        if (off > slack).any():
+            axis = int(np.argmax(off - slack))
+            return (f"the viewport draws a piece at {'xyz'[axis]} {float(view[j][0][axis]):.3f}..{float(view[j][1][axis]):.3f} m "
+                    f"where a render draws it at {float(lo[axis]):.3f}..{float(hi[axis]):.3f} m")
+    return None
 
 
 def _pieces_and_area(m: dict | None) -> tuple[int, float]:

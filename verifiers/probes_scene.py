@@ -1934,12 +1934,25 @@ def _linked_colour_low(sock) -> float | None:
     return low if math.isfinite(low) else None
 
 
+# Procedural textures whose outputs stay within 0..1 (and their colour inputs): a Noise other than
+# normalised fBM, or a Voronoi distance not normalised, grows without bound (red team 44: a
+# Multifractal Noise, Normalize off, Detail 15, Lacunarity 1, straight into the world's Color, read as
+# 1, shone 4785 and blew the fence out white); Gabor, Sky and the others are not bounded here
+BOUNDED_TEXTURES = {
+    "TEX_CHECKER": lambda node: True, "TEX_BRICK": lambda node: True, "TEX_GRADIENT": lambda node: True,
+    "TEX_MAGIC": lambda node: True, "TEX_WAVE": lambda node: True, "TEX_WHITE_NOISE": lambda node: True,
+    "TEX_NOISE": lambda node: getattr(node, "noise_type", "FBM") == "FBM" and bool(getattr(node, "normalize", True)),
+    "TEX_VORONOI": lambda node: bool(getattr(node, "normalize", False)),
+}
+
+
 def _texture_peak(node) -> float | None:
     """The brightest a texture node straight into a world's Color can give (red team 22: a
     generated float image of colour 1000, a Checker of two colours 1000, each read as 1): an
     image's brightest pixel, a procedural texture's brightest colour input (1 where it has none:
-    its colours are its own, in 0..1); None for a sky (its sun is not bounded here), a texture
-    with a linked colour, or anything else."""
+    its colours are its own, in 0..1) where it is one of ``BOUNDED_TEXTURES``; None for a sky (its
+    sun is not bounded here), an unbounded texture, a texture with a linked colour, or anything
+    else."""
     if node.type in ("TEX_IMAGE", "TEX_ENVIRONMENT"):
         image = node.image
         if image is None:
@@ -1951,7 +1964,7 @@ def _texture_peak(node) -> float | None:
         image.pixels.foreach_get(pixels)
         peak = float(np.max(pixels.reshape(-1, image.channels)[:, :3]))
         return peak if math.isfinite(peak) else None
-    if not node.type.startswith("TEX_") or node.type == "TEX_SKY":
+    if node.type not in BOUNDED_TEXTURES or not BOUNDED_TEXTURES[node.type](node):
         return None
     colours = [s for s in node.inputs if s.type == "RGBA"]
     if any(s.is_linked for s in colours):
@@ -2577,14 +2590,25 @@ SPREAD = {"POINT": 4.0 * np.pi, "SPOT": 4.0 * np.pi, "AREA": np.pi}
 
 def beam_gain(light) -> float:
     """How much stronger along its axis an area light's Spread makes it than a plain panel of the
-    same power: Cycles keeps the power and narrows the beam to a cone of half-angle Spread / 2,
-    so the intensity inside grows about as 1 / sin²(Spread / 2) (1 at the default 180 degrees).
+    same power: Cycles keeps the power and narrows the beam to a cone of half-angle a = Spread / 2,
+    its falloff 1 - tan(angle) / tan(a), normalised so that the power stays the same:
+    tan(a) / (tan(a) - a) on the axis, 3 / a² below a = 0.05 (Cycles' own normalisation in
+    ``scene/light.cpp``; 1 at the default 180 degrees, 4.66 at 90 where 1 / sin²(a) says 2).
     Red team 18: a 15 W panel at a 2 degree spread put its whole power into a beam 30 cm wide
-    and blew the speaker out white, read as a plain panel's 15 / (pi d²)."""
-    if light.type != "AREA":
+    and blew the speaker out white, read as a plain panel's 15 / (pi d²). Red team 44: read as
+    1 / sin²(a) before, a third of what Cycles renders at a narrow Spread -- a fill at 45 degrees
+    lit the speaker 1.6 times as much as the key while read at 0.93 of it."""
+    return spread_gain(float(getattr(light, "spread", math.pi))) if light.type == "AREA" else 1.0
+
+
+def spread_gain(spread: float) -> float:
+    """``beam_gain`` of an area light of Spread ``spread`` (radians)."""
+    half = min(max(spread, 1e-3), math.pi) / 2
+    if half >= math.pi / 2 - 1e-9:
         return 1.0
-    half = min(max(float(getattr(light, "spread", math.pi)), 1e-3), math.pi) / 2
-    return 1.0 / math.sin(half) ** 2
+    if half <= 0.05:
+        return 3.0 / half ** 2
+    return math.tan(half) / (math.tan(half) - half)
 
 
 def light_on(light_obj, watts: float, point, box=None) -> tuple[float, float | None]:

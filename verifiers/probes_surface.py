@@ -286,6 +286,51 @@ def surface_samples(probe: Probe, obj: bpy.types.Object, frame: int) -> dict | N
     return cache[key]
 
 
+# attribute data type -> (the RNA field read, its width); anything else is not evaluated
+ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "INT8": ("value", 1), "BOOLEAN": ("value", 1),
+                    "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
+                    "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4)}
+
+
+def mesh_attributes(mesh) -> tuple[dict[str, tuple[str, np.ndarray]], str | None]:
+    """({name: (domain, (elements, 4) values: x, y, z as read, the 4th the alpha or 1, and the
+    width in column 5)} of the evaluated mesh's attributes on points, corners and faces, the colour
+    attribute a render reads by default) -- what an Attribute or Color Attribute node reads (red
+    team 44: a Base Color of 40 x wood brown from a colour attribute, a Normal from a vector one,
+    each Unknown to the glow and shading checks).  Blender's own (a leading dot) are left out."""
+    out = {}
+    for attr in mesh.attributes:
+        field = ATTRIBUTE_FIELDS.get(attr.data_type)
+        if attr.name.startswith(".") or field is None or attr.domain not in ("POINT", "CORNER", "FACE"):
+            continue
+        key, width = field
+        count = len(attr.data)
+        raw = np.zeros(count * width, dtype=np.float64)
+        try:
+            attr.data.foreach_get(key, raw)
+        except (AttributeError, RuntimeError, TypeError):
+            continue
+        values = np.zeros((count, 5), dtype=np.float64)
+        values[:, 3] = 1.0
+        values[:, :min(width, 4)] = raw.reshape(count, width)[:, :4]
+        values[:, 4] = width
+        out[attr.name] = (attr.domain, values)
+    colours = getattr(mesh, "color_attributes", None)
+    index = getattr(colours, "render_color_index", -1) if colours is not None else -1
+    default = colours[index].name if colours is not None and 0 <= index < len(colours) else None
+    return out, default
+
+
+def _attribute_at(domain: str, values: np.ndarray, tri, tri_v, tri_l, poly, interp) -> np.ndarray:
+    """An attribute's values at the sample points: a point's or corner's interpolated across the
+    triangle, a face's as is."""
+    if domain == "POINT":
+        return interp(values[tri_v[tri]])
+    if domain == "CORNER":
+        return interp(values[tri_l[tri]])
+    return values[poly[tri]]
+
+
 def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
     if obj.type not in GEOMETRY_TYPES:
         return None
@@ -312,6 +357,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         m = np.array(ev.matrix_world, dtype=np.float64)
         slots = list(ev.material_slots)
         materials = _drawn_materials(probe, [s.material for s in slots])
+        attributes, colour_default = mesh_attributes(mesh)
     finally:
         ev.to_mesh_clear()
     tri_v, tri_l, normal = tri_v.reshape(-1, 3), tri_l.reshape(-1, 3), normal.reshape(-1, 3)
@@ -350,6 +396,8 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         "n": len(tri), "w": w, "slot": slot[tri], "poly": poly[tri], "co": local, "P": local @ m[:3, :3].T + m[:3, 3],
         "normal": nrm, "wnormal": wn, "generated": (local - lo) / size,
         "uv": {name: interp(arr[tri_l[tri]]) for name, arr in uvs.items()}, "uv_default": uv_default,
+        "attributes": {name: _attribute_at(domain, arr, tri, tri_v, tri_l, poly, interp)
+                       for name, (domain, arr) in attributes.items()}, "colour_default": colour_default,
         "uv_loops": uvs, "tri_loops": tri_l,  # every triangle's UVs, read where coverage is measured
         "tangent": {name: _uv_tangents(world[tri_v[tri]], arr[tri_l[tri]], wn) for name, arr in uvs.items()},
         "scale": float(np.cbrt(abs(np.linalg.det(m[:3, :3])))), "matrix": m, "depsgraph": probe.depsgraph,
@@ -447,6 +495,7 @@ def _corner_samples(probe: Probe, obj, frame: int) -> dict | None:
         m = np.array(ev.matrix_world, dtype=np.float64)
         slots = list(ev.material_slots)
         materials = _drawn_materials(probe, [s.material for s in slots])
+        attributes, colour_default = mesh_attributes(mesh)
     finally:
         ev.to_mesh_clear()
     loops, verts = tris["loops"].ravel(), tris["vertices"].ravel()
@@ -504,6 +553,8 @@ def _chunk(samples: dict, mask: np.ndarray) -> dict:
     """The samples under ``mask`` as an evaluation context."""
     ctx = {k: samples[k][mask] for k in ("w", "co", "P", "normal", "wnormal", "generated", "poly") if k in samples}
     ctx.update({"n": int(mask.sum()), "uv": {k: v[mask] for k, v in samples["uv"].items()},
+                "attributes": {k: v[mask] for k, v in samples.get("attributes", {}).items()},
+                "colour_default": samples.get("colour_default"),
                 "tangent": {k: v[mask] for k, v in samples.get("tangent", {}).items()},
                 "uv_default": samples["uv_default"], "scale": samples["scale"], "matrix": samples["matrix"],
                 "obj": samples["obj"], "depsgraph": samples["depsgraph"]})
@@ -840,7 +891,7 @@ VECT_VALUE = {
 NOT_EVALUATED = {
     "LIGHT_PATH": "Light Path (differs per ray)", "FRESNEL": "Fresnel (depends on the view)",
     "LAYER_WEIGHT": "Layer Weight (depends on the view)", "CAMERA": "Camera Data (depends on the view)",
-    "ATTRIBUTE": "Attribute", "VERTEX_COLOR": "Color Attribute", "OBJECT_INFO": "Object Info",
+    "OBJECT_INFO": "Object Info",
     "AMBIENT_OCCLUSION": "Ambient Occlusion", "BEVEL": "Bevel", "WIREFRAME": "Wireframe",
     "PARTICLE_INFO": "Particle Info", "HAIR_INFO": "Curves Info", "POINT_INFO": "Point Info",
     "LIGHT_FALLOFF": "Light Falloff", "SCRIPT": "Script", "TANGENT": "Tangent", "UVALONGSTROKE": "UV along stroke",
@@ -1212,6 +1263,74 @@ def _n_geometry(g: Graph, node, out):
     if out.identifier in keys:
         return _coord(g, *keys[out.identifier])
     return Unknown(f"Geometry {out.name} is not evaluated")
+
+
+def _attribute_output(values: np.ndarray, out):
+    """An Attribute / Color Attribute node's output from (n, 5) values (``mesh_attributes``):
+    Color and Vector the first three, Alpha the fourth, Fac a float's value or the mean of the
+    first three (as Cycles reads a colour or vector as a float)."""
+    if out.identifier == "Alpha":
+        return values[:, 3].copy()
+    if out.identifier == "Fac":
+        return np.where(values[:, 4] == 1, values[:, 0], values[:, :3].mean(axis=1))
+    return values[:, :3].copy()
+
+
+def _property_values(owners: list, name: str, n: int) -> np.ndarray | None:
+    """(n, 5) values of the first of ``owners`` (data-blocks, evaluated) holding ``name`` as a
+    custom property or an RNA path, as an Attribute node of type Object or View Layer reads it;
+    None where none does or it is not a number or a few."""
+    for owner in owners:
+        if owner is None:
+            continue
+        try:
+            value = owner[name] if name in owner.keys() else owner.path_resolve(name)
+        except (KeyError, ValueError, TypeError, AttributeError):
+            continue
+        try:
+            numbers = [float(value)] if isinstance(value, (int, float)) else [float(x) for x in value]
+        except (TypeError, ValueError):
+            return None
+        if not 1 <= len(numbers) <= 4:
+            return None
+        row = np.array([*numbers[:3], *([0.0] * (3 - min(len(numbers), 3))), numbers[3] if len(numbers) == 4 else 1.0,
+                        float(len(numbers))])
+        if len(numbers) == 1:
+            row[1] = row[2] = numbers[0]  # a float read as a colour is grey
+        return np.tile(row, (n, 1))
+    return None
+
+
+def _n_attribute(g: Graph, node, out):
+    kind, name = node.attribute_type, node.attribute_name
+    if kind == "GEOMETRY":
+        values = g.ctx.get("attributes", {}).get(name)
+        if values is None:
+            return Unknown(f"Attribute {node.name!r}: {g.ctx.get('obj')} has no attribute {name!r} on points, "
+                           "corners or faces" if g.ctx.get("obj") else f"Attribute {node.name!r} needs a surface")
+        return _attribute_output(values, out)
+    depsgraph, obj_name = g.ctx.get("depsgraph"), g.ctx.get("obj")
+    if kind == "OBJECT" and depsgraph is not None and obj_name in bpy.data.objects:
+        obj = bpy.data.objects[obj_name].evaluated_get(depsgraph)
+        owners = [obj, obj.data]
+    elif kind == "VIEW_LAYER" and depsgraph is not None:
+        scene = depsgraph.scene_eval
+        owners = [depsgraph.view_layer_eval, scene, scene.world]
+    else:
+        return Unknown(f"Attribute {node.name!r}: {kind.replace('_', ' ').title()} attributes are not evaluated")
+    values = _property_values(owners, name, g.n)
+    if values is None:
+        return Unknown(f"Attribute {node.name!r}: {name!r} is no number the {kind.replace('_', ' ').lower()} holds")
+    return _attribute_output(values, out)
+
+
+def _n_colour_attribute(g: Graph, node, out):
+    name = node.layer_name or g.ctx.get("colour_default")
+    values = g.ctx.get("attributes", {}).get(name) if name else None
+    if values is None:
+        return Unknown(f"Color Attribute {node.name!r}: no colour attribute {name!r}" if g.ctx.get("obj")
+                       else f"Color Attribute {node.name!r} needs a surface")
+    return _attribute_output(values, out)
 
 
 def _euler_matrix(rot: np.ndarray) -> np.ndarray:
@@ -1736,7 +1855,7 @@ NODES = {
     "VECT_MATH": _n_vect_math, "SEPARATE_COLOR": _n_separate, "SEPXYZ": _n_separate,
     "COMBINE_COLOR": _n_combine, "COMBXYZ": _n_combine, "CLAMP": _n_clamp, "MAP_RANGE": _n_map_range,
     "DISPLACEMENT": _n_displacement, "VECTOR_DISPLACEMENT": _n_vector_displacement, "TEX_IMAGE": _n_image,
-    "NORMAL_MAP": _n_normal_map, "BUMP": _n_bump,
+    "NORMAL_MAP": _n_normal_map, "BUMP": _n_bump, "ATTRIBUTE": _n_attribute, "VERTEX_COLOR": _n_colour_attribute,
     "GROUP": lambda g, node, out: g._group(node, out), "GROUP_INPUT": lambda g, node, out: g._group_input(out),
 }
 
@@ -2744,8 +2863,11 @@ def _layer_optics(g: Graph, node, bounds: dict, measured: dict, notes: list[str]
     bounds (``OPTICS_DEFAULTS``); worst values into ``measured``.  Unknown is off."""
     ok = np.ones(g.n, dtype=bool)
     sheen = _where_weighted(g.value(node, "Sheen Weight"), lambda: _channel_max(g.colour(node, "Sheen Tint")))
+    # the render scatters by |Scale| x |Radius| per channel (red team 44: Scale -1 and Radius (-5, -5,
+    # 0.001) read as -0.001 deep, rendered 5 m deep in red and green: noise in Cycles, black in EEVEE)
     wide = _where_weighted(g.value(node, "Subsurface Weight"),
-                           lambda: _mul(g.value(node, "Subsurface Scale"), _channel_max(g.vector(node, "Subsurface Radius"))))
+                           lambda: _mul(_magnitude(g.value(node, "Subsurface Scale")),
+                                        _channel_max(_magnitude(g.vector(node, "Subsurface Radius")))))
     tint = g.colour(node, "Specular Tint")
     film = coat_reflection(g, node)
     chroma = tint if isinstance(tint, Unknown) else tint.max(axis=1) - tint.min(axis=1)
@@ -2851,6 +2973,10 @@ def _worst_seen(seen, worst: float):
     if not math.isfinite(worst) or isinstance(seen, str):
         return seen if isinstance(seen, str) else str(worst)
     return max(seen or 0.0, rnd(worst))
+
+
+def _magnitude(value):
+    return value if isinstance(value, Unknown) else np.abs(value)
 
 
 def _channel_max(colour):

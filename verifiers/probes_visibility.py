@@ -234,6 +234,9 @@ def parts_unoccluded(probe: Probe, p: dict):
 
 
 VOXEL = 0.01  # m: the grid other geometry is laid on under a part (smaller than a leg: 2 cm)
+COLUMN_REACH = 0.10  # m: a vertical line's fill counts what lies within this of it along X and Y
+# the horizontal directions a side view looks along (degrees from X): the front and a side first
+SIDE_VIEWS_DEG = (90, 0, *(d for d in range(15, 180, 15) if d != 90))
 MAX_SURFACE_POINTS = 4_000_000  # more would make the spacing coarser, never the verdict skip
 
 
@@ -278,6 +281,45 @@ def _cells_under(others: list[np.ndarray], lo: np.ndarray, hi: np.ndarray, floor
     return np.stack([keys % nx, (keys // nx) % ny, keys // (nx * ny)], axis=1)
 
 
+def _column_fill(cells: np.ndarray, layers: int) -> tuple[int, int, int]:
+    """(x, y, count): the vertical line whose column -- the voxels within ``COLUMN_REACH`` of it
+    along X and Y -- holds occupied voxels at the most layers, and that count (red team 44: three
+    blocks stepped 5 cm sideways each, floor to top, no line through two of them: a post)."""
+    reach = int(round(COLUMN_REACH / VOXEL))
+    nx, ny = int(cells[:, 0].max()) + 1, int(cells[:, 1].max()) + 1
+    grid = np.zeros((nx, ny, layers), dtype=bool)
+    grid[cells[:, 0], cells[:, 1], cells[:, 2]] = True
+    for axis in (0, 1):  # a box max filter, 2 reach + 1 wide, as a running sum along each axis
+        n = grid.shape[axis]
+        total = np.cumsum(grid, axis=axis, dtype=np.int32)
+        total = np.concatenate([np.zeros_like(np.take(total, [0], axis=axis)), total], axis=axis)
+        hi = np.minimum(np.arange(n) + reach + 1, n)
+        lo = np.maximum(np.arange(n) - reach, 0)
+        grid = (np.take(total, hi, axis=axis) - np.take(total, lo, axis=axis)) > 0
+    counts = grid.sum(axis=2)
+    x, y = np.unravel_index(int(np.argmax(counts)), counts.shape)
+    return int(x), int(y), int(counts[x, y])
+
+
+def _side_fill(cells: np.ndarray, layers: int) -> tuple[float, int, float]:
+    """(share of the height, direction in degrees from the X axis, where across in m from the grid's
+    origin) of the side view -- looking horizontally along each of ``SIDE_VIEWS_DEG`` -- that
+    geometry closes most: at a point across, the share of layers at which some occupied voxel lies
+    on the horizontal line through it (red team 40: staggered rows of slats from the front; red
+    team 44: a post stepped diagonally, each step in its own column from the front and a side)."""
+    centres = (cells[:, :2] + 0.5) * VOXEL
+    best = (0.0, 0, 0.0)
+    for deg in SIDE_VIEWS_DEG:
+        t = math.radians(deg)
+        across = np.floor((-math.sin(t) * centres[:, 0] + math.cos(t) * centres[:, 1]) / VOXEL).astype(np.int64)
+        closed = np.unique(np.stack([across, cells[:, 2]], axis=1), axis=0)
+        where, counts = np.unique(closed[:, 0], return_counts=True)
+        k = int(np.argmax(counts))
+        if counts[k] / layers > best[0]:
+            best = (float(counts[k]) / layers, deg, (float(where[k]) + 0.5) * VOXEL)
+    return best
+
+
 def _pieces_spans(cells: set[tuple[int, int, int]]) -> list[tuple[int, int]]:
     """(lowest, highest) layer of each piece: the occupied voxels joined through their faces,
     edges and corners (a breadth-first walk: no scipy inside Blender's Python)."""
@@ -299,6 +341,11 @@ def _pieces_spans(cells: set[tuple[int, int, int]]) -> list[tuple[int, int]]:
     return spans
 
 
+def _view_name(deg: int) -> str:
+    """A side view by the horizontal direction it looks along (degrees from X)."""
+    return {0: "a side", 90: "the front"}.get(deg, f"{deg} degrees round from a side")
+
+
 @primitive(group="geometry", required=("under", "parts"),
            params={"under": "name", "parts": "names", "floor": {"type": "number", "description": "number (m)"},
                    "max_span": SHARE, "max_fill": SHARE, "max_side_fill": SHARE, "frame": "integer"})
@@ -307,15 +354,17 @@ def under_stays_open(probe: Probe, p: dict):
     its underside -- holds no more than add-ons: every other piece the render draws there (all
     render-visible geometry but the named ``parts``: other objects, their instances, a Background
     Set's) runs over at most ``max_span`` (default 0.5) of that height, and nowhere does other
-    geometry fill more than ``max_fill`` (default 0.5) of a vertical line through it, nor, seen
-    straight from the front or a side, close more than ``max_side_fill`` (default 0.5) of the
+    geometry fill more than ``max_fill`` (default 0.5) of a vertical line through it -- what lies
+    within ``COLUMN_REACH`` of the line along X and Y counting (red team 44: a post stepped
+    sideways as it rises) --, nor, seen straight from the front or a side or along any horizontal
+    direction (every 15 degrees), close more than ``max_side_fill`` (default 0.5) of the
     height at any point across (red team 40: staggered rows of slats, each row its own piece and
     no vertical line through two of them, closed a cabinet between the legs).  Measured
     on a ``VOXEL`` grid: points on every other triangle (no further apart than a third of a
     voxel) mark the voxels they lie in; a piece is the voxels joined through faces, edges or
-    corners (pieces less than a voxel apart join); a line's fill is its marked voxels' share of
-    the height; a side view's, the share of the height at which some marked voxel lies on the
-    horizontal line across.  More legs, posts, a cabinet or a panel standing under the top fail;
+    corners (pieces less than a voxel apart join); a line's fill is the share of the height at
+    which a marked voxel lies in its column; a side view's, the share of the height at which some
+    marked voxel lies on the horizontal line across.  More legs, posts, a cabinet or a panel standing under the top fail;
     an apron, braces and stretchers pass."""
     frame = int(p.get("frame", 1))
     parts = set(p["parts"])
@@ -340,31 +389,27 @@ def under_stays_open(probe: Probe, p: dict):
     fill, span, worst_line, worst_piece, side, worst_side = 0.0, 0.0, None, None, 0.0, None
     origin = np.array([lo[0], lo[1], floor])
     if len(cells_array):
-        lines, counts = np.unique(cells_array[:, :2], axis=0, return_counts=True)
-        k = int(np.argmax(counts))
-        fill = float(counts[k]) / layers
-        worst_line = [rnd(float(origin[0] + (lines[k][0] + 0.5) * VOXEL)), rnd(float(origin[1] + (lines[k][1] + 0.5) * VOXEL))]
+        x, y, count = _column_fill(cells_array, layers)
+        fill = float(count) / layers
+        worst_line = [rnd(float(origin[0] + (x + 0.5) * VOXEL)), rnd(float(origin[1] + (y + 0.5) * VOXEL))]
         spans = _pieces_spans({tuple(c) for c in cells_array.tolist()})
         low, high = max(spans, key=lambda s: s[1] - s[0])
         span = (high - low + 1) / layers
         worst_piece = [rnd(floor + low * VOXEL), rnd(floor + (high + 1) * VOXEL)]
-        for across, seen_from in ((0, "the front"), (1, "a side")):  # looking along Y, then along X
-            closed = np.unique(cells_array[:, [across, 2]], axis=0)
-            where, counts = np.unique(closed[:, 0], return_counts=True)
-            k = int(np.argmax(counts))
-            if counts[k] / layers > side:
-                side = float(counts[k]) / layers
-                worst_side = [seen_from, rnd(float(origin[across] + (where[k] + 0.5) * VOXEL))]
+        side, deg, where = _side_fill(cells_array, layers)
+        t = math.radians(deg)
+        worst_side = [deg, rnd(-math.sin(t) * float(origin[0]) + math.cos(t) * float(origin[1]) + where)]
     problems = []
     if span > max_span:
         problems.append(f"a piece runs from z {worst_piece[0]:.2f} to {worst_piece[1]:.2f} m, "
                         f"{span:.0%} of the {height:.2f} m under {top.name}")
     if fill > max_fill:
-        problems.append(f"other geometry fills {fill:.0%} of the height on the line at x {worst_line[0]:.2f}, "
-                        f"y {worst_line[1]:.2f}")
+        problems.append(f"other geometry fills {fill:.0%} of the height within {COLUMN_REACH:g} m of the line at "
+                        f"x {worst_line[0]:.2f}, y {worst_line[1]:.2f}")
     if side > max_side:
-        problems.append(f"seen from {worst_side[0]}, other geometry closes {side:.0%} of the height at "
-                        f"{'x' if worst_side[0] == 'the front' else 'y'} {worst_side[1]:.2f}")
+        spot = {0: f"at y {worst_side[1]:.2f}", 90: f"at x {-worst_side[1]:.2f}"}.get(
+            worst_side[0], f"{worst_side[1]:.2f} m across")
+        problems.append(f"seen from {_view_name(worst_side[0])}, other geometry closes {side:.0%} of the height {spot}")
     detail = (f"the space under {top.name} holds only add-ons (longest piece {span:.0%}, fullest line "
               f"{fill:.0%}, most closed from a side {side:.0%} of its {height:.2f} m)" if not problems else
               f"something stands under {top.name}: " + "; ".join(problems))

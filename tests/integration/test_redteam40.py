@@ -6,7 +6,8 @@ half the height) and no vertical line through two rows (a third filled), yet see
 or a side the rows close into solid walls. ``under_stays_open``'s ``max_side_fill``: seen straight
 from the front or a side, other geometry closes at most half of the height anywhere across. The
 apron, stretchers and corner braces of red team 38's test pass it (test_redteam38.py); rows of
-slats with gaps between them pass here, the staggered cabinet does not.
+slats with gaps between them pass here, the staggered cabinet does not. Since red team 44 a
+line's fill counts what lies within 10 cm of it: the cabinet's walls fill that too.
 
 Blender runs unsandboxed (LOCAL): everything it runs here is this test's own code."""
 
@@ -64,4 +65,6 @@ def test_a_cabinet_of_staggered_slats_is_refused(scenes, delivery):
                          scenes["tmp"] / f"report-{delivery}.json")
     assert_refused_as_expected(report, EXPECTED[delivery], delivery)
     measured = report["criteria"][0]["measured"]
-    assert measured["span"] <= 0.5 and measured["fill"] <= 0.5, measured  # the older two measures pass it
+    assert measured["span"] <= 0.5, measured  # no piece runs over half the height
+    # the fill of a line is what lies within 10 cm of it since red team 44: the walls fill it too
+    assert (measured["fill"] > 0.5) is (delivery == "louvred_cabinet"), measured

@@ -96,6 +96,9 @@ def rails(name, gap):
     save(name)
 
 
+KEY_GAIN = 1 / (1 - 3.141592653589793 / 4)  # a Spread of 90 degrees: tan(45) / (tan(45) - pi / 4)
+
+
 def rig(name, key_size, key_distance):
     """Product (a 0.4 x 0.4 x 1.0 m box) lit by Key (60 W, Spread 90) and Fill (15 W, a 5 cm
     panel 1.5 m away, its Spread narrowed until, read as a point, it puts 0.8 of what Key does read
@@ -114,9 +117,17 @@ def rig(name, key_size, key_distance):
         obj.location = centre + Vector(direction).normalized() * distance
         obj.rotation_euler = (centre - obj.location).to_track_quat("-Z", "Y").to_euler()
 
+    def spread_for(gain):
+        """The Spread whose beam gain, tan(a) / (tan(a) - a) at a half of it (Cycles'), is ``gain``."""
+        lo, hi = 1e-3, math.pi / 2
+        for _ in range(60):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if math.tan(mid) / (math.tan(mid) - mid) > gain else (lo, mid)
+        return lo + hi
+
     lamp("Key", 60.0, key_size, math.radians(90), (-1.0, -1.0, 0.5), key_distance)
-    gain = 0.8 * (60.0 * 2 / key_distance ** 2) / (15.0 / 1.5 ** 2)
-    lamp("Fill", 15.0, 0.05, 2 * math.asin(min(1.0, 1 / math.sqrt(gain))), (1.0, -1.0, 0.2), 1.5)
+    gain = 0.8 * (60.0 * KEY_GAIN / key_distance ** 2) / (15.0 / 1.5 ** 2)
+    lamp("Fill", 15.0, 0.05, spread_for(gain), (1.0, -1.0, 0.2), 1.5)
     save(name)
 
 
@@ -164,7 +175,7 @@ def test_a_surface_sending_back_more_light_than_it_gets_and_pieces_stacked_face_
     assert_refused_as_expected(report, refused, delivery)
     if group == "rig":  # a small key far off reads near a point; the wide one at well under it
         fill = report["criteria"][0]["measured"]["Fill"]
-        point = 60 * 2 / math.pi / (2.0 if delivery == "rig_small_key" else 2.49) ** 2
+        point = 60 / (1 - math.pi / 4) / math.pi / (2.0 if delivery == "rig_small_key" else 2.49) ** 2
         assert fill["on_target"] == pytest.approx(0.8 * point, rel=0.02), fill
         share = fill["reference_on_target"] / point
         assert (0.85 < share < 1.0) if delivery == "rig_small_key" else share < 0.7, (share, fill)

@@ -168,8 +168,8 @@ def scene(name, fill_spread=180.0, fill_at=(1.6, -1.4, 1.2), gold_tint=1.0, glaz
 
 
 scene("rig")  # the fill at 2.14 m: 15 / (pi 4.56) = 1.05, 7x under the key
-scene("fill_spread_90", fill_spread=90.0)  # 2x: still 3.5x under the key
-scene("fill_spread_10", fill_spread=10.0)  # 132x: 138, 19x the key
+scene("fill_spread_90", fill_spread=90.0)  # 4.66x (Cycles' gain, red team 44): still 1.5x under the key
+scene("fill_spread_10", fill_spread=10.0)  # 394x: 412, 59x the key
 scene("fill_close", fill_at=(0.45, -0.45, 1.1))  # 0.64 m: 11.5, over the key (no Spread needed)
 scene("gold_tint_black", gold_tint=0.0)  # 1 x (1 - 0): the edges dark
 scene("gold_tint_0_8", gold_tint=0.8)  # 0.2: the edges dE 4.5 from the gold
@@ -201,7 +201,7 @@ CASES = {
 # delivery -> {criterion: what its detail names}
 EXPECTED = {
     "rig": {}, "fill_spread_90": {},
-    "fill_spread_10": {"FILL": "its Spread focusing it 132x"},
+    "fill_spread_10": {"FILL": "its Spread focusing it 394x"},
     "fill_close": {"FILL": "x Key: 60 W at"},
     "gold_tint_0_95": {}, "glaze_tint_black": {}, "elbow_120": {},
     "elbow_150": {"HINGE": "further than 0.15 m from their joint"},
