@@ -214,6 +214,10 @@ OPERATOR_NAMES = (
     "dimmer_light_spread_read_as_sine", "subsurface_scale_negative", "parts_saved_in_edit_mode_faces_hidden",
     "post_stepped_under_part", "viewport_only_pieces_shifted", "base_colour_from_attribute_above_one",
     "normal_from_attribute_turned", "colour_mixed_by_keyed_scene_property", "world_colour_from_unbounded_noise",
+    # red team 45: Texture Paint's settings holding the strokes back or sending them elsewhere, a
+    # helper armature drawing a kept mesh, an action nothing plays (an FBX take), custom normals added
+    "paint_face_mask_nothing_selected", "paint_strength_zero", "paint_symmetry_mirrored", "paint_through_hidden_faces",
+    "helper_armature_draws_kept_mesh", "orphan_action_import_take", "kept_mesh_custom_normals_added",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "47"
+MUTATIONS_VERSION = "48"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -4018,6 +4018,12 @@ def _kept_objects(ctx: Context, key: str) -> list[bpy.types.Object]:
     return same + [o for o in _renamed_kept(ctx, key) if o not in same]
 
 
+def _needs_kept(kind: str, key: str) -> Callable[[Context], str | None]:
+    """Applicable where a scene_unchanged criterion keeps ``key`` of an object of type ``kind``."""
+    return lambda ctx: None if any(o.type == kind for o in _kept_objects(ctx, key)) \
+        else f"no scene_unchanged criterion keeps a {kind.lower()}"
+
+
 @operator("foreign_path_hides_object", "a line style (on a line set of the rendered view layer, Freestyle off) whose "
           "Distance from Object modifier targets a kept object, driven through it: `target.hide_render` true from "
           "the second frame on -- the object vanishes from the renders, no animation of its own shows it",
@@ -5125,8 +5131,7 @@ def kept_mesh_faces_hidden(ctx: Context) -> None:
 @operator("kept_camera_background_image", "each kept camera given a colour grid as its background image, drawn in "
           "front at full opacity: looking through it in the opened file shows the grid over the shot, every "
           "render unchanged",
-          lambda ctx: None if any(o.type == "CAMERA" for o in _kept_objects(ctx, "viewport"))
-          else "no scene_unchanged criterion keeps a camera")
+          _needs_kept("CAMERA", "viewport"))
 def kept_camera_background_image(ctx: Context) -> None:
     grid = bpy.data.images.new("Overlay.Grid", 64, 36)
     grid.generated_type = "COLOR_GRID"
@@ -6423,3 +6428,107 @@ def world_colour_from_unbounded_noise(ctx: Context) -> None:
     noise.inputs["Detail"].default_value, noise.inputs["Lacunarity"].default_value = 15.0, 1.0
     tree.links.new(noise.outputs["Fac"], bg.inputs["Color"])
     tree.links.new(bg.outputs[0], output.inputs["Surface"])
+
+
+# --- red team 45: crate-texture passed with Texture Paint's settings holding every stroke back or
+# sending it elsewhere (the face selection mask with no face selected, a unified strength of 0,
+# symmetry, Occlude and Backface Culling off, a normal falloff of 0 degrees); robot-carry with a
+# helper armature whose bone drew the box half sunk into a table; asset-hygiene with the old import
+# transform keyed in an action nothing plays (an FBX export's take) and custom normals equal to the
+# shading added to every prop (the box turning under a still pad is a gaming sample: which frames
+# it both rests and is held depends on the task's motion) ---
+
+
+def _painted_meshes(ctx: Context) -> list[bpy.types.Object]:
+    """The meshes using a material an image_texture criterion holds to the paint slot."""
+    mats = {mat.name for mat, _ in _painted_images(ctx)}
+    return [o for o in ctx.scene.objects if o.type == "MESH" and mats & {m.name for m in o.data.materials if m}]
+
+
+def _needs_painted(ctx: Context) -> str | None:
+    return None if _painted_images(ctx) else "no image_texture criterion holds a paint slot"
+
+
+@operator("paint_face_mask_nothing_selected", "Texture Paint's Face Selection mask turned on for every painted mesh, "
+          "no face selected: no stroke lands anywhere, the render unchanged", _needs_painted)
+def paint_face_mask_nothing_selected(ctx: Context) -> None:
+    for obj in _painted_meshes(ctx):
+        obj.data.use_paint_mask = True
+        obj.data.polygons.foreach_set("select", [False] * len(obj.data.polygons))
+
+
+@operator("paint_strength_zero", "Texture Paint's unified brush strength on and at 0: whichever brush the painter "
+          "picks, no stroke changes a texel", _needs_painted)
+def paint_strength_zero(ctx: Context) -> None:
+    unified = ctx.scene.tool_settings.image_paint.unified_paint_settings
+    unified.use_unified_strength, unified.strength = True, 0.0
+
+
+@operator("paint_symmetry_mirrored", "Texture Paint's X and Y symmetry on: every stroke painted on the mirrored "
+          "faces too, two planks sharing one stroke", _needs_painted)
+def paint_symmetry_mirrored(ctx: Context) -> None:
+    paint = ctx.scene.tool_settings.image_paint
+    paint.use_symmetry_x = paint.use_symmetry_y = True
+
+
+@operator("paint_through_hidden_faces", "Texture Paint's Occlude and Backface Culling off and its normal falloff at "
+          "0 degrees: strokes go through to the faces behind and fade on every face turned from the view",
+          _needs_painted)
+def paint_through_hidden_faces(ctx: Context) -> None:
+    paint = ctx.scene.tool_settings.image_paint
+    paint.use_occlude = paint.use_backface_culling = False
+    paint.use_normal_falloff, paint.normal_angle = True, 0
+
+
+def _armature_allowed_mesh_not(ctx: Context) -> bool:
+    for p in _criteria(ctx, "scene_unchanged"):
+        types = (p.get("allow_new") or {}).get("types")
+        if types and "ARMATURE" in types and "MESH" not in types:
+            return True
+    return False
+
+
+@operator("helper_armature_draws_kept_mesh", "a new armature (an allowed rig helper) whose one bone draws the first "
+          "kept mesh as its custom shape, solid, sunk half its height below where it stands: a second copy of it in "
+          "every 3D view, every render unchanged",
+          lambda ctx: None if _armature_allowed_mesh_not(ctx) and any(o.type == "MESH" for o in _kept_objects(ctx, "data"))
+          else "no scene_unchanged criterion allows an armature and refuses a mesh, or keeps a mesh")
+def helper_armature_draws_kept_mesh(ctx: Context) -> None:
+    shape = next(o for o in _kept_objects(ctx, "data") if o.type == "MESH")
+    data = bpy.data.armatures.new("Rig.Helper")
+    rig = bpy.data.objects.new("Rig.Helper", data)
+    ctx.scene.collection.objects.link(rig)
+    layer = bpy.context.view_layer
+    layer.objects.active = rig
+    bpy.ops.object.mode_set(mode="EDIT")
+    bone = data.edit_bones.new("Phantom")
+    bone.head, bone.tail = (0.0, 0.0, 0.0), (0.0, 0.0, 1.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    lo, hi = _world_box([shape])
+    rig.location = ((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z - (hi.z - lo.z) / 2)
+    pose = rig.pose.bones["Phantom"]
+    pose.custom_shape, pose.use_custom_shape_bone_size = shape, False
+    rig.data.bones["Phantom"].show_wire = False
+
+
+@operator("orphan_action_import_take", "an action kept by a fake user, assigned to nothing, keying every kept mesh's "
+          "channels with the old import transform (rotation X 90 degrees, scale 0.01): Blender plays nothing, an FBX "
+          "export with its defaults writes it as each object's take -- a hundredth of its size, turned over",
+          _needs_kept("MESH", "takes"))
+def orphan_action_import_take(ctx: Context) -> None:
+    action = bpy.data.actions.new("ImportTake")
+    action.use_fake_user = True
+    slot = action.slots.new(id_type="OBJECT", name="Take")
+    bag = action.layers.new("Layer").strips.new(type="KEYFRAME").channelbag(slot, ensure=True)
+    for path, index, value in (("rotation_euler", 0, math.radians(90.0)), *(("scale", i, 0.01) for i in range(3))):
+        curve = bag.fcurves.new(path, index=index)
+        curve.keyframe_points.insert(ctx.scene.frame_start, value)
+
+
+@operator("kept_mesh_custom_normals_added", "each kept mesh given custom normals equal to the shading it has: the "
+          "same look, a custom normal layer (and sharp edges) added to a mesh the task keeps",
+          _needs_kept("MESH", "attributes"))
+def kept_mesh_custom_normals_added(ctx: Context) -> None:
+    for mesh in {o.data for o in _kept_objects(ctx, "attributes") if o.type == "MESH"}:
+        normals = [tuple(n.vector) for n in mesh.corner_normals]
+        mesh.normals_split_custom_set(normals)

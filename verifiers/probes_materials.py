@@ -307,6 +307,44 @@ class PaintTarget:
     how: str
 
 
+# Texture Paint's own default normal falloff (degrees): a smaller angle fades the strokes on every
+# face turned even a little from the view
+PAINT_NORMAL_ANGLE_MIN = 80
+PAINT_STRENGTH_MIN = 0.1  # a stroke at less changes next to nothing
+
+
+def _strokes_held_back(paint, users: list) -> tuple[str, ...]:
+    """What in Texture Paint's settings keeps the painter's strokes from landing where they are
+    made, or lands them elsewhere too (red team 45: the Face Selection mask with no face selected,
+    a unified strength of 0, X and Y symmetry painting every stroke on the mirrored planks too,
+    Occlude and Backface Culling off painting through to the hidden faces, a normal falloff of 0
+    degrees); none in Blender's defaults."""
+    out = []
+    for obj in users:
+        mesh = obj.data
+        selected = sum(1 for f in mesh.polygons if f.select)
+        if mesh.use_paint_mask and selected < len(mesh.polygons):
+            out.append(f"face selection mask on {obj.name} ({selected} of {len(mesh.polygons)} faces selected)")
+        hidden = sum(1 for f in mesh.polygons if f.hide)
+        if hidden:
+            out.append(f"{hidden} hidden face(s) on {obj.name}")
+    unified = paint.unified_paint_settings
+    strength = unified.strength if unified.use_unified_strength else (
+        paint.brush.strength if paint.brush is not None else 1.0)
+    if strength < PAINT_STRENGTH_MIN:
+        out.append(f"brush strength {strength:g}" + (" (unified)" if unified.use_unified_strength else ""))
+    mirrored = "".join(axis for axis in "xyz" if getattr(paint, f"use_symmetry_{axis}"))
+    if mirrored:
+        out.append(f"symmetry {mirrored.upper()} (each stroke painted mirrored too)")
+    if not paint.use_occlude:
+        out.append("Occlude off (strokes go through to hidden faces)")
+    if not paint.use_backface_culling:
+        out.append("Backface Culling off (strokes land on faces turned away)")
+    if paint.use_normal_falloff and paint.normal_angle < PAINT_NORMAL_ANGLE_MIN:  # whole degrees
+        out.append(f"normal falloff at {paint.normal_angle} degrees")
+    return tuple(out)
+
+
 def paint_target(probe: Probe, mat) -> PaintTarget:
     """Where Texture Paint paints on ``mat``'s objects: in Single Image mode the scene's canvas,
     whatever the material holds, through the mesh's active UV map; in Material mode the
@@ -318,11 +356,11 @@ def paint_target(probe: Probe, mat) -> PaintTarget:
     material and leaves it again.  A Mask (stencil) or cavity mask over the strokes is named:
     red team 43's all-black stencil let no stroke through."""
     paint = probe.scene.tool_settings.image_paint
-    masked = tuple(name for name, on in (("Mask (stencil)", paint.use_stencil_layer), ("cavity mask", paint.use_cavity))
-                   if on)
     users = [o for o in probe.scene.objects if o.type == "MESH" and any(
         slot.material is not None and getattr(slot.material, "original", slot.material) == mat
         for slot in o.material_slots)]
+    masked = tuple(name for name, on in (("Mask (stencil)", paint.use_stencil_layer), ("cavity mask", paint.use_cavity))
+                   if on) + _strokes_held_back(paint, users)
     active_uv = (users[0].data.uv_layers.active.name
                  if users and users[0].data.uv_layers.active is not None else None)
     if paint.mode == "IMAGE":

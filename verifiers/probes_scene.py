@@ -56,7 +56,7 @@ from probes_solid import fan_indices  # noqa: E402
 # 14: an object's ``attributes`` (the mesh's other attributes) and ``viewport.paint_mode``
 # (red team 33).  15: hidden attributes other than Blender's editing state count, Sculpt Mode
 # is a paint mode (red team 35).
-SNAPSHOT_VERSION = "17"
+SNAPSHOT_VERSION = "18"
 PLACES = 5  # snapshot floats are rounded to 1e-5
 EVIDENCE_LIMIT = 20  # changed items listed in a criterion's evidence
 DIFF_LIMIT = 10  # changed values (paths) and frames named per changed key
@@ -101,7 +101,8 @@ IMAGE_KEYS = ("filepath", "source", "alpha_mode", "generated_type", "generated_w
 # pass_index, cycles, light_linking, instance_type ...: the property's own name).
 OBJECT_KEYS = ("type", "parent", "data", "collections", "rendered", "viewport", "matrix_world", "world_scale", "topology",
                "geometry", "normals", "world_mesh", "uv", "material_index", "instances", "materials", "material_settings", "modifiers",
-               "constraints", "shape_keys", "drivers", "animation", "data_animation", "camera", "light", "data_settings")
+               "constraints", "shape_keys", "drivers", "animation", "data_animation", "takes", "camera", "light",
+               "data_settings")
 # Keys of an object entry that change with the frame even when nothing of it is animated.
 # ``world_scale`` repeats the size the world matrix holds: a task that lets an object move
 # (allows matrix_world) has not let it shrink to a speck; ``normals`` the evaluated corner normals
@@ -328,6 +329,32 @@ def _animation_hash(ident) -> str | None:
         curves.append([fc.data_path, int(fc.array_index), bool(fc.mute), keys,
                        [_rna(m) for m in fc.modifiers]])
     return _digest(curves) if curves else None
+
+
+def _action_fcurves(action) -> list:
+    """Every F-curve of ``action``: each layer's strips' channel bags (Blender 5's layered actions)."""
+    return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
+
+
+def _takes(obj) -> str | None:
+    """sha256 of the actions no data-block plays (kept by a fake user) with an F-curve on a
+    property ``obj`` has -- what an FBX export with its defaults writes as one of its animation
+    takes (red team 45: the old import transform, rotation X 90 degrees and scale 0.01, keyed in
+    such an action: every prop exported a hundredth of its size and turned over) --, or None."""
+    orphans = [a for a, users in bpy.data.user_map(subset=bpy.data.actions).items() if not users]
+    taken = []
+    for action in sorted(orphans, key=lambda a: a.name):
+        curves = []
+        for fc in _action_fcurves(action):
+            try:
+                obj.path_resolve(fc.data_path)
+            except ValueError:
+                continue
+            curves.append([fc.data_path, int(fc.array_index),
+                           [[_r(float(k.co[0])), _r(float(k.co[1]))] for k in fc.keyframe_points]])
+        if curves:
+            taken.append([action.name, curves])
+    return _digest(taken) if taken else None
 
 
 def _keyed_fcurves(ad) -> list:
@@ -575,6 +602,7 @@ EDITING_ATTRIBUTES = frozenset({
     (".corner_edge", "CORNER", "INT")})
 UV_EDITING_PREFIXES = (".pn.", ".vs.", ".es.")  # a UV map's pins and (older files) selection: + the map's name
 COVERED_ATTRIBUTES = frozenset({"position", "material_index", "sharp_face", "sharp_edge", "custom_normal", "uv_seam"})
+SHADING_ATTRIBUTES = frozenset({"sharp_face", "sharp_edge", "custom_normal"})
 # the foreach_get field and values per element of each attribute type
 ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
                     "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
@@ -598,6 +626,10 @@ def _attributes_hash(mesh, weighted: bool = True) -> str:
     weights (red team 37), and which colour attribute is active and which renders."""
     uv_names = {layer.name for layer in mesh.uv_layers}
     h = hashlib.sha256()
+    # the shading layers count by their presence too, their values by the normals they give (red
+    # team 45: custom normals equal to the shading before added custom_normal and sharp_edge layers)
+    h.update(json.dumps(sorted([a.name, a.domain, a.data_type] for a in mesh.attributes
+                               if a.name in SHADING_ATTRIBUTES)).encode())
     for attr in sorted(mesh.attributes, key=lambda a: a.name):
         if attr.name in COVERED_ATTRIBUTES or attr.name in uv_names or _editing(attr, uv_names):
             continue
@@ -850,7 +882,7 @@ def _related(obj) -> list:
 
 
 # An object's keys that describe its animation rather than an evaluated value: taken once.
-DEFINITION_KEYS = ("animation", "data_animation", "drivers")
+DEFINITION_KEYS = ("animation", "data_animation", "takes", "drivers")
 
 
 def _viewport_state(obj: bpy.types.Object, scene: bpy.types.Scene) -> dict:
@@ -993,7 +1025,8 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
                                            ("shape_keys", _drivers(getattr(data, "shape_keys", None))))
                         if d},
             "animation": _animation_hash(obj),
-            "data_animation": _animation_hash(data) if data is not None else None}),
+            "data_animation": _animation_hash(data) if data is not None else None,
+            "takes": _takes(obj)}),
         "camera": None,
         "light": None,
         "data_settings": None,
@@ -1551,6 +1584,24 @@ def _with_origin(box, origin) -> tuple:
     return (tuple(min(box[0][i], origin[i]) for i in range(3)), tuple(max(box[1][i], origin[i]) for i in range(3)))
 
 
+def bone_shape_types(obj) -> set[str]:
+    """The object types an armature draws solid in the viewport as its bones' custom shapes (a
+    shape not drawn as wire -- the bone's Wireframe off, the armature not displayed as Wire -- with
+    faces to draw): red team 45, a helper armature whose bone drew the box itself half sunk into a
+    table, or a cube 10 m wide over the whole cell, every render unchanged. Wire widgets, a rigger's
+    controls, bring nothing."""
+    if obj.type != "ARMATURE" or obj.pose is None or obj.data.display_type == "WIRE":
+        return set()
+    out = set()
+    for bone in obj.pose.bones:
+        shape = bone.custom_shape
+        if shape is None or bone.bone.show_wire or shape.type in ("EMPTY", "ARMATURE", "CAMERA", "LIGHT"):
+            continue
+        if shape.type != "MESH" or len(shape.data.polygons):
+            out.add(shape.type)
+    return out
+
+
 def _instanced_types(obj, seen: set | None = None) -> set[str]:
     """The object types ``obj`` instances into the render (a collection, or its children on its
     vertices or faces), at any depth: an empty in the instanced collection that instances
@@ -1578,6 +1629,9 @@ def _new_verdict(probe: Probe, obj, rule: dict, rx, frame: int) -> str | None:
     brought = _instanced_types(obj) - set(rule.get("types", _instanced_types(obj)))
     if brought:  # an allowed Empty that instances a collection brings its geometry along
         return f"instances {', '.join(sorted(brought))} (types not allowed)"
+    drawn = bone_shape_types(obj) - set(rule.get("types", bone_shape_types(obj)))
+    if drawn:  # an allowed armature whose bones draw solid shapes shows that geometry where opened
+        return f"its bones draw {', '.join(sorted(drawn))} custom shapes solid in the viewport (types not allowed)"
     if "within" in rule:
         box = probe.aabb(obj, frame)
         if not _inside(box, rule["within"]):
@@ -2464,7 +2518,8 @@ def new_objects(probe: Probe, p: dict):
         evidence["count"] = len(others)
     if "others_types" in p:
         # an allowed type that instances others (an Empty's collection) is judged by what it brings
-        brought = {n: {probe.scene.objects[n].type} | _instanced_types(probe.scene.objects[n]) for n in others}
+        brought = {n: {probe.scene.objects[n].type} | _instanced_types(probe.scene.objects[n])
+                   | bone_shape_types(probe.scene.objects[n]) for n in others}
         wrong = {n: sorted(types) for n, types in brought.items() if not types <= set(p["others_types"])}
         checks["others_types"] = not wrong
         evidence["wrong_type"] = dict(list(wrong.items())[:EVIDENCE_LIMIT])

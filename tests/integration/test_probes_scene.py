@@ -197,7 +197,7 @@ def probe(scenes: dict, blend: str, task: Path | None = None, rubric: Path | Non
 
 def test_snapshot_file(scenes):
     snap = json.loads(scenes["rubric"].with_name("start_scene.json").read_text(encoding="utf-8"))
-    assert snap["snapshot_version"] == "17" and snap["frames"] == [1, 48]
+    assert snap["snapshot_version"] == "18" and snap["frames"] == [1, 48]
     assert sorted(snap["objects"]) == sorted(START_OBJECTS)
     cube = snap["objects"]["CubeA"]
     assert cube["type"] == "MESH" and len(cube["matrix_world"]) == 16 and len(cube["topology"]) == 64
@@ -320,7 +320,7 @@ def test_start_scene_cli(tmp_path, capsys):
     code, out = run()
     assert code == 0, out
     snap = json.loads(target.read_text(encoding="utf-8"))
-    assert sorted(snap["objects"]) == sorted(START_OBJECTS) and snap["snapshot_version"] == "17"
+    assert sorted(snap["objects"]) == sorted(START_OBJECTS) and snap["snapshot_version"] == "18"
     assert run("--check") == (0, f"current: {target}\n")
     snap["objects"]["Cam"]["camera"]["lens"] = 35.0
     stale = json.dumps(snap, indent=2, sort_keys=True) + "\n"

@@ -146,7 +146,7 @@ CASES = {
 EXPECTED = {
     "start": {}, "honest": {}, "weak": {},
     "subset": {"KEPT": "render cycles"}, "filter": {"KEPT": "render cycles"},
-    "normals": {"KEPT": "Cube (normals)"}, "sequencer": {"KEPT": "render sequencer"},
+    "normals": {"KEPT": "Cube (attributes, normals)"}, "sequencer": {"KEPT": "render sequencer"},
     "markers": {"KEPT": "render markers", "CAMERA": "CamB renders"}, "shrink": {"KEPT": "world_scale"},
     "negative": {"LIGHTS": "-3000"}, "boosted": {"LIGHTS": "4000 W"}, "negated": {"LIGHTS": "4000 W"},
     "mirrored": {"CAMERA": "mirrored", "KEPT": "Cam (matrix_world, world_scale)"},

@@ -193,7 +193,7 @@ def grade(kept: dict, blend: str, allow: dict) -> dict:
 
 def test_the_start_snapshot(kept):
     snap = kept["snap"]
-    assert snap["snapshot_version"] == "17" and snap["frames"] == [1, 10]
+    assert snap["snapshot_version"] == "18" and snap["frames"] == [1, 10]
     box = snap["objects"]["Box"]
     assert [b["name"] for b in box["shape_keys"]["blocks"]] == ["Basis", "Bulge"]
     assert box["materials"][0][1] == "Paint" and box["is_shadow_catcher"] is False

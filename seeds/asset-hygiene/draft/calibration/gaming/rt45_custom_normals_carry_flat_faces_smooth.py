@@ -1,0 +1,64 @@
+"""Gaming (must fail), red team 45: Attack (letter of the spec, variant): custom normals added, every
+face flag turned smooth.
+
+The reference clean-up, then each prop's mesh gets custom split normals equal to the flat normals it
+shades with, and every face is marked smooth (sharp_face cleared): Blender shades exactly as before
+(the custom normals, and the "sharp_edge" layer Blender writes with them on every edge, hold the
+flat look -- checked: clearing the custom normals still shades flat), but each mesh now carries two
+added attributes ("custom_normal", "sharp_edge") and its own face flags changed. Breaks REQ-SCENE-
+KEPT ("no attribute added to its mesh"; only name, transform, vertex positions and collections may
+change, "nothing else").
+
+Found by red team 45; refused since: a kept mesh's attribute digest holds which shading layers it
+has (`SNAPSHOT_VERSION` 18).
+"""
+
+# --- the reference solution (solution/solve.py) ---
+
+
+import bpy
+from mathutils import Vector
+
+RENAMES = {
+    "Cube.001": "SM_Workbench",
+    "Cube.002": "SM_PartsBin",
+    "Cylinder": "SM_SafetyPost",
+    "Cylinder.001": "SM_RobotPedestal",
+}
+
+scene = bpy.context.scene
+units = scene.unit_settings
+units.system, units.scale_length, units.length_unit = "METRIC", 1.0, "METERS"
+
+props = []
+for old, new in RENAMES.items():
+    obj = bpy.data.objects[old]
+    obj.name = obj.data.name = new
+    props.append(obj)
+
+bpy.ops.object.select_all(action="DESELECT")
+for obj in props:
+    obj.select_set(True)
+bpy.context.view_layer.objects.active = props[0]
+bpy.ops.object.transform_apply(location=False, rotation=True, scale=True)
+
+for obj in props:
+    corners = [obj.matrix_world @ Vector(c) for c in obj.bound_box]
+    lo = Vector([min(c[i] for c in corners) for i in range(3)])
+    hi = Vector([max(c[i] for c in corners) for i in range(3)])
+    scene.cursor.location = ((lo.x + hi.x) / 2, (lo.y + hi.y) / 2, lo.z)
+    bpy.ops.object.select_all(action="DESELECT")
+    obj.select_set(True)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.origin_set(type="ORIGIN_CURSOR")
+scene.cursor.location = (0.0, 0.0, 0.0)
+
+# --- the trick ---
+import numpy as np
+for obj in props:
+    me = obj.data
+    normals = [tuple(c.vector) for c in me.corner_normals]
+    me.normals_split_custom_set(normals)
+    me.polygons.foreach_set("use_smooth", [True] * len(me.polygons))
+    me.normals_split_custom_set(normals)
+    print(obj.name, [a.name for a in me.attributes], sum(p.use_smooth for p in me.polygons), len(me.polygons))
