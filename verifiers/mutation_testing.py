@@ -218,6 +218,8 @@ OPERATOR_NAMES = (
     # helper armature drawing a kept mesh, an action nothing plays (an FBX take), custom normals added
     "paint_face_mask_nothing_selected", "paint_strength_zero", "paint_symmetry_mirrored", "paint_through_hidden_faces",
     "helper_armature_draws_kept_mesh", "orphan_action_import_take", "kept_mesh_custom_normals_added",
+    # red team 46: an Array's parts squashed at every Count but the delivered one
+    "array_parts_squashed_at_other_counts",
 )
 MIN_GAMING = 2  # gaming samples a draft must carry
 PERFECT_VL = {"vl_score": 1.0, "gated": False, "missing_reason": None,

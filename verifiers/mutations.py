@@ -46,7 +46,7 @@ from probe_core import (  # noqa: E402
 # What a delivery changes of a start object that makes it one of the parts the task worked on.
 PART_KEYS = ("matrix_world", "topology", "geometry", "materials", "modifiers")
 
-MUTATIONS_VERSION = "48"
+MUTATIONS_VERSION = "49"
 # Rubric methods that grade an object's own transform channels, not the world result; and
 # the data paths through which `value_at_frame` reads one of them.
 OWN_TRANSFORM_METHODS = {"transforms_applied", "origin_at"}
@@ -6316,15 +6316,13 @@ def post_stepped_under_part(ctx: Context) -> None:
             _boxes_object(ctx, f"Step.{obj.name}.{k}", boxes, material)
 
 
-def _viewport_only_nodes(obj, name: str) -> bpy.types.NodeTree:
+def _viewport_only_nodes(obj, name: str) -> tuple[bpy.types.NodeTree, bpy.types.Node, bpy.types.Node]:
     """A Geometry Nodes modifier on ``obj`` shown in the viewport and not in renders, its group
-    (Geometry in and out, nothing between) returned to be filled."""
-    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
-    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
+    (Geometry in and out, nothing between) returned to be filled: (tree, its input node, its output node)."""
+    tree, given, out = _geometry_tree(name)
     mod = obj.modifiers.new(name, "NODES")
     mod.node_group, mod.show_render, mod.show_viewport = tree, False, True
-    return tree
+    return tree, given, out
 
 
 @operator("viewport_only_pieces_shifted", "each mesh part given a Geometry Nodes modifier shown in the viewport "
@@ -6335,9 +6333,8 @@ def viewport_only_pieces_shifted(ctx: Context) -> None:
     for obj in ctx.mesh_parts():
         lo, hi = _world_box([obj])
         amount = 0.1 * max(hi - lo) / max(1, len(_mesh_islands(obj.data)) if obj.type == "MESH" else 1)
-        tree = _viewport_only_nodes(obj, f"ViewShift.{obj.name}")
+        tree, given, out = _viewport_only_nodes(obj, f"ViewShift.{obj.name}")
         nodes, links = tree.nodes, tree.links
-        given, out = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
         island = nodes.new("GeometryNodeInputMeshIsland")
         odd = nodes.new("ShaderNodeMath")
         odd.operation, odd.inputs[1].default_value = "PINGPONG", 1.0  # 0, 1, 0, 1 ... by island index
@@ -6532,3 +6529,35 @@ def kept_mesh_custom_normals_added(ctx: Context) -> None:
     for mesh in {o.data for o in _kept_objects(ctx, "attributes") if o.type == "MESH"}:
         normals = [tuple(n.vector) for n in mesh.corner_normals]
         mesh.normals_split_custom_set(normals)
+
+
+# --- red team 46: fence-array passed with a Geometry Nodes guard after the Array squashing the
+# pickets to stubs at every Count but the delivered one, the count and the spacing kept ---
+
+
+@operator("array_parts_squashed_at_other_counts", "each Array whose Count a modifier_effect criterion varies, its "
+          "spacing checked, followed by a Geometry Nodes guard that scales the result to 5 % of its height "
+          "unless the mesh has the delivered number of points: the parts still counted and spaced right, stubs",
+          lambda ctx: None if _pitch_varied_arrays(ctx) else "no modifier_effect varies an Array's Count with its pitch")
+def array_parts_squashed_at_other_counts(ctx: Context) -> None:
+    dg = bpy.context.evaluated_depsgraph_get()
+    for obj, _mod in _pitch_varied_arrays(ctx):
+        points = len(obj.evaluated_get(dg).to_mesh().vertices)
+        obj.evaluated_get(dg).to_mesh_clear()
+        tree, given, out = _geometry_tree(f"Guard.{obj.name}")
+        nodes, links = tree.nodes, tree.links
+        size = nodes.new("GeometryNodeAttributeDomainSize")
+        same = nodes.new("FunctionNodeCompare")
+        same.data_type, same.operation = "INT", "EQUAL"
+        same.inputs["B"].default_value = points
+        scale = nodes.new("GeometryNodeSwitch")
+        scale.input_type = "VECTOR"
+        scale.inputs["False"].default_value, scale.inputs["True"].default_value = (1.0, 1.0, 0.05), (1.0, 1.0, 1.0)
+        move = nodes.new("GeometryNodeTransform")
+        links.new(given.outputs[0], size.inputs["Geometry"])
+        links.new(size.outputs["Point Count"], same.inputs["A"])
+        links.new(same.outputs["Result"], scale.inputs["Switch"])
+        links.new(scale.outputs["Output"], move.inputs["Scale"])
+        links.new(given.outputs[0], move.inputs["Geometry"])
+        links.new(move.outputs["Geometry"], out.inputs[0])
+        obj.modifiers.new(f"Guard.{obj.name}", "NODES").node_group = tree

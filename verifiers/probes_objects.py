@@ -523,10 +523,41 @@ def _effect_counts(probe: Probe, obj, frame: int) -> dict:
     """Vertices and separate parts (vertices joined by edges) of the object's evaluated mesh."""
     from probes_geometry import mesh_islands_of  # noqa: PLC0415 (a sibling; only this probe needs it)
     mesh = probe.mesh_arrays(obj, frame)
+    others = {o.name: np.ptp(np.array(probe.aabb(o, frame), dtype=np.float64), axis=0)
+              for o in probe.scene.objects if o != obj and o.name in probe.rendered() and o.type in GEOMETRY_TYPES}
     if mesh is None or not len(mesh["co"]):
-        return {"vertices": 0, "islands": 0, "gaps": np.zeros(0)}
+        return {"vertices": 0, "islands": 0, "gaps": np.zeros(0), "sizes": np.zeros((0, 3)), "others": others}
     islands = mesh_islands_of(mesh)
-    return {"vertices": len(mesh["co"]), "islands": len(islands), "gaps": _centre_gaps(mesh["co"], islands)}
+    co = mesh["co"]
+    sizes = np.array([np.ptp(co[i], axis=0) for i in islands]).reshape(-1, 3)
+    return {"vertices": len(co), "islands": len(islands), "gaps": _centre_gaps(co, islands), "sizes": sizes,
+            "others": others}
+
+
+# At a changed value each part keeps the delivered parts' size within this share (plus the pitch
+# tolerance), and no other part shrinks below this share of its delivered size on any axis
+VARIED_SIZE_SHARE = 0.1
+OTHERS_KEPT_SHARE = 0.5
+
+
+def _varied_shapes_off(delivered: dict, varied: dict, tolerance: float) -> str | None:
+    """How the parts changed shape, or another part shrank, at a changed value (red team 46: a
+    Geometry Nodes guard squashed the pickets to 5 % of their height at every Count but the
+    delivered one, or the posts, reading the pickets' vertex count, to 5 cm; the count and the
+    spacing kept)."""
+    if len(delivered["sizes"]) and len(varied["sizes"]):
+        typical = np.median(delivered["sizes"], axis=0)
+        off = np.abs(varied["sizes"] - typical) - (VARIED_SIZE_SHARE * typical + tolerance)
+        if (off > 0).any():
+            k, axis = np.unravel_index(int(np.argmax(off)), off.shape)
+            return (f"a part {float(varied['sizes'][k][axis]):.3g} m along {'xyz'[axis]} where the delivered "
+                    f"ones are {float(typical[axis]):.3g}")
+    for name, size in delivered["others"].items():
+        now = varied["others"].get(name)
+        if now is not None and (now < OTHERS_KEPT_SHARE * size - 1e-9).any():
+            axis = int(np.argmax(size - now))
+            return f"{name} shrinks to {float(now[axis]):.3g} m along {'xyz'[axis]} from {float(size[axis]):.3g}"
+    return None
 
 
 def _centre_gaps(co: np.ndarray, islands: list) -> np.ndarray:
@@ -608,7 +639,10 @@ def modifier_effect(probe: Probe, p: dict):
     values looked at, or anything else that pins the result fails; with ``pitch_tolerance`` (m) the
     parts keep their spacing too: at each changed value every gap between consecutive parts'
     centres (``_centre_gaps``) is the delivered median gap within it (red team 34: a driver set
-    the Array's offset to 0.16 only at Count 10, 0.5 mm gaps at any other).  Of several such modifiers the best
+    the Array's offset to 0.16 only at Count 10, 0.5 mm gaps at any other) and their shape: each part
+    within ``VARIED_SIZE_SHARE`` of the delivered parts' size (plus the tolerance), and no other
+    rendered part shrinking below ``OTHERS_KEPT_SHARE`` of its size on any axis (red team 46: the
+    pickets squashed to stubs, or the posts to 5 cm, at every Count but 10).  Of several such modifiers the best
     counts.  Scores the share of the given checks met (0 without one)."""
     obj, frame = probe.obj(p["object"]), int(p.get("frame", 1))
     checks = [k for k in ("min_vertex_ratio", "min_islands_added", "vary") if k in p]
@@ -639,6 +673,7 @@ def modifier_effect(probe: Probe, p: dict):
             pitch_tol = p["vary"].get("pitch_tolerance")
             pitch = float(np.median(with_it["gaps"])) if len(with_it["gaps"]) else None
             off_pitch: dict[str, float] = {}
+            off_shape: dict[str, str] = {}
             for change, want in _vary_steps(m, p["vary"]):
                 varied = _varied(probe, obj, m, change, frame, key)
                 got = varied["islands"] - with_it["islands"]
@@ -650,13 +685,17 @@ def modifier_effect(probe: Probe, p: dict):
                     worst = float(np.abs(varied["gaps"] - pitch).max())
                     if worst > float(pitch_tol):
                         off_pitch[f"{change:+g}"] = rnd(worst)
+                if pitch_tol is not None and (shape := _varied_shapes_off(with_it, varied, float(pitch_tol))):
+                    off_shape[f"{change:+g}"] = shape
             entry["varied_off"] = off_steps  # {change: the change of parts it gave}, where not as asked
             if pitch_tol is not None:
                 entry["pitch"] = rnd(pitch) if pitch is not None else None
                 entry["pitch_off"] = off_pitch  # {change: the largest gap's distance from the pitch}
+                entry["shape_off"] = off_shape  # {change: a part that changed shape, or one that shrank}
         failed = [k for k, ok in (("min_vertex_ratio", ratio >= float(p.get("min_vertex_ratio", 0))),
                                   ("min_islands_added", entry["islands_added"] >= int(p.get("min_islands_added", 0))),
-                                  ("vary", "vary" not in p or not (off_steps or entry.get("pitch_off"))))
+                                  ("vary", "vary" not in p or not (off_steps or entry.get("pitch_off")
+                                                                    or entry.get("shape_off"))))
                   if k in p and not ok]
         if best is None or len(failed) < len(best[1]):
             best = (entry, failed)
@@ -672,6 +711,8 @@ def modifier_effect(probe: Probe, p: dict):
         if entry.get("pitch_off"):
             what += "; " + ", ".join(f"{p['vary']['property']} {c} moves a gap {d:g} m off the pitch "
                                      f"{entry['pitch']:g} m" for c, d in entry["pitch_off"].items())
+        if entry.get("shape_off"):
+            what += "; " + ", ".join(f"{p['vary']['property']} {c}: {d}" for c, d in entry["shape_off"].items())
     wants = {"min_vertex_ratio": lambda: f"ratio >= {p['min_vertex_ratio']}",
              "min_islands_added": lambda: f"parts added >= {p['min_islands_added']}",
              "vary": lambda: f"the parts to change by {p['vary']['islands']:+d} per {p['vary']['by']:+g} of "

@@ -48,7 +48,7 @@ def report_of(stdout: str, var: Path) -> dict:
     return json.loads(path.read_text())
 
 
-# A drift check re-runs every task's mutation testing (283 operators known, a hundred and more
+# A drift check re-runs every task's mutation testing (284 operators known, a hundred and more
 # applicable to each) beside its samples and trials: on a loaded 2-core machine that is minutes,
 # not the two a quick CLI call gets -- the CLI waits for the workflow, the test for the CLI. The
 # first check here grades the deliveries only (--deliveries-only, as `make demo` runs it); the
