@@ -439,6 +439,29 @@ def _image_mean_alpha(image) -> float | None:
     return _MEAN_ALPHAS[key]
 
 
+# the foreach_get field and values per element of each mesh attribute type
+ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
+                    "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
+                    "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4), "QUATERNION": ("value", 4),
+                    "FLOAT4X4": ("value", 16), "INT16_2D": ("value", 2), "INT8_2D": ("value", 2)}
+
+
+def attribute_read(kind: str, name: str, depsgraph, ev):
+    """What an Attribute node of type View Layer or Object (``kind``) reading ``name`` gets now:
+    the first of the view layer, the scene and its world (or the evaluated object ``ev`` and its
+    data) holding ``name`` as a custom property or an RNA path, as evaluated; None where none does."""
+    owners = [depsgraph.view_layer_eval, depsgraph.scene_eval, depsgraph.scene_eval.world] \
+        if kind == "VIEW_LAYER" else [ev, ev.data]
+    for owner in owners:
+        if owner is None:
+            continue
+        try:
+            return owner[name] if name in owner.keys() else owner.path_resolve(name)
+        except (KeyError, ValueError, TypeError, AttributeError):
+            continue
+    return None
+
+
 def hidden_while_editing(obj) -> str | None:
     """Why a mesh saved in Edit, Sculpt or a paint mode does not show all of its surface: faces
     hidden there (Hide, H: a face's own flag, or one of its vertices' or edges'), which that mode
@@ -1279,21 +1302,11 @@ class Probe:
         return h.hexdigest()
 
     def _attribute_read(self, kind: str, name: str, ev) -> str:
-        """What an Attribute node of type View Layer or Object reads now: the first of the view
-        layer, the scene and its world (or the object and its data) holding ``name`` as a custom
-        property or an RNA path (red team 44: the pickets' colour mixed by a scene property keyed
-        from 0 to 1, every part and node unchanged)."""
-        owners = [self.depsgraph.view_layer_eval, self.depsgraph.scene_eval, self.depsgraph.scene_eval.world] \
-            if kind == "VIEW_LAYER" else [ev, ev.data]
-        for owner in owners:
-            if owner is None:
-                continue
-            try:
-                value = owner[name] if name in owner.keys() else owner.path_resolve(name)
-            except (KeyError, ValueError, TypeError, AttributeError):
-                continue
-            return f"{kind}:{name}=" + json.dumps(plain_json(value), sort_keys=True, default=str)
-        return f"{kind}:{name}: none"
+        """``attribute_read`` as a digest line (red team 44: the pickets' colour mixed by a scene
+        property keyed from 0 to 1, every part and node unchanged)."""
+        value = attribute_read(kind, name, self.depsgraph, ev)
+        return f"{kind}:{name}=" + (json.dumps(plain_json(value), sort_keys=True, default=str)
+                                     if value is not None else "none")
 
     def _animated_keys(self) -> set[str]:
         """``look``'s keys of the data-blocks ``_animated_ids`` lists (once per probe)."""

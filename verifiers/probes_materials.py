@@ -322,10 +322,13 @@ def _strokes_held_back(paint, users: list) -> tuple[str, ...]:
     out = []
     for obj in users:
         mesh = obj.data
-        selected = sum(1 for f in mesh.polygons if f.select)
+        flags = np.zeros(len(mesh.polygons), dtype=bool)
+        mesh.polygons.foreach_get("select", flags)
+        selected = int(flags.sum())
         if mesh.use_paint_mask and selected < len(mesh.polygons):
             out.append(f"face selection mask on {obj.name} ({selected} of {len(mesh.polygons)} faces selected)")
-        hidden = sum(1 for f in mesh.polygons if f.hide)
+        mesh.polygons.foreach_get("hide", flags)
+        hidden = int(flags.sum())
         if hidden:
             out.append(f"{hidden} hidden face(s) on {obj.name}")
     unified = paint.unified_paint_settings

@@ -519,19 +519,22 @@ def modifier_settings(probe: Probe, p: dict):
 RATIO = {"type": "number", "minimum": 0, "description": "number >= 0"}
 
 
-def _effect_counts(probe: Probe, obj, frame: int) -> dict:
-    """Vertices and separate parts (vertices joined by edges) of the object's evaluated mesh."""
+def _effect_counts(probe: Probe, obj, frame: int, shapes: bool = False) -> dict:
+    """Vertices and separate parts (vertices joined by edges) of the object's evaluated mesh, the
+    gaps between the parts' centres; with ``shapes``, each part's box size and every other rendered
+    part's (``_varied_shapes_off``)."""
     from probes_geometry import mesh_islands_of  # noqa: PLC0415 (a sibling; only this probe needs it)
     mesh = probe.mesh_arrays(obj, frame)
     others = {o.name: np.ptp(np.array(probe.aabb(o, frame), dtype=np.float64), axis=0)
-              for o in probe.scene.objects if o != obj and o.name in probe.rendered() and o.type in GEOMETRY_TYPES}
+              for o in probe.scene.objects
+              if o != obj and o.name in probe.rendered() and o.type in GEOMETRY_TYPES} if shapes else {}
     if mesh is None or not len(mesh["co"]):
         return {"vertices": 0, "islands": 0, "gaps": np.zeros(0), "sizes": np.zeros((0, 3)), "others": others}
     islands = mesh_islands_of(mesh)
     co = mesh["co"]
-    sizes = np.array([np.ptp(co[i], axis=0) for i in islands]).reshape(-1, 3)
-    return {"vertices": len(co), "islands": len(islands), "gaps": _centre_gaps(co, islands), "sizes": sizes,
-            "others": others}
+    boxes = np.array([(co[i].min(axis=0), co[i].max(axis=0)) for i in islands]).reshape(-1, 2, 3)
+    return {"vertices": len(co), "islands": len(islands), "gaps": _centre_gaps(boxes),
+            "sizes": boxes[:, 1] - boxes[:, 0], "others": others}
 
 
 # At a changed value each part keeps the delivered parts' size within this share (plus the pitch
@@ -560,12 +563,12 @@ def _varied_shapes_off(delivered: dict, varied: dict, tolerance: float) -> str |
     return None
 
 
-def _centre_gaps(co: np.ndarray, islands: list) -> np.ndarray:
+def _centre_gaps(boxes: np.ndarray) -> np.ndarray:
     """The distances between consecutive parts' box centres along the axis their centres spread
-    most on (a row of pickets: each one's pitch)."""
-    if len(islands) < 2:
+    most on (a row of pickets: each one's pitch); ``boxes`` (k, 2, 3) the parts' (lo, hi)."""
+    if len(boxes) < 2:
         return np.zeros(0)
-    centres = np.array([(co[i].min(axis=0) + co[i].max(axis=0)) / 2 for i in islands])
+    centres = boxes.mean(axis=1)
     axis = int(np.argmax(np.ptp(centres, axis=0)))
     return np.diff(np.sort(centres[:, axis]))
 
@@ -609,14 +612,14 @@ def _vary_steps(mod, vary: dict) -> list[tuple[float, int]]:
     return [(d, n) for d, n in steps if low is None or before + d >= low]
 
 
-def _varied(probe: Probe, obj, mod, change: float, frame: int, key: str) -> dict:
+def _varied(probe: Probe, obj, mod, change: float, frame: int, key: str, shapes: bool) -> dict:
     """The counts with ``mod.<key>`` changed by ``change`` (re-evaluated, restored after; the
     caller has checked the property exists)."""
     before = getattr(mod, key)
     try:
         setattr(mod, key, type(before)(before + change))
         probe.update()
-        return _effect_counts(probe, obj, frame)
+        return _effect_counts(probe, obj, frame, shapes)
     finally:
         setattr(mod, key, before)
         probe.update()
@@ -655,7 +658,9 @@ def modifier_effect(probe: Probe, p: dict):
                        f"{obj.name} has no live {p['type']} modifier (stack: {stack or 'empty'})",
                        {"modifiers": stack, "failed": checks})
     probe.at(frame)
-    with_it = _effect_counts(probe, obj, frame)
+    # the parts' and the other parts' shapes only where the spacing is held too (pitch_tolerance)
+    shapes = "pitch_tolerance" in p.get("vary", {})
+    with_it = _effect_counts(probe, obj, frame, shapes)
     best = None
     for m in mods:
         without = _without(probe, obj, m, frame)
@@ -675,7 +680,7 @@ def modifier_effect(probe: Probe, p: dict):
             off_pitch: dict[str, float] = {}
             off_shape: dict[str, str] = {}
             for change, want in _vary_steps(m, p["vary"]):
-                varied = _varied(probe, obj, m, change, frame, key)
+                varied = _varied(probe, obj, m, change, frame, key, shapes)
                 got = varied["islands"] - with_it["islands"]
                 if change == float(p["vary"]["by"]):
                     entry["islands_when_varied"] = got

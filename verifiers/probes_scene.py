@@ -33,7 +33,7 @@ import numpy as np  # noqa: E402
 from bpy_extras import anim_utils  # noqa: E402
 
 from probe_core import (  # noqa: E402
-    COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, area_light_sides, corner_verts, draws_instances, picture_coords, edge_verts,
+    ATTRIBUTE_FIELDS, COUNT, GEOMETRY_TYPES, NAMES, VEC3, Outcome, Probe, area_light_sides, corner_verts, draws_instances, picture_coords, edge_verts,
     face_material_indices, fixed_shape, ids_of_file, opened_view_hides,
     fraction_outcome, plain_json, primitive, render_probe, render_world, rnd, uv_vectors, vertex_positions, opened_view_select_filtered,
 )
@@ -336,14 +336,19 @@ def _action_fcurves(action) -> list:
     return [fc for layer in action.layers for strip in layer.strips for bag in strip.channelbags for fc in bag.fcurves]
 
 
-def _takes(obj) -> str | None:
-    """sha256 of the actions no data-block plays (kept by a fake user) with an F-curve on a
-    property ``obj`` has -- what an FBX export with its defaults writes as one of its animation
-    takes (red team 45: the old import transform, rotation X 90 degrees and scale 0.01, keyed in
-    such an action: every prop exported a hundredth of its size and turned over) --, or None."""
-    orphans = [a for a, users in bpy.data.user_map(subset=bpy.data.actions).items() if not users]
+def orphan_actions() -> list:
+    """The file's actions no data-block plays (kept by a fake user), by name."""
+    return sorted((a for a, users in bpy.data.user_map(subset=bpy.data.actions).items() if not users),
+                  key=lambda a: a.name)
+
+
+def _takes(obj, orphans: list) -> str | None:
+    """sha256 of the ``orphans`` (``orphan_actions``) with an F-curve on a property ``obj`` has --
+    what an FBX export with its defaults writes as one of its animation takes (red team 45: the
+    old import transform, rotation X 90 degrees and scale 0.01, keyed in such an action: every
+    prop exported a hundredth of its size and turned over) --, or None."""
     taken = []
-    for action in sorted(orphans, key=lambda a: a.name):
+    for action in orphans:
         curves = []
         for fc in _action_fcurves(action):
             try:
@@ -603,11 +608,6 @@ EDITING_ATTRIBUTES = frozenset({
 UV_EDITING_PREFIXES = (".pn.", ".vs.", ".es.")  # a UV map's pins and (older files) selection: + the map's name
 COVERED_ATTRIBUTES = frozenset({"position", "material_index", "sharp_face", "sharp_edge", "custom_normal", "uv_seam"})
 SHADING_ATTRIBUTES = frozenset({"sharp_face", "sharp_edge", "custom_normal"})
-# the foreach_get field and values per element of each attribute type
-ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "BOOLEAN": ("value", 1), "INT8": ("value", 1),
-                    "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
-                    "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4), "QUATERNION": ("value", 4),
-                    "FLOAT4X4": ("value", 16), "INT16_2D": ("value", 2), "INT8_2D": ("value", 2)}
 
 
 def _editing(attr, uv_names: set[str]) -> bool:
@@ -995,10 +995,11 @@ _EDITOR_PLANS: dict[str, list[str]] = {}
 
 
 def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: dict,
-                  definitions: dict | None = None) -> dict:
+                  definitions: dict | None = None, orphans: list | None = None) -> dict:
     """One object's snapshot entry (but FRAME_KEYS) from its evaluated copy; its materials'
     graphs go into ``graphs`` {name: graph}.  ``definitions``: the DEFINITION_KEYS already
-    taken (a later frame's entry: F-curves and drivers do not change with the frame)."""
+    taken (a later frame's entry: F-curves and drivers do not change with the frame); ``orphans``:
+    the file's ``orphan_actions``, read once per snapshot (read here where not given)."""
     ev = _evaluated(obj, depsgraph)
     data = obj.data
     entry = _rna(ev, OBJECT_SKIP)
@@ -1026,7 +1027,7 @@ def _object_entry(obj: bpy.types.Object, depsgraph, rendered: set[str], graphs: 
                         if d},
             "animation": _animation_hash(obj),
             "data_animation": _animation_hash(data) if data is not None else None,
-            "takes": _takes(obj)}),
+            "takes": _takes(obj, orphans if orphans is not None else orphan_actions())}),
         "camera": None,
         "light": None,
         "data_settings": None,
@@ -1356,7 +1357,8 @@ def _snapshot(probe, scene, first: int, last: int, not_numbers: list | None, unr
     probe.at(first)
     rendered = probe.rendered()
     graphs: dict = {}
-    entries = {o.name: _object_entry(o, probe.depsgraph, rendered, graphs) for o in objects}
+    orphans = orphan_actions()  # once: its DEFINITION_KEYS are taken at the first frame only
+    entries = {o.name: _object_entry(o, probe.depsgraph, rendered, graphs, orphans=orphans) for o in objects}
     render = _render_entry(scene, probe.depsgraph)
     moving = [o for o in objects if _moves_beyond_transform(o)]
     render_moves = any(_animated(i) for i in (scene, scene.world, getattr(scene.world, "node_tree", None),

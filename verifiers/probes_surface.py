@@ -60,9 +60,9 @@ import colour_math  # noqa: E402
 from probes_solid import clip_area, inward_faces, solid_of  # noqa: E402
 from probes_visibility import ray_blocked, scene_tree  # noqa: E402
 from probe_core import (  # noqa: E402
-    NAME, NAMES, GEOMETRY_TYPES, Probe, binary_outcome, fraction_outcome, loop_triangles, names_param,
-    per_render_cache, picture_coords, primitive, render_material_override, rnd, sample_seed, sample_shifts, uv_vectors,
-    vertex_positions,
+    ATTRIBUTE_FIELDS, NAME, NAMES, GEOMETRY_TYPES, Probe, attribute_read, binary_outcome, fraction_outcome, loop_triangles, names_param,
+    node_trees, per_render_cache, picture_coords, primitive, render_material_override, rnd, sample_seed, sample_shifts,
+    uv_vectors, vertex_positions,
 )
 
 # --- param types (literals: admission reads them with ast) ---------------------------------------
@@ -286,22 +286,40 @@ def surface_samples(probe: Probe, obj: bpy.types.Object, frame: int) -> dict | N
     return cache[key]
 
 
-# attribute data type -> (the RNA field read, its width); anything else is not evaluated
-ATTRIBUTE_FIELDS = {"FLOAT": ("value", 1), "INT": ("value", 1), "INT8": ("value", 1), "BOOLEAN": ("value", 1),
-                    "FLOAT_VECTOR": ("vector", 3), "FLOAT2": ("vector", 2), "INT32_2D": ("value", 2),
-                    "FLOAT_COLOR": ("color", 4), "BYTE_COLOR": ("color", 4)}
+def attributes_read(materials) -> tuple[set[str], bool]:
+    """(the names the Geometry Attribute and Color Attribute nodes of ``materials`` and their node
+    groups read, whether one reads the render's default colour attribute): what a surface sample
+    needs of its mesh's attributes (nothing, for most materials)."""
+    names, default = set(), False
+    for mat in materials:
+        for tree in node_trees(getattr(mat, "node_tree", None)):
+            for node in tree.nodes:
+                if node.type == "ATTRIBUTE" and node.attribute_type == "GEOMETRY":
+                    names.add(node.attribute_name)
+                elif node.type == "VERTEX_COLOR":
+                    if node.layer_name:
+                        names.add(node.layer_name)
+                    else:
+                        default = True
+    return names, default
 
 
-def mesh_attributes(mesh) -> tuple[dict[str, tuple[str, np.ndarray]], str | None]:
-    """({name: (domain, (elements, 4) values: x, y, z as read, the 4th the alpha or 1, and the
-    width in column 5)} of the evaluated mesh's attributes on points, corners and faces, the colour
-    attribute a render reads by default) -- what an Attribute or Color Attribute node reads (red
-    team 44: a Base Color of 40 x wood brown from a colour attribute, a Normal from a vector one,
-    each Unknown to the glow and shading checks).  Blender's own (a leading dot) are left out."""
-    out = {}
+def mesh_attributes(mesh, names: set[str], default: bool) -> tuple[dict[str, tuple[str, np.ndarray]], str | None]:
+    """({name: (domain, (elements, 5) values: x, y, z as read, the 4th the alpha or 1, the width
+    in column 5)} of the evaluated mesh's attributes ``names`` (and, with ``default``, the colour
+    attribute a render reads by default) on points, corners and faces, that default's name) --
+    what an Attribute or Color Attribute node reads (red team 44: a Base Color of 40 x wood brown
+    from a colour attribute, a Normal from a vector one, each Unknown to the glow and shading
+    checks).  Blender's own (a leading dot) are left out; a type wider than 4 reads its first 4."""
+    colours = getattr(mesh, "color_attributes", None)
+    index = getattr(colours, "render_color_index", -1) if colours is not None else -1
+    default_name = colours[index].name if colours is not None and 0 <= index < len(colours) else None
+    wanted = names | ({default_name} if default and default_name else set())
+    out: dict[str, tuple[str, np.ndarray]] = {}
     for attr in mesh.attributes:
         field = ATTRIBUTE_FIELDS.get(attr.data_type)
-        if attr.name.startswith(".") or field is None or attr.domain not in ("POINT", "CORNER", "FACE"):
+        if attr.name not in wanted or attr.name.startswith(".") or field is None \
+                or attr.domain not in ("POINT", "CORNER", "FACE"):
             continue
         key, width = field
         count = len(attr.data)
@@ -315,10 +333,7 @@ def mesh_attributes(mesh) -> tuple[dict[str, tuple[str, np.ndarray]], str | None
         values[:, :min(width, 4)] = raw.reshape(count, width)[:, :4]
         values[:, 4] = width
         out[attr.name] = (attr.domain, values)
-    colours = getattr(mesh, "color_attributes", None)
-    index = getattr(colours, "render_color_index", -1) if colours is not None else -1
-    default = colours[index].name if colours is not None and 0 <= index < len(colours) else None
-    return out, default
+    return out, default_name
 
 
 def _attribute_at(domain: str, values: np.ndarray, tri, tri_v, tri_l, poly, interp) -> np.ndarray:
@@ -357,7 +372,7 @@ def _surface_samples(probe: Probe, obj, frame: int) -> dict | None:
         m = np.array(ev.matrix_world, dtype=np.float64)
         slots = list(ev.material_slots)
         materials = _drawn_materials(probe, [s.material for s in slots])
-        attributes, colour_default = mesh_attributes(mesh)
+        attributes, colour_default = mesh_attributes(mesh, *attributes_read(materials))
     finally:
         ev.to_mesh_clear()
     tri_v, tri_l, normal = tri_v.reshape(-1, 3), tri_l.reshape(-1, 3), normal.reshape(-1, 3)
@@ -495,7 +510,6 @@ def _corner_samples(probe: Probe, obj, frame: int) -> dict | None:
         m = np.array(ev.matrix_world, dtype=np.float64)
         slots = list(ev.material_slots)
         materials = _drawn_materials(probe, [s.material for s in slots])
-        attributes, colour_default = mesh_attributes(mesh)
     finally:
         ev.to_mesh_clear()
     loops, verts = tris["loops"].ravel(), tris["vertices"].ravel()
@@ -1276,29 +1290,22 @@ def _attribute_output(values: np.ndarray, out):
     return values[:, :3].copy()
 
 
-def _property_values(owners: list, name: str, n: int) -> np.ndarray | None:
-    """(n, 5) values of the first of ``owners`` (data-blocks, evaluated) holding ``name`` as a
-    custom property or an RNA path, as an Attribute node of type Object or View Layer reads it;
-    None where none does or it is not a number or a few."""
-    for owner in owners:
-        if owner is None:
-            continue
-        try:
-            value = owner[name] if name in owner.keys() else owner.path_resolve(name)
-        except (KeyError, ValueError, TypeError, AttributeError):
-            continue
-        try:
-            numbers = [float(value)] if isinstance(value, (int, float)) else [float(x) for x in value]
-        except (TypeError, ValueError):
-            return None
-        if not 1 <= len(numbers) <= 4:
-            return None
-        row = np.array([*numbers[:3], *([0.0] * (3 - min(len(numbers), 3))), numbers[3] if len(numbers) == 4 else 1.0,
-                        float(len(numbers))])
-        if len(numbers) == 1:
-            row[1] = row[2] = numbers[0]  # a float read as a colour is grey
-        return np.tile(row, (n, 1))
-    return None
+def _property_values(value, n: int) -> np.ndarray | None:
+    """(n, 5) values of what an Attribute node of type Object or View Layer reads
+    (``probe_core.attribute_read``); None where it reads nothing, or not a number or a few."""
+    if value is None:
+        return None
+    try:
+        numbers = [float(value)] if isinstance(value, (int, float)) else [float(x) for x in value]
+    except (TypeError, ValueError):
+        return None
+    if not 1 <= len(numbers) <= 4:
+        return None
+    row = np.array([*numbers[:3], *([0.0] * (3 - min(len(numbers), 3))), numbers[3] if len(numbers) == 4 else 1.0,
+                    float(len(numbers))])
+    if len(numbers) == 1:
+        row[1] = row[2] = numbers[0]  # a float read as a colour is grey
+    return np.tile(row, (n, 1))
 
 
 def _n_attribute(g: Graph, node, out):
@@ -1310,15 +1317,10 @@ def _n_attribute(g: Graph, node, out):
                            "corners or faces" if g.ctx.get("obj") else f"Attribute {node.name!r} needs a surface")
         return _attribute_output(values, out)
     depsgraph, obj_name = g.ctx.get("depsgraph"), g.ctx.get("obj")
-    if kind == "OBJECT" and depsgraph is not None and obj_name in bpy.data.objects:
-        obj = bpy.data.objects[obj_name].evaluated_get(depsgraph)
-        owners = [obj, obj.data]
-    elif kind == "VIEW_LAYER" and depsgraph is not None:
-        scene = depsgraph.scene_eval
-        owners = [depsgraph.view_layer_eval, scene, scene.world]
-    else:
+    if depsgraph is None or kind not in ("OBJECT", "VIEW_LAYER") or (kind == "OBJECT" and obj_name not in bpy.data.objects):
         return Unknown(f"Attribute {node.name!r}: {kind.replace('_', ' ').title()} attributes are not evaluated")
-    values = _property_values(owners, name, g.n)
+    ev = bpy.data.objects[obj_name].evaluated_get(depsgraph) if kind == "OBJECT" else None
+    values = _property_values(attribute_read(kind, name, depsgraph, ev), g.n)
     if values is None:
         return Unknown(f"Attribute {node.name!r}: {name!r} is no number the {kind.replace('_', ' ').lower()} holds")
     return _attribute_output(values, out)
